@@ -1,0 +1,356 @@
+//! Findings of the reader: stable codes, positions, and a plain renderer for people.
+
+use std::fmt::{self, Write as _};
+use std::ops::Range;
+
+use crate::Encoding;
+
+/// How serious a finding is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    /// A deviation that real files contain and the reader accepts.
+    Warning,
+    /// Something that 1C (or the bank) would refuse; the file is still read.
+    Error,
+}
+
+impl Severity {
+    /// `warning` or `error`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+macro_rules! codes {
+    ($( $(#[$doc:meta])* $variant:ident = $name:literal, $severity:ident, $fatal:literal; )*) => {
+        /// What a finding is about. Each code is stable and kebab-case; users filter by it.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[non_exhaustive]
+        pub enum Code { $( $(#[$doc])* $variant, )* }
+
+        impl Code {
+            /// Every code.
+            pub const ALL: &'static [Code] = &[$(Code::$variant),*];
+
+            /// The stable kebab-case name.
+            pub fn as_str(self) -> &'static str {
+                match self { $(Code::$variant => $name,)* }
+            }
+
+            /// The severity outside strict mode.
+            pub fn severity(self) -> Severity {
+                match self { $(Code::$variant => Severity::$severity,)* }
+            }
+
+            /// Whether the reader refuses the input on this finding.
+            pub fn is_fatal(self) -> bool {
+                match self { $(Code::$variant => $fatal,)* }
+            }
+        }
+    };
+}
+
+codes! {
+    /// The input has no bytes.
+    EmptyInput = "empty-input", Error, true;
+    /// Line 1 is not `1CClientBankExchange`.
+    NotAnExchangeFile = "not-an-exchange-file", Error, true;
+    /// Lines in two different encodings.
+    MixedEncoding = "mixed-encoding", Error, true;
+    /// U+FFFD in the text: it was destroyed by a lossy conversion before it reached us.
+    ReplacementCharacter = "replacement-character", Error, true;
+    /// Larger than the in-memory reader holds (4 GiB); the streaming reader has no limit.
+    TooLarge = "too-large", Error, true;
+    /// The bytes are in another encoding than `Кодировка` says.
+    EncodingMismatch = "encoding-mismatch", Warning, false;
+    /// `Кодировка` is not `Windows` or `DOS` but a known alias.
+    NonstandardEncodingLabel = "nonstandard-encoding-label", Warning, false;
+    /// `Кодировка` names no encoding we know.
+    UnknownEncodingLabel = "unknown-encoding-label", Warning, false;
+    /// `ВерсияФормата` is not 1.01, 1.02 or 1.03.
+    UnsupportedVersion = "unsupported-version", Error, false;
+    /// A key the section needs is absent.
+    MissingKey = "missing-key", Warning, false;
+    /// A key that is not in the 1.03 format.
+    UnknownKey = "unknown-key", Warning, false;
+    /// A known key spelled in another letter case.
+    KeyCase = "key-case", Warning, false;
+    /// A known key in a section where it does not belong.
+    KeyInWrongSection = "key-in-wrong-section", Warning, false;
+    /// A `Key=Value` line between sections.
+    KeyOutsideSection = "key-outside-section", Warning, false;
+    /// A key that may stand once stands again.
+    DuplicateKey = "duplicate-key", Warning, false;
+    /// Spaces around a key or a marker.
+    StraySpaces = "stray-spaces", Warning, false;
+    /// A line that is neither a marker nor `Key=Value`.
+    LineWithoutEquals = "line-without-equals", Warning, false;
+    /// A section that is not closed by its end marker.
+    UnclosedSection = "unclosed-section", Warning, false;
+    /// An end marker with no section open, or of the other kind.
+    UnexpectedEndMarker = "unexpected-end-marker", Warning, false;
+    /// A second `1CClientBankExchange` line.
+    RepeatedStartMarker = "repeated-start-marker", Warning, false;
+    /// No `КонецФайла`.
+    MissingEndOfFile = "missing-end-of-file", Warning, false;
+    /// Text after `КонецФайла` (1C ignores it).
+    ContentAfterEndOfFile = "content-after-end-of-file", Warning, false;
+    /// `СекцияДокумент` without a document type.
+    EmptyDocumentType = "empty-document-type", Warning, false;
+    /// Line endings other than CRLF (reported once per file).
+    LineEnding = "line-ending", Warning, false;
+    /// Blank lines (reported once per file).
+    BlankLine = "blank-line", Warning, false;
+    /// A date that is not `ДД.ММ.ГГГГ` or not in the calendar.
+    InvalidDate = "invalid-date", Error, false;
+    /// A time that is not `ЧЧ:ММ:СС`.
+    InvalidTime = "invalid-time", Error, false;
+    /// A time written `ЧЧ.ММ.СС`.
+    TimeWithDots = "time-with-dots", Warning, false;
+    /// An amount that is not `руб[.коп]`.
+    InvalidSum = "invalid-sum", Error, false;
+    /// A number of days that is not a whole number.
+    InvalidInteger = "invalid-integer", Error, false;
+    /// Closing balance ≠ opening + credited − debited.
+    BalanceMismatch = "balance-mismatch", Warning, false;
+    /// `ДатаНачала` after `ДатаКонца`.
+    PeriodReversed = "period-reversed", Warning, false;
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One finding, located in the original bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// What it is about.
+    pub code: Code,
+    /// How serious it is (strict mode makes every finding an error).
+    pub severity: Severity,
+    /// Byte range in the original input (a BOM included).
+    pub span: Range<usize>,
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column, in characters.
+    pub column: u32,
+    /// The 1C key concerned, if any.
+    pub key: Option<String>,
+    /// What was found, as text.
+    pub found: Option<String>,
+    /// What was expected instead.
+    pub expected: Option<String>,
+    /// One sentence for a person.
+    pub message: String,
+}
+
+impl Diagnostic {
+    pub(crate) fn new(code: Code, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            code,
+            severity: code.severity(),
+            span: 0..0,
+            line: 1,
+            column: 1,
+            key: None,
+            found: None,
+            expected: None,
+            message: message.into(),
+        }
+    }
+
+    pub(crate) fn at(mut self, span: Range<usize>, line: u32, column: u32) -> Diagnostic {
+        self.span = span;
+        self.line = line;
+        self.column = column;
+        self
+    }
+
+    pub(crate) fn found(mut self, found: impl Into<String>) -> Diagnostic {
+        self.found = Some(found.into());
+        self
+    }
+
+    pub(crate) fn expected(mut self, expected: impl Into<String>) -> Diagnostic {
+        self.expected = Some(expected.into());
+        self
+    }
+
+    /// Whether this finding is an error.
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}[{}] at line {}, column {}: {}",
+            self.severity.as_str(),
+            self.code,
+            self.line,
+            self.column,
+            self.message
+        )?;
+        if let Some(expected) = &self.expected {
+            write!(f, " (expected {expected})")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Diagnostic {}
+
+/// Makes every finding an error, as 1C's own loader would treat it.
+pub fn make_strict(diagnostics: &mut [Diagnostic]) {
+    for diagnostic in diagnostics {
+        diagnostic.severity = Severity::Error;
+    }
+}
+
+/// Renders findings for people: the offending line with a caret under the column, and
+/// which encoding the file was read in.
+#[derive(Debug)]
+pub struct Renderer<'a> {
+    path: &'a str,
+    bytes: &'a [u8],
+    encoding: Option<Encoding>,
+}
+
+impl<'a> Renderer<'a> {
+    /// `bytes` are the whole input as read; `encoding` the one it was decoded in, if known.
+    pub fn new(path: &'a str, bytes: &'a [u8], encoding: Option<Encoding>) -> Renderer<'a> {
+        Renderer {
+            path,
+            bytes,
+            encoding,
+        }
+    }
+
+    /// One finding as text, ending with a newline.
+    pub fn render(&self, diagnostic: &Diagnostic) -> String {
+        let mut out = String::new();
+        let number = diagnostic.line.to_string();
+        let pad = " ".repeat(number.len());
+        let _ = writeln!(
+            out,
+            "{}[{}]: {}",
+            diagnostic.severity.as_str(),
+            diagnostic.code,
+            diagnostic.message
+        );
+        let _ = writeln!(
+            out,
+            "{pad}--> {}:{}:{}",
+            self.path, diagnostic.line, diagnostic.column
+        );
+        if let Some(text) = self.line_text(diagnostic.span.start) {
+            let shown = escape(&text);
+            let before = text
+                .chars()
+                .take(diagnostic.column.saturating_sub(1) as usize)
+                .map(|c| escape(&c.to_string()).chars().count())
+                .sum::<usize>();
+            let width = self
+                .span_chars(&diagnostic.span)
+                .clamp(1, shown.chars().count().saturating_sub(before).max(1));
+            let _ = writeln!(out, "{pad} |");
+            let _ = writeln!(out, "{number} | {shown}");
+            let label = diagnostic
+                .expected
+                .as_ref()
+                .map(|e| format!(" expected {e}"))
+                .unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "{pad} | {}{}{label}",
+                " ".repeat(before),
+                "^".repeat(width)
+            );
+        }
+        if let Some(encoding) = self.encoding {
+            let _ = writeln!(out, "{pad} = note: file read as {encoding}");
+        }
+        out
+    }
+
+    fn decode<'b>(&self, bytes: &'b [u8]) -> std::borrow::Cow<'b, str> {
+        match self.encoding {
+            Some(encoding) => encoding.decode(bytes),
+            None => String::from_utf8_lossy(bytes),
+        }
+    }
+
+    fn line_text(&self, offset: usize) -> Option<String> {
+        if offset > self.bytes.len() || self.bytes.is_empty() {
+            return None;
+        }
+        let start = memchr::memrchr2(b'\n', b'\r', &self.bytes[..offset]).map_or(0, |i| i + 1);
+        let end = memchr::memchr2(b'\n', b'\r', &self.bytes[start..])
+            .map_or(self.bytes.len(), |i| start + i);
+        let start = if start == 0 && self.bytes.starts_with(b"\xEF\xBB\xBF") {
+            3
+        } else {
+            start
+        };
+        let line = &self.bytes[start..end.max(start)];
+        // A binary file's "line" can be huge: show its start only.
+        let line = &line[..line.len().min(200)];
+        Some(self.decode(line).into_owned())
+    }
+
+    fn span_chars(&self, span: &Range<usize>) -> usize {
+        let end = span.end.min(self.bytes.len());
+        let start = span.start.min(end);
+        self.decode(&self.bytes[start..end]).chars().count()
+    }
+}
+
+fn escape(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            '\t' => "→".to_string(),
+            c if c.is_control() => format!("\\u{{{:x}}}", c as u32),
+            c => c.to_string(),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_unique_kebab_case() {
+        let mut names: Vec<_> = Code::ALL.iter().map(|c| c.as_str()).collect();
+        assert!(
+            names
+                .iter()
+                .all(|n| n.chars().all(|c| c.is_ascii_lowercase() || c == '-'))
+        );
+        names.sort_unstable();
+        let before = names.len();
+        names.dedup();
+        assert_eq!(names.len(), before);
+    }
+
+    #[test]
+    fn renders_caret_under_the_column() {
+        let bytes = "1CClientBankExchange\nДата=32.01.2024\n".as_bytes();
+        let start = bytes.len() - 11;
+        let diagnostic = Diagnostic::new(Code::InvalidDate, "`Дата` is not a valid date")
+            .at(start..start + 10, 2, 6)
+            .expected("ДД.ММ.ГГГГ");
+        let text = Renderer::new("a.txt", bytes, Some(Encoding::Utf8)).render(&diagnostic);
+        assert_eq!(
+            text,
+            "error[invalid-date]: `Дата` is not a valid date\n --> a.txt:2:6\n  |\n2 | Дата=32.01.2024\n  |      ^^^^^^^^^^ expected ДД.ММ.ГГГГ\n  = note: file read as UTF-8\n"
+        );
+    }
+}

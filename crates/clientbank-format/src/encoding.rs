@@ -1,0 +1,246 @@
+//! Character encodings: CP1251, CP866 and UTF-8, detected from the content.
+//!
+//! CP1251 and CP866 map every byte to exactly one character and back (encoding_rs's tables
+//! have no holes), so decoding never fails and re-encoding gives the same bytes. All the
+//! bytes that carry structure (`=`, CR, LF, digits, the `1CClientBankExchange` marker) are
+//! ASCII and identical in all three encodings, which is why the parser works on raw bytes.
+
+use std::borrow::Cow;
+use std::fmt;
+
+/// The character encoding of an exchange file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Encoding {
+    /// Windows-1251, declared as `Кодировка=Windows`; the standard's default.
+    Cp1251 = 0,
+    /// CP866, declared as `Кодировка=DOS`.
+    Cp866 = 1,
+    /// UTF-8, which the standard does not know but real exports use.
+    Utf8 = 2,
+}
+
+impl Encoding {
+    /// All encodings the crate reads and writes.
+    pub const ALL: [Encoding; 3] = [Encoding::Cp1251, Encoding::Cp866, Encoding::Utf8];
+
+    fn codec(self) -> &'static encoding_rs::Encoding {
+        match self {
+            Encoding::Cp1251 => encoding_rs::WINDOWS_1251,
+            Encoding::Cp866 => encoding_rs::IBM866,
+            Encoding::Utf8 => encoding_rs::UTF_8,
+        }
+    }
+
+    /// The name people know it by.
+    pub fn name(self) -> &'static str {
+        match self {
+            Encoding::Cp1251 => "CP1251",
+            Encoding::Cp866 => "CP866",
+            Encoding::Utf8 => "UTF-8",
+        }
+    }
+
+    /// The value written after `Кодировка=` in new files.
+    pub fn label(self) -> &'static str {
+        match self {
+            Encoding::Cp1251 => "Windows",
+            Encoding::Cp866 => "DOS",
+            Encoding::Utf8 => "UTF-8",
+        }
+    }
+
+    /// Reads a `Кодировка=` value, in any letter case: `Windows`, `DOS`, and the usual aliases
+    /// (`windows-1251`, `cp1251`, `cp866`, `ibm866`, `utf-8`). The flag is true when the value
+    /// is one of the two the standard defines.
+    pub fn from_label(label: &str) -> Option<(Encoding, bool)> {
+        let label = label.trim().to_ascii_lowercase();
+        Some(match label.as_str() {
+            "windows" => (Encoding::Cp1251, true),
+            "dos" => (Encoding::Cp866, true),
+            "windows-1251" | "cp1251" | "1251" | "win1251" | "cp-1251" => (Encoding::Cp1251, false),
+            "cp866" | "ibm866" | "866" | "cp-866" => (Encoding::Cp866, false),
+            "utf-8" | "utf8" => (Encoding::Utf8, false),
+            _ => return None,
+        })
+    }
+
+    /// Decodes bytes of this encoding. Borrows when the bytes are ASCII (or UTF-8).
+    /// Invalid UTF-8 (which a parsed tree never holds) becomes U+FFFD.
+    pub fn decode(self, bytes: &[u8]) -> Cow<'_, str> {
+        if self == Encoding::Utf8 {
+            return String::from_utf8_lossy(bytes);
+        }
+        self.codec().decode_without_bom_handling(bytes).0
+    }
+
+    /// Encodes text, or names the first character this encoding cannot hold.
+    pub fn encode<'a>(self, text: &'a str) -> Result<Cow<'a, [u8]>, char> {
+        if self == Encoding::Utf8 || text.is_ascii() {
+            return Ok(Cow::Borrowed(text.as_bytes()));
+        }
+        let mut encoder = self.codec().new_encoder();
+        let mut out = Vec::with_capacity(text.len());
+        let capacity = encoder
+            .max_buffer_length_from_utf8_without_replacement(text.len())
+            .unwrap_or(text.len() * 4);
+        out.reserve(capacity);
+        let (result, _read) =
+            encoder.encode_from_utf8_to_vec_without_replacement(text, &mut out, true);
+        match result {
+            encoding_rs::EncoderResult::InputEmpty => Ok(Cow::Owned(out)),
+            encoding_rs::EncoderResult::Unmappable(c) => Err(c),
+            encoding_rs::EncoderResult::OutputFull => unreachable!("buffer reserved in full"),
+        }
+    }
+
+    /// Encodes text that is known to fit (the crate's own key names).
+    pub(crate) fn encode_lossless(self, text: &str) -> Vec<u8> {
+        self.encode(text)
+            .unwrap_or_else(|c| panic!("{c:?} in a built-in name cannot be written in {self}"))
+            .into_owned()
+    }
+}
+
+impl fmt::Display for Encoding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How the parser chose the encoding of a file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Detection {
+    /// The bytes are UTF-8 with non-ASCII text (after a BOM if one is present).
+    Utf8Content,
+    /// The bytes are not UTF-8; the single-byte code page that spells more known keys won.
+    SingleByteKeys,
+    /// The bytes are ASCII, so every encoding reads them alike; the declaration (or CP1251) was used.
+    Ascii,
+}
+
+/// How many bytes from the start are looked at to choose the encoding.
+pub(crate) const SAMPLE: usize = 64 * 1024;
+
+/// Chooses the encoding of `sample`, the first bytes of a file (after any BOM).
+/// `declared` is used only when the bytes cannot tell.
+pub(crate) fn detect(sample: &[u8], declared: Option<Encoding>) -> (Encoding, Detection) {
+    if sample.is_ascii() {
+        return (declared.unwrap_or(Encoding::Cp1251), Detection::Ascii);
+    }
+    let valid_utf8 = match std::str::from_utf8(sample) {
+        Ok(_) => true,
+        // A multi-byte character cut at the end of the sample is still UTF-8.
+        Err(error) => error.error_len().is_none() && sample.len() - error.valid_up_to() < 4,
+    };
+    if valid_utf8 {
+        return (Encoding::Utf8, Detection::Utf8Content);
+    }
+    let cp1251 = known_keys(sample, Encoding::Cp1251);
+    let cp866 = known_keys(sample, Encoding::Cp866);
+    let encoding = match cp1251.cmp(&cp866) {
+        std::cmp::Ordering::Greater => Encoding::Cp1251,
+        std::cmp::Ordering::Less => Encoding::Cp866,
+        std::cmp::Ordering::Equal => match declared {
+            Some(Encoding::Cp866) => Encoding::Cp866,
+            _ => Encoding::Cp1251,
+        },
+    };
+    (encoding, Detection::SingleByteKeys)
+}
+
+/// Counts the lines of `sample` whose key is a known key in `encoding`.
+fn known_keys(sample: &[u8], encoding: Encoding) -> usize {
+    sample
+        .split(|&b| b == b'\n' || b == b'\r')
+        .filter_map(|line| memchr::memchr(b'=', line).map(|eq| &line[..eq]))
+        .filter(|key| crate::Key::lookup(key, encoding).is_some_and(|(_, folded)| !folded))
+        .count()
+}
+
+/// Finds the `Кодировка=` value in the first lines of a file, trying every single-byte
+/// spelling of the key (it is Cyrillic).
+pub(crate) fn declared(sample: &[u8]) -> Option<(Encoding, bool)> {
+    for line in sample.split(|&b| b == b'\n' || b == b'\r').take(64) {
+        let Some(eq) = memchr::memchr(b'=', line) else {
+            continue;
+        };
+        let key = line[..eq].trim_ascii();
+        if Encoding::ALL
+            .iter()
+            .any(|&e| key == crate::Key::Encoding.bytes(e))
+        {
+            let value = std::str::from_utf8(&line[eq + 1..]).ok()?;
+            return Encoding::from_label(value);
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_in_any_case_and_aliases() {
+        assert_eq!(
+            Encoding::from_label("Windows"),
+            Some((Encoding::Cp1251, true))
+        );
+        assert_eq!(
+            Encoding::from_label("windows"),
+            Some((Encoding::Cp1251, true))
+        );
+        assert_eq!(
+            Encoding::from_label("WINDOWS-1251"),
+            Some((Encoding::Cp1251, false))
+        );
+        assert_eq!(Encoding::from_label("DOS"), Some((Encoding::Cp866, true)));
+        assert_eq!(
+            Encoding::from_label("ibm866"),
+            Some((Encoding::Cp866, false))
+        );
+        assert_eq!(Encoding::from_label("utf-8"), Some((Encoding::Utf8, false)));
+        assert_eq!(Encoding::from_label("koi8-r"), None);
+    }
+
+    #[test]
+    fn single_byte_code_pages_round_trip_every_byte() {
+        let all: Vec<u8> = (0..=255).collect();
+        for encoding in [Encoding::Cp1251, Encoding::Cp866] {
+            let text = encoding.decode(&all);
+            assert_eq!(text.chars().count(), 256);
+            assert_eq!(encoding.encode(&text).unwrap().as_ref(), &all[..]);
+        }
+    }
+
+    #[test]
+    fn unmappable_character_is_named() {
+        assert_eq!(Encoding::Cp1251.encode("100 ₽"), Err('₽'));
+        assert_eq!(
+            Encoding::Cp866.encode("Ромашка"),
+            Ok(Cow::Owned(vec![0x90, 0xAE, 0xAC, 0xA0, 0xE8, 0xAA, 0xA0]))
+        );
+    }
+
+    #[test]
+    fn detects_by_content_not_by_declaration() {
+        let text = "1CClientBankExchange\r\nВерсияФормата=1.03\r\nКодировка=Windows\r\n";
+        for encoding in Encoding::ALL {
+            let bytes = encoding.encode(text).unwrap();
+            assert_eq!(detect(&bytes, Some(Encoding::Cp1251)).0, encoding);
+            assert_eq!(detect(&bytes, Some(Encoding::Cp866)).0, encoding);
+        }
+        assert_eq!(
+            detect(b"1CClientBankExchange\n", Some(Encoding::Cp866)),
+            (Encoding::Cp866, Detection::Ascii)
+        );
+    }
+
+    #[test]
+    fn finds_the_declaration_in_single_byte_files() {
+        for encoding in [Encoding::Cp1251, Encoding::Cp866] {
+            let bytes = encoding.encode_lossless("1CClientBankExchange\nКодировка=DOS\n");
+            assert_eq!(declared(&bytes), Some((Encoding::Cp866, true)));
+        }
+    }
+}

@@ -1,0 +1,627 @@
+//! The typed, owned view: `Exchange { header, accounts, documents }`, and the canonical
+//! writer of new files.
+//!
+//! Every key of the format has one home here (a field, or a group such as [`Party`],
+//! [`Budget`], [`Receipt`], [`Terms`]); unknown keys stay in `extra`, in order. Empty values
+//! read as `None`: the typed view does not tell `Key=` from an absent key (the
+//! [`SyntaxTree`](crate::SyntaxTree) does).
+
+use std::fmt;
+
+use chrono::{NaiveDate, NaiveTime};
+use rust_decimal::Decimal;
+
+use crate::syntax::Marker;
+use crate::tree::SectionRef;
+use crate::{Encoding, Key, value};
+
+/// A value of a typed field: read from the raw text, written canonically.
+trait FieldValue: Sized {
+    fn read(raw: &[u8], section: &SectionRef<'_>) -> Option<Self>;
+    fn write(&self) -> Result<String, Decimal>;
+}
+
+impl FieldValue for String {
+    fn read(raw: &[u8], section: &SectionRef<'_>) -> Option<Self> {
+        let raw = raw.trim_ascii();
+        (!raw.is_empty()).then(|| section.encoding().decode(raw).into_owned())
+    }
+    fn write(&self) -> Result<String, Decimal> {
+        Ok(self.clone())
+    }
+}
+
+impl FieldValue for NaiveDate {
+    fn read(raw: &[u8], _: &SectionRef<'_>) -> Option<Self> {
+        value::parse_date(raw)
+    }
+    fn write(&self) -> Result<String, Decimal> {
+        Ok(value::format_date(*self))
+    }
+}
+
+impl FieldValue for NaiveTime {
+    fn read(raw: &[u8], _: &SectionRef<'_>) -> Option<Self> {
+        value::parse_time(raw).map(|(t, _)| t)
+    }
+    fn write(&self) -> Result<String, Decimal> {
+        Ok(value::format_time(*self))
+    }
+}
+
+impl FieldValue for Decimal {
+    fn read(raw: &[u8], _: &SectionRef<'_>) -> Option<Self> {
+        value::parse_amount(raw, true)
+    }
+    fn write(&self) -> Result<String, Decimal> {
+        value::format_amount(*self).ok_or(*self)
+    }
+}
+
+impl FieldValue for u32 {
+    fn read(raw: &[u8], _: &SectionRef<'_>) -> Option<Self> {
+        value::parse_integer(raw)
+    }
+    fn write(&self) -> Result<String, Decimal> {
+        Ok(self.to_string())
+    }
+}
+
+/// Generates, from one list of `Key => field path`, reading a section into the struct and
+/// listing its fields in canonical order.
+macro_rules! fields {
+    ($ty:ident { $($key:ident => [$($field:tt)+]),* $(,)? }) => {
+        impl $ty {
+            fn read_known(&mut self, key: Key, raw: &[u8], section: &SectionRef<'_>) -> bool {
+                match key {
+                    $(Key::$key => {
+                        if self.$($field)+.is_none() {
+                            self.$($field)+ = FieldValue::read(raw, section);
+                        }
+                        true
+                    })*
+                    _ => false,
+                }
+            }
+
+            /// The typed fields that are set, as `(key, canonical text)`, in 1C's order.
+            /// Fails on an amount with more than two decimals.
+            pub fn fields(&self) -> Result<Vec<(Key, String)>, WriteError> {
+                let mut out = Vec::new();
+                $(
+                    if let Some(value) = &self.$($field)+ {
+                        let text = FieldValue::write(value)
+                            .map_err(|amount| WriteError::precision(None, Key::$key.name(), amount))?;
+                        out.push((Key::$key, text));
+                    }
+                )*
+                Ok(out)
+            }
+        }
+    };
+}
+
+/// An unknown `Key=Value`, kept in order.
+pub type Extra = (String, String);
+
+/// Reads the known keys of a section into `target`, the rest into `extra`.
+fn read_section<T>(
+    section: &SectionRef<'_>,
+    target: &mut T,
+    extra: &mut Vec<Extra>,
+    mut known: impl FnMut(&mut T, Key, &[u8]) -> bool,
+) {
+    for field in section.fields() {
+        let handled = match field.known {
+            Some(key) => {
+                let raw = section.raw(key).unwrap_or_default();
+                known(target, key, raw)
+            }
+            None => false,
+        };
+        if !handled {
+            extra.push((field.key.into_owned(), field.value.into_owned()));
+        }
+    }
+}
+
+/// The file header.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Header {
+    /// `ВерсияФормата`.
+    pub version: Option<String>,
+    /// `Кодировка` as written (the writer writes the target encoding's label instead).
+    pub encoding: Option<String>,
+    /// `Отправитель`.
+    pub sender: Option<String>,
+    /// `Получатель`.
+    pub recipient: Option<String>,
+    /// `ДатаСоздания`.
+    pub created_on: Option<NaiveDate>,
+    /// `ВремяСоздания`.
+    pub created_at: Option<NaiveTime>,
+    /// `ДатаНачала`.
+    pub start_date: Option<NaiveDate>,
+    /// `ДатаКонца`.
+    pub end_date: Option<NaiveDate>,
+    /// `РасчСчет`, one per line.
+    pub accounts: Vec<String>,
+    /// `Документ`, one per line.
+    pub document_types: Vec<String>,
+    /// Unknown keys, in order.
+    pub extra: Vec<Extra>,
+}
+
+fields!(Header {
+    Sender => [sender],
+    Recipient => [recipient],
+    CreationDate => [created_on],
+    CreationTime => [created_at],
+    StartDate => [start_date],
+    EndDate => [end_date],
+});
+
+impl Header {
+    pub(crate) fn from_section(section: &SectionRef<'_>) -> Header {
+        let mut header = Header::default();
+        let mut extra = Vec::new();
+        read_section(section, &mut header, &mut extra, |h, key, raw| match key {
+            Key::FormatVersion => {
+                h.version = String::read(raw, section);
+                true
+            }
+            Key::Encoding => {
+                h.encoding = String::read(raw, section);
+                true
+            }
+            Key::Account | Key::DocumentType => true,
+            _ => h.read_known(key, raw, section),
+        });
+        header.accounts = section
+            .get_all(Key::Account)
+            .map(|v| v.trim().to_string())
+            .collect();
+        header.document_types = section
+            .get_all(Key::DocumentType)
+            .map(|v| v.trim().to_string())
+            .collect();
+        header.extra = extra;
+        header
+    }
+}
+
+/// An account-balance section.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AccountSection {
+    /// `ДатаНачала`.
+    pub start_date: Option<NaiveDate>,
+    /// `ДатаКонца`.
+    pub end_date: Option<NaiveDate>,
+    /// `РасчСчет`.
+    pub account: Option<String>,
+    /// `НачальныйОстаток`.
+    pub opening_balance: Option<Decimal>,
+    /// `ВсегоПоступило`.
+    pub credited: Option<Decimal>,
+    /// `ВсегоСписано`.
+    pub debited: Option<Decimal>,
+    /// `КонечныйОстаток`.
+    pub closing_balance: Option<Decimal>,
+    /// Unknown keys, in order.
+    pub extra: Vec<Extra>,
+    /// 1-based line of `СекцияРасчСчет` in the source, when read from a file.
+    pub line: Option<u32>,
+}
+
+fields!(AccountSection {
+    StartDate => [start_date],
+    EndDate => [end_date],
+    Account => [account],
+    OpeningBalance => [opening_balance],
+    TotalCredited => [credited],
+    TotalDebited => [debited],
+    ClosingBalance => [closing_balance],
+});
+
+impl AccountSection {
+    pub(crate) fn from_section(section: &SectionRef<'_>) -> AccountSection {
+        let mut account = AccountSection::default();
+        let mut extra = Vec::new();
+        read_section(section, &mut account, &mut extra, |a, key, raw| {
+            a.read_known(key, raw, section)
+        });
+        account.extra = extra;
+        account.line = Some(section.line()).filter(|&l| l > 0);
+        account
+    }
+}
+
+/// One side of a payment: the payer (`Плательщик…`) or the recipient (`Получатель…`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Party {
+    /// `…Счет`: the account as the statement sees it.
+    pub account: Option<String>,
+    /// `ДатаСписано` (payer) / `ДатаПоступило` (recipient).
+    pub date: Option<NaiveDate>,
+    /// `Плательщик` / `Получатель`: the party as one line.
+    pub name: Option<String>,
+    /// `…ИНН`.
+    pub inn: Option<String>,
+    /// `…1`..`…4`: name, and in indirect settlements account, bank and city.
+    pub lines: [Option<String>; 4],
+    /// `…РасчСчет`.
+    pub settlement_account: Option<String>,
+    /// `…Банк1`: bank name.
+    pub bank_name: Option<String>,
+    /// `…Банк2`: bank city.
+    pub bank_city: Option<String>,
+    /// `…БИК`.
+    pub bik: Option<String>,
+    /// `…Корсчет`.
+    pub corr_account: Option<String>,
+    /// `…КПП` (fields 102 and 103).
+    pub kpp: Option<String>,
+}
+
+/// The bank's receipt of a document (statements only).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Receipt {
+    /// `КвитанцияДата`.
+    pub date: Option<NaiveDate>,
+    /// `КвитанцияВремя`.
+    pub time: Option<NaiveTime>,
+    /// `КвитанцияСодержание`.
+    pub text: Option<String>,
+}
+
+/// Budget payment fields 101–110.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Budget {
+    /// `СтатусСоставителя` (101).
+    pub payer_status: Option<String>,
+    /// `ПоказательКБК` (104).
+    pub kbk: Option<String>,
+    /// `ОКАТО` (105, an OKTMO code).
+    pub oktmo: Option<String>,
+    /// `ПоказательОснования` (106).
+    pub basis: Option<String>,
+    /// `ПоказательПериода` (107), text.
+    pub period: Option<String>,
+    /// `ПоказательНомера` (108).
+    pub number: Option<String>,
+    /// `ПоказательДаты` (109), text (`0` is valid).
+    pub date: Option<String>,
+    /// `ПоказательТипа` (110).
+    pub payment_type: Option<String>,
+}
+
+/// Keys of payment requirements and letters of credit.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Terms {
+    /// `СрокАкцепта`, days.
+    pub acceptance_days: Option<u32>,
+    /// `ВидАккредитива`.
+    pub letter_of_credit_kind: Option<String>,
+    /// `СрокПлатежа`.
+    pub payment_due: Option<NaiveDate>,
+    /// `УсловиеОплаты1`..`3`.
+    pub conditions: [Option<String>; 3],
+    /// `ПлатежПоПредст`.
+    pub payment_on_presentation: Option<String>,
+    /// `ДополнУсловия`.
+    pub additional_conditions: Option<String>,
+    /// `НомерСчетаПоставщика`.
+    pub supplier_account: Option<String>,
+    /// `ДатаОтсылкиДок`.
+    pub documents_sent_on: Option<NaiveDate>,
+}
+
+/// One document of any type.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Document {
+    /// The type after `СекцияДокумент=`, verbatim (`Платежное поручение`, `Банковский ордер`, …).
+    pub kind: String,
+    /// `Номер` (text: `БА8170433` occurs).
+    pub number: Option<String>,
+    /// `Дата`.
+    pub date: Option<NaiveDate>,
+    /// `Сумма`.
+    pub sum: Option<Decimal>,
+    /// `Квитанция…`.
+    pub receipt: Receipt,
+    /// `Плательщик…`.
+    pub payer: Party,
+    /// `Получатель…`.
+    pub recipient: Party,
+    /// `ВидПлатежа` (field 5).
+    pub payment_method: Option<String>,
+    /// `КодНазПлатежа` (field 20).
+    pub purpose_code: Option<String>,
+    /// `ВидОплаты` (field 18).
+    pub operation_kind: Option<String>,
+    /// `Код` (field 22, УИН).
+    pub uin: Option<String>,
+    /// `НазначениеПлатежа` (field 24).
+    pub purpose: Option<String>,
+    /// `НазначениеПлатежа1`..`6`.
+    pub purpose_lines: [Option<String>; 6],
+    /// Fields 101, 104–110.
+    pub budget: Budget,
+    /// `Очередность` (field 21).
+    pub priority: Option<String>,
+    /// Requirement and letter-of-credit keys.
+    pub terms: Terms,
+    /// Unknown keys, in order.
+    pub extra: Vec<Extra>,
+    /// 1-based line of `СекцияДокумент` in the source, when read from a file.
+    pub line: Option<u32>,
+}
+
+fields!(Document {
+    Number => [number],
+    Date => [date],
+    Sum => [sum],
+    ReceiptDate => [receipt.date],
+    ReceiptTime => [receipt.time],
+    ReceiptText => [receipt.text],
+    PayerAccount => [payer.account],
+    DebitedDate => [payer.date],
+    Payer => [payer.name],
+    PayerInn => [payer.inn],
+    Payer1 => [payer.lines[0]],
+    Payer2 => [payer.lines[1]],
+    Payer3 => [payer.lines[2]],
+    Payer4 => [payer.lines[3]],
+    PayerSettlementAccount => [payer.settlement_account],
+    PayerBank1 => [payer.bank_name],
+    PayerBank2 => [payer.bank_city],
+    PayerBik => [payer.bik],
+    PayerCorrAccount => [payer.corr_account],
+    RecipientAccount => [recipient.account],
+    CreditedDate => [recipient.date],
+    Recipient => [recipient.name],
+    RecipientInn => [recipient.inn],
+    Recipient1 => [recipient.lines[0]],
+    Recipient2 => [recipient.lines[1]],
+    Recipient3 => [recipient.lines[2]],
+    Recipient4 => [recipient.lines[3]],
+    RecipientSettlementAccount => [recipient.settlement_account],
+    RecipientBank1 => [recipient.bank_name],
+    RecipientBank2 => [recipient.bank_city],
+    RecipientBik => [recipient.bik],
+    RecipientCorrAccount => [recipient.corr_account],
+    PaymentMethod => [payment_method],
+    PurposeCode => [purpose_code],
+    OperationKind => [operation_kind],
+    Code => [uin],
+    Purpose => [purpose],
+    Purpose1 => [purpose_lines[0]],
+    Purpose2 => [purpose_lines[1]],
+    Purpose3 => [purpose_lines[2]],
+    Purpose4 => [purpose_lines[3]],
+    Purpose5 => [purpose_lines[4]],
+    Purpose6 => [purpose_lines[5]],
+    PayerStatus => [budget.payer_status],
+    PayerKpp => [payer.kpp],
+    RecipientKpp => [recipient.kpp],
+    Kbk => [budget.kbk],
+    Oktmo => [budget.oktmo],
+    Basis => [budget.basis],
+    Period => [budget.period],
+    BasisNumber => [budget.number],
+    BasisDate => [budget.date],
+    PaymentType => [budget.payment_type],
+    Priority => [priority],
+    AcceptanceTerm => [terms.acceptance_days],
+    LetterOfCreditKind => [terms.letter_of_credit_kind],
+    PaymentTerm => [terms.payment_due],
+    PaymentCondition1 => [terms.conditions[0]],
+    PaymentCondition2 => [terms.conditions[1]],
+    PaymentCondition3 => [terms.conditions[2]],
+    PaymentOnPresentation => [terms.payment_on_presentation],
+    AdditionalConditions => [terms.additional_conditions],
+    SupplierAccount => [terms.supplier_account],
+    DocumentsSentDate => [terms.documents_sent_on],
+});
+
+impl Document {
+    /// The typed view of a document section.
+    pub fn from_section(section: &SectionRef<'_>) -> Document {
+        let mut document = Document {
+            kind: section
+                .document_type()
+                .map(|t| t.into_owned())
+                .unwrap_or_default(),
+            ..Document::default()
+        };
+        let mut extra = Vec::new();
+        read_section(section, &mut document, &mut extra, |d, key, raw| {
+            d.read_known(key, raw, section)
+        });
+        document.extra = extra;
+        document.line = Some(section.line()).filter(|&l| l > 0);
+        document
+    }
+}
+
+/// An exchange file as typed data.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Exchange {
+    /// General information and selection conditions.
+    pub header: Header,
+    /// Account-balance sections (statements).
+    pub accounts: Vec<AccountSection>,
+    /// Documents of every type.
+    pub documents: Vec<Document>,
+}
+
+/// Why a new file could not be written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WriteError {
+    /// The document (0-based), when the problem is in one.
+    pub document: Option<usize>,
+    /// Its `Номер`, if it has one.
+    pub number: Option<String>,
+    /// The 1C key whose value could not be written.
+    pub key: String,
+    /// What went wrong.
+    pub kind: WriteErrorKind,
+}
+
+/// What went wrong in a [`WriteError`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WriteErrorKind {
+    /// The target encoding has no such character.
+    Unmappable {
+        /// The character.
+        character: char,
+        /// The target encoding.
+        encoding: Encoding,
+    },
+    /// An amount with more than two decimals (it would have to be rounded).
+    Precision(Decimal),
+}
+
+impl WriteError {
+    pub(crate) fn unmappable(
+        index: Option<usize>,
+        document: &Document,
+        key: &str,
+        character: char,
+        encoding: Encoding,
+    ) -> WriteError {
+        WriteError {
+            document: index,
+            number: document.number.clone(),
+            key: key.to_string(),
+            kind: WriteErrorKind::Unmappable {
+                character,
+                encoding,
+            },
+        }
+    }
+
+    pub(crate) fn precision(index: Option<usize>, key: &str, amount: Decimal) -> WriteError {
+        WriteError {
+            document: index,
+            number: None,
+            key: key.to_string(),
+            kind: WriteErrorKind::Precision(amount),
+        }
+    }
+}
+
+impl fmt::Display for WriteError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.document, &self.number) {
+            (Some(i), Some(n)) => write!(f, "document {} (№ {n}), ", i + 1)?,
+            (Some(i), None) => write!(f, "document {}, ", i + 1)?,
+            (None, Some(n)) => write!(f, "document № {n}, ")?,
+            (None, None) => {}
+        }
+        match &self.kind {
+            WriteErrorKind::Unmappable {
+                character,
+                encoding,
+            } => write!(
+                f,
+                "key {}: the character {character:?} (U+{:04X}) cannot be written in {encoding}",
+                self.key, *character as u32
+            ),
+            WriteErrorKind::Precision(amount) => write!(
+                f,
+                "key {}: the amount {amount} has more than two decimals",
+                self.key
+            ),
+        }
+    }
+}
+
+impl std::error::Error for WriteError {}
+
+impl Exchange {
+    /// Writes a new file canonically: CRLF, 1C's key order, sums with two decimals,
+    /// `ДД.ММ.ГГГГ`, in `encoding` (1C's default is [`Encoding::Cp1251`]). A character the
+    /// encoding cannot hold is an error naming the document and key.
+    pub fn to_bytes(&self, encoding: Encoding) -> Result<Vec<u8>, WriteError> {
+        let mut writer = CanonicalWriter {
+            out: Vec::new(),
+            encoding,
+            document: None,
+            number: None,
+        };
+        let header = &self.header;
+        writer.line(Marker::Start.name(), None)?;
+        writer.pair(
+            Key::FormatVersion.name(),
+            header.version.as_deref().unwrap_or("1.03"),
+        )?;
+        writer.pair(Key::Encoding.name(), encoding.label())?;
+        writer.pairs(&header.fields()?, &[])?;
+        for account in &header.accounts {
+            writer.pair(Key::Account.name(), account)?;
+        }
+        for kind in &header.document_types {
+            writer.pair(Key::DocumentType.name(), kind)?;
+        }
+        writer.pairs(&[], &header.extra)?;
+        for account in &self.accounts {
+            writer.line(Marker::AccountStart.name(), None)?;
+            writer.pairs(&account.fields()?, &account.extra)?;
+            writer.line(Marker::AccountEnd.name(), None)?;
+        }
+        for (index, document) in self.documents.iter().enumerate() {
+            writer.document = Some(index);
+            writer.number = document.number.clone();
+            let fields = document.fields().map_err(|e| WriteError {
+                document: Some(index),
+                number: document.number.clone(),
+                ..e
+            })?;
+            writer.pair(Marker::DocumentStart.name(), &document.kind)?;
+            writer.pairs(&fields, &document.extra)?;
+            writer.line(Marker::DocumentEnd.name(), None)?;
+        }
+        writer.document = None;
+        writer.line(Marker::FileEnd.name(), None)?;
+        Ok(writer.out)
+    }
+}
+
+struct CanonicalWriter {
+    out: Vec<u8>,
+    encoding: Encoding,
+    document: Option<usize>,
+    number: Option<String>,
+}
+
+impl CanonicalWriter {
+    fn line(&mut self, text: &str, key: Option<&str>) -> Result<(), WriteError> {
+        let bytes = self.encoding.encode(text).map_err(|character| WriteError {
+            document: self.document,
+            number: self.number.clone(),
+            key: key.unwrap_or(text).to_string(),
+            kind: WriteErrorKind::Unmappable {
+                character,
+                encoding: self.encoding,
+            },
+        })?;
+        self.out.extend_from_slice(&bytes);
+        self.out.extend_from_slice(b"\r\n");
+        Ok(())
+    }
+
+    fn pair(&mut self, key: &str, value: &str) -> Result<(), WriteError> {
+        self.line(&format!("{key}={value}"), Some(key))
+    }
+
+    fn pairs(&mut self, fields: &[(Key, String)], extra: &[Extra]) -> Result<(), WriteError> {
+        for (key, value) in fields {
+            self.pair(key.name(), value)?;
+        }
+        for (key, value) in extra {
+            self.pair(key, value)?;
+        }
+        Ok(())
+    }
+}

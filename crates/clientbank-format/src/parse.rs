@@ -1,0 +1,835 @@
+//! Grouping lines into sections, checking keys and values, collecting every finding.
+//!
+//! One [`Grouper`] serves both readers: the in-memory one feeds it every line of a buffer,
+//! the streaming one feeds it lines as they arrive and takes each finished section away.
+
+use chrono::NaiveDate;
+use rust_decimal::Decimal;
+
+use crate::diagnostic::{Code, Diagnostic};
+use crate::encoding::{self, Detection};
+use crate::key::{Place, ValueKind};
+use crate::syntax::{Line, LineEnding, LineKind, Marker, NO_EQ, Shape, next_line, shape};
+use crate::value;
+use crate::{Encoding, Key};
+
+/// What a section is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SectionKind {
+    /// Line 1 and the header keys.
+    Header,
+    /// `СекцияРасчСчет … КонецРасчСчет`.
+    Account,
+    /// `СекцияДокумент=… … КонецДокумента`.
+    Document,
+    /// `КонецФайла` and whatever follows it.
+    End,
+}
+
+/// A run of consecutive lines: a section, then any blank or stray lines before the next one.
+#[derive(Clone, Debug)]
+pub(crate) struct Section {
+    pub(crate) kind: SectionKind,
+    pub(crate) lines: Vec<Line>,
+}
+
+impl Section {
+    /// Where the section's bytes end in its buffer (the last line's ending included).
+    pub(crate) fn end(&self) -> usize {
+        self.lines.last().map_or(0, |l| {
+            (l.start + l.len) as usize + l.ending.as_bytes().len()
+        })
+    }
+}
+
+/// The reader refused the input: it is not an exchange file we can read without guessing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refused {
+    /// The finding that made the reader stop; its code is fatal.
+    pub diagnostic: Box<Diagnostic>,
+    /// The encoding the input was being read in, when it got that far.
+    pub encoding: Option<Encoding>,
+}
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.diagnostic.fmt(f)
+    }
+}
+
+impl std::error::Error for Refused {}
+
+/// What the start of an input says: where line 1 starts, and the encoding.
+pub(crate) struct Preamble {
+    pub(crate) body: usize,
+    pub(crate) encoding: Encoding,
+    pub(crate) detection: Detection,
+}
+
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// Checks line 1 and chooses the encoding from the first bytes (`buf` holds at least
+/// [`encoding::SAMPLE`] bytes, or the whole input).
+pub(crate) fn preamble(buf: &[u8]) -> Result<Preamble, Refused> {
+    let refuse = |diagnostic: Diagnostic| Refused {
+        diagnostic: Box::new(diagnostic),
+        encoding: None,
+    };
+    if buf.is_empty() {
+        return Err(refuse(
+            Diagnostic::new(Code::EmptyInput, "the input is empty")
+                .expected("an exchange file starting with 1CClientBankExchange"),
+        ));
+    }
+    let body = if buf.starts_with(BOM) { BOM.len() } else { 0 };
+    let first_end = next_line(buf, body, true).map_or(buf.len(), |(end, ..)| end);
+    let first = &buf[body..first_end];
+    if first.trim_ascii() != Marker::Start.name().as_bytes() {
+        let binary = first.iter().any(|&b| b == 0 || (b < 0x20 && b != b'\t'));
+        let found = if binary {
+            "binary data".to_string()
+        } else {
+            String::from_utf8_lossy(&first[..first.len().min(60)]).into_owned()
+        };
+        let message = if binary {
+            "this is binary data, not an exchange file".to_string()
+        } else {
+            "line 1 is not 1CClientBankExchange: this is not an exchange file".to_string()
+        };
+        let end = body + first.len().min(60);
+        return Err(refuse(
+            Diagnostic::new(Code::NotAnExchangeFile, message)
+                .at(body..end.max(body + 1).min(buf.len()), 1, 1)
+                .found(found)
+                .expected("1CClientBankExchange"),
+        ));
+    }
+    let sample = &buf[body..buf.len().min(body + encoding::SAMPLE)];
+    let declared = encoding::declared(sample).map(|(e, _)| e);
+    let (encoding, detection) = encoding::detect(sample, declared);
+    Ok(Preamble {
+        body,
+        encoding,
+        detection,
+    })
+}
+
+/// Refuses a line that is not in the file's encoding: UTF-8 among CP1251, CP1251 among
+/// UTF-8, or text already destroyed into U+FFFD.
+pub(crate) fn check_line_encoding(
+    content: &[u8],
+    encoding: Encoding,
+) -> Result<(), (Code, usize, String)> {
+    if content.is_ascii() {
+        return Ok(());
+    }
+    let utf8 = std::str::from_utf8(content);
+    let fffd = || memchr::memmem::find(content, "\u{FFFD}".as_bytes());
+    match (encoding, utf8) {
+        (Encoding::Utf8, Err(error)) => Err((
+            Code::MixedEncoding,
+            error.valid_up_to(),
+            format!("this line is not UTF-8 like the rest of the file (it reads as CP1251: {})", Encoding::Cp1251.decode(content)),
+        )),
+        (_, Ok(_)) if fffd().is_some() => Err((
+            Code::ReplacementCharacter,
+            fffd().unwrap_or(0),
+            "the text holds U+FFFD: it was destroyed by a lossy conversion before it got here and cannot be recovered".into(),
+        )),
+        (Encoding::Cp1251 | Encoding::Cp866, Ok(text)) => Err((
+            Code::MixedEncoding,
+            content.iter().position(|b| !b.is_ascii()).unwrap_or(0),
+            format!("this line is UTF-8 ({text}) while the rest of the file is {encoding}"),
+        )),
+        _ => Ok(()),
+    }
+}
+
+pub(crate) fn refuse_line(
+    code: Code,
+    message: String,
+    content: &[u8],
+    at: usize,
+    absolute_start: usize,
+    number: u32,
+    encoding: Encoding,
+) -> Refused {
+    Refused {
+        diagnostic: Box::new(
+            Diagnostic::new(code, message)
+                .at(
+                    absolute_start + at..absolute_start + content.len().max(at + 1),
+                    number,
+                    column(content, at, encoding),
+                )
+                .expected(format!("{encoding} text throughout")),
+        ),
+        encoding: Some(encoding),
+    }
+}
+
+/// 1-based column, in characters, of byte `offset` of a line.
+pub(crate) fn column(content: &[u8], offset: usize, encoding: Encoding) -> u32 {
+    let prefix = &content[..offset.min(content.len())];
+    let chars = match encoding {
+        Encoding::Utf8 => prefix.iter().filter(|&&b| (b & 0xC0) != 0x80).count(),
+        _ => prefix.len(),
+    };
+    chars as u32 + 1
+}
+
+/// Required keys per place, reported as `missing-key`.
+fn required(kind: SectionKind) -> &'static [Key] {
+    match kind {
+        SectionKind::Header => &[Key::FormatVersion, Key::Encoding],
+        SectionKind::Account => &[Key::Account, Key::StartDate, Key::OpeningBalance],
+        SectionKind::Document => &[Key::Number, Key::Date, Key::Sum],
+        SectionKind::End => &[],
+    }
+}
+
+const REPORTED_BLANK: u8 = 1;
+const REPORTED_ENDING: u8 = 2;
+const REPORTED_AFTER_END: u8 = 4;
+
+/// The state machine that turns lines into sections.
+pub(crate) struct Grouper {
+    encoding: Encoding,
+    detection: Detection,
+    /// Absolute offset of the buffer's first byte in the input.
+    pub(crate) base: usize,
+    current: Section,
+    /// The current section still awaits its end marker.
+    open: bool,
+    /// `КонецФайла` was seen.
+    ended: bool,
+    /// Keys seen in the current section (bit = key index).
+    seen: u128,
+    /// Balances of the current account section: opening, credited, debited, closing.
+    amounts: [Option<Decimal>; 4],
+    /// `ДатаНачала`, `ДатаКонца` of the current header or account section, with the line.
+    period: [Option<(NaiveDate, u32)>; 2],
+    reported: u8,
+    pub(crate) diagnostics: Vec<Diagnostic>,
+}
+
+impl Grouper {
+    pub(crate) fn new(encoding: Encoding, detection: Detection, base: usize) -> Grouper {
+        Grouper {
+            encoding,
+            detection,
+            base,
+            current: Section {
+                kind: SectionKind::Header,
+                lines: Vec::new(),
+            },
+            open: true,
+            ended: false,
+            seen: 0,
+            amounts: [None; 4],
+            period: [None; 2],
+            reported: 0,
+            diagnostics: Vec::new(),
+        }
+    }
+
+    /// Where the pending section starts in the buffer, if it has lines.
+    pub(crate) fn pending_start(&self) -> Option<usize> {
+        self.current.lines.first().map(|l| l.start as usize)
+    }
+
+    /// The buffer lost its first `by` bytes (streaming): move the pending lines.
+    pub(crate) fn rebase(&mut self, by: usize) {
+        self.base += by;
+        for line in &mut self.current.lines {
+            line.start -= by as u32;
+        }
+    }
+
+    fn report(
+        &mut self,
+        code: Code,
+        buf: &[u8],
+        line: &Line,
+        range: std::ops::Range<usize>,
+        message: String,
+    ) -> Reported<'_> {
+        let content = line.content(buf);
+        let start = self.base + line.start as usize;
+        let diagnostic = Diagnostic::new(code, message).at(
+            start + range.start..start + range.end.max(range.start),
+            line.number,
+            column(content, range.start, self.encoding),
+        );
+        self.diagnostics.push(diagnostic);
+        Reported(self.diagnostics.last_mut().expect("just pushed"))
+    }
+
+    fn report_once(&mut self, flag: u8, code: Code, buf: &[u8], line: &Line, message: String) {
+        if self.reported & flag == 0 {
+            self.reported |= flag;
+            let len = line.len as usize;
+            self.report(code, buf, line, 0..len, message);
+        }
+    }
+
+    /// Takes one line; returns the section it finished, if any.
+    pub(crate) fn push(&mut self, buf: &[u8], mut line: Line) -> Option<Section> {
+        let content = line.content(buf);
+        if line.ending != LineEnding::Crlf && line.ending != LineEnding::None {
+            let name = if line.ending == LineEnding::Lf {
+                "LF"
+            } else {
+                "a lone CR"
+            };
+            self.report_once(
+                REPORTED_ENDING,
+                Code::LineEnding,
+                buf,
+                &line,
+                format!(
+                    "line {} ends with {name}; 1C writes CRLF (reported once per file)",
+                    line.number
+                ),
+            );
+        }
+        let shape = shape(content, self.encoding);
+        if self.ended {
+            line.kind = match shape {
+                Shape::Blank => LineKind::Blank,
+                _ => {
+                    self.report_once(
+                        REPORTED_AFTER_END,
+                        Code::ContentAfterEndOfFile,
+                        buf,
+                        &line,
+                        "text after КонецФайла is ignored".into(),
+                    );
+                    LineKind::Junk
+                }
+            };
+            self.current.lines.push(line);
+            return None;
+        }
+        match shape {
+            Shape::Blank => {
+                line.kind = LineKind::Blank;
+                self.report_once(
+                    REPORTED_BLANK,
+                    Code::BlankLine,
+                    buf,
+                    &line,
+                    "blank line (1C skips them; reported once per file)".into(),
+                );
+                self.current.lines.push(line);
+                None
+            }
+            Shape::Junk => {
+                line.kind = LineKind::Junk;
+                let len = content.len();
+                self.report(
+                    Code::LineWithoutEquals,
+                    buf,
+                    &line,
+                    0..len,
+                    "this line is neither a marker nor Key=Value; it is kept and ignored".into(),
+                )
+                .expected("Key=Value or a section marker");
+                self.current.lines.push(line);
+                None
+            }
+            Shape::Pair(eq) => {
+                line.eq = eq as u32;
+                self.pair(buf, &mut line);
+                self.current.lines.push(line);
+                None
+            }
+            Shape::Marker(marker) => {
+                line.kind = LineKind::Marker(marker);
+                if content.trim_ascii().len() != content.len() && marker != Marker::DocumentStart {
+                    let len = content.len();
+                    self.report(
+                        Code::StraySpaces,
+                        buf,
+                        &line,
+                        0..len,
+                        format!("spaces around {}", marker.name()),
+                    );
+                }
+                self.marker(buf, line, marker)
+            }
+        }
+    }
+
+    fn marker(&mut self, buf: &[u8], mut line: Line, marker: Marker) -> Option<Section> {
+        let expected_end = match self.current.kind {
+            SectionKind::Account => Some(Marker::AccountEnd),
+            SectionKind::Document => Some(Marker::DocumentEnd),
+            _ => None,
+        };
+        match marker {
+            Marker::Start => {
+                if line.number != 1 {
+                    let len = line.len as usize;
+                    self.report(
+                        Code::RepeatedStartMarker,
+                        buf,
+                        &line,
+                        0..len,
+                        "1CClientBankExchange again: only line 1 may hold it".into(),
+                    );
+                }
+                self.current.lines.push(line);
+                None
+            }
+            Marker::AccountEnd | Marker::DocumentEnd => {
+                let len = line.len as usize;
+                if self.open && expected_end == Some(marker) {
+                    self.open = false;
+                } else if self.open && expected_end.is_some() {
+                    self.report(
+                        Code::UnexpectedEndMarker,
+                        buf,
+                        &line,
+                        0..len,
+                        format!("{} closes a section of the other kind", marker.name()),
+                    )
+                    .expected(expected_end.map_or("", Marker::name));
+                    self.open = false;
+                } else {
+                    self.report(
+                        Code::UnexpectedEndMarker,
+                        buf,
+                        &line,
+                        0..len,
+                        format!("{} with no section open", marker.name()),
+                    );
+                }
+                self.current.lines.push(line);
+                None
+            }
+            Marker::AccountStart | Marker::DocumentStart | Marker::FileEnd => {
+                let kind = match marker {
+                    Marker::AccountStart => SectionKind::Account,
+                    Marker::DocumentStart => SectionKind::Document,
+                    _ => SectionKind::End,
+                };
+                if marker == Marker::DocumentStart {
+                    let content = line.content(buf);
+                    match memchr::memchr(b'=', content) {
+                        Some(eq) => line.eq = eq as u32,
+                        None => line.eq = NO_EQ,
+                    }
+                    if line.value_bytes(buf).trim_ascii().is_empty() {
+                        let len = line.len as usize;
+                        self.report(
+                            Code::EmptyDocumentType,
+                            buf,
+                            &line,
+                            0..len,
+                            "СекцияДокумент names no document type".into(),
+                        )
+                        .expected("СекцияДокумент=Платежное поручение (or another document type)");
+                    }
+                }
+                let finished = self.finish_section(buf, &line);
+                self.current = Section {
+                    kind,
+                    lines: vec![line],
+                };
+                self.open = kind != SectionKind::End;
+                self.ended = kind == SectionKind::End;
+                self.seen = 0;
+                self.amounts = [None; 4];
+                self.period = [None; 2];
+                Some(finished)
+            }
+        }
+    }
+
+    fn pair(&mut self, buf: &[u8], line: &mut Line) {
+        let content = line.content(buf);
+        let eq = line.eq as usize;
+        let raw_key = &content[..eq];
+        let key_bytes = raw_key.trim_ascii();
+        let place = match (self.current.kind, self.open) {
+            (SectionKind::Header, _) => Some(Place::Header),
+            (SectionKind::Account, true) => Some(Place::Account),
+            (SectionKind::Document, true) => Some(Place::Document),
+            _ => None,
+        };
+        let key_name = self.encoding.decode(key_bytes).into_owned();
+        line.kind = if place.is_some() {
+            LineKind::Pair
+        } else {
+            LineKind::StrayPair
+        };
+        if key_bytes.len() != raw_key.len() {
+            self.report(
+                Code::StraySpaces,
+                buf,
+                line,
+                0..eq + 1,
+                format!("spaces around the key `{key_name}`: 1C would not know it"),
+            )
+            .key(key_name.clone());
+        }
+        let found = Key::lookup(key_bytes, self.encoding);
+        let Some(place) = place else {
+            self.report(
+                Code::KeyOutsideSection,
+                buf,
+                line,
+                0..eq,
+                format!("`{key_name}` stands between sections; it belongs to none and is ignored"),
+            )
+            .key(key_name);
+            return;
+        };
+        let Some((key, folded)) = found else {
+            self.report(
+                Code::UnknownKey,
+                buf,
+                line,
+                0..eq,
+                format!("`{key_name}` is not a key of the 1.03 format; it is kept as written"),
+            )
+            .key(key_name)
+            .expected(format!("a key of {}", place.describe()));
+            return;
+        };
+        line.key = Some(key);
+        if folded {
+            self.report(
+                Code::KeyCase,
+                buf,
+                line,
+                0..eq,
+                format!("`{key_name}` is read as `{}`", key.name()),
+            )
+            .key(key_name.clone())
+            .expected(key.name());
+        }
+        if !key.allowed_in(place) {
+            self.report(
+                Code::KeyInWrongSection,
+                buf,
+                line,
+                0..eq,
+                format!("`{}` does not belong in {}", key.name(), place.describe()),
+            )
+            .key(key.name());
+            return;
+        }
+        let bit = 1u128 << (key as u32);
+        if self.seen & bit != 0 && !key.repeats() {
+            self.report(
+                Code::DuplicateKey,
+                buf,
+                line,
+                0..eq,
+                format!(
+                    "`{}` stands twice in this section; the first value is used",
+                    key.name()
+                ),
+            )
+            .key(key.name());
+            return;
+        }
+        self.seen |= bit;
+        self.check_value(buf, line, key);
+    }
+
+    fn check_value(&mut self, buf: &[u8], line: &Line, key: Key) {
+        let content = line.content(buf);
+        let start = line.eq as usize + 1;
+        let value = &content[start..];
+        let span = start..content.len().max(start + 1);
+        let trimmed = value.trim_ascii();
+        if trimmed.is_empty() && key.kind() != ValueKind::Version {
+            return;
+        }
+        let shown = || self.encoding.decode(value).into_owned();
+        let (code, expected) = match key.kind() {
+            ValueKind::Text => return,
+            ValueKind::Date => match value::parse_date(value) {
+                Some(date) => {
+                    let slot = match key {
+                        Key::StartDate => Some(0),
+                        Key::EndDate => Some(1),
+                        _ => None,
+                    };
+                    if let Some(slot) = slot {
+                        self.period[slot] = Some((date, line.number));
+                    }
+                    return;
+                }
+                None => (Code::InvalidDate, "ДД.ММ.ГГГГ, a calendar date".to_string()),
+            },
+            ValueKind::Time => match value::parse_time(value) {
+                Some((_, false)) => return,
+                Some((_, true)) => (Code::TimeWithDots, "ЧЧ:ММ:СС".to_string()),
+                None => (Code::InvalidTime, "ЧЧ:ММ:СС".to_string()),
+            },
+            ValueKind::Amount { signed } => match value::parse_amount(value, signed) {
+                Some(amount) => {
+                    let slot = match key {
+                        Key::OpeningBalance => Some(0),
+                        Key::TotalCredited => Some(1),
+                        Key::TotalDebited => Some(2),
+                        Key::ClosingBalance => Some(3),
+                        _ => None,
+                    };
+                    if let Some(slot) = slot {
+                        self.amounts[slot] = Some(amount);
+                    }
+                    return;
+                }
+                None if signed => (
+                    Code::InvalidSum,
+                    "rubles with up to two decimals after a dot, e.g. 1500.00 or -20.5".to_string(),
+                ),
+                None => (
+                    Code::InvalidSum,
+                    "rubles with up to two decimals after a dot, e.g. 1500.00, not negative"
+                        .to_string(),
+                ),
+            },
+            ValueKind::Integer => match value::parse_integer(value) {
+                Some(_) => return,
+                None => (Code::InvalidInteger, "a whole number of days".to_string()),
+            },
+            ValueKind::Version => match value::parse_version(value) {
+                Some(_) => return,
+                None => (Code::UnsupportedVersion, "1.01, 1.02 or 1.03".to_string()),
+            },
+            ValueKind::EncodingLabel => {
+                self.check_label(buf, line, value, span);
+                return;
+            }
+        };
+        let message = match code {
+            Code::InvalidDate => format!("`{}` is not a valid date: {}", key.name(), shown()),
+            Code::InvalidTime => format!("`{}` is not a valid time: {}", key.name(), shown()),
+            Code::TimeWithDots => format!("`{}` is written with dots: {}", key.name(), shown()),
+            Code::InvalidSum => format!("`{}` is not a valid amount: {}", key.name(), shown()),
+            Code::InvalidInteger => format!("`{}` is not a whole number: {}", key.name(), shown()),
+            _ => format!("format version {} is not supported", shown()),
+        };
+        let found = shown();
+        self.report(code, buf, line, span, message)
+            .key(key.name())
+            .found(found)
+            .expected(expected);
+    }
+
+    fn check_label(&mut self, buf: &[u8], line: &Line, value: &[u8], span: std::ops::Range<usize>) {
+        let label = self.encoding.decode(value).into_owned();
+        match Encoding::from_label(&label) {
+            None => {
+                self.report(
+                    Code::UnknownEncodingLabel,
+                    buf,
+                    line,
+                    span,
+                    format!(
+                        "Кодировка={label} names no encoding we know; the file is read as {}",
+                        self.encoding
+                    ),
+                )
+                .key(Key::Encoding.name())
+                .found(label)
+                .expected("Windows or DOS");
+            }
+            Some((declared, standard)) => {
+                if declared != self.encoding && self.detection != Detection::Ascii {
+                    let actual = self.encoding.label();
+                    self.report(
+                        Code::EncodingMismatch,
+                        buf,
+                        line,
+                        span.clone(),
+                        format!("the file says Кодировка={label} but its bytes are {}; it is read as {}", self.encoding, self.encoding),
+                    )
+                    .key(Key::Encoding.name())
+                    .found(label.clone())
+                    .expected(actual);
+                } else if !standard {
+                    self.report(
+                        Code::NonstandardEncodingLabel,
+                        buf,
+                        line,
+                        span,
+                        format!("Кодировка={label} is not one of the two values 1C knows"),
+                    )
+                    .key(Key::Encoding.name())
+                    .found(label)
+                    .expected(declared.label());
+                }
+            }
+        }
+    }
+
+    /// The checks that need the whole section: required keys, balances, period.
+    fn finish_section(&mut self, buf: &[u8], next: &Line) -> Section {
+        let kind = self.current.kind;
+        if self.open && matches!(kind, SectionKind::Account | SectionKind::Document) {
+            let end = if kind == SectionKind::Account {
+                Marker::AccountEnd
+            } else {
+                Marker::DocumentEnd
+            };
+            let first = self.current.lines[0];
+            let len = first.len as usize;
+            let message = if next.len == 0 && next.number == 0 {
+                format!(
+                    "the section opened at line {} is not closed before the end of the input",
+                    first.number
+                )
+            } else {
+                format!(
+                    "the section opened at line {} is not closed before line {}",
+                    first.number, next.number
+                )
+            };
+            self.report(Code::UnclosedSection, buf, &first, 0..len, message)
+                .expected(end.name());
+        }
+        if let Some(&first) = self.current.lines.first() {
+            for &key in required(kind) {
+                if self.seen & (1u128 << (key as u32)) == 0 {
+                    let len = first.len as usize;
+                    let place = match kind {
+                        SectionKind::Header => "the header",
+                        SectionKind::Account => "this account section",
+                        _ => "this document",
+                    };
+                    self.report(
+                        Code::MissingKey,
+                        buf,
+                        &first,
+                        0..len,
+                        format!("{place} has no `{}`", key.name()),
+                    )
+                    .key(key.name());
+                }
+            }
+            if let [Some(opening), credited, debited, Some(closing)] = self.amounts {
+                let computed = opening + credited.unwrap_or_default() - debited.unwrap_or_default();
+                if computed != closing {
+                    let len = first.len as usize;
+                    self.report(
+                        Code::BalanceMismatch,
+                        buf,
+                        &first,
+                        0..len,
+                        format!("closing balance {closing} is not opening {opening} + credited {} − debited {} = {computed}", credited.unwrap_or_default(), debited.unwrap_or_default()),
+                    )
+                    .key(Key::ClosingBalance.name());
+                }
+            }
+            if let [Some((start, _)), Some((end, end_line))] = self.period {
+                if start > end {
+                    let line = self
+                        .current
+                        .lines
+                        .iter()
+                        .find(|l| l.number == end_line)
+                        .copied()
+                        .unwrap_or(first);
+                    let len = line.len as usize;
+                    self.report(
+                        Code::PeriodReversed,
+                        buf,
+                        &line,
+                        0..len,
+                        format!(
+                            "ДатаНачала {} is after ДатаКонца {}",
+                            value::format_date(start),
+                            value::format_date(end)
+                        ),
+                    )
+                    .key(Key::EndDate.name());
+                }
+            }
+        }
+        std::mem::replace(
+            &mut self.current,
+            Section {
+                kind: SectionKind::End,
+                lines: Vec::new(),
+            },
+        )
+    }
+
+    /// The input ended: returns the last section.
+    pub(crate) fn finish(mut self, buf: &[u8]) -> (Section, Vec<Diagnostic>) {
+        let end = Line {
+            start: 0,
+            len: 0,
+            eq: NO_EQ,
+            number: 0,
+            ending: LineEnding::None,
+            kind: LineKind::Blank,
+            key: None,
+        };
+        let was_ended = self.ended;
+        let last_line = self.current.lines.last().copied();
+        let section = if self.ended {
+            std::mem::replace(
+                &mut self.current,
+                Section {
+                    kind: SectionKind::End,
+                    lines: Vec::new(),
+                },
+            )
+        } else {
+            self.finish_section(buf, &end)
+        };
+        if !was_ended {
+            if let Some(line) = last_line {
+                let len = line.len as usize;
+                self.report(
+                    Code::MissingEndOfFile,
+                    buf,
+                    &line,
+                    len..len,
+                    "the file has no КонецФайла; it may have been cut short".into(),
+                )
+                .expected("КонецФайла");
+            }
+        }
+        (section, self.diagnostics)
+    }
+}
+
+/// A finding just reported, to add details to.
+struct Reported<'a>(&'a mut Diagnostic);
+
+impl Reported<'_> {
+    fn key(self, key: impl Into<String>) -> Self {
+        self.0.key = Some(key.into());
+        self
+    }
+    fn found(self, found: impl Into<String>) -> Self {
+        self.0.found = Some(found.into());
+        self
+    }
+    fn expected(self, expected: impl Into<String>) -> Self {
+        self.0.expected = Some(expected.into());
+        self
+    }
+}
+
+/// A line as the lexer hands it to the grouper.
+pub(crate) fn raw_line(start: usize, end: usize, ending: LineEnding, number: u32) -> Line {
+    Line {
+        start: start as u32,
+        len: (end - start) as u32,
+        eq: NO_EQ,
+        number,
+        ending,
+        kind: LineKind::Blank,
+        key: None,
+    }
+}

@@ -1,0 +1,532 @@
+//! The lossless syntax tree: every line of the input, in order, with typed access and edits.
+
+use std::borrow::Cow;
+use std::io::{self, Write};
+
+use chrono::{NaiveDate, NaiveTime};
+use rust_decimal::Decimal;
+
+use crate::diagnostic::Diagnostic;
+use crate::encoding::Detection;
+use crate::model::{self, WriteError};
+use crate::parse::{self, Grouper, Refused, Section, SectionKind, raw_line};
+use crate::syntax::{Line, LineEnding, LineKind, Marker, NO_EQ, next_line};
+use crate::{Encoding, Key, value};
+
+/// A parsed exchange file: the tree and everything the reader noticed.
+#[derive(Debug)]
+pub struct Parsed {
+    /// The file, line by line.
+    pub tree: SyntaxTree,
+    /// Every finding, in file order (warnings and errors; never fatal ones).
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// An exchange file held in memory, line by line, so that writing it back gives the same
+/// bytes and edits change only the lines they touch.
+///
+/// The tree keeps the input bytes as they are (in their encoding) and an index of lines.
+/// Values are decoded when asked for; dates and sums are read straight from the bytes.
+#[derive(Clone, Debug)]
+pub struct SyntaxTree {
+    /// The input; edited lines are appended at the end (the lines say what is written).
+    buf: Vec<u8>,
+    encoding: Encoding,
+    detection: Detection,
+    bom: bool,
+    sections: Vec<Section>,
+}
+
+/// Reads an exchange file from bytes in any of the supported encodings.
+///
+/// Every finding is collected; only input that cannot be read without guessing is refused
+/// (empty, not an exchange file, two encodings, text destroyed into U+FFFD, over 4 GiB —
+/// the streaming [`Reader`](crate::Reader) has no size limit).
+pub fn parse(input: impl Into<Vec<u8>>) -> Result<Parsed, Refused> {
+    SyntaxTree::parse(input.into())
+}
+
+impl SyntaxTree {
+    fn parse(buf: Vec<u8>) -> Result<Parsed, Refused> {
+        if u32::try_from(buf.len()).is_err() {
+            return Err(Refused {
+                diagnostic: Box::new(Diagnostic::new(
+                    crate::Code::TooLarge,
+                    "the input is larger than 4 GiB; read it with the streaming reader",
+                )),
+                encoding: None,
+            });
+        }
+        let preamble = parse::preamble(&buf)?;
+        let encoding = preamble.encoding;
+        let mut grouper = Grouper::new(encoding, preamble.detection, 0);
+        let mut sections = Vec::new();
+        let mut pos = preamble.body;
+        let mut number = 0;
+        while let Some((end, ending, next)) = next_line(&buf, pos, true) {
+            number += 1;
+            let content = &buf[pos..end];
+            if let Err((code, at, message)) = parse::check_line_encoding(content, encoding) {
+                return Err(parse::refuse_line(
+                    code, message, content, at, pos, number, encoding,
+                ));
+            }
+            if let Some(section) = grouper.push(&buf, raw_line(pos, end, ending, number)) {
+                sections.push(section);
+            }
+            pos = next;
+        }
+        let (last, diagnostics) = grouper.finish(&buf);
+        sections.push(last);
+        Ok(Parsed {
+            tree: SyntaxTree {
+                buf,
+                encoding,
+                detection: preamble.detection,
+                bom: preamble.body > 0,
+                sections,
+            },
+            diagnostics,
+        })
+    }
+
+    /// The encoding the file was read in (and is written back in).
+    pub fn encoding(&self) -> Encoding {
+        self.encoding
+    }
+
+    /// How the encoding was chosen.
+    pub fn detection(&self) -> Detection {
+        self.detection
+    }
+
+    /// Whether the file starts with a UTF-8 byte order mark.
+    pub fn has_bom(&self) -> bool {
+        self.bom
+    }
+
+    /// `ВерсияФормата`, when it is one we know.
+    pub fn version(&self) -> Option<&'static str> {
+        self.header()
+            .raw(Key::FormatVersion)
+            .and_then(value::parse_version)
+    }
+
+    fn view<'a>(&'a self, section: &'a Section) -> SectionRef<'a> {
+        SectionRef {
+            buf: &self.buf,
+            encoding: self.encoding,
+            section,
+        }
+    }
+
+    /// Every section in file order: the header first, `КонецФайла` last if present.
+    pub fn sections(&self) -> impl Iterator<Item = SectionRef<'_>> {
+        self.sections.iter().map(|s| self.view(s))
+    }
+
+    /// The header (line 1 and the general keys).
+    pub fn header(&self) -> SectionRef<'_> {
+        self.view(&self.sections[0])
+    }
+
+    /// The account-balance sections, in order.
+    pub fn accounts(&self) -> impl Iterator<Item = SectionRef<'_>> {
+        self.sections().filter(|s| s.kind() == SectionKind::Account)
+    }
+
+    /// The documents, in order.
+    pub fn documents(&self) -> impl Iterator<Item = SectionRef<'_>> {
+        self.sections()
+            .filter(|s| s.kind() == SectionKind::Document)
+    }
+
+    fn document_index(&self, index: usize) -> Option<usize> {
+        self.sections
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.kind == SectionKind::Document)
+            .nth(index)
+            .map(|(i, _)| i)
+    }
+
+    /// The ending new lines get: the one line 1 has (CRLF if it has none).
+    fn dominant_ending(&self) -> LineEnding {
+        match self.sections[0].lines.first().map(|l| l.ending) {
+            Some(LineEnding::None) | None => LineEnding::Crlf,
+            Some(ending) => ending,
+        }
+    }
+
+    /// The header, for editing.
+    pub fn header_mut(&mut self) -> SectionMut<'_> {
+        let ending = self.dominant_ending();
+        SectionMut {
+            buf: &mut self.buf,
+            encoding: self.encoding,
+            ending,
+            section: &mut self.sections[0],
+        }
+    }
+
+    /// The `index`th document, for editing.
+    pub fn document_mut(&mut self, index: usize) -> Option<SectionMut<'_>> {
+        let at = self.document_index(index)?;
+        let ending = self.dominant_ending();
+        Some(SectionMut {
+            buf: &mut self.buf,
+            encoding: self.encoding,
+            ending,
+            section: &mut self.sections[at],
+        })
+    }
+
+    /// Removes the `index`th document with the blank lines that follow it.
+    pub fn remove_document(&mut self, index: usize) -> bool {
+        match self.document_index(index) {
+            Some(at) => {
+                self.sections.remove(at);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Adds a document after the last section (before `КонецФайла`), written canonically in
+    /// the file's encoding and line ending.
+    pub fn push_document(&mut self, document: &model::Document) -> Result<(), WriteError> {
+        let ending = self.dominant_ending();
+        let mut lines = Vec::new();
+        let mut push = |buf: &mut Vec<u8>, content: &[u8], kind, key| {
+            let start = buf.len();
+            buf.extend_from_slice(content);
+            let mut line = raw_line(start, buf.len(), ending, 0);
+            line.kind = kind;
+            line.key = key;
+            line.eq = memchr::memchr(b'=', content).map_or(NO_EQ, |i| i as u32);
+            lines.push(line);
+        };
+        let encoding = self.encoding;
+        let encode = |text: &str, key: &str| -> Result<Vec<u8>, WriteError> {
+            encoding
+                .encode(text)
+                .map(|bytes| bytes.into_owned())
+                .map_err(|c| WriteError::unmappable(None, document, key, c, encoding))
+        };
+        let opening = format!("{}={}", Marker::DocumentStart.name(), document.kind);
+        push(
+            &mut self.buf,
+            &encode(&opening, Marker::DocumentStart.name())?,
+            LineKind::Marker(Marker::DocumentStart),
+            None,
+        );
+        for (key, value) in document.fields()? {
+            let content = format!("{}={value}", key.name());
+            push(
+                &mut self.buf,
+                &encode(&content, key.name())?,
+                LineKind::Pair,
+                Some(key),
+            );
+        }
+        for (key, value) in &document.extra {
+            push(
+                &mut self.buf,
+                &encode(&format!("{key}={value}"), key)?,
+                LineKind::Pair,
+                None,
+            );
+        }
+        push(
+            &mut self.buf,
+            Marker::DocumentEnd.bytes(encoding),
+            LineKind::Marker(Marker::DocumentEnd),
+            None,
+        );
+        let at = match self.sections.last() {
+            Some(s) if s.kind == SectionKind::End => self.sections.len() - 1,
+            _ => self.sections.len(),
+        };
+        // The line before the new document must end, and the file's last line keeps its
+        // (missing) ending.
+        if at == self.sections.len() {
+            if let Some(last) = self.sections[at - 1].lines.last_mut() {
+                if last.ending == LineEnding::None {
+                    last.ending = ending;
+                    if let Some(new_last) = lines.last_mut() {
+                        new_last.ending = LineEnding::None;
+                    }
+                }
+            }
+        }
+        self.sections.insert(
+            at,
+            Section {
+                kind: SectionKind::Document,
+                lines,
+            },
+        );
+        Ok(())
+    }
+
+    /// Writes the file: byte for byte what was read, but for the lines edits changed.
+    pub fn write_to(&self, out: &mut impl Write) -> io::Result<()> {
+        if self.bom {
+            out.write_all(&self.buf[..3])?;
+        }
+        for section in &self.sections {
+            for line in &section.lines {
+                out.write_all(line.content(&self.buf))?;
+                out.write_all(line.ending.as_bytes())?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The file as bytes.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.buf.len());
+        self.write_to(&mut out)
+            .expect("writing to a Vec cannot fail");
+        out
+    }
+
+    /// The typed, owned view of the whole file.
+    pub fn to_exchange(&self) -> model::Exchange {
+        model::Exchange {
+            header: model::Header::from_section(&self.header()),
+            accounts: self
+                .accounts()
+                .map(|a| model::AccountSection::from_section(&a))
+                .collect(),
+            documents: self
+                .documents()
+                .map(|d| model::Document::from_section(&d))
+                .collect(),
+        }
+    }
+}
+
+/// One `Key=Value` line of a section.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Field<'a> {
+    /// The key as written (spaces around it removed).
+    pub key: Cow<'a, str>,
+    /// The value exactly as written after the first `=`.
+    pub value: Cow<'a, str>,
+    /// The known key it is, if it is one.
+    pub known: Option<Key>,
+    /// 1-based line in the input; 0 for a line added by an edit.
+    pub line: u32,
+}
+
+/// A read-only view of one section.
+#[derive(Clone, Copy, Debug)]
+pub struct SectionRef<'a> {
+    buf: &'a [u8],
+    encoding: Encoding,
+    section: &'a Section,
+}
+
+impl<'a> SectionRef<'a> {
+    pub(crate) fn new(buf: &'a [u8], encoding: Encoding, section: &'a Section) -> SectionRef<'a> {
+        SectionRef {
+            buf,
+            encoding,
+            section,
+        }
+    }
+
+    /// What the section is.
+    pub fn kind(&self) -> SectionKind {
+        self.section.kind
+    }
+
+    /// The encoding its bytes are in.
+    pub fn encoding(&self) -> Encoding {
+        self.encoding
+    }
+
+    /// The 1-based line of the section's first line (0 when an edit added it).
+    pub fn line(&self) -> u32 {
+        self.section.lines.first().map_or(0, |l| l.number)
+    }
+
+    /// The document type after `СекцияДокумент=`, verbatim; `None` outside documents.
+    pub fn document_type(&self) -> Option<Cow<'a, str>> {
+        let first = self.section.lines.first()?;
+        (first.kind == LineKind::Marker(Marker::DocumentStart))
+            .then(|| self.encoding.decode(first.value_bytes(self.buf)))
+    }
+
+    fn pairs(&self) -> impl Iterator<Item = &'a Line> + 'a {
+        self.section.lines.iter().filter(|l| l.is_pair())
+    }
+
+    /// The raw bytes of the first value of `key`.
+    pub(crate) fn raw(&self, key: Key) -> Option<&'a [u8]> {
+        let buf = self.buf;
+        self.pairs()
+            .find(|l| l.key == Some(key))
+            .map(|l| l.value_bytes(buf))
+    }
+
+    /// The value of `key` exactly as written, or `None` when the key is absent.
+    /// (`Key=` gives `Some("")`: absent and empty stay apart here.)
+    pub fn get(&self, key: Key) -> Option<Cow<'a, str>> {
+        self.raw(key).map(|v| self.encoding.decode(v))
+    }
+
+    /// Every value of a key that repeats (`РасчСчет`, `Документ` in the header).
+    pub fn get_all(&self, key: Key) -> impl Iterator<Item = Cow<'a, str>> + 'a {
+        let (buf, encoding) = (self.buf, self.encoding);
+        self.pairs()
+            .filter(move |l| l.key == Some(key))
+            .map(move |l| encoding.decode(l.value_bytes(buf)))
+    }
+
+    /// The value with surrounding spaces removed; `None` when absent or empty.
+    pub fn text(&self, key: Key) -> Option<Cow<'a, str>> {
+        let raw = self.raw(key)?.trim_ascii();
+        (!raw.is_empty()).then(|| self.encoding.decode(raw))
+    }
+
+    /// The 1-based line of `key` in the input.
+    pub fn line_of(&self, key: Key) -> Option<u32> {
+        self.pairs().find(|l| l.key == Some(key)).map(|l| l.number)
+    }
+
+    /// A date value (`None` when absent, empty or not a date).
+    pub fn date(&self, key: Key) -> Option<NaiveDate> {
+        self.raw(key).and_then(value::parse_date)
+    }
+
+    /// A time value (`ЧЧ:ММ:СС`, or the dotted form some generators write).
+    pub fn time(&self, key: Key) -> Option<NaiveTime> {
+        self.raw(key).and_then(value::parse_time).map(|(t, _)| t)
+    }
+
+    /// An amount, exact (balances may be negative).
+    pub fn amount(&self, key: Key) -> Option<Decimal> {
+        self.raw(key).and_then(|v| {
+            value::parse_amount(
+                v,
+                matches!(key.kind(), crate::ValueKind::Amount { signed: true }),
+            )
+        })
+    }
+
+    /// Every `Key=Value` line of the section in order, known keys and unknown.
+    pub fn fields(&self) -> impl Iterator<Item = Field<'a>> + 'a {
+        let (buf, encoding) = (self.buf, self.encoding);
+        self.pairs().map(move |l| Field {
+            key: encoding.decode(l.key_bytes(buf)),
+            value: encoding.decode(l.value_bytes(buf)),
+            known: l.key,
+            line: l.number,
+        })
+    }
+
+    /// The section's bytes as they will be written.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        for line in &self.section.lines {
+            out.extend_from_slice(line.content(self.buf));
+            out.extend_from_slice(line.ending.as_bytes());
+        }
+        out
+    }
+}
+
+/// A section open for editing. Each edit rewrites one line; all others stay as they were.
+#[derive(Debug)]
+pub struct SectionMut<'a> {
+    buf: &'a mut Vec<u8>,
+    encoding: Encoding,
+    ending: LineEnding,
+    section: &'a mut Section,
+}
+
+impl SectionMut<'_> {
+    /// A read-only view.
+    pub fn as_ref(&self) -> SectionRef<'_> {
+        SectionRef::new(self.buf, self.encoding, self.section)
+    }
+
+    /// Sets `key` to `value` as written: the first line of the key is rewritten in place, or a
+    /// new line is added before the section's end marker. A character the file's encoding
+    /// cannot hold is an error, never a `?`.
+    pub fn set(&mut self, key: Key, value: &str) -> Result<(), WriteError> {
+        let content = format!("{}={value}", key.name());
+        let bytes = self.encoding.encode(&content).map_err(|c| {
+            WriteError::unmappable(
+                None,
+                &model::Document::default(),
+                key.name(),
+                c,
+                self.encoding,
+            )
+        })?;
+        let start = self.buf.len();
+        self.buf.extend_from_slice(&bytes);
+        let mut line = raw_line(start, self.buf.len(), self.ending, 0);
+        line.kind = LineKind::Pair;
+        line.key = Some(key);
+        line.eq = key.bytes(self.encoding).len() as u32;
+        let lines = &mut self.section.lines;
+        if let Some(existing) = lines.iter_mut().find(|l| l.is_pair() && l.key == Some(key)) {
+            line.number = existing.number;
+            line.ending = existing.ending;
+            *existing = line;
+            return Ok(());
+        }
+        // Before the end marker, or after the last line of the section's body.
+        let at = lines
+            .iter()
+            .rposition(|l| {
+                matches!(
+                    l.kind,
+                    LineKind::Marker(Marker::AccountEnd | Marker::DocumentEnd)
+                )
+            })
+            .or_else(|| {
+                lines
+                    .iter()
+                    .rposition(|l| l.kind != LineKind::Blank)
+                    .map(|i| i + 1)
+            })
+            .unwrap_or(lines.len());
+        if at > 0 && lines[at - 1].ending == LineEnding::None {
+            lines[at - 1].ending = self.ending;
+            line.ending = LineEnding::None;
+        }
+        lines.insert(at, line);
+        Ok(())
+    }
+
+    /// Sets a date key to `ДД.ММ.ГГГГ`.
+    pub fn set_date(&mut self, key: Key, date: NaiveDate) -> Result<(), WriteError> {
+        self.set(key, &value::format_date(date))
+    }
+
+    /// Sets an amount key to exactly two decimals.
+    pub fn set_amount(&mut self, key: Key, amount: Decimal) -> Result<(), WriteError> {
+        let text = value::format_amount(amount)
+            .ok_or_else(|| WriteError::precision(None, key.name(), amount))?;
+        self.set(key, &text)
+    }
+
+    /// Removes every line of `key`; says whether there was one.
+    pub fn remove(&mut self, key: Key) -> bool {
+        let lines = &mut self.section.lines;
+        let before = lines.len();
+        let last_ending = lines.last().map(|l| l.ending);
+        lines.retain(|l| !(l.is_pair() && l.key == Some(key)));
+        if lines.len() != before {
+            if let (Some(last), Some(LineEnding::None)) = (lines.last_mut(), last_ending) {
+                last.ending = LineEnding::None;
+            }
+        }
+        lines.len() != before
+    }
+}

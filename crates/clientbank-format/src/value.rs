@@ -1,0 +1,229 @@
+//! Typed values: dates, times, amounts, versions — read from raw bytes, written canonically.
+//!
+//! All of them are ASCII, so they are read straight from the file's bytes in any encoding.
+//! The grammar is written with nom; no nom type leaves this module.
+
+use chrono::{NaiveDate, NaiveTime};
+use nom::{
+    IResult, Parser,
+    bytes::complete::{tag, take_while_m_n},
+    character::complete::{char, digit1},
+    combinator::{all_consuming, opt, recognize},
+    sequence::preceded,
+};
+use rust_decimal::Decimal;
+
+fn digits<'a>(
+    n: usize,
+) -> impl Parser<&'a [u8], Output = u32, Error = nom::error::Error<&'a [u8]>> {
+    take_while_m_n(n, n, |b: u8| b.is_ascii_digit()).map(|d: &[u8]| {
+        d.iter()
+            .fold(0u32, |acc, &b| acc * 10 + u32::from(b - b'0'))
+    })
+}
+
+fn date_parts(input: &[u8]) -> IResult<&[u8], (u32, u32, u32)> {
+    (
+        digits(2),
+        preceded(char('.'), digits(2)),
+        preceded(char('.'), digits(4)),
+    )
+        .parse(input)
+}
+
+/// `ДД.ММ.ГГГГ` and a real calendar date.
+pub fn parse_date(raw: &[u8]) -> Option<NaiveDate> {
+    let (_, (day, month, year)) = all_consuming(date_parts).parse(raw.trim_ascii()).ok()?;
+    NaiveDate::from_ymd_opt(year as i32, month, day)
+}
+
+/// `ЧЧ:ММ:СС`; the flag says the time was written with dots (`ЧЧ.ММ.СС`), which some
+/// generators do and 1C does not.
+pub fn parse_time(raw: &[u8]) -> Option<(NaiveTime, bool)> {
+    fn time(sep: char) -> impl Fn(&[u8]) -> IResult<&[u8], (u32, u32, u32)> {
+        move |input| {
+            all_consuming((
+                digits(2),
+                preceded(char(sep), digits(2)),
+                preceded(char(sep), digits(2)),
+            ))
+            .parse(input)
+        }
+    }
+    let raw = raw.trim_ascii();
+    let (dotted, (h, m, s)) = match time(':')(raw) {
+        Ok((_, parts)) => (false, parts),
+        Err(_) => (true, time('.')(raw).ok()?.1),
+    };
+    NaiveTime::from_hms_opt(h, m, s).map(|t| (t, dotted))
+}
+
+fn amount(input: &[u8]) -> IResult<&[u8], &[u8]> {
+    recognize((
+        opt(char('-')),
+        digit1,
+        opt(preceded(
+            char('.'),
+            take_while_m_n(1, 2, |b: u8| b.is_ascii_digit()),
+        )),
+    ))
+    .parse(input)
+}
+
+/// `руб[.коп]`: digits, then optionally a dot and one or two digits; a leading minus only
+/// when `signed` (balances). Read exactly, never through floating point.
+pub fn parse_amount(raw: &[u8], signed: bool) -> Option<Decimal> {
+    let raw = raw.trim_ascii();
+    let (_, text) = all_consuming(amount).parse(raw).ok()?;
+    if !signed && text.starts_with(b"-") {
+        return None;
+    }
+    // Only ASCII digits, '-' and '.' got here.
+    let text = std::str::from_utf8(text).ok()?;
+    text.parse::<Decimal>().ok()
+}
+
+/// `1.01`, `1.02` or `1.03`.
+pub fn parse_version(raw: &[u8]) -> Option<&'static str> {
+    let version = |input| -> IResult<&[u8], &[u8]> {
+        all_consuming(preceded(
+            tag("1.0"),
+            take_while_m_n(1, 1, |b| matches!(b, b'1'..=b'3')),
+        ))
+        .parse(input)
+    };
+    let (_, minor) = version(raw.trim_ascii()).ok()?;
+    Some(match minor {
+        b"1" => "1.01",
+        b"2" => "1.02",
+        _ => "1.03",
+    })
+}
+
+/// A whole non-negative number (`СрокАкцепта`).
+pub fn parse_integer(raw: &[u8]) -> Option<u32> {
+    let (_, d) = all_consuming(digit1::<_, nom::error::Error<&[u8]>>)
+        .parse(raw.trim_ascii())
+        .ok()?;
+    std::str::from_utf8(d).ok()?.parse().ok()
+}
+
+/// `ДД.ММ.ГГГГ`.
+pub fn format_date(date: NaiveDate) -> String {
+    date.format("%d.%m.%Y").to_string()
+}
+
+/// `ЧЧ:ММ:СС`.
+pub fn format_time(time: NaiveTime) -> String {
+    time.format("%H:%M:%S").to_string()
+}
+
+/// Exactly two decimals (`175000.00`). `None` when the amount has more than two.
+pub fn format_amount(amount: Decimal) -> Option<String> {
+    if amount.round_dp(2) != amount {
+        return None;
+    }
+    let mut amount = amount;
+    amount.rescale(2);
+    Some(amount.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::str::FromStr;
+
+    #[test]
+    fn dates() {
+        assert_eq!(
+            parse_date(b"01.04.2024"),
+            NaiveDate::from_ymd_opt(2024, 4, 1)
+        );
+        assert_eq!(
+            parse_date(b"29.02.2024"),
+            NaiveDate::from_ymd_opt(2024, 2, 29)
+        );
+        for bad in [
+            &b"29.02.2023"[..],
+            b"32.01.2024",
+            b"2.12.2001",
+            b"01.04.24",
+            b"01/04/2024",
+            b"",
+            b"01.04.2024x",
+        ] {
+            assert_eq!(parse_date(bad), None, "{:?}", String::from_utf8_lossy(bad));
+        }
+    }
+
+    #[test]
+    fn times() {
+        assert_eq!(
+            parse_time(b"15:43:31"),
+            Some((NaiveTime::from_hms_opt(15, 43, 31).unwrap(), false))
+        );
+        assert_eq!(
+            parse_time(b"12.05.01"),
+            Some((NaiveTime::from_hms_opt(12, 5, 1).unwrap(), true))
+        );
+        assert_eq!(parse_time(b"25:00:00"), None);
+        assert_eq!(parse_time(b"1:00:00"), None);
+    }
+
+    #[test]
+    fn amounts_are_exact() {
+        let d = |s| Decimal::from_str(s).unwrap();
+        assert_eq!(parse_amount(b"1000", false), Some(d("1000")));
+        assert_eq!(parse_amount(b"107728.7", false), Some(d("107728.7")));
+        assert_eq!(parse_amount(b"8300.00", false), Some(d("8300.00")));
+        assert_eq!(
+            parse_amount(b"0.1", false).map(|a| a + d("0.2")),
+            Some(d("0.3"))
+        );
+        assert_eq!(parse_amount(b"-5.10", true), Some(d("-5.10")));
+        for bad in [
+            &b"-5.10"[..],
+            b"1 000",
+            b"100,50",
+            b"1.234",
+            b"1.",
+            b".5",
+            b"",
+            b"1e5",
+        ] {
+            assert_eq!(
+                parse_amount(bad, false),
+                None,
+                "{:?}",
+                String::from_utf8_lossy(bad)
+            );
+        }
+    }
+
+    #[test]
+    fn versions_and_integers() {
+        assert_eq!(parse_version(b"1.03"), Some("1.03"));
+        assert_eq!(parse_version(b"1.01"), Some("1.01"));
+        assert_eq!(parse_version(b"2.00"), None);
+        assert_eq!(parse_version(b"1.04"), None);
+        assert_eq!(parse_integer(b"10"), Some(10));
+        assert_eq!(parse_integer(b"-1"), None);
+    }
+
+    #[test]
+    fn canonical_forms() {
+        assert_eq!(
+            format_amount(Decimal::from_str("175000").unwrap()).as_deref(),
+            Some("175000.00")
+        );
+        assert_eq!(
+            format_amount(Decimal::from_str("0.5").unwrap()).as_deref(),
+            Some("0.50")
+        );
+        assert_eq!(format_amount(Decimal::from_str("0.505").unwrap()), None);
+        assert_eq!(
+            format_date(NaiveDate::from_ymd_opt(2024, 4, 1).unwrap()),
+            "01.04.2024"
+        );
+    }
+}
