@@ -530,3 +530,97 @@ impl SectionMut<'_> {
         lines.len() != before
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FILE: &str = "1CClientBankExchange\nВерсияФормата=1.03\nКодировка=Windows\n\nСекцияДокумент=Платежное поручение\nНомер=7\nДата=01.04.2024\nСумма=1000\nНазначениеПлатежа=Оплата  \nКонецДокумента\nКонецФайла";
+
+    fn tree(text: &str, encoding: Encoding) -> SyntaxTree {
+        parse(encoding.encode(text).unwrap().into_owned())
+            .unwrap()
+            .tree
+    }
+
+    fn text(tree: &SyntaxTree) -> String {
+        tree.encoding().decode(&tree.to_bytes()).into_owned()
+    }
+
+    #[test]
+    fn setting_a_key_rewrites_only_its_line() {
+        let mut t = tree(FILE, Encoding::Cp1251);
+        t.document_mut(0).unwrap().set(Key::Number, "8").unwrap();
+        assert_eq!(text(&t), FILE.replace("Номер=7", "Номер=8"));
+        let document = t.documents().next().unwrap();
+        assert_eq!(document.line_of(Key::Number), Some(6));
+        assert_eq!(document.get(Key::Purpose).as_deref(), Some("Оплата  "));
+    }
+
+    #[test]
+    fn a_new_key_goes_before_the_end_marker_with_the_file_s_ending() {
+        let mut t = tree(FILE, Encoding::Cp866);
+        let mut document = t.document_mut(0).unwrap();
+        document.set(Key::Priority, "5").unwrap();
+        document
+            .set_amount(Key::Sum, Decimal::new(150050, 2))
+            .unwrap();
+        assert_eq!(
+            text(&t),
+            FILE.replace("Сумма=1000", "Сумма=1500.50")
+                .replace("КонецДокумента", "Очередность=5\nКонецДокумента")
+        );
+        assert_eq!(t.encoding(), Encoding::Cp866);
+    }
+
+    #[test]
+    fn removing_keys_and_documents() {
+        let mut t = tree(FILE, Encoding::Utf8);
+        assert!(t.document_mut(0).unwrap().remove(Key::Purpose));
+        assert!(!t.document_mut(0).unwrap().remove(Key::Purpose));
+        assert_eq!(text(&t), FILE.replace("НазначениеПлатежа=Оплата  \n", ""));
+        assert!(t.remove_document(0));
+        assert_eq!(t.documents().count(), 0);
+        assert_eq!(
+            text(&t),
+            "1CClientBankExchange\nВерсияФормата=1.03\nКодировка=Windows\n\nКонецФайла"
+        );
+        assert!(!t.remove_document(0));
+    }
+
+    #[test]
+    fn pushing_a_document_keeps_the_rest_and_the_missing_final_newline() {
+        let unterminated = FILE.replace("\nКонецФайла", "");
+        let mut t = tree(&unterminated, Encoding::Cp1251);
+        let mut document = t.to_exchange().documents.remove(0);
+        document.number = Some("9".into());
+        t.push_document(&document).unwrap();
+        let written = text(&t);
+        assert!(written.starts_with(&format!("{unterminated}\n")));
+        assert!(written.ends_with("СекцияДокумент=Платежное поручение\nНомер=9\nДата=01.04.2024\nСумма=1000.00\nНазначениеПлатежа=Оплата\nКонецДокумента"));
+        let reread = parse(t.to_bytes()).unwrap();
+        assert_eq!(reread.tree.documents().count(), 2);
+    }
+
+    #[test]
+    fn a_character_the_encoding_lacks_is_an_error_naming_the_key() {
+        let mut t = tree(FILE, Encoding::Cp1251);
+        let error = t
+            .document_mut(0)
+            .unwrap()
+            .set(Key::Purpose, "100 ₽")
+            .unwrap_err();
+        assert_eq!(error.key, "НазначениеПлатежа");
+        assert!(error.to_string().contains("'₽'"), "{error}");
+        assert_eq!(text(&t), FILE, "a failed edit changes nothing");
+    }
+
+    #[test]
+    fn absent_and_empty_stay_apart() {
+        let t = tree(&FILE.replace("Номер=7", "Номер="), Encoding::Cp1251);
+        let document = t.documents().next().unwrap();
+        assert_eq!(document.get(Key::Number).as_deref(), Some(""));
+        assert_eq!(document.text(Key::Number), None);
+        assert_eq!(document.get(Key::Code), None);
+    }
+}

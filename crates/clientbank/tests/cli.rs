@@ -1,0 +1,124 @@
+//! The `clientbank` binary on the files in `testdata/`: exit codes and output shapes.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn testdata(path: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata")
+        .join(path)
+        .display()
+        .to_string()
+}
+
+fn clientbank(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_clientbank"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn code(output: &Output) -> i32 {
+    output.status.code().expect("exited")
+}
+
+#[test]
+fn check_exit_codes() {
+    let valid = testdata("valid/payment-orders-cp1251-crlf.txt");
+    let odd = testdata("odd/unknown-key.txt");
+    let bad = testdata("invalid/invalid-date.txt");
+    let empty = testdata("invalid/empty.txt");
+    assert_eq!(code(&clientbank(&["check", &valid])), 0);
+    assert_eq!(
+        code(&clientbank(&["check", &valid, &odd])),
+        0,
+        "warnings alone do not fail"
+    );
+    assert_eq!(
+        code(&clientbank(&["check", "--strict", &odd])),
+        1,
+        "strict makes warnings errors"
+    );
+    assert_eq!(code(&clientbank(&["check", &valid, &bad])), 1);
+    assert_eq!(
+        code(&clientbank(&["check", &bad, &empty])),
+        2,
+        "unreadable wins"
+    );
+    assert_eq!(code(&clientbank(&["check", "no-such-file.txt"])), 2);
+    assert_eq!(code(&clientbank(&["check"])), 2, "usage");
+    assert_eq!(code(&clientbank(&["frobnicate"])), 2, "usage");
+}
+
+#[test]
+fn check_renders_the_line_and_caret() {
+    let output = clientbank(&["check", &testdata("invalid/invalid-sum-comma.txt")]);
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(stdout.contains("error[invalid-sum]"), "{stdout}");
+    assert!(
+        stdout.contains("15 | Сумма=175000,00\n   |       ^^^^^^^^^"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("file read as CP1251"), "{stdout}");
+}
+
+#[test]
+fn parse_json_is_the_documented_object() {
+    let output = clientbank(&["parse", "--json", &testdata("odd/unknown-key.txt")]);
+    assert_eq!(code(&output), 0);
+    let value: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(value["encoding"], "cp1251");
+    assert_eq!(value["version"], "1.03");
+    assert_eq!(
+        value["header"][0],
+        serde_json::json!(["ВерсияФормата", "1.03"])
+    );
+    assert_eq!(value["accounts"], serde_json::json!([]));
+    let document = &value["documents"][0];
+    assert_eq!(document["type"], "Платежное поручение");
+    assert_eq!(document["line"], 12);
+    assert_eq!(document["fields"][0], serde_json::json!(["Номер", "101"]));
+    let diagnostic = &value["diagnostics"][0];
+    assert_eq!(diagnostic["code"], "unknown-key");
+    assert_eq!(diagnostic["severity"], "warning");
+    assert_eq!(diagnostic["key"], "ИдентификаторПлатежа");
+    assert_eq!(diagnostic["column"], 1);
+    assert!(diagnostic["line"].as_u64().unwrap() > 12);
+}
+
+#[test]
+fn parse_json_keeps_values_exactly_as_written() {
+    let output = clientbank(&["parse", "--json", &testdata("odd/spaces-around-key.txt")]);
+    let value: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let fields = value["documents"][0]["fields"].as_array().unwrap();
+    assert!(fields.contains(&serde_json::json!(["Сумма", "175000.00"])));
+    assert!(fields.contains(&serde_json::json!(["Получатель", "ООО \"Лютик\""])));
+}
+
+#[test]
+fn parse_refuses_unreadable_input_with_exit_2() {
+    let output = clientbank(&["parse", "--json", &testdata("invalid/mixed-encoding.txt")]);
+    assert_eq!(code(&output), 2);
+    let value: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(value["diagnostics"][0]["code"], "mixed-encoding");
+    assert_eq!(value["diagnostics"][0]["line"], 42);
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(stderr.contains("error[mixed-encoding]"), "{stderr}");
+}
+
+#[test]
+fn check_json_counts_findings() {
+    let output = clientbank(&[
+        "check",
+        "--json",
+        &testdata("odd/key-case.txt"),
+        &testdata("invalid/empty.txt"),
+    ]);
+    assert_eq!(code(&output), 2);
+    let value: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(value["files"][0]["diagnostics"][0]["code"], "key-case");
+    assert_eq!(value["files"][1]["readable"], false);
+    assert_eq!(value["files"][1]["diagnostics"][0]["code"], "empty-input");
+    assert_eq!(value["warnings"], 1);
+    assert_eq!(value["errors"], 1);
+}
