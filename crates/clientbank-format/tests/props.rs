@@ -157,7 +157,7 @@ fn document() -> impl Strategy<Value = Document> {
                 // Unknown keys: never a known key's name, never a marker, no '=' in the key.
                 d.extra = extra
                     .into_iter()
-                    .map(|(k, v)| (format!("Доп{}", k.replace('=', "").replace(' ', "")), v))
+                    .map(|(k, v)| (format!("Доп{}", k.replace(['=', ' '], "")), v))
                     .collect();
                 d.priority = Some("5".into());
                 d
