@@ -433,10 +433,8 @@ impl Grouper {
                     }
                 }
                 let finished = self.finish_section(buf, &line);
-                self.current = Section {
-                    kind,
-                    lines: vec![line],
-                };
+                self.current.kind = kind;
+                self.current.lines.push(line);
                 self.open = kind != SectionKind::End;
                 self.ended = kind == SectionKind::End;
                 self.seen = 0;
@@ -458,7 +456,8 @@ impl Grouper {
             (SectionKind::Document, true) => Some(Place::Document),
             _ => None,
         };
-        let key_name = self.encoding.decode(key_bytes).into_owned();
+        let encoding = self.encoding;
+        let key_name = || encoding.decode(key_bytes).into_owned();
         line.kind = if place.is_some() {
             LineKind::Pair
         } else {
@@ -470,9 +469,12 @@ impl Grouper {
                 buf,
                 line,
                 0..eq + 1,
-                format!("spaces around the key `{key_name}`: 1C would not know it"),
+                format!(
+                    "spaces around the key `{}`: 1C would not know it",
+                    key_name()
+                ),
             )
-            .key(key_name.clone());
+            .key(key_name());
         }
         let found = Key::lookup(key_bytes, self.encoding);
         let Some(place) = place else {
@@ -481,9 +483,12 @@ impl Grouper {
                 buf,
                 line,
                 0..eq,
-                format!("`{key_name}` stands between sections; it belongs to none and is ignored"),
+                format!(
+                    "`{}` stands between sections; it belongs to none and is ignored",
+                    key_name()
+                ),
             )
-            .key(key_name);
+            .key(key_name());
             return;
         };
         let Some((key, folded)) = found else {
@@ -492,9 +497,12 @@ impl Grouper {
                 buf,
                 line,
                 0..eq,
-                format!("`{key_name}` is not a key of the 1.03 format; it is kept as written"),
+                format!(
+                    "`{}` is not a key of the 1.03 format; it is kept as written",
+                    key_name()
+                ),
             )
-            .key(key_name)
+            .key(key_name())
             .expected(format!("a key of {}", place.describe()));
             return;
         };
@@ -505,9 +513,9 @@ impl Grouper {
                 buf,
                 line,
                 0..eq,
-                format!("`{key_name}` is read as `{}`", key.name()),
+                format!("`{}` is read as `{}`", key_name(), key.name()),
             )
-            .key(key_name.clone())
+            .key(key_name())
             .expected(key.name());
         }
         if !key.allowed_in(place) {
@@ -753,13 +761,18 @@ impl Grouper {
                 }
             }
         }
-        std::mem::replace(
-            &mut self.current,
-            Section {
-                kind: SectionKind::End,
-                lines: Vec::new(),
-            },
-        )
+        self.take_section()
+    }
+
+    /// The current section with exactly the memory its lines need; the scratch vector is kept
+    /// for the next section (a section's lines are few, but there are many sections).
+    fn take_section(&mut self) -> Section {
+        let section = Section {
+            kind: self.current.kind,
+            lines: self.current.lines.to_vec(),
+        };
+        self.current.lines.clear();
+        section
     }
 
     /// The input ended: returns the last section.
@@ -776,13 +789,7 @@ impl Grouper {
         let was_ended = self.ended;
         let last_line = self.current.lines.last().copied();
         let section = if self.ended {
-            std::mem::replace(
-                &mut self.current,
-                Section {
-                    kind: SectionKind::End,
-                    lines: Vec::new(),
-                },
-            )
+            self.take_section()
         } else {
             self.finish_section(buf, &end)
         };
