@@ -153,7 +153,7 @@ fn known_keys(sample: &[u8], encoding: Encoding) -> usize {
     sample
         .split(|&b| b == b'\n' || b == b'\r')
         .filter_map(|line| memchr::memchr(b'=', line).map(|eq| &line[..eq]))
-        .filter(|key| crate::Key::lookup(key, encoding).is_some_and(|(_, folded)| !folded))
+        .filter(|key| crate::Key::lookup_exact(key, encoding).is_some())
         .count()
 }
 

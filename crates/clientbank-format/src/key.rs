@@ -6,7 +6,6 @@
 //! reads this table rather than spelling keys again.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::LazyLock;
 
 use crate::Encoding;
@@ -275,7 +274,7 @@ impl Key {
     /// letter case (real files write `ПлательщикКорСчет`). The flag says whether the case differed.
     pub(crate) fn lookup(bytes: &[u8], encoding: Encoding) -> Option<(Key, bool)> {
         let tables = &TABLES[encoding as usize];
-        if let Some(&key) = tables.exact.get(bytes) {
+        if let Some(key) = tables.exact(bytes) {
             return Some((key, false));
         }
         let folded = encoding.decode(bytes).to_lowercase();
@@ -286,50 +285,53 @@ impl Key {
     pub(crate) fn bytes(self, encoding: Encoding) -> &'static [u8] {
         &TABLES[encoding as usize].names[self as usize]
     }
-}
 
-/// FNV-1a: the key table is small and fixed; SipHash would cost more than the lookup.
-#[derive(Default)]
-struct Fnv(u64);
-
-impl Hasher for Fnv {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        let mut hash = if self.0 == 0 {
-            0xcbf2_9ce4_8422_2325
-        } else {
-            self.0
-        };
-        for &byte in bytes {
-            hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
-        }
-        self.0 = hash;
+    /// The key spelled exactly so in `encoding`, without the letter-case fallback.
+    pub(crate) fn lookup_exact(bytes: &[u8], encoding: Encoding) -> Option<Key> {
+        TABLES[encoding as usize].exact(bytes)
     }
 }
 
-type FnvMap<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
+/// Buckets of the exact-spelling table; a key's bucket comes from its length and a few of its
+/// bytes, which tells the 77 keys apart well enough that a bucket holds one or two.
+const BUCKETS: usize = 512;
+
+fn bucket(bytes: &[u8]) -> usize {
+    let len = bytes.len();
+    if len == 0 {
+        return 0;
+    }
+    let at = |i: usize| usize::from(bytes[i]);
+    (len * 131
+        + at(0) * 7
+        + at(len / 3) * 13
+        + at(len / 2) * 17
+        + at(len - 1) * 31
+        + at(len - 2 + (len < 2) as usize) * 37)
+        % BUCKETS
+}
 
 struct Tables {
-    exact: FnvMap<Vec<u8>, Key>,
-    folded: FnvMap<String, Key>,
-    names: Vec<Vec<u8>>,
+    /// Exact spellings by [`bucket`].
+    exact: Vec<Vec<(&'static [u8], Key)>>,
+    /// Lower-case names, for the rare key written in another letter case.
+    folded: HashMap<String, Key>,
+    names: Vec<&'static [u8]>,
 }
 
 static TABLES: LazyLock<[Tables; 3]> = LazyLock::new(|| Encoding::ALL.map(Tables::new));
 
 impl Tables {
     fn new(encoding: Encoding) -> Tables {
-        let names: Vec<Vec<u8>> = Key::ALL
+        // Built once per encoding for the life of the process.
+        let names: Vec<&'static [u8]> = Key::ALL
             .iter()
-            .map(|key| encoding.encode_lossless(key.name()))
+            .map(|key| &*encoding.encode_lossless(key.name()).leak())
             .collect();
-        let exact = Key::ALL
-            .iter()
-            .zip(&names)
-            .map(|(&key, bytes)| (bytes.clone(), key))
-            .collect();
+        let mut exact = vec![Vec::new(); BUCKETS];
+        for (&key, &bytes) in Key::ALL.iter().zip(&names) {
+            exact[bucket(bytes)].push((bytes, key));
+        }
         let folded = Key::ALL
             .iter()
             .map(|&key| (key.name().to_lowercase(), key))
@@ -339,6 +341,13 @@ impl Tables {
             folded,
             names,
         }
+    }
+
+    fn exact(&self, bytes: &[u8]) -> Option<Key> {
+        self.exact[bucket(bytes)]
+            .iter()
+            .find(|(name, _)| *name == bytes)
+            .map(|&(_, key)| key)
     }
 }
 
@@ -371,6 +380,14 @@ mod tests {
                 Some((Key::PayerCorrAccount, true))
             );
             assert_eq!(Key::lookup(b"Unknown", encoding), None);
+        }
+    }
+
+    #[test]
+    fn buckets_hold_few_keys() {
+        for encoding in Encoding::ALL {
+            let fullest = TABLES[encoding as usize].exact.iter().map(Vec::len).max();
+            assert!(fullest <= Some(3), "{encoding}: {fullest:?}");
         }
     }
 
