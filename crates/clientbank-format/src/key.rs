@@ -283,7 +283,7 @@ impl Key {
 
     /// The key's bytes in `encoding` (keys are Cyrillic, so they differ per encoding).
     pub(crate) fn bytes(self, encoding: Encoding) -> &'static [u8] {
-        &TABLES[encoding as usize].names[self as usize]
+        TABLES[encoding as usize].names[self as usize]
     }
 
     /// The key spelled exactly so in `encoding`, without the letter-case fallback.
