@@ -307,7 +307,7 @@ fn bucket(bytes: &[u8]) -> usize {
         + at(len / 3) * 13
         + at(len / 2) * 17
         + at(len - 1) * 31
-        + at(len - 2 + (len < 2) as usize) * 37)
+        + at(len.saturating_sub(2)) * 37)
         % BUCKETS
 }
 
@@ -364,6 +364,15 @@ mod tests {
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), Key::ALL.len());
+    }
+
+    #[test]
+    fn lookup_of_short_and_empty_keys() {
+        for encoding in Encoding::ALL {
+            for bytes in [&b""[..], b"a", b"\xff", b"ab"] {
+                assert_eq!(Key::lookup(bytes, encoding), None);
+            }
+        }
     }
 
     #[test]
