@@ -261,8 +261,9 @@ impl Grouper {
             line.number,
             column(content, range.start, self.encoding),
         );
+        let index = self.diagnostics.len();
         self.diagnostics.push(diagnostic);
-        Reported(self.diagnostics.last_mut().expect("just pushed"))
+        Reported(&mut self.diagnostics[index])
     }
 
     fn report_once(&mut self, flag: u8, code: Code, buf: &[u8], line: &Line, message: String) {

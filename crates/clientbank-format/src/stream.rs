@@ -206,7 +206,9 @@ impl<R: Read> Reader<R> {
         }
         let encoding = self.encoding.unwrap_or(Encoding::Cp1251);
         loop {
-            let grouper = self.grouper.as_mut().expect("started above");
+            let Some(grouper) = self.grouper.as_mut() else {
+                return Ok(None);
+            };
             match next_line(&self.buf, self.pos, self.eof) {
                 Some((end, ending, next)) => {
                     self.number += 1;
@@ -231,7 +233,9 @@ impl<R: Read> Reader<R> {
                     }
                 }
                 None if self.eof => {
-                    let grouper = self.grouper.take().expect("started above");
+                    let Some(grouper) = self.grouper.take() else {
+                        return Ok(None);
+                    };
                     let (last, diagnostics) = grouper.finish(&self.buf);
                     self.diagnostics = diagnostics;
                     self.done = true;
