@@ -286,8 +286,8 @@ impl SyntaxTree {
     /// The file as bytes.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.buf.len());
-        self.write_to(&mut out)
-            .expect("writing to a Vec cannot fail");
+        // Writing into a Vec cannot fail.
+        let _ = self.write_to(&mut out);
         out
     }
 
