@@ -1,0 +1,566 @@
+//! Payment orders in the 1C exchange format: a format [`Document`] to a [`Payment`] and back.
+//!
+//! A budget payment carries fields 101–109 (`СтатусСоставителя`, `ПоказательКБК`, `ОКАТО`,
+//! `ПоказательОснования`, `ПоказательПериода`, `ПоказательНомера`, `ПоказательДаты`). A
+//! third-party payment has no block of its own in 1.03 (RULES.md §5.2): `ПлательщикИНН` and
+//! `ПлательщикКПП` are those of the person whose obligation is paid, and the purpose starts with
+//! the actual payer's INN, KPP (organisations) and the third party's name, separated by `//`.
+//! A salary deduction (status `19`) puts the person's INN in `ПлательщикИНН`.
+
+use clientbank_format::{
+    Document, Encoding, Exchange, Header, Key, SectionKind, SectionRef, SyntaxTree,
+};
+
+use crate::finding::{Code, Field, Finding, Lines};
+use crate::payment::{Bank, Budget, Payment, ThirdParty};
+
+/// The document type of a payment order.
+pub const PAYMENT_ORDER: &str = "Платежное поручение";
+
+/// Whether a document type names a payment order (letter case, `ё` and spaces aside).
+pub fn is_payment_order(kind: &str) -> bool {
+    let normal: String = kind
+        .trim()
+        .chars()
+        .flat_map(char::to_lowercase)
+        .map(|c| if c == 'ё' { 'е' } else { c })
+        .collect();
+    normal == "платежное поручение"
+}
+
+/// A payment order read from a file: the payment, where its keys stood, and what the payment
+/// model could not hold.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FromFile {
+    /// Position among the file's documents (0-based).
+    pub document: usize,
+    /// The payment.
+    pub payment: Payment,
+    /// Lines of its keys.
+    pub lines: Lines,
+    /// Keys the payment model has no place for, located.
+    pub findings: Vec<Finding>,
+}
+
+/// Every payment order of a file, in order; documents of other types give one
+/// `not-a-payment-order` finding each (in the returned list) and are skipped.
+pub fn payment_orders(tree: &SyntaxTree) -> (Vec<FromFile>, Vec<Finding>) {
+    let mut orders = Vec::new();
+    let mut skipped = Vec::new();
+    for (index, section) in tree.documents().enumerate() {
+        let kind = section.document_type().unwrap_or_default();
+        if is_payment_order(&kind) {
+            orders.push(from_section(index, &section));
+        } else {
+            let mut finding = Finding::new(
+                Code::NotAPaymentOrder,
+                None,
+                format!("document {} is a {kind:?}, not a payment order", index + 1),
+            )
+            .found(kind.into_owned());
+            finding.line = Some(section.line()).filter(|&l| l > 0);
+            finding.payment = Some(index);
+            skipped.push(finding);
+        }
+    }
+    (orders, skipped)
+}
+
+/// One document section as a payment, with its lines.
+pub fn from_section(index: usize, section: &SectionRef<'_>) -> FromFile {
+    debug_assert_eq!(section.kind(), SectionKind::Document);
+    let document = Document::from_section(section);
+    let (payment, mut findings) = from_document(&document);
+    let lines = Lines {
+        section: Some(section.line()).filter(|&l| l > 0),
+        keys: section
+            .fields()
+            .filter_map(|f| f.known.map(|k| (k, f.line)))
+            .collect(),
+    };
+    for finding in &mut findings {
+        // Unknown keys have no `Key`: find their line by name.
+        if finding.key.is_none() && finding.code == Code::NotCarried {
+            finding.line = section
+                .fields()
+                .find(|f| f.known.is_none() && Some(f.key.as_ref()) == finding.found_key())
+                .map(|f| f.line);
+        }
+    }
+    lines.locate(&mut findings, Some(index));
+    FromFile {
+        document: index,
+        payment,
+        lines,
+        findings,
+    }
+}
+
+impl Finding {
+    /// The unknown key a `not-carried` finding names.
+    fn found_key(&self) -> Option<&str> {
+        self.found.as_deref()?.split_once('=').map(|(k, _)| k)
+    }
+}
+
+/// Strips the one-line form's `ИНН 7707083893 ` prefix from a party name.
+fn party_name(lines: &[Option<String>; 4], one_line: &Option<String>) -> Option<String> {
+    if let Some(name) = &lines[0] {
+        return Some(name.clone());
+    }
+    let name = one_line.as_deref()?;
+    let rest = name
+        .strip_prefix("ИНН ")
+        .map(|r| {
+            r.trim_start_matches(|c: char| c.is_ascii_digit())
+                .trim_start()
+        })
+        .filter(|r| !r.is_empty())
+        .unwrap_or(name);
+    Some(rest.to_string())
+}
+
+/// The `ИНН//КПП//Name//` (or `ИНН//Name//`) prefix of a third-party payment's purpose.
+struct ThirdPartyPrefix<'a> {
+    inn: &'a str,
+    kpp: Option<&'a str>,
+    name: &'a str,
+}
+
+fn third_party_prefix(purpose: &str) -> Option<ThirdPartyPrefix<'_>> {
+    let mut parts = purpose.splitn(4, "//");
+    let inn = parts.next()?.trim();
+    if !matches!(inn.len(), 10 | 12) || !inn.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let second = parts.next()?.trim();
+    let is_kpp = second == "0" || crate::rules::kpp(second).is_ok();
+    let (kpp, name) = if inn.len() == 10 && is_kpp {
+        (Some(second), parts.next()?.trim())
+    } else {
+        (None, second)
+    };
+    // The name is followed by `//` and the rest of the purpose.
+    parts.next()?;
+    (!name.is_empty()).then_some(ThirdPartyPrefix { inn, kpp, name })
+}
+
+/// The 1C keys a payment holds no place for, as `not-carried` findings.
+fn not_carried(document: &Document) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    let mut report = |key: Key, value: &Option<String>, why: &str| {
+        if let Some(value) = value {
+            findings.push(
+                Finding::new(
+                    Code::NotCarried,
+                    None,
+                    format!("{} is not part of a payment: {why}", key.name()),
+                )
+                .key(key)
+                .found(value.clone()),
+            );
+        }
+    };
+    let indirect = "indirect settlements are not supported by the bank's upload";
+    for (i, key) in [Key::Payer2, Key::Payer3, Key::Payer4]
+        .into_iter()
+        .enumerate()
+    {
+        report(key, &document.payer.lines[i + 1], indirect);
+    }
+    for (i, key) in [Key::Recipient2, Key::Recipient3, Key::Recipient4]
+        .into_iter()
+        .enumerate()
+    {
+        report(key, &document.recipient.lines[i + 1], indirect);
+    }
+    for (party, key) in [
+        (&document.payer, Key::PayerSettlementAccount),
+        (&document.recipient, Key::RecipientSettlementAccount),
+    ] {
+        if party.settlement_account.is_some() && party.settlement_account != party.account {
+            report(key, &party.settlement_account, indirect);
+        }
+    }
+    let statement = "it is a statement's record of the bank";
+    report(
+        Key::DebitedDate,
+        &document
+            .payer
+            .date
+            .map(clientbank_format::value::format_date),
+        statement,
+    );
+    report(
+        Key::CreditedDate,
+        &document
+            .recipient
+            .date
+            .map(clientbank_format::value::format_date),
+        statement,
+    );
+    report(
+        Key::ReceiptDate,
+        &document
+            .receipt
+            .date
+            .map(clientbank_format::value::format_date),
+        statement,
+    );
+    report(
+        Key::ReceiptTime,
+        &document
+            .receipt
+            .time
+            .map(clientbank_format::value::format_time),
+        statement,
+    );
+    report(Key::ReceiptText, &document.receipt.text, statement);
+    report(
+        Key::PaymentMethod,
+        &document.payment_method,
+        "the bank sends every payment electronically",
+    );
+    let terms = &document.terms;
+    let requirement = "it belongs to payment requirements and letters of credit";
+    report(
+        Key::AcceptanceTerm,
+        &terms.acceptance_days.map(|d| d.to_string()),
+        requirement,
+    );
+    report(
+        Key::LetterOfCreditKind,
+        &terms.letter_of_credit_kind,
+        requirement,
+    );
+    report(
+        Key::PaymentTerm,
+        &terms.payment_due.map(clientbank_format::value::format_date),
+        requirement,
+    );
+    for (i, key) in [
+        Key::PaymentCondition1,
+        Key::PaymentCondition2,
+        Key::PaymentCondition3,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        report(key, &terms.conditions[i], requirement);
+    }
+    report(
+        Key::PaymentOnPresentation,
+        &terms.payment_on_presentation,
+        requirement,
+    );
+    report(
+        Key::AdditionalConditions,
+        &terms.additional_conditions,
+        requirement,
+    );
+    report(Key::SupplierAccount, &terms.supplier_account, requirement);
+    report(
+        Key::DocumentsSentDate,
+        &terms
+            .documents_sent_on
+            .map(clientbank_format::value::format_date),
+        requirement,
+    );
+    // Purpose lines that say more than `НазначениеПлатежа`.
+    let lines: Vec<&str> = document
+        .purpose_lines
+        .iter()
+        .flatten()
+        .map(String::as_str)
+        .collect();
+    if let Some(purpose) = &document.purpose {
+        let squash = |s: &str| s.split_whitespace().collect::<String>();
+        if !lines.is_empty() && squash(&lines.concat()) != squash(purpose) {
+            let keys = [
+                Key::Purpose1,
+                Key::Purpose2,
+                Key::Purpose3,
+                Key::Purpose4,
+                Key::Purpose5,
+                Key::Purpose6,
+            ];
+            for (key, value) in keys.into_iter().zip(&document.purpose_lines) {
+                report(
+                    key,
+                    value,
+                    "it differs from НазначениеПлатежа, which is the one sent",
+                );
+            }
+        }
+    }
+    for (key, value) in &document.extra {
+        findings.push(
+            Finding::new(
+                Code::NotCarried,
+                None,
+                format!("{key} is not a key of the 1.03 format; it is not sent"),
+            )
+            .found(format!("{key}={value}")),
+        );
+    }
+    findings
+}
+
+/// The payment a document describes, and a finding for each key it has no place for.
+pub fn from_document(document: &Document) -> (Payment, Vec<Finding>) {
+    let findings = not_carried(document);
+    let purpose = document.purpose.clone().or_else(|| {
+        let lines: Vec<&str> = document
+            .purpose_lines
+            .iter()
+            .flatten()
+            .map(String::as_str)
+            .collect();
+        (!lines.is_empty()).then(|| lines.join(" "))
+    });
+    let budget = &document.budget;
+    let has_budget = budget.payer_status.is_some()
+        || [
+            &budget.kbk,
+            &budget.oktmo,
+            &budget.basis,
+            &budget.period,
+            &budget.number,
+            &budget.date,
+        ]
+        .into_iter()
+        .any(|v| v.as_deref().is_some_and(|v| v != "0"));
+    let mut payment = Payment {
+        number: document.number.clone(),
+        date: document.date,
+        sum: document.sum,
+        purpose,
+        uin: document.uin.clone().filter(|u| u != "0"),
+        priority: document.priority.clone(),
+        operation_kind: document.operation_kind.clone(),
+        purpose_code: document.purpose_code.clone(),
+        ..Payment::default()
+    };
+    let payer = &document.payer;
+    payment.payer.account = payer.account.clone().or(payer.settlement_account.clone());
+    payment.payer.name = party_name(&payer.lines, &payer.name);
+    payment.payer.inn = payer.inn.clone();
+    payment.payer.kpp = payer.kpp.clone();
+    payment.payer.bank = Bank {
+        bik: payer.bik.clone(),
+        corr_account: payer.corr_account.clone(),
+        name: payer.bank_name.clone(),
+        city: payer.bank_city.clone(),
+    };
+    let recipient = &document.recipient;
+    payment.recipient.account = recipient
+        .account
+        .clone()
+        .or(recipient.settlement_account.clone());
+    payment.recipient.name = party_name(&recipient.lines, &recipient.name);
+    payment.recipient.inn = recipient.inn.clone();
+    payment.recipient.kpp = recipient.kpp.clone();
+    payment.recipient.bank = Bank {
+        bik: recipient.bik.clone(),
+        corr_account: recipient.corr_account.clone(),
+        name: recipient.bank_name.clone(),
+        city: recipient.bank_city.clone(),
+    };
+    if has_budget {
+        let mut fields = Budget {
+            payer_status: budget.payer_status.clone(),
+            kbk: budget.kbk.clone(),
+            oktmo: budget.oktmo.clone(),
+            basis: budget.basis.clone(),
+            period: budget.period.clone(),
+            doc_number: budget.number.clone(),
+            doc_date: budget.date.clone(),
+            payment_type: budget.payment_type.clone(),
+            deduction_inn: None,
+        };
+        let prefix = payment.purpose.as_deref().and_then(third_party_prefix);
+        match prefix {
+            Some(prefix) if payer.inn.as_deref().is_some_and(|inn| inn != prefix.inn) => {
+                payment.third_party = Some(ThirdParty {
+                    name: prefix.name.to_string(),
+                    inn: payer.inn.clone().unwrap_or_default(),
+                    kpp: payer.kpp.clone().unwrap_or_else(|| "0".to_string()),
+                });
+                payment.payer.inn = Some(prefix.inn.to_string());
+                payment.payer.kpp = prefix.kpp.map(str::to_string);
+            }
+            _ if fields.payer_status.as_deref() == Some("19") => {
+                fields.deduction_inn = payment.payer.inn.take();
+            }
+            _ => {}
+        }
+        payment.budget = Some(fields);
+    }
+    (payment, findings)
+}
+
+/// The payment order of a payment, ready to be written canonically; and a finding when a
+/// third party's name cannot be carried (the purpose does not start with it).
+pub fn to_document(payment: &Payment) -> (Document, Vec<Finding>) {
+    let mut findings = Vec::new();
+    let mut document = Document {
+        kind: PAYMENT_ORDER.to_string(),
+        number: payment.number.clone(),
+        date: payment.date,
+        sum: payment.sum,
+        purpose: payment.purpose.clone(),
+        operation_kind: Some(
+            payment
+                .operation_kind
+                .clone()
+                .unwrap_or_else(|| "01".into()),
+        ),
+        priority: Some(payment.priority.clone().unwrap_or_else(|| "5".into())),
+        purpose_code: payment.purpose_code.clone(),
+        ..Document::default()
+    };
+    let payer = &mut document.payer;
+    payer.account = payment.payer.account.clone();
+    payer.settlement_account = payment.payer.account.clone();
+    payer.name = payment.payer.name.clone();
+    payer.lines[0] = payment.payer.name.clone();
+    payer.inn = payment.payer.inn.clone();
+    payer.kpp = payment.payer.kpp.clone();
+    payer.bik = payment.payer.bank.bik.clone();
+    payer.corr_account = payment.payer.bank.corr_account.clone();
+    payer.bank_name = payment.payer.bank.name.clone();
+    payer.bank_city = payment.payer.bank.city.clone();
+    let recipient = &mut document.recipient;
+    recipient.account = payment.recipient.account.clone();
+    recipient.settlement_account = payment.recipient.account.clone();
+    recipient.name = payment.recipient.name.clone();
+    recipient.lines[0] = payment.recipient.name.clone();
+    recipient.inn = payment.recipient.inn.clone();
+    recipient.kpp = payment.recipient.kpp.clone();
+    recipient.bik = payment.recipient.bank.bik.clone();
+    recipient.corr_account = payment.recipient.bank.corr_account.clone();
+    recipient.bank_name = payment.recipient.bank.name.clone();
+    recipient.bank_city = payment.recipient.bank.city.clone();
+    if payment.budget.is_some() || payment.third_party.is_some() {
+        let budget = payment.budget.clone().unwrap_or_default();
+        let zero = |v: Option<String>| Some(v.unwrap_or_else(|| "0".to_string()));
+        document.uin = zero(payment.uin.clone());
+        document.budget = clientbank_format::Budget {
+            payer_status: budget.payer_status,
+            kbk: zero(budget.kbk),
+            oktmo: zero(budget.oktmo),
+            basis: zero(budget.basis),
+            period: zero(budget.period),
+            number: zero(budget.doc_number),
+            date: zero(budget.doc_date),
+            payment_type: budget.payment_type,
+        };
+        if let Some(inn) = budget.deduction_inn {
+            document.payer.inn = Some(inn);
+        }
+    } else {
+        document.uin = payment.uin.clone();
+    }
+    if let Some(third) = &payment.third_party {
+        document.payer.inn = Some(third.inn.clone());
+        document.payer.kpp = Some(third.kpp.clone()).filter(|k| !k.is_empty());
+        let carried = payment
+            .purpose
+            .as_deref()
+            .and_then(third_party_prefix)
+            .is_some_and(|p| p.name == third.name.trim());
+        if !carried {
+            findings.push(
+                Finding::new(
+                    Code::ThirdPartyPurpose,
+                    Some(Field::ThirdPartyName),
+                    "a 1C payment order carries the third party's name only at the start of the \
+                     purpose: write it as `ИНН//КПП//name//…` (payer's INN and KPP, then the name)",
+                )
+                .found(third.name.clone()),
+            );
+        }
+    }
+    (document, findings)
+}
+
+/// A new exchange file holding `payments`: header with the payers' accounts and the period
+/// the documents span, one payment order each. Write it with [`Exchange::to_bytes`].
+pub fn to_exchange(payments: &[Payment], encoding: Encoding) -> (Exchange, Vec<Finding>) {
+    let mut findings = Vec::new();
+    let mut documents = Vec::with_capacity(payments.len());
+    for (index, payment) in payments.iter().enumerate() {
+        let (document, mut found) = to_document(payment);
+        for finding in &mut found {
+            finding.payment = Some(index);
+        }
+        findings.extend(found);
+        documents.push(document);
+    }
+    let mut accounts: Vec<String> = Vec::new();
+    for account in payments.iter().filter_map(|p| p.payer.account.clone()) {
+        if !accounts.contains(&account) {
+            accounts.push(account);
+        }
+    }
+    let dates = payments.iter().filter_map(|p| p.date);
+    let header = Header {
+        version: Some("1.03".into()),
+        encoding: Some(encoding.label().into()),
+        sender: Some("clientbank".into()),
+        start_date: dates.clone().min(),
+        end_date: dates.max(),
+        accounts,
+        document_types: vec![PAYMENT_ORDER.to_string()],
+        ..Header::default()
+    };
+    (
+        Exchange {
+            header,
+            accounts: Vec::new(),
+            documents,
+        },
+        findings,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn payment_order_names() {
+        assert!(is_payment_order("Платежное поручение"));
+        assert!(is_payment_order(" ПЛАТЁЖНОЕ ПОРУЧЕНИЕ "));
+        assert!(!is_payment_order("Банковский ордер"));
+    }
+
+    #[test]
+    fn one_line_names_lose_their_inn() {
+        let none = [None, None, None, None];
+        assert_eq!(
+            party_name(&none, &Some("ИНН 7707083893 ПАО Сбербанк".into())).as_deref(),
+            Some("ПАО Сбербанк")
+        );
+        assert_eq!(
+            party_name(&none, &Some("ООО Ромашка".into())).as_deref(),
+            Some("ООО Ромашка")
+        );
+    }
+
+    #[test]
+    fn third_party_prefixes() {
+        let p = third_party_prefix("7701234560//770101001//Иванов Иван Иванович//НДФЛ").unwrap();
+        assert_eq!(
+            (p.inn, p.kpp, p.name),
+            ("7701234560", Some("770101001"), "Иванов Иван Иванович")
+        );
+        let p = third_party_prefix("500100732259//Петров П. П.//налог").unwrap();
+        assert_eq!(
+            (p.inn, p.kpp, p.name),
+            ("500100732259", None, "Петров П. П.")
+        );
+        assert!(third_party_prefix("Оплата по счету 12//2024").is_none());
+        assert!(third_party_prefix("7701234560//770101001//Иванов").is_none());
+    }
+}

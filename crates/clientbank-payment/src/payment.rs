@@ -1,0 +1,166 @@
+//! The payment order as the bank and the tax authority understand it.
+
+use chrono::NaiveDate;
+use rust_decimal::Decimal;
+
+/// Which rules a payment order follows. It follows from the data: see [`Payment::kind`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// A commercial payment.
+    Ordinary,
+    /// A payment to the budget (tax, contribution, fee): fields 101–109 are filled.
+    Budget,
+    /// A budget payment made for somebody else (107n, since 2017).
+    ThirdParty,
+}
+
+impl Kind {
+    /// `ordinary`, `budget` or `third-party`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Ordinary => "ordinary",
+            Kind::Budget => "budget",
+            Kind::ThirdParty => "third-party",
+        }
+    }
+}
+
+/// A bank: BIK, correspondent account, name.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Bank {
+    /// Fields 11/14.
+    pub bik: Option<String>,
+    /// Fields 12/15.
+    pub corr_account: Option<String>,
+    /// Fields 10/13: the bank's name (`…Банк1`).
+    pub name: Option<String>,
+    /// The bank's city (`…Банк2`).
+    pub city: Option<String>,
+}
+
+/// Who sends the money. The bank knows all of it from [`Payer::account`]; the JSON request
+/// carries the account only.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Payer {
+    /// Field 9.
+    pub account: Option<String>,
+    /// Field 60 (of the payer itself; a third-party payment puts the third party's INN there).
+    pub inn: Option<String>,
+    /// Field 102.
+    pub kpp: Option<String>,
+    /// Field 8.
+    pub name: Option<String>,
+    /// Fields 10–12.
+    pub bank: Bank,
+}
+
+/// Who receives the money.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Recipient {
+    /// Field 16.
+    pub name: Option<String>,
+    /// Field 61.
+    pub inn: Option<String>,
+    /// Field 103.
+    pub kpp: Option<String>,
+    /// Field 17.
+    pub account: Option<String>,
+    /// Fields 13–15.
+    pub bank: Bank,
+}
+
+/// The budget fields of a tax or other budget payment, as written (`0` where the rules say
+/// there is no value).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Budget {
+    /// Field 101.
+    pub payer_status: Option<String>,
+    /// Field 104.
+    pub kbk: Option<String>,
+    /// Field 105.
+    pub oktmo: Option<String>,
+    /// Field 106.
+    pub basis: Option<String>,
+    /// Field 107.
+    pub period: Option<String>,
+    /// Field 108.
+    pub doc_number: Option<String>,
+    /// Field 109, `ДД.ММ.ГГГГ` or `0`.
+    pub doc_date: Option<String>,
+    /// Field 110, obsolete; kept so that it is not lost.
+    pub payment_type: Option<String>,
+    /// For deductions from a salary (status `19`): the INN of the person they are made for.
+    pub deduction_inn: Option<String>,
+}
+
+/// The person whose obligation a third-party payment settles.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ThirdParty {
+    /// Name.
+    pub name: String,
+    /// INN (field 60 in the payment order).
+    pub inn: String,
+    /// KPP (field 102), `0` for a person.
+    pub kpp: String,
+}
+
+/// One payment order (платёжное поручение).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Payment {
+    /// Field 3.
+    pub number: Option<String>,
+    /// Field 4.
+    pub date: Option<NaiveDate>,
+    /// Field 7.
+    pub sum: Option<Decimal>,
+    /// The sender.
+    pub payer: Payer,
+    /// The receiver.
+    pub recipient: Recipient,
+    /// Field 24.
+    pub purpose: Option<String>,
+    /// Field 22, the UIN; `None` is written `0`.
+    pub uin: Option<String>,
+    /// Field 21; `None` is the usual `5`.
+    pub priority: Option<String>,
+    /// Field 18; `None` is `01`, a payment order.
+    pub operation_kind: Option<String>,
+    /// Field 20.
+    pub purpose_code: Option<String>,
+    /// Fields 101, 104–110, when the payment goes to the budget.
+    pub budget: Option<Budget>,
+    /// Whose obligation is paid, when it is not the payer's own.
+    pub third_party: Option<ThirdParty>,
+}
+
+impl Payment {
+    /// The kind follows from the data: a third party makes it [`Kind::ThirdParty`], budget
+    /// fields make it [`Kind::Budget`], anything else is [`Kind::Ordinary`].
+    pub fn kind(&self) -> Kind {
+        if self.third_party.is_some() {
+            Kind::ThirdParty
+        } else if self.budget.is_some() {
+            Kind::Budget
+        } else {
+            Kind::Ordinary
+        }
+    }
+}
+
+/// The requisites of the single tax payment (ЕНП) that the FNS publishes (RULES.md §4.9).
+pub mod enp {
+    /// Payee INN (field 61).
+    pub const INN: &str = "7727406020";
+    /// Payee KPP (field 103), since December 2025.
+    pub const KPP: &str = "770701001";
+    /// Payee KPP before December 2025.
+    pub const OLD_KPP: &str = "770801001";
+    /// Payee bank BIK (field 14).
+    pub const BIK: &str = "017003983";
+    /// Payee bank account, the single treasury account (field 15).
+    pub const CORR_ACCOUNT: &str = "40102810445370000059";
+    /// Payee account (field 17).
+    pub const ACCOUNT: &str = "03100643000000018500";
+    /// KBK (field 104).
+    pub const KBK: &str = "18201061201010000510";
+}

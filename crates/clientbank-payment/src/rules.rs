@@ -1,0 +1,413 @@
+//! The check-digit and format algorithms of Russian payment requisites (RULES.md §1–§6), as
+//! pure functions over text. [`validate`](crate::validate) turns their answers into findings.
+
+/// What is wrong with a code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Defect {
+    /// Wrong length, or characters the code cannot contain.
+    Format,
+    /// The shape is right, the check digit (or control key) is not.
+    CheckDigit,
+}
+
+fn digits(value: &str) -> Option<Vec<u32>> {
+    value.chars().map(|c| c.to_digit(10)).collect()
+}
+
+fn weighted(digits: &[u32], weights: &[u32]) -> u32 {
+    digits.iter().zip(weights).map(|(d, w)| d * w).sum()
+}
+
+/// An INN of 10 (organisation) or 12 (person) digits with its check digits (§1).
+pub fn inn(value: &str) -> Result<(), Defect> {
+    const W10: [u32; 9] = [2, 4, 10, 3, 5, 9, 4, 6, 8];
+    const W11: [u32; 10] = [7, 2, 4, 10, 3, 5, 9, 4, 6, 8];
+    const W12: [u32; 11] = [3, 7, 2, 4, 10, 3, 5, 9, 4, 6, 8];
+    let d = digits(value).ok_or(Defect::Format)?;
+    let check = |n: usize, weights: &[u32]| weighted(&d[..n], weights) % 11 % 10 == d[n];
+    let ok = match d.len() {
+        10 => check(9, &W10),
+        12 => check(10, &W11) && check(11, &W12),
+        _ => return Err(Defect::Format),
+    };
+    if ok { Ok(()) } else { Err(Defect::CheckDigit) }
+}
+
+/// A KPP: four digits, two digits or capital Latin letters, three digits (§2). No check digit.
+pub fn kpp(value: &str) -> Result<(), Defect> {
+    let b = value.as_bytes();
+    let ok = b.len() == 9
+        && b[..4].iter().all(u8::is_ascii_digit)
+        && b[4..6]
+            .iter()
+            .all(|c| c.is_ascii_digit() || c.is_ascii_uppercase())
+        && b[6..].iter().all(u8::is_ascii_digit);
+    if ok { Ok(()) } else { Err(Defect::Format) }
+}
+
+/// A BIK: nine digits starting with `0` (§3.1). Which BIKs exist only the Bank of Russia's
+/// directory knows.
+pub fn bik(value: &str) -> Result<(), Defect> {
+    let b = value.as_bytes();
+    if b.len() == 9 && b.iter().all(u8::is_ascii_digit) && b[0] == b'0' {
+        Ok(())
+    } else {
+        Err(Defect::Format)
+    }
+}
+
+/// Whether a BIK belongs to a territorial body of the Federal Treasury (`0…` but not `04…`).
+pub fn is_treasury_bik(bik: &str) -> bool {
+    bik.len() == 9 && bik.starts_with('0') && !bik.starts_with("04")
+}
+
+/// Whether an account is a treasury account (`03…`, field 17 of budget payments since 2021),
+/// which has no control key.
+pub fn is_treasury_account(account: &str) -> bool {
+    account.starts_with("03")
+}
+
+/// A treasury account's structure: 20 digits, `03…`, currency `643` at digits 6–8 (§3.3).
+pub fn treasury_account(account: &str) -> Result<(), Defect> {
+    let b = account.as_bytes();
+    if b.len() == 20
+        && b.iter().all(u8::is_ascii_digit)
+        && b.starts_with(b"03")
+        && &b[5..8] == b"643"
+    {
+        Ok(())
+    } else {
+        Err(Defect::Format)
+    }
+}
+
+/// An account of 20 digits whose control key agrees with the BIK of the bank that holds it
+/// (CBR No. 515, §3.2–§3.3). Correspondent accounts (`301…`), the single treasury accounts
+/// (`40102…`) and accounts at a Bank of Russia division (BIK `…000`, `…001`, `…002`) use the
+/// RKC rule; treasury accounts (`03…`) have no key and are checked for structure only.
+pub fn account(bik: &str, account: &str) -> Result<(), Defect> {
+    let d = digits(account).ok_or(Defect::Format)?;
+    if d.len() != 20 {
+        return Err(Defect::Format);
+    }
+    if is_treasury_account(account) {
+        return treasury_account(account);
+    }
+    let b = digits(bik).filter(|b| b.len() == 9).ok_or(Defect::Format)?;
+    let rkc = account.starts_with("301")
+        || account.starts_with("40102")
+        || matches!(&bik[6..], "000" | "001" | "002");
+    let bank_part = if rkc {
+        [0, b[4], b[5]]
+    } else {
+        [b[6], b[7], b[8]]
+    };
+    const WEIGHTS: [u32; 3] = [7, 1, 3];
+    let sum: u32 = bank_part
+        .iter()
+        .chain(&d)
+        .zip(WEIGHTS.iter().cycle())
+        .map(|(digit, w)| digit * w % 10)
+        .sum();
+    if sum % 10 == 0 {
+        Ok(())
+    } else {
+        Err(Defect::CheckDigit)
+    }
+}
+
+/// A UIN (field 22): 20 or 25 digits, not all zeros, with its check digit (§4.8). `0` means
+/// "none" and is not a UIN: check it before calling.
+pub fn uin(value: &str) -> Result<(), Defect> {
+    let d = digits(value).ok_or(Defect::Format)?;
+    if !matches!(d.len(), 20 | 25) || d.iter().all(|&x| x == 0) {
+        return Err(Defect::Format);
+    }
+    let (body, check) = d.split_at(d.len() - 1);
+    let remainder = |shift: u32| -> u32 {
+        body.iter()
+            .enumerate()
+            .map(|(i, x)| x * ((i as u32 + shift) % 10 + 1))
+            .sum::<u32>()
+            % 11
+    };
+    let mut r = remainder(0);
+    if r == 10 {
+        r = remainder(2);
+        if r == 10 {
+            r = 0;
+        }
+    }
+    if r == check[0] {
+        Ok(())
+    } else {
+        Err(Defect::CheckDigit)
+    }
+}
+
+/// A KBK (field 104): 20 digits, not all zeros (§6).
+pub fn kbk(value: &str) -> Result<(), Defect> {
+    let b = value.as_bytes();
+    if b.len() == 20 && b.iter().all(u8::is_ascii_digit) && b.iter().any(|&c| c != b'0') {
+        Ok(())
+    } else {
+        Err(Defect::Format)
+    }
+}
+
+/// An OKTMO code (field 105): 8 or 11 digits, not all zeros.
+pub fn oktmo(value: &str) -> Result<(), Defect> {
+    let b = value.as_bytes();
+    if matches!(b.len(), 8 | 11) && b.iter().all(u8::is_ascii_digit) && b.iter().any(|&c| c != b'0')
+    {
+        Ok(())
+    } else {
+        Err(Defect::Format)
+    }
+}
+
+/// Payer statuses (field 101) of 107n as amended through 2023 (§4.1).
+pub const PAYER_STATUSES: &[&str] = &[
+    "01", "02", "03", "04", "05", "06", "07", "08", "13", "14", "15", "16", "17", "18", "19", "20",
+    "21", "22", "23", "24", "25", "26", "27", "28", "29", "30", "31", "32", "33", "34", "35", "36",
+];
+
+/// Statuses removed on 01.10.2021 (199n): ИП, notary, lawyer, farm head now use `13`.
+pub const REMOVED_PAYER_STATUSES: &[&str] = &["09", "10", "11", "12"];
+
+/// Bases of payment (field 106) of 107n Appendix 2, and `0`.
+pub const BASES: &[&str] = &[
+    "ТП", "ЗД", "ТР", "РС", "ОТ", "РТ", "ПБ", "ПР", "ПВ", "АП", "АР", "ИН", "ТЛ", "ЗТ", "ДЕ", "ПО",
+    "КТ", "ИД", "ИП", "ТУ", "БД", "КП", "ДК", "ПК", "КК", "ТК", "ПД", "КВ", "0",
+];
+
+/// Bases with which field 108 must name a document (not `0`).
+pub const BASES_WITH_DOCUMENT: &[&str] = &["ТР", "РС", "ОТ", "РТ", "ПР", "АП", "АР"];
+
+/// A tax period (field 107): `0`, `МС.01`–`МС.12`, `КВ.01`–`КВ.04`, `ПЛ.01`–`ПЛ.02`,
+/// `ГД.00` followed by `.YYYY`, a date `ДД.ММ.ГГГГ`, or an 8-digit customs code when the KBK
+/// starts with `153` (§4.4).
+pub fn period(value: &str, kbk: Option<&str>) -> Result<(), Defect> {
+    if value == "0" {
+        return Ok(());
+    }
+    if kbk.is_some_and(|k| k.starts_with("153"))
+        && value.len() == 8
+        && value.bytes().all(|c| c.is_ascii_digit())
+    {
+        return Ok(());
+    }
+    if date_text(value).is_ok() {
+        return Ok(());
+    }
+    let chars: Vec<char> = value.chars().collect();
+    if chars.len() != 10 || chars[2] != '.' || chars[5] != '.' {
+        return Err(Defect::Format);
+    }
+    let part: String = chars[..2].iter().collect();
+    let number: String = chars[3..5].iter().collect();
+    let year: String = chars[6..].iter().collect();
+    if !year.bytes().all(|c| c.is_ascii_digit()) || !number.bytes().all(|c| c.is_ascii_digit()) {
+        return Err(Defect::Format);
+    }
+    let n: u32 = number.parse().map_err(|_| Defect::Format)?;
+    let ok = match part.as_str() {
+        "МС" => (1..=12).contains(&n),
+        "КВ" => (1..=4).contains(&n),
+        "ПЛ" => (1..=2).contains(&n),
+        "ГД" => n == 0,
+        _ => false,
+    };
+    if ok { Ok(()) } else { Err(Defect::Format) }
+}
+
+/// A date written `ДД.ММ.ГГГГ` that exists in the calendar.
+pub fn date_text(value: &str) -> Result<chrono::NaiveDate, Defect> {
+    if value.len() != 10 {
+        return Err(Defect::Format);
+    }
+    clientbank_format::value::parse_date(value.as_bytes()).ok_or(Defect::Format)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inn_vectors() {
+        for valid in [
+            "7707083893",
+            "7727406020",
+            "7710140679",
+            "7702070139",
+            "7707329152",
+            "500100732259",
+            "773370857141",
+            "0000000000",
+        ] {
+            assert_eq!(inn(valid), Ok(()), "{valid}");
+        }
+        for (invalid, defect) in [
+            ("7707083894", Defect::CheckDigit),
+            ("773370857142", Defect::CheckDigit),
+            ("770708389", Defect::Format),
+            ("50010073225x", Defect::Format),
+            ("9909000000", Defect::CheckDigit),
+            ("", Defect::Format),
+        ] {
+            assert_eq!(inn(invalid), Err(defect), "{invalid}");
+        }
+    }
+
+    #[test]
+    fn kpp_vectors() {
+        for valid in [
+            "773601001",
+            "770801001",
+            "770701001",
+            "7736AB001",
+            "0000AZ000",
+        ] {
+            assert_eq!(kpp(valid), Ok(()), "{valid}");
+        }
+        for invalid in [
+            "77360100",
+            "7736ab001",
+            "7736АВ001",
+            "7736AB0O1",
+            "7736010011",
+        ] {
+            assert_eq!(kpp(invalid), Err(Defect::Format), "{invalid}");
+        }
+    }
+
+    #[test]
+    fn bik_vectors() {
+        for valid in ["044525225", "017003983", "004525988"] {
+            assert_eq!(bik(valid), Ok(()));
+        }
+        for invalid in ["44525225", "144525225", "04452522x", "0445252250"] {
+            assert_eq!(bik(invalid), Err(Defect::Format), "{invalid}");
+        }
+        assert!(is_treasury_bik("017003983"));
+        assert!(!is_treasury_bik("044525225"));
+    }
+
+    #[test]
+    fn account_vectors() {
+        for (b, a) in [
+            ("044525225", "30101810400000000225"),
+            ("044525187", "30101810700000000187"),
+            ("044525593", "30101810200000000593"),
+            ("044525974", "30101810145250000974"),
+            ("049805000", "30101810800000000746"),
+            ("049805746", "40602810700000000025"),
+            ("044030827", "40702810900000002851"),
+            ("044525974", "40802810000000481224"),
+            ("017003983", "40102810445370000059"),
+            ("004525988", "40102810545370000003"),
+            ("044525000", "40102810545370000003"),
+            // Treasury accounts: no key, structure only.
+            ("004525988", "03100643000000018500"),
+            ("017003983", "03100643000000017300"),
+            ("017003983", "03224643450000007300"),
+        ] {
+            assert_eq!(account(b, a), Ok(()), "{b} {a}");
+        }
+        for (b, a, defect) in [
+            ("044030827", "40702810000000002851", Defect::CheckDigit),
+            ("044525225", "30101810500000000225", Defect::CheckDigit),
+            ("044525225", "40702810938000000002", Defect::CheckDigit),
+            ("044525974", "40702810938000000001", Defect::CheckDigit),
+            ("044525225", "3010181040000000022", Defect::Format),
+            ("044525225", "3014567890123456789*", Defect::Format),
+            ("017003983", "03100000000000018500", Defect::Format),
+        ] {
+            assert_eq!(account(b, a), Err(defect), "{b} {a}");
+        }
+        // rin-nas negatives: every wrong key digit of 40702810?00000002851 fails.
+        for key in 0..9 {
+            let a = format!("40702810{key}00000002851");
+            assert_eq!(account("044030827", &a), Err(Defect::CheckDigit), "{a}");
+        }
+    }
+
+    #[test]
+    fn uin_vectors() {
+        for valid in [
+            "18810192085432512980",
+            "18810577220946654210",
+            "0355431019217522430297490",
+        ] {
+            assert_eq!(uin(valid), Ok(()), "{valid}");
+        }
+        for (invalid, defect) in [
+            ("18810192085432512981", Defect::CheckDigit),
+            ("0355431019217522430297491", Defect::CheckDigit),
+            ("18810177230801000123", Defect::CheckDigit),
+            ("00000000000000000000", Defect::Format),
+            ("188101920854325129801", Defect::Format),
+            ("1881019208543251298A", Defect::Format),
+        ] {
+            assert_eq!(uin(invalid), Err(defect), "{invalid}");
+        }
+    }
+
+    #[test]
+    fn kbk_and_oktmo_vectors() {
+        for valid in [
+            "18201061201010000510",
+            "18210202000010000160",
+            "00000000000131131022",
+        ] {
+            assert_eq!(kbk(valid), Ok(()));
+        }
+        for invalid in [
+            "1820106120101000051",
+            "00000000000000000000",
+            "182010612010100005I0",
+        ] {
+            assert_eq!(kbk(invalid), Err(Defect::Format), "{invalid}");
+        }
+        for valid in ["45379000", "45000000", "45379000001"] {
+            assert_eq!(oktmo(valid), Ok(()));
+        }
+        for invalid in ["4537900", "00000000", "453790001"] {
+            assert_eq!(oktmo(invalid), Err(Defect::Format), "{invalid}");
+        }
+    }
+
+    #[test]
+    fn period_vectors() {
+        for valid in [
+            "МС.01.2024",
+            "КВ.04.2024",
+            "ПЛ.02.2024",
+            "ГД.00.2024",
+            "28.03.2024",
+            "0",
+        ] {
+            assert_eq!(
+                period(valid, Some("18210102010011000110")),
+                Ok(()),
+                "{valid}"
+            );
+        }
+        assert_eq!(period("10005000", Some("15310090000010000110")), Ok(()));
+        assert_eq!(
+            period("10005000", Some("18210102010011000110")),
+            Err(Defect::Format)
+        );
+        for invalid in [
+            "МС.13.2024",
+            "КВ.05.2024",
+            "ГД.01.2024",
+            "MC.01.2024",
+            "МС.1.2024",
+            "31.02.2024",
+            "2024",
+        ] {
+            assert_eq!(period(invalid, None), Err(Defect::Format), "{invalid}");
+        }
+    }
+}

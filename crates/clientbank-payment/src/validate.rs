@@ -1,0 +1,915 @@
+//! Every rule of RULES.md applied to one payment, all findings at once.
+
+use chrono::NaiveDate;
+use clientbank_format::Encoding;
+use rust_decimal::Decimal;
+
+use crate::finding::{Code, Field, Finding};
+use crate::payment::{Budget, Kind, Payment, ThirdParty, enp};
+use crate::rules::{self, Defect};
+
+/// What the rules need to know beyond the payment.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Context {
+    /// Today in Moscow, for the date rules; `None` skips them (a statement's records are
+    /// history, not orders to execute).
+    pub today: Option<NaiveDate>,
+}
+
+/// How many days after its date the bank still takes a payment order (383-P).
+pub const VALID_DAYS: i64 = 10;
+
+/// The longest purpose (field 24) and name (fields 8 and 16).
+pub const MAX_PURPOSE: usize = 210;
+/// The longest name of a party.
+pub const MAX_NAME: usize = 160;
+
+/// Checks `payment` against every rule; the findings come in field order.
+pub fn validate(payment: &Payment, context: &Context) -> Vec<Finding> {
+    let mut check = Check::default();
+    check.document(payment, context);
+    check.payer(payment);
+    check.recipient(payment);
+    check.purpose(payment);
+    match &payment.budget {
+        Some(budget) => check.budget(payment, budget),
+        None => {
+            if payment
+                .recipient
+                .account
+                .as_deref()
+                .is_some_and(|a| a.starts_with("03100"))
+            {
+                check.add(
+                    Code::BudgetFieldsMissing,
+                    Field::PayerStatus,
+                    None,
+                    "the recipient is a treasury account for budget revenues: fill in the budget \
+                     fields 101 and 104–109",
+                );
+            }
+        }
+    }
+    if let Some(third) = &payment.third_party {
+        check.third_party(payment, third);
+    }
+    check.findings
+}
+
+#[derive(Default)]
+struct Check {
+    findings: Vec<Finding>,
+}
+
+impl Check {
+    fn add(&mut self, code: Code, field: Field, found: Option<&str>, message: impl Into<String>) {
+        let mut finding = Finding::new(code, Some(field), message);
+        finding.found = found.map(str::to_string);
+        self.findings.push(finding);
+    }
+
+    fn missing(&mut self, field: Field, what: &str) {
+        self.add(Code::Missing, field, None, format!("fill in {what}"));
+    }
+
+    /// The value with spaces around it removed, warning when there were any.
+    fn trimmed<'v>(&mut self, field: Field, value: &'v str) -> &'v str {
+        let trimmed = value.trim();
+        if trimmed.len() != value.len() {
+            self.add(
+                Code::Whitespace,
+                field,
+                Some(value),
+                "remove the spaces around the value",
+            );
+        }
+        trimmed
+    }
+
+    /// Text that a 1C file (CP1251, one line per key) can hold.
+    fn text(&mut self, field: Field, value: &str) {
+        if let Some(c) = value.chars().find(|c| c.is_control()) {
+            self.add(
+                Code::ControlCharacter,
+                field,
+                Some(value),
+                format!(
+                    "remove the control character U+{:04X} (line breaks and tabs are not allowed)",
+                    c as u32
+                ),
+            );
+        } else if let Err(c) = Encoding::Cp1251.encode(value) {
+            self.add(
+                Code::Unrepresentable,
+                field,
+                Some(value),
+                format!(
+                    "replace {c:?} (U+{:04X}): a payment order is written in Windows-1251, which \
+                     has no such character",
+                    c as u32
+                ),
+            );
+        }
+    }
+
+    fn inn(&mut self, field: Field, value: &str, budget: bool) {
+        let value = self.trimmed(field, value);
+        let kio = budget && value.len() == 5 && value.bytes().all(|b| b.is_ascii_digit());
+        if kio {
+            if value == "00000" {
+                self.add(
+                    Code::InnFormat,
+                    field,
+                    Some(value),
+                    "a КИО cannot be all zeros",
+                );
+            }
+            return;
+        }
+        match rules::inn(value) {
+            Err(Defect::Format) => self.add(
+                Code::InnFormat,
+                field,
+                Some(value),
+                if budget {
+                    "an INN has 10 digits (organisation) or 12 (person), or a foreign \
+                     organisation's КИО has 5"
+                } else {
+                    "an INN has 10 digits (organisation) or 12 (person)"
+                },
+            ),
+            Err(Defect::CheckDigit) => self.add(
+                Code::InnCheckDigit,
+                field,
+                Some(value),
+                "the INN's check digit is wrong: check the INN against the counterparty's documents",
+            ),
+            Ok(()) if budget && value.starts_with("00") => self.add(
+                Code::InnZeroPrefix,
+                field,
+                Some(value),
+                "an INN in a budget payment cannot start with 00",
+            ),
+            Ok(()) => {}
+        }
+    }
+
+    fn kpp(&mut self, field: Field, value: &str, budget: bool) {
+        let value = self.trimmed(field, value);
+        if value == "0" {
+            return;
+        }
+        if rules::kpp(value).is_err() {
+            let hint = if value.chars().any(|c| ('А'..='я').contains(&c)) {
+                " (Cyrillic letters look like Latin ones but are not allowed)"
+            } else {
+                ""
+            };
+            self.add(
+                Code::KppFormat,
+                field,
+                Some(value),
+                format!(
+                    "a KPP is 9 characters: 4 digits, 2 digits or capital Latin letters, 3 digits, \
+                     or 0{hint}"
+                ),
+            );
+        } else if budget && value.starts_with("00") {
+            self.add(
+                Code::KppZeroPrefix,
+                field,
+                Some(value),
+                "a KPP in a budget payment cannot start with 00",
+            );
+        }
+    }
+
+    fn bik(&mut self, field: Field, value: &str) -> bool {
+        let value = self.trimmed(field, value);
+        let ok = rules::bik(value).is_ok();
+        if !ok {
+            self.add(
+                Code::BikFormat,
+                field,
+                Some(value),
+                "a BIK is 9 digits starting with 0",
+            );
+        }
+        ok
+    }
+
+    /// An account, checked against its bank's BIK when the BIK is known and well-formed.
+    fn account(&mut self, field: Field, value: &str, bik: Option<&str>) {
+        let value = self.trimmed(field, value);
+        let well_formed = value.len() == 20 && value.bytes().all(|b| b.is_ascii_digit());
+        if !well_formed {
+            self.add(
+                Code::AccountFormat,
+                field,
+                Some(value),
+                "an account number has 20 digits",
+            );
+            return;
+        }
+        if rules::is_treasury_account(value) {
+            if rules::treasury_account(value).is_err() {
+                self.add(
+                    Code::TreasuryAccount,
+                    field,
+                    Some(value),
+                    "a treasury account is 03, four digits, 643, then the budget's codes",
+                );
+            }
+            return;
+        }
+        let Some(bik) = bik.map(str::trim).filter(|b| rules::bik(b).is_ok()) else {
+            return;
+        };
+        if rules::account(bik, value) == Err(Defect::CheckDigit) {
+            self.add(
+                Code::AccountKey,
+                field,
+                Some(value),
+                format!(
+                    "the account's control key does not match BIK {bik}: check the account and \
+                     the bank"
+                ),
+            );
+        }
+    }
+
+    fn corr_account(&mut self, field: Field, value: &str, bik: Option<&str>) {
+        let trimmed = value.trim();
+        if !(trimmed.starts_with("301") || trimmed.starts_with("40102")) {
+            self.add(
+                Code::CorrAccountFormat,
+                field,
+                Some(trimmed),
+                "a bank's correspondent account starts with 301 (or 40102 for the treasury)",
+            );
+            return;
+        }
+        self.account(field, value, bik);
+    }
+
+    fn document(&mut self, payment: &Payment, context: &Context) {
+        match payment.number.as_deref() {
+            None => self.missing(Field::Number, "the document number"),
+            Some(number) => {
+                let number = self.trimmed(Field::Number, number);
+                if number.is_empty()
+                    || !number.bytes().all(|b| b.is_ascii_digit())
+                    || number.bytes().all(|b| b == b'0')
+                {
+                    self.add(
+                        Code::NumberInvalid,
+                        Field::Number,
+                        Some(number),
+                        "a payment order's number is digits, not all zeros",
+                    );
+                } else if number.len() > 6 {
+                    self.add(
+                        Code::NumberLong,
+                        Field::Number,
+                        Some(number),
+                        "the payment order form holds six digits; the bank may cut the number",
+                    );
+                }
+            }
+        }
+        match (payment.date, context.today) {
+            (None, _) => self.missing(Field::Date, "the document date"),
+            (Some(date), Some(today)) if date > today => self.add(
+                Code::DateInFuture,
+                Field::Date,
+                Some(&clientbank_format::value::format_date(date)),
+                format!(
+                    "the date is after today ({}); the bank executes orders on or after their date",
+                    clientbank_format::value::format_date(today)
+                ),
+            ),
+            (Some(date), Some(today)) if (today - date).num_days() > VALID_DAYS => self.add(
+                Code::DateStale,
+                Field::Date,
+                Some(&clientbank_format::value::format_date(date)),
+                format!(
+                    "the order is dated more than {VALID_DAYS} days ago; the bank may refuse it: \
+                     re-issue it with today's date"
+                ),
+            ),
+            _ => {}
+        }
+        match payment.sum {
+            None => self.missing(Field::Sum, "the sum"),
+            Some(sum) => {
+                let text = sum.to_string();
+                if sum <= Decimal::ZERO {
+                    self.add(
+                        Code::SumNotPositive,
+                        Field::Sum,
+                        Some(&text),
+                        "the sum must be more than zero",
+                    );
+                }
+                let normal = sum.normalize();
+                let digits = normal.mantissa().unsigned_abs().to_string().len();
+                if normal.scale() > 2 || digits > 18 {
+                    self.add(
+                        Code::SumPrecision,
+                        Field::Sum,
+                        Some(&text),
+                        "a sum has at most two decimals (kopecks) and 18 digits",
+                    );
+                }
+            }
+        }
+        if let Some(uin) = payment.uin.as_deref() {
+            let uin = self.trimmed(Field::Uin, uin);
+            match rules::uin(uin) {
+                Err(Defect::Format) => self.add(
+                    Code::UinFormat,
+                    Field::Uin,
+                    Some(uin),
+                    "a UIN is 20 or 25 digits, not all zeros; write 0 when there is none",
+                ),
+                Err(Defect::CheckDigit) => self.add(
+                    Code::UinCheckDigit,
+                    Field::Uin,
+                    Some(uin),
+                    "the UIN's check digit is wrong: copy it again from the bill",
+                ),
+                Ok(()) => {}
+            }
+        }
+        if let Some(priority) = payment.priority.as_deref() {
+            let priority = priority.trim();
+            if !matches!(priority, "1" | "2" | "3" | "4" | "5") {
+                self.add(
+                    Code::PriorityInvalid,
+                    Field::Priority,
+                    Some(priority),
+                    "the priority is one digit from 1 to 5",
+                );
+            } else if priority != "5" && payment.kind() == Kind::Ordinary {
+                self.add(
+                    Code::PriorityUnusual,
+                    Field::Priority,
+                    Some(priority),
+                    "ordinary payments and voluntary tax payments have priority 5",
+                );
+            }
+        }
+        if let Some(kind) = payment.operation_kind.as_deref()
+            && kind.trim() != "01"
+        {
+            self.add(
+                Code::OperationKindUnusual,
+                Field::OperationKind,
+                Some(kind),
+                "a payment order's kind of operation (field 18) is 01",
+            );
+        }
+        if let Some(code) = payment.purpose_code.as_deref()
+            && !matches!(code.trim(), "1" | "2" | "3" | "4" | "5")
+        {
+            self.add(
+                Code::PurposeCodeInvalid,
+                Field::PurposeCode,
+                Some(code),
+                "the purpose code (field 20) is one digit from 1 to 5, or empty",
+            );
+        }
+    }
+
+    fn payer(&mut self, payment: &Payment) {
+        let payer = &payment.payer;
+        let budget = payment.kind() != Kind::Ordinary;
+        let bik = payer.bank.bik.as_deref();
+        if let Some(bik) = bik {
+            self.bik(Field::PayerBik, bik);
+        }
+        match payer.account.as_deref() {
+            None => self.missing(Field::PayerAccount, "the payer's account"),
+            Some(account) => self.account(Field::PayerAccount, account, bik),
+        }
+        if let Some(corr) = payer.bank.corr_account.as_deref() {
+            self.corr_account(Field::PayerCorrAccount, corr, bik);
+        }
+        if let Some(name) = payer.name.as_deref() {
+            self.name(Field::PayerName, name);
+        }
+        if let Some(inn) = payer.inn.as_deref() {
+            if budget && inn.trim() == "0" {
+                if payment.uin.is_none() {
+                    self.add(
+                        Code::InnFormat,
+                        Field::PayerInn,
+                        Some(inn),
+                        "a budget payment without a UIN needs the payer's INN (0 is allowed \
+                         only with a UIN)",
+                    );
+                }
+            } else if inn.trim() != "0" {
+                self.inn(Field::PayerInn, inn, budget);
+            }
+        }
+        if let Some(kpp) = payer.kpp.as_deref() {
+            self.kpp(Field::PayerKpp, kpp, budget);
+        }
+    }
+
+    fn name(&mut self, field: Field, name: &str) {
+        if name.chars().count() > MAX_NAME {
+            self.add(
+                Code::NameTooLong,
+                field,
+                Some(name),
+                format!("a name has at most {MAX_NAME} characters"),
+            );
+        }
+        self.text(field, name);
+    }
+
+    fn recipient(&mut self, payment: &Payment) {
+        let recipient = &payment.recipient;
+        let budget = payment.kind() != Kind::Ordinary;
+        match recipient.name.as_deref() {
+            None => self.missing(Field::RecipientName, "the recipient's name"),
+            Some(name) => self.name(Field::RecipientName, name),
+        }
+        let bik = recipient.bank.bik.as_deref();
+        let bik_ok = match bik {
+            None => {
+                self.missing(Field::RecipientBik, "the recipient bank's BIK");
+                false
+            }
+            Some(bik) => self.bik(Field::RecipientBik, bik),
+        };
+        match recipient.account.as_deref() {
+            None => self.missing(Field::RecipientAccount, "the recipient's account"),
+            Some(account) => self.account(Field::RecipientAccount, account, bik),
+        }
+        match recipient.bank.corr_account.as_deref() {
+            Some(corr) => self.corr_account(Field::RecipientCorrAccount, corr, bik),
+            // A Bank of Russia division has no correspondent account.
+            None if bik_ok
+                && !bik.is_some_and(|b| matches!(&b.trim()[6..], "000" | "001" | "002")) =>
+            {
+                self.missing(
+                    Field::RecipientCorrAccount,
+                    "the recipient bank's correspondent account",
+                );
+            }
+            None => {}
+        }
+        match recipient.inn.as_deref() {
+            None if budget => self.missing(Field::RecipientInn, "the recipient's INN"),
+            Some(inn) if inn.trim() != "0" || budget => {
+                self.inn(Field::RecipientInn, inn, budget);
+                if budget && inn.trim().len() != 10 {
+                    self.add(
+                        Code::InnFormat,
+                        Field::RecipientInn,
+                        Some(inn),
+                        "the recipient of a budget payment is an organisation: its INN has 10 digits",
+                    );
+                }
+            }
+            _ => {}
+        }
+        match recipient.kpp.as_deref() {
+            None if budget => self.missing(Field::RecipientKpp, "the recipient's KPP"),
+            Some(kpp) => {
+                if budget && kpp.trim() == "0" {
+                    self.add(
+                        Code::KppFormat,
+                        Field::RecipientKpp,
+                        Some(kpp),
+                        "the recipient of a budget payment has a 9-character KPP",
+                    );
+                } else {
+                    self.kpp(Field::RecipientKpp, kpp, budget);
+                }
+            }
+            None => {}
+        }
+    }
+
+    fn purpose(&mut self, payment: &Payment) {
+        let Some(purpose) = payment.purpose.as_deref() else {
+            self.missing(Field::Purpose, "the purpose of payment");
+            return;
+        };
+        let length = purpose.chars().count();
+        if length > MAX_PURPOSE {
+            self.add(
+                Code::PurposeTooLong,
+                Field::Purpose,
+                Some(purpose),
+                format!("the purpose has {length} characters; shorten it to {MAX_PURPOSE}"),
+            );
+        }
+        self.text(Field::Purpose, purpose);
+        if payment.kind() != Kind::Ordinary {
+            return;
+        }
+        match vat(purpose) {
+            None => self.add(
+                Code::VatNotMentioned,
+                Field::Purpose,
+                None,
+                "say whether the sum includes VAT (\"в т.ч. НДС 20% - …\" or \"Без налога (НДС)\"), \
+                 as the Tax Code art. 168 asks",
+            ),
+            Some(Vat::Amount { rate, amount }) => {
+                if let Some(sum) = payment.sum {
+                    let expected = (sum * rate / (Decimal::ONE_HUNDRED + rate)).round_dp(2);
+                    if (expected - amount).abs() > Decimal::new(1, 2) {
+                        self.add(
+                            Code::VatAmount,
+                            Field::Purpose,
+                            Some(&amount.to_string()),
+                            format!(
+                                "VAT {rate}% of {sum} is {expected}, the purpose says {amount}"
+                            ),
+                        );
+                    }
+                }
+            }
+            Some(Vat::Mentioned) => {}
+        }
+    }
+
+    fn budget(&mut self, payment: &Payment, budget: &Budget) {
+        match field_text(&budget.payer_status) {
+            None => self.missing(Field::PayerStatus, "the payer status (field 101), e.g. 01"),
+            Some(status) if rules::REMOVED_PAYER_STATUSES.contains(&status) => self.add(
+                Code::PayerStatusRemoved,
+                Field::PayerStatus,
+                Some(status),
+                "statuses 09–12 were removed on 01.10.2021: individual entrepreneurs, notaries, \
+                 lawyers and farm heads use 13 (or 01 for the single tax payment)",
+            ),
+            Some(status) if !rules::PAYER_STATUSES.contains(&status) => self.add(
+                Code::PayerStatusInvalid,
+                Field::PayerStatus,
+                Some(status),
+                "the payer status is two digits of 107n's list, e.g. 01 (taxpayer), 02 (tax \
+                 agent), 13 (person)",
+            ),
+            Some(_) => {}
+        }
+        match self.placeholder(Field::Kbk, &budget.kbk) {
+            Some("0") if payment.uin.is_none() => self.add(
+                Code::KbkFormat,
+                Field::Kbk,
+                Some("0"),
+                "a budget payment needs its KBK; 0 is allowed only with a UIN",
+            ),
+            Some("0") | None => {}
+            Some(kbk) if rules::kbk(kbk).is_err() => self.add(
+                Code::KbkFormat,
+                Field::Kbk,
+                Some(kbk),
+                "a KBK is 20 digits, not all zeros",
+            ),
+            Some(kbk) if kbk.starts_with("000") => self.add(
+                Code::KbkTemplate,
+                Field::Kbk,
+                Some(kbk),
+                "a KBK starting with 000 is a template; put the administrator's code first",
+            ),
+            Some(_) => {}
+        }
+        if let Some(oktmo) = self.placeholder(Field::Oktmo, &budget.oktmo)
+            && oktmo != "0"
+            && rules::oktmo(oktmo).is_err()
+        {
+            self.add(
+                Code::OktmoFormat,
+                Field::Oktmo,
+                Some(oktmo),
+                "an OKTMO code is 8 or 11 digits, not all zeros, or 0",
+            );
+        }
+        let basis = self.placeholder(Field::Basis, &budget.basis);
+        if let Some(basis) = basis
+            && !rules::BASES.contains(&basis)
+        {
+            self.add(
+                Code::BasisInvalid,
+                Field::Basis,
+                Some(basis),
+                "the basis (field 106) is two capital Cyrillic letters of 107n's list (ТП, ЗД, ТР, \
+                 …) or 0",
+            );
+        }
+        let kbk = field_text(&budget.kbk);
+        if let Some(period) = self.placeholder(Field::Period, &budget.period)
+            && rules::period(period, kbk).is_err()
+        {
+            self.add(
+                Code::PeriodInvalid,
+                Field::Period,
+                Some(period),
+                "the tax period is МС.01–12, КВ.01–04, ПЛ.01–02 or ГД.00 with the year \
+                 (МС.03.2024), a date ДД.ММ.ГГГГ, a customs code, or 0",
+            );
+        }
+        if let Some(number) = self.placeholder(Field::BudgetDocNumber, &budget.doc_number) {
+            if number.contains('№') || number.chars().count() > 15 {
+                self.add(
+                    Code::DocNumberInvalid,
+                    Field::BudgetDocNumber,
+                    Some(number),
+                    "the document number (field 108) has at most 15 characters and no № sign",
+                );
+            } else if number == "0"
+                && payment.uin.is_none()
+                && basis.is_some_and(|b| rules::BASES_WITH_DOCUMENT.contains(&b))
+            {
+                self.add(
+                    Code::DocNumberInvalid,
+                    Field::BudgetDocNumber,
+                    Some(number),
+                    format!(
+                        "with basis {} give the number of the demand or decision (or its UIN)",
+                        basis.unwrap_or_default()
+                    ),
+                );
+            }
+        }
+        if let Some(date) = self.placeholder(Field::BudgetDocDate, &budget.doc_date)
+            && date != "0"
+            && rules::date_text(date).is_err()
+        {
+            self.add(
+                Code::DocDateInvalid,
+                Field::BudgetDocDate,
+                Some(date),
+                "the document date (field 109) is ДД.ММ.ГГГГ or 0",
+            );
+        }
+        if let Some(kind) = field_text(&budget.payment_type)
+            && !matches!(kind, "" | "0")
+        {
+            self.add(
+                Code::PaymentTypeObsolete,
+                Field::PaymentType,
+                Some(kind),
+                "field 110 is obsolete since 2015: leave it empty (some banks refuse ПЕ and ПЦ)",
+            );
+        }
+        if let Some(inn) = budget.deduction_inn.as_deref() {
+            self.inn(Field::DeductionInn, inn, true);
+            if field_text(&budget.payer_status) != Some("19") {
+                self.add(
+                    Code::DeductionInnStatus,
+                    Field::DeductionInn,
+                    Some(inn),
+                    "the INN of a person a salary deduction is made for goes with payer status 19",
+                );
+            }
+        }
+        if kbk == Some(enp::KBK) {
+            self.single_tax_payment(payment, budget);
+        }
+    }
+
+    /// A budget field: 107n wants `0`, not an empty field, when there is no value.
+    fn placeholder<'v>(&mut self, field: Field, value: &'v Option<String>) -> Option<&'v str> {
+        let value = field_text(value);
+        if value.is_none() {
+            self.add(
+                Code::BudgetPlaceholder,
+                field,
+                None,
+                "write 0 when a budget field has no value (107n); it is written 0",
+            );
+        }
+        value
+    }
+
+    /// The requisites of the single tax payment (ЕНП).
+    fn single_tax_payment(&mut self, payment: &Payment, budget: &Budget) {
+        let recipient = &payment.recipient;
+        for (field, value, expected) in [
+            (Field::RecipientInn, &recipient.inn, enp::INN),
+            (Field::RecipientBik, &recipient.bank.bik, enp::BIK),
+            (
+                Field::RecipientCorrAccount,
+                &recipient.bank.corr_account,
+                enp::CORR_ACCOUNT,
+            ),
+            (Field::RecipientAccount, &recipient.account, enp::ACCOUNT),
+        ] {
+            let value = value.as_deref().map(str::trim);
+            if value.is_some_and(|v| v != expected) {
+                self.add(
+                    Code::EnpRequisite,
+                    field,
+                    value,
+                    format!(
+                        "the single tax payment (KBK {}) goes to {expected}",
+                        enp::KBK
+                    ),
+                );
+            }
+        }
+        match recipient.kpp.as_deref().map(str::trim) {
+            Some(enp::KPP) | None => {}
+            Some(enp::OLD_KPP) => self.add(
+                Code::EnpOutdated,
+                Field::RecipientKpp,
+                Some(enp::OLD_KPP),
+                format!(
+                    "the FNS changed the single tax payment's recipient KPP to {} in December 2025",
+                    enp::KPP
+                ),
+            ),
+            Some(other) => self.add(
+                Code::EnpRequisite,
+                Field::RecipientKpp,
+                Some(other),
+                format!("the single tax payment's recipient KPP is {}", enp::KPP),
+            ),
+        }
+        if let Some(status) = budget.payer_status.as_deref().map(str::trim)
+            && status != "01"
+        {
+            self.add(
+                Code::EnpOutdated,
+                Field::PayerStatus,
+                Some(status),
+                "since 2023 every payer of the single tax payment uses status 01",
+            );
+        }
+        for (field, value) in [
+            (Field::Oktmo, &budget.oktmo),
+            (Field::Basis, &budget.basis),
+            (Field::Period, &budget.period),
+            (Field::BudgetDocNumber, &budget.doc_number),
+            (Field::BudgetDocDate, &budget.doc_date),
+        ] {
+            if let Some(value) = value.as_deref().map(str::trim)
+                && value != "0"
+            {
+                self.add(
+                    Code::EnpOutdated,
+                    field,
+                    Some(value),
+                    "the single tax payment has 0 in fields 105–109: the tax office assigns the \
+                     money itself",
+                );
+            }
+        }
+    }
+
+    fn third_party(&mut self, payment: &Payment, third: &ThirdParty) {
+        if third.name.trim().is_empty() {
+            self.missing(Field::ThirdPartyName, "the name of the third party");
+        } else {
+            self.name(Field::ThirdPartyName, &third.name);
+        }
+        self.inn(Field::ThirdPartyInn, &third.inn, true);
+        let inn = third.inn.trim();
+        let kpp = third.kpp.trim();
+        if inn.len() == 12 && !matches!(kpp, "" | "0") {
+            self.add(
+                Code::KppFormat,
+                Field::ThirdPartyKpp,
+                Some(kpp),
+                "a person (12-digit INN) has no KPP: write 0",
+            );
+        } else if !kpp.is_empty() {
+            self.kpp(Field::ThirdPartyKpp, kpp, true);
+        }
+        let status = payment
+            .budget
+            .as_ref()
+            .and_then(|b| b.payer_status.as_deref())
+            .map(str::trim);
+        if status == Some("02") {
+            self.add(
+                Code::ThirdPartyNotAllowed,
+                Field::PayerStatus,
+                Some("02"),
+                "a tax agent's payment (status 02) cannot be made by a third party",
+            );
+        }
+        let starts_with_inn = payment.purpose.as_deref().is_some_and(|p| {
+            p.split_once("//").is_some_and(|(inn, _)| {
+                matches!(inn.trim().len(), 10 | 12)
+                    && inn.trim().bytes().all(|b| b.is_ascii_digit())
+            })
+        });
+        if !starts_with_inn {
+            self.add(
+                Code::ThirdPartyPurpose,
+                Field::Purpose,
+                None,
+                "a payment for a third party starts its purpose with the payer's INN//KPP// and \
+                 the third party's name//",
+            );
+        }
+    }
+}
+
+fn field_text(value: &Option<String>) -> Option<&str> {
+    value.as_deref().map(str::trim)
+}
+
+/// What a purpose says about VAT.
+#[derive(Debug, PartialEq, Eq)]
+enum Vat {
+    /// Mentioned (rate, exemption or "без НДС") without an amount to check.
+    Mentioned,
+    /// `НДС N% … X`: a rate and an amount.
+    Amount { rate: Decimal, amount: Decimal },
+}
+
+/// Finds a VAT mention: `НДС` in any letter case; with `N%` and then a number, the amount.
+fn vat(purpose: &str) -> Option<Vat> {
+    let upper = purpose.to_uppercase();
+    let at = upper.find("НДС")?;
+    let rest = &upper[at + "НДС".len()..];
+    let percent = rest.find('%').filter(|&p| p < 12);
+    let Some(percent) = percent else {
+        return Some(Vat::Mentioned);
+    };
+    let rate: String = rest[..percent]
+        .chars()
+        .rev()
+        .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == ',')
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    let rate = rate.replace(',', ".").parse::<Decimal>().ok();
+    let after = &rest[percent + 1..];
+    let start = after.find(|c: char| c.is_ascii_digit());
+    let amount = start.and_then(|start| number_at(&after[start..]));
+    match (rate, amount) {
+        (Some(rate), Some(amount)) if rate > Decimal::ZERO => Some(Vat::Amount { rate, amount }),
+        _ => Some(Vat::Mentioned),
+    }
+}
+
+/// The number a text starts with: digits, one decimal point or comma, and spaces only as
+/// thousands separators (`1 803,28`).
+fn number_at(text: &str) -> Option<Decimal> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut number = String::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let thousands = matches!(c, ' ' | '\u{a0}')
+            && !number.contains('.')
+            && chars.len() >= i + 4
+            && chars[i + 1..i + 4].iter().all(char::is_ascii_digit)
+            && !chars.get(i + 4).is_some_and(char::is_ascii_digit);
+        match c {
+            _ if c.is_ascii_digit() => number.push(c),
+            '.' | ',' if !number.contains('.') => number.push('.'),
+            _ if thousands => {}
+            _ => break,
+        }
+        i += 1;
+    }
+    number.trim_end_matches('.').parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_in_text() {
+        assert_eq!(number_at("1666.67 руб."), Some(Decimal::new(166667, 2)));
+        assert_eq!(number_at("1 803,28"), Some(Decimal::new(180328, 2)));
+        assert_eq!(number_at("1666.67 2024"), Some(Decimal::new(166667, 2)));
+        assert_eq!(number_at("10 2024"), Some(Decimal::new(10, 0)));
+        assert_eq!(number_at("15."), Some(Decimal::new(15, 0)));
+    }
+
+    #[test]
+    fn vat_mentions() {
+        assert_eq!(vat("Оплата по счету 5"), None);
+        assert_eq!(vat("Оплата, без НДС"), Some(Vat::Mentioned));
+        assert_eq!(vat("Без налога (НДС)"), Some(Vat::Mentioned));
+        assert_eq!(
+            vat("Оплата по счету 5 в т.ч. НДС 20% - 1666.67 руб."),
+            Some(Vat::Amount {
+                rate: Decimal::new(20, 0),
+                amount: Decimal::new(166667, 2)
+            })
+        );
+        assert_eq!(
+            vat("в том числе ндс (22%) 1 803,28"),
+            Some(Vat::Amount {
+                rate: Decimal::new(22, 0),
+                amount: Decimal::new(180328, 2)
+            })
+        );
+    }
+}
