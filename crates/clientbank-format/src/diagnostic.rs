@@ -235,38 +235,78 @@ impl<'a> Renderer<'a> {
 
     /// One finding as text, ending with a newline.
     pub fn render(&self, diagnostic: &Diagnostic) -> String {
-        let mut out = String::new();
-        let number = diagnostic.line.to_string();
-        let pad = " ".repeat(number.len());
-        let _ = writeln!(
-            out,
+        let head = format!(
             "{}[{}]: {}",
             diagnostic.severity.as_str(),
             diagnostic.code,
             diagnostic.message
         );
-        let _ = writeln!(
-            out,
-            "{pad}--> {}:{}:{}",
-            self.path, diagnostic.line, diagnostic.column
-        );
-        if let Some(text) = self.line_text(diagnostic.span.start) {
+        self.annotate(
+            &head,
+            diagnostic.span.clone(),
+            diagnostic.line,
+            diagnostic.column,
+            diagnostic.expected.as_deref(),
+        )
+    }
+
+    /// A finding of another layer (the payment rules) about a whole `Key=Value` line: `head`
+    /// first, then the line with a caret under its value. `line` is 1-based.
+    pub fn render_line(&self, head: &str, line: u32, label: Option<&str>) -> String {
+        let Some(start) = self.line_start(line) else {
+            return format!("{head}\n --> {}:{line}\n", self.path);
+        };
+        let end = memchr::memchr2(b'\n', b'\r', &self.bytes[start..])
+            .map_or(self.bytes.len(), |i| start + i);
+        let value = memchr::memchr(b'=', &self.bytes[start..end]).map_or(start, |i| start + i + 1);
+        let column = self.decode(&self.bytes[start..value]).chars().count() as u32 + 1;
+        self.annotate(head, value..end.max(value + 1), line, column, label)
+    }
+
+    /// The byte offset where 1-based `line` starts (CRLF, LF and CR all end a line).
+    fn line_start(&self, line: u32) -> Option<usize> {
+        let mut start = if self.bytes.starts_with(b"\xEF\xBB\xBF") {
+            3
+        } else {
+            0
+        };
+        for _ in 1..line {
+            let end = start + memchr::memchr2(b'\n', b'\r', self.bytes.get(start..)?)?;
+            start = if self.bytes[end..].starts_with(b"\r\n") {
+                end + 2
+            } else {
+                end + 1
+            };
+        }
+        (start <= self.bytes.len()).then_some(start)
+    }
+
+    fn annotate(
+        &self,
+        head: &str,
+        span: Range<usize>,
+        line: u32,
+        column: u32,
+        label: Option<&str>,
+    ) -> String {
+        let mut out = String::new();
+        let number = line.to_string();
+        let pad = " ".repeat(number.len());
+        let _ = writeln!(out, "{head}");
+        let _ = writeln!(out, "{pad}--> {}:{line}:{column}", self.path);
+        if let Some(text) = self.line_text(span.start) {
             let shown = escape(&text);
             let before = text
                 .chars()
-                .take(diagnostic.column.saturating_sub(1) as usize)
+                .take(column.saturating_sub(1) as usize)
                 .map(|c| escape(&c.to_string()).chars().count())
                 .sum::<usize>();
             let width = self
-                .span_chars(&diagnostic.span)
+                .span_chars(&span)
                 .clamp(1, shown.chars().count().saturating_sub(before).max(1));
             let _ = writeln!(out, "{pad} |");
             let _ = writeln!(out, "{number} | {shown}");
-            let label = diagnostic
-                .expected
-                .as_ref()
-                .map(|e| format!(" expected {e}"))
-                .unwrap_or_default();
+            let label = label.map(|e| format!(" expected {e}")).unwrap_or_default();
             let _ = writeln!(
                 out,
                 "{pad} | {}{}{label}",
@@ -338,6 +378,23 @@ mod tests {
         let before = names.len();
         names.dedup();
         assert_eq!(names.len(), before);
+    }
+
+    #[test]
+    fn renders_a_line_by_number() {
+        let bytes =
+            "1CClientBankExchange\r\nНомер=1\rПолучательИНН=7707083894\nКонецФайла".as_bytes();
+        let text = Renderer::new("a.txt", bytes, Some(Encoding::Utf8)).render_line(
+            "error[inn-check-digit]: wrong",
+            3,
+            None,
+        );
+        assert_eq!(
+            text,
+            "error[inn-check-digit]: wrong\n --> a.txt:3:15\n  |\n3 | ПолучательИНН=7707083894\n  |               ^^^^^^^^^^\n  = note: file read as UTF-8\n"
+        );
+        let text = Renderer::new("a.txt", bytes, None).render_line("x", 9, None);
+        assert_eq!(text, "x\n --> a.txt:9\n");
     }
 
     #[test]

@@ -8,6 +8,7 @@ mod cli;
 mod cmd;
 mod exit;
 mod output;
+mod payments;
 
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();

@@ -21,21 +21,23 @@ pub(crate) enum Unreadable {
 
 impl Input {
     pub(crate) fn load(path: &Path) -> Input {
-        let shown = path.display().to_string();
         match std::fs::read(path) {
-            Ok(bytes) => {
-                let read = parse(&bytes[..]).map_err(Unreadable::Refused);
-                Input {
-                    path: shown,
-                    bytes,
-                    read,
-                }
-            }
+            Ok(bytes) => Input::from_bytes(path, bytes),
             Err(e) => Input {
-                path: shown,
+                path: path.display().to_string(),
                 bytes: Vec::new(),
                 read: Err(Unreadable::Io(e)),
             },
+        }
+    }
+
+    /// A 1C file already read.
+    pub(crate) fn from_bytes(path: &Path, bytes: Vec<u8>) -> Input {
+        let read = parse(&bytes[..]).map_err(Unreadable::Refused);
+        Input {
+            path: path.display().to_string(),
+            bytes,
+            read,
         }
     }
 

@@ -4,6 +4,7 @@ use crate::cli::{Cli, Command};
 use crate::exit::{Failure, Outcome};
 
 mod check;
+mod convert;
 mod parse;
 
 pub(crate) fn run(cli: Cli) -> Result<Outcome, Failure> {
@@ -13,6 +14,24 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome, Failure> {
             files,
             strict,
             json,
-        } => check::run(&files, strict, json),
+            today,
+        } => check::run(&files, strict, json, today),
+        Command::Convert {
+            file,
+            to,
+            output,
+            encoding,
+            in_signing,
+            today,
+        } => convert::run(
+            &file,
+            &convert::Options {
+                to,
+                output,
+                encoding,
+                in_signing,
+                today,
+            },
+        ),
     }
 }

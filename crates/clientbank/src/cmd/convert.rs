@@ -1,0 +1,153 @@
+//! `clientbank convert FILE [--to json|1c] [-o OUT] [--encoding windows|dos|utf-8]`: 1C payment
+//! orders to JSON upload requests, and upload requests to a canonical 1.03 file.
+//!
+//! The conversion is faithful: what one side cannot carry is reported on stderr with its line,
+//! never dropped silently. Validation findings are reported too; an error among them (or a
+//! character the target encoding lacks) exits 1. The output is written unless the input is
+//! unreadable or the file cannot be encoded.
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use chrono::NaiveDate;
+use clientbank_format::{Encoding, Renderer};
+use clientbank_payment::json::PaymentJson;
+use clientbank_payment::{Finding, UploadRequest, onec};
+
+use crate::cli::{Target, TargetEncoding};
+use crate::exit::{Failure, Outcome};
+use crate::output::Input;
+use crate::payments;
+
+pub(crate) struct Options {
+    pub(crate) to: Option<Target>,
+    pub(crate) output: Option<PathBuf>,
+    pub(crate) encoding: TargetEncoding,
+    pub(crate) in_signing: bool,
+    pub(crate) today: Option<NaiveDate>,
+}
+
+pub(crate) fn run(path: &Path, options: &Options) -> Result<Outcome, Failure> {
+    let today = options.today.unwrap_or_else(payments::today_in_moscow);
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            eprintln!("error: cannot read {}: {e}", path.display());
+            return Ok(Outcome::Unreadable);
+        }
+    };
+    let from_json = payments::is_json(&bytes);
+    let to = options.to.unwrap_or(if from_json {
+        Target::OneC
+    } else {
+        Target::Json
+    });
+    match (from_json, to) {
+        (false, Target::Json) => exchange_to_json(path, bytes, options, today),
+        (true, Target::OneC) => json_to_exchange(path, &bytes, options, today),
+        (true, Target::Json) | (false, Target::OneC) => {
+            eprintln!(
+                "error: {} is already {}; convert goes from 1C to JSON and from JSON to 1C",
+                path.display(),
+                if from_json { "JSON" } else { "a 1C file" }
+            );
+            Ok(Outcome::Unreadable)
+        }
+    }
+}
+
+fn report(findings: &[Finding], path: &str, renderer: Option<&Renderer<'_>>) -> Outcome {
+    let mut stderr = io::stderr().lock();
+    for finding in findings {
+        let _ = write!(stderr, "{}", payments::render(finding, path, renderer));
+    }
+    if findings.iter().any(Finding::is_error) {
+        Outcome::Findings
+    } else {
+        Outcome::Clean
+    }
+}
+
+fn write_output(output: Option<&Path>, bytes: &[u8]) -> Result<(), Failure> {
+    match output {
+        Some(path) => std::fs::write(path, bytes).map_err(|e| {
+            Failure::Output(io::Error::new(e.kind(), format!("{}: {e}", path.display())))
+        }),
+        None => Ok(io::stdout().lock().write_all(bytes)?),
+    }
+}
+
+fn exchange_to_json(
+    path: &Path,
+    bytes: Vec<u8>,
+    options: &Options,
+    today: NaiveDate,
+) -> Result<Outcome, Failure> {
+    let input = Input::from_bytes(path, bytes);
+    let parsed = match &input.read {
+        Ok(parsed) => parsed,
+        Err(why) => {
+            input.report_unreadable(why);
+            return Ok(Outcome::Unreadable);
+        }
+    };
+    let renderer = input.renderer();
+    let mut stderr = io::stderr().lock();
+    for diagnostic in parsed.diagnostics.iter().filter(|d| d.is_error()) {
+        let _ = write!(stderr, "{}", renderer.render(diagnostic));
+    }
+    drop(stderr);
+    let (orders, mut findings) = onec::payment_orders(&parsed.tree);
+    let mut requests = Vec::with_capacity(orders.len());
+    for order in orders {
+        let (json, mut not_carried) = PaymentJson::from_payment(&order.payment);
+        order.lines.locate(&mut not_carried, Some(order.document));
+        findings.extend(order.findings);
+        findings.append(&mut not_carried);
+        requests.push(UploadRequest::new(json, options.in_signing));
+    }
+    findings.extend(payments::validate_tree(&parsed.tree, today));
+    let mut outcome = report(&findings, &input.path, Some(&renderer));
+    if parsed.diagnostics.iter().any(|d| d.is_error()) {
+        outcome = outcome.max(Outcome::Findings);
+    }
+    let mut text = serde_json::to_vec_pretty(&requests).map_err(io::Error::other)?;
+    text.push(b'\n');
+    write_output(options.output.as_deref(), &text)?;
+    Ok(outcome)
+}
+
+fn json_to_exchange(
+    path: &Path,
+    bytes: &[u8],
+    options: &Options,
+    today: NaiveDate,
+) -> Result<Outcome, Failure> {
+    let shown = path.display().to_string();
+    let (requests, mut findings) = match payments::read_json(bytes, today) {
+        Ok(read) => read,
+        Err(refused) => {
+            report(&[refused], &shown, None);
+            return Ok(Outcome::Unreadable);
+        }
+    };
+    let payments: Vec<_> = requests.iter().map(|r| r.payment.to_payment()).collect();
+    let encoding = match options.encoding {
+        TargetEncoding::Windows => Encoding::Cp1251,
+        TargetEncoding::Dos => Encoding::Cp866,
+        TargetEncoding::Utf8 => Encoding::Utf8,
+    };
+    let (exchange, mapping) = onec::to_exchange(&payments, encoding);
+    findings.extend(mapping);
+    let outcome = report(&findings, &shown, None);
+    match exchange.to_bytes(encoding) {
+        Ok(text) => {
+            write_output(options.output.as_deref(), &text)?;
+            Ok(outcome)
+        }
+        Err(e) => {
+            eprintln!("error: {shown}: cannot write the 1C file: {e}");
+            Ok(Outcome::Findings)
+        }
+    }
+}

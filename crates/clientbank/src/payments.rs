@@ -1,0 +1,116 @@
+//! Payment orders of an input file, validated: the glue between the format and payment crates
+//! that `check` and `convert` share.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use chrono::NaiveDate;
+use clientbank_format::{Renderer, Severity, SyntaxTree};
+use clientbank_payment::json::read_requests;
+use clientbank_payment::{Context, Finding, UploadRequest, onec, validate};
+use serde_json::{Value, json};
+
+/// Today in Moscow (UTC+3), the bank's day.
+pub(crate) fn today_in_moscow() -> NaiveDate {
+    let seconds = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+        + 3 * 3600;
+    let days = i64::try_from(seconds / 86_400).unwrap_or(0);
+    NaiveDate::from_ymd_opt(1970, 1, 1)
+        .and_then(|epoch| epoch.checked_add_signed(chrono::Duration::days(days)))
+        .unwrap_or_default()
+}
+
+/// Whether the bytes are JSON (an upload request or an array of them) rather than a 1C file.
+pub(crate) fn is_json(bytes: &[u8]) -> bool {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    matches!(
+        bytes.iter().find(|b| !b.is_ascii_whitespace()),
+        Some(b'{' | b'[')
+    )
+}
+
+/// Validation findings of every payment order of a 1C file, located by line. A statement (a
+/// file with account sections) is history: its dates are not checked against today.
+pub(crate) fn validate_tree(tree: &SyntaxTree, today: NaiveDate) -> Vec<Finding> {
+    let statement = tree.accounts().next().is_some();
+    let context = Context {
+        today: (!statement).then_some(today),
+    };
+    let (orders, _) = onec::payment_orders(tree);
+    let mut findings = Vec::new();
+    for order in orders {
+        let mut found = validate(&order.payment, &context);
+        order.lines.locate(&mut found, Some(order.document));
+        findings.extend(found);
+    }
+    findings
+}
+
+/// A JSON input: its requests, and findings (unknown fields, then each payment's validation).
+/// A JSON that is not an upload request is refused with one finding.
+pub(crate) fn read_json(
+    bytes: &[u8],
+    today: NaiveDate,
+) -> Result<(Vec<UploadRequest>, Vec<Finding>), Finding> {
+    let (requests, mut findings) = read_requests(bytes)?;
+    let context = Context { today: Some(today) };
+    for (index, request) in requests.iter().enumerate() {
+        let mut found = validate(&request.payment.to_payment(), &context);
+        for finding in &mut found {
+            finding.payment = Some(index);
+        }
+        findings.extend(found);
+    }
+    Ok((requests, findings))
+}
+
+/// Makes every finding an error.
+pub(crate) fn make_strict(findings: &mut [Finding]) {
+    for finding in findings {
+        finding.severity = Severity::Error;
+    }
+}
+
+/// A payment finding as JSON, in the shape of the format's diagnostics plus `payment`,
+/// `field` and `found`.
+pub(crate) fn finding_json(finding: &Finding) -> Value {
+    json!({
+        "severity": finding.severity.as_str(),
+        "code": finding.code.as_str(),
+        "line": finding.line,
+        "column": null,
+        "key": finding.key.map(|k| k.name()),
+        "field": finding.field.and_then(|f| f.json()),
+        "payment": finding.payment.map(|p| p + 1),
+        "found": finding.found,
+        "message": finding.message,
+    })
+}
+
+/// A payment finding for people: with the file's line when there is one.
+pub(crate) fn render(finding: &Finding, path: &str, renderer: Option<&Renderer<'_>>) -> String {
+    let head = format!(
+        "{}[{}]: {}",
+        finding.severity.as_str(),
+        finding.code,
+        finding.message
+    );
+    let mut out = match (finding.line, renderer) {
+        (Some(line), Some(renderer)) => renderer.render_line(&head, line, None),
+        (Some(line), None) => format!("{head}\n --> {path}:{line}\n"),
+        (None, _) => format!("{head}\n --> {path}\n"),
+    };
+    if let Some(payment) = finding.payment {
+        out.push_str(&format!("  = payment {}", payment + 1));
+        let place = finding.place();
+        if !place.is_empty() {
+            out.push_str(&format!(", {place}"));
+        }
+        if let Some(found) = &finding.found {
+            out.push_str(&format!(": found {found:?}"));
+        }
+        out.push('\n');
+    }
+    out
+}
