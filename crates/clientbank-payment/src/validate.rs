@@ -465,8 +465,10 @@ impl Check {
         match recipient.inn.as_deref() {
             None if budget => self.missing(Field::RecipientInn, "the recipient's INN"),
             Some(inn) if inn.trim() != "0" || budget => {
+                let before = self.findings.len();
                 self.inn(Field::RecipientInn, inn, budget);
-                if budget && inn.trim().len() != 10 {
+                let clean = self.findings.len() == before;
+                if clean && budget && inn.trim().len() != 10 {
                     self.add(
                         Code::InnFormat,
                         Field::RecipientInn,

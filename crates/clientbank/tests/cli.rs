@@ -111,6 +111,8 @@ fn check_json_counts_findings() {
     let output = clientbank(&[
         "check",
         "--json",
+        "--today",
+        "16.11.2026",
         &testdata("odd/key-case.txt"),
         &testdata("invalid/empty.txt"),
     ]);
