@@ -480,24 +480,34 @@ pub enum WriteErrorKind {
     },
     /// An amount with more than two decimals (it would have to be rounded).
     Precision(Decimal),
+    /// A line break (CR or LF) inside a value: it would split the `Key=Value` line.
+    LineBreak,
+}
+
+/// Encodes one `Key=Value` line of a file being written: refuses a character the encoding
+/// lacks and a line break, which would split the line.
+pub(crate) fn encode_line(
+    encoding: Encoding,
+    text: &str,
+) -> Result<std::borrow::Cow<'_, [u8]>, WriteErrorKind> {
+    if text.contains(['\r', '\n']) {
+        return Err(WriteErrorKind::LineBreak);
+    }
+    encoding
+        .encode(text)
+        .map_err(|character| WriteErrorKind::Unmappable {
+            character,
+            encoding,
+        })
 }
 
 impl WriteError {
-    pub(crate) fn unmappable(
-        index: Option<usize>,
-        document: &Document,
-        key: &str,
-        character: char,
-        encoding: Encoding,
-    ) -> WriteError {
+    pub(crate) fn new(document: &Document, key: &str, kind: WriteErrorKind) -> WriteError {
         WriteError {
-            document: index,
+            document: None,
             number: document.number.clone(),
             key: key.to_string(),
-            kind: WriteErrorKind::Unmappable {
-                character,
-                encoding,
-            },
+            kind,
         }
     }
 
@@ -531,6 +541,11 @@ impl fmt::Display for WriteError {
             WriteErrorKind::Precision(amount) => write!(
                 f,
                 "key {}: the amount {amount} has more than two decimals",
+                self.key
+            ),
+            WriteErrorKind::LineBreak => write!(
+                f,
+                "key {}: a line break inside the value would split the line",
                 self.key
             ),
         }
@@ -597,14 +612,11 @@ struct CanonicalWriter {
 
 impl CanonicalWriter {
     fn line(&mut self, text: &str, key: Option<&str>) -> Result<(), WriteError> {
-        let bytes = self.encoding.encode(text).map_err(|character| WriteError {
+        let bytes = encode_line(self.encoding, text).map_err(|kind| WriteError {
             document: self.document,
             number: self.number.clone(),
             key: key.unwrap_or(text).to_string(),
-            kind: WriteErrorKind::Unmappable {
-                character,
-                encoding: self.encoding,
-            },
+            kind,
         })?;
         self.out.extend_from_slice(&bytes);
         self.out.extend_from_slice(b"\r\n");

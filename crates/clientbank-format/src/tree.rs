@@ -208,10 +208,9 @@ impl SyntaxTree {
         };
         let encoding = self.encoding;
         let encode = |text: &str, key: &str| -> Result<Vec<u8>, WriteError> {
-            encoding
-                .encode(text)
+            model::encode_line(encoding, text)
                 .map(|bytes| bytes.into_owned())
-                .map_err(|c| WriteError::unmappable(None, document, key, c, encoding))
+                .map_err(|kind| WriteError::new(document, key, kind))
         };
         let opening = format!("{}={}", Marker::DocumentStart.name(), document.kind);
         push(
@@ -458,15 +457,8 @@ impl SectionMut<'_> {
     /// cannot hold is an error, never a `?`.
     pub fn set(&mut self, key: Key, value: &str) -> Result<(), WriteError> {
         let content = format!("{}={value}", key.name());
-        let bytes = self.encoding.encode(&content).map_err(|c| {
-            WriteError::unmappable(
-                None,
-                &model::Document::default(),
-                key.name(),
-                c,
-                self.encoding,
-            )
-        })?;
+        let bytes = model::encode_line(self.encoding, &content)
+            .map_err(|kind| WriteError::new(&model::Document::default(), key.name(), kind))?;
         let start = self.buf.len();
         self.buf.extend_from_slice(&bytes);
         let mut line = raw_line(start, self.buf.len(), self.ending, 0);
@@ -622,5 +614,35 @@ mod tests {
         assert_eq!(document.get(Key::Number).as_deref(), Some(""));
         assert_eq!(document.text(Key::Number), None);
         assert_eq!(document.get(Key::Code), None);
+    }
+
+    #[test]
+    fn a_line_break_in_a_value_is_refused_everywhere() {
+        let mut t = tree(FILE, Encoding::Cp1251);
+        let before = t.to_bytes();
+        let e = t
+            .document_mut(0)
+            .unwrap()
+            .set(Key::Purpose, "two\nlines")
+            .unwrap_err();
+        assert_eq!(e.kind, model::WriteErrorKind::LineBreak);
+        assert_eq!(e.key, "НазначениеПлатежа");
+        let document = model::Document {
+            kind: "Платежное поручение".into(),
+            purpose: Some("two\rlines".into()),
+            ..model::Document::default()
+        };
+        let e = t.push_document(&document).unwrap_err();
+        assert_eq!(e.kind, model::WriteErrorKind::LineBreak);
+        assert_eq!(t.to_bytes(), before, "nothing half-written");
+        let exchange = model::Exchange {
+            documents: vec![document],
+            ..model::Exchange::default()
+        };
+        let e = exchange.to_bytes(Encoding::Cp1251).unwrap_err();
+        assert_eq!(
+            (e.kind, e.document),
+            (model::WriteErrorKind::LineBreak, Some(0))
+        );
     }
 }

@@ -27,6 +27,8 @@
 #![warn(missing_docs)]
 
 mod finding;
+#[doc(hidden)]
+pub mod fuzz;
 pub mod json;
 pub mod onec;
 mod payment;

@@ -88,6 +88,7 @@ impl Check {
 
     /// Text that a 1C file (CP1251, one line per key) can hold.
     fn text(&mut self, field: Field, value: &str) {
+        self.trimmed(field, value);
         if let Some(c) = value.chars().find(|c| c.is_control()) {
             self.add(
                 Code::ControlCharacter,
@@ -370,7 +371,10 @@ impl Check {
             );
         }
         if let Some(code) = payment.purpose_code.as_deref()
-            && !matches!(code.trim(), "1" | "2" | "3" | "4" | "5")
+            && !matches!(
+                self.trimmed(Field::PurposeCode, code),
+                "1" | "2" | "3" | "4" | "5"
+            )
         {
             self.add(
                 Code::PurposeCodeInvalid,
@@ -543,7 +547,11 @@ impl Check {
     }
 
     fn budget(&mut self, payment: &Payment, budget: &Budget) {
-        match field_text(&budget.payer_status) {
+        let status = budget
+            .payer_status
+            .as_deref()
+            .map(|v| self.trimmed(Field::PayerStatus, v));
+        match status {
             None => self.missing(Field::PayerStatus, "the payer status (field 101), e.g. 01"),
             Some(status) if rules::REMOVED_PAYER_STATUSES.contains(&status) => self.add(
                 Code::PayerStatusRemoved,
@@ -680,7 +688,7 @@ impl Check {
 
     /// A budget field: 107n wants `0`, not an empty field, when there is no value.
     fn placeholder<'v>(&mut self, field: Field, value: &'v Option<String>) -> Option<&'v str> {
-        let value = field_text(value);
+        let value = value.as_deref().map(|v| self.trimmed(field, v));
         if value.is_none() {
             self.add(
                 Code::BudgetPlaceholder,
