@@ -109,18 +109,16 @@ fn read_section<T>(
     section: &SectionRef<'_>,
     target: &mut T,
     extra: &mut Vec<Extra>,
-    mut known: impl FnMut(&mut T, Key, &[u8]) -> bool,
+    mut known_key: impl FnMut(&mut T, Key, &[u8]) -> bool,
 ) {
-    for field in section.fields() {
-        let handled = match field.known {
-            Some(key) => {
-                let raw = section.raw(key).unwrap_or_default();
-                known(target, key, raw)
-            }
-            None => false,
-        };
+    let encoding = section.encoding();
+    for (known, key, value, _) in section.raw_fields() {
+        let handled = known.is_some_and(|k| known_key(target, k, value));
         if !handled {
-            extra.push((field.key.into_owned(), field.value.into_owned()));
+            extra.push((
+                encoding.decode(key).into_owned(),
+                encoding.decode(value).into_owned(),
+            ));
         }
     }
 }

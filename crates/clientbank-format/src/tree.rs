@@ -415,6 +415,20 @@ impl<'a> SectionRef<'a> {
         })
     }
 
+    /// Every `Key=Value` line as raw bytes: the known key, the key and value bytes, the line.
+    pub(crate) fn raw_fields(
+        &self,
+    ) -> impl Iterator<Item = (Option<Key>, &'a [u8], &'a [u8], u32)> + 'a {
+        let buf = self.buf;
+        self.pairs()
+            .map(move |l| (l.key, l.key_bytes(buf), l.value_bytes(buf), l.number))
+    }
+
+    /// The line of every known key, in order, without decoding anything.
+    pub fn key_lines(&self) -> impl Iterator<Item = (Key, u32)> + 'a {
+        self.pairs().filter_map(|l| l.key.map(|k| (k, l.number)))
+    }
+
     /// Every `Key=Value` line of the section in order, known keys and unknown.
     pub fn fields(&self) -> impl Iterator<Item = Field<'a>> + 'a {
         let (buf, encoding) = (self.buf, self.encoding);

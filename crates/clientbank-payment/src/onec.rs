@@ -73,10 +73,7 @@ pub fn from_section(index: usize, section: &SectionRef<'_>) -> FromFile {
     let (payment, mut findings) = from_document(&document);
     let lines = Lines {
         section: Some(section.line()).filter(|&l| l > 0),
-        keys: section
-            .fields()
-            .filter_map(|f| f.known.map(|k| (k, f.line)))
-            .collect(),
+        keys: section.key_lines().collect(),
     };
     for finding in &mut findings {
         // Unknown keys have no `Key`: find their line by name.

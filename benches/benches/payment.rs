@@ -1,0 +1,67 @@
+//! Payment throughput (payments per second): mapping 1C payment orders to payments, validating
+//! them, writing and reading JSON upload requests, writing a 1C file from payments.
+//!
+//! cargo bench -p clientbank-benches --bench payment
+
+use std::hint::black_box;
+
+use clientbank_format::{Encoding, parse};
+use clientbank_payment::json::{PaymentJson, read_requests};
+use clientbank_payment::{Context, UploadRequest, onec, validate};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+
+fn bench(c: &mut Criterion) {
+    let bytes = clientbank_benches::statement(10_000, 42);
+    let tree = parse(&bytes[..]).unwrap().tree;
+    let (orders, _) = onec::payment_orders(&tree);
+    let payments: Vec<_> = orders.into_iter().map(|o| o.payment).collect();
+    let requests: Vec<UploadRequest> = payments
+        .iter()
+        .map(|p| UploadRequest::new(PaymentJson::from_payment(p).0, false))
+        .collect();
+    let json = serde_json::to_vec(&requests).unwrap();
+
+    let mut group = c.benchmark_group(format!("{}-payments", payments.len()));
+    group.throughput(Throughput::Elements(payments.len() as u64));
+    group.sample_size(20);
+    group.bench_function("map-1c-to-payment", |b| {
+        b.iter(|| onec::payment_orders(black_box(&tree)).0.len())
+    });
+    group.bench_function("validate", |b| {
+        let context = Context::default();
+        b.iter(|| {
+            black_box(&payments)
+                .iter()
+                .map(|p| validate(p, &context).len())
+                .sum::<usize>()
+        })
+    });
+    group.bench_function("payment-to-json-text", |b| {
+        b.iter(|| {
+            let requests: Vec<UploadRequest> = black_box(&payments)
+                .iter()
+                .map(|p| UploadRequest::new(PaymentJson::from_payment(p).0, false))
+                .collect();
+            serde_json::to_vec(&requests).unwrap()
+        })
+    });
+    group.bench_function("json-text-to-payment", |b| {
+        b.iter(|| {
+            let (requests, _) = read_requests(black_box(&json)).unwrap();
+            requests
+                .iter()
+                .map(|r| r.payment.to_payment())
+                .collect::<Vec<_>>()
+        })
+    });
+    group.bench_function("payment-to-1c-file", |b| {
+        b.iter(|| {
+            let (exchange, _) = onec::to_exchange(black_box(&payments), Encoding::Cp1251);
+            exchange.to_bytes(Encoding::Cp1251).unwrap()
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
