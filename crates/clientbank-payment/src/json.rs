@@ -301,12 +301,12 @@ impl PaymentJson {
                 oktmo: nonempty(&self.oktmo),
                 basis: nonempty(&self.payment_base),
                 period: nonempty(&self.period),
-                doc_number: nonempty(&self.budget_doc_number),
-                doc_date: nonempty(&self.budget_doc_date),
+                number: nonempty(&self.budget_doc_number),
+                date: nonempty(&self.budget_doc_date),
                 payment_type: None,
-                deduction_inn: nonempty(&self.payer_inn),
             });
         }
+        payment.deduction_inn = nonempty(&self.payer_inn);
         payment.third_party = self.payform_data_third_person.as_ref().map(|t| ThirdParty {
             name: t.name.clone(),
             inn: t.inn.clone(),
@@ -339,6 +339,7 @@ impl PaymentJson {
             payment_purpose: payment.purpose.clone(),
             type_indicator: zero(&payment.uin),
             payment_purpose_code: payment.purpose_code.clone(),
+            payer_inn: payment.deduction_inn.clone(),
             ..PaymentJson::default()
         };
         if payment.budget.is_some() || payment.third_party.is_some() {
@@ -348,9 +349,8 @@ impl PaymentJson {
             json.oktmo = zero(&budget.oktmo);
             json.payment_base = zero(&budget.basis);
             json.period = zero(&budget.period);
-            json.budget_doc_number = zero(&budget.doc_number);
-            json.budget_doc_date = zero(&budget.doc_date);
-            json.payer_inn = budget.deduction_inn.clone();
+            json.budget_doc_number = zero(&budget.number);
+            json.budget_doc_date = zero(&budget.date);
             if let Some(kind) = budget
                 .payment_type
                 .filter(|t| !matches!(t.trim(), "" | "0"))

@@ -37,5 +37,5 @@ mod validate;
 
 pub use finding::{Code, Field, Finding, Lines};
 pub use json::{PaymentJson, UploadRequest};
-pub use payment::{Bank, Budget, Kind, Payer, Payment, Recipient, ThirdParty, enp};
+pub use payment::{AccountHolder, Bank, Budget, Kind, Payment, ThirdParty, enp};
 pub use validate::{Context, MAX_NAME, MAX_PURPOSE, VALID_DAYS, validate};

@@ -8,11 +8,11 @@
 //! A salary deduction (status `19`) puts the person's INN in `ПлательщикИНН`.
 
 use clientbank_format::{
-    Document, Encoding, Exchange, Header, Key, SectionKind, SectionRef, SyntaxTree,
+    Document, Encoding, Exchange, Header, Key, Party, SectionKind, SectionRef, SyntaxTree,
 };
 
 use crate::finding::{Code, Field, Finding, Lines};
-use crate::payment::{Bank, Budget, Payment, ThirdParty};
+use crate::payment::{AccountHolder, Bank, Budget, Payment, ThirdParty};
 
 /// The document type of a payment order.
 pub const PAYMENT_ORDER: &str = "Платежное поручение";
@@ -339,42 +339,9 @@ pub fn from_document(document: &Document) -> (Payment, Vec<Finding>) {
         ..Payment::default()
     };
     let payer = &document.payer;
-    payment.payer.account = payer.account.clone().or(payer.settlement_account.clone());
-    payment.payer.name = party_name(&payer.lines, &payer.name);
-    payment.payer.inn = payer.inn.clone();
-    payment.payer.kpp = payer.kpp.clone();
-    payment.payer.bank = Bank {
-        bik: payer.bik.clone(),
-        corr_account: payer.corr_account.clone(),
-        name: payer.bank_name.clone(),
-        city: payer.bank_city.clone(),
-    };
-    let recipient = &document.recipient;
-    payment.recipient.account = recipient
-        .account
-        .clone()
-        .or(recipient.settlement_account.clone());
-    payment.recipient.name = party_name(&recipient.lines, &recipient.name);
-    payment.recipient.inn = recipient.inn.clone();
-    payment.recipient.kpp = recipient.kpp.clone();
-    payment.recipient.bank = Bank {
-        bik: recipient.bik.clone(),
-        corr_account: recipient.corr_account.clone(),
-        name: recipient.bank_name.clone(),
-        city: recipient.bank_city.clone(),
-    };
+    payment.payer = holder(payer);
+    payment.recipient = holder(&document.recipient);
     if has_budget {
-        let mut fields = Budget {
-            payer_status: budget.payer_status.clone(),
-            kbk: budget.kbk.clone(),
-            oktmo: budget.oktmo.clone(),
-            basis: budget.basis.clone(),
-            period: budget.period.clone(),
-            doc_number: budget.number.clone(),
-            doc_date: budget.date.clone(),
-            payment_type: budget.payment_type.clone(),
-            deduction_inn: None,
-        };
         let prefix = payment.purpose.as_deref().and_then(third_party_prefix);
         match prefix {
             Some(prefix) if payer.inn.as_deref().is_some_and(|inn| inn != prefix.inn) => {
@@ -386,14 +353,45 @@ pub fn from_document(document: &Document) -> (Payment, Vec<Finding>) {
                 payment.payer.inn = Some(prefix.inn.to_string());
                 payment.payer.kpp = prefix.kpp.map(str::to_string);
             }
-            _ if fields.payer_status.as_deref() == Some("19") => {
-                fields.deduction_inn = payment.payer.inn.take();
+            _ if budget.payer_status.as_deref() == Some("19") => {
+                payment.deduction_inn = payment.payer.inn.take();
             }
             _ => {}
         }
-        payment.budget = Some(fields);
+        payment.budget = Some(budget.clone());
     }
     (payment, findings)
+}
+
+/// One side of a payment order as an account holder.
+fn holder(party: &Party) -> AccountHolder {
+    AccountHolder {
+        account: party.account.clone().or(party.settlement_account.clone()),
+        inn: party.inn.clone(),
+        kpp: party.kpp.clone(),
+        name: party_name(&party.lines, &party.name),
+        bank: Bank {
+            bik: party.bik.clone(),
+            corr_account: party.corr_account.clone(),
+            name: party.bank_name.clone(),
+            city: party.bank_city.clone(),
+        },
+    }
+}
+
+/// Writes an account holder as one side of a payment order (direct settlements: the account
+/// in `…Счет` and `…РасчСчет`, the name in `Плательщик`/`Получатель` and `…1`).
+fn fill_party(party: &mut Party, holder: &AccountHolder) {
+    party.account = holder.account.clone();
+    party.settlement_account = holder.account.clone();
+    party.name = holder.name.clone();
+    party.lines[0] = holder.name.clone();
+    party.inn = holder.inn.clone();
+    party.kpp = holder.kpp.clone();
+    party.bik = holder.bank.bik.clone();
+    party.corr_account = holder.bank.corr_account.clone();
+    party.bank_name = holder.bank.name.clone();
+    party.bank_city = holder.bank.city.clone();
 }
 
 /// The payment order of a payment, ready to be written canonically; and a finding when a
@@ -416,44 +414,24 @@ pub fn to_document(payment: &Payment) -> (Document, Vec<Finding>) {
         purpose_code: payment.purpose_code.clone(),
         ..Document::default()
     };
-    let payer = &mut document.payer;
-    payer.account = payment.payer.account.clone();
-    payer.settlement_account = payment.payer.account.clone();
-    payer.name = payment.payer.name.clone();
-    payer.lines[0] = payment.payer.name.clone();
-    payer.inn = payment.payer.inn.clone();
-    payer.kpp = payment.payer.kpp.clone();
-    payer.bik = payment.payer.bank.bik.clone();
-    payer.corr_account = payment.payer.bank.corr_account.clone();
-    payer.bank_name = payment.payer.bank.name.clone();
-    payer.bank_city = payment.payer.bank.city.clone();
-    let recipient = &mut document.recipient;
-    recipient.account = payment.recipient.account.clone();
-    recipient.settlement_account = payment.recipient.account.clone();
-    recipient.name = payment.recipient.name.clone();
-    recipient.lines[0] = payment.recipient.name.clone();
-    recipient.inn = payment.recipient.inn.clone();
-    recipient.kpp = payment.recipient.kpp.clone();
-    recipient.bik = payment.recipient.bank.bik.clone();
-    recipient.corr_account = payment.recipient.bank.corr_account.clone();
-    recipient.bank_name = payment.recipient.bank.name.clone();
-    recipient.bank_city = payment.recipient.bank.city.clone();
+    fill_party(&mut document.payer, &payment.payer);
+    fill_party(&mut document.recipient, &payment.recipient);
     if payment.budget.is_some() || payment.third_party.is_some() {
         let budget = payment.budget.clone().unwrap_or_default();
         let zero = |v: Option<String>| Some(v.unwrap_or_else(|| "0".to_string()));
         document.uin = zero(payment.uin.clone());
-        document.budget = clientbank_format::Budget {
+        document.budget = Budget {
             payer_status: budget.payer_status,
             kbk: zero(budget.kbk),
             oktmo: zero(budget.oktmo),
             basis: zero(budget.basis),
             period: zero(budget.period),
-            number: zero(budget.doc_number),
-            date: zero(budget.doc_date),
+            number: zero(budget.number),
+            date: zero(budget.date),
             payment_type: budget.payment_type,
         };
-        if let Some(inn) = budget.deduction_inn {
-            document.payer.inn = Some(inn);
+        if let Some(inn) = &payment.deduction_inn {
+            document.payer.inn = Some(inn.clone());
         }
     } else {
         document.uin = payment.uin.clone();

@@ -1,6 +1,7 @@
 //! The payment order as the bank and the tax authority understand it.
 
 use chrono::NaiveDate;
+pub use clientbank_format::Budget;
 use rust_decimal::Decimal;
 
 /// Which rules a payment order follows. It follows from the data: see [`Payment::kind`].
@@ -38,59 +39,22 @@ pub struct Bank {
     pub city: Option<String>,
 }
 
-/// Who sends the money. The bank knows all of it from [`Payer::account`]; the JSON request
-/// carries the account only.
+/// One side of a payment: who holds the account the money leaves or reaches.
+///
+/// For the payer the bank knows all of it from the account; the JSON request carries the
+/// account only.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Payer {
-    /// Field 9.
+pub struct AccountHolder {
+    /// Fields 9/17.
     pub account: Option<String>,
-    /// Field 60 (of the payer itself; a third-party payment puts the third party's INN there).
+    /// Fields 60/61 (a third-party payment puts the third party's INN in field 60).
     pub inn: Option<String>,
-    /// Field 102.
+    /// Fields 102/103.
     pub kpp: Option<String>,
-    /// Field 8.
+    /// Fields 8/16.
     pub name: Option<String>,
-    /// Fields 10–12.
+    /// Fields 10–12/13–15.
     pub bank: Bank,
-}
-
-/// Who receives the money.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Recipient {
-    /// Field 16.
-    pub name: Option<String>,
-    /// Field 61.
-    pub inn: Option<String>,
-    /// Field 103.
-    pub kpp: Option<String>,
-    /// Field 17.
-    pub account: Option<String>,
-    /// Fields 13–15.
-    pub bank: Bank,
-}
-
-/// The budget fields of a tax or other budget payment, as written (`0` where the rules say
-/// there is no value).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Budget {
-    /// Field 101.
-    pub payer_status: Option<String>,
-    /// Field 104.
-    pub kbk: Option<String>,
-    /// Field 105.
-    pub oktmo: Option<String>,
-    /// Field 106.
-    pub basis: Option<String>,
-    /// Field 107.
-    pub period: Option<String>,
-    /// Field 108.
-    pub doc_number: Option<String>,
-    /// Field 109, `ДД.ММ.ГГГГ` or `0`.
-    pub doc_date: Option<String>,
-    /// Field 110, obsolete; kept so that it is not lost.
-    pub payment_type: Option<String>,
-    /// For deductions from a salary (status `19`): the INN of the person they are made for.
-    pub deduction_inn: Option<String>,
 }
 
 /// The person whose obligation a third-party payment settles.
@@ -114,9 +78,9 @@ pub struct Payment {
     /// Field 7.
     pub sum: Option<Decimal>,
     /// The sender.
-    pub payer: Payer,
+    pub payer: AccountHolder,
     /// The receiver.
-    pub recipient: Recipient,
+    pub recipient: AccountHolder,
     /// Field 24.
     pub purpose: Option<String>,
     /// Field 22, the UIN; `None` is written `0`.
@@ -127,8 +91,12 @@ pub struct Payment {
     pub operation_kind: Option<String>,
     /// Field 20.
     pub purpose_code: Option<String>,
-    /// Fields 101, 104–110, when the payment goes to the budget.
+    /// Fields 101, 104–110, as written (`0` where the rules say there is no value), when the
+    /// payment goes to the budget.
     pub budget: Option<Budget>,
+    /// For deductions from a salary (status `19`): the INN of the person they are made for
+    /// (field 60 in the payment order, `PayerInn` in JSON).
+    pub deduction_inn: Option<String>,
     /// Whose obligation is paid, when it is not the payer's own.
     pub third_party: Option<ThirdParty>,
 }

@@ -626,7 +626,7 @@ impl Check {
                  (МС.03.2024), a date ДД.ММ.ГГГГ, a customs code, or 0",
             );
         }
-        if let Some(number) = self.placeholder(Field::BudgetDocNumber, &budget.doc_number) {
+        if let Some(number) = self.placeholder(Field::BudgetDocNumber, &budget.number) {
             if number.contains('№') || number.chars().count() > 15 {
                 self.add(
                     Code::DocNumberInvalid,
@@ -649,7 +649,7 @@ impl Check {
                 );
             }
         }
-        if let Some(date) = self.placeholder(Field::BudgetDocDate, &budget.doc_date)
+        if let Some(date) = self.placeholder(Field::BudgetDocDate, &budget.date)
             && date != "0"
             && rules::date_text(date).is_err()
         {
@@ -670,7 +670,7 @@ impl Check {
                 "field 110 is obsolete since 2015: leave it empty (some banks refuse ПЕ and ПЦ)",
             );
         }
-        if let Some(inn) = budget.deduction_inn.as_deref() {
+        if let Some(inn) = payment.deduction_inn.as_deref() {
             self.inn(Field::DeductionInn, inn, true);
             if field_text(&budget.payer_status) != Some("19") {
                 self.add(
@@ -758,8 +758,8 @@ impl Check {
             (Field::Oktmo, &budget.oktmo),
             (Field::Basis, &budget.basis),
             (Field::Period, &budget.period),
-            (Field::BudgetDocNumber, &budget.doc_number),
-            (Field::BudgetDocDate, &budget.doc_date),
+            (Field::BudgetDocNumber, &budget.number),
+            (Field::BudgetDocDate, &budget.date),
         ] {
             if let Some(value) = value.as_deref().map(str::trim)
                 && value != "0"

@@ -6,7 +6,7 @@ use chrono::NaiveDate;
 use clientbank_format::{Encoding, Key, parse};
 use clientbank_payment::json::{PaymentJson, read_requests};
 use clientbank_payment::{
-    Bank, Budget, Context, Kind, Payer, Payment, Recipient, ThirdParty, onec, rules, validate,
+    AccountHolder, Bank, Budget, Context, Kind, Payment, ThirdParty, onec, rules, validate,
 };
 use proptest::prelude::*;
 use rust_decimal::Decimal;
@@ -124,18 +124,16 @@ fn budget() -> impl Strategy<Value = Budget> {
         "[1-9][0-9]{0,14}",
         proptest::option::of(date()),
     )
-        .prop_map(
-            |(status, kbk, oktmo, basis, period, number, doc_date)| Budget {
-                payer_status: Some(status.into()),
-                kbk: Some(kbk),
-                oktmo: Some(oktmo),
-                basis: Some(basis.into()),
-                period: Some(period),
-                doc_number: Some(if basis == "АП" { number } else { "0".into() }),
-                doc_date: Some(doc_date.map_or("0".into(), clientbank_format::value::format_date)),
-                ..Budget::default()
-            },
-        )
+        .prop_map(|(status, kbk, oktmo, basis, period, number, date)| Budget {
+            payer_status: Some(status.into()),
+            kbk: Some(kbk),
+            oktmo: Some(oktmo),
+            basis: Some(basis.into()),
+            period: Some(period),
+            number: Some(if basis == "АП" { number } else { "0".into() }),
+            date: Some(date.map_or("0".into(), clientbank_format::value::format_date)),
+            ..Budget::default()
+        })
 }
 
 prop_compose! {
@@ -160,14 +158,14 @@ prop_compose! {
             number: Some(number.to_string()),
             date: Some(date),
             sum: Some(Decimal::new(cents, 2)),
-            payer: Payer {
+            payer: AccountHolder {
                 account: Some(payer_account),
                 inn: Some(payer_inn),
                 kpp: Some(payer_kpp),
                 name: Some(payer_name),
                 bank: payer_bank,
             },
-            recipient: Recipient {
+            recipient: AccountHolder {
                 name: Some(recipient_name),
                 inn: Some(recipient_inn),
                 kpp: recipient_kpp,
@@ -208,7 +206,7 @@ fn budget_payment() -> impl Strategy<Value = Payment> {
                 // Field 60 holds the person's INN; the employer's own is not in the order.
                 p.payer.inn = None;
                 budget.payer_status = Some("19".into());
-                budget.deduction_inn = Some(inn);
+                p.deduction_inn = Some(inn);
             }
             p.budget = Some(budget);
             p
@@ -229,10 +227,9 @@ fn third_party_payment() -> impl Strategy<Value = Payment> {
             "the third party is someone else",
             |(mut p, (inn, kpp), name, rest)| {
                 let payer_inn = p.payer.inn.clone()?;
-                (p.budget.as_ref()?.deduction_inn.is_none()).then_some(())?;
+                p.deduction_inn.is_none().then_some(())?;
                 (payer_inn != inn).then_some(())?;
                 let budget = p.budget.as_mut()?;
-                budget.deduction_inn = None;
                 budget.payer_status = Some("01".into());
                 p.purpose = Some(format!(
                     "{payer_inn}//{}//{name}//{rest}",
@@ -299,10 +296,7 @@ fn json_held(payment: &Payment) -> Vec<(Key, String)> {
         Key::BasisDate,
         Key::PurposeCode,
     ];
-    let deduction = payment
-        .budget
-        .as_ref()
-        .is_some_and(|b| b.deduction_inn.is_some());
+    let deduction = payment.deduction_inn.is_some();
     if payment.kind() == Kind::ThirdParty || deduction {
         keys.push(Key::PayerInn);
     }

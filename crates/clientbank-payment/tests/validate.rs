@@ -3,7 +3,7 @@
 
 use chrono::NaiveDate;
 use clientbank_payment::{
-    Bank, Budget, Code, Context, Field, Kind, Payer, Payment, Recipient, ThirdParty, enp, validate,
+    AccountHolder, Bank, Budget, Code, Context, Field, Kind, Payment, ThirdParty, enp, validate,
 };
 use rust_decimal::Decimal;
 
@@ -16,7 +16,7 @@ fn ordinary() -> Payment {
         number: s("17"),
         date: NaiveDate::from_ymd_opt(2026, 11, 20),
         sum: Some(Decimal::new(5900000, 2)),
-        payer: Payer {
+        payer: AccountHolder {
             account: s("40702810938000012345"),
             inn: s("7701234560"),
             kpp: s("770101001"),
@@ -27,7 +27,7 @@ fn ordinary() -> Payment {
                 ..Bank::default()
             },
         },
-        recipient: Recipient {
+        recipient: AccountHolder {
             name: s("ООО \"Лютик\""),
             inn: s("5009876546"),
             kpp: s("500901001"),
@@ -47,7 +47,7 @@ fn ordinary() -> Payment {
 
 fn tax() -> Payment {
     let mut p = ordinary();
-    p.recipient = Recipient {
+    p.recipient = AccountHolder {
         name: s("Казначейство России (ФНС России)"),
         inn: s(enp::INN),
         kpp: s(enp::KPP),
@@ -65,8 +65,8 @@ fn tax() -> Payment {
         oktmo: s("45379000"),
         basis: s("ТП"),
         period: s("КВ.03.2026"),
-        doc_number: s("0"),
-        doc_date: s("0"),
+        number: s("0"),
+        date: s("0"),
         ..Budget::default()
     });
     p
@@ -81,8 +81,8 @@ fn single_tax_payment() -> Payment {
         oktmo: s("0"),
         basis: s("0"),
         period: s("0"),
-        doc_number: s("0"),
-        doc_date: s("0"),
+        number: s("0"),
+        date: s("0"),
         ..Budget::default()
     });
     p
@@ -162,11 +162,11 @@ fn period_107_and_placeholders() {
 #[test]
 fn document_number_108_and_date_109() {
     assert_eq!(
-        codes(&with_budget(|b| b.doc_number = s("№ 12"))),
+        codes(&with_budget(|b| b.number = s("№ 12"))),
         [(Code::DocNumberInvalid, Some(Field::BudgetDocNumber))]
     );
     assert_eq!(
-        codes(&with_budget(|b| b.doc_number = s("1234567890123456"))),
+        codes(&with_budget(|b| b.number = s("1234567890123456"))),
         [(Code::DocNumberInvalid, Some(Field::BudgetDocNumber))]
     );
     // A demand (ТР) names its document, unless the UIN does.
@@ -182,11 +182,11 @@ fn document_number_108_and_date_109() {
     with_uin.uin = s("18810192085432512980");
     assert_eq!(codes(&with_uin), []);
     for valid in ["0", "28.03.2024"] {
-        assert_eq!(codes(&with_budget(|b| b.doc_date = s(valid))), []);
+        assert_eq!(codes(&with_budget(|b| b.date = s(valid))), []);
     }
     for invalid in ["00", "2024-03-28", "31.02.2024"] {
         assert_eq!(
-            codes(&with_budget(|b| b.doc_date = s(invalid))),
+            codes(&with_budget(|b| b.date = s(invalid))),
             [(Code::DocDateInvalid, Some(Field::BudgetDocDate))],
             "{invalid}"
         );
