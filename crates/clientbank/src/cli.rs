@@ -62,6 +62,16 @@ pub(crate) enum Command {
         #[arg(long, value_parser = parse_day)]
         today: Option<NaiveDate>,
     },
+    /// Run the local sandbox bank: the bank API v1 on a loopback address, with test data,
+    /// the fixed sandbox credentials and an admin interface for faults.
+    Sandbox {
+        /// Where to listen (loopback only).
+        #[arg(long, default_value = "127.0.0.1:8800")]
+        addr: std::net::SocketAddr,
+        /// Multiplies the webhook retry delays (10 minutes, then an hour).
+        #[arg(long, default_value_t = 1.0)]
+        time_scale: f64,
+    },
 }
 
 /// What `convert` writes.

@@ -6,6 +6,7 @@ use crate::exit::{Failure, Outcome};
 mod check;
 mod convert;
 mod parse;
+mod sandbox;
 
 pub(crate) fn run(cli: Cli) -> Result<Outcome, Failure> {
     match cli.command {
@@ -33,5 +34,6 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome, Failure> {
                 today,
             },
         ),
+        Command::Sandbox { addr, time_scale } => sandbox::run(addr, time_scale),
     }
 }

@@ -1,0 +1,744 @@
+//! The client: every endpoint of API.md Part 1, with the behaviour of Part 3 (retries, TLS,
+//! maintenance, typed errors).
+
+use std::net::IpAddr;
+use std::time::Duration;
+
+use chrono::{NaiveDate, NaiveDateTime};
+use clientbank_payment::UploadRequest;
+use reqwest::{Method, StatusCode, Url};
+use rust_decimal::Decimal;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::error::Error;
+use crate::token::{Token, TokenResponse};
+use crate::types::{
+    BankAccount, Company, ErrorBody, HistoryFilter, Operation, SignRequest, TokenRequest,
+    UploadResult,
+};
+
+/// How reads are repeated (API.md Part 3): on 503, 429, timeouts and resets, with exponential
+/// backoff. Uploads and signing are repeated only when the bank provably did not take them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Retry {
+    /// Attempts after the first.
+    pub retries: u32,
+    /// The first pause; each next one doubles.
+    pub base_delay: Duration,
+    /// The longest pause.
+    pub max_delay: Duration,
+}
+
+impl Default for Retry {
+    fn default() -> Retry {
+        Retry {
+            retries: 3,
+            base_delay: Duration::from_millis(500),
+            max_delay: Duration::from_secs(8),
+        }
+    }
+}
+
+impl Retry {
+    /// No repetition at all.
+    pub const NONE: Retry = Retry {
+        retries: 0,
+        base_delay: Duration::ZERO,
+        max_delay: Duration::ZERO,
+    };
+
+    fn delay(&self, attempt: u32) -> Duration {
+        self.base_delay
+            .saturating_mul(1 << attempt.min(16))
+            .min(self.max_delay)
+    }
+}
+
+/// Builds a [`Client`].
+#[derive(Debug)]
+pub struct ClientBuilder {
+    base_url: String,
+    token: Option<Token>,
+    sandbox: bool,
+    timeout: Duration,
+    connect_timeout: Duration,
+    retry: Retry,
+    roots: Vec<reqwest::Certificate>,
+}
+
+impl ClientBuilder {
+    /// The access token sent as `Authorization: Bearer`.
+    pub fn token(mut self, token: Token) -> ClientBuilder {
+        self.token = Some(token);
+        self
+    }
+
+    /// Sandbox mode: every request carries `sandbox: on`.
+    pub fn sandbox(mut self, on: bool) -> ClientBuilder {
+        self.sandbox = on;
+        self
+    }
+
+    /// The longest wait for a whole answer (default 30 s).
+    pub fn timeout(mut self, timeout: Duration) -> ClientBuilder {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The longest wait for a connection (default 10 s).
+    pub fn connect_timeout(mut self, timeout: Duration) -> ClientBuilder {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// How reads are repeated.
+    pub fn retry(mut self, retry: Retry) -> ClientBuilder {
+        self.retry = retry;
+        self
+    }
+
+    /// Trusts the root certificates of a PEM file besides the common ones (the bank's chain
+    /// may end in the Russian Ministry of Digital Development's root). Verification is never
+    /// switched off.
+    pub fn add_root_certificates_pem(mut self, pem: &[u8]) -> Result<ClientBuilder, Error> {
+        let certificates = reqwest::Certificate::from_pem_bundle(pem)
+            .map_err(|e| Error::Config(format!("the root certificate file is not PEM: {e}")))?;
+        if certificates.is_empty() {
+            return Err(Error::Config(
+                "the root certificate file holds no certificate".into(),
+            ));
+        }
+        self.roots.extend(certificates);
+        Ok(self)
+    }
+
+    /// The client. The base URL must be `https://…`, or `http://` to a loopback address.
+    pub fn build(self) -> Result<Client, Error> {
+        let base = Url::parse(self.base_url.trim_end_matches('/'))
+            .map_err(|e| Error::Config(format!("the bank's address is not a URL: {e}")))?;
+        match base.scheme() {
+            "https" => {}
+            "http" if is_loopback(&base) => {}
+            "http" => {
+                return Err(Error::Config(format!(
+                    "plain http:// is allowed only to a loopback address, not to {}",
+                    base.host_str().unwrap_or_default()
+                )));
+            }
+            other => return Err(Error::Config(format!("unsupported scheme {other}://"))),
+        }
+        let mut http = reqwest::Client::builder()
+            .use_rustls_tls()
+            .tls_built_in_root_certs(true)
+            .timeout(self.timeout)
+            .connect_timeout(self.connect_timeout)
+            .redirect(reqwest::redirect::Policy::none())
+            .user_agent(concat!("clientbank/", env!("CARGO_PKG_VERSION")));
+        for root in self.roots {
+            http = http.add_root_certificate(root);
+        }
+        let http = http
+            .build()
+            .map_err(|e| Error::Config(format!("cannot set up HTTPS: {e}")))?;
+        Ok(Client {
+            http,
+            base: base.as_str().trim_end_matches('/').to_string(),
+            token: self.token,
+            sandbox: self.sandbox,
+            retry: self.retry,
+        })
+    }
+}
+
+fn is_loopback(url: &Url) -> bool {
+    let host = url.host_str().unwrap_or_default();
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    host == "localhost" || host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+/// Whether an operation may be repeated after a failure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Idempotence {
+    /// A read: repeated on 503, 429, timeouts and resets.
+    Read,
+    /// An upload or a signature: repeated only when the bank provably did not take it.
+    Write,
+}
+
+/// A body to send.
+enum Body<'a> {
+    None,
+    Json(&'a (dyn ErasedSerialize + Sync)),
+}
+
+/// Object-safe `Serialize` for the request bodies.
+trait ErasedSerialize {
+    fn to_json(&self) -> Result<Vec<u8>, serde_json::Error>;
+}
+
+impl<T: Serialize> ErasedSerialize for T {
+    fn to_json(&self) -> Result<Vec<u8>, serde_json::Error> {
+        serde_json::to_vec(self)
+    }
+}
+
+/// The bank API v1 client.
+#[derive(Clone, Debug)]
+pub struct Client {
+    http: reqwest::Client,
+    base: String,
+    token: Option<Token>,
+    sandbox: bool,
+    retry: Retry,
+}
+
+impl Client {
+    /// A builder for the service root `base_url` (it ends with `/v1`).
+    pub fn builder(base_url: impl Into<String>) -> ClientBuilder {
+        ClientBuilder {
+            base_url: base_url.into(),
+            token: None,
+            sandbox: false,
+            timeout: Duration::from_secs(30),
+            connect_timeout: Duration::from_secs(10),
+            retry: Retry::default(),
+            roots: Vec::new(),
+        }
+    }
+
+    /// The service root.
+    pub fn base_url(&self) -> &str {
+        &self.base
+    }
+
+    async fn send(
+        &self,
+        method: Method,
+        path: &str,
+        body: Body<'_>,
+        idempotence: Idempotence,
+    ) -> Result<reqwest::Response, Error> {
+        let url = format!("{}{path}", self.base);
+        let payload = match body {
+            Body::None => None,
+            Body::Json(value) => Some(
+                value
+                    .to_json()
+                    .map_err(|e| Error::Config(format!("cannot encode the request: {e}")))?,
+            ),
+        };
+        let mut attempt = 0;
+        loop {
+            let mut request = self.http.request(method.clone(), &url);
+            if let Some(token) = &self.token {
+                request = request.bearer_auth(token.expose_secret());
+            }
+            if self.sandbox {
+                request = request.header("sandbox", "on");
+            }
+            if let Some(payload) = &payload {
+                request = request
+                    .header(reqwest::header::CONTENT_TYPE, "application/json")
+                    .body(payload.clone());
+            }
+            let error = match request.send().await {
+                Ok(response) if response.status().is_success() => return Ok(response),
+                Ok(response) => error_of(response).await,
+                Err(e) => transport_error(&e),
+            };
+            let again = match idempotence {
+                Idempotence::Read => error.retryable_read(),
+                Idempotence::Write => error.not_taken(),
+            };
+            if !again || attempt >= self.retry.retries {
+                return Err(error);
+            }
+            tokio::time::sleep(self.retry.delay(attempt)).await;
+            attempt += 1;
+        }
+    }
+
+    async fn json<T: DeserializeOwned>(
+        &self,
+        method: Method,
+        path: &str,
+        body: Body<'_>,
+        idempotence: Idempotence,
+    ) -> Result<T, Error> {
+        let response = self.send(method, path, body, idempotence).await?;
+        let bytes = response.bytes().await.map_err(|e| transport_error(&e))?;
+        serde_json::from_slice(&bytes).map_err(|e| Error::Decode(e.to_string()))
+    }
+
+    async fn bytes(&self, method: Method, path: &str) -> Result<Vec<u8>, Error> {
+        let response = self
+            .send(method, path, Body::None, Idempotence::Read)
+            .await?;
+        let bytes = response.bytes().await.map_err(|e| transport_error(&e))?;
+        Ok(bytes.to_vec())
+    }
+
+    async fn empty(&self, method: Method, path: &str, body: Body<'_>) -> Result<(), Error> {
+        self.send(method, path, body, Idempotence::Write).await?;
+        Ok(())
+    }
+
+    // --- Data retrieval -------------------------------------------------------------------
+
+    /// `POST /account-info`: the companies and their accounts.
+    pub async fn companies(&self) -> Result<Vec<Company>, Error> {
+        self.json(Method::POST, "/account-info", Body::None, Idempotence::Read)
+            .await
+    }
+
+    /// Every account of every company, with its company's id.
+    pub async fn accounts(&self) -> Result<Vec<(String, BankAccount)>, Error> {
+        Ok(self
+            .companies()
+            .await?
+            .into_iter()
+            .flat_map(|c| {
+                let id = c.company_id;
+                c.bank_accounts.into_iter().map(move |a| (id.clone(), a))
+            })
+            .collect())
+    }
+
+    /// `POST /account-info/balance/{accountId}`.
+    pub async fn balance(&self, account_id: &str) -> Result<Decimal, Error> {
+        let path = format!("/account-info/balance/{}", segment(account_id));
+        self.json::<Number>(Method::POST, &path, Body::None, Idempotence::Read)
+            .await
+            .map(|n| n.0)
+    }
+
+    /// `POST /account-info/balance/{accountId}/{date}`: the balance on a day.
+    pub async fn balance_on(&self, account_id: &str, date: NaiveDate) -> Result<Decimal, Error> {
+        let at = date
+            .and_time(chrono::NaiveTime::MIN)
+            .format("%Y-%m-%dT%H:%M:%S");
+        let path = format!("/account-info/balance/{}/{at}", segment(account_id));
+        self.json::<Number>(Method::POST, &path, Body::None, Idempotence::Read)
+            .await
+            .map(|n| n.0)
+    }
+
+    /// `POST /account-info/balance-details/{accountId}`: balance and overdraft (shape not
+    /// published).
+    pub async fn balance_details(&self, account_id: &str) -> Result<Value, Error> {
+        let path = format!("/account-info/balance-details/{}", segment(account_id));
+        self.json(Method::POST, &path, Body::None, Idempotence::Read)
+            .await
+    }
+
+    /// `POST /operation-history/{accountId}` with a filter.
+    pub async fn operation_history(
+        &self,
+        account_id: &str,
+        filter: &HistoryFilter,
+    ) -> Result<Vec<Operation>, Error> {
+        let path = format!("/operation-history/{}", segment(account_id));
+        self.json(Method::POST, &path, Body::Json(filter), Idempotence::Read)
+            .await
+    }
+
+    /// All operations executed from `from` to `till` (inclusive): pages of 50 (`records`,
+    /// `skip += 50`) until a short page, deduplicated by id, in the bank's order.
+    pub async fn operations_between(
+        &self,
+        account_id: &str,
+        from: NaiveDate,
+        till: NaiveDate,
+    ) -> Result<Vec<Operation>, Error> {
+        const PAGE: u32 = 50;
+        let mut seen = std::collections::HashSet::new();
+        let mut all = Vec::new();
+        let mut skip = 0;
+        loop {
+            let filter = HistoryFilter {
+                from: Some(from),
+                till: Some(till),
+                skip: Some(skip),
+                records: Some(PAGE),
+                ..HistoryFilter::default()
+            };
+            let page = self.operation_history(account_id, &filter).await?;
+            let short = (page.len() as u32) < PAGE;
+            for operation in page {
+                if seen.insert(operation.id.clone()) {
+                    all.push(operation);
+                }
+            }
+            if short {
+                return Ok(all);
+            }
+            skip += PAGE;
+        }
+    }
+
+    // --- Payment upload -------------------------------------------------------------------
+
+    /// `POST /operation-upload`: one payment as JSON. Repeated only when the bank provably did
+    /// not take it; an [`Error::in_doubt`] answer means it may exist at the bank.
+    pub async fn upload(&self, request: &UploadRequest) -> Result<UploadResult, Error> {
+        self.json(
+            Method::POST,
+            "/operation-upload",
+            Body::Json(request),
+            Idempotence::Write,
+        )
+        .await
+    }
+
+    /// `POST /operation-upload/1c`: a whole 1.03 document, sent as a JSON string (UTF-8).
+    pub async fn upload_1c(&self, document: &str) -> Result<UploadResult, Error> {
+        let body = serde_json::json!({ "document": document });
+        self.json(
+            Method::POST,
+            "/operation-upload/1c",
+            Body::Json(&body),
+            Idempotence::Write,
+        )
+        .await
+    }
+
+    /// `POST /operation-upload/sign`: sends the payments to execution.
+    pub async fn sign(&self, request: &SignRequest) -> Result<Value, Error> {
+        self.json(
+            Method::POST,
+            "/operation-upload/sign",
+            Body::Json(request),
+            Idempotence::Write,
+        )
+        .await
+    }
+
+    // --- Authorization --------------------------------------------------------------------
+
+    /// The address to send the user's browser to (`GET /oauth/authorize`).
+    pub fn authorize_url(
+        &self,
+        client_id: &str,
+        redirect_uri: &str,
+        scopes: &[&str],
+        state: &str,
+    ) -> Result<Url, Error> {
+        let mut url = Url::parse(&format!("{}/oauth/authorize", self.base))
+            .map_err(|e| Error::Config(e.to_string()))?;
+        url.query_pairs_mut()
+            .append_pair("model.clientId", client_id)
+            .append_pair("model.redirectUri", redirect_uri)
+            .append_pair("model.scope", &scopes.join(" "))
+            .append_pair("model.state", state);
+        Ok(url)
+    }
+
+    /// `POST /oauth/token`: exchanges the temporary `code` for an access token.
+    pub async fn exchange_code(&self, request: &TokenRequest) -> Result<Token, Error> {
+        self.json::<TokenResponse>(
+            Method::POST,
+            "/oauth/token",
+            Body::Json(request),
+            Idempotence::Write,
+        )
+        .await
+        .map(|r| r.access_token)
+    }
+
+    /// `POST /revoke`: annuls this client's token.
+    pub async fn revoke(&self) -> Result<(), Error> {
+        self.empty(Method::POST, "/revoke", Body::None).await
+    }
+
+    // --- Nominal accounts (beneficiaries) -------------------------------------------------
+
+    /// `POST /beneficial/{accountNumber}/import`.
+    pub async fn beneficiaries_import(&self, account: &str, data: &Value) -> Result<Value, Error> {
+        let path = format!("/beneficial/{}/import", segment(account));
+        self.json(Method::POST, &path, Body::Json(data), Idempotence::Write)
+            .await
+    }
+
+    /// `GET /beneficial/{nominalAccountNumber}/report`: the report file.
+    pub async fn beneficiaries_report(&self, account: &str) -> Result<Vec<u8>, Error> {
+        let path = format!("/beneficial/{}/report", segment(account));
+        self.bytes(Method::GET, &path).await
+    }
+
+    /// `POST /beneficial/{nominalAccountNumber}/report/send` with the report's detached
+    /// signature in Base64.
+    pub async fn beneficiaries_report_send(
+        &self,
+        account: &str,
+        signature_base64: &str,
+    ) -> Result<(), Error> {
+        let path = format!("/beneficial/{}/report/send", segment(account));
+        self.empty(Method::POST, &path, Body::Json(&signature_base64))
+            .await
+    }
+
+    /// `GET /beneficial/{nominalAccountNumber}/forms/parts`.
+    pub async fn form_parts(&self, account: &str) -> Result<Value, Error> {
+        let path = format!("/beneficial/{}/forms/parts", segment(account));
+        self.json(Method::GET, &path, Body::None, Idempotence::Read)
+            .await
+    }
+
+    /// `GET /beneficial/{nominalAccountNumber}/forms/parts/{partId}`: the part's file.
+    pub async fn form_part(&self, account: &str, part_id: &str) -> Result<Vec<u8>, Error> {
+        let path = format!(
+            "/beneficial/{}/forms/parts/{}",
+            segment(account),
+            segment(part_id)
+        );
+        self.bytes(Method::GET, &path).await
+    }
+
+    /// `POST /beneficial/{nominalAccountNumber}/forms/parts/{partId}/send`.
+    pub async fn form_part_send(
+        &self,
+        account: &str,
+        part_id: &str,
+        signature_base64: &str,
+    ) -> Result<(), Error> {
+        let path = format!(
+            "/beneficial/{}/forms/parts/{}/send",
+            segment(account),
+            segment(part_id)
+        );
+        self.empty(Method::POST, &path, Body::Json(&signature_base64))
+            .await
+    }
+
+    /// `GET /beneficiaries/v2/{nominalAccountNumber}/reports/unsigned`.
+    pub async fn unsigned_reports(&self, account: &str) -> Result<Value, Error> {
+        let path = format!("/beneficiaries/v2/{}/reports/unsigned", segment(account));
+        self.json(Method::GET, &path, Body::None, Idempotence::Read)
+            .await
+    }
+
+    /// `GET /beneficiaries/v2/{bankAccountNumber}/report/{id}`: the report file.
+    pub async fn report_v2(&self, account: &str, id: &str) -> Result<Vec<u8>, Error> {
+        let path = format!(
+            "/beneficiaries/v2/{}/report/{}",
+            segment(account),
+            segment(id)
+        );
+        self.bytes(Method::GET, &path).await
+    }
+
+    /// `POST /beneficiaries/v2/{nominalAccountNumber}/report/{id}/send`.
+    pub async fn report_v2_send(
+        &self,
+        account: &str,
+        id: &str,
+        signature_base64: &str,
+    ) -> Result<(), Error> {
+        let path = format!(
+            "/beneficiaries/v2/{}/report/{}/send",
+            segment(account),
+            segment(id)
+        );
+        self.empty(Method::POST, &path, Body::Json(&signature_base64))
+            .await
+    }
+
+    // --- SBP ------------------------------------------------------------------------------
+
+    async fn get_value(&self, path: &str) -> Result<Value, Error> {
+        self.json(Method::GET, path, Body::None, Idempotence::Read)
+            .await
+    }
+
+    async fn post_value(&self, path: &str, body: &Value) -> Result<Value, Error> {
+        self.json(Method::POST, path, Body::Json(body), Idempotence::Write)
+            .await
+    }
+
+    /// `GET /sbp/retail-points?companyId=…`.
+    pub async fn retail_points(&self, company_id: &str) -> Result<Value, Error> {
+        self.get_value(&format!(
+            "/sbp/retail-points?companyId={}",
+            segment(company_id)
+        ))
+        .await
+    }
+
+    /// `POST /sbp/retail-points`: registers a retail point.
+    pub async fn register_retail_point(&self, data: &Value) -> Result<Value, Error> {
+        self.post_value("/sbp/retail-points", data).await
+    }
+
+    /// `GET /sbp/retail-points/{tspId}`.
+    pub async fn retail_point(&self, tsp_id: &str) -> Result<Value, Error> {
+        self.get_value(&format!("/sbp/retail-points/{}", segment(tsp_id)))
+            .await
+    }
+
+    /// `GET /sbp/retail-points/{tspId}/status`.
+    pub async fn retail_point_status(&self, tsp_id: &str) -> Result<Value, Error> {
+        self.get_value(&format!("/sbp/retail-points/{}/status", segment(tsp_id)))
+            .await
+    }
+
+    /// `GET /sbp/qr-codes/{qrcId}`.
+    pub async fn qr_code(&self, qrc_id: &str) -> Result<Value, Error> {
+        self.get_value(&format!("/sbp/qr-codes/{}", segment(qrc_id)))
+            .await
+    }
+
+    /// `GET /sbp/qr-codes/{qrcId}/image`: the PNG image.
+    pub async fn qr_code_image(&self, qrc_id: &str) -> Result<Vec<u8>, Error> {
+        self.bytes(
+            Method::GET,
+            &format!("/sbp/qr-codes/{}/image", segment(qrc_id)),
+        )
+        .await
+    }
+
+    /// `POST /sbp/qr-codes/dynamic`.
+    pub async fn create_dynamic_qr_code(&self, data: &Value) -> Result<Value, Error> {
+        self.post_value("/sbp/qr-codes/dynamic", data).await
+    }
+
+    /// `POST /sbp/qr-codes/refund`.
+    pub async fn refund(&self, data: &Value) -> Result<Value, Error> {
+        self.post_value("/sbp/qr-codes/refund", data).await
+    }
+
+    /// `GET /sbp/qr-codes/refund/{refundId}`.
+    pub async fn refund_status(&self, refund_id: &str) -> Result<Value, Error> {
+        self.get_value(&format!("/sbp/qr-codes/refund/{}", segment(refund_id)))
+            .await
+    }
+
+    /// `GET /sbp/mcc`.
+    pub async fn mcc(&self) -> Result<Value, Error> {
+        self.get_value("/sbp/mcc").await
+    }
+
+    /// `POST /sbp/cash-links`.
+    pub async fn create_cash_link(&self, data: &Value) -> Result<Value, Error> {
+        self.post_value("/sbp/cash-links", data).await
+    }
+
+    /// `POST /sbp/cash-links/{qrcId}/activate`.
+    pub async fn activate_cash_link(&self, qrc_id: &str, data: &Value) -> Result<Value, Error> {
+        self.post_value(
+            &format!("/sbp/cash-links/{}/activate", segment(qrc_id)),
+            data,
+        )
+        .await
+    }
+
+    /// `POST /sbp/cash-links/{qrcId}/deactivate`.
+    pub async fn deactivate_cash_link(&self, qrc_id: &str) -> Result<(), Error> {
+        self.empty(
+            Method::POST,
+            &format!("/sbp/cash-links/{}/deactivate", segment(qrc_id)),
+            Body::None,
+        )
+        .await
+    }
+
+    /// `GET /sbp/cash-links/{qrcId}/status`.
+    pub async fn cash_link_status(&self, qrc_id: &str) -> Result<Value, Error> {
+        self.get_value(&format!("/sbp/cash-links/{}/status", segment(qrc_id)))
+            .await
+    }
+
+    /// `GET /sbp/cash-links/{qrcId}/operations/{paramsId}/status`.
+    pub async fn cash_link_operation_status(
+        &self,
+        qrc_id: &str,
+        params_id: &str,
+    ) -> Result<Value, Error> {
+        self.get_value(&format!(
+            "/sbp/cash-links/{}/operations/{}/status",
+            segment(qrc_id),
+            segment(params_id)
+        ))
+        .await
+    }
+
+    /// `GET /sbp/cash-links/{qrcId}/operations`.
+    pub async fn cash_link_operations(&self, qrc_id: &str) -> Result<Value, Error> {
+        self.get_value(&format!("/sbp/cash-links/{}/operations", segment(qrc_id)))
+            .await
+    }
+}
+
+/// A bare JSON number as the whole body (the balance endpoints), read exactly.
+#[derive(serde::Deserialize)]
+struct Number(#[serde(with = "rust_decimal::serde::arbitrary_precision")] Decimal);
+
+/// A path segment, percent-encoded.
+fn segment(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// The error an answer that is not a success stands for.
+async fn error_of(response: reqwest::Response) -> Error {
+    let status = response.status();
+    let bytes = response.bytes().await.unwrap_or_default();
+    let body: Option<ErrorBody> = serde_json::from_slice(&bytes).ok();
+    let (kind, message) = match body {
+        Some(body) => (body.exception_type, body.message),
+        None => (
+            String::new(),
+            String::from_utf8_lossy(&bytes[..bytes.len().min(300)]).into_owned(),
+        ),
+    };
+    match (status, kind.as_str()) {
+        (StatusCode::SERVICE_UNAVAILABLE, _) => Error::Maintenance,
+        (_, "AccessDenied") => Error::AccessDenied {
+            status: status.as_u16(),
+            message,
+        },
+        (_, "SignCheckError") => Error::SignCheck { message },
+        (StatusCode::UNAUTHORIZED, _) => Error::Unauthorized { message },
+        _ => Error::Api {
+            status: status.as_u16(),
+            exception_type: kind,
+            message,
+        },
+    }
+}
+
+/// A transport failure, by whether anything can have reached the bank.
+fn transport_error(e: &reqwest::Error) -> Error {
+    // The URL in reqwest's text never holds the token (it travels in a header).
+    if e.is_connect() {
+        Error::Connect(source_text(e))
+    } else if e.is_timeout() {
+        Error::Timeout
+    } else {
+        Error::Transport(source_text(e))
+    }
+}
+
+fn source_text(e: &reqwest::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(inner) = source {
+        text.push_str(": ");
+        text.push_str(&inner.to_string());
+        source = inner.source();
+    }
+    text
+}
+
+/// Parses a Moscow-time date-time as the bank writes it.
+pub fn parse_bank_time(text: &str) -> Option<NaiveDateTime> {
+    crate::types::moscow_time::parse(text)
+}

@@ -1,0 +1,101 @@
+//! What can go wrong talking to the bank, typed by what the caller must do about it.
+
+/// An error of the bank API client. No variant ever holds the token.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The bank answered 503: it is under maintenance and answers every request so.
+    #[error("the bank is under maintenance (503); try again later")]
+    Maintenance,
+    /// 401 without a known error body: the token is missing, wrong, expired or revoked.
+    #[error("the bank does not accept the token (401){}", suffix(.message))]
+    Unauthorized {
+        /// The bank's text, if any.
+        message: String,
+    },
+    /// `exceptionType: AccessDenied`: the token may not see this company, account or payment.
+    #[error("access denied ({status}): {message}")]
+    AccessDenied {
+        /// The HTTP status (400 for another company's account, 401 on sign, 403 for a right).
+        status: u16,
+        /// The bank's text.
+        message: String,
+    },
+    /// `exceptionType: SignCheckError`: the signature is bad or its certificate expired.
+    #[error("the bank refused the signature: {message}")]
+    SignCheck {
+        /// The bank's text.
+        message: String,
+    },
+    /// Any other answer that is not a success.
+    #[error("the bank answered {status}{}{}", suffix(.exception_type), suffix(.message))]
+    Api {
+        /// The HTTP status.
+        status: u16,
+        /// `exceptionType`, if the body had one.
+        exception_type: String,
+        /// `message`, or the start of the body.
+        message: String,
+    },
+    /// The connection could not be made: nothing was sent.
+    #[error("cannot connect to the bank: {0}")]
+    Connect(String),
+    /// No answer in time: the request may or may not have reached the bank.
+    #[error("the bank did not answer in time")]
+    Timeout,
+    /// The connection broke: the request may or may not have reached the bank.
+    #[error("the connection to the bank broke: {0}")]
+    Transport(String),
+    /// A success whose body is not what the API describes.
+    #[error("unexpected answer from the bank: {0}")]
+    Decode(String),
+    /// The client's own configuration is wrong (an address, a root certificate).
+    #[error("{0}")]
+    Config(String),
+}
+
+fn suffix(text: &str) -> String {
+    if text.is_empty() {
+        String::new()
+    } else {
+        format!(": {text}")
+    }
+}
+
+impl Error {
+    /// Whether a read may be repeated: maintenance, 429, no connection, timeouts and resets.
+    pub fn retryable_read(&self) -> bool {
+        match self {
+            Error::Maintenance | Error::Connect(_) | Error::Timeout | Error::Transport(_) => true,
+            Error::Api { status, .. } => *status == 429,
+            _ => false,
+        }
+    }
+
+    /// Whether the bank provably did not take a request (so an upload may be repeated): it
+    /// answered 503, or no connection was made.
+    pub fn not_taken(&self) -> bool {
+        matches!(self, Error::Maintenance | Error::Connect(_))
+    }
+
+    /// Whether the request may have been acted on although no answer says so: a timeout, a
+    /// broken connection or a server error after sending. An upload in doubt is never repeated
+    /// automatically.
+    pub fn in_doubt(&self) -> bool {
+        match self {
+            Error::Timeout | Error::Transport(_) => true,
+            Error::Api { status, .. } => *status >= 500,
+            _ => false,
+        }
+    }
+
+    /// The HTTP status, when the bank answered.
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            Error::Maintenance => Some(503),
+            Error::Unauthorized { .. } => Some(401),
+            Error::AccessDenied { status, .. } | Error::Api { status, .. } => Some(*status),
+            Error::SignCheck { .. } => Some(400),
+            _ => None,
+        }
+    }
+}

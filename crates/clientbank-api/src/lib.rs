@@ -1,0 +1,28 @@
+//! The async client of the business bank's API v1 (`../shared/API.md`) and its wire types.
+//!
+//! - [`Client`] covers every endpoint of the API: companies and accounts, balances, operation
+//!   history (with [`Client::operations_between`] paging and deduplicating), payment upload as
+//!   JSON or 1C, signing, the OAuth flow, nominal accounts and SBP.
+//! - TLS is always verified (extra root certificates from a PEM file); plain `http://` only
+//!   to loopback, for the sandbox bank.
+//! - Reads are repeated on 503, 429, timeouts and resets; uploads and signatures only when the
+//!   bank provably did not take them ([`Error::not_taken`]). [`Error::in_doubt`] says when a
+//!   request may have been acted on without an answer.
+//! - The [`Token`] never shows in `Debug`, logs or errors.
+//! - [`webhook::verify`] checks a notification's `SHA1Hash`.
+
+#![warn(missing_docs)]
+
+mod client;
+mod error;
+mod token;
+pub mod types;
+pub mod webhook;
+
+pub use client::{Client, ClientBuilder, Retry, parse_bank_time};
+pub use error::Error;
+pub use token::{Token, TokenResponse};
+pub use types::{
+    BankAccount, Company, ErrorBody, HistoryFilter, Notification, Operation, SignRequest,
+    TokenRequest, UploadResult,
+};

@@ -1,0 +1,91 @@
+//! Checking a webhook notification's `SHA1Hash` (API.md Part 1, Events).
+
+use sha1::{Digest, Sha1};
+
+use crate::token::Token;
+use crate::types::Notification;
+
+/// What the hash is keyed with, by how the token was obtained.
+#[derive(Clone, Copy, Debug)]
+pub enum WebhookKey<'a> {
+    /// A token generated in the bank cabinet: its first 10 characters are the key.
+    CabinetToken(&'a Token),
+    /// A token obtained through the authorization flow: the application's secret word is.
+    ClientSecret(&'a Token),
+}
+
+/// The lower-case hex SHA-1 of `<key>&<operation id>`.
+pub fn hash(key: WebhookKey<'_>, operation_id: &str) -> String {
+    let key: String = match key {
+        WebhookKey::CabinetToken(token) => token.expose_secret().chars().take(10).collect(),
+        WebhookKey::ClientSecret(secret) => secret.expose_secret().to_string(),
+    };
+    let digest = Sha1::digest(format!("{key}&{operation_id}").as_bytes());
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Why a notification is not accepted.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum WebhookError {
+    /// The body is not a notification.
+    #[error("not a webhook notification: {0}")]
+    Body(String),
+    /// `SHA1Hash` does not match: not from the bank, or altered.
+    #[error("SHA1Hash does not match the operation id and key")]
+    Hash,
+}
+
+/// Parses a notification body and checks its `SHA1Hash` (either letter case).
+pub fn verify(body: &[u8], key: WebhookKey<'_>) -> Result<Notification, WebhookError> {
+    let notification: Notification =
+        serde_json::from_slice(body).map_err(|e| WebhookError::Body(e.to_string()))?;
+    if notification
+        .sha1_hash
+        .eq_ignore_ascii_case(&hash(key, &notification.operation.id))
+    {
+        Ok(notification)
+    } else {
+        Err(WebhookError::Hash)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_worked_example_of_api_md() {
+        let token = Token::new("sandboxtoken");
+        assert_eq!(
+            hash(
+                WebhookKey::CabinetToken(&token),
+                "a4b825ca-a6f8-4996-a1db-a5f3028bb68d"
+            ),
+            "c039243e64c11635afbc1bd99185e34313702d43"
+        );
+    }
+
+    #[test]
+    fn verifies_both_key_kinds_and_refuses_a_forgery() {
+        let secret = Token::new("sandboxappsecret");
+        let id = "a4b825ca-a6f8-4996-a1db-a5f3028bb68d";
+        for key in [
+            WebhookKey::ClientSecret(&secret),
+            WebhookKey::CabinetToken(&secret),
+        ] {
+            let body = format!(
+                r#"{{"companyInn": "7701234560", "companyKpp": "770101001",
+                    "operation": {{"id": "{id}", "amount": 10.5}}, "SHA1Hash": "{}"}}"#,
+                hash(key, id).to_uppercase()
+            );
+            let notification = verify(body.as_bytes(), key).unwrap();
+            assert_eq!(notification.operation.id, id);
+            let forged = body.replace(id, "a4b825ca-a6f8-4996-a1db-a5f3028bb68e");
+            assert_eq!(verify(forged.as_bytes(), key), Err(WebhookError::Hash));
+        }
+        assert!(matches!(
+            verify(b"{}", WebhookKey::ClientSecret(&secret)),
+            Err(WebhookError::Body(_))
+        ));
+    }
+}

@@ -1,0 +1,1086 @@
+//! The routes: the API v1 under `/v1`, the admin interface under `/admin`.
+
+// Handlers refuse with a finished response; it is built once per request, boxing buys nothing.
+#![allow(clippy::result_large_err)]
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, Response, StatusCode, Uri, header};
+use axum::routing::{get, post};
+use base64::Engine;
+use chrono::{NaiveDate, NaiveDateTime};
+use clientbank_api::types::{OperationCategory, OperationStatus, moscow_time};
+use clientbank_api::webhook::{self, WebhookKey};
+use clientbank_api::{ErrorBody, HistoryFilter, Notification, Operation, Token};
+use clientbank_payment::{Context, Payment, UploadRequest, onec, validate};
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::data;
+use crate::sign::{self, SignProblem};
+use crate::state::{CodeRecord, Drop, Fault, PaymentRecord, Shared, TokenKind, TokenRecord};
+
+type Reply = Response<Body>;
+type Shr = State<Arc<Shared>>;
+
+/// The fixed sandbox credentials.
+const SANDBOX_CLIENT_ID: &str = "sandboxapp";
+const SANDBOX_CLIENT_SECRET: &str = "sandboxappsecret";
+const SANDBOX_TOKEN: &str = "sandboxtoken";
+
+pub(crate) fn router(shared: Arc<Shared>) -> Router {
+    let v1 = Router::new()
+        .route("/account-info", post(companies))
+        .route("/account-info/balance/{id}", post(balance))
+        .route("/account-info/balance/{id}/{date}", post(balance_on))
+        .route("/account-info/balance-details/{id}", post(balance_details))
+        .route("/operation-history/{id}", post(history))
+        .route("/operation-upload", post(upload))
+        .route("/operation-upload/1c", post(upload_1c))
+        .route("/operation-upload/sign", post(sign_payments))
+        .route("/oauth/authorize", get(authorize_get).post(authorize_post))
+        .route("/oauth/token", post(token))
+        .route("/revoke", post(revoke))
+        .route("/beneficial/{account}/import", post(assistant_json))
+        .route("/beneficial/{account}/report", get(assistant_file))
+        .route("/beneficial/{account}/report/send", post(assistant_sent))
+        .route("/beneficial/{account}/forms/parts", get(form_parts))
+        .route(
+            "/beneficial/{account}/forms/parts/{part}",
+            get(assistant_file),
+        )
+        .route(
+            "/beneficial/{account}/forms/parts/{part}/send",
+            post(assistant_sent),
+        )
+        .route(
+            "/beneficiaries/v2/{account}/reports/unsigned",
+            get(unsigned_reports),
+        )
+        .route(
+            "/beneficiaries/v2/{account}/report/{id}",
+            get(assistant_file),
+        )
+        .route(
+            "/beneficiaries/v2/{account}/report/{id}/send",
+            post(assistant_sent),
+        )
+        .route("/sbp/retail-points", get(sbp_json).post(sbp_json))
+        .route("/sbp/retail-points/{id}", get(sbp_json))
+        .route("/sbp/retail-points/{id}/status", get(sbp_json))
+        .route("/sbp/qr-codes/dynamic", post(sbp_json))
+        .route("/sbp/qr-codes/refund", post(sbp_json))
+        .route("/sbp/qr-codes/refund/{id}", get(sbp_json))
+        .route("/sbp/qr-codes/{id}", get(sbp_json))
+        .route("/sbp/qr-codes/{id}/image", get(qr_image))
+        .route("/sbp/mcc", get(sbp_json))
+        .route("/sbp/cash-links", post(sbp_json))
+        .route("/sbp/cash-links/{id}/activate", post(sbp_json))
+        .route("/sbp/cash-links/{id}/deactivate", post(sbp_no_content))
+        .route("/sbp/cash-links/{id}/status", get(sbp_json))
+        .route("/sbp/cash-links/{id}/operations", get(sbp_json))
+        .route(
+            "/sbp/cash-links/{id}/operations/{params}/status",
+            get(sbp_json),
+        );
+    let admin = Router::new()
+        .route("/maintenance", post(admin_maintenance))
+        .route("/faults", post(admin_fault).delete(admin_clear_fault))
+        .route("/clock", post(admin_clock))
+        .route("/webhook", post(admin_webhook))
+        .route("/webhook/deliveries", get(admin_deliveries))
+        .route("/payments", get(admin_payments));
+    Router::new()
+        .nest("/v1", v1)
+        .nest("/admin", admin)
+        .fallback(not_found)
+        .with_state(shared)
+}
+
+fn reply(status: StatusCode, value: &impl Serialize) -> Reply {
+    let body = serde_json::to_vec(value).unwrap_or_default();
+    Response::builder()
+        .status(status)
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Body::from(body))
+        .unwrap_or_default()
+}
+
+fn ok(value: &impl Serialize) -> Reply {
+    reply(StatusCode::OK, value)
+}
+
+fn error(status: StatusCode, kind: &str, message: impl Into<String>) -> Reply {
+    reply(
+        status,
+        &ErrorBody {
+            exception_type: kind.to_string(),
+            message: message.into(),
+        },
+    )
+}
+
+/// The answer to every request during maintenance.
+pub(crate) fn maintenance() -> Reply {
+    error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "Maintenance",
+        "Сервис временно недоступен: идут технические работы",
+    )
+}
+
+/// An injected failure.
+pub(crate) fn failure(status: u16) -> Reply {
+    let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    if status == StatusCode::SERVICE_UNAVAILABLE {
+        return maintenance();
+    }
+    error(status, "InternalError", "injected failure")
+}
+
+async fn not_found() -> Reply {
+    error(StatusCode::NOT_FOUND, "NotFound", "no such endpoint")
+}
+
+/// Who is calling, with which right.
+struct Caller {
+    user: &'static str,
+    token: String,
+    kind: TokenKind,
+    sandbox: bool,
+}
+
+fn is_sandbox(headers: &HeaderMap, uri: &Uri) -> bool {
+    headers
+        .get("sandbox")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.eq_ignore_ascii_case("on"))
+        || uri
+            .query()
+            .is_some_and(|q| q.split('&').any(|p| p.eq_ignore_ascii_case("sandbox=on")))
+}
+
+fn caller(shared: &Shared, headers: &HeaderMap, uri: &Uri, right: &str) -> Result<Caller, Reply> {
+    let sandbox = is_sandbox(headers, uri);
+    let token = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::trim)
+        .unwrap_or_default()
+        .to_string();
+    let unauthorized = || {
+        error(
+            StatusCode::UNAUTHORIZED,
+            "Unauthorized",
+            "нет действующего токена доступа",
+        )
+    };
+    if token.is_empty() {
+        return Err(unauthorized());
+    }
+    if sandbox {
+        if token != SANDBOX_TOKEN {
+            return Err(unauthorized());
+        }
+        return Ok(Caller {
+            user: data::USER,
+            token,
+            kind: TokenKind::Cabinet,
+            sandbox,
+        });
+    }
+    let now = shared.now_utc();
+    let state = shared.lock();
+    let Some(record) = state.tokens.get(&token) else {
+        return Err(unauthorized());
+    };
+    if record.revoked || record.expires < now {
+        return Err(unauthorized());
+    }
+    if !record.rights.iter().any(|r| r == right) {
+        return Err(error(
+            StatusCode::FORBIDDEN,
+            "AccessDenied",
+            format!("у токена нет права {right}"),
+        ));
+    }
+    Ok(Caller {
+        user: record.user,
+        token: token.clone(),
+        kind: record.kind.clone(),
+        sandbox,
+    })
+}
+
+macro_rules! authorized {
+    ($shared:expr, $headers:expr, $uri:expr, $right:expr) => {
+        match caller(&$shared, &$headers, &$uri, $right) {
+            Ok(caller) => caller,
+            Err(reply) => return reply,
+        }
+    };
+}
+
+fn no_access_to_account() -> Reply {
+    error(
+        StatusCode::BAD_REQUEST,
+        "AccessDenied",
+        "У пользователя нет доступа к счёту",
+    )
+}
+
+// --- Data retrieval -------------------------------------------------------------------------
+
+async fn companies(State(shared): Shr, headers: HeaderMap, uri: Uri) -> Reply {
+    let who = authorized!(shared, headers, uri, "account-info");
+    let state = shared.lock();
+    let companies: Vec<_> = state
+        .companies
+        .iter()
+        .filter(|c| c.user == who.user)
+        .map(|c| {
+            let mut company = c.company.clone();
+            company.bank_accounts = state
+                .accounts
+                .iter()
+                .filter(|a| a.company_id == company.company_id)
+                .map(|a| {
+                    let mut account = a.account.clone();
+                    account.balance = state.balance(a, None);
+                    account
+                })
+                .collect();
+            company
+        })
+        .collect();
+    ok(&companies)
+}
+
+/// The account if the caller's user may see it.
+fn visible_account(
+    shared: &Shared,
+    who: &Caller,
+    id: &str,
+) -> Result<crate::data::AccountRecord, Reply> {
+    let state = shared.lock();
+    let record = state.account(id).ok_or_else(no_access_to_account)?;
+    if state.owner(&record.company_id) != Some(who.user) {
+        return Err(no_access_to_account());
+    }
+    Ok(record.clone())
+}
+
+async fn balance(
+    State(shared): Shr,
+    headers: HeaderMap,
+    uri: Uri,
+    Path(id): Path<String>,
+) -> Reply {
+    let who = authorized!(shared, headers, uri, "account-info");
+    match visible_account(&shared, &who, &id) {
+        Ok(record) => ok(&Number(shared.lock().balance(&record, None))),
+        Err(reply) => reply,
+    }
+}
+
+async fn balance_on(
+    State(shared): Shr,
+    headers: HeaderMap,
+    uri: Uri,
+    Path((id, date)): Path<(String, String)>,
+) -> Reply {
+    let who = authorized!(shared, headers, uri, "account-info");
+    let Some(at) = moscow_time::parse(&date) else {
+        return error(
+            StatusCode::BAD_REQUEST,
+            "ValidationError",
+            format!("{date:?} is not a date-time"),
+        );
+    };
+    // The balance at the end of that day.
+    let until = at.date().and_hms_opt(23, 59, 59).unwrap_or(at);
+    match visible_account(&shared, &who, &id) {
+        Ok(record) => ok(&Number(shared.lock().balance(&record, Some(until)))),
+        Err(reply) => reply,
+    }
+}
+
+async fn balance_details(
+    State(shared): Shr,
+    headers: HeaderMap,
+    uri: Uri,
+    Path(id): Path<String>,
+) -> Reply {
+    let who = authorized!(shared, headers, uri, "account-info");
+    match visible_account(&shared, &who, &id) {
+        Ok(record) => {
+            let balance = shared.lock().balance(&record, None);
+            ok(
+                &json!({"balance": Number(balance), "overdraft": Number(rust_decimal::Decimal::ZERO)}),
+            )
+        }
+        Err(reply) => reply,
+    }
+}
+
+/// A JSON number written exactly.
+#[derive(Serialize)]
+struct Number(#[serde(with = "rust_decimal::serde::arbitrary_precision")] rust_decimal::Decimal);
+
+async fn history(
+    State(shared): Shr,
+    headers: HeaderMap,
+    uri: Uri,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> Reply {
+    let who = authorized!(shared, headers, uri, "operation-history");
+    let filter: HistoryFilter = if body.iter().all(u8::is_ascii_whitespace) {
+        HistoryFilter::default()
+    } else {
+        match parse_body(&headers, &body) {
+            Ok(filter) => filter,
+            Err(reply) => return reply,
+        }
+    };
+    let records = filter.records.unwrap_or(10);
+    if records > 50 {
+        return error(
+            StatusCode::BAD_REQUEST,
+            "ValidationError",
+            "records: от 0 до 50",
+        );
+    }
+    let record = match visible_account(&shared, &who, &id) {
+        Ok(record) => record,
+        Err(reply) => return reply,
+    };
+    let state = shared.lock();
+    let mut operations: Vec<&Operation> = state
+        .operations
+        .iter()
+        .filter(|op| op.bank_account_number == record.account.number)
+        .filter(|op| who.sandbox || matches_filter(op, &filter))
+        .collect();
+    operations.sort_by_key(|op| std::cmp::Reverse(op.executed.or(op.created)));
+    let page: Vec<&Operation> = operations
+        .into_iter()
+        .skip(filter.skip.unwrap_or(0) as usize)
+        .take(records as usize)
+        .collect();
+    ok(&page)
+}
+
+fn matches_filter(op: &Operation, filter: &HistoryFilter) -> bool {
+    let day = op.executed.map(|at| at.date());
+    let eq = |wanted: &Option<String>, have: &Option<String>| {
+        wanted.is_none() || wanted.as_deref() == have.as_deref()
+    };
+    filter
+        .category
+        .as_ref()
+        .is_none_or(|c| op.category.as_ref() == Some(c))
+        && filter
+            .from
+            .is_none_or(|from| day.is_some_and(|d| d >= from))
+        && filter
+            .till
+            .is_none_or(|till| day.is_some_and(|d| d <= till))
+        && eq(&filter.sbp_oper_id, &op.sbp_oper_id)
+        && eq(&filter.sbp_oper_id_for_refund, &op.sbp_oper_id_for_refund)
+        && eq(&filter.rcv_qrc_id, &op.rcv_qrc_id)
+        && filter
+            .operations
+            .as_deref()
+            .is_none_or(|ids| ids.split(',').any(|id| id.trim() == op.id))
+}
+
+/// A JSON or form-encoded body.
+fn parse_body<T: serde::de::DeserializeOwned>(
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Result<T, Reply> {
+    let form = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/x-www-form-urlencoded"));
+    let parsed = if form {
+        serde_urlencoded::from_bytes(body).map_err(|e| e.to_string())
+    } else {
+        serde_json::from_slice(body).map_err(|e| e.to_string())
+    };
+    parsed.map_err(|e| error(StatusCode::BAD_REQUEST, "ValidationError", e))
+}
+
+// --- Payment upload -------------------------------------------------------------------------
+
+fn today(shared: &Shared) -> NaiveDate {
+    shared.now_moscow().date()
+}
+
+/// Validates and stores one payment; its id, or the reason it was refused.
+fn create_payment(
+    shared: &Shared,
+    who: &Caller,
+    payment: Payment,
+    in_signing: bool,
+) -> Result<(String, Vec<String>), (StatusCode, String, String)> {
+    let findings = validate(
+        &payment,
+        &Context {
+            today: Some(today(shared)),
+        },
+    );
+    let errors: Vec<String> = findings
+        .iter()
+        .filter(|f| f.is_error())
+        .map(|f| format!("{}: {}: {}", f.code, f.place(), f.message))
+        .collect();
+    let warnings = findings
+        .iter()
+        .filter(|f| !f.is_error())
+        .map(|f| format!("{}: {}", f.code, f.message))
+        .collect();
+    if !errors.is_empty() {
+        return Err((
+            StatusCode::BAD_REQUEST,
+            "ValidationError".into(),
+            errors.join("; "),
+        ));
+    }
+    let mut state = shared.lock();
+    let number = payment.payer.account.clone().unwrap_or_default();
+    let Some(account) = state.account(&number).cloned() else {
+        return Err((
+            StatusCode::BAD_REQUEST,
+            "AccessDenied".into(),
+            format!("У пользователя нет доступа к счёту {number}"),
+        ));
+    };
+    if state.owner(&account.company_id) != Some(who.user) {
+        return Err((
+            StatusCode::BAD_REQUEST,
+            "AccessDenied".into(),
+            format!("У пользователя нет доступа к счёту {number}"),
+        ));
+    }
+    let id = state.next_id(4);
+    state.payments.push(PaymentRecord {
+        id: id.clone(),
+        company_id: account.company_id.clone(),
+        account_number: number,
+        status: OperationStatus::Draft,
+        awaiting_signature: in_signing,
+        payment,
+    });
+    Ok((id, warnings))
+}
+
+async fn upload(State(shared): Shr, headers: HeaderMap, uri: Uri, body: Bytes) -> Reply {
+    let who = authorized!(shared, headers, uri, "money-transfer");
+    let request: UploadRequest = match parse_body(&headers, &body) {
+        Ok(request) => request,
+        Err(reply) => return reply,
+    };
+    let in_signing = request
+        .parameters
+        .as_ref()
+        .and_then(|p| p.target_status.as_deref())
+        == Some(clientbank_payment::json::IN_SIGNING);
+    match create_payment(&shared, &who, request.payment.to_payment(), in_signing) {
+        Ok((id, warnings)) => ok(&json!({
+            "id": id, "totalLoaded": 1, "errors": [], "warnings": warnings,
+        })),
+        Err((status, kind, message)) => error(status, &kind, message),
+    }
+}
+
+async fn upload_1c(State(shared): Shr, headers: HeaderMap, uri: Uri, body: Bytes) -> Reply {
+    let who = authorized!(shared, headers, uri, "money-transfer");
+    let request: Value = match parse_body(&headers, &body) {
+        Ok(value) => value,
+        Err(reply) => return reply,
+    };
+    let Some(document) = request.get("document").and_then(Value::as_str) else {
+        return error(
+            StatusCode::BAD_REQUEST,
+            "ValidationError",
+            "document: the whole exchange file as a string is required",
+        );
+    };
+    let parsed = match clientbank_format::parse(document.as_bytes()) {
+        Ok(parsed) => parsed,
+        Err(refused) => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                "ValidationError",
+                refused.to_string(),
+            );
+        }
+    };
+    let (orders, _) = onec::payment_orders(&parsed.tree);
+    let mut ids = Vec::new();
+    let mut errors = Vec::new();
+    for order in orders {
+        let number = order.payment.number.clone().unwrap_or_default();
+        match create_payment(&shared, &who, order.payment, false) {
+            Ok((id, _)) => ids.push(id),
+            Err((_, _, message)) => errors.push(format!(
+                "документ {} (№ {number}, строка {}): {message}",
+                order.document + 1,
+                order.lines.section.unwrap_or(0)
+            )),
+        }
+    }
+    ok(&json!({"ids": ids, "totalLoaded": ids.len(), "errors": errors}))
+}
+
+async fn sign_payments(State(shared): Shr, headers: HeaderMap, uri: Uri, body: Bytes) -> Reply {
+    let who = authorized!(shared, headers, uri, "money-transfer");
+    let request: Value = match parse_body(&headers, &body) {
+        Ok(value) => value,
+        Err(reply) => return reply,
+    };
+    let member = |name: &str| {
+        request
+            .as_object()
+            .and_then(|m| m.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)))
+            .map(|(_, v)| v.clone())
+    };
+    let ids: Vec<String> = member("operations")
+        .and_then(|v| serde_json::from_value(v).ok())
+        .unwrap_or_default();
+    let signature = member("signbase64")
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default();
+    if ids.is_empty() || signature.is_empty() {
+        return error(
+            StatusCode::BAD_REQUEST,
+            "ValidationError",
+            "Operations and SignBase64 are required",
+        );
+    }
+    {
+        let state = shared.lock();
+        for id in &ids {
+            let Some(payment) = state.payments.iter().find(|p| &p.id == id) else {
+                return error(
+                    StatusCode::BAD_REQUEST,
+                    "NotFound",
+                    format!("платёж {id} не найден"),
+                );
+            };
+            if state.owner(&payment.company_id) != Some(who.user) {
+                return error(StatusCode::UNAUTHORIZED, "AccessDenied", "Доступ запрещён");
+            }
+            if payment.status != OperationStatus::Draft {
+                return error(
+                    StatusCode::BAD_REQUEST,
+                    "InvalidState",
+                    format!("платёж {id} уже {}", payment.status),
+                );
+            }
+        }
+    }
+    let Ok(der) = base64::engine::general_purpose::STANDARD.decode(signature.trim()) else {
+        return error(
+            StatusCode::BAD_REQUEST,
+            "SignCheckError",
+            "Подпись не прошла проверку: SignBase64 is not Base64",
+        );
+    };
+    let content = clientbank_api::SignRequest::signed_content(&ids);
+    let now = shared.now_utc();
+    let checked = tokio::task::spawn_blocking(move || sign::verify(content.as_bytes(), &der, now))
+        .await
+        .unwrap_or_else(|e| Err(SignProblem::Invalid(e.to_string())));
+    match checked {
+        Ok(()) => {}
+        Err(SignProblem::Invalid(why)) => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                "SignCheckError",
+                format!("Подпись не прошла проверку: {why}"),
+            );
+        }
+        Err(SignProblem::Expired { subject, not_after }) => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                "SignCheckError",
+                format!("Срок действия подписи {subject} закончился {not_after}"),
+            );
+        }
+        Err(SignProblem::NotYetValid {
+            subject,
+            not_before,
+        }) => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                "SignCheckError",
+                format!("Подпись {subject} действительна только с {not_before}"),
+            );
+        }
+    }
+    let executed = execute(&shared, &who, &ids);
+    ok(&json!({"operations": executed}))
+}
+
+/// Sends the payments to the bank and executes them: history, balance, webhook.
+fn execute(shared: &Arc<Shared>, who: &Caller, ids: &[String]) -> Vec<Value> {
+    let now = shared.now_moscow();
+    let mut notifications = Vec::new();
+    let mut answer = Vec::new();
+    let webhook = {
+        let mut state = shared.lock();
+        for id in ids {
+            let Some(index) = state.payments.iter().position(|p| &p.id == id) else {
+                continue;
+            };
+            state.payments[index].status = OperationStatus::SendToBank;
+            let record = state.payments[index].clone();
+            let operation = operation_of(&record, now);
+            state.payments[index].status = OperationStatus::Executed;
+            state.payments[index].awaiting_signature = false;
+            let company = state
+                .companies
+                .iter()
+                .find(|c| c.company.company_id == record.company_id)
+                .map(|c| c.company.clone())
+                .unwrap_or_default();
+            notifications.push((company, operation.clone()));
+            state.operations.push(operation);
+            answer.push(json!({"id": id, "status": "Executed"}));
+        }
+        state.webhook.clone()
+    };
+    if let Some(url) = webhook {
+        let key = match &who.kind {
+            TokenKind::Cabinet => Token::new(who.token.clone()),
+            TokenKind::Authorized { client_secret } => Token::new(client_secret.clone()),
+        };
+        for (company, operation) in notifications {
+            let hash = match who.kind {
+                TokenKind::Cabinet => webhook::hash(WebhookKey::CabinetToken(&key), &operation.id),
+                TokenKind::Authorized { .. } => {
+                    webhook::hash(WebhookKey::ClientSecret(&key), &operation.id)
+                }
+            };
+            crate::state::deliver(
+                shared.clone(),
+                url.clone(),
+                Notification {
+                    company_inn: company.inn.unwrap_or_default(),
+                    company_kpp: company.kpp.unwrap_or_default(),
+                    operation,
+                    sha1_hash: hash,
+                },
+            );
+        }
+    }
+    answer
+}
+
+fn operation_of(record: &PaymentRecord, now: NaiveDateTime) -> Operation {
+    let p = &record.payment;
+    let budget = p.budget.clone().unwrap_or_default();
+    Operation {
+        id: record.id.clone(),
+        company_id: Some(record.company_id.clone()),
+        status: Some(OperationStatus::Executed),
+        category: Some(OperationCategory::Credit),
+        contragent_name: p.recipient.name.clone(),
+        contragent_inn: p.recipient.inn.clone(),
+        contragent_kpp: p.recipient.kpp.clone(),
+        contragent_bank_account_number: p.recipient.account.clone(),
+        contragent_bank_name: p.recipient.bank.name.clone(),
+        contragent_bank_bic: p.recipient.bank.bik.clone(),
+        currency: Some(clientbank_api::types::Currency::Rur),
+        amount: p.sum.unwrap_or_default(),
+        amount_with_commission: p.sum,
+        bank_account_number: Some(record.account_number.clone()),
+        payment_purpose: p.purpose.clone(),
+        executed: Some(now),
+        created: Some(now),
+        doc_number: p.number.clone(),
+        kbk: Some(budget.kbk.unwrap_or_default()),
+        oktmo: Some(budget.oktmo.unwrap_or_default()),
+        payment_basis: Some(budget.basis.unwrap_or_default()),
+        tax_code: Some(budget.period.unwrap_or_default()),
+        tax_doc_num: Some(budget.number.unwrap_or_default()),
+        tax_doc_date: Some(budget.date.unwrap_or_default()),
+        payer_status: Some(budget.payer_status.unwrap_or_default()),
+        uin: Some(p.uin.clone().unwrap_or_default()),
+        ..Operation::default()
+    }
+}
+
+// --- Authorization --------------------------------------------------------------------------
+
+/// The authorization request, with or without the `model.` prefix.
+fn authorize_params(pairs: &[(String, String)]) -> [Option<String>; 4] {
+    ["clientId", "redirectUri", "scope", "state"].map(|name| {
+        pairs
+            .iter()
+            .find(|(k, _)| k.strip_prefix("model.").unwrap_or(k) == name)
+            .map(|(_, v)| v.clone())
+    })
+}
+
+async fn authorize_get(State(shared): Shr, uri: Uri) -> Reply {
+    let pairs: Vec<(String, String)> =
+        serde_urlencoded::from_str(uri.query().unwrap_or_default()).unwrap_or_default();
+    authorize(&shared, &pairs)
+}
+
+async fn authorize_post(State(shared): Shr, headers: HeaderMap, body: Bytes) -> Reply {
+    let pairs: Vec<(String, String)> = match parse_body::<Value>(&headers, &body) {
+        Ok(Value::Object(map)) => map
+            .into_iter()
+            .map(|(k, v)| (k, v.as_str().map_or_else(|| v.to_string(), str::to_string)))
+            .collect(),
+        _ => serde_urlencoded::from_bytes(&body).unwrap_or_default(),
+    };
+    authorize(&shared, &pairs)
+}
+
+/// Exact redirect matching, trailing application parameters ignored.
+fn redirect_matches(registered: &str, given: &str) -> bool {
+    given
+        .strip_prefix(registered)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with(['?', '&']))
+}
+
+fn authorize(shared: &Shared, pairs: &[(String, String)]) -> Reply {
+    let [client_id, redirect, scope, state] = authorize_params(pairs);
+    if client_id.as_deref() != Some(SANDBOX_CLIENT_ID) {
+        return error(
+            StatusCode::BAD_REQUEST,
+            "InvalidClient",
+            "неизвестное приложение",
+        );
+    }
+    let redirect = redirect.unwrap_or_default();
+    if !redirect_matches(&shared.config.redirect_uri, &redirect) {
+        return error(
+            StatusCode::BAD_REQUEST,
+            "InvalidRedirect",
+            "адрес возврата не совпадает с зарегистрированным",
+        );
+    }
+    let scopes: Vec<String> = scope
+        .unwrap_or_default()
+        .split(' ')
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect();
+    if let Some(unknown) = scopes.iter().find(|s| !crate::RIGHTS.contains(&s.as_str())) {
+        return error(
+            StatusCode::BAD_REQUEST,
+            "InvalidScope",
+            format!("неизвестное право {unknown}"),
+        );
+    }
+    let now = shared.now_utc();
+    let code = {
+        let mut state = shared.lock();
+        let code = state.next_id(5);
+        state.codes.insert(
+            code.clone(),
+            CodeRecord {
+                client_id: SANDBOX_CLIENT_ID.into(),
+                redirect_uri: redirect.clone(),
+                scopes,
+                created: now,
+                used: false,
+            },
+        );
+        code
+    };
+    let joiner = if redirect.contains('?') { '&' } else { '?' };
+    let mut location = format!("{redirect}{joiner}code={code}");
+    if let Some(state) = state {
+        let encoded = serde_urlencoded::to_string([("state", state)]).unwrap_or_default();
+        location.push('&');
+        location.push_str(&encoded);
+    }
+    Response::builder()
+        .status(StatusCode::FOUND)
+        .header(header::LOCATION, location)
+        .body(Body::empty())
+        .unwrap_or_default()
+}
+
+/// Temporary codes live under a minute.
+const CODE_LIFETIME: i64 = 59;
+/// Access tokens live three years.
+const TOKEN_DAYS: i64 = 3 * 365 + 1;
+
+async fn token(State(shared): Shr, headers: HeaderMap, body: Bytes) -> Reply {
+    let request: clientbank_api::TokenRequest = match parse_body(&headers, &body) {
+        Ok(request) => request,
+        Err(reply) => return reply,
+    };
+    if request.client_id != SANDBOX_CLIENT_ID || request.client_secret != SANDBOX_CLIENT_SECRET {
+        return error(
+            StatusCode::BAD_REQUEST,
+            "InvalidClient",
+            "неверное приложение или секрет",
+        );
+    }
+    let now = shared.now_utc();
+    let mut state = shared.lock();
+    let Some(code) = state.codes.get_mut(&request.code) else {
+        return error(
+            StatusCode::BAD_REQUEST,
+            "InvalidGrant",
+            "временный токен не найден",
+        );
+    };
+    if code.used {
+        return error(
+            StatusCode::BAD_REQUEST,
+            "InvalidGrant",
+            "временный токен уже использован",
+        );
+    }
+    code.used = true;
+    if (now - code.created).num_seconds() > CODE_LIFETIME {
+        return error(
+            StatusCode::BAD_REQUEST,
+            "InvalidGrant",
+            "временный токен истёк",
+        );
+    }
+    if code.redirect_uri != request.redirect_uri || code.client_id != request.client_id {
+        return error(
+            StatusCode::BAD_REQUEST,
+            "InvalidGrant",
+            "адрес возврата не совпадает с запросом авторизации",
+        );
+    }
+    let rights = code.scopes.clone();
+    let access = format!("{}-{}", state.next_id(6), state.next_id(7));
+    let expires = now + chrono::Duration::days(TOKEN_DAYS);
+    state.tokens.insert(
+        access.clone(),
+        TokenRecord {
+            user: data::USER,
+            rights,
+            expires,
+            revoked: false,
+            kind: TokenKind::Authorized {
+                client_secret: request.client_secret,
+            },
+        },
+    );
+    ok(&json!({
+        "accessToken": access,
+        "expiresIn": TOKEN_DAYS * 86_400,
+    }))
+}
+
+async fn revoke(State(shared): Shr, headers: HeaderMap, uri: Uri) -> Reply {
+    let token = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .unwrap_or_default()
+        .trim()
+        .to_string();
+    if is_sandbox(&headers, &uri) && token == SANDBOX_TOKEN {
+        return ok(&json!({}));
+    }
+    let mut state = shared.lock();
+    match state.tokens.get_mut(&token) {
+        Some(record) if !record.revoked => {
+            record.revoked = true;
+            ok(&json!({}))
+        }
+        _ => error(
+            StatusCode::UNAUTHORIZED,
+            "Unauthorized",
+            "нет действующего токена доступа",
+        ),
+    }
+}
+
+// --- Nominal accounts and SBP: shapes the bank does not publish; believable stand-ins -------
+
+fn assistant(shared: &Shared, headers: &HeaderMap, uri: &Uri) -> Result<Caller, Reply> {
+    caller(shared, headers, uri, "assistant-service")
+}
+
+async fn assistant_json(State(shared): Shr, headers: HeaderMap, uri: Uri) -> Reply {
+    let _ = authorized!(shared, headers, uri, "assistant-service");
+    ok(&json!({"result": "accepted", "imported": 1}))
+}
+
+async fn assistant_file(State(shared): Shr, headers: HeaderMap, uri: Uri) -> Reply {
+    if let Err(reply) = assistant(&shared, &headers, &uri) {
+        return reply;
+    }
+    Response::builder()
+        .header(header::CONTENT_TYPE, "application/octet-stream")
+        .body(Body::from(format!("report for {}\n", uri.path())))
+        .unwrap_or_default()
+}
+
+async fn assistant_sent(State(shared): Shr, headers: HeaderMap, uri: Uri) -> Reply {
+    if let Err(reply) = assistant(&shared, &headers, &uri) {
+        return reply;
+    }
+    Response::builder()
+        .status(StatusCode::NO_CONTENT)
+        .body(Body::empty())
+        .unwrap_or_default()
+}
+
+async fn form_parts(State(shared): Shr, headers: HeaderMap, uri: Uri) -> Reply {
+    let _ = authorized!(shared, headers, uri, "assistant-service");
+    ok(&json!([{"id": data::uuid(8, 1), "name": "Анкета бенефициара, часть 1"}]))
+}
+
+async fn unsigned_reports(State(shared): Shr, headers: HeaderMap, uri: Uri) -> Reply {
+    let _ = authorized!(shared, headers, uri, "assistant-service");
+    ok(&json!([{"id": data::uuid(9, 1), "period": "2026-10"}]))
+}
+
+async fn sbp_json(State(shared): Shr, headers: HeaderMap, uri: Uri) -> Reply {
+    let _ = authorized!(shared, headers, uri, "assistant-service");
+    let path = uri.path();
+    let value = if path.ends_with("/mcc") {
+        json!([{"code": "5411", "name": "Продуктовые магазины"}, {"code": "5812", "name": "Рестораны"}])
+    } else if path.ends_with("/retail-points") {
+        json!([{"id": data::uuid(10, 1), "name": "Магазин на Тверской", "status": "Registered"}])
+    } else if path.ends_with("/status") {
+        json!({"status": "Registered"})
+    } else if path.ends_with("/operations") {
+        json!([])
+    } else {
+        json!({"id": data::uuid(11, 1), "status": "Created", "path": path})
+    };
+    ok(&value)
+}
+
+async fn sbp_no_content(State(shared): Shr, headers: HeaderMap, uri: Uri) -> Reply {
+    let _ = authorized!(shared, headers, uri, "assistant-service");
+    Response::builder()
+        .status(StatusCode::NO_CONTENT)
+        .body(Body::empty())
+        .unwrap_or_default()
+}
+
+/// A 1×1 PNG: the sandbox's QR code image.
+const PNG: &[u8] = &[
+    0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0x00, 0x00, 0x0D, 0x49, 0x48, 0x44, 0x52,
+    0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1F, 0x15, 0xC4,
+    0x89, 0x00, 0x00, 0x00, 0x0D, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9C, 0x63, 0xF8, 0xCF, 0xC0, 0xF0,
+    0x1F, 0x00, 0x05, 0x00, 0x01, 0xFF, 0x89, 0x99, 0x3D, 0x1D, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45,
+    0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82,
+];
+
+async fn qr_image(State(shared): Shr, headers: HeaderMap, uri: Uri) -> Reply {
+    let _ = authorized!(shared, headers, uri, "assistant-service");
+    Response::builder()
+        .header(header::CONTENT_TYPE, "image/png")
+        .body(Body::from(PNG))
+        .unwrap_or_default()
+}
+
+// --- Admin ----------------------------------------------------------------------------------
+
+async fn admin_maintenance(State(shared): Shr, body: Bytes) -> Reply {
+    let on = serde_json::from_slice::<Value>(&body)
+        .ok()
+        .and_then(|v| v.get("on").and_then(Value::as_bool))
+        .unwrap_or(true);
+    shared.lock().maintenance = on;
+    ok(&json!({"maintenance": on}))
+}
+
+async fn admin_fault(State(shared): Shr, body: Bytes) -> Reply {
+    let Ok(value) = serde_json::from_slice::<Value>(&body) else {
+        return error(StatusCode::BAD_REQUEST, "ValidationError", "a JSON object");
+    };
+    let drop = match value.get("drop").and_then(Value::as_str) {
+        Some("before") => Some(Drop::BeforeActing),
+        Some("after") => Some(Drop::AfterActing),
+        None => None,
+        Some(other) => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                "ValidationError",
+                format!("drop is before or after, not {other}"),
+            );
+        }
+    };
+    let fault = Fault {
+        delay: value
+            .get("delay_ms")
+            .and_then(Value::as_u64)
+            .map(Duration::from_millis),
+        drop,
+        status: value
+            .get("status")
+            .and_then(Value::as_u64)
+            .and_then(|s| u16::try_from(s).ok()),
+        times: value
+            .get("times")
+            .and_then(Value::as_u64)
+            .and_then(|n| u32::try_from(n).ok()),
+    };
+    shared.lock().fault = Some(fault);
+    ok(&value)
+}
+
+async fn admin_clear_fault(State(shared): Shr) -> Reply {
+    shared.lock().fault = None;
+    ok(&json!({}))
+}
+
+async fn admin_clock(State(shared): Shr, body: Bytes) -> Reply {
+    let seconds = serde_json::from_slice::<Value>(&body)
+        .ok()
+        .and_then(|v| v.get("advance_seconds").and_then(Value::as_i64))
+        .unwrap_or(0);
+    shared.lock().clock_offset += chrono::Duration::seconds(seconds);
+    ok(&json!({"now": shared.now_utc().format(moscow_time::FORMAT).to_string()}))
+}
+
+async fn admin_webhook(State(shared): Shr, body: Bytes) -> Reply {
+    let url = serde_json::from_slice::<Value>(&body)
+        .ok()
+        .and_then(|v| v.get("url").and_then(Value::as_str).map(str::to_string));
+    shared.lock().webhook = url.clone();
+    ok(&json!({"url": url}))
+}
+
+async fn admin_deliveries(State(shared): Shr) -> Reply {
+    let deliveries: Vec<Value> = shared
+        .lock()
+        .deliveries
+        .iter()
+        .map(|d| json!({"operationId": d.operation_id, "attempt": d.attempt, "status": d.status}))
+        .collect();
+    ok(&deliveries)
+}
+
+async fn admin_payments(State(shared): Shr) -> Reply {
+    let payments: Vec<Value> = shared
+        .lock()
+        .payments
+        .iter()
+        .map(|p| {
+            json!({
+                "id": p.id, "status": p.status.to_string(), "awaitingSignature": p.awaiting_signature,
+                "number": p.payment.number, "account": p.account_number,
+            })
+        })
+        .collect();
+    ok(&payments)
+}

@@ -1,0 +1,125 @@
+//! Checking a detached CMS signature with the `openssl` command (RSA, ECDSA, and GOST 2012
+//! when `OPENSSL_CONF` loads the gost engine).
+
+use std::path::Path;
+use std::process::Command;
+
+use chrono::NaiveDateTime;
+
+/// Why a signature is not accepted.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum SignProblem {
+    /// Not a CMS signature over exactly this content.
+    Invalid(String),
+    /// The certificate is not valid at the given moment.
+    Expired { subject: String, not_after: String },
+    /// Not yet valid.
+    NotYetValid { subject: String, not_before: String },
+}
+
+/// Verifies `signature` (DER) as a detached CMS signature over `content`, by a certificate
+/// valid at `now` (UTC).
+pub(crate) fn verify(
+    content: &[u8],
+    signature: &[u8],
+    now: NaiveDateTime,
+) -> Result<(), SignProblem> {
+    let dir = tempfile::tempdir().map_err(|e| SignProblem::Invalid(e.to_string()))?;
+    let write = |name: &str, bytes: &[u8]| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).map(|_| path)
+    };
+    let invalid = |e: std::io::Error| SignProblem::Invalid(e.to_string());
+    let data = write("content", content).map_err(invalid)?;
+    let sig = write("signature.der", signature).map_err(invalid)?;
+    let certs = dir.path().join("signer.pem");
+    let verified = openssl(&[
+        "cms",
+        "-verify",
+        "-binary",
+        "-inform",
+        "DER",
+        "-in",
+        path(&sig),
+        "-content",
+        path(&data),
+        // The sandbox trusts any signer: there is no qualified CA to chain to here.
+        "-noverify",
+        "-certsout",
+        path(&certs),
+        "-out",
+        path(&dir.path().join("out")),
+    ])?;
+    if !verified.0 {
+        return Err(SignProblem::Invalid(first_line(&verified.1)));
+    }
+    let (ok, text) = openssl(&[
+        "x509",
+        "-in",
+        path(&certs),
+        "-noout",
+        "-subject",
+        "-startdate",
+        "-enddate",
+        "-nameopt",
+        "utf8,sep_comma_plus",
+    ])?;
+    if !ok {
+        return Err(SignProblem::Invalid(first_line(&text)));
+    }
+    let field = |name: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(name))
+            .unwrap_or_default()
+            .trim()
+            .to_string()
+    };
+    let subject = field("subject=");
+    let subject = subject
+        .split(',')
+        .find_map(|part| part.trim().strip_prefix("CN="))
+        .unwrap_or(&subject)
+        .trim()
+        .to_string();
+    let not_before = field("notBefore=");
+    let not_after = field("notAfter=");
+    let parse = |text: &str| {
+        NaiveDateTime::parse_from_str(text.trim_end_matches(" GMT"), "%b %e %H:%M:%S %Y").ok()
+    };
+    match (parse(&not_before), parse(&not_after)) {
+        (Some(from), _) if now < from => Err(SignProblem::NotYetValid {
+            subject,
+            not_before: from.format("%d.%m.%Y").to_string(),
+        }),
+        (_, Some(until)) if now > until => Err(SignProblem::Expired {
+            subject,
+            not_after: until.format("%d.%m.%Y").to_string(),
+        }),
+        (Some(_), Some(_)) => Ok(()),
+        _ => Err(SignProblem::Invalid(format!(
+            "cannot read the certificate's validity: {not_before} … {not_after}"
+        ))),
+    }
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().unwrap_or_default()
+}
+
+fn first_line(text: &str) -> String {
+    text.lines()
+        .next()
+        .unwrap_or("verification failed")
+        .to_string()
+}
+
+/// Runs `openssl`; whether it succeeded and what it printed (stdout, then stderr).
+fn openssl(args: &[&str]) -> Result<(bool, String), SignProblem> {
+    let output = Command::new("openssl")
+        .args(args)
+        .output()
+        .map_err(|e| SignProblem::Invalid(format!("cannot run openssl: {e}")))?;
+    let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
+    text.push_str(&String::from_utf8_lossy(&output.stderr));
+    Ok((output.status.success(), text))
+}
