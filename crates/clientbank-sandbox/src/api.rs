@@ -596,9 +596,12 @@ async fn sign_payments(State(shared): Shr, headers: HeaderMap, uri: Uri, body: B
     };
     let content = clientbank_api::SignRequest::signed_content(&ids);
     let now = shared.now_utc();
-    let checked = tokio::task::spawn_blocking(move || sign::verify(content.as_bytes(), &der, now))
-        .await
-        .unwrap_or_else(|e| Err(SignProblem::Invalid(e.to_string())));
+    let conf = shared.config.openssl_conf.clone();
+    let checked = tokio::task::spawn_blocking(move || {
+        sign::verify(content.as_bytes(), &der, now, conf.as_deref())
+    })
+    .await
+    .unwrap_or_else(|e| Err(SignProblem::Invalid(e.to_string())));
     match checked {
         Ok(()) => {}
         Err(SignProblem::Invalid(why)) => {

@@ -60,6 +60,9 @@ pub struct Config {
     pub redirect_uri: String,
     /// Tokens "generated in the bank cabinet": the token and its rights.
     pub cabinet_tokens: Vec<(String, Vec<String>)>,
+    /// An `OPENSSL_CONF` for checking signatures (one that loads the gost engine for GOST R
+    /// 34.10-2012); `None` uses openssl's own.
+    pub openssl_conf: Option<std::path::PathBuf>,
 }
 
 /// The rights a token can hold.
@@ -86,6 +89,7 @@ impl Default for Config {
                     vec!["account-info".into()],
                 ),
             ],
+            openssl_conf: None,
         }
     }
 }

@@ -23,6 +23,7 @@ pub(crate) fn verify(
     content: &[u8],
     signature: &[u8],
     now: NaiveDateTime,
+    conf: Option<&Path>,
 ) -> Result<(), SignProblem> {
     let dir = tempfile::tempdir().map_err(|e| SignProblem::Invalid(e.to_string()))?;
     let write = |name: &str, bytes: &[u8]| {
@@ -33,37 +34,43 @@ pub(crate) fn verify(
     let data = write("content", content).map_err(invalid)?;
     let sig = write("signature.der", signature).map_err(invalid)?;
     let certs = dir.path().join("signer.pem");
-    let verified = openssl(&[
-        "cms",
-        "-verify",
-        "-binary",
-        "-inform",
-        "DER",
-        "-in",
-        path(&sig),
-        "-content",
-        path(&data),
-        // The sandbox trusts any signer: there is no qualified CA to chain to here.
-        "-noverify",
-        "-certsout",
-        path(&certs),
-        "-out",
-        path(&dir.path().join("out")),
-    ])?;
+    let verified = openssl(
+        conf,
+        &[
+            "cms",
+            "-verify",
+            "-binary",
+            "-inform",
+            "DER",
+            "-in",
+            path(&sig),
+            "-content",
+            path(&data),
+            // The sandbox trusts any signer: there is no qualified CA to chain to here.
+            "-noverify",
+            "-certsout",
+            path(&certs),
+            "-out",
+            path(&dir.path().join("out")),
+        ],
+    )?;
     if !verified.0 {
         return Err(SignProblem::Invalid(first_line(&verified.1)));
     }
-    let (ok, text) = openssl(&[
-        "x509",
-        "-in",
-        path(&certs),
-        "-noout",
-        "-subject",
-        "-startdate",
-        "-enddate",
-        "-nameopt",
-        "utf8,sep_comma_plus",
-    ])?;
+    let (ok, text) = openssl(
+        conf,
+        &[
+            "x509",
+            "-in",
+            path(&certs),
+            "-noout",
+            "-subject",
+            "-startdate",
+            "-enddate",
+            "-nameopt",
+            "utf8,sep_comma_plus",
+        ],
+    )?;
     if !ok {
         return Err(SignProblem::Invalid(first_line(&text)));
     }
@@ -114,8 +121,12 @@ fn first_line(text: &str) -> String {
 }
 
 /// Runs `openssl`; whether it succeeded and what it printed (stdout, then stderr).
-fn openssl(args: &[&str]) -> Result<(bool, String), SignProblem> {
-    let output = Command::new("openssl")
+fn openssl(conf: Option<&Path>, args: &[&str]) -> Result<(bool, String), SignProblem> {
+    let mut command = Command::new("openssl");
+    if let Some(conf) = conf {
+        command.env("OPENSSL_CONF", conf);
+    }
+    let output = command
         .args(args)
         .output()
         .map_err(|e| SignProblem::Invalid(format!("cannot run openssl: {e}")))?;
