@@ -1075,3 +1075,75 @@ async fn nominal_accounts_and_sbp() {
         Err(Error::AccessDenied { status: 403, .. })
     ));
 }
+
+#[tokio::test]
+async fn form_encoded_authorization_and_retried_timeouts() {
+    let bank = bank().await;
+    let http = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let redirect = Config::default().redirect_uri;
+    let answer = http
+        .post(format!("{}/oauth/authorize", bank.url()))
+        .form(&[
+            ("clientId", "sandboxapp"),
+            ("redirectUri", redirect.as_str()),
+            ("scope", "account-info"),
+            ("state", "st"),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 302);
+    let location = answer.headers()["location"].to_str().unwrap().to_string();
+    let code = location
+        .split("code=")
+        .nth(1)
+        .unwrap()
+        .split('&')
+        .next()
+        .unwrap();
+    let token: serde_json::Value = http
+        .post(format!("{}/oauth/token", bank.url()))
+        .form(&[
+            ("clientId", "sandboxapp"),
+            ("clientSecret", "sandboxappsecret"),
+            ("redirectUri", redirect.as_str()),
+            ("code", code),
+        ])
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(token["accessToken"].is_string());
+    let scopes_refused = http
+        .get(format!(
+            "{}/oauth/authorize?model.clientId=sandboxapp&model.redirectUri={redirect}&model.scope=Account-Info",
+            bank.url()
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        scopes_refused.status(),
+        400,
+        "scope names are case-sensitive"
+    );
+    // A read that times out once is repeated.
+    bank.control().set_fault(Some(Fault {
+        delay: Some(Duration::from_millis(600)),
+        times: Some(1),
+        ..Fault::default()
+    }));
+    let patient = Client::builder(bank.url())
+        .token(Token::new("sandboxtoken"))
+        .sandbox(true)
+        .timeout(Duration::from_millis(300))
+        .retry(fast())
+        .build()
+        .unwrap();
+    assert!(patient.companies().await.is_ok());
+}
