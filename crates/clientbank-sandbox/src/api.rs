@@ -703,8 +703,8 @@ fn operation_of(record: &PaymentRecord, now: NaiveDateTime) -> Operation {
         contragent_bank_name: p.recipient.bank.name.clone(),
         contragent_bank_bic: p.recipient.bank.bik.clone(),
         currency: Some(clientbank_api::types::Currency::Rur),
-        amount: p.sum.unwrap_or_default(),
-        amount_with_commission: p.sum,
+        amount: two_decimals(p.sum.unwrap_or_default()),
+        amount_with_commission: p.sum.map(two_decimals),
         bank_account_number: Some(record.account_number.clone()),
         payment_purpose: p.purpose.clone(),
         executed: Some(now),
@@ -720,6 +720,13 @@ fn operation_of(record: &PaymentRecord, now: NaiveDateTime) -> Operation {
         uin: Some(p.uin.clone().unwrap_or_default()),
         ..Operation::default()
     }
+}
+
+fn two_decimals(mut amount: rust_decimal::Decimal) -> rust_decimal::Decimal {
+    if amount.scale() < 2 {
+        amount.rescale(2);
+    }
+    amount
 }
 
 // --- Authorization --------------------------------------------------------------------------
