@@ -124,3 +124,46 @@ fn check_json_counts_findings() {
     assert_eq!(value["warnings"], 1);
     assert_eq!(value["errors"], 1);
 }
+
+/// `clientbank sandbox` serves the README's curl example: the sandbox companies.
+#[test]
+fn sandbox_command_serves_the_companies() {
+    use std::io::{Read, Write};
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let addr = format!("127.0.0.1:{port}");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_clientbank"))
+        .args(["sandbox", "--addr", &addr])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("the binary runs");
+    let request = format!(
+        "POST /v1/account-info HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer sandboxtoken\r\nsandbox: on\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+    );
+    let mut answer = String::new();
+    for _ in 0..100 {
+        if let Ok(mut stream) = std::net::TcpStream::connect(&addr) {
+            stream.write_all(request.as_bytes()).unwrap();
+            stream.read_to_string(&mut answer).unwrap();
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    child.kill().ok();
+    child.wait().ok();
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(
+        answer.contains("\"companyName\":\"ООО \\\"Ромашка\\\"\""),
+        "{answer}"
+    );
+    assert!(
+        !answer.contains("Чужая"),
+        "the other user's company is not listed"
+    );
+    // Loopback only.
+    let refused = clientbank(&["sandbox", "--addr", "0.0.0.0:0"]);
+    assert_eq!(code(&refused), 2);
+}
