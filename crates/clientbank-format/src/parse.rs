@@ -120,15 +120,17 @@ pub(crate) fn check_line_encoding(
     content: &[u8],
     encoding: Encoding,
 ) -> Result<(), (Code, usize, String)> {
-    if content.is_ascii() {
+    // One pass: the ASCII start is valid in every encoding; UTF-8 is checked from the first
+    // byte that is not ASCII.
+    let Some(first) = content.iter().position(|b| !b.is_ascii()) else {
         return Ok(());
-    }
-    let utf8 = std::str::from_utf8(content);
+    };
+    let utf8 = std::str::from_utf8(&content[first..]).map_err(|e| (e, first));
     let fffd = || memchr::memmem::find(content, "\u{FFFD}".as_bytes());
     match (encoding, utf8) {
-        (Encoding::Utf8, Err(error)) => Err((
+        (Encoding::Utf8, Err((error, first))) => Err((
             Code::MixedEncoding,
-            error.valid_up_to(),
+            first + error.valid_up_to(),
             format!("this line is not UTF-8 like the rest of the file (it reads as CP1251: {})", Encoding::Cp1251.decode(content)),
         )),
         (_, Ok(_)) if fffd().is_some() => Err((
@@ -136,10 +138,13 @@ pub(crate) fn check_line_encoding(
             fffd().unwrap_or(0),
             "the text holds U+FFFD: it was destroyed by a lossy conversion before it got here and cannot be recovered".into(),
         )),
-        (Encoding::Cp1251 | Encoding::Cp866, Ok(text)) => Err((
+        (Encoding::Cp1251 | Encoding::Cp866, Ok(_)) => Err((
             Code::MixedEncoding,
-            content.iter().position(|b| !b.is_ascii()).unwrap_or(0),
-            format!("this line is UTF-8 ({text}) while the rest of the file is {encoding}"),
+            first,
+            format!(
+                "this line is UTF-8 ({}) while the rest of the file is {encoding}",
+                String::from_utf8_lossy(content)
+            ),
         )),
         _ => Ok(()),
     }
@@ -580,30 +585,36 @@ impl Grouper {
                 Some((_, true)) => (Code::TimeWithDots, "ЧЧ:ММ:СС".to_string()),
                 None => (Code::InvalidTime, "ЧЧ:ММ:СС".to_string()),
             },
-            ValueKind::Amount { signed } => match value::parse_amount(value, signed) {
-                Some(amount) => {
-                    let slot = match key {
-                        Key::OpeningBalance => Some(0),
-                        Key::TotalCredited => Some(1),
-                        Key::TotalDebited => Some(2),
-                        Key::ClosingBalance => Some(3),
-                        _ => None,
-                    };
-                    if let Some(slot) = slot {
-                        self.amounts[slot] = Some(amount);
+            ValueKind::Amount { signed } => {
+                let slot = match key {
+                    Key::OpeningBalance => Some(0),
+                    Key::TotalCredited => Some(1),
+                    Key::TotalDebited => Some(2),
+                    Key::ClosingBalance => Some(3),
+                    _ => None,
+                };
+                // The balances are kept for the balance check; other sums only checked.
+                let valid = match slot {
+                    Some(slot) => {
+                        self.amounts[slot] = value::parse_amount(value, signed);
+                        self.amounts[slot].is_some()
                     }
-                    return;
+                    None => value::is_amount(value, signed),
+                };
+                match valid {
+                    true => return,
+                    false if signed => (
+                        Code::InvalidSum,
+                        "rubles with up to two decimals after a dot, e.g. 1500.00 or -20.5"
+                            .to_string(),
+                    ),
+                    false => (
+                        Code::InvalidSum,
+                        "rubles with up to two decimals after a dot, e.g. 1500.00, not negative"
+                            .to_string(),
+                    ),
                 }
-                None if signed => (
-                    Code::InvalidSum,
-                    "rubles with up to two decimals after a dot, e.g. 1500.00 or -20.5".to_string(),
-                ),
-                None => (
-                    Code::InvalidSum,
-                    "rubles with up to two decimals after a dot, e.g. 1500.00, not negative"
-                        .to_string(),
-                ),
-            },
+            }
             ValueKind::Integer => match value::parse_integer(value) {
                 Some(_) => return,
                 None => (Code::InvalidInteger, "a whole number of days".to_string()),

@@ -70,17 +70,30 @@ fn amount(input: &[u8]) -> IResult<&[u8], &[u8]> {
     .parse(input)
 }
 
-/// `руб[.коп]`: digits, then optionally a dot and one or two digits; a leading minus only
-/// when `signed` (balances). Read exactly, never through floating point.
-pub fn parse_amount(raw: &[u8], signed: bool) -> Option<Decimal> {
-    let raw = raw.trim_ascii();
-    let (_, text) = all_consuming(amount).parse(raw).ok()?;
+/// The text of an amount if it has the grammar of one (not yet whether it fits a `Decimal`).
+fn amount_text(raw: &[u8], signed: bool) -> Option<&str> {
+    let (_, text) = all_consuming(amount).parse(raw.trim_ascii()).ok()?;
     if !signed && text.starts_with(b"-") {
         return None;
     }
     // Only ASCII digits, '-' and '.' got here.
-    let text = std::str::from_utf8(text).ok()?;
-    text.parse::<Decimal>().ok()
+    std::str::from_utf8(text).ok()
+}
+
+/// `руб[.коп]`: digits, then optionally a dot and one or two digits; a leading minus only
+/// when `signed` (balances). Read exactly, never through floating point.
+pub fn parse_amount(raw: &[u8], signed: bool) -> Option<Decimal> {
+    amount_text(raw, signed)?.parse::<Decimal>().ok()
+}
+
+/// Whether [`parse_amount`] would read the value, without building the `Decimal` when the
+/// answer is plain (28 digits or fewer always fit).
+pub(crate) fn is_amount(raw: &[u8], signed: bool) -> bool {
+    match amount_text(raw, signed) {
+        Some(text) if text.len() <= 28 => true,
+        Some(text) => text.parse::<Decimal>().is_ok(),
+        None => false,
+    }
 }
 
 /// `1.01`, `1.02` or `1.03`.
@@ -131,6 +144,31 @@ pub fn format_amount(amount: Decimal) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn is_amount_agrees_with_parse_amount() {
+        for raw in [
+            "0",
+            "1500.00",
+            "-20.5",
+            "1.234",
+            "1,5",
+            "",
+            "99999999999999999999999999999",
+            "999999999999999999999999999999",
+            "12345678901234567890123456.78",
+            " 7 ",
+            "-",
+        ] {
+            for signed in [false, true] {
+                assert_eq!(
+                    is_amount(raw.as_bytes(), signed),
+                    parse_amount(raw.as_bytes(), signed).is_some(),
+                    "{raw:?} {signed}"
+                );
+            }
+        }
+    }
     use std::str::FromStr;
 
     #[test]
