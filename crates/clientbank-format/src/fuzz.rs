@@ -4,8 +4,9 @@
 use crate::{Encoding, Reader, SectionKind, parse};
 
 /// Any bytes: no panic; the in-memory and the streaming reader accept or refuse alike and
-/// see the same sections.
+/// see the same sections; one pass and two threads agree ([`parallel_agrees`]).
 pub fn parse_agrees(data: &[u8]) {
+    parallel_agrees(data);
     let whole = parse(data);
     let streamed: Result<Vec<_>, _> = Reader::new(data).collect();
     match (whole, streamed) {
@@ -27,6 +28,30 @@ pub fn parse_agrees(data: &[u8]) {
             "the readers disagree: in memory {:?}, streaming {:?}",
             whole.map(|_| "accepted"),
             streamed.map(|_| "accepted")
+        ),
+    }
+}
+
+/// Any bytes: reading in two threads (the file cut at a `СекцияДокумент=` line near the
+/// middle) gives exactly what one pass gives — the same refusal, sections, lines and findings.
+pub fn parallel_agrees(data: &[u8]) {
+    let one = crate::tree::SyntaxTree::parse_with(data.to_vec(), false);
+    let two = crate::tree::SyntaxTree::parse_with(data.to_vec(), true);
+    match (one, two) {
+        (Ok(one), Ok(two)) => {
+            assert_eq!(one.diagnostics, two.diagnostics, "findings differ");
+            assert_eq!(
+                one.tree.index_debug(),
+                two.tree.index_debug(),
+                "sections or lines differ"
+            );
+            assert_eq!(two.tree.to_bytes(), data);
+        }
+        (Err(one), Err(two)) => assert_eq!(one, two, "refusals differ"),
+        (one, two) => panic!(
+            "one pass {:?}, two threads {:?}",
+            one.map(|_| "accepted"),
+            two.map(|_| "accepted")
         ),
     }
 }

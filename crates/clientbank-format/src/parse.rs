@@ -238,6 +238,52 @@ impl Grouper {
         }
     }
 
+    /// Whether `КонецФайла` was seen.
+    pub(crate) fn has_ended(&self) -> bool {
+        self.ended
+    }
+
+    pub(crate) fn encoding(&self) -> Encoding {
+        self.encoding
+    }
+
+    /// Closes the pending section as `next` (a section's first line) would, and returns it.
+    pub(crate) fn close_before(&mut self, buf: &[u8], next: &Line) -> Section {
+        self.finish_section(buf, next)
+    }
+
+    /// This grouper read the lines right after `earlier`'s, starting with the marker line
+    /// `first_line` that closed `earlier`'s last section: its findings come after the earlier
+    /// ones, except what one pass reports about that line before closing the section (its
+    /// ending, an empty document type), which goes before the closing findings, at
+    /// `closing_at`. A finding reported once per file keeps its first occurrence.
+    pub(crate) fn follow(&mut self, earlier: Grouper, first_line: u32, closing_at: usize) {
+        let once = |code: Code| match code {
+            Code::BlankLine => REPORTED_BLANK,
+            Code::LineEnding => REPORTED_ENDING,
+            Code::ContentAfterEndOfFile => REPORTED_AFTER_END,
+            _ => 0,
+        };
+        let already = earlier.reported;
+        let mine: Vec<Diagnostic> = std::mem::take(&mut self.diagnostics)
+            .into_iter()
+            .filter(|d| once(d.code) & already == 0)
+            .collect();
+        let (before_closing, after): (Vec<_>, Vec<_>) = mine.into_iter().partition(|d| {
+            d.line == first_line && matches!(d.code, Code::LineEnding | Code::EmptyDocumentType)
+        });
+        self.diagnostics = earlier.diagnostics;
+        let at = closing_at.min(self.diagnostics.len());
+        self.diagnostics.splice(at..at, before_closing);
+        self.diagnostics.extend(after);
+        self.reported |= already;
+    }
+
+    /// How many findings so far.
+    pub(crate) fn findings(&self) -> usize {
+        self.diagnostics.len()
+    }
+
     /// Where the pending section starts in the buffer, if it has lines.
     pub(crate) fn pending_start(&self) -> Option<usize> {
         self.current.lines.first().map(|l| l.start as usize)

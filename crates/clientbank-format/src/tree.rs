@@ -46,8 +46,133 @@ pub fn parse(input: impl Into<Vec<u8>>) -> Result<Parsed, Refused> {
     SyntaxTree::parse(input.into())
 }
 
+/// Inputs from this size on are read by two threads when the machine has two cores.
+const PARALLEL_FROM: usize = 4 << 20;
+
+/// The lines of `buf[from..to]` grouped by one [`Grouper`], not yet finished.
+struct Chunk {
+    grouper: Grouper,
+    sections: Vec<Section>,
+    /// The number of the chunk's last line (its first is `first_number`).
+    last_number: u32,
+}
+
+/// Groups the lines of `buf[from..to]`, numbering them from `first_number`; refuses a line
+/// in another encoding.
+fn group(
+    buf: &[u8],
+    encoding: Encoding,
+    detection: Detection,
+    from: usize,
+    to: usize,
+    first_number: u32,
+) -> Result<Chunk, Refused> {
+    let mut grouper = Grouper::new(encoding, detection, 0);
+    let mut sections = Vec::new();
+    let mut pos = from;
+    let mut number = first_number - 1;
+    let eof = to == buf.len();
+    while let Some((end, ending, next)) = next_line(&buf[..to], pos, eof) {
+        number += 1;
+        let content = &buf[pos..end];
+        if let Err((code, at, message)) = parse::check_line_encoding(content, encoding) {
+            return Err(parse::refuse_line(
+                code, message, content, at, pos, number, encoding,
+            ));
+        }
+        if let Some(section) = grouper.push(buf, raw_line(pos, end, ending, number)) {
+            sections.push(section);
+        }
+        pos = next;
+    }
+    Ok(Chunk {
+        grouper,
+        sections,
+        last_number: number,
+    })
+}
+
+/// How many lines `buf[from..to]` holds (`to` is a line start): every `\n`, and every `\r`
+/// not followed by one — the endings [`next_line`] splits at.
+fn count_lines(buf: &[u8], from: usize, to: usize) -> u32 {
+    let part = &buf[from..to];
+    let newlines = memchr::memchr_iter(b'\n', part).count();
+    let lone_returns = memchr::memchr_iter(b'\r', part)
+        .filter(|&i| part.get(i + 1) != Some(&b'\n'))
+        .count();
+    (newlines + lone_returns) as u32
+}
+
+/// Where a large input can be cut in two: the start of a `СекцияДокумент=` line just past the
+/// middle (a new section, so neither half needs the other's state).
+fn split_point(buf: &[u8], body: usize, encoding: Encoding) -> Option<usize> {
+    let marker = Marker::DocumentStart.bytes(encoding);
+    // A little past the middle: the second thread first counts the first half's lines.
+    let middle = body + (buf.len() - body) / 100 * 53;
+    let mut from = middle;
+    while from < buf.len() {
+        let at = from + memchr::memmem::find(&buf[from..], marker)?;
+        if at > body && buf[at - 1] == b'\n' && buf.get(at + marker.len()) == Some(&b'=') {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
+}
+
+/// Puts the two halves together as one pass over the whole would have left them: the first
+/// half's open section is closed by the second half's first line; a finding reported once per
+/// file stays with its first occurrence. If the first half saw `КонецФайла`, the second is
+/// read again as the one pass would (everything after the end is "after the end").
+fn join(
+    buf: &[u8],
+    mut first: Chunk,
+    second: Result<Chunk, Refused>,
+    split: usize,
+) -> Result<(Grouper, Vec<Section>), Refused> {
+    if first.grouper.has_ended() {
+        let encoding = first.grouper.encoding();
+        let mut grouper = first.grouper;
+        let mut number = first.last_number;
+        let mut pos = split;
+        while let Some((end, ending, next)) = next_line(buf, pos, true) {
+            number += 1;
+            let content = &buf[pos..end];
+            if let Err((code, at, message)) = parse::check_line_encoding(content, encoding) {
+                return Err(parse::refuse_line(
+                    code, message, content, at, pos, number, encoding,
+                ));
+            }
+            if let Some(section) = grouper.push(buf, raw_line(pos, end, ending, number)) {
+                first.sections.push(section);
+            }
+            pos = next;
+        }
+        return Ok((grouper, first.sections));
+    }
+    let second = second?;
+    let mut sections = first.sections;
+    let (end, ending, _) = next_line(buf, split, true).unwrap_or((split, LineEnding::None, split));
+    let marker = raw_line(split, end, ending, first.last_number + 1);
+    let closing_at = first.grouper.findings();
+    sections.push(first.grouper.close_before(buf, &marker));
+    // The second half's grouper started with an empty header, closed by its first line.
+    sections.extend(second.sections.into_iter().skip(1));
+    let mut grouper = second.grouper;
+    grouper.follow(first.grouper, marker.number, closing_at);
+    Ok((grouper, sections))
+}
+
 impl SyntaxTree {
     fn parse(buf: Vec<u8>) -> Result<Parsed, Refused> {
+        let parallel = buf.len() >= PARALLEL_FROM
+            && std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2);
+        SyntaxTree::parse_with(buf, parallel)
+    }
+
+    /// Reads in one thread, or in two that each take half of the file when `parallel` (the
+    /// result is the same: `fuzz::parallel_agrees` checks it).
+    pub(crate) fn parse_with(buf: Vec<u8>, parallel: bool) -> Result<Parsed, Refused> {
         if u32::try_from(buf.len()).is_err() {
             return Err(Refused {
                 diagnostic: Box::new(Diagnostic::new(
@@ -58,36 +183,48 @@ impl SyntaxTree {
             });
         }
         let preamble = parse::preamble(&buf)?;
-        let encoding = preamble.encoding;
-        let mut grouper = Grouper::new(encoding, preamble.detection, 0);
-        let mut sections = Vec::new();
-        let mut pos = preamble.body;
-        let mut number = 0;
-        while let Some((end, ending, next)) = next_line(&buf, pos, true) {
-            number += 1;
-            let content = &buf[pos..end];
-            if let Err((code, at, message)) = parse::check_line_encoding(content, encoding) {
-                return Err(parse::refuse_line(
-                    code, message, content, at, pos, number, encoding,
-                ));
+        let (encoding, detection) = (preamble.encoding, preamble.detection);
+        let split = parallel
+            .then(|| split_point(&buf, preamble.body, encoding))
+            .flatten();
+        let (grouper, mut sections) = match split {
+            None => {
+                let chunk = group(&buf, encoding, detection, preamble.body, buf.len(), 1)?;
+                (chunk.grouper, chunk.sections)
             }
-            if let Some(section) = grouper.push(&buf, raw_line(pos, end, ending, number)) {
-                sections.push(section);
+            Some(split) => {
+                let (first, second) = std::thread::scope(|scope| {
+                    let second = scope.spawn(|| {
+                        let number = count_lines(&buf, preamble.body, split) + 1;
+                        group(&buf, encoding, detection, split, buf.len(), number)
+                    });
+                    let first = group(&buf, encoding, detection, preamble.body, split, 1);
+                    (first, second.join())
+                });
+                let first = first?;
+                let second = match second {
+                    Ok(second) => second,
+                    Err(panic) => std::panic::resume_unwind(panic),
+                };
+                join(&buf, first, second, split)?
             }
-            pos = next;
-        }
+        };
         let (last, diagnostics) = grouper.finish(&buf);
         sections.push(last);
         Ok(Parsed {
             tree: SyntaxTree {
                 buf,
                 encoding,
-                detection: preamble.detection,
+                detection,
                 bom: preamble.body > 0,
                 sections,
             },
             diagnostics,
         })
+    }
+    /// The section and line index, for comparing two readings.
+    pub(crate) fn index_debug(&self) -> String {
+        format!("{:?}", self.sections)
     }
 
     /// The encoding the file was read in (and is written back in).
@@ -658,5 +795,71 @@ mod tests {
             (e.kind, e.document),
             (model::WriteErrorKind::LineBreak, Some(0))
         );
+    }
+
+    /// Files built to put every cross-section state right at the cut: an unclosed section
+    /// before it, the first LF ending or an empty type on the cut line, blank lines on both
+    /// sides, `КонецФайла` in the first half, a line in another encoding in the second.
+    #[test]
+    fn counting_lines_agrees_with_splitting_them() {
+        let buf = b"a\r\nb\nc\rd\r\r\ne\n";
+        let mut split = 0;
+        let mut pos = 0;
+        while let Some((_, _, next)) = next_line(buf, pos, false) {
+            split += 1;
+            pos = next;
+        }
+        assert_eq!(count_lines(buf, 0, buf.len()), split);
+        assert_eq!(split, 6);
+    }
+
+    #[test]
+    fn two_threads_agree_with_one_pass_at_the_cut() {
+        let document = |n: usize| {
+            format!("СекцияДокумент=Платежное поручение\r\nНомер={n}\r\nДата=01.04.2024\r\nСумма=1{n}.00\r\nКонецДокумента\r\n")
+        };
+        let file = |docs: Vec<String>, tail: &str| {
+            format!(
+                "1CClientBankExchange\r\nВерсияФормата=1.03\r\nКодировка=Windows\r\n{}{tail}",
+                docs.concat()
+            )
+        };
+        let plain: Vec<String> = (0..10).map(document).collect();
+        let mut unclosed = plain.clone();
+        unclosed[4] = unclosed[4].replace("КонецДокумента\r\n", "");
+        unclosed[5] = unclosed[5].replace("Сумма=15.00", "Сумма=15,00");
+        let mut lf_at_cut = plain.clone();
+        lf_at_cut[5] = lf_at_cut[5].replacen("\r\n", "\n", 1);
+        let mut empty_type = unclosed.clone();
+        empty_type[5] = empty_type[5].replace("=Платежное поручение", "= ");
+        let mut blanks = plain.clone();
+        blanks[4].push_str("\r\n\r\n");
+        blanks[6].push_str("\r\n");
+        let mut ended = plain.clone();
+        ended[2].push_str("КонецФайла\r\n");
+        let cases = [
+            file(plain.clone(), "КонецФайла\r\n"),
+            file(unclosed, "КонецФайла\r\n"),
+            file(lf_at_cut, "КонецФайла"),
+            file(empty_type, ""),
+            file(blanks, "КонецФайла\r\n"),
+            file(ended, "КонецФайла\r\n"),
+        ];
+        for (i, text) in cases.iter().enumerate() {
+            let bytes = Encoding::Cp1251.encode(text).unwrap().into_owned();
+            assert!(
+                split_point(&bytes, 0, Encoding::Cp1251).is_some(),
+                "case {i} must be cut"
+            );
+            crate::fuzz::parallel_agrees(&bytes);
+        }
+        // A UTF-8 line in the second half of a CP1251 file: the same refusal, same line.
+        let mut mixed = Encoding::Cp1251
+            .encode(&file(plain, ""))
+            .unwrap()
+            .into_owned();
+        mixed.extend_from_slice("НазначениеПлатежа=по-русски\r\nКонецФайла\r\n".as_bytes());
+        crate::fuzz::parallel_agrees(&mixed);
+        assert!(SyntaxTree::parse_with(mixed, true).is_err());
     }
 }

@@ -130,3 +130,11 @@ fn streaming_reads_the_same_sections_and_bytes() {
         assert_eq!(documents, tree.documents().count(), "{}", row.file);
     }
 }
+
+#[test]
+fn two_threads_read_every_file_as_one_pass_does() {
+    for row in manifest() {
+        let bytes = std::fs::read(corpus().join(&row.file)).unwrap();
+        clientbank_format::fuzz::parallel_agrees(&bytes);
+    }
+}

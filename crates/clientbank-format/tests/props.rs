@@ -181,6 +181,7 @@ proptest! {
     #[test]
     fn typed_exchanges_survive_write_and_read(exchange in exchange(), encoding in prop_oneof![Just(Encoding::Cp1251), Just(Encoding::Cp866), Just(Encoding::Utf8)]) {
         let bytes = exchange.to_bytes(encoding).unwrap();
+        clientbank_format::fuzz::parallel_agrees(&bytes);
         let parsed = parse(&bytes[..]).unwrap();
         prop_assert_eq!(parsed.tree.to_bytes(), bytes.clone());
         let errors: Vec<_> = parsed.diagnostics.iter().filter(|d| d.severity == Severity::Error).collect();
