@@ -30,13 +30,57 @@ pub enum SectionKind {
 #[derive(Clone, Debug)]
 pub(crate) struct Section {
     pub(crate) kind: SectionKind,
-    pub(crate) lines: Vec<Line>,
+    pub(crate) lines: Lines,
+}
+
+/// A section's lines: its own, or a range of one of the tree's vectors of lines (no allocation
+/// per section when reading a whole file; one vector per thread that read it).
+#[derive(Clone, Debug)]
+pub(crate) enum Lines {
+    Owned(Vec<Line>),
+    Shared { arena: u32, start: u32, end: u32 },
 }
 
 impl Section {
+    pub(crate) fn owned(kind: SectionKind, lines: Vec<Line>) -> Section {
+        Section {
+            kind,
+            lines: Lines::Owned(lines),
+        }
+    }
+
+    /// The lines, `arenas` being the vectors shared ranges point into.
+    pub(crate) fn lines<'a>(&'a self, arenas: &'a [Vec<Line>]) -> &'a [Line] {
+        match &self.lines {
+            Lines::Owned(lines) => lines,
+            Lines::Shared { arena, start, end } => arenas
+                .get(*arena as usize)
+                .and_then(|a| a.get(*start as usize..*end as usize))
+                .unwrap_or_default(),
+        }
+    }
+
+    /// The lines for editing: a shared range becomes the section's own.
+    pub(crate) fn lines_mut(&mut self, arenas: &[Vec<Line>]) -> &mut Vec<Line> {
+        if let Lines::Shared { .. } = self.lines {
+            self.lines = Lines::Owned(self.lines(arenas).to_vec());
+        }
+        match &mut self.lines {
+            Lines::Owned(lines) => lines,
+            Lines::Shared { .. } => unreachable!("made owned above"),
+        }
+    }
+
+    /// Its shared range is in vector `arena` of the tree.
+    pub(crate) fn in_arena(&mut self, index: u32) {
+        if let Lines::Shared { arena, .. } = &mut self.lines {
+            *arena = index;
+        }
+    }
+
     /// Where the section's bytes end in its buffer (the last line's ending included).
-    pub(crate) fn end(&self) -> usize {
-        self.lines.last().map_or(0, |l| {
+    pub(crate) fn end(&self, arenas: &[Vec<Line>]) -> usize {
+        self.lines(arenas).last().map_or(0, |l| {
             (l.start + l.len) as usize + l.ending.as_bytes().len()
         })
     }
@@ -197,13 +241,24 @@ const REPORTED_BLANK: u8 = 1;
 const REPORTED_ENDING: u8 = 2;
 const REPORTED_AFTER_END: u8 = 4;
 
+/// What a finished [`Grouper`] leaves: the last section, every finding, and the shared lines.
+pub(crate) struct Finished {
+    pub(crate) last: Section,
+    pub(crate) diagnostics: Vec<Diagnostic>,
+    pub(crate) arena: Vec<Line>,
+}
+
 /// The state machine that turns lines into sections.
 pub(crate) struct Grouper {
     encoding: Encoding,
     detection: Detection,
     /// Absolute offset of the buffer's first byte in the input.
     pub(crate) base: usize,
-    current: Section,
+    /// What the pending section is, and its lines so far.
+    kind: SectionKind,
+    lines: Vec<Line>,
+    /// Finished sections' lines, when they go to one shared vector (the in-memory tree).
+    arena: Option<Vec<Line>>,
     /// The current section still awaits its end marker.
     open: bool,
     /// `КонецФайла` was seen.
@@ -224,10 +279,9 @@ impl Grouper {
             encoding,
             detection,
             base,
-            current: Section {
-                kind: SectionKind::Header,
-                lines: Vec::new(),
-            },
+            kind: SectionKind::Header,
+            lines: Vec::new(),
+            arena: None,
             open: true,
             ended: false,
             seen: 0,
@@ -286,13 +340,13 @@ impl Grouper {
 
     /// Where the pending section starts in the buffer, if it has lines.
     pub(crate) fn pending_start(&self) -> Option<usize> {
-        self.current.lines.first().map(|l| l.start as usize)
+        self.lines.first().map(|l| l.start as usize)
     }
 
     /// The buffer lost its first `by` bytes (streaming): move the pending lines.
     pub(crate) fn rebase(&mut self, by: usize) {
         self.base += by;
-        for line in &mut self.current.lines {
+        for line in &mut self.lines {
             line.start -= by as u32;
         }
     }
@@ -360,7 +414,7 @@ impl Grouper {
                     LineKind::Junk
                 }
             };
-            self.current.lines.push(line);
+            self.lines.push(line);
             return None;
         }
         match shape {
@@ -373,7 +427,7 @@ impl Grouper {
                     &line,
                     "blank line (1C skips them; reported once per file)".into(),
                 );
-                self.current.lines.push(line);
+                self.lines.push(line);
                 None
             }
             Shape::Junk => {
@@ -387,13 +441,13 @@ impl Grouper {
                     "this line is neither a marker nor Key=Value; it is kept and ignored".into(),
                 )
                 .expected("Key=Value or a section marker");
-                self.current.lines.push(line);
+                self.lines.push(line);
                 None
             }
             Shape::Pair(eq) => {
                 line.eq = eq as u32;
                 self.pair(buf, &mut line);
-                self.current.lines.push(line);
+                self.lines.push(line);
                 None
             }
             Shape::Marker(marker) => {
@@ -414,7 +468,7 @@ impl Grouper {
     }
 
     fn marker(&mut self, buf: &[u8], mut line: Line, marker: Marker) -> Option<Section> {
-        let expected_end = match self.current.kind {
+        let expected_end = match self.kind {
             SectionKind::Account => Some(Marker::AccountEnd),
             SectionKind::Document => Some(Marker::DocumentEnd),
             _ => None,
@@ -431,7 +485,7 @@ impl Grouper {
                         "1CClientBankExchange again: only line 1 may hold it".into(),
                     );
                 }
-                self.current.lines.push(line);
+                self.lines.push(line);
                 None
             }
             Marker::AccountEnd | Marker::DocumentEnd => {
@@ -457,7 +511,7 @@ impl Grouper {
                         format!("{} with no section open", marker.name()),
                     );
                 }
-                self.current.lines.push(line);
+                self.lines.push(line);
                 None
             }
             Marker::AccountStart | Marker::DocumentStart | Marker::FileEnd => {
@@ -485,8 +539,8 @@ impl Grouper {
                     }
                 }
                 let finished = self.finish_section(buf, &line);
-                self.current.kind = kind;
-                self.current.lines.push(line);
+                self.kind = kind;
+                self.lines.push(line);
                 self.open = kind != SectionKind::End;
                 self.ended = kind == SectionKind::End;
                 self.seen = 0;
@@ -502,7 +556,7 @@ impl Grouper {
         let eq = line.eq as usize;
         let raw_key = &content[..eq];
         let key_bytes = raw_key.trim_ascii();
-        let place = match (self.current.kind, self.open) {
+        let place = match (self.kind, self.open) {
             (SectionKind::Header, _) => Some(Place::Header),
             (SectionKind::Account, true) => Some(Place::Account),
             (SectionKind::Document, true) => Some(Place::Document),
@@ -738,14 +792,14 @@ impl Grouper {
 
     /// The checks that need the whole section: required keys, balances, period.
     fn finish_section(&mut self, buf: &[u8], next: &Line) -> Section {
-        let kind = self.current.kind;
+        let kind = self.kind;
         if self.open && matches!(kind, SectionKind::Account | SectionKind::Document) {
             let end = if kind == SectionKind::Account {
                 Marker::AccountEnd
             } else {
                 Marker::DocumentEnd
             };
-            let first = self.current.lines[0];
+            let first = self.lines[0];
             let len = first.len as usize;
             let message = if next.len == 0 && next.number == 0 {
                 format!(
@@ -761,7 +815,7 @@ impl Grouper {
             self.report(Code::UnclosedSection, buf, &first, 0..len, message)
                 .expected(end.name());
         }
-        if let Some(&first) = self.current.lines.first() {
+        if let Some(&first) = self.lines.first() {
             for &key in required(kind) {
                 if self.seen & (1u128 << (key as u32)) == 0 {
                     let len = first.len as usize;
@@ -797,7 +851,6 @@ impl Grouper {
             if let [Some((start, _)), Some((end, end_line))] = self.period {
                 if start > end {
                     let line = self
-                        .current
                         .lines
                         .iter()
                         .find(|l| l.number == end_line)
@@ -825,16 +878,38 @@ impl Grouper {
     /// The current section with exactly the memory its lines need; the scratch vector is kept
     /// for the next section (a section's lines are few, but there are many sections).
     fn take_section(&mut self) -> Section {
-        let section = Section {
-            kind: self.current.kind,
-            lines: self.current.lines.to_vec(),
+        let lines = match &mut self.arena {
+            Some(arena) => {
+                let start = arena.len() as u32;
+                arena.extend_from_slice(&self.lines);
+                Lines::Shared {
+                    arena: 0,
+                    start,
+                    end: arena.len() as u32,
+                }
+            }
+            None => Lines::Owned(self.lines.to_vec()),
         };
-        self.current.lines.clear();
-        section
+        self.lines.clear();
+        Section {
+            kind: self.kind,
+            lines,
+        }
+    }
+
+    /// Finished sections go to one shared vector of lines, with room for `lines`.
+    pub(crate) fn with_arena(mut self, lines: usize) -> Grouper {
+        self.arena = Some(Vec::with_capacity(lines));
+        self
+    }
+
+    /// The shared vector of lines (empty without [`Grouper::with_arena`]).
+    pub(crate) fn take_arena(&mut self) -> Vec<Line> {
+        self.arena.take().unwrap_or_default()
     }
 
     /// The input ended: returns the last section.
-    pub(crate) fn finish(mut self, buf: &[u8]) -> (Section, Vec<Diagnostic>) {
+    pub(crate) fn finish(mut self, buf: &[u8]) -> Finished {
         let end = Line {
             start: 0,
             len: 0,
@@ -845,7 +920,7 @@ impl Grouper {
             key: None,
         };
         let was_ended = self.ended;
-        let last_line = self.current.lines.last().copied();
+        let last_line = self.lines.last().copied();
         let section = if self.ended {
             self.take_section()
         } else {
@@ -864,7 +939,11 @@ impl Grouper {
                 .expected("КонецФайла");
             }
         }
-        (section, self.diagnostics)
+        Finished {
+            last: section,
+            diagnostics: self.diagnostics,
+            arena: self.arena.unwrap_or_default(),
+        }
     }
 }
 

@@ -22,7 +22,12 @@ pub struct OwnedSection {
 impl OwnedSection {
     /// The read-only view (the same one the in-memory tree gives).
     pub fn view(&self) -> SectionRef<'_> {
-        SectionRef::new(&self.bytes, self.encoding, &self.section)
+        SectionRef::new(
+            &self.bytes,
+            self.encoding,
+            self.section.kind,
+            self.section.lines(&[]),
+        )
     }
 
     /// What the section is.
@@ -173,10 +178,11 @@ impl<R: Read> Reader<R> {
 
     /// Copies a finished section out of the buffer and drops the bytes nobody needs.
     fn own(&mut self, section: Section) -> OwnedSection {
-        let start = section.lines.first().map_or(0, |l| l.start as usize);
-        let end = section.end();
+        // The streaming grouper has no shared lines: each section owns its own.
+        let start = section.lines(&[]).first().map_or(0, |l| l.start as usize);
+        let end = section.end(&[]);
         let mut section = section;
-        for line in &mut section.lines {
+        for line in section.lines_mut(&[]) {
             line.start -= start as u32;
         }
         let owned = OwnedSection {
@@ -236,19 +242,18 @@ impl<R: Read> Reader<R> {
                     let Some(grouper) = self.grouper.take() else {
                         return Ok(None);
                     };
-                    let (last, diagnostics) = grouper.finish(&self.buf);
-                    self.diagnostics = diagnostics;
+                    let finished = grouper.finish(&self.buf);
+                    self.diagnostics = finished.diagnostics;
                     self.done = true;
-                    if last.lines.is_empty() {
+                    let mut last = finished.last;
+                    let Some(start) = last.lines(&[]).first().map(|l| l.start as usize) else {
                         return Ok(None);
-                    }
-                    let start = last.lines[0].start as usize;
-                    let mut last = last;
-                    for line in &mut last.lines {
+                    };
+                    for line in last.lines_mut(&[]) {
                         line.start -= start as u32;
                     }
                     return Ok(Some(OwnedSection {
-                        bytes: self.buf[start..last.end() + start].to_vec(),
+                        bytes: self.buf[start..last.end(&[]) + start].to_vec(),
                         encoding,
                         section: last,
                     }));

@@ -35,6 +35,9 @@ pub struct SyntaxTree {
     detection: Detection,
     bom: bool,
     sections: Vec<Section>,
+    /// The lines of the sections read, one after the other (one vector per thread that read
+    /// them); sections point into them.
+    lines: Vec<Vec<Line>>,
 }
 
 /// Reads an exchange file from bytes in any of the supported encodings.
@@ -67,7 +70,8 @@ fn group(
     to: usize,
     first_number: u32,
 ) -> Result<Chunk, Refused> {
-    let mut grouper = Grouper::new(encoding, detection, 0);
+    let lines = count_lines(buf, from, to) as usize + 2;
+    let mut grouper = Grouper::new(encoding, detection, 0).with_arena(lines);
     let mut sections = Vec::new();
     let mut pos = from;
     let mut number = first_number - 1;
@@ -129,7 +133,7 @@ fn join(
     mut first: Chunk,
     second: Result<Chunk, Refused>,
     split: usize,
-) -> Result<(Grouper, Vec<Section>), Refused> {
+) -> Result<Joined, Refused> {
     if first.grouper.has_ended() {
         let encoding = first.grouper.encoding();
         let mut grouper = first.grouper;
@@ -148,7 +152,12 @@ fn join(
             }
             pos = next;
         }
-        return Ok((grouper, first.sections));
+        return Ok(Joined {
+            sections: first.sections,
+            grouper,
+            earlier_lines: Vec::new(),
+            later_from: usize::MAX,
+        });
     }
     let second = second?;
     let mut sections = first.sections;
@@ -156,11 +165,27 @@ fn join(
     let marker = raw_line(split, end, ending, first.last_number + 1);
     let closing_at = first.grouper.findings();
     sections.push(first.grouper.close_before(buf, &marker));
+    let earlier_lines = first.grouper.take_arena();
+    let later_from = sections.len();
     // The second half's grouper started with an empty header, closed by its first line.
     sections.extend(second.sections.into_iter().skip(1));
     let mut grouper = second.grouper;
     grouper.follow(first.grouper, marker.number, closing_at);
-    Ok((grouper, sections))
+    Ok(Joined {
+        sections,
+        grouper,
+        earlier_lines,
+        later_from,
+    })
+}
+
+/// Two halves put together: the sections so far, the grouper that goes on, and the first
+/// half's lines, which the second half's ranges (from `later_from` on) come after.
+struct Joined {
+    sections: Vec<Section>,
+    grouper: Grouper,
+    earlier_lines: Vec<Line>,
+    later_from: usize,
 }
 
 impl SyntaxTree {
@@ -187,10 +212,15 @@ impl SyntaxTree {
         let split = parallel
             .then(|| split_point(&buf, preamble.body, encoding))
             .flatten();
-        let (grouper, mut sections) = match split {
+        let joined = match split {
             None => {
                 let chunk = group(&buf, encoding, detection, preamble.body, buf.len(), 1)?;
-                (chunk.grouper, chunk.sections)
+                Joined {
+                    sections: chunk.sections,
+                    grouper: chunk.grouper,
+                    earlier_lines: Vec::new(),
+                    later_from: usize::MAX,
+                }
             }
             Some(split) => {
                 let (first, second) = std::thread::scope(|scope| {
@@ -209,8 +239,24 @@ impl SyntaxTree {
                 join(&buf, first, second, split)?
             }
         };
-        let (last, diagnostics) = grouper.finish(&buf);
-        sections.push(last);
+        let Joined {
+            mut sections,
+            grouper,
+            earlier_lines,
+            later_from,
+        } = joined;
+        let finished = grouper.finish(&buf);
+        sections.push(finished.last);
+        let diagnostics = finished.diagnostics;
+        let lines = if later_from == usize::MAX {
+            vec![finished.arena]
+        } else {
+            // The second half's ranges point into the second vector.
+            for section in sections.iter_mut().skip(later_from) {
+                section.in_arena(1);
+            }
+            vec![earlier_lines, finished.arena]
+        };
         Ok(Parsed {
             tree: SyntaxTree {
                 buf,
@@ -218,13 +264,19 @@ impl SyntaxTree {
                 detection,
                 bom: preamble.body > 0,
                 sections,
+                lines,
             },
             diagnostics,
         })
     }
     /// The section and line index, for comparing two readings.
     pub(crate) fn index_debug(&self) -> String {
-        format!("{:?}", self.sections)
+        let sections: Vec<_> = self
+            .sections
+            .iter()
+            .map(|s| (s.kind, s.lines(&self.lines)))
+            .collect();
+        format!("{sections:?}")
     }
 
     /// The encoding the file was read in (and is written back in).
@@ -250,11 +302,12 @@ impl SyntaxTree {
     }
 
     fn view<'a>(&'a self, section: &'a Section) -> SectionRef<'a> {
-        SectionRef {
-            buf: &self.buf,
-            encoding: self.encoding,
-            section,
-        }
+        SectionRef::new(
+            &self.buf,
+            self.encoding,
+            section.kind,
+            section.lines(&self.lines),
+        )
     }
 
     /// Every section in file order: the header first, `КонецФайла` last if present.
@@ -289,7 +342,11 @@ impl SyntaxTree {
 
     /// The ending new lines get: the one line 1 has (CRLF if it has none).
     fn dominant_ending(&self) -> LineEnding {
-        match self.sections[0].lines.first().map(|l| l.ending) {
+        match self.sections[0]
+            .lines(&self.lines)
+            .first()
+            .map(|l| l.ending)
+        {
             Some(LineEnding::None) | None => LineEnding::Crlf,
             Some(ending) => ending,
         }
@@ -297,25 +354,25 @@ impl SyntaxTree {
 
     /// The header, for editing.
     pub fn header_mut(&mut self) -> SectionMut<'_> {
-        let ending = self.dominant_ending();
-        SectionMut {
-            buf: &mut self.buf,
-            encoding: self.encoding,
-            ending,
-            section: &mut self.sections[0],
-        }
+        self.section_mut(0)
     }
 
     /// The `index`th document, for editing.
     pub fn document_mut(&mut self, index: usize) -> Option<SectionMut<'_>> {
         let at = self.document_index(index)?;
+        Some(self.section_mut(at))
+    }
+
+    fn section_mut(&mut self, at: usize) -> SectionMut<'_> {
         let ending = self.dominant_ending();
-        Some(SectionMut {
+        let section = &mut self.sections[at];
+        SectionMut {
             buf: &mut self.buf,
             encoding: self.encoding,
             ending,
-            section: &mut self.sections[at],
-        })
+            kind: section.kind,
+            lines: section.lines_mut(&self.lines),
+        }
     }
 
     /// Removes the `index`th document with the blank lines that follow it.
@@ -386,7 +443,7 @@ impl SyntaxTree {
         // The line before the new document must end, and the file's last line keeps its
         // (missing) ending.
         if at == self.sections.len() {
-            if let Some(last) = self.sections[at - 1].lines.last_mut() {
+            if let Some(last) = self.sections[at - 1].lines_mut(&self.lines).last_mut() {
                 if last.ending == LineEnding::None {
                     last.ending = ending;
                     if let Some(new_last) = lines.last_mut() {
@@ -395,13 +452,8 @@ impl SyntaxTree {
                 }
             }
         }
-        self.sections.insert(
-            at,
-            Section {
-                kind: SectionKind::Document,
-                lines,
-            },
-        );
+        self.sections
+            .insert(at, Section::owned(SectionKind::Document, lines));
         Ok(())
     }
 
@@ -411,7 +463,7 @@ impl SyntaxTree {
             out.write_all(&self.buf[..3])?;
         }
         for section in &self.sections {
-            for line in &section.lines {
+            for line in section.lines(&self.lines) {
                 out.write_all(line.content(&self.buf))?;
                 out.write_all(line.ending.as_bytes())?;
             }
@@ -461,21 +513,28 @@ pub struct Field<'a> {
 pub struct SectionRef<'a> {
     buf: &'a [u8],
     encoding: Encoding,
-    section: &'a Section,
+    kind: SectionKind,
+    lines: &'a [Line],
 }
 
 impl<'a> SectionRef<'a> {
-    pub(crate) fn new(buf: &'a [u8], encoding: Encoding, section: &'a Section) -> SectionRef<'a> {
+    pub(crate) fn new(
+        buf: &'a [u8],
+        encoding: Encoding,
+        kind: SectionKind,
+        lines: &'a [Line],
+    ) -> SectionRef<'a> {
         SectionRef {
             buf,
             encoding,
-            section,
+            kind,
+            lines,
         }
     }
 
     /// What the section is.
     pub fn kind(&self) -> SectionKind {
-        self.section.kind
+        self.kind
     }
 
     /// The encoding its bytes are in.
@@ -485,18 +544,18 @@ impl<'a> SectionRef<'a> {
 
     /// The 1-based line of the section's first line (0 when an edit added it).
     pub fn line(&self) -> u32 {
-        self.section.lines.first().map_or(0, |l| l.number)
+        self.lines.first().map_or(0, |l| l.number)
     }
 
     /// The document type after `СекцияДокумент=`, verbatim; `None` outside documents.
     pub fn document_type(&self) -> Option<Cow<'a, str>> {
-        let first = self.section.lines.first()?;
+        let first = self.lines.first()?;
         (first.kind == LineKind::Marker(Marker::DocumentStart))
             .then(|| self.encoding.decode(first.value_bytes(self.buf)))
     }
 
     fn pairs(&self) -> impl Iterator<Item = &'a Line> + 'a {
-        self.section.lines.iter().filter(|l| l.is_pair())
+        self.lines.iter().filter(|l| l.is_pair())
     }
 
     /// The raw bytes of the first value of `key`.
@@ -580,7 +639,7 @@ impl<'a> SectionRef<'a> {
     /// The section's bytes as they will be written.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = Vec::new();
-        for line in &self.section.lines {
+        for line in self.lines {
             out.extend_from_slice(line.content(self.buf));
             out.extend_from_slice(line.ending.as_bytes());
         }
@@ -594,13 +653,15 @@ pub struct SectionMut<'a> {
     buf: &'a mut Vec<u8>,
     encoding: Encoding,
     ending: LineEnding,
-    section: &'a mut Section,
+    kind: SectionKind,
+    /// The section's own lines (an edited section stops sharing the tree's).
+    lines: &'a mut Vec<Line>,
 }
 
 impl SectionMut<'_> {
     /// A read-only view.
     pub fn as_ref(&self) -> SectionRef<'_> {
-        SectionRef::new(self.buf, self.encoding, self.section)
+        SectionRef::new(self.buf, self.encoding, self.kind, self.lines)
     }
 
     /// Sets `key` to `value` as written: the first line of the key is rewritten in place, or a
@@ -616,7 +677,7 @@ impl SectionMut<'_> {
         line.kind = LineKind::Pair;
         line.key = Some(key);
         line.eq = key.bytes(self.encoding).len() as u32;
-        let lines = &mut self.section.lines;
+        let lines = &mut *self.lines;
         if let Some(existing) = lines.iter_mut().find(|l| l.is_pair() && l.key == Some(key)) {
             line.number = existing.number;
             line.ending = existing.ending;
@@ -661,7 +722,7 @@ impl SectionMut<'_> {
 
     /// Removes every line of `key`; says whether there was one.
     pub fn remove(&mut self, key: Key) -> bool {
-        let lines = &mut self.section.lines;
+        let lines = &mut *self.lines;
         let before = lines.len();
         let last_ending = lines.last().map(|l| l.ending);
         lines.retain(|l| !(l.is_pair() && l.key == Some(key)));
@@ -816,7 +877,9 @@ mod tests {
     #[test]
     fn two_threads_agree_with_one_pass_at_the_cut() {
         let document = |n: usize| {
-            format!("СекцияДокумент=Платежное поручение\r\nНомер={n}\r\nДата=01.04.2024\r\nСумма=1{n}.00\r\nКонецДокумента\r\n")
+            format!(
+                "СекцияДокумент=Платежное поручение\r\nНомер={n}\r\nДата=01.04.2024\r\nСумма=1{n}.00\r\nКонецДокумента\r\n"
+            )
         };
         let file = |docs: Vec<String>, tail: &str| {
             format!(

@@ -98,7 +98,10 @@ pub fn parse_amount(raw: &[u8], signed: bool) -> Option<Decimal> {
             .filter(u8::is_ascii_digit)
             .fold(0i64, |m, b| m * 10 + i64::from(b - b'0'));
         let scale = point.map_or(0, |p| (digits.len() - p - 1) as u32);
-        return Some(Decimal::new(if negative { -mantissa } else { mantissa }, scale));
+        return Some(Decimal::new(
+            if negative { -mantissa } else { mantissa },
+            scale,
+        ));
     }
     text.parse::<Decimal>().ok()
 }
@@ -165,9 +168,19 @@ mod tests {
     #[test]
     fn amounts_are_exact_in_every_length() {
         for text in [
-            "0", "7", "-0.5", "1500.00", "1500.0", "-20.5", "123456789012345678",
-            "1234567890123456.78", "99999999999999999.9", "12345678901234567890",
-            "999999999999999999", "9999999999999999999", "9999999999999999.99",
+            "0",
+            "7",
+            "-0.5",
+            "1500.00",
+            "1500.0",
+            "-20.5",
+            "123456789012345678",
+            "1234567890123456.78",
+            "99999999999999999.9",
+            "12345678901234567890",
+            "999999999999999999",
+            "9999999999999999999",
+            "9999999999999999.99",
             "-12345678901234567890123.45",
         ] {
             assert_eq!(
