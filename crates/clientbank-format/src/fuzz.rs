@@ -68,10 +68,23 @@ pub fn roundtrip(data: &[u8]) {
         let Ok(bytes) = exchange.to_bytes(encoding) else {
             continue;
         };
-        let again = parse(&bytes[..])
-            .unwrap_or_else(|r| panic!("canonical {encoding} output is refused: {r}"))
-            .tree
-            .to_exchange();
+        let reread = parse(&bytes[..])
+            .unwrap_or_else(|r| panic!("canonical {encoding} output is refused: {r}"));
+        if reread.tree.encoding() != encoding {
+            // The values carry text of the other single-byte encoding (CP1251 and CP866 mixed
+            // in one file cannot be told apart byte by byte), and it outweighs the known keys:
+            // the reader goes by the content, and must say that it did.
+            assert!(
+                reread
+                    .diagnostics
+                    .iter()
+                    .any(|d| d.code == crate::Code::EncodingMismatch),
+                "canonical {encoding} output read as {} without a warning",
+                reread.tree.encoding()
+            );
+            continue;
+        }
+        let again = reread.tree.to_exchange();
         assert_eq!(
             normalized(again),
             normalized(exchange.clone()),

@@ -582,7 +582,14 @@ impl Grouper {
             )
             .key(key_name());
         }
-        let found = Key::lookup(key_bytes, self.encoding);
+        // `Кодировка` spelled in another encoding than the one the content chose is still the
+        // encoding key: its (ASCII) value is checked against the choice and a mismatch warned.
+        let found = Key::lookup(key_bytes, self.encoding).or_else(|| {
+            Encoding::ALL
+                .iter()
+                .any(|&e| key_bytes == Key::Encoding.bytes(e))
+                .then_some((Key::Encoding, false))
+        });
         let Some(place) = place else {
             self.report(
                 Code::KeyOutsideSection,
