@@ -76,9 +76,28 @@ fn group(
     let lines = count_lines(buf, from, to) as usize + 2;
     let mut grouper = Grouper::new(encoding, detection, 0).with_arena(lines);
     let mut sections = Vec::new();
-    let mut pos = from;
-    let mut number = first_number - 1;
+    let number = feed(&mut grouper, &mut sections, buf, from, to, first_number - 1)?;
+    Ok(Chunk {
+        grouper,
+        sections,
+        last_number: number,
+    })
+}
+
+/// Feeds the lines of `buf[from..to]` to `grouper`, the first numbered `number + 1`, keeping
+/// the sections it finishes; returns the last line's number. Refuses a line in another
+/// encoding.
+fn feed(
+    grouper: &mut Grouper,
+    sections: &mut Vec<Section>,
+    buf: &[u8],
+    from: usize,
+    to: usize,
+    mut number: u32,
+) -> Result<u32, Refused> {
+    let encoding = grouper.encoding();
     let eof = to == buf.len();
+    let mut pos = from;
     while let Some((end, ending, next)) = next_line(&buf[..to], pos, eof) {
         number += 1;
         let content = &buf[pos..end];
@@ -92,11 +111,7 @@ fn group(
         }
         pos = next;
     }
-    Ok(Chunk {
-        grouper,
-        sections,
-        last_number: number,
-    })
+    Ok(number)
 }
 
 /// How many lines `buf[from..to]` holds (`to` is a line start): every `\n`, and every `\r`
@@ -138,23 +153,15 @@ fn join(
     split: usize,
 ) -> Result<Joined, Refused> {
     if first.grouper.has_ended() {
-        let encoding = first.grouper.encoding();
         let mut grouper = first.grouper;
-        let mut number = first.last_number;
-        let mut pos = split;
-        while let Some((end, ending, next)) = next_line(buf, pos, true) {
-            number += 1;
-            let content = &buf[pos..end];
-            if let Err((code, at, message)) = parse::check_line_encoding(content, encoding) {
-                return Err(parse::refuse_line(
-                    code, message, content, at, pos, number, encoding,
-                ));
-            }
-            if let Some(section) = grouper.push(buf, raw_line(pos, end, ending, number)) {
-                first.sections.push(section);
-            }
-            pos = next;
-        }
+        feed(
+            &mut grouper,
+            &mut first.sections,
+            buf,
+            split,
+            buf.len(),
+            first.last_number,
+        )?;
         return Ok(Joined {
             sections: first.sections,
             grouper,

@@ -142,6 +142,16 @@ fn third_party_prefix(purpose: &str) -> Option<ThirdPartyPrefix<'_>> {
     (!name.is_empty()).then_some(ThirdPartyPrefix { inn, kpp, name })
 }
 
+/// `НазначениеПлатежа1..6` that are filled.
+fn purpose_lines(document: &Document) -> Vec<&str> {
+    document
+        .purpose_lines
+        .iter()
+        .flatten()
+        .map(String::as_str)
+        .collect()
+}
+
 /// The 1C keys a payment holds no place for, as `not-carried` findings.
 fn not_carried(document: &Document) -> Vec<Finding> {
     let mut findings = Vec::new();
@@ -264,12 +274,7 @@ fn not_carried(document: &Document) -> Vec<Finding> {
         requirement,
     );
     // Purpose lines that say more than `НазначениеПлатежа`.
-    let lines: Vec<&str> = document
-        .purpose_lines
-        .iter()
-        .flatten()
-        .map(String::as_str)
-        .collect();
+    let lines = purpose_lines(document);
     if let Some(purpose) = &document.purpose {
         let squash = |s: &str| s.split_whitespace().collect::<String>();
         if !lines.is_empty() && squash(&lines.concat()) != squash(purpose) {
@@ -307,12 +312,7 @@ fn not_carried(document: &Document) -> Vec<Finding> {
 pub fn from_document(document: &Document) -> (Payment, Vec<Finding>) {
     let findings = not_carried(document);
     let purpose = document.purpose.clone().or_else(|| {
-        let lines: Vec<&str> = document
-            .purpose_lines
-            .iter()
-            .flatten()
-            .map(String::as_str)
-            .collect();
+        let lines = purpose_lines(document);
         (!lines.is_empty()).then(|| lines.join(" "))
     });
     let budget = &document.budget;
