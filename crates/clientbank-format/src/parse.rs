@@ -855,28 +855,28 @@ impl Grouper {
                     .key(Key::ClosingBalance.name());
                 }
             }
-            if let [Some((start, _)), Some((end, end_line))] = self.period {
-                if start > end {
-                    let line = self
-                        .lines
-                        .iter()
-                        .find(|l| l.number == end_line)
-                        .copied()
-                        .unwrap_or(first);
-                    let len = line.len as usize;
-                    self.report(
-                        Code::PeriodReversed,
-                        buf,
-                        &line,
-                        0..len,
-                        format!(
-                            "ДатаНачала {} is after ДатаКонца {}",
-                            value::format_date(start),
-                            value::format_date(end)
-                        ),
-                    )
-                    .key(Key::EndDate.name());
-                }
+            if let [Some((start, _)), Some((end, end_line))] = self.period
+                && start > end
+            {
+                let line = self
+                    .lines
+                    .iter()
+                    .find(|l| l.number == end_line)
+                    .copied()
+                    .unwrap_or(first);
+                let len = line.len as usize;
+                self.report(
+                    Code::PeriodReversed,
+                    buf,
+                    &line,
+                    0..len,
+                    format!(
+                        "ДатаНачала {} is after ДатаКонца {}",
+                        value::format_date(start),
+                        value::format_date(end)
+                    ),
+                )
+                .key(Key::EndDate.name());
             }
         }
         self.take_section()
@@ -933,18 +933,16 @@ impl Grouper {
         } else {
             self.finish_section(buf, &end)
         };
-        if !was_ended {
-            if let Some(line) = last_line {
-                let len = line.len as usize;
-                self.report(
-                    Code::MissingEndOfFile,
-                    buf,
-                    &line,
-                    len..len,
-                    "the file has no КонецФайла; it may have been cut short".into(),
-                )
-                .expected("КонецФайла");
-            }
+        if !was_ended && let Some(line) = last_line {
+            let len = line.len as usize;
+            self.report(
+                Code::MissingEndOfFile,
+                buf,
+                &line,
+                len..len,
+                "the file has no КонецФайла; it may have been cut short".into(),
+            )
+            .expected("КонецФайла");
         }
         Finished {
             last: section,

@@ -454,14 +454,13 @@ impl SyntaxTree {
         };
         // The line before the new document must end, and the file's last line keeps its
         // (missing) ending.
-        if at == self.sections.len() {
-            if let Some(last) = self.sections[at - 1].lines_mut(&self.lines).last_mut() {
-                if last.ending == LineEnding::None {
-                    last.ending = ending;
-                    if let Some(new_last) = lines.last_mut() {
-                        new_last.ending = LineEnding::None;
-                    }
-                }
+        if at == self.sections.len()
+            && let Some(last) = self.sections[at - 1].lines_mut(&self.lines).last_mut()
+            && last.ending == LineEnding::None
+        {
+            last.ending = ending;
+            if let Some(new_last) = lines.last_mut() {
+                new_last.ending = LineEnding::None;
             }
         }
         self.sections
@@ -738,10 +737,10 @@ impl SectionMut<'_> {
         let before = lines.len();
         let last_ending = lines.last().map(|l| l.ending);
         lines.retain(|l| !(l.is_pair() && l.key == Some(key)));
-        if lines.len() != before {
-            if let (Some(last), Some(LineEnding::None)) = (lines.last_mut(), last_ending) {
-                last.ending = LineEnding::None;
-            }
+        if lines.len() != before
+            && let (Some(last), Some(LineEnding::None)) = (lines.last_mut(), last_ending)
+        {
+            last.ending = LineEnding::None;
         }
         lines.len() != before
     }

@@ -109,7 +109,7 @@ pub fn account(bik: &str, account: &str) -> Result<(), Defect> {
         .zip(WEIGHTS.iter().cycle())
         .map(|(digit, w)| digit * w % 10)
         .sum();
-    if sum % 10 == 0 {
+    if sum.is_multiple_of(10) {
         Ok(())
     } else {
         Err(Defect::CheckDigit)

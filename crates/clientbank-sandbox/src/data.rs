@@ -358,7 +358,7 @@ pub(crate) fn operations(accounts: &[AccountRecord], start: NaiveDate) -> Vec<Op
                 created: Some(at - Duration::minutes(30)),
                 doc_number: Some((1000 + n).to_string()),
                 abs_id: Some(format!("ABS{n:08}")),
-                ibso_id: (n % 2 == 0).then(|| format!("IBSO{n:08}")),
+                ibso_id: n.is_multiple_of(2).then(|| format!("IBSO{n:08}")),
                 kbk: Some(String::new()),
                 oktmo: Some(String::new()),
                 payment_basis: Some(String::new()),

@@ -18,15 +18,13 @@ pub(crate) fn run(path: &Path, json: bool) -> Result<Outcome, Failure> {
     let parsed = match &input.read {
         Ok(parsed) => parsed,
         Err(why) => {
-            if json {
-                if let Unreadable::Refused(r) = why {
-                    print_json(&json!({
-                        "encoding": input.encoding().map(encoding_name),
-                        "version": null,
-                        "header": [], "accounts": [], "documents": [],
-                        "diagnostics": [diagnostic_json(&r.diagnostic)],
-                    }))?;
-                }
+            if json && let Unreadable::Refused(r) = why {
+                print_json(&json!({
+                    "encoding": input.encoding().map(encoding_name),
+                    "version": null,
+                    "header": [], "accounts": [], "documents": [],
+                    "diagnostics": [diagnostic_json(&r.diagnostic)],
+                }))?;
             }
             input.report_unreadable(why);
             return Ok(Outcome::Unreadable);
