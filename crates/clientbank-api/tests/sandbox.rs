@@ -491,6 +491,20 @@ impl Signer {
     }
 }
 
+/// The webhook deliveries once there are `count` of them (or after 20 s, for the assertions
+/// to say what is missing): the retries run on the sandbox's scaled clock, the test's pace is
+/// the machine's.
+async fn deliveries_when(bank: &Sandbox, count: usize) -> Vec<clientbank_sandbox::Delivery> {
+    for _ in 0..400 {
+        let deliveries = bank.control().deliveries();
+        if deliveries.len() >= count {
+            return deliveries;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    bank.control().deliveries()
+}
+
 /// A webhook receiver on 127.0.0.1: answers with the statuses given, in turn, then 200.
 async fn receiver(statuses: Vec<u16>) -> (String, Arc<Mutex<Vec<Vec<u8>>>>) {
     let received = Arc::new(Mutex::new(Vec::new()));
@@ -587,8 +601,7 @@ async fn signing_with_rsa_and_ec_executes_payments_and_notifies() {
     bank.control().set_webhook(Some(url));
     upload_and_sign(&bank, &Signer::new("rsa", None)).await;
     // Webhooks: the first attempt fails, the retry (10 minutes × 0.001) delivers.
-    tokio::time::sleep(Duration::from_millis(1500)).await;
-    let deliveries = bank.control().deliveries();
+    let deliveries = deliveries_when(&bank, 4).await;
     assert_eq!(deliveries.iter().filter(|d| d.attempt == 1).count(), 3);
     assert_eq!(
         deliveries
@@ -922,10 +935,8 @@ async fn webhooks_of_authorized_tokens_and_the_third_attempt() {
         .await
         .unwrap();
     // Attempts at once, 10 minutes and an hour later (× 0.0005: 0.3 s, then 1.8 s more).
-    tokio::time::sleep(Duration::from_millis(3000)).await;
-    let attempts: Vec<_> = bank
-        .control()
-        .deliveries()
+    let attempts: Vec<_> = deliveries_when(&bank, 3)
+        .await
         .iter()
         .map(|d| (d.attempt, d.status))
         .collect();
