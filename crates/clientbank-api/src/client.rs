@@ -4,7 +4,7 @@
 use std::net::IpAddr;
 use std::time::Duration;
 
-use chrono::{NaiveDate, NaiveDateTime};
+use chrono::NaiveDate;
 use clientbank_payment::UploadRequest;
 use reqwest::{Method, StatusCode, Url};
 use rust_decimal::Decimal;
@@ -736,9 +736,4 @@ fn source_text(e: &reqwest::Error) -> String {
         source = inner.source();
     }
     text
-}
-
-/// Parses a Moscow-time date-time as the bank writes it.
-pub fn parse_bank_time(text: &str) -> Option<NaiveDateTime> {
-    crate::types::moscow_time::parse(text)
 }

@@ -19,7 +19,7 @@ mod token;
 pub mod types;
 pub mod webhook;
 
-pub use client::{Client, ClientBuilder, Retry, parse_bank_time};
+pub use client::{Client, ClientBuilder, Retry};
 pub use error::Error;
 pub use token::{Token, TokenResponse};
 pub use types::{
