@@ -791,11 +791,12 @@ pub(crate) fn error_from(status: u16, bytes: &[u8]) -> Error {
     };
     match (status, kind.as_str()) {
         (StatusCode::SERVICE_UNAVAILABLE, MAINTENANCE) => Error::Maintenance,
-        (_, "AccessDenied") => Error::AccessDenied {
+        // The bank's typed refusals are client errors; on a server status the status rules.
+        (_, "AccessDenied") if status.is_client_error() => Error::AccessDenied {
             status: status.as_u16(),
             message,
         },
-        (_, "SignCheckError") => Error::SignCheck { message },
+        (StatusCode::BAD_REQUEST, "SignCheckError") => Error::SignCheck { message },
         (StatusCode::UNAUTHORIZED, _) => Error::Unauthorized { message },
         _ => Error::Api {
             status: status.as_u16(),

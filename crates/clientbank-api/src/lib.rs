@@ -15,6 +15,8 @@
 
 mod client;
 mod error;
+#[doc(hidden)]
+pub mod fuzz;
 mod token;
 pub mod types;
 pub mod webhook;
@@ -24,5 +26,5 @@ pub use error::Error;
 pub use token::{Token, TokenResponse};
 pub use types::{
     BankAccount, Company, ErrorBody, HistoryFilter, Notification, Operation, SignRequest,
-    TokenRequest, UploadResult,
+    TokenRequest, UnreadableUpload, UploadResult,
 };
