@@ -695,8 +695,9 @@ pub struct UnreadableUpload {
 }
 
 impl UploadResult {
-    /// Reads the body of a successful upload answer leniently: the ids (`id`, `ids`) must be
-    /// readable, and either named or `totalLoaded` must say how many were created; anything
+    /// Reads the body of a successful upload answer leniently: a JSON object whose ids (`id`,
+    /// `ids`) are readable, and that names them or says in `totalLoaded` how many payments
+    /// were created (`{"totalLoaded": 0, "errors": [...]}` created none); anything
     /// else odd (`totalLoaded: null` beside the ids, `errors` of an unknown shape) is kept in
     /// [`UploadResult::problems`]. The raw body is kept in [`UploadResult::raw`]. Never panics.
     pub fn from_answer(body: &[u8]) -> Result<UploadResult, UnreadableUpload> {
@@ -742,19 +743,21 @@ impl UploadResult {
         }
         let mut problems = Vec::new();
         let total_loaded = match map.get("totalLoaded") {
-            None => Some(0),
             Some(Value::Number(n)) => n.as_u64().and_then(|n| u32::try_from(n).ok()),
-            Some(_) => None,
+            _ => None,
         };
         let total_loaded = match total_loaded {
             Some(total) => total,
             None if !found.is_empty() => {
+                let what = match map.get("totalLoaded") {
+                    None => "missing".to_string(),
+                    Some(value) => format!("{} is not a count", excerpt(&value.to_string())),
+                };
                 problems.push(format!(
-                    "totalLoaded: {} is not a count; taken as the {} id(s) named",
-                    map.get("totalLoaded").map(Value::to_string).map(|t| excerpt(&t)).unwrap_or_default(),
+                    "totalLoaded: {what}; taken as the {} id(s) named",
                     found.len()
                 ));
-                found.len() as u32
+                u32::try_from(found.len()).unwrap_or(u32::MAX)
             }
             None => {
                 return Err(unreadable(
