@@ -330,7 +330,10 @@ impl Client {
 
     /// `POST /account-info/balance/{accountId}`.
     pub async fn balance(&self, account_id: &str) -> Result<Decimal, Error> {
-        let path = format!("/account-info/balance/{}", segment("account id", account_id)?);
+        let path = format!(
+            "/account-info/balance/{}",
+            segment("account id", account_id)?
+        );
         self.json::<Number>(Method::POST, &path, Body::None, Idempotence::Read)
             .await
             .map(|n| n.0)
@@ -341,7 +344,10 @@ impl Client {
         let at = date
             .and_time(chrono::NaiveTime::MIN)
             .format("%Y-%m-%dT%H:%M:%S");
-        let path = format!("/account-info/balance/{}/{at}", segment("account id", account_id)?);
+        let path = format!(
+            "/account-info/balance/{}/{at}",
+            segment("account id", account_id)?
+        );
         self.json::<Number>(Method::POST, &path, Body::None, Idempotence::Read)
             .await
             .map(|n| n.0)
@@ -350,7 +356,10 @@ impl Client {
     /// `POST /account-info/balance-details/{accountId}`: balance and overdraft (shape not
     /// published).
     pub async fn balance_details(&self, account_id: &str) -> Result<Value, Error> {
-        let path = format!("/account-info/balance-details/{}", segment("account id", account_id)?);
+        let path = format!(
+            "/account-info/balance-details/{}",
+            segment("account id", account_id)?
+        );
         self.json(Method::POST, &path, Body::None, Idempotence::Read)
             .await
     }
@@ -363,10 +372,7 @@ impl Client {
         account_id: &str,
         filter: &HistoryFilter,
     ) -> Result<Vec<Operation>, Error> {
-        let path = format!(
-            "/operation-history/{}",
-            segment("account id", account_id)?
-        );
+        let path = format!("/operation-history/{}", segment("account id", account_id)?);
         let page: Vec<Value> = self
             .json(Method::POST, &path, Body::Json(filter), Idempotence::Read)
             .await?;
@@ -500,14 +506,20 @@ impl Client {
         account: &str,
         signature_base64: &str,
     ) -> Result<(), Error> {
-        let path = format!("/beneficial/{}/report/send", segment("account number", account)?);
+        let path = format!(
+            "/beneficial/{}/report/send",
+            segment("account number", account)?
+        );
         self.empty(Method::POST, &path, Body::Json(&signature_base64))
             .await
     }
 
     /// `GET /beneficial/{nominalAccountNumber}/forms/parts`.
     pub async fn form_parts(&self, account: &str) -> Result<Value, Error> {
-        let path = format!("/beneficial/{}/forms/parts", segment("account number", account)?);
+        let path = format!(
+            "/beneficial/{}/forms/parts",
+            segment("account number", account)?
+        );
         self.json(Method::GET, &path, Body::None, Idempotence::Read)
             .await
     }
@@ -540,7 +552,10 @@ impl Client {
 
     /// `GET /beneficiaries/v2/{nominalAccountNumber}/reports/unsigned`.
     pub async fn unsigned_reports(&self, account: &str) -> Result<Value, Error> {
-        let path = format!("/beneficiaries/v2/{}/reports/unsigned", segment("account number", account)?);
+        let path = format!(
+            "/beneficiaries/v2/{}/reports/unsigned",
+            segment("account number", account)?
+        );
         self.json(Method::GET, &path, Body::None, Idempotence::Read)
             .await
     }
@@ -599,14 +614,20 @@ impl Client {
 
     /// `GET /sbp/retail-points/{tspId}`.
     pub async fn retail_point(&self, tsp_id: &str) -> Result<Value, Error> {
-        self.get_value(&format!("/sbp/retail-points/{}", segment("retail point id", tsp_id)?))
-            .await
+        self.get_value(&format!(
+            "/sbp/retail-points/{}",
+            segment("retail point id", tsp_id)?
+        ))
+        .await
     }
 
     /// `GET /sbp/retail-points/{tspId}/status`.
     pub async fn retail_point_status(&self, tsp_id: &str) -> Result<Value, Error> {
-        self.get_value(&format!("/sbp/retail-points/{}/status", segment("retail point id", tsp_id)?))
-            .await
+        self.get_value(&format!(
+            "/sbp/retail-points/{}/status",
+            segment("retail point id", tsp_id)?
+        ))
+        .await
     }
 
     /// `GET /sbp/qr-codes/{qrcId}`.
@@ -636,8 +657,11 @@ impl Client {
 
     /// `GET /sbp/qr-codes/refund/{refundId}`.
     pub async fn refund_status(&self, refund_id: &str) -> Result<Value, Error> {
-        self.get_value(&format!("/sbp/qr-codes/refund/{}", segment("refund id", refund_id)?))
-            .await
+        self.get_value(&format!(
+            "/sbp/qr-codes/refund/{}",
+            segment("refund id", refund_id)?
+        ))
+        .await
     }
 
     /// `GET /sbp/mcc`.
@@ -653,7 +677,10 @@ impl Client {
     /// `POST /sbp/cash-links/{qrcId}/activate`.
     pub async fn activate_cash_link(&self, qrc_id: &str, data: &Value) -> Result<Value, Error> {
         self.post_value(
-            &format!("/sbp/cash-links/{}/activate", segment("QR code id", qrc_id)?),
+            &format!(
+                "/sbp/cash-links/{}/activate",
+                segment("QR code id", qrc_id)?
+            ),
             data,
         )
         .await
@@ -663,7 +690,10 @@ impl Client {
     pub async fn deactivate_cash_link(&self, qrc_id: &str) -> Result<(), Error> {
         self.empty(
             Method::POST,
-            &format!("/sbp/cash-links/{}/deactivate", segment("QR code id", qrc_id)?),
+            &format!(
+                "/sbp/cash-links/{}/deactivate",
+                segment("QR code id", qrc_id)?
+            ),
             Body::None,
         )
         .await
@@ -671,8 +701,11 @@ impl Client {
 
     /// `GET /sbp/cash-links/{qrcId}/status`.
     pub async fn cash_link_status(&self, qrc_id: &str) -> Result<Value, Error> {
-        self.get_value(&format!("/sbp/cash-links/{}/status", segment("QR code id", qrc_id)?))
-            .await
+        self.get_value(&format!(
+            "/sbp/cash-links/{}/status",
+            segment("QR code id", qrc_id)?
+        ))
+        .await
     }
 
     /// `GET /sbp/cash-links/{qrcId}/operations/{paramsId}/status`.
@@ -691,8 +724,11 @@ impl Client {
 
     /// `GET /sbp/cash-links/{qrcId}/operations`.
     pub async fn cash_link_operations(&self, qrc_id: &str) -> Result<Value, Error> {
-        self.get_value(&format!("/sbp/cash-links/{}/operations", segment("QR code id", qrc_id)?))
-            .await
+        self.get_value(&format!(
+            "/sbp/cash-links/{}/operations",
+            segment("QR code id", qrc_id)?
+        ))
+        .await
     }
 }
 
@@ -784,10 +820,14 @@ pub(crate) fn error_from(status: u16, bytes: &[u8]) -> Error {
     let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let body: Option<ErrorBody> = serde_json::from_slice(bytes).ok();
     let (kind, message) = match body {
-        Some(body) => (body.exception_type, crate::types::excerpt_long(&body.message)),
-        None => (String::new(), crate::types::excerpt_long(&String::from_utf8_lossy(
-            &bytes[..bytes.len().min(300)],
-        ))),
+        Some(body) => (
+            body.exception_type,
+            crate::types::excerpt_long(&body.message),
+        ),
+        None => (
+            String::new(),
+            crate::types::excerpt_long(&String::from_utf8_lossy(&bytes[..bytes.len().min(300)])),
+        ),
     };
     match (status, kind.as_str()) {
         (StatusCode::SERVICE_UNAVAILABLE, MAINTENANCE) => Error::Maintenance,

@@ -8,6 +8,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::Error;
 use crate::client::{error_from, read_upload_answer, segment};
 use crate::token::{Token, TokenResponse};
 use crate::types::{
@@ -15,7 +16,6 @@ use crate::types::{
     TokenRequest, UploadResult, moscow_time,
 };
 use crate::webhook::{self, WebhookError, WebhookKey};
-use crate::Error;
 
 /// Any bytes as every wire type of the API: no panic; what is read, written and read again,
 /// is the same. Also the date-time parser, the upload-answer reader, the error classifier and

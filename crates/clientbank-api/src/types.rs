@@ -442,7 +442,9 @@ impl Operation {
             id: id.unwrap_or_default(),
             company_id: r.text("companyId"),
             status: r.text("status").map(|t| OperationStatus::from(t.as_str())),
-            category: r.text("category").map(|t| OperationCategory::from(t.as_str())),
+            category: r
+                .text("category")
+                .map(|t| OperationCategory::from(t.as_str())),
             contragent_name: r.text("contragentName"),
             contragent_inn: r.text("contragentInn"),
             contragent_kpp: r.text("contragentKpp"),
@@ -717,7 +719,10 @@ impl UploadResult {
             None | Some(Value::Null) => None,
             Some(Value::String(id)) => Some(id.clone()),
             Some(other) => {
-                id_problems.push(format!("id: {} where text was expected", lenient::kind(other)));
+                id_problems.push(format!(
+                    "id: {} where text was expected",
+                    lenient::kind(other)
+                ));
                 None
             }
         };
@@ -728,14 +733,17 @@ impl UploadResult {
                 for item in items {
                     match item {
                         Value::String(id) => ids.push(id.clone()),
-                        other => id_problems
-                            .push(format!("ids: {} where an id was expected", lenient::kind(other))),
+                        other => id_problems.push(format!(
+                            "ids: {} where an id was expected",
+                            lenient::kind(other)
+                        )),
                     }
                 }
             }
-            Some(other) => {
-                id_problems.push(format!("ids: {} where a list was expected", lenient::kind(other)))
-            }
+            Some(other) => id_problems.push(format!(
+                "ids: {} where a list was expected",
+                lenient::kind(other)
+            )),
         }
         let found: Vec<String> = id.iter().chain(&ids).cloned().collect();
         if !id_problems.is_empty() {

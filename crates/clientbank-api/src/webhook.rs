@@ -71,13 +71,9 @@ fn same_hex(given: &str, expected: &str) -> bool {
     if given.len() != expected.len() {
         return false;
     }
-    given
-        .iter()
-        .zip(expected)
-        .fold(0u8, |diff, (a, b)| {
-            diff | (a.to_ascii_lowercase() ^ b.to_ascii_lowercase())
-        })
-        == 0
+    given.iter().zip(expected).fold(0u8, |diff, (a, b)| {
+        diff | (a.to_ascii_lowercase() ^ b.to_ascii_lowercase())
+    }) == 0
 }
 
 #[cfg(test)]
@@ -125,7 +121,8 @@ mod tests {
         let key = Token::new("sandboxappsecret");
         let key = WebhookKey::ClientSecret(&key);
         // Odd fields behind a wrong hash: refused for the hash, not read.
-        let forged = br#"{"operation": {"id": "x", "amount": {"a": 1}, "executed": "2026-06-01T10:00:00+1"},
+        let forged =
+            br#"{"operation": {"id": "x", "amount": {"a": 1}, "executed": "2026-06-01T10:00:00+1"},
             "companyInn": 5, "SHA1Hash": "00"}"#;
         assert_eq!(verify(forged, key), Err(WebhookError::Hash));
         // The same odd fields with the right hash: read leniently, the oddities noted.

@@ -139,7 +139,11 @@ async fn a_taken_upload_whose_answer_cannot_be_read_is_in_doubt_with_its_body() 
         ("text/plain", "OK", &[]),
         ("application/json", r#"{"totalLoaded": null}"#, &[]),
         ("application/json", r#"{"result": "done"}"#, &[]),
-        ("application/json", r#"{"ids": ["p1", 5], "totalLoaded": 2}"#, &["p1"]),
+        (
+            "application/json",
+            r#"{"ids": ["p1", 5], "totalLoaded": 2}"#,
+            &["p1"],
+        ),
         ("application/json", r#"["p1"]"#, &[]),
     ];
     let request = &requests()[0];
@@ -233,7 +237,13 @@ async fn a_503_that_is_not_the_banks_maintenance_answer_is_not_retried_on_writes
     assert_eq!(seen.lock().unwrap().len(), 1, "a write was repeated");
     // An empty 503 neither.
     let (url, seen) = server(vec![answer(503, "text/plain", "")]).await;
-    assert!(self::client(&url).upload_1c("x").await.unwrap_err().in_doubt());
+    assert!(
+        self::client(&url)
+            .upload_1c("x")
+            .await
+            .unwrap_err()
+            .in_doubt()
+    );
     assert_eq!(seen.lock().unwrap().len(), 1);
     // A read is repeated on any 503.
     let (url, seen) = server(vec![
@@ -300,7 +310,11 @@ async fn the_sandbox_banks_faults_on_uploads() {
     let error = client.upload(&requests()[1]).await.unwrap_err();
     assert!(error.in_doubt() && !error.not_taken(), "{error:?}");
     bank.control().set_fault(None);
-    assert_eq!(bank.control().payments().len(), 2, "acted on once, not repeated");
+    assert_eq!(
+        bank.control().payments().len(),
+        2,
+        "acted on once, not repeated"
+    );
 }
 
 #[tokio::test]
@@ -315,7 +329,11 @@ async fn the_sandbox_bank_answers_a_short_offset_in_the_address_with_an_error() 
             .send()
             .await
             .unwrap_or_else(|e| panic!("{tail}: the connection was dropped: {e}"));
-        assert!(response.status().is_client_error(), "{tail}: {}", response.status());
+        assert!(
+            response.status().is_client_error(),
+            "{tail}: {}",
+            response.status()
+        );
     }
     // The bank still answers, and an offset is read as the instant it names.
     let client = client(&bank.url());
@@ -332,7 +350,9 @@ async fn ids_that_would_change_the_address_are_refused_before_sending() {
             other => panic!("{id:?}: {other:?}"),
         }
         assert!(matches!(
-            client.operation_history(id, &HistoryFilter::default()).await,
+            client
+                .operation_history(id, &HistoryFilter::default())
+                .await,
             Err(Error::InvalidId { .. })
         ));
         assert!(matches!(
@@ -345,7 +365,10 @@ async fn ids_that_would_change_the_address_are_refused_before_sending() {
     client.balance("../x/..").await.unwrap();
     client.balance("...").await.unwrap();
     let seen = seen.lock().unwrap();
-    assert_eq!(seen[0].0, "POST /v1/account-info/balance/..%2Fx%2F.. HTTP/1.1");
+    assert_eq!(
+        seen[0].0,
+        "POST /v1/account-info/balance/..%2Fx%2F.. HTTP/1.1"
+    );
     assert_eq!(seen[1].0, "POST /v1/account-info/balance/... HTTP/1.1");
 }
 
@@ -395,7 +418,10 @@ fn token_requests_never_show_their_secrets() {
         code: "temporary-code-42".into(),
     };
     let shown = format!("{request:?} {request:#?}");
-    assert!(shown.contains("sandboxapp") && shown.contains("callback"), "{shown}");
+    assert!(
+        shown.contains("sandboxapp") && shown.contains("callback"),
+        "{shown}"
+    );
     assert!(!shown.contains("sandboxappsecret"), "{shown}");
     assert!(!shown.contains("temporary-code-42"), "{shown}");
     let builder = Client::builder("http://127.0.0.1:1/v1").token(Token::new("the-token-itself"));
