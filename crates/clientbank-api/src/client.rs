@@ -267,17 +267,39 @@ impl Client {
         body: Body<'_>,
         idempotence: Idempotence,
     ) -> Result<T, Error> {
+        let (status, bytes) = self.answer(method, path, body, idempotence).await?;
+        decode(status, &bytes, idempotence, RawBody::Kept)
+    }
+
+    /// A successful answer's status and whole body (a body cut off is a broken connection:
+    /// on a write, in doubt).
+    async fn answer(
+        &self,
+        method: Method,
+        path: &str,
+        body: Body<'_>,
+        idempotence: Idempotence,
+    ) -> Result<(u16, Vec<u8>), Error> {
         let response = self.send(method, path, body, idempotence).await?;
+        let status = response.status().as_u16();
         let bytes = response.bytes().await.map_err(|e| transport_error(&e))?;
-        serde_json::from_slice(&bytes).map_err(|e| Error::Decode(e.to_string()))
+        Ok((status, bytes.to_vec()))
+    }
+
+    /// An upload: the answer read leniently ([`UploadResult::from_answer`]); a 2xx whose
+    /// created payments cannot be told is [`Error::Unreadable`], in doubt.
+    async fn upload_answer(&self, path: &str, body: Body<'_>) -> Result<UploadResult, Error> {
+        let (status, bytes) = self
+            .answer(Method::POST, path, body, Idempotence::Write)
+            .await?;
+        read_upload_answer(status, &bytes)
     }
 
     async fn bytes(&self, method: Method, path: &str) -> Result<Vec<u8>, Error> {
-        let response = self
-            .send(method, path, Body::None, Idempotence::Read)
+        let (_, bytes) = self
+            .answer(method, path, Body::None, Idempotence::Read)
             .await?;
-        let bytes = response.bytes().await.map_err(|e| transport_error(&e))?;
-        Ok(bytes.to_vec())
+        Ok(bytes)
     }
 
     async fn empty(&self, method: Method, path: &str, body: Body<'_>) -> Result<(), Error> {
@@ -308,7 +330,10 @@ impl Client {
 
     /// `POST /account-info/balance/{accountId}`.
     pub async fn balance(&self, account_id: &str) -> Result<Decimal, Error> {
-        let path = format!("/account-info/balance/{}", segment(account_id));
+        let path = format!(
+            "/account-info/balance/{}",
+            segment("account id", account_id)?
+        );
         self.json::<Number>(Method::POST, &path, Body::None, Idempotence::Read)
             .await
             .map(|n| n.0)
@@ -319,7 +344,10 @@ impl Client {
         let at = date
             .and_time(chrono::NaiveTime::MIN)
             .format("%Y-%m-%dT%H:%M:%S");
-        let path = format!("/account-info/balance/{}/{at}", segment(account_id));
+        let path = format!(
+            "/account-info/balance/{}/{at}",
+            segment("account id", account_id)?
+        );
         self.json::<Number>(Method::POST, &path, Body::None, Idempotence::Read)
             .await
             .map(|n| n.0)
@@ -328,24 +356,32 @@ impl Client {
     /// `POST /account-info/balance-details/{accountId}`: balance and overdraft (shape not
     /// published).
     pub async fn balance_details(&self, account_id: &str) -> Result<Value, Error> {
-        let path = format!("/account-info/balance-details/{}", segment(account_id));
+        let path = format!(
+            "/account-info/balance-details/{}",
+            segment("account id", account_id)?
+        );
         self.json(Method::POST, &path, Body::None, Idempotence::Read)
             .await
     }
 
-    /// `POST /operation-history/{accountId}` with a filter.
+    /// `POST /operation-history/{accountId}` with a filter. The page is an array; each record
+    /// is read leniently ([`Operation::from_json`]): an odd record is kept with what could be
+    /// read and its [`Operation::problems`], never failing the page.
     pub async fn operation_history(
         &self,
         account_id: &str,
         filter: &HistoryFilter,
     ) -> Result<Vec<Operation>, Error> {
-        let path = format!("/operation-history/{}", segment(account_id));
-        self.json(Method::POST, &path, Body::Json(filter), Idempotence::Read)
-            .await
+        let path = format!("/operation-history/{}", segment("account id", account_id)?);
+        let page: Vec<Value> = self
+            .json(Method::POST, &path, Body::Json(filter), Idempotence::Read)
+            .await?;
+        Ok(page.into_iter().map(Operation::from_json).collect())
     }
 
     /// All operations executed from `from` to `till` (inclusive): pages of 50 (`records`,
-    /// `skip += 50`) until a short page, deduplicated by id, in the bank's order.
+    /// `skip += 50`) until a short page, deduplicated by id (records without a readable id are
+    /// all kept), in the bank's order.
     pub async fn operations_between(
         &self,
         account_id: &str,
@@ -367,14 +403,17 @@ impl Client {
             let page = self.operation_history(account_id, &filter).await?;
             let short = (page.len() as u32) < PAGE;
             for operation in page {
-                if seen.insert(operation.id.clone()) {
+                // A record without a readable id cannot be told from another: kept.
+                if operation.id.is_empty() || seen.insert(operation.id.clone()) {
                     all.push(operation);
                 }
             }
             if short {
                 return Ok(all);
             }
-            skip += PAGE;
+            skip = skip.checked_add(PAGE).ok_or_else(|| {
+                Error::Decode("the history does not end: more than 4 billion records".into())
+            })?;
         }
     }
 
@@ -383,28 +422,19 @@ impl Client {
     /// `POST /operation-upload`: one payment as JSON. Repeated only when the bank provably did
     /// not take it; an [`Error::in_doubt`] answer means it may exist at the bank.
     pub async fn upload(&self, request: &UploadRequest) -> Result<UploadResult, Error> {
-        self.json(
-            Method::POST,
-            "/operation-upload",
-            Body::Json(request),
-            Idempotence::Write,
-        )
-        .await
+        self.upload_answer("/operation-upload", Body::Json(request))
+            .await
     }
 
     /// `POST /operation-upload/1c`: a whole 1.03 document, sent as a JSON string (UTF-8).
     pub async fn upload_1c(&self, document: &str) -> Result<UploadResult, Error> {
         let body = serde_json::json!({ "document": document });
-        self.json(
-            Method::POST,
-            "/operation-upload/1c",
-            Body::Json(&body),
-            Idempotence::Write,
-        )
-        .await
+        self.upload_answer("/operation-upload/1c", Body::Json(&body))
+            .await
     }
 
-    /// `POST /operation-upload/sign`: sends the payments to execution.
+    /// `POST /operation-upload/sign`: sends the payments to execution. A 2xx whose body is not
+    /// JSON is [`Error::Unreadable`] (in doubt, with the body).
     pub async fn sign(&self, request: &SignRequest) -> Result<Value, Error> {
         self.json(
             Method::POST,
@@ -437,14 +467,16 @@ impl Client {
 
     /// `POST /oauth/token`: exchanges the temporary `code` for an access token.
     pub async fn exchange_code(&self, request: &TokenRequest) -> Result<Token, Error> {
-        self.json::<TokenResponse>(
-            Method::POST,
-            "/oauth/token",
-            Body::Json(request),
-            Idempotence::Write,
-        )
-        .await
-        .map(|r| r.access_token)
+        let (status, bytes) = self
+            .answer(
+                Method::POST,
+                "/oauth/token",
+                Body::Json(request),
+                Idempotence::Write,
+            )
+            .await?;
+        decode::<TokenResponse>(status, &bytes, Idempotence::Write, RawBody::Withheld)
+            .map(|r| r.access_token)
     }
 
     /// `POST /revoke`: annuls this client's token.
@@ -456,14 +488,14 @@ impl Client {
 
     /// `POST /beneficial/{accountNumber}/import`.
     pub async fn beneficiaries_import(&self, account: &str, data: &Value) -> Result<Value, Error> {
-        let path = format!("/beneficial/{}/import", segment(account));
+        let path = format!("/beneficial/{}/import", segment("account number", account)?);
         self.json(Method::POST, &path, Body::Json(data), Idempotence::Write)
             .await
     }
 
     /// `GET /beneficial/{nominalAccountNumber}/report`: the report file.
     pub async fn beneficiaries_report(&self, account: &str) -> Result<Vec<u8>, Error> {
-        let path = format!("/beneficial/{}/report", segment(account));
+        let path = format!("/beneficial/{}/report", segment("account number", account)?);
         self.bytes(Method::GET, &path).await
     }
 
@@ -474,14 +506,20 @@ impl Client {
         account: &str,
         signature_base64: &str,
     ) -> Result<(), Error> {
-        let path = format!("/beneficial/{}/report/send", segment(account));
+        let path = format!(
+            "/beneficial/{}/report/send",
+            segment("account number", account)?
+        );
         self.empty(Method::POST, &path, Body::Json(&signature_base64))
             .await
     }
 
     /// `GET /beneficial/{nominalAccountNumber}/forms/parts`.
     pub async fn form_parts(&self, account: &str) -> Result<Value, Error> {
-        let path = format!("/beneficial/{}/forms/parts", segment(account));
+        let path = format!(
+            "/beneficial/{}/forms/parts",
+            segment("account number", account)?
+        );
         self.json(Method::GET, &path, Body::None, Idempotence::Read)
             .await
     }
@@ -490,8 +528,8 @@ impl Client {
     pub async fn form_part(&self, account: &str, part_id: &str) -> Result<Vec<u8>, Error> {
         let path = format!(
             "/beneficial/{}/forms/parts/{}",
-            segment(account),
-            segment(part_id)
+            segment("account number", account)?,
+            segment("part id", part_id)?
         );
         self.bytes(Method::GET, &path).await
     }
@@ -505,8 +543,8 @@ impl Client {
     ) -> Result<(), Error> {
         let path = format!(
             "/beneficial/{}/forms/parts/{}/send",
-            segment(account),
-            segment(part_id)
+            segment("account number", account)?,
+            segment("part id", part_id)?
         );
         self.empty(Method::POST, &path, Body::Json(&signature_base64))
             .await
@@ -514,7 +552,10 @@ impl Client {
 
     /// `GET /beneficiaries/v2/{nominalAccountNumber}/reports/unsigned`.
     pub async fn unsigned_reports(&self, account: &str) -> Result<Value, Error> {
-        let path = format!("/beneficiaries/v2/{}/reports/unsigned", segment(account));
+        let path = format!(
+            "/beneficiaries/v2/{}/reports/unsigned",
+            segment("account number", account)?
+        );
         self.json(Method::GET, &path, Body::None, Idempotence::Read)
             .await
     }
@@ -523,8 +564,8 @@ impl Client {
     pub async fn report_v2(&self, account: &str, id: &str) -> Result<Vec<u8>, Error> {
         let path = format!(
             "/beneficiaries/v2/{}/report/{}",
-            segment(account),
-            segment(id)
+            segment("account number", account)?,
+            segment("report id", id)?
         );
         self.bytes(Method::GET, &path).await
     }
@@ -538,8 +579,8 @@ impl Client {
     ) -> Result<(), Error> {
         let path = format!(
             "/beneficiaries/v2/{}/report/{}/send",
-            segment(account),
-            segment(id)
+            segment("account number", account)?,
+            segment("report id", id)?
         );
         self.empty(Method::POST, &path, Body::Json(&signature_base64))
             .await
@@ -561,7 +602,7 @@ impl Client {
     pub async fn retail_points(&self, company_id: &str) -> Result<Value, Error> {
         self.get_value(&format!(
             "/sbp/retail-points?companyId={}",
-            segment(company_id)
+            query_value(company_id)
         ))
         .await
     }
@@ -573,19 +614,25 @@ impl Client {
 
     /// `GET /sbp/retail-points/{tspId}`.
     pub async fn retail_point(&self, tsp_id: &str) -> Result<Value, Error> {
-        self.get_value(&format!("/sbp/retail-points/{}", segment(tsp_id)))
-            .await
+        self.get_value(&format!(
+            "/sbp/retail-points/{}",
+            segment("retail point id", tsp_id)?
+        ))
+        .await
     }
 
     /// `GET /sbp/retail-points/{tspId}/status`.
     pub async fn retail_point_status(&self, tsp_id: &str) -> Result<Value, Error> {
-        self.get_value(&format!("/sbp/retail-points/{}/status", segment(tsp_id)))
-            .await
+        self.get_value(&format!(
+            "/sbp/retail-points/{}/status",
+            segment("retail point id", tsp_id)?
+        ))
+        .await
     }
 
     /// `GET /sbp/qr-codes/{qrcId}`.
     pub async fn qr_code(&self, qrc_id: &str) -> Result<Value, Error> {
-        self.get_value(&format!("/sbp/qr-codes/{}", segment(qrc_id)))
+        self.get_value(&format!("/sbp/qr-codes/{}", segment("QR code id", qrc_id)?))
             .await
     }
 
@@ -593,7 +640,7 @@ impl Client {
     pub async fn qr_code_image(&self, qrc_id: &str) -> Result<Vec<u8>, Error> {
         self.bytes(
             Method::GET,
-            &format!("/sbp/qr-codes/{}/image", segment(qrc_id)),
+            &format!("/sbp/qr-codes/{}/image", segment("QR code id", qrc_id)?),
         )
         .await
     }
@@ -610,8 +657,11 @@ impl Client {
 
     /// `GET /sbp/qr-codes/refund/{refundId}`.
     pub async fn refund_status(&self, refund_id: &str) -> Result<Value, Error> {
-        self.get_value(&format!("/sbp/qr-codes/refund/{}", segment(refund_id)))
-            .await
+        self.get_value(&format!(
+            "/sbp/qr-codes/refund/{}",
+            segment("refund id", refund_id)?
+        ))
+        .await
     }
 
     /// `GET /sbp/mcc`.
@@ -627,7 +677,10 @@ impl Client {
     /// `POST /sbp/cash-links/{qrcId}/activate`.
     pub async fn activate_cash_link(&self, qrc_id: &str, data: &Value) -> Result<Value, Error> {
         self.post_value(
-            &format!("/sbp/cash-links/{}/activate", segment(qrc_id)),
+            &format!(
+                "/sbp/cash-links/{}/activate",
+                segment("QR code id", qrc_id)?
+            ),
             data,
         )
         .await
@@ -637,7 +690,10 @@ impl Client {
     pub async fn deactivate_cash_link(&self, qrc_id: &str) -> Result<(), Error> {
         self.empty(
             Method::POST,
-            &format!("/sbp/cash-links/{}/deactivate", segment(qrc_id)),
+            &format!(
+                "/sbp/cash-links/{}/deactivate",
+                segment("QR code id", qrc_id)?
+            ),
             Body::None,
         )
         .await
@@ -645,8 +701,11 @@ impl Client {
 
     /// `GET /sbp/cash-links/{qrcId}/status`.
     pub async fn cash_link_status(&self, qrc_id: &str) -> Result<Value, Error> {
-        self.get_value(&format!("/sbp/cash-links/{}/status", segment(qrc_id)))
-            .await
+        self.get_value(&format!(
+            "/sbp/cash-links/{}/status",
+            segment("QR code id", qrc_id)?
+        ))
+        .await
     }
 
     /// `GET /sbp/cash-links/{qrcId}/operations/{paramsId}/status`.
@@ -657,16 +716,19 @@ impl Client {
     ) -> Result<Value, Error> {
         self.get_value(&format!(
             "/sbp/cash-links/{}/operations/{}/status",
-            segment(qrc_id),
-            segment(params_id)
+            segment("QR code id", qrc_id)?,
+            segment("operation id", params_id)?
         ))
         .await
     }
 
     /// `GET /sbp/cash-links/{qrcId}/operations`.
     pub async fn cash_link_operations(&self, qrc_id: &str) -> Result<Value, Error> {
-        self.get_value(&format!("/sbp/cash-links/{}/operations", segment(qrc_id)))
-            .await
+        self.get_value(&format!(
+            "/sbp/cash-links/{}/operations",
+            segment("QR code id", qrc_id)?
+        ))
+        .await
     }
 }
 
@@ -674,8 +736,21 @@ impl Client {
 #[derive(serde::Deserialize)]
 struct Number(#[serde(with = "rust_decimal::serde::arbitrary_precision")] Decimal);
 
-/// A path segment, percent-encoded.
-fn segment(text: &str) -> String {
+/// A path segment: every byte but the unreserved ones percent-encoded, so that it can never
+/// hold `/`, `?` or `#`. Empty, `.` and `..` are refused: URL parsing takes `.`, `..` and their
+/// encoded forms (`%2E`) as "this" and "the parent" segment, so no encoding can carry them.
+pub(crate) fn segment(what: &'static str, text: &str) -> Result<String, Error> {
+    if matches!(text, "" | "." | "..") {
+        return Err(Error::InvalidId {
+            what,
+            value: text.to_string(),
+        });
+    }
+    Ok(query_value(text))
+}
+
+/// A query parameter's value, percent-encoded.
+fn query_value(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for b in text.bytes() {
         if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
@@ -687,25 +762,81 @@ fn segment(text: &str) -> String {
     out
 }
 
+/// Whether the raw body of an unreadable answer may be kept in the error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum RawBody {
+    Kept,
+    /// The answer holds a secret (the token exchange's holds the access token).
+    Withheld,
+}
+
+/// A successful answer's body as `T`: a read that does not decode is [`Error::Decode`]; a
+/// write the bank took is [`Error::Unreadable`] (in doubt).
+fn decode<T: DeserializeOwned>(
+    status: u16,
+    bytes: &[u8],
+    idempotence: Idempotence,
+    raw: RawBody,
+) -> Result<T, Error> {
+    serde_json::from_slice(bytes).map_err(|e| match idempotence {
+        Idempotence::Read => Error::Decode(e.to_string()),
+        Idempotence::Write => Error::Unreadable {
+            status,
+            ids: Vec::new(),
+            reason: e.to_string(),
+            body: match raw {
+                RawBody::Kept => String::from_utf8_lossy(bytes).into_owned(),
+                RawBody::Withheld => "(withheld: it may hold a secret)".into(),
+            },
+        },
+    })
+}
+
+/// The successful answer to an upload, read leniently.
+pub(crate) fn read_upload_answer(status: u16, bytes: &[u8]) -> Result<UploadResult, Error> {
+    UploadResult::from_answer(bytes).map_err(|unreadable| Error::Unreadable {
+        status,
+        ids: unreadable.ids,
+        reason: unreadable.reason,
+        body: String::from_utf8_lossy(bytes).into_owned(),
+    })
+}
+
 /// The error an answer that is not a success stands for.
 async fn error_of(response: reqwest::Response) -> Error {
-    let status = response.status();
+    let status = response.status().as_u16();
     let bytes = response.bytes().await.unwrap_or_default();
-    let body: Option<ErrorBody> = serde_json::from_slice(&bytes).ok();
+    error_from(status, &bytes)
+}
+
+/// The `exceptionType` of the bank's own maintenance answer (the sandbox bank's too).
+pub(crate) const MAINTENANCE: &str = "Maintenance";
+
+/// The error a status that is not a success and its body stand for. A 503 is the bank's
+/// maintenance answer ([`Error::Maintenance`], provably not acted on) only when its body is the
+/// bank's error body with `exceptionType` `Maintenance`; any other 503 (a proxy's page) is
+/// [`Error::Api`], in doubt on a write.
+pub(crate) fn error_from(status: u16, bytes: &[u8]) -> Error {
+    let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let body: Option<ErrorBody> = serde_json::from_slice(bytes).ok();
     let (kind, message) = match body {
-        Some(body) => (body.exception_type, body.message),
+        Some(body) => (
+            body.exception_type,
+            crate::types::excerpt_long(&body.message),
+        ),
         None => (
             String::new(),
-            String::from_utf8_lossy(&bytes[..bytes.len().min(300)]).into_owned(),
+            crate::types::excerpt_long(&String::from_utf8_lossy(&bytes[..bytes.len().min(300)])),
         ),
     };
     match (status, kind.as_str()) {
-        (StatusCode::SERVICE_UNAVAILABLE, _) => Error::Maintenance,
-        (_, "AccessDenied") => Error::AccessDenied {
+        (StatusCode::SERVICE_UNAVAILABLE, MAINTENANCE) => Error::Maintenance,
+        // The bank's typed refusals are client errors; on a server status the status rules.
+        (_, "AccessDenied") if status.is_client_error() => Error::AccessDenied {
             status: status.as_u16(),
             message,
         },
-        (_, "SignCheckError") => Error::SignCheck { message },
+        (StatusCode::BAD_REQUEST, "SignCheckError") => Error::SignCheck { message },
         (StatusCode::UNAUTHORIZED, _) => Error::Unauthorized { message },
         _ => Error::Api {
             status: status.as_u16(),

@@ -3,7 +3,9 @@
 /// An error of the bank API client. No variant ever holds the token.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// The bank answered 503: it is under maintenance and answers every request so.
+    /// The bank's own maintenance answer: 503 with the bank's error body whose `exceptionType`
+    /// is `Maintenance`. The bank answers every request so and acted on none. Any other 503 (a
+    /// proxy's page, an empty body) is [`Error::Api`] with status 503: on a write it is in doubt.
     #[error("the bank is under maintenance (503); try again later")]
     Maintenance,
     /// 401 without a known error body: the token is missing, wrong, expired or revoked.
@@ -45,9 +47,33 @@ pub enum Error {
     /// The connection broke: the request may or may not have reached the bank.
     #[error("the connection to the bank broke: {0}")]
     Transport(String),
-    /// A success whose body is not what the API describes.
+    /// A read whose successful answer is not what the API describes.
     #[error("unexpected answer from the bank: {0}")]
     Decode(String),
+    /// A write (upload, signature, any POST that acts) the bank took — it answered 2xx — but
+    /// whose answer cannot be read, so what it did is not known: in doubt, never repeated.
+    /// `ids` holds the created payments' ids that could be read; `body` the answer as
+    /// received (withheld for the token exchange, whose answer holds the token).
+    #[error("the bank took the request ({status}) but its answer cannot be read: {reason}")]
+    Unreadable {
+        /// The HTTP status (2xx).
+        status: u16,
+        /// Ids found in the answer (perhaps not all of them).
+        ids: Vec<String>,
+        /// What could not be read.
+        reason: String,
+        /// The body as received (UTF-8, invalid bytes replaced).
+        body: String,
+    },
+    /// An id that cannot be a path segment (empty, `.` or `..`, which would change the
+    /// address the request goes to): refused before anything is sent.
+    #[error("{what} {value:?} cannot be sent: an id must not be empty, `.` or `..`")]
+    InvalidId {
+        /// Which parameter (`account id`, `part id`, …).
+        what: &'static str,
+        /// The value refused.
+        value: String,
+    },
     /// The client's own configuration is wrong (an address, a root certificate).
     #[error("{0}")]
     Config(String),
@@ -62,27 +88,30 @@ fn suffix(text: &str) -> String {
 }
 
 impl Error {
-    /// Whether a read may be repeated: maintenance, 429, no connection, timeouts and resets.
+    /// Whether a read may be repeated: any 503, 429, no connection, timeouts and resets.
     pub fn retryable_read(&self) -> bool {
         match self {
             Error::Maintenance | Error::Connect(_) | Error::Timeout | Error::Transport(_) => true,
-            Error::Api { status, .. } => *status == 429,
+            Error::Api { status, .. } => *status == 429 || *status == 503,
             _ => false,
         }
     }
 
     /// Whether the bank provably did not take a request (so an upload may be repeated): it
-    /// answered 503, or no connection was made.
+    /// gave its own maintenance answer ([`Error::Maintenance`]), or no connection was made. A
+    /// 503 of any other shape does not prove it: a proxy may answer so after the bank took
+    /// the request.
     pub fn not_taken(&self) -> bool {
         matches!(self, Error::Maintenance | Error::Connect(_))
     }
 
     /// Whether the request may have been acted on although no answer says so: a timeout, a
-    /// broken connection or a server error after sending. An upload in doubt is never repeated
-    /// automatically.
+    /// broken connection, a server error after sending (a 503 that is not the bank's own
+    /// maintenance answer included), or a 2xx whose answer cannot be read. An upload in doubt
+    /// is never repeated automatically.
     pub fn in_doubt(&self) -> bool {
         match self {
-            Error::Timeout | Error::Transport(_) => true,
+            Error::Timeout | Error::Transport(_) | Error::Unreadable { .. } => true,
             Error::Api { status, .. } => *status >= 500,
             _ => false,
         }
@@ -93,7 +122,9 @@ impl Error {
         match self {
             Error::Maintenance => Some(503),
             Error::Unauthorized { .. } => Some(401),
-            Error::AccessDenied { status, .. } | Error::Api { status, .. } => Some(*status),
+            Error::AccessDenied { status, .. }
+            | Error::Api { status, .. }
+            | Error::Unreadable { status, .. } => Some(*status),
             Error::SignCheck { .. } => Some(400),
             _ => None,
         }

@@ -35,18 +35,45 @@ pub enum WebhookError {
     Hash,
 }
 
-/// Parses a notification body and checks its `SHA1Hash` (either letter case).
+/// The least of a notification needed to check its hash: the operation's id and `SHA1Hash`.
+/// Every other member is skipped unread (`IgnoredAny`), so nothing of an unauthenticated
+/// body reaches the field parsers.
+#[derive(serde::Deserialize)]
+struct Envelope {
+    operation: OperationId,
+    #[serde(rename = "SHA1Hash")]
+    sha1_hash: String,
+}
+
+#[derive(serde::Deserialize)]
+struct OperationId {
+    id: String,
+}
+
+/// Checks a notification's `SHA1Hash` (either letter case) and only then reads the body.
+///
+/// The hash covers the operation's id, which is inside the body: the body is first read as
+/// JSON for `operation.id` and `SHA1Hash` alone (other members skipped unread); an
+/// unauthenticated body never reaches the parsers of dates, amounts and the rest. The
+/// comparison takes the same time wherever the hashes differ.
 pub fn verify(body: &[u8], key: WebhookKey<'_>) -> Result<Notification, WebhookError> {
-    let notification: Notification =
+    let envelope: Envelope =
         serde_json::from_slice(body).map_err(|e| WebhookError::Body(e.to_string()))?;
-    if notification
-        .sha1_hash
-        .eq_ignore_ascii_case(&hash(key, &notification.operation.id))
-    {
-        Ok(notification)
-    } else {
-        Err(WebhookError::Hash)
+    if !same_hex(&envelope.sha1_hash, &hash(key, &envelope.operation.id)) {
+        return Err(WebhookError::Hash);
     }
+    serde_json::from_slice(body).map_err(|e| WebhookError::Body(e.to_string()))
+}
+
+/// Hex digests equal in either letter case, compared without an early exit.
+fn same_hex(given: &str, expected: &str) -> bool {
+    let (given, expected) = (given.as_bytes(), expected.as_bytes());
+    if given.len() != expected.len() {
+        return false;
+    }
+    given.iter().zip(expected).fold(0u8, |diff, (a, b)| {
+        diff | (a.to_ascii_lowercase() ^ b.to_ascii_lowercase())
+    }) == 0
 }
 
 #[cfg(test)]
@@ -87,5 +114,32 @@ mod tests {
             verify(b"{}", WebhookKey::ClientSecret(&secret)),
             Err(WebhookError::Body(_))
         ));
+    }
+
+    #[test]
+    fn an_unauthenticated_body_never_reaches_the_field_parsers() {
+        let key = Token::new("sandboxappsecret");
+        let key = WebhookKey::ClientSecret(&key);
+        // Odd fields behind a wrong hash: refused for the hash, not read.
+        let forged =
+            br#"{"operation": {"id": "x", "amount": {"a": 1}, "executed": "2026-06-01T10:00:00+1"},
+            "companyInn": 5, "SHA1Hash": "00"}"#;
+        assert_eq!(verify(forged, key), Err(WebhookError::Hash));
+        // The same odd fields with the right hash: read leniently, the oddities noted.
+        let body = format!(
+            r#"{{"operation": {{"id": "x", "executed": "2026-06-01T10:00:00+1"}}, "SHA1Hash": "{}"}}"#,
+            hash(key, "x")
+        );
+        let notification = verify(body.as_bytes(), key).unwrap();
+        assert_eq!(notification.operation.executed, None);
+        assert!(
+            notification
+                .operation
+                .problems
+                .iter()
+                .any(|p| p.starts_with("executed:")),
+            "{:?}",
+            notification.operation.problems
+        );
     }
 }

@@ -703,7 +703,7 @@ fn operation_of(record: &PaymentRecord, now: NaiveDateTime) -> Operation {
         contragent_bank_name: p.recipient.bank.name.clone(),
         contragent_bank_bic: p.recipient.bank.bik.clone(),
         currency: Some(clientbank_api::types::Currency::Rur),
-        amount: two_decimals(p.sum.unwrap_or_default()),
+        amount: Some(two_decimals(p.sum.unwrap_or_default())),
         amount_with_commission: p.sum.map(two_decimals),
         bank_account_number: Some(record.account_number.clone()),
         payment_purpose: p.purpose.clone(),

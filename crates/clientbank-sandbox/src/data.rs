@@ -345,7 +345,7 @@ pub(crate) fn operations(accounts: &[AccountRecord], start: NaiveDate) -> Vec<Op
                 contragent_bank_name: Some("АО \"Банк\"".into()),
                 contragent_bank_bic: Some(party.4.into()),
                 currency: Some(Currency::Rur),
-                amount,
+                amount: Some(amount),
                 amount_with_commission: (!incoming).then_some(amount),
                 bank_account_number: account.number.clone(),
                 payment_purpose: Some(format!(

@@ -276,8 +276,8 @@ impl State {
                 (None, _) => false,
             })
             .fold(record.opening, |balance, op| match op.category {
-                Some(OperationCategory::Debet) => balance + op.amount,
-                Some(OperationCategory::Credit) => balance - op.amount,
+                Some(OperationCategory::Debet) => balance + op.amount.unwrap_or_default(),
+                Some(OperationCategory::Credit) => balance - op.amount.unwrap_or_default(),
                 _ => balance,
             })
     }

@@ -119,7 +119,10 @@ async fn main() -> Result<()> {
                 .map(|t| t.to_string())
                 .unwrap_or_default(),
             operation.doc_number.as_deref().unwrap_or_default(),
-            operation.amount,
+            operation
+                .amount
+                .map(|a| a.to_string())
+                .unwrap_or_else(|| "(amount unreadable)".into()),
             operation.contragent_name.as_deref().unwrap_or_default()
         );
     }
