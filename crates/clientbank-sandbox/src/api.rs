@@ -424,9 +424,10 @@ async fn history(
         .filter(|op| {
             who.sandbox
                 || (matches_filter(op, &filter)
-                    && filter.sbp_retail_point_id.as_ref().is_none_or(|point| {
-                        state.operation_points.get(&op.id) == Some(point)
-                    }))
+                    && filter
+                        .sbp_retail_point_id
+                        .as_ref()
+                        .is_none_or(|point| state.operation_points.get(&op.id) == Some(point)))
         })
         .collect();
     operations.sort_by_key(|op| std::cmp::Reverse(op.executed.or(op.created)));
@@ -762,7 +763,11 @@ impl std::ops::Drop for Claim {
 
 /// Checks a Base64 detached CMS signature over `content` as of the sandbox's now: the signer,
 /// or the bank's refusal (400 `SignCheckError`).
-async fn check_signature(shared: &Shared, content: Vec<u8>, signature: &str) -> Result<Signer, Reply> {
+async fn check_signature(
+    shared: &Shared,
+    content: Vec<u8>,
+    signature: &str,
+) -> Result<Signer, Reply> {
     let refuse = |why: String| {
         error(
             StatusCode::BAD_REQUEST,

@@ -246,8 +246,7 @@ fn hex(bytes: &[u8]) -> String {
 /// Equal strings, compared in time independent of where they differ.
 pub(crate) fn same_secret(a: &str, b: &str) -> bool {
     a.len() == b.len()
-        && a
-            .bytes()
+        && a.bytes()
             .zip(b.bytes())
             .fold(0u8, |acc, (x, y)| acc | (x ^ y))
             == 0
@@ -264,11 +263,7 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
-    pub(crate) fn new(
-        config: Config,
-        addr: std::net::SocketAddr,
-        admin_token: String,
-    ) -> Shared {
+    pub(crate) fn new(config: Config, addr: std::net::SocketAddr, admin_token: String) -> Shared {
         let (companies, accounts) = data::companies();
         let start = NaiveDate::from_ymd_opt(2026, 6, 1).unwrap_or_default();
         let operations = data::operations(&accounts, start);
@@ -381,7 +376,10 @@ impl Shared {
     }
 
     /// Moves the clock by `by`, within [`MAX_CLOCK_OFFSET_DAYS`] of the real time.
-    pub(crate) fn advance_clock(&self, by: chrono::Duration) -> Result<NaiveDateTime, ControlError> {
+    pub(crate) fn advance_clock(
+        &self,
+        by: chrono::Duration,
+    ) -> Result<NaiveDateTime, ControlError> {
         let limit = chrono::Duration::days(MAX_CLOCK_OFFSET_DAYS);
         {
             let mut state = self.lock();
@@ -412,7 +410,6 @@ impl Shared {
 }
 
 impl State {
-
     /// Whose account this is: its record, if the user may see it.
     pub(crate) fn account(&self, id_or_number: &str) -> Option<&AccountRecord> {
         self.accounts.iter().find(|a| {
