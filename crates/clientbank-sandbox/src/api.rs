@@ -129,13 +129,7 @@ async fn bank_error_shape(response: Reply) -> Reply {
     let text = axum::body::to_bytes(body, 4096).await.unwrap_or_default();
     let text = String::from_utf8_lossy(&text).trim().to_string();
     let (kind, message) = match status {
-        StatusCode::PAYLOAD_TOO_LARGE => (
-            "PayloadTooLarge",
-            format!(
-                "the request body is larger than the bank takes ({} bytes)",
-                crate::BODY_LIMIT
-            ),
-        ),
+        StatusCode::PAYLOAD_TOO_LARGE => ("PayloadTooLarge", too_large_message()),
         StatusCode::METHOD_NOT_ALLOWED => (
             "MethodNotAllowed",
             "this endpoint does not take this method".to_string(),
@@ -182,6 +176,22 @@ pub(crate) fn maintenance() -> Reply {
         StatusCode::SERVICE_UNAVAILABLE,
         "Maintenance",
         "Сервис временно недоступен: идут технические работы",
+    )
+}
+
+/// The answer to a body over [`crate::BODY_LIMIT`].
+pub(crate) fn too_large() -> Reply {
+    error(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "PayloadTooLarge",
+        too_large_message(),
+    )
+}
+
+fn too_large_message() -> String {
+    format!(
+        "the request body is larger than the bank takes ({} bytes)",
+        crate::BODY_LIMIT
     )
 }
 

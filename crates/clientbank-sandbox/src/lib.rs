@@ -214,6 +214,15 @@ async fn handle(
     request: Request<Incoming>,
 ) -> Result<Response<Body>, Closed> {
     let request = request.map(Body::new);
+    // A body announced over the limit is refused before it is read, on every path.
+    let announced = request
+        .headers()
+        .get(axum::http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if announced.is_some_and(|n| n > BODY_LIMIT as u64) {
+        return Ok(api::too_large());
+    }
     if !request.uri().path().starts_with("/v1/") {
         return Ok(call(router, request).await);
     }

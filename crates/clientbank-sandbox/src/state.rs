@@ -181,8 +181,8 @@ pub fn check_time_scale(scale: f64) -> Result<f64, ControlError> {
 pub fn check_webhook_url(url: &str) -> Result<(), ControlError> {
     let refused = |why: &str| {
         Err(ControlError(format!(
-            "the webhook address {url:?} {why}: expected https://…, or http:// to 127.0.0.1, \
-             [::1] or localhost"
+            "the webhook address {url:?} {why}: expected an HTTPS address (https://…), or \
+             http:// to 127.0.0.1, [::1] or localhost for tests"
         )))
     };
     let Ok(parsed) = reqwest::Url::parse(url) else {
