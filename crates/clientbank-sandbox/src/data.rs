@@ -438,8 +438,11 @@ pub(crate) fn retail_points(
         }
     }
     let mut paid_at = std::collections::HashMap::new();
-    let mut turn = 0usize;
-    for op in operations.iter().filter(|op| op.rcv_qrc_id.is_some()) {
+    for (turn, op) in operations
+        .iter()
+        .filter(|op| op.rcv_qrc_id.is_some())
+        .enumerate()
+    {
         let of_company: Vec<&crate::state::RetailPoint> = points
             .iter()
             .filter(|p| Some(&p.company_id) == op.company_id.as_ref())
@@ -447,7 +450,6 @@ pub(crate) fn retail_points(
         if let Some(point) = of_company.get(turn % of_company.len().max(1)) {
             paid_at.insert(op.id.clone(), point.id.clone());
         }
-        turn += 1;
     }
     (points, paid_at)
 }
