@@ -351,7 +351,9 @@ async fn oauth_flow() {
         .next()
         .unwrap()
         .to_string();
-    bank.control().advance_clock(chrono::Duration::seconds(61));
+    bank.control()
+        .advance_clock(chrono::Duration::seconds(61))
+        .unwrap();
     let expired = TokenRequest {
         redirect_uri: redirect.clone(),
         code: late,
@@ -363,15 +365,19 @@ async fn oauth_flow() {
     ));
     // Tokens last three years.
     bank.control()
-        .advance_clock(chrono::Duration::days(3 * 365 - 2));
+        .advance_clock(chrono::Duration::days(3 * 365 - 2))
+        .unwrap();
     assert!(user.companies().await.is_ok());
-    bank.control().advance_clock(chrono::Duration::days(5));
+    bank.control()
+        .advance_clock(chrono::Duration::days(5))
+        .unwrap();
     assert!(matches!(
         user.companies().await,
         Err(Error::Unauthorized { .. })
     ));
     bank.control()
-        .advance_clock(chrono::Duration::days(-(3 * 365 + 3)));
+        .advance_clock(chrono::Duration::days(-(3 * 365 + 3)))
+        .unwrap();
     // Revoke.
     user.revoke().await.unwrap();
     assert!(matches!(
@@ -458,7 +464,9 @@ impl Signer {
                 "30",
                 "-utf8",
                 "-subj",
-                "/CN=Иванов Иван Иванович/O=Ромашка",
+                // The company is the certificate's INN (as qualified certificates write a
+                // legal entity's: 00 and its 10 digits).
+                "/CN=Иванов Иван Иванович/O=Ромашка/INN=007701234560",
             ],
         );
         Signer { dir, conf }
@@ -533,25 +541,27 @@ async fn receiver(statuses: Vec<u16>) -> (String, Arc<Mutex<Vec<Vec<u8>>>>) {
     (format!("http://{addr}/hook"), received)
 }
 
+/// The request with `targetStatus: InSigning`: only payments awaiting signature can be signed.
+fn in_signing(mut request: UploadRequest) -> UploadRequest {
+    request.parameters = Some(clientbank_payment::json::Parameters {
+        target_status: Some("InSigning".into()),
+    });
+    request
+}
+
 async fn upload_and_sign(bank: &Sandbox, signer: &Signer) {
     let client = sandbox_client(bank);
     let before = client.balance(MAIN).await.unwrap();
     let mut ids = Vec::new();
     let mut sum = Decimal::ZERO;
-    for (i, request) in requests().into_iter().enumerate() {
+    for request in requests() {
         sum += request.payment.sum.unwrap();
-        let mut request = request;
-        if i == 0 {
-            request.parameters = Some(clientbank_payment::json::Parameters {
-                target_status: Some("InSigning".into()),
-            });
-        }
-        let result = client.upload(&request).await.unwrap();
+        let result = client.upload(&in_signing(request)).await.unwrap();
         assert_eq!(result.total_loaded, 1);
         ids.push(result.created()[0].to_string());
     }
     let payments = bank.control().payments();
-    assert!(payments[0].awaiting_signature && !payments[1].awaiting_signature);
+    assert!(payments.iter().all(|p| p.awaiting_signature));
     assert!(payments.iter().all(|p| p.status == "Draft"));
     let content = SignRequest::signed_content(&ids);
     // A signature over other content is refused.
@@ -598,7 +608,7 @@ async fn upload_and_sign(bank: &Sandbox, signer: &Signer) {
 async fn signing_with_rsa_and_ec_executes_payments_and_notifies() {
     let bank = bank().await;
     let (url, received) = receiver(vec![500]).await;
-    bank.control().set_webhook(Some(url));
+    bank.control().set_webhook(Some(url)).unwrap();
     upload_and_sign(&bank, &Signer::new("rsa", None)).await;
     // Webhooks: the first attempt fails, the retry (10 minutes × 0.001) delivers.
     let deliveries = deliveries_when(&bank, 4).await;
@@ -625,8 +635,15 @@ async fn expired_certificates_and_foreign_payments_are_refused() {
     let bank = bank().await;
     let client = sandbox_client(&bank);
     let signer = Signer::new("rsa", None);
-    let id = client.upload(&requests()[0]).await.unwrap().created()[0].to_string();
-    bank.control().advance_clock(chrono::Duration::days(45));
+    let id = client
+        .upload(&in_signing(requests().remove(0)))
+        .await
+        .unwrap()
+        .created()[0]
+        .to_string();
+    bank.control()
+        .advance_clock(chrono::Duration::days(45))
+        .unwrap();
     let request = SignRequest {
         operations: vec![id.clone()],
         sign_base64: signer.sign(&id),
@@ -640,7 +657,9 @@ async fn expired_certificates_and_foreign_payments_are_refused() {
         }
         other => panic!("{other:?}"),
     }
-    bank.control().advance_clock(chrono::Duration::days(-45));
+    bank.control()
+        .advance_clock(chrono::Duration::days(-45))
+        .unwrap();
     let stranger = client_of(&bank, OTHER_USER_TOKEN);
     match stranger.sign(&request).await.unwrap_err() {
         Error::AccessDenied { status, .. } => assert_eq!(status, 401),
@@ -882,7 +901,7 @@ async fn webhooks_of_authorized_tokens_and_the_third_attempt() {
     })
     .await;
     let (url, received) = receiver(vec![500, 503]).await;
-    bank.control().set_webhook(Some(url));
+    bank.control().set_webhook(Some(url)).unwrap();
     let anonymous = Client::builder(bank.url())
         .retry(Retry::NONE)
         .build()
@@ -892,7 +911,7 @@ async fn webhooks_of_authorized_tokens_and_the_third_attempt() {
         .authorize_url(
             "sandboxapp",
             &redirect,
-            &["money-transfer", "account-info"],
+            &["money-transfer", "account-info", "operation-history"],
             "s",
         )
         .unwrap();
@@ -925,7 +944,12 @@ async fn webhooks_of_authorized_tokens_and_the_third_attempt() {
         .retry(fast())
         .build()
         .unwrap();
-    let id = client.upload(&requests()[0]).await.unwrap().created()[0].to_string();
+    let id = client
+        .upload(&in_signing(requests().remove(0)))
+        .await
+        .unwrap()
+        .created()[0]
+        .to_string();
     let signer = Signer::new("ec", None);
     client
         .sign(&SignRequest {
@@ -954,8 +978,12 @@ async fn the_admin_interface() {
     let client = sandbox_client(&bank);
     let http = reqwest::Client::new();
     let admin = format!("http://{}/admin", bank.addr());
+    let token = bank.admin_token().to_string();
     let post = |path: &str, body: serde_json::Value| {
-        http.post(format!("{admin}{path}")).json(&body).send()
+        http.post(format!("{admin}{path}"))
+            .bearer_auth(&token)
+            .json(&body)
+            .send()
     };
     assert_eq!(
         post("/maintenance", json!({"on": true}))
@@ -980,6 +1008,7 @@ async fn the_admin_interface() {
     assert!(client.upload(&requests()[0]).await.unwrap_err().in_doubt());
     let payments: serde_json::Value = http
         .get(format!("{admin}/payments"))
+        .bearer_auth(&token)
         .send()
         .await
         .unwrap()
@@ -988,7 +1017,11 @@ async fn the_admin_interface() {
         .unwrap();
     assert_eq!(payments.as_array().unwrap().len(), 1);
     post("/faults", json!({"delay_ms": 10})).await.unwrap();
-    http.delete(format!("{admin}/faults")).send().await.unwrap();
+    http.delete(format!("{admin}/faults"))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap();
     let clock: serde_json::Value = post("/clock", json!({"advance_seconds": 86400}))
         .await
         .unwrap()
@@ -1005,6 +1038,7 @@ async fn the_admin_interface() {
     );
     let hooks: serde_json::Value = http
         .get(format!("{admin}/webhook/deliveries"))
+        .bearer_auth(&token)
         .send()
         .await
         .unwrap()
@@ -1032,21 +1066,33 @@ async fn nominal_accounts_and_sbp() {
             .unwrap()
             .is_empty()
     );
+    // The send operations check a signature of the file, as signing does.
+    let signer = Signer::new("ec", None);
+    let signed = |file: Vec<u8>| signer.sign(&String::from_utf8(file).unwrap());
+    let report = client.beneficiaries_report(account).await.unwrap();
     client
-        .beneficiaries_report_send(account, "AA==")
+        .beneficiaries_report_send(account, &signed(report))
         .await
         .unwrap();
     assert!(client.form_parts(account).await.unwrap().is_array());
     assert!(!client.form_part(account, MAIN).await.unwrap().is_empty());
-    client.form_part_send(account, MAIN, "AA==").await.unwrap();
+    let part = client.form_part(account, MAIN).await.unwrap();
+    client
+        .form_part_send(account, MAIN, &signed(part))
+        .await
+        .unwrap();
     assert!(client.unsigned_reports(account).await.unwrap().is_array());
     assert!(!client.report_v2(account, MAIN).await.unwrap().is_empty());
-    client.report_v2_send(account, MAIN, "AA==").await.unwrap();
+    let report = client.report_v2(account, MAIN).await.unwrap();
+    client
+        .report_v2_send(account, MAIN, &signed(report))
+        .await
+        .unwrap();
     let company = "5a4d0001-0000-4000-8000-000000000001";
     assert!(client.retail_points(company).await.unwrap().is_array());
     assert!(
         client
-            .register_retail_point(&json!({"name": "Магазин"}))
+            .register_retail_point(&json!({"companyId": company, "name": "Магазин"}))
             .await
             .is_ok()
     );

@@ -3,13 +3,15 @@
 // Handlers refuse with a finished response; it is built once per request, boxing buys nothing.
 #![allow(clippy::result_large_err)]
 
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
 use axum::body::{Body, Bytes};
-use axum::extract::{Path, State};
-use axum::http::{HeaderMap, Response, StatusCode, Uri, header};
+use axum::extract::{DefaultBodyLimit, Path, Request, State};
+use axum::http::{HeaderMap, Method, Response, StatusCode, Uri, header};
+use axum::middleware::{self, Next};
 use axum::routing::{get, post};
 use base64::Engine;
 use chrono::{NaiveDate, NaiveDateTime};
@@ -21,8 +23,11 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::data;
-use crate::sign::{self, SignProblem};
-use crate::state::{CodeRecord, Drop, Fault, PaymentRecord, Shared, TokenKind, TokenRecord};
+use crate::sign::{self, SignProblem, Signer};
+use crate::state::{
+    self, CodeRecord, Drop, Fault, MAX_CODES, MAX_FAULT_DELAY, MAX_PAYMENTS, MAX_RETAIL_POINTS,
+    MAX_TOKENS, PaymentRecord, RetailPoint, Shared, TokenKind, TokenRecord,
+};
 
 type Reply = Response<Body>;
 type Shr = State<Arc<Shared>>;
@@ -69,7 +74,10 @@ pub(crate) fn router(shared: Arc<Shared>) -> Router {
             "/beneficiaries/v2/{account}/report/{id}/send",
             post(assistant_sent),
         )
-        .route("/sbp/retail-points", get(sbp_json).post(sbp_json))
+        .route(
+            "/sbp/retail-points",
+            get(retail_points).post(register_retail_point),
+        )
         .route("/sbp/retail-points/{id}", get(sbp_json))
         .route("/sbp/retail-points/{id}/status", get(sbp_json))
         .route("/sbp/qr-codes/dynamic", post(sbp_json))
@@ -93,12 +101,50 @@ pub(crate) fn router(shared: Arc<Shared>) -> Router {
         .route("/clock", post(admin_clock))
         .route("/webhook", post(admin_webhook))
         .route("/webhook/deliveries", get(admin_deliveries))
-        .route("/payments", get(admin_payments));
+        .route("/payments", get(admin_payments))
+        .route_layer(middleware::from_fn_with_state(shared.clone(), admin_guard));
     Router::new()
         .nest("/v1", v1)
         .nest("/admin", admin)
         .fallback(not_found)
+        .layer(DefaultBodyLimit::max(crate::BODY_LIMIT))
+        .layer(middleware::map_response(bank_error_shape))
         .with_state(shared)
+}
+
+/// Every refusal in the bank's error shape: axum's own answers (413 for a body over the
+/// limit, 405 for a method a path does not take, 400/415/422 for a body or path it cannot
+/// extract) come as text; they are rewritten as `{"exceptionType", "message"}`.
+async fn bank_error_shape(response: Reply) -> Reply {
+    let status = response.status();
+    let is_json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    if !(status.is_client_error() || status.is_server_error()) || is_json {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    let text = axum::body::to_bytes(body, 4096).await.unwrap_or_default();
+    let text = String::from_utf8_lossy(&text).trim().to_string();
+    let (kind, message) = match status {
+        StatusCode::PAYLOAD_TOO_LARGE => ("PayloadTooLarge", too_large_message()),
+        StatusCode::METHOD_NOT_ALLOWED => (
+            "MethodNotAllowed",
+            "this endpoint does not take this method".to_string(),
+        ),
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => ("UnsupportedMediaType", text),
+        s if s.is_server_error() => ("InternalError", text),
+        _ => ("ValidationError", text),
+    };
+    let fresh = error(status, kind, message);
+    parts.headers.remove(header::CONTENT_LENGTH);
+    parts.headers.insert(
+        header::CONTENT_TYPE,
+        header::HeaderValue::from_static("application/json"),
+    );
+    Response::from_parts(parts, fresh.into_body())
 }
 
 fn reply(status: StatusCode, value: &impl Serialize) -> Reply {
@@ -133,6 +179,22 @@ pub(crate) fn maintenance() -> Reply {
     )
 }
 
+/// The answer to a body over [`crate::BODY_LIMIT`].
+pub(crate) fn too_large() -> Reply {
+    error(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "PayloadTooLarge",
+        too_large_message(),
+    )
+}
+
+fn too_large_message() -> String {
+    format!(
+        "the request body is larger than the bank takes ({} bytes)",
+        crate::BODY_LIMIT
+    )
+}
+
 /// An injected failure.
 pub(crate) fn failure(status: u16) -> Reply {
     let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
@@ -152,6 +214,8 @@ struct Caller {
     token: String,
     kind: TokenKind,
     sandbox: bool,
+    /// Holds `operation-history`: webhooks are sent for its payments.
+    history: bool,
 }
 
 fn is_sandbox(headers: &HeaderMap, uri: &Uri) -> bool {
@@ -192,6 +256,7 @@ fn caller(shared: &Shared, headers: &HeaderMap, uri: &Uri, right: &str) -> Resul
             token,
             kind: TokenKind::Cabinet,
             sandbox,
+            history: true,
         });
     }
     let now = shared.now_utc();
@@ -214,6 +279,7 @@ fn caller(shared: &Shared, headers: &HeaderMap, uri: &Uri, right: &str) -> Resul
         token: token.clone(),
         kind: record.kind.clone(),
         sandbox,
+        history: record.rights.iter().any(|r| r == "operation-history"),
     })
 }
 
@@ -365,7 +431,14 @@ async fn history(
         .operations
         .iter()
         .filter(|op| op.bank_account_number == record.account.number)
-        .filter(|op| who.sandbox || matches_filter(op, &filter))
+        .filter(|op| {
+            who.sandbox
+                || (matches_filter(op, &filter)
+                    && filter
+                        .sbp_retail_point_id
+                        .as_ref()
+                        .is_none_or(|point| state.operation_points.get(&op.id) == Some(point)))
+        })
         .collect();
     operations.sort_by_key(|op| std::cmp::Reverse(op.executed.or(op.created)));
     let page: Vec<&Operation> = operations
@@ -469,13 +542,27 @@ fn create_payment(
             format!("У пользователя нет доступа к счёту {number}"),
         ));
     }
-    let id = state.next_id(4);
+    if state.payments.len() >= MAX_PAYMENTS {
+        return Err((
+            StatusCode::SERVICE_UNAVAILABLE,
+            "Maintenance".into(),
+            format!("the sandbox bank holds {MAX_PAYMENTS} payments: restart it"),
+        ));
+    }
+    let id = state::random_uuid().map_err(|e| {
+        (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "InternalError".into(),
+            format!("no random id: {e}"),
+        )
+    })?;
     state.payments.push(PaymentRecord {
         id: id.clone(),
         company_id: account.company_id.clone(),
         account_number: number,
         status: OperationStatus::Draft,
         awaiting_signature: in_signing,
+        signing: false,
         payment,
     });
     Ok((id, warnings))
@@ -487,11 +574,25 @@ async fn upload(State(shared): Shr, headers: HeaderMap, uri: Uri, body: Bytes) -
         Ok(request) => request,
         Err(reply) => return reply,
     };
-    let in_signing = request
+    // Absent: a draft; `InSigning`: awaiting signature; anything else is refused, not guessed.
+    let in_signing = match request
         .parameters
         .as_ref()
         .and_then(|p| p.target_status.as_deref())
-        == Some(clientbank_payment::json::IN_SIGNING);
+    {
+        None => false,
+        Some(clientbank_payment::json::IN_SIGNING) => true,
+        Some(other) => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                "ValidationError",
+                format!(
+                    "parameters.targetStatus: {other:?} is not a status to create a payment in; \
+                     expected \"InSigning\", or no targetStatus for a draft"
+                ),
+            );
+        }
+    };
     match create_payment(&shared, &who, request.payment.to_payment(), in_signing) {
         Ok((id, warnings)) => ok(&json!({
             "id": id, "totalLoaded": 1, "errors": [], "warnings": warnings,
@@ -565,90 +666,210 @@ async fn sign_payments(State(shared): Shr, headers: HeaderMap, uri: Uri, body: B
             "Operations and SignBase64 are required",
         );
     }
-    {
-        let state = shared.lock();
-        for id in &ids {
+    let mut seen = HashSet::new();
+    if let Some(twice) = ids.iter().find(|id| !seen.insert(id.as_str())) {
+        return error(
+            StatusCode::BAD_REQUEST,
+            "ValidationError",
+            format!("платёж {twice} указан в Operations дважды"),
+        );
+    }
+    // Taken out of the signable state now, under the lock; put back if anything below refuses.
+    let claim = match Claim::take(&shared, &who, &ids) {
+        Ok(claim) => claim,
+        Err(reply) => return reply,
+    };
+    let content = clientbank_api::SignRequest::signed_content(&ids);
+    let signer = match check_signature(&shared, content.into_bytes(), &signature).await {
+        Ok(signer) => signer,
+        Err(reply) => return reply,
+    };
+    match execute(&shared, &who, claim, &signer) {
+        Ok(executed) => ok(&json!({"operations": executed})),
+        Err(reply) => reply,
+    }
+}
+
+/// Payments taken out of the signable state while their signature is checked. Dropped
+/// without [`Claim::done`] (a refusal, or the request abandoned), they are signable again.
+struct Claim {
+    shared: Arc<Shared>,
+    ids: HashSet<String>,
+    done: bool,
+}
+
+impl Claim {
+    /// Every payment must exist, be the caller's user's, await signature and not be claimed by
+    /// another signature; then all are claimed at once.
+    fn take(shared: &Arc<Shared>, who: &Caller, ids: &[String]) -> Result<Claim, Reply> {
+        let mut state = shared.lock();
+        for id in ids {
             let Some(payment) = state.payments.iter().find(|p| &p.id == id) else {
-                return error(
+                return Err(error(
                     StatusCode::BAD_REQUEST,
                     "NotFound",
                     format!("платёж {id} не найден"),
-                );
+                ));
             };
             if state.owner(&payment.company_id) != Some(who.user) {
-                return error(StatusCode::UNAUTHORIZED, "AccessDenied", "Доступ запрещён");
+                return Err(error(
+                    StatusCode::UNAUTHORIZED,
+                    "AccessDenied",
+                    "Доступ запрещён",
+                ));
             }
             if payment.status != OperationStatus::Draft {
-                return error(
+                return Err(error(
                     StatusCode::BAD_REQUEST,
                     "InvalidState",
                     format!("платёж {id} уже {}", payment.status),
-                );
+                ));
+            }
+            if payment.signing {
+                return Err(error(
+                    StatusCode::CONFLICT,
+                    "InvalidState",
+                    format!("платёж {id} уже подписывается другим запросом"),
+                ));
+            }
+            if !payment.awaiting_signature {
+                return Err(error(
+                    StatusCode::BAD_REQUEST,
+                    "InvalidState",
+                    format!(
+                        "платёж {id} — черновик: подписать можно только платёж, ожидающий \
+                         подписи (targetStatus InSigning); черновик подписывают в интернет-банке"
+                    ),
+                ));
             }
         }
+        let ids: HashSet<String> = ids.iter().cloned().collect();
+        for payment in state.payments.iter_mut().filter(|p| ids.contains(&p.id)) {
+            payment.signing = true;
+        }
+        Ok(Claim {
+            shared: shared.clone(),
+            ids,
+            done: false,
+        })
     }
-    let Ok(der) = base64::engine::general_purpose::STANDARD.decode(signature.trim()) else {
-        return error(
+}
+
+impl std::ops::Drop for Claim {
+    fn drop(&mut self) {
+        if self.done {
+            return;
+        }
+        let mut state = self.shared.lock();
+        for payment in state
+            .payments
+            .iter_mut()
+            .filter(|p| self.ids.contains(&p.id))
+        {
+            payment.signing = false;
+        }
+    }
+}
+
+/// Checks a Base64 detached CMS signature over `content` as of the sandbox's now: the signer,
+/// or the bank's refusal (400 `SignCheckError`).
+async fn check_signature(
+    shared: &Shared,
+    content: Vec<u8>,
+    signature: &str,
+) -> Result<Signer, Reply> {
+    let refuse = |why: String| {
+        error(
             StatusCode::BAD_REQUEST,
             "SignCheckError",
-            "Подпись не прошла проверку: SignBase64 is not Base64",
-        );
+            format!("Подпись не прошла проверку: {why}"),
+        )
     };
-    let content = clientbank_api::SignRequest::signed_content(&ids);
+    let Ok(der) = base64::engine::general_purpose::STANDARD.decode(signature.trim()) else {
+        return Err(refuse("SignBase64 is not Base64".into()));
+    };
     let now = shared.now_utc();
     let conf = shared.config.openssl_conf.clone();
-    let checked = tokio::task::spawn_blocking(move || {
-        sign::verify(content.as_bytes(), &der, now, conf.as_deref())
-    })
-    .await
-    .unwrap_or_else(|e| Err(SignProblem::Invalid(e.to_string())));
+    let checked =
+        tokio::task::spawn_blocking(move || sign::verify(&content, &der, now, conf.as_deref()))
+            .await
+            .unwrap_or_else(|e| Err(SignProblem::Invalid(e.to_string())));
     match checked {
-        Ok(()) => {}
-        Err(SignProblem::Invalid(why)) => {
-            return error(
-                StatusCode::BAD_REQUEST,
-                "SignCheckError",
-                format!("Подпись не прошла проверку: {why}"),
-            );
-        }
-        Err(SignProblem::Expired { subject, not_after }) => {
-            return error(
-                StatusCode::BAD_REQUEST,
-                "SignCheckError",
-                format!("Срок действия подписи {subject} закончился {not_after}"),
-            );
-        }
+        Ok(signer) => Ok(signer),
+        Err(SignProblem::Invalid(why)) => Err(refuse(why)),
+        Err(SignProblem::Expired { subject, not_after }) => Err(error(
+            StatusCode::BAD_REQUEST,
+            "SignCheckError",
+            format!("Срок действия подписи {subject} закончился {not_after}"),
+        )),
         Err(SignProblem::NotYetValid {
             subject,
             not_before,
-        }) => {
-            return error(
-                StatusCode::BAD_REQUEST,
-                "SignCheckError",
-                format!("Подпись {subject} действительна только с {not_before}"),
-            );
-        }
+        }) => Err(error(
+            StatusCode::BAD_REQUEST,
+            "SignCheckError",
+            format!("Подпись {subject} действительна только с {not_before}"),
+        )),
     }
-    let executed = execute(&shared, &who, &ids);
-    ok(&json!({"operations": executed}))
 }
 
-/// Sends the payments to the bank and executes them: history, balance, webhook.
-fn execute(shared: &Arc<Shared>, who: &Caller, ids: &[String]) -> Vec<Value> {
+/// Refuses a signer that is not of the company with this INN.
+fn signer_of(signer: &Signer, inn: &str, what: &str) -> Result<(), Reply> {
+    if signer.is_of(inn) {
+        return Ok(());
+    }
+    let named = if signer.inns.is_empty() {
+        "не указывает ИНН организации (INNLE 1.2.643.100.4 или INN 1.2.643.3.131.1.1)".to_string()
+    } else {
+        format!("выдан ИНН {}", signer.inns.join(", "))
+    };
+    Err(error(
+        StatusCode::BAD_REQUEST,
+        "SignCheckError",
+        format!(
+            "Подпись не прошла проверку: сертификат {} {named}, а {what} принадлежит организации \
+             с ИНН {inn}",
+            signer.subject
+        ),
+    ))
+}
+
+/// Sends the claimed payments to the bank and executes them, if the signer is of the company
+/// of each: history, balance, webhook. One step under the lock.
+fn execute(
+    shared: &Arc<Shared>,
+    who: &Caller,
+    mut claim: Claim,
+    signer: &Signer,
+) -> Result<Vec<Value>, Reply> {
     let now = shared.now_moscow();
     let mut notifications = Vec::new();
     let mut answer = Vec::new();
     let webhook = {
         let mut state = shared.lock();
-        for id in ids {
-            let Some(index) = state.payments.iter().position(|p| &p.id == id) else {
+        let mut indexes = Vec::new();
+        for (index, payment) in state.payments.iter().enumerate() {
+            if !claim.ids.contains(&payment.id) {
                 continue;
-            };
-            state.payments[index].status = OperationStatus::SendToBank;
-            let record = state.payments[index].clone();
+            }
+            let inn = state
+                .companies
+                .iter()
+                .find(|c| c.company.company_id == payment.company_id)
+                .and_then(|c| c.company.inn.clone())
+                .unwrap_or_default();
+            signer_of(signer, &inn, &format!("платёж {}", payment.id))?;
+            indexes.push(index);
+        }
+        for index in indexes {
+            let record = &mut state.payments[index];
+            record.status = OperationStatus::SendToBank;
+            let record = record.clone();
             let operation = operation_of(&record, now);
-            state.payments[index].status = OperationStatus::Executed;
-            state.payments[index].awaiting_signature = false;
+            let payment = &mut state.payments[index];
+            payment.status = OperationStatus::Executed;
+            payment.awaiting_signature = false;
+            payment.signing = false;
             let company = state
                 .companies
                 .iter()
@@ -657,11 +878,13 @@ fn execute(shared: &Arc<Shared>, who: &Caller, ids: &[String]) -> Vec<Value> {
                 .unwrap_or_default();
             notifications.push((company, operation.clone()));
             state.operations.push(operation);
-            answer.push(json!({"id": id, "status": "Executed"}));
+            answer.push(json!({"id": record.id, "status": "Executed"}));
         }
+        claim.done = true;
         state.webhook.clone()
     };
-    if let Some(url) = webhook {
+    // The notification needs the right operation-history (API.md, Events).
+    if let Some(url) = webhook.filter(|_| who.history) {
         let key = match &who.kind {
             TokenKind::Cabinet => Token::new(who.token.clone()),
             TokenKind::Authorized { client_secret } => Token::new(client_secret.clone()),
@@ -685,7 +908,7 @@ fn execute(shared: &Arc<Shared>, who: &Caller, ids: &[String]) -> Vec<Value> {
             );
         }
     }
-    answer
+    Ok(answer)
 }
 
 fn operation_of(record: &PaymentRecord, now: NaiveDateTime) -> Operation {
@@ -798,7 +1021,27 @@ fn authorize(shared: &Shared, pairs: &[(String, String)]) -> Reply {
     let now = shared.now_utc();
     let code = {
         let mut state = shared.lock();
-        let code = state.next_id(5);
+        // Expired and used codes are forgotten; the rest are bounded.
+        state
+            .codes
+            .retain(|_, code| !code.used && !code_expired(code, now));
+        if state.codes.len() >= MAX_CODES {
+            return error(
+                StatusCode::TOO_MANY_REQUESTS,
+                "TooManyRequests",
+                "слишком много незавершённых авторизаций: повторите через минуту",
+            );
+        }
+        let code = match state::random_secret() {
+            Ok(code) => code,
+            Err(e) => {
+                return error(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "InternalError",
+                    format!("no random code: {e}"),
+                );
+            }
+        };
         state.codes.insert(
             code.clone(),
             CodeRecord {
@@ -827,6 +1070,10 @@ fn authorize(shared: &Shared, pairs: &[(String, String)]) -> Reply {
 
 /// Temporary codes live under a minute.
 const CODE_LIFETIME: i64 = 59;
+
+fn code_expired(code: &CodeRecord, now: NaiveDateTime) -> bool {
+    now.signed_duration_since(code.created).num_seconds() > CODE_LIFETIME
+}
 /// Access tokens live three years.
 const TOKEN_DAYS: i64 = 3 * 365 + 1;
 
@@ -859,7 +1106,7 @@ async fn token(State(shared): Shr, headers: HeaderMap, body: Bytes) -> Reply {
         );
     }
     code.used = true;
-    if (now - code.created).num_seconds() > CODE_LIFETIME {
+    if code_expired(code, now) {
         return error(
             StatusCode::BAD_REQUEST,
             "InvalidGrant",
@@ -874,8 +1121,30 @@ async fn token(State(shared): Shr, headers: HeaderMap, body: Bytes) -> Reply {
         );
     }
     let rights = code.scopes.clone();
-    let access = format!("{}-{}", state.next_id(6), state.next_id(7));
-    let expires = now + chrono::Duration::days(TOKEN_DAYS);
+    let issued = |t: &TokenRecord| matches!(t.kind, TokenKind::Authorized { .. });
+    state
+        .tokens
+        .retain(|_, t| !issued(t) || (!t.revoked && t.expires >= now));
+    if state.tokens.values().filter(|t| issued(t)).count() >= MAX_TOKENS {
+        return error(
+            StatusCode::TOO_MANY_REQUESTS,
+            "TooManyRequests",
+            "the sandbox bank holds too many tokens: revoke some or restart it",
+        );
+    }
+    let access = match state::random_secret() {
+        Ok(access) => access,
+        Err(e) => {
+            return error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "InternalError",
+                format!("no random token: {e}"),
+            );
+        }
+    };
+    let expires = now
+        .checked_add_signed(chrono::Duration::days(TOKEN_DAYS))
+        .unwrap_or(NaiveDateTime::MAX);
     state.tokens.insert(
         access.clone(),
         TokenRecord {
@@ -930,18 +1199,77 @@ async fn assistant_json(State(shared): Shr, headers: HeaderMap, uri: Uri) -> Rep
     ok(&json!({"result": "accepted", "imported": 1}))
 }
 
+/// The report or form file served at `path`: what its `…/send` must carry a signature of.
+fn assistant_document(path: &str) -> String {
+    format!("report for {path}\n")
+}
+
 async fn assistant_file(State(shared): Shr, headers: HeaderMap, uri: Uri) -> Reply {
     if let Err(reply) = assistant(&shared, &headers, &uri) {
         return reply;
     }
     Response::builder()
         .header(header::CONTENT_TYPE, "application/octet-stream")
-        .body(Body::from(format!("report for {}\n", uri.path())))
+        .body(Body::from(assistant_document(uri.path())))
         .unwrap_or_default()
 }
 
-async fn assistant_sent(State(shared): Shr, headers: HeaderMap, uri: Uri) -> Reply {
-    if let Err(reply) = assistant(&shared, &headers, &uri) {
+/// The send operations check the signature as the sign endpoint does (API.md: "The send
+/// operations check the signature"): a Base64 detached CMS signature of the file served at the
+/// path without `/send`, by a valid certificate of the company that owns the account.
+async fn assistant_sent(
+    State(shared): Shr,
+    headers: HeaderMap,
+    uri: Uri,
+    Path(params): Path<HashMap<String, String>>,
+    body: Bytes,
+) -> Reply {
+    let who = match assistant(&shared, &headers, &uri) {
+        Ok(who) => who,
+        Err(reply) => return reply,
+    };
+    let account = params.get("account").cloned().unwrap_or_default();
+    let record = match visible_account(&shared, &who, &account) {
+        Ok(record) => record,
+        Err(reply) => return reply,
+    };
+    let request: Value = match parse_body(&headers, &body) {
+        Ok(value) => value,
+        Err(reply) => return reply,
+    };
+    let signature = match &request {
+        Value::String(text) => Some(text.clone()),
+        Value::Object(map) => map
+            .iter()
+            .find(|(k, _)| {
+                k.eq_ignore_ascii_case("signbase64") || k.eq_ignore_ascii_case("signature")
+            })
+            .and_then(|(_, v)| v.as_str().map(str::to_string)),
+        _ => None,
+    };
+    let Some(signature) = signature.filter(|s| !s.trim().is_empty()) else {
+        return error(
+            StatusCode::BAD_REQUEST,
+            "ValidationError",
+            "the body is the Base64 detached signature of the file, as a JSON string",
+        );
+    };
+    let path = uri.path().strip_suffix("/send").unwrap_or(uri.path());
+    let signer =
+        match check_signature(&shared, assistant_document(path).into_bytes(), &signature).await {
+            Ok(signer) => signer,
+            Err(reply) => return reply,
+        };
+    let inn = {
+        let state = shared.lock();
+        state
+            .companies
+            .iter()
+            .find(|c| c.company.company_id == record.company_id)
+            .and_then(|c| c.company.inn.clone())
+            .unwrap_or_default()
+    };
+    if let Err(reply) = signer_of(&signer, &inn, &format!("счёт {account}")) {
         return reply;
     }
     Response::builder()
@@ -965,8 +1293,6 @@ async fn sbp_json(State(shared): Shr, headers: HeaderMap, uri: Uri) -> Reply {
     let path = uri.path();
     let value = if path.ends_with("/mcc") {
         json!([{"code": "5411", "name": "Продуктовые магазины"}, {"code": "5812", "name": "Рестораны"}])
-    } else if path.ends_with("/retail-points") {
-        json!([{"id": data::uuid(10, 1), "name": "Магазин на Тверской", "status": "Registered"}])
     } else if path.ends_with("/status") {
         json!({"status": "Registered"})
     } else if path.ends_with("/operations") {
@@ -975,6 +1301,115 @@ async fn sbp_json(State(shared): Shr, headers: HeaderMap, uri: Uri) -> Reply {
         json!({"id": data::uuid(11, 1), "status": "Created", "path": path})
     };
     ok(&value)
+}
+
+fn retail_point_json(point: &RetailPoint) -> Value {
+    json!({
+        "id": point.id, "companyId": point.company_id, "name": point.name, "status": point.status,
+    })
+}
+
+/// The company the caller's user may see, by id.
+fn visible_company(shared: &Shared, who: &Caller, id: &str) -> Result<(), Reply> {
+    if shared.lock().owner(id) == Some(who.user) {
+        Ok(())
+    } else {
+        Err(error(
+            StatusCode::BAD_REQUEST,
+            "AccessDenied",
+            format!("У пользователя нет доступа к организации {id}"),
+        ))
+    }
+}
+
+/// `GET /sbp/retail-points?companyId=…`: `companyId` is required (API.md).
+async fn retail_points(State(shared): Shr, headers: HeaderMap, uri: Uri) -> Reply {
+    let who = authorized!(shared, headers, uri, "assistant-service");
+    let pairs: Vec<(String, String)> =
+        serde_urlencoded::from_str(uri.query().unwrap_or_default()).unwrap_or_default();
+    let Some(company) = pairs
+        .iter()
+        .find(|(k, _)| k == "companyId")
+        .map(|(_, v)| v.clone())
+        .filter(|v| !v.is_empty())
+    else {
+        return error(
+            StatusCode::BAD_REQUEST,
+            "ValidationError",
+            "companyId: the company's id is required",
+        );
+    };
+    if let Err(reply) = visible_company(&shared, &who, &company) {
+        return reply;
+    }
+    let points: Vec<Value> = shared
+        .lock()
+        .retail_points
+        .iter()
+        .filter(|p| p.company_id == company)
+        .map(retail_point_json)
+        .collect();
+    ok(&points)
+}
+
+/// `POST /sbp/retail-points`: registers one and answers the registration result (the new
+/// point), not the list. The body names `companyId` and `name`.
+async fn register_retail_point(
+    State(shared): Shr,
+    headers: HeaderMap,
+    uri: Uri,
+    body: Bytes,
+) -> Reply {
+    let who = authorized!(shared, headers, uri, "assistant-service");
+    let request: Value = match parse_body(&headers, &body) {
+        Ok(value) => value,
+        Err(reply) => return reply,
+    };
+    let text = |name: &str| {
+        request
+            .get(name)
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|v| !v.is_empty())
+            .map(str::to_string)
+    };
+    let (Some(company), Some(name)) = (text("companyId"), text("name")) else {
+        return error(
+            StatusCode::BAD_REQUEST,
+            "ValidationError",
+            "companyId and name of the retail point are required",
+        );
+    };
+    if let Err(reply) = visible_company(&shared, &who, &company) {
+        return reply;
+    }
+    let id = match state::random_uuid() {
+        Ok(id) => id,
+        Err(e) => {
+            return error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "InternalError",
+                format!("no random id: {e}"),
+            );
+        }
+    };
+    let point = RetailPoint {
+        id,
+        company_id: company,
+        name,
+        status: "OnRegistration",
+    };
+    let mut state = shared.lock();
+    if state.retail_points.len() >= MAX_RETAIL_POINTS {
+        return error(
+            StatusCode::BAD_REQUEST,
+            "ValidationError",
+            format!("the sandbox bank holds {MAX_RETAIL_POINTS} retail points at most"),
+        );
+    }
+    let answer = retail_point_json(&point);
+    state.retail_points.push(point);
+    ok(&answer)
 }
 
 async fn sbp_no_content(State(shared): Shr, headers: HeaderMap, uri: Uri) -> Reply {
@@ -1004,48 +1439,128 @@ async fn qr_image(State(shared): Shr, headers: HeaderMap, uri: Uri) -> Reply {
 
 // --- Admin ----------------------------------------------------------------------------------
 
+/// Guards `/admin`: a loopback `Host` naming the bank's port (no DNS rebinding), the per-run
+/// token (no other process or web page), and JSON on writes (no cross-site form posts).
+async fn admin_guard(State(shared): Shr, request: Request, next: Next) -> Reply {
+    let port = shared.addr.port();
+    let host = request
+        .headers()
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .or_else(|| request.uri().authority().map(|a| a.as_str()))
+        .unwrap_or_default();
+    let loopback = ["127.0.0.1", "localhost", "[::1]"]
+        .iter()
+        .any(|name| host.eq_ignore_ascii_case(&format!("{name}:{port}")));
+    if !loopback {
+        return error(
+            StatusCode::FORBIDDEN,
+            "AccessDenied",
+            format!(
+                "the admin interface answers only to Host 127.0.0.1:{port}, localhost:{port} or \
+                 [::1]:{port}, not {host:?}"
+            ),
+        );
+    }
+    let token = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::trim)
+        .unwrap_or_default();
+    if !state::same_secret(token, &shared.admin_token) {
+        return error(
+            StatusCode::UNAUTHORIZED,
+            "Unauthorized",
+            "the admin interface wants the token `clientbank sandbox` printed at start, as \
+             Authorization: Bearer TOKEN",
+        );
+    }
+    let json = request
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|v| v.trim().eq_ignore_ascii_case("application/json"));
+    if request.method() == Method::POST && !json {
+        return error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "UnsupportedMediaType",
+            "admin writes take Content-Type: application/json",
+        );
+    }
+    next.run(request).await
+}
+
+/// An admin request's JSON body, every member known.
+fn admin_body<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, Reply> {
+    serde_json::from_slice(body).map_err(|e| {
+        error(
+            StatusCode::BAD_REQUEST,
+            "ValidationError",
+            format!("the body: {e}"),
+        )
+    })
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MaintenanceBody {
+    on: bool,
+}
+
 async fn admin_maintenance(State(shared): Shr, body: Bytes) -> Reply {
-    let on = serde_json::from_slice::<Value>(&body)
-        .ok()
-        .and_then(|v| v.get("on").and_then(Value::as_bool))
-        .unwrap_or(true);
+    let on = match admin_body::<MaintenanceBody>(&body) {
+        Ok(body) => body.on,
+        Err(reply) => return reply,
+    };
     shared.lock().maintenance = on;
     ok(&json!({"maintenance": on}))
 }
 
+#[derive(serde::Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+struct FaultBody {
+    delay_ms: Option<u64>,
+    drop: Option<String>,
+    status: Option<u16>,
+    times: Option<u32>,
+}
+
 async fn admin_fault(State(shared): Shr, body: Bytes) -> Reply {
-    let Ok(value) = serde_json::from_slice::<Value>(&body) else {
-        return error(StatusCode::BAD_REQUEST, "ValidationError", "a JSON object");
+    let body = match admin_body::<FaultBody>(&body) {
+        Ok(body) => body,
+        Err(reply) => return reply,
     };
-    let drop = match value.get("drop").and_then(Value::as_str) {
+    let invalid = |message: String| error(StatusCode::BAD_REQUEST, "ValidationError", message);
+    let drop = match body.drop.as_deref() {
         Some("before") => Some(Drop::BeforeActing),
         Some("after") => Some(Drop::AfterActing),
         None => None,
-        Some(other) => {
-            return error(
-                StatusCode::BAD_REQUEST,
-                "ValidationError",
-                format!("drop is before or after, not {other}"),
-            );
-        }
+        Some(other) => return invalid(format!("drop is before or after, not {other}")),
     };
+    let delay = body.delay_ms.map(Duration::from_millis);
+    if delay.is_some_and(|d| d > MAX_FAULT_DELAY) {
+        return invalid(format!(
+            "delay_ms is at most {}",
+            MAX_FAULT_DELAY.as_millis()
+        ));
+    }
+    if body.status.is_some_and(|s| !(400..=599).contains(&s)) {
+        return invalid("status is an error status, 400 to 599".into());
+    }
+    if body.times == Some(0) {
+        return invalid("times is at least 1 (leave it out for every request)".into());
+    }
     let fault = Fault {
-        delay: value
-            .get("delay_ms")
-            .and_then(Value::as_u64)
-            .map(Duration::from_millis),
+        delay,
         drop,
-        status: value
-            .get("status")
-            .and_then(Value::as_u64)
-            .and_then(|s| u16::try_from(s).ok()),
-        times: value
-            .get("times")
-            .and_then(Value::as_u64)
-            .and_then(|n| u32::try_from(n).ok()),
+        status: body.status,
+        times: body.times,
     };
     shared.lock().fault = Some(fault);
-    ok(&value)
+    ok(&body)
 }
 
 async fn admin_clear_fault(State(shared): Shr) -> Reply {
@@ -1053,19 +1568,49 @@ async fn admin_clear_fault(State(shared): Shr) -> Reply {
     ok(&json!({}))
 }
 
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ClockBody {
+    advance_seconds: i64,
+}
+
 async fn admin_clock(State(shared): Shr, body: Bytes) -> Reply {
-    let seconds = serde_json::from_slice::<Value>(&body)
-        .ok()
-        .and_then(|v| v.get("advance_seconds").and_then(Value::as_i64))
-        .unwrap_or(0);
-    shared.lock().clock_offset += chrono::Duration::seconds(seconds);
-    ok(&json!({"now": shared.now_utc().format(moscow_time::FORMAT).to_string()}))
+    let seconds = match admin_body::<ClockBody>(&body) {
+        Ok(body) => body.advance_seconds,
+        Err(reply) => return reply,
+    };
+    let moved = chrono::Duration::try_seconds(seconds)
+        .ok_or_else(|| state::ControlError(format!("{seconds} s is not a duration")))
+        .and_then(|by| shared.advance_clock(by));
+    match moved {
+        Ok(now) => ok(&json!({"now": now.format(moscow_time::FORMAT).to_string()})),
+        Err(e) => error(StatusCode::BAD_REQUEST, "ValidationError", e.to_string()),
+    }
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WebhookBody {
+    /// Required; `null` removes the address.
+    #[serde(deserialize_with = "present")]
+    url: Option<String>,
+}
+
+/// A member that must be present, though it may be `null`.
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    <Option<String> as serde::Deserialize>::deserialize(d)
 }
 
 async fn admin_webhook(State(shared): Shr, body: Bytes) -> Reply {
-    let url = serde_json::from_slice::<Value>(&body)
-        .ok()
-        .and_then(|v| v.get("url").and_then(Value::as_str).map(str::to_string));
+    let url = match admin_body::<WebhookBody>(&body) {
+        Ok(body) => body.url,
+        Err(reply) => return reply,
+    };
+    if let Some(url) = &url
+        && let Err(e) = state::check_webhook_url(url)
+    {
+        return error(StatusCode::BAD_REQUEST, "ValidationError", e.to_string());
+    }
     shared.lock().webhook = url.clone();
     ok(&json!({"url": url}))
 }

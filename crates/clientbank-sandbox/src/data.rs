@@ -408,3 +408,48 @@ pub(crate) fn operations(accounts: &[AccountRecord], start: NaiveDate) -> Vec<Op
     }
     out
 }
+
+/// The SBP retail points (two of the first company, one of each other), and the point each
+/// SBP operation was paid at (in turn among its company's points).
+pub(crate) fn retail_points(
+    companies: &[CompanyRecord],
+    operations: &[Operation],
+) -> (
+    Vec<crate::state::RetailPoint>,
+    std::collections::HashMap<String, String>,
+) {
+    const NAMES: [&str; 4] = [
+        "Магазин на Тверской",
+        "Кафе на Арбате",
+        "Мастерская на Ленина",
+        "Склад на Складской",
+    ];
+    let mut points = Vec::new();
+    for (i, record) in companies.iter().enumerate() {
+        let count = if i == 0 { 2 } else { 1 };
+        for _ in 0..count {
+            let n = points.len();
+            points.push(crate::state::RetailPoint {
+                id: uuid(10, n as u64 + 1),
+                company_id: record.company.company_id.clone(),
+                name: NAMES[n % NAMES.len()].to_string(),
+                status: "Registered",
+            });
+        }
+    }
+    let mut paid_at = std::collections::HashMap::new();
+    for (turn, op) in operations
+        .iter()
+        .filter(|op| op.rcv_qrc_id.is_some())
+        .enumerate()
+    {
+        let of_company: Vec<&crate::state::RetailPoint> = points
+            .iter()
+            .filter(|p| Some(&p.company_id) == op.company_id.as_ref())
+            .collect();
+        if let Some(point) = of_company.get(turn % of_company.len().max(1)) {
+            paid_at.insert(op.id.clone(), point.id.clone());
+        }
+    }
+    (points, paid_at)
+}

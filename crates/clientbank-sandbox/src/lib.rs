@@ -23,8 +23,18 @@
 //!   by a certificate valid now; the payments are then sent and executed at once, the balance
 //!   follows, and a webhook goes to the registered address (retried after 10 minutes and an
 //!   hour more, times [`Config::time_scale`]).
-//! - The admin interface under `/admin` (no token) switches maintenance, injects faults, moves
-//!   the clock, registers the webhook address and shows the payments and deliveries.
+//! - Signing takes the payments out of the signable state under the lock before the signature
+//!   is checked (and puts them back if it fails): one payment is executed once, however many
+//!   signatures race for it. Only payments awaiting signature (`InSigning`) can be signed, each
+//!   id once, and only by a certificate of the company that owns them: its subject's INNLE
+//!   (OID 1.2.643.100.4) or INN (1.2.643.3.131.1.1; `00` + a 10-digit INN, as older qualified
+//!   certificates write a legal entity's) must be the company's INN.
+//! - Webhooks go only to HTTPS addresses (plain HTTP to loopback for tests), and only for
+//!   tokens with the `operation-history` right; redirects are not followed.
+//! - The admin interface under `/admin` switches maintenance, injects faults, moves the clock,
+//!   registers the webhook address and shows the payments and deliveries. It wants the per-run
+//!   token ([`Sandbox::admin_token`]) as `Authorization: Bearer …`, a loopback `Host` with the
+//!   bank's port, and `Content-Type: application/json` on `POST`.
 
 #![warn(missing_docs)]
 
@@ -46,7 +56,14 @@ use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 use tower::ServiceExt;
 
-pub use state::{Control, Delivery, Drop as DropConnection, Fault, OTHER_USER_TOKEN, PaymentView};
+pub use state::{
+    Control, ControlError, Delivery, Drop as DropConnection, Fault, MAX_TIME_SCALE,
+    OTHER_USER_TOKEN, PaymentView, check_time_scale, check_webhook_url,
+};
+
+/// The largest request body the bank reads (the 1C upload of a big file fits); a larger one is
+/// answered 413 with the bank's error body.
+pub const BODY_LIMIT: usize = 8 * 1024 * 1024;
 
 /// How the sandbox bank is set up.
 #[derive(Clone, Debug)]
@@ -54,7 +71,8 @@ pub struct Config {
     /// Where to listen; port 0 picks a free one. Only loopback addresses are accepted.
     pub addr: SocketAddr,
     /// Multiplies the webhook retry delays (10 minutes, then an hour): `0.001` makes them
-    /// 0.6 s and 3.6 s for tests.
+    /// 0.6 s and 3.6 s for tests. Above 0 and at most [`MAX_TIME_SCALE`]; anything else
+    /// (0, negative, NaN, infinite) is refused by [`Sandbox::start`].
     pub time_scale: f64,
     /// The redirect address registered for the application `sandboxapp`.
     pub redirect_uri: String,
@@ -103,7 +121,7 @@ pub struct Sandbox {
 }
 
 impl Sandbox {
-    /// Starts the bank on `config.addr`.
+    /// Starts the bank on `config.addr`, with a fresh random admin token.
     pub async fn start(config: Config) -> std::io::Result<Sandbox> {
         if !config.addr.ip().is_loopback() {
             return Err(std::io::Error::new(
@@ -111,9 +129,12 @@ impl Sandbox {
                 "the sandbox bank listens on loopback addresses only",
             ));
         }
+        check_time_scale(config.time_scale)
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
+        let admin_token = state::random_secret()?;
         let listener = TcpListener::bind(config.addr).await?;
         let addr = listener.local_addr()?;
-        let shared = Arc::new(state::Shared::new(config));
+        let shared = Arc::new(state::Shared::new(config, addr, admin_token));
         let router = api::router(shared.clone());
         let control = Control::new(shared.clone());
         let task = tokio::spawn(serve(listener, router, shared));
@@ -137,6 +158,11 @@ impl Sandbox {
     /// Switches, faults, clock and records, from the same process.
     pub fn control(&self) -> &Control {
         &self.control
+    }
+
+    /// The per-run secret of the admin interface (`Authorization: Bearer …` on `/admin`).
+    pub fn admin_token(&self) -> &str {
+        self.control.admin_token()
     }
 
     /// Serves until the task ends (it does not, unless the listener fails).
@@ -188,6 +214,15 @@ async fn handle(
     request: Request<Incoming>,
 ) -> Result<Response<Body>, Closed> {
     let request = request.map(Body::new);
+    // A body announced over the limit is refused before it is read, on every path.
+    let announced = request
+        .headers()
+        .get(axum::http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if announced.is_some_and(|n| n > BODY_LIMIT as u64) {
+        return Ok(api::too_large());
+    }
     if !request.uri().path().starts_with("/v1/") {
         return Ok(call(router, request).await);
     }
@@ -202,7 +237,8 @@ async fn handle(
     }
     match (fault.drop, fault.status) {
         (Some(DropConnection::BeforeActing), _) => {
-            let _ = axum::body::to_bytes(request.into_body(), usize::MAX).await;
+            // Read as the normal path would, never more than it would.
+            let _ = axum::body::to_bytes(request.into_body(), BODY_LIMIT).await;
             Err(Closed)
         }
         (Some(DropConnection::AfterActing), _) => {

@@ -17,14 +17,36 @@ pub(crate) enum SignProblem {
     NotYetValid { subject: String, not_before: String },
 }
 
+/// The signer's certificate, as far as the bank needs it.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Signer {
+    /// Its common name (or the whole subject when it has none).
+    pub(crate) subject: String,
+    /// The INNs it names: INNLE (OID 1.2.643.100.4) and INN (1.2.643.3.131.1.1), the latter's
+    /// `00` prefix of a legal entity's 10-digit INN removed.
+    pub(crate) inns: Vec<String>,
+}
+
+impl Signer {
+    /// Whether the certificate is one of the company with this INN.
+    pub(crate) fn is_of(&self, inn: &str) -> bool {
+        !inn.is_empty() && self.inns.iter().any(|i| i == inn)
+    }
+}
+
+/// OIDs of the subject attributes read (printed by number: openssl 3.0 has no name for INNLE).
+const OID_CN: &str = "2.5.4.3";
+const OID_INN: &str = "1.2.643.3.131.1.1";
+const OID_INNLE: &str = "1.2.643.100.4";
+
 /// Verifies `signature` (DER) as a detached CMS signature over `content`, by a certificate
-/// valid at `now` (UTC).
+/// valid at `now` (UTC); the signer.
 pub(crate) fn verify(
     content: &[u8],
     signature: &[u8],
     now: NaiveDateTime,
     conf: Option<&Path>,
-) -> Result<(), SignProblem> {
+) -> Result<Signer, SignProblem> {
     let dir = tempfile::tempdir().map_err(|e| SignProblem::Invalid(e.to_string()))?;
     let write = |name: &str, bytes: &[u8]| {
         let path = dir.path().join(name);
@@ -68,7 +90,7 @@ pub(crate) fn verify(
             "-startdate",
             "-enddate",
             "-nameopt",
-            "utf8,sep_comma_plus",
+            "utf8,sep_multiline,oid",
         ],
     )?;
     if !ok {
@@ -81,13 +103,34 @@ pub(crate) fn verify(
             .trim()
             .to_string()
     };
-    let subject = field("subject=");
-    let subject = subject
-        .split(',')
-        .find_map(|part| part.trim().strip_prefix("CN="))
-        .unwrap_or(&subject)
-        .trim()
-        .to_string();
+    // The subject, one attribute a line: `    OID=value`.
+    let attributes: Vec<(&str, &str)> = text
+        .lines()
+        .filter(|l| l.starts_with(' '))
+        .filter_map(|l| l.trim().split_once('='))
+        .collect();
+    let subject = attributes
+        .iter()
+        .find(|(oid, _)| *oid == OID_CN)
+        .map(|(_, v)| v.trim().to_string())
+        .unwrap_or_else(|| {
+            attributes
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        });
+    let inns = attributes
+        .iter()
+        .filter(|(oid, _)| *oid == OID_INN || *oid == OID_INNLE)
+        .map(|(_, v)| {
+            let v = v.trim();
+            match v.strip_prefix("00") {
+                Some(legal) if v.len() == 12 => legal.to_string(),
+                _ => v.to_string(),
+            }
+        })
+        .collect();
     let not_before = field("notBefore=");
     let not_after = field("notAfter=");
     let parse = |text: &str| {
@@ -102,7 +145,7 @@ pub(crate) fn verify(
             subject,
             not_after: until.format("%d.%m.%Y").to_string(),
         }),
-        (Some(_), Some(_)) => Ok(()),
+        (Some(_), Some(_)) => Ok(Signer { subject, inns }),
         _ => Err(SignProblem::Invalid(format!(
             "cannot read the certificate's validity: {not_before} … {not_after}"
         ))),

@@ -48,6 +48,8 @@ pub(crate) struct PaymentRecord {
     pub(crate) account_number: String,
     pub(crate) status: OperationStatus,
     pub(crate) awaiting_signature: bool,
+    /// Taken out of the signable state by a signature being checked (one at a time).
+    pub(crate) signing: bool,
     pub(crate) payment: Payment,
 }
 
@@ -116,20 +118,156 @@ pub(crate) struct State {
     pub(crate) clock_offset: chrono::Duration,
     pub(crate) webhook: Option<String>,
     pub(crate) deliveries: Vec<Delivery>,
-    pub(crate) counter: u64,
+    /// The SBP retail points, by company.
+    pub(crate) retail_points: Vec<RetailPoint>,
+    /// Which retail point an SBP operation was paid at (the wire `Operation` does not say).
+    pub(crate) operation_points: HashMap<String, String>,
+}
+
+/// An SBP retail point of a company.
+#[derive(Clone, Debug)]
+pub(crate) struct RetailPoint {
+    pub(crate) id: String,
+    pub(crate) company_id: String,
+    pub(crate) name: String,
+    pub(crate) status: &'static str,
+}
+
+/// How many unused OAuth codes the bank keeps at once (expired ones are purged first).
+pub(crate) const MAX_CODES: usize = 1_000;
+/// How many tokens obtained through the authorization flow the bank keeps at once.
+pub(crate) const MAX_TOKENS: usize = 10_000;
+/// How many uploaded payments the bank keeps.
+pub(crate) const MAX_PAYMENTS: usize = 100_000;
+/// How many webhook delivery attempts are remembered (the oldest are forgotten).
+pub(crate) const MAX_DELIVERIES: usize = 10_000;
+/// How many SBP retail points may be registered.
+pub(crate) const MAX_RETAIL_POINTS: usize = 1_000;
+/// How far the clock may be moved either way from the real time: far enough for any test of
+/// expiry (codes, certificates, three-year tokens), near enough that every date stays readable.
+pub(crate) const MAX_CLOCK_OFFSET_DAYS: i64 = 100 * 366;
+/// The largest time scale: the last webhook retry then comes after 1000 hours.
+pub const MAX_TIME_SCALE: f64 = 1000.0;
+/// The longest injected delay.
+pub(crate) const MAX_FAULT_DELAY: Duration = Duration::from_secs(600);
+
+/// Why a control request was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ControlError(pub(crate) String);
+
+impl std::fmt::Display for ControlError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ControlError {}
+
+/// Checks a time scale: a finite number above 0 and at most [`MAX_TIME_SCALE`].
+pub fn check_time_scale(scale: f64) -> Result<f64, ControlError> {
+    if scale.is_finite() && scale > 0.0 && scale <= MAX_TIME_SCALE {
+        Ok(scale)
+    } else {
+        Err(ControlError(format!(
+            "the time scale is {scale}: expected a number above 0 and at most {MAX_TIME_SCALE} \
+             (it multiplies the webhook retry delays of 10 minutes and an hour; 0.001 makes them \
+             0.6 s and 3.6 s)"
+        )))
+    }
+}
+
+/// Checks a webhook address: HTTPS, as the bank uses only HTTPS addresses (API.md, Events),
+/// or plain HTTP to a loopback address, for tests.
+pub fn check_webhook_url(url: &str) -> Result<(), ControlError> {
+    let refused = |why: &str| {
+        Err(ControlError(format!(
+            "the webhook address {url:?} {why}: expected an HTTPS address (https://…), or \
+             http:// to 127.0.0.1, [::1] or localhost for tests"
+        )))
+    };
+    let Ok(parsed) = reqwest::Url::parse(url) else {
+        return refused("is not a URL");
+    };
+    if !parsed.username().is_empty() || parsed.password().is_some() {
+        return refused("carries credentials");
+    }
+    let Some(host) = parsed.host_str() else {
+        return refused("has no host");
+    };
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    let loopback = bare.eq_ignore_ascii_case("localhost")
+        || bare
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback());
+    match parsed.scheme() {
+        "https" => Ok(()),
+        "http" if loopback => Ok(()),
+        "http" => refused("is plain HTTP to a host that is not loopback"),
+        _ => refused("is neither HTTPS nor HTTP"),
+    }
+}
+
+/// Random bytes from the operating system's CSPRNG.
+pub(crate) fn random_bytes<const N: usize>() -> std::io::Result<[u8; N]> {
+    let mut bytes = [0u8; N];
+    getrandom::fill(&mut bytes).map_err(|e| std::io::Error::other(e.to_string()))?;
+    Ok(bytes)
+}
+
+/// A random (version 4) UUID.
+pub(crate) fn random_uuid() -> std::io::Result<String> {
+    let mut b = random_bytes::<16>()?;
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    let hex = hex(&b);
+    Ok(format!(
+        "{}-{}-{}-{}-{}",
+        &hex[0..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..32]
+    ))
+}
+
+/// A random secret of 32 bytes, as 64 hexadecimal digits.
+pub(crate) fn random_secret() -> std::io::Result<String> {
+    Ok(hex(&random_bytes::<32>()?))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    bytes.iter().fold(String::new(), |mut out, b| {
+        let _ = write!(out, "{b:02x}");
+        out
+    })
+}
+
+/// Equal strings, compared in time independent of where they differ.
+pub(crate) fn same_secret(a: &str, b: &str) -> bool {
+    a.len() == b.len()
+        && a.bytes()
+            .zip(b.bytes())
+            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+            == 0
 }
 
 pub(crate) struct Shared {
     pub(crate) config: Config,
+    /// Where the bank listens: admin requests must name it in `Host`.
+    pub(crate) addr: std::net::SocketAddr,
+    /// The per-run secret of the admin interface.
+    pub(crate) admin_token: String,
     state: Mutex<State>,
     pub(crate) http: reqwest::Client,
 }
 
 impl Shared {
-    pub(crate) fn new(config: Config) -> Shared {
+    pub(crate) fn new(config: Config, addr: std::net::SocketAddr, admin_token: String) -> Shared {
         let (companies, accounts) = data::companies();
         let start = NaiveDate::from_ymd_opt(2026, 6, 1).unwrap_or_default();
         let operations = data::operations(&accounts, start);
+        let (retail_points, operation_points) = data::retail_points(&companies, &operations);
         let far = NaiveDate::from_ymd_opt(2099, 12, 31)
             .unwrap_or_default()
             .and_time(chrono::NaiveTime::MIN);
@@ -161,6 +299,8 @@ impl Shared {
             .collect();
         Shared {
             config,
+            addr,
+            admin_token,
             state: Mutex::new(State {
                 companies,
                 accounts,
@@ -173,10 +313,13 @@ impl Shared {
                 clock_offset: chrono::Duration::zero(),
                 webhook: None,
                 deliveries: Vec::new(),
-                counter: 0,
+                retail_points,
+                operation_points,
             }),
             http: reqwest::Client::builder()
                 .timeout(Duration::from_secs(10))
+                // A webhook goes where it was registered, never where a redirect points.
+                .redirect(reqwest::redirect::Policy::none())
                 .build()
                 .unwrap_or_default(),
         }
@@ -219,31 +362,54 @@ impl Shared {
         let now = chrono::DateTime::from_timestamp(since.as_secs() as i64, since.subsec_nanos())
             .unwrap_or_default()
             .naive_utc();
-        now + self.lock().clock_offset
+        // The offset is kept within MAX_CLOCK_OFFSET_DAYS, so this cannot overflow; if it
+        // could, the real time is the better answer than none.
+        let offset = self.lock().clock_offset;
+        now.checked_add_signed(offset).unwrap_or(now)
     }
 
     /// Now in Moscow (UTC+3), as the bank writes times.
     pub(crate) fn now_moscow(&self) -> NaiveDateTime {
-        self.now_utc() + chrono::Duration::hours(3)
+        let now = self.now_utc();
+        now.checked_add_signed(chrono::Duration::hours(3))
+            .unwrap_or(now)
+    }
+
+    /// Moves the clock by `by`, within [`MAX_CLOCK_OFFSET_DAYS`] of the real time.
+    pub(crate) fn advance_clock(
+        &self,
+        by: chrono::Duration,
+    ) -> Result<NaiveDateTime, ControlError> {
+        let limit = chrono::Duration::days(MAX_CLOCK_OFFSET_DAYS);
+        {
+            let mut state = self.lock();
+            match state.clock_offset.checked_add(&by) {
+                Some(offset) if offset.abs() <= limit => state.clock_offset = offset,
+                _ => {
+                    return Err(ControlError(format!(
+                        "the clock cannot move by {} s: it would end more than {} days away \
+                         from the real time",
+                        by.num_seconds(),
+                        MAX_CLOCK_OFFSET_DAYS
+                    )));
+                }
+            }
+        }
+        Ok(self.now_utc())
     }
 
     /// The webhook retry schedule: at once, 10 minutes after a failure, an hour after that.
     pub(crate) fn webhook_delays(&self) -> [Duration; 3] {
-        let scale = self.config.time_scale.max(0.0);
-        [
-            Duration::ZERO,
-            Duration::from_secs_f64(600.0 * scale),
-            Duration::from_secs_f64(3600.0 * scale),
-        ]
+        // The scale was checked at start; a scale that was not is taken as 1.
+        let scale = check_time_scale(self.config.time_scale).unwrap_or(1.0);
+        let scaled = |seconds: f64| {
+            Duration::try_from_secs_f64(seconds * scale).unwrap_or(Duration::from_secs(3600))
+        };
+        [Duration::ZERO, scaled(600.0), scaled(3600.0)]
     }
 }
 
 impl State {
-    pub(crate) fn next_id(&mut self, kind: u32) -> String {
-        self.counter += 1;
-        data::uuid(kind, 1_000_000 + self.counter)
-    }
-
     /// Whose account this is: its record, if the user may see it.
     pub(crate) fn account(&self, id_or_number: &str) -> Option<&AccountRecord> {
         self.accounts.iter().find(|a| {
@@ -310,14 +476,25 @@ impl Control {
         self.shared.lock().fault = fault;
     }
 
-    /// Moves the clock (codes expire, certificates age).
-    pub fn advance_clock(&self, by: chrono::Duration) {
-        self.shared.lock().clock_offset += by;
+    /// Moves the clock (codes expire, certificates age); the sandbox's time now (UTC). The
+    /// clock stays within 100 years of the real time: a move beyond is refused.
+    pub fn advance_clock(&self, by: chrono::Duration) -> Result<NaiveDateTime, ControlError> {
+        self.shared.advance_clock(by)
     }
 
-    /// Registers the webhook address (any http(s) URL here; the real bank uses HTTPS only).
-    pub fn set_webhook(&self, url: Option<String>) {
+    /// Registers the webhook address: HTTPS, or plain HTTP to loopback for tests
+    /// ([`check_webhook_url`]); `None` removes it.
+    pub fn set_webhook(&self, url: Option<String>) -> Result<(), ControlError> {
+        if let Some(url) = &url {
+            check_webhook_url(url)?;
+        }
         self.shared.lock().webhook = url;
+        Ok(())
+    }
+
+    /// The per-run secret the admin interface wants in `Authorization: Bearer …`.
+    pub fn admin_token(&self) -> &str {
+        &self.shared.admin_token
     }
 
     /// Every webhook delivery attempt so far.
@@ -357,12 +534,18 @@ pub(crate) fn deliver(shared: Arc<Shared>, url: String, notification: Notificati
                 .await
                 .ok()
                 .map(|r| r.status().as_u16());
-            shared.lock().deliveries.push(Delivery {
-                operation_id: notification.operation.id.clone(),
-                attempt: attempt as u32 + 1,
-                status,
-                body: body.clone(),
-            });
+            {
+                let mut state = shared.lock();
+                if state.deliveries.len() >= MAX_DELIVERIES {
+                    state.deliveries.remove(0);
+                }
+                state.deliveries.push(Delivery {
+                    operation_id: notification.operation.id.clone(),
+                    attempt: attempt as u32 + 1,
+                    status,
+                    body: body.clone(),
+                });
+            }
             if status == Some(200) {
                 return;
             }

@@ -1,8 +1,11 @@
 //! The pipeline end to end against the built-in sandbox bank, with the sample files of
 //! `testdata/valid/` — what `clientbank watch` will do for each file dropped in its inbox:
 //! read and check, upload (1C files through `/operation-upload/1c`, JSON requests through
-//! `/operation-upload`), collect the ids, sign them with a detached CMS signature made by the
-//! `openssl` command, and read back the executed operations and the balance.
+//! `/operation-upload` with `targetStatus: InSigning`), collect the ids, sign the payments
+//! awaiting signature with a detached CMS signature made by the `openssl` command (a throwaway
+//! certificate of the payer company, named by its INN), and read back the executed operations
+//! and the balance. The 1C uploads are drafts, as the bank makes them: drafts are signed in the
+//! bank's cabinet, not through the API.
 //!
 //! cargo run -p clientbank --example pipeline
 
@@ -44,6 +47,7 @@ async fn main() -> Result<()> {
     );
 
     let mut ids = Vec::new();
+    let mut drafts = Vec::new();
     for name in [
         "payment-orders-cp1251-crlf.txt",
         "payment-order-1.02-cp1251.txt",
@@ -74,12 +78,16 @@ async fn main() -> Result<()> {
         for error in &result.errors {
             println!("  refused: {error}");
         }
-        ids.extend(result.ids);
+        drafts.extend(result.ids);
     }
     let (requests, _) = read_requests(&std::fs::read(testdata().join("upload-requests.json"))?)
         .map_err(|f| f.to_string())?;
     for request in &requests {
-        let result = client.upload(request).await?;
+        let mut request = request.clone();
+        request.parameters = Some(clientbank_payment::json::Parameters {
+            target_status: Some(clientbank_payment::json::IN_SIGNING.to_string()),
+        });
+        let result = client.upload(&request).await?;
         println!(
             "upload-requests.json: payment {} uploaded as JSON: {:?}",
             request.payment.number.as_deref().unwrap_or("?"),
@@ -88,6 +96,10 @@ async fn main() -> Result<()> {
         ids.extend(result.created().into_iter().map(str::to_string));
     }
 
+    println!(
+        "{} draft(s) from 1C files: to be signed in the bank's cabinet",
+        drafts.len()
+    );
     let content = SignRequest::signed_content(&ids);
     let signature = sign(&content)?;
     let answer = client
@@ -168,7 +180,8 @@ fn sign(content: &str) -> Result<String> {
         "1",
         "-utf8",
         "-subj",
-        "/CN=Главный бухгалтер/O=Ромашка",
+        // The bank takes the signing company from the certificate's INN.
+        "/CN=Главный бухгалтер/O=Ромашка/INN=007701234560",
     ])?;
     run(&[
         "cms",

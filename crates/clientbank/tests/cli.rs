@@ -167,3 +167,71 @@ fn sandbox_command_serves_the_companies() {
     let refused = clientbank(&["sandbox", "--addr", "0.0.0.0:0"]);
     assert_eq!(code(&refused), 2);
 }
+
+/// `clientbank sandbox` prints a per-run admin token; the admin interface wants it.
+#[test]
+fn sandbox_command_prints_the_admin_token() {
+    use std::io::{BufRead, Read, Write};
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let addr = format!("127.0.0.1:{port}");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_clientbank"))
+        .args(["sandbox", "--addr", &addr])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let stdout = child.stdout.take().unwrap();
+    let token = std::io::BufReader::new(stdout)
+        .lines()
+        .map_while(Result::ok)
+        .find_map(|line| {
+            line.trim()
+                .strip_prefix("admin token: ")
+                .and_then(|rest| rest.split_whitespace().next())
+                .map(str::to_string)
+        });
+    let exchange = |token: &str| {
+        let body = r#"{"on": false}"#;
+        let request = format!(
+            "POST /admin/maintenance HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        let mut stream = std::net::TcpStream::connect(&addr).unwrap();
+        stream.write_all(request.as_bytes()).unwrap();
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).unwrap();
+        answer
+    };
+    let (with, without) = match &token {
+        Some(token) => (exchange(token), exchange("not-the-token")),
+        None => (String::new(), String::new()),
+    };
+    child.kill().ok();
+    child.wait().ok();
+    let token = token.expect("the admin token is printed");
+    assert_eq!(token.len(), 64, "{token}");
+    assert!(with.starts_with("HTTP/1.1 200"), "{with}");
+    assert!(without.starts_with("HTTP/1.1 401"), "{without}");
+}
+
+/// `--time-scale` must be a number above 0 and at most 1000: the rest is refused, exit 2.
+#[test]
+fn sandbox_command_refuses_bad_time_scales() {
+    for scale in ["1e300", "-1", "nan", "inf", "0", "-0"] {
+        let output = clientbank(&[
+            "sandbox",
+            "--addr",
+            "127.0.0.1:0",
+            &format!("--time-scale={scale}"),
+        ]);
+        assert_eq!(code(&output), 2, "{scale}");
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert!(
+            stderr.contains("--time-scale") && stderr.contains("above 0"),
+            "{scale}: {stderr}"
+        );
+    }
+}

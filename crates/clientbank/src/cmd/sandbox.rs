@@ -1,4 +1,5 @@
-//! `clientbank sandbox [--addr 127.0.0.1:PORT]`: the local sandbox bank, until interrupted.
+//! `clientbank sandbox [--addr 127.0.0.1:PORT] [--time-scale X]`: the local sandbox bank, until
+//! interrupted. It prints the per-run admin token the admin interface wants.
 
 use std::net::SocketAddr;
 
@@ -7,6 +8,10 @@ use clientbank_sandbox::{Config, Sandbox};
 use crate::exit::{Failure, Outcome};
 
 pub(crate) fn run(addr: SocketAddr, time_scale: f64) -> Result<Outcome, Failure> {
+    if let Err(e) = clientbank_sandbox::check_time_scale(time_scale) {
+        eprintln!("clientbank: --time-scale: {e}");
+        return Ok(Outcome::Unreadable);
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
@@ -26,6 +31,7 @@ pub(crate) fn run(addr: SocketAddr, time_scale: f64) -> Result<Outcome, Failure>
         println!("sandbox bank at {}", sandbox.url());
         println!("  sandbox mode: header `sandbox: on`, token sandboxtoken (app sandboxapp / sandboxappsecret)");
         println!("  admin: http://{}/admin (maintenance, faults, clock, webhook, payments)", sandbox.addr());
+        println!("  admin token: {} (send `Authorization: Bearer TOKEN`, JSON bodies)", sandbox.admin_token());
         tokio::select! {
             _ = sandbox.wait() => {}
             _ = tokio::signal::ctrl_c() => println!("stopped"),
