@@ -317,9 +317,10 @@ fn kind_of(raw: &str) -> &'static str {
     }
 }
 
-/// A value as found, short enough for a message.
+/// A value as found (a string's text, other values as written), short enough for a message.
 fn shown(raw: &str) -> String {
-    let raw = raw.trim();
+    let decoded = serde_json::from_str::<String>(raw).ok();
+    let raw = decoded.as_deref().unwrap_or(raw.trim());
     match raw.char_indices().nth(80) {
         Some((at, _)) => format!("{}…", &raw[..at]),
         None => raw.to_string(),
@@ -574,7 +575,14 @@ pub fn read_upload(bytes: &[u8]) -> Result<Vec<ReadRequest>, Finding> {
             line,
         )
     })?;
-    let top: &RawValue = serde_json::from_str(text).map_err(|e| refuse(e.to_string(), e.line()))?;
+    // A syntax error is described as a plain reading describes it ("trailing comma").
+    let syntax = |e: serde_json::Error| {
+        let e = serde_json::from_str::<serde_json::Value>(text)
+            .err()
+            .unwrap_or(e);
+        refuse(e.to_string(), e.line())
+    };
+    let top: &RawValue = serde_json::from_str(text).map_err(syntax)?;
     let lines = LineIndex::new(text);
     let items: Vec<&RawValue> = match top.get().trim_start().bytes().next() {
         Some(b'[') => {
