@@ -346,15 +346,16 @@ fn read_field(json: &mut PaymentJson, name: &str, raw: &str) -> Option<Result<()
     let text = |slot: &mut Option<String>| text_value(raw).map(|v| *slot = v);
     Some(match name {
         "Number" => text(&mut json.number),
-        "Date" => text_value(raw).and_then(|v| match v.as_deref().map(str::trim) {
-            None | Some("") => Ok(json.date = None),
-            Some(value) => parse_date(value)
-                .map(|d| json.date = Some(d))
-                .ok_or_else(|| {
-                    "expected a date that exists, written ДД.ММ.ГГГГ, YYYY-MM-DD or as an ISO 8601 \
-                 date-time"
+        "Date" => text_value(raw).and_then(|v| {
+            json.date = match v.as_deref().map(str::trim) {
+                None | Some("") => None,
+                Some(value) => Some(parse_date(value).ok_or_else(|| {
+                    "expected a date that exists, written ДД.ММ.ГГГГ, YYYY-MM-DD or as an ISO \
+                     8601 date-time"
                         .to_string()
-                }),
+                })?),
+            };
+            Ok(())
         }),
         "Sum" => {
             let mut deserializer = serde_json::Deserializer::from_str(raw);
