@@ -48,6 +48,14 @@ fields! {
     PayerBik = None, PayerBik;
     /// Field 12, the payer bank's correspondent account.
     PayerCorrAccount = None, PayerCorrAccount;
+    /// Field 10, the payer's bank.
+    PayerBankName = None, PayerBank1;
+    /// The payer bank's city.
+    PayerBankCity = None, PayerBank2;
+    /// Field 13, the recipient's bank.
+    RecipientBankName = None, RecipientBank1;
+    /// The recipient bank's city.
+    RecipientBankCity = None, RecipientBank2;
     /// Field 16, the recipient's name.
     RecipientName = Some("RecipientName"), Recipient1;
     /// Field 61, the recipient's INN.
@@ -155,10 +163,13 @@ codes! {
     TreasuryAccount = "treasury-account", Error;
     /// A correspondent account that is not `301…` (or the treasury's `40102…`).
     CorrAccountFormat = "corr-account-format", Error;
-    /// A UIN that is not `0`, 20 or 25 digits, or is all zeros.
+    /// A budget payment's UIN that is not `0`, 20 or 25 digits, or is all zeros.
     UinFormat = "uin-format", Error;
     /// A UIN whose check digit is wrong.
     UinCheckDigit = "uin-check-digit", Error;
+    /// Field 22 of an ordinary payment holding something other than a valid UIN: the payee's
+    /// own payment identifier, which has no check digit.
+    PayeeIdentifier = "payee-identifier", Warning;
     /// A KBK that is not 20 digits or is all zeros.
     KbkFormat = "kbk-format", Error;
     /// A KBK with the template administrator `000`.
@@ -206,9 +217,9 @@ codes! {
     PurposeTooLong = "purpose-too-long", Error;
     /// A name longer than 160 characters.
     NameTooLong = "name-too-long", Error;
-    /// A line break, tab or other control character in a text field.
+    /// A line break, tab or other control character in any field: a 1C file cannot hold it.
     ControlCharacter = "control-character", Error;
-    /// A character the 1C file (CP1251) cannot hold.
+    /// A character the 1C file's encoding (CP1251, or the one asked for) cannot hold.
     Unrepresentable = "unrepresentable-character", Error;
     /// A commercial payment whose purpose does not mention VAT (Tax Code art. 168).
     VatNotMentioned = "vat-not-mentioned", Warning;

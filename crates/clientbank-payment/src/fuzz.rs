@@ -3,19 +3,27 @@
 
 use clientbank_format::Encoding;
 
-use crate::json::{PaymentJson, read_requests};
+use crate::json::{PaymentJson, read_upload};
 use crate::{Context, onec, validate};
 
-/// Any bytes as JSON upload requests: reading, validating and mapping never panic; a request
-/// the rules find nothing to say about survives JSON → 1C → JSON unchanged, in every encoding
-/// that can hold it.
+/// Any bytes as JSON upload requests: reading, validating and mapping never panic; every
+/// finding of reading names its payment and line; a request the rules find nothing to say
+/// about survives JSON → 1C → JSON unchanged, in every encoding that can hold it.
 pub fn json(data: &[u8]) {
-    let Ok((requests, _)) = read_requests(data) else {
+    let Ok(read) = read_upload(data) else {
         return;
     };
-    for request in requests {
-        let payment = request.payment.to_payment();
-        let findings = validate(&payment, &Context::default());
+    for (index, request) in read.iter().enumerate() {
+        for finding in &request.findings {
+            assert_eq!(finding.payment, Some(index), "{finding}");
+            assert!(finding.line.is_some_and(|l| l > 0), "{finding}");
+        }
+        let findings = request.validate(index, &Context::default(), Encoding::Cp1251);
+        if !request.readable {
+            assert_eq!(findings.len(), request.findings.len());
+            continue;
+        }
+        let payment = request.request.payment.to_payment();
         let (canonical, _) = PaymentJson::from_payment(&payment);
         for encoding in [Encoding::Cp1251, Encoding::Cp866, Encoding::Utf8] {
             let (exchange, mapping) = onec::to_exchange(std::slice::from_ref(&payment), encoding);

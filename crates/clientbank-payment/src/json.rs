@@ -8,12 +8,14 @@
 //! no value.
 
 use chrono::{DateTime, FixedOffset, NaiveDate, NaiveDateTime};
+use clientbank_format::Encoding;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::finding::{Code, Field, Finding};
 use crate::payment::{Budget, Payment, ThirdParty};
+use crate::validate::{Context, validate_in};
 
 /// `parameters.targetStatus` that sends a payment straight to signing.
 pub const IN_SIGNING: &str = "InSigning";
@@ -115,7 +117,8 @@ pub struct ThirdPersonJson {
     pub kpp: String,
 }
 
-/// The field names of `payment`, for reporting the ones the request does not have.
+/// The field names of `payment`: [`read_field`] reads each (a test holds them together).
+#[cfg(test)]
 const PAYMENT_FIELDS: &[&str] = &[
     "Number",
     "Date",
@@ -191,57 +194,440 @@ pub fn parse_date(text: &str) -> Option<NaiveDate> {
         .map(|at| at.date())
 }
 
-/// Reads a JSON file holding one upload request or an array of them. Syntax and type errors
-/// refuse the input with the line and column; fields the request does not have are findings.
-pub fn read_requests(bytes: &[u8]) -> Result<(Vec<UploadRequest>, Vec<Finding>), Finding> {
-    let refuse = |e: serde_json::Error| {
-        let mut finding = Finding::new(Code::JsonInvalid, None, e.to_string());
-        finding.line = u32::try_from(e.line()).ok().filter(|&l| l > 0);
-        finding
-    };
-    let value: Value = serde_json::from_slice(bytes).map_err(refuse)?;
-    let requests = match &value {
-        Value::Array(_) => serde_json::from_slice::<Vec<UploadRequest>>(bytes),
-        Value::Object(_) => serde_json::from_slice::<UploadRequest>(bytes).map(|r| vec![r]),
-        _ => {
-            return Err(Finding::new(
-                Code::JsonInvalid,
-                None,
-                "expected an upload request {\"payment\": {…}} or an array of them",
-            ));
+/// One request of a JSON upload, as far as it could be read.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReadRequest {
+    /// The request; a value that could not be read leaves its field empty.
+    pub request: UploadRequest,
+    /// Whether it is an upload request at all (an object with a `payment` object). One that is
+    /// not has only its reading finding and is not validated.
+    pub readable: bool,
+    /// What reading found, located: fields the request does not have (`unknown-field`),
+    /// values of the wrong type or form (`json-invalid`).
+    pub findings: Vec<Finding>,
+    /// The 1-based line where the request starts.
+    pub line: Option<u32>,
+    /// The line of each payment field present, by its JSON name (`Date`,
+    /// `PayformDataThirdPerson.INN`).
+    pub lines: Vec<(String, u32)>,
+    /// The fields whose values could not be read.
+    pub unread: Vec<Field>,
+}
+
+impl ReadRequest {
+    /// The line of `field` when the JSON has it, else the request's.
+    pub fn line_of(&self, field: Option<Field>) -> Option<u32> {
+        field
+            .and_then(Field::json)
+            .and_then(|name| self.lines.iter().find(|(n, _)| n == name))
+            .map(|&(_, line)| line)
+            .or(self.line)
+    }
+
+    /// The request's findings: reading's, then every rule's (characters checked against
+    /// `encoding`), each located by its field's line and marked as payment `index` (0-based).
+    /// A field whose value could not be read is not reported missing as well.
+    pub fn validate(&self, index: usize, context: &Context, encoding: Encoding) -> Vec<Finding> {
+        let mut findings = self.findings.clone();
+        if self.readable {
+            let payment = self.request.payment.to_payment();
+            let mut found = validate_in(&payment, context, encoding);
+            found.retain(|f| {
+                f.code != Code::Missing || !f.field.is_some_and(|x| self.unread.contains(&x))
+            });
+            for finding in &mut found {
+                finding.line = self.line_of(finding.field);
+            }
+            findings.extend(found);
+        }
+        for finding in &mut findings {
+            finding.payment = Some(index);
+        }
+        findings
+    }
+}
+
+/// The lines of a text, for locating offsets without rescanning it.
+struct LineIndex {
+    base: usize,
+    newlines: Vec<usize>,
+}
+
+impl LineIndex {
+    fn new(text: &str) -> LineIndex {
+        LineIndex {
+            base: text.as_ptr() as usize,
+            newlines: text
+                .bytes()
+                .enumerate()
+                .filter(|&(_, b)| b == b'\n')
+                .map(|(i, _)| i)
+                .collect(),
         }
     }
-    .map_err(refuse)?;
-    let objects: Vec<&Value> = match &value {
-        Value::Array(items) => items.iter().collect(),
-        other => vec![other],
-    };
-    let mut findings = Vec::new();
-    for (index, object) in objects.iter().enumerate() {
-        let mut unknown = |name: String| {
-            let mut finding = Finding::new(
-                Code::UnknownField,
-                None,
-                format!("the upload request has no field {name}; it is ignored"),
-            )
-            .found(name);
-            finding.payment = Some(index);
-            findings.push(finding);
-        };
-        if let Some(map) = object.as_object() {
-            for key in map.keys() {
-                if !matches!(key.as_str(), "payment" | "parameters") {
-                    unknown(key.clone());
-                }
+
+    /// The 1-based line of a slice of the text.
+    fn line_of(&self, slice: &str) -> u32 {
+        let offset = (slice.as_ptr() as usize).saturating_sub(self.base);
+        u32::try_from(self.newlines.partition_point(|&nl| nl < offset) + 1).unwrap_or(u32::MAX)
+    }
+
+    /// The line of an error serde_json reports inside `slice`.
+    fn line_in(&self, slice: &str, error: &serde_json::Error) -> u32 {
+        self.line_of(slice)
+            .saturating_add(u32::try_from(error.line().saturating_sub(1)).unwrap_or(0))
+    }
+}
+
+/// The members of a JSON object in file order, values unread.
+struct Entries<'a>(Vec<(String, &'a RawValue)>);
+
+impl<'de> Deserialize<'de> for Entries<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Members;
+        impl<'de> serde::de::Visitor<'de> for Members {
+            type Value = Entries<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object")
             }
-            if let Some(payment) = map.get("payment").and_then(Value::as_object) {
-                for key in payment.keys() {
-                    if !PAYMENT_FIELDS.contains(&key.as_str()) {
-                        unknown(format!("payment.{key}"));
-                    }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Entries<'de>, A::Error> {
+                let mut entries = Vec::new();
+                while let Some(entry) = map.next_entry::<String, &'de RawValue>()? {
+                    entries.push(entry);
+                }
+                Ok(Entries(entries))
+            }
+        }
+        deserializer.deserialize_map(Members)
+    }
+}
+
+/// What a JSON value is, for messages.
+fn kind_of(raw: &str) -> &'static str {
+    match raw.trim_start().bytes().next() {
+        Some(b'{') => "an object",
+        Some(b'[') => "an array",
+        Some(b'"') => "a string",
+        Some(b't' | b'f') => "a boolean",
+        Some(b'n') => "null",
+        _ => "a number",
+    }
+}
+
+/// A value as found (a string's text, other values as written), short enough for a message.
+fn shown(raw: &str) -> String {
+    let decoded = serde_json::from_str::<String>(raw).ok();
+    let raw = decoded.as_deref().unwrap_or(raw.trim());
+    match raw.char_indices().nth(80) {
+        Some((at, _)) => format!("{}…", &raw[..at]),
+        None => raw.to_string(),
+    }
+}
+
+fn object_members(raw: &RawValue) -> Option<Vec<(String, &RawValue)>> {
+    if !raw.get().trim_start().starts_with('{') {
+        return None;
+    }
+    serde_json::from_str::<Entries<'_>>(raw.get())
+        .ok()
+        .map(|e| e.0)
+}
+
+fn text_value(raw: &str) -> Result<Option<String>, String> {
+    serde_json::from_str::<Option<String>>(raw)
+        .map_err(|_| format!("expected a string in quotes, found {}", kind_of(raw)))
+}
+
+/// Reads one member of `payment` into `json`; `None` when the request has no such field.
+fn read_field(json: &mut PaymentJson, name: &str, raw: &str) -> Option<Result<(), String>> {
+    let text = |slot: &mut Option<String>| text_value(raw).map(|v| *slot = v);
+    Some(match name {
+        "Number" => text(&mut json.number),
+        "Date" => text_value(raw).and_then(|v| {
+            json.date = match v.as_deref().map(str::trim) {
+                None | Some("") => None,
+                Some(value) => Some(parse_date(value).ok_or_else(|| {
+                    "expected a date that exists, written ДД.ММ.ГГГГ, YYYY-MM-DD or as an ISO \
+                     8601 date-time"
+                        .to_string()
+                })?),
+            };
+            Ok(())
+        }),
+        "Sum" => {
+            let mut deserializer = serde_json::Deserializer::from_str(raw);
+            rust_decimal::serde::arbitrary_precision_option::deserialize(&mut deserializer)
+                .map(|sum| json.sum = sum)
+                .map_err(|_| {
+                    "expected an amount: a number or a numeric string such as 1500.00".to_string()
+                })
+        }
+        "PayerAccount" => text(&mut json.payer_account),
+        "RecipientName" => text(&mut json.recipient_name),
+        "RecipientINN" => text(&mut json.recipient_inn),
+        "RecipientKPP" => text(&mut json.recipient_kpp),
+        "RecipientAccount" => text(&mut json.recipient_account),
+        "RecipientBankBik" => text(&mut json.recipient_bank_bik),
+        "RecipientBankCorrAccount" => text(&mut json.recipient_bank_corr_account),
+        "PaymentPurpose" => text(&mut json.payment_purpose),
+        "TypeIndicator" => text(&mut json.type_indicator),
+        "PayerStatus" => text(&mut json.payer_status),
+        "KBK" => text(&mut json.kbk),
+        "OKTMO" => text(&mut json.oktmo),
+        "PaymentBase" => text(&mut json.payment_base),
+        "Period" => text(&mut json.period),
+        "BudgetDocNumber" => text(&mut json.budget_doc_number),
+        "BudgetDocDate" => text(&mut json.budget_doc_date),
+        "PaymentPurposeCode" => text(&mut json.payment_purpose_code),
+        "PayerInn" => text(&mut json.payer_inn),
+        _ => return None,
+    })
+}
+
+/// Reads requests one by one, field by field, so that one bad value is that payment's finding.
+struct Reading<'t> {
+    lines: &'t LineIndex,
+    read: ReadRequest,
+    seen: Vec<String>,
+}
+
+impl Reading<'_> {
+    fn invalid(&mut self, field: Option<Field>, raw: &str, line: u32, message: String) {
+        let mut finding = Finding::new(Code::JsonInvalid, field, message).found(shown(raw));
+        finding.line = Some(line);
+        self.read.findings.push(finding);
+        if let Some(field) = field {
+            self.read.unread.push(field);
+        }
+    }
+
+    fn unknown(&mut self, name: String, line: u32) {
+        let mut finding = Finding::new(
+            Code::UnknownField,
+            None,
+            format!("the upload request has no field {name}; it is ignored"),
+        )
+        .found(name);
+        finding.line = Some(line);
+        self.read.findings.push(finding);
+    }
+
+    /// A member seen before: the request has each field once.
+    fn repeated(&mut self, name: &str, field: Option<Field>, raw: &RawValue) -> bool {
+        if !self.seen.iter().any(|n| n == name) {
+            self.seen.push(name.to_string());
+            return false;
+        }
+        let line = self.lines.line_of(raw.get());
+        let mut finding = Finding::new(
+            Code::JsonInvalid,
+            field,
+            format!("{name} is given twice; the first value is read — keep one"),
+        )
+        .found(shown(raw.get()));
+        finding.line = Some(line);
+        self.read.findings.push(finding);
+        true
+    }
+
+    fn payment(&mut self, members: Vec<(String, &RawValue)>) {
+        for (name, raw) in members {
+            let field = Field::ALL.iter().copied().find(|f| f.json() == Some(&name));
+            if self.repeated(&format!("payment.{name}"), field, raw) {
+                continue;
+            }
+            let line = self.lines.line_of(raw.get());
+            if name == "PayformDataThirdPerson" {
+                self.read.lines.push((name, line));
+                self.third_person(raw);
+                continue;
+            }
+            match read_field(&mut self.read.request.payment, &name, raw.get()) {
+                None => self.unknown(format!("payment.{name}"), line),
+                Some(Ok(())) => self.read.lines.push((name, line)),
+                Some(Err(why)) => {
+                    let message = format!("{name}: {why}");
+                    self.read.lines.push((name, line));
+                    self.invalid(field, raw.get(), line, message);
                 }
             }
         }
+    }
+
+    fn third_person(&mut self, raw: &RawValue) {
+        let line = self.lines.line_of(raw.get());
+        if raw.get().trim() == "null" {
+            return;
+        }
+        let Some(members) = object_members(raw) else {
+            let message = format!(
+                "PayformDataThirdPerson: expected an object {{\"Name\", \"INN\", \"KPP\"}}, \
+                 found {}",
+                kind_of(raw.get())
+            );
+            self.invalid(Some(Field::ThirdPartyName), raw.get(), line, message);
+            return;
+        };
+        let mut third = ThirdPersonJson::default();
+        for (name, value) in members {
+            let full = format!("PayformDataThirdPerson.{name}");
+            let field = Field::ALL.iter().copied().find(|f| f.json() == Some(&full));
+            if self.repeated(&format!("payment.{full}"), field, value) {
+                continue;
+            }
+            let line = self.lines.line_of(value.get());
+            let slot = match name.as_str() {
+                "Name" => &mut third.name,
+                "INN" => &mut third.inn,
+                "KPP" => &mut third.kpp,
+                _ => {
+                    self.unknown(format!("payment.{full}"), line);
+                    continue;
+                }
+            };
+            self.read.lines.push((full.clone(), line));
+            match text_value(value.get()) {
+                Ok(text) => *slot = text.unwrap_or_default(),
+                Err(why) => self.invalid(field, value.get(), line, format!("{full}: {why}")),
+            }
+        }
+        self.read.request.payment.payform_data_third_person = Some(third);
+    }
+
+    fn request(&mut self, raw: &RawValue) {
+        let line = self.lines.line_of(raw.get());
+        self.read.line = Some(line);
+        let Some(members) = object_members(raw) else {
+            let message = format!(
+                "expected an upload request {{\"payment\": {{…}}}}, found {}",
+                kind_of(raw.get())
+            );
+            self.invalid(None, raw.get(), line, message);
+            return;
+        };
+        let mut payment = None;
+        let mut top = Vec::new();
+        for (name, value) in members {
+            if self.repeated(&name, None, value) {
+                continue;
+            }
+            let line = self.lines.line_of(value.get());
+            match name.as_str() {
+                "payment" => payment = Some(value),
+                "parameters" => match serde_json::from_str::<Option<Parameters>>(value.get()) {
+                    Ok(parameters) => self.read.request.parameters = parameters,
+                    Err(e) => {
+                        let line = self.lines.line_in(value.get(), &e);
+                        self.invalid(None, value.get(), line, format!("parameters: {e}"));
+                    }
+                },
+                _ => top.push((name, line)),
+            }
+        }
+        for (name, line) in top {
+            self.unknown(name, line);
+        }
+        match payment {
+            None => {
+                let message = "the request has no \"payment\" object".to_string();
+                self.invalid(None, "", line, message);
+                if let Some(finding) = self.read.findings.last_mut() {
+                    finding.found = None;
+                }
+            }
+            Some(raw) => match object_members(raw) {
+                Some(members) => {
+                    self.read.readable = true;
+                    self.payment(members);
+                }
+                None => {
+                    let line = self.lines.line_of(raw.get());
+                    let message =
+                        format!("payment: expected an object, found {}", kind_of(raw.get()));
+                    self.invalid(None, raw.get(), line, message);
+                }
+            },
+        }
+    }
+}
+
+/// Reads a JSON upload: one upload request or an array of them, in UTF-8 (a byte order mark
+/// before it is skipped). Input that is not an upload at all — not UTF-8, a syntax error, a
+/// value other than an object or an array — is refused with one finding and its line. Anything
+/// else is read request by request and field by field: a request that is not an object, a
+/// value of the wrong type or form (`"Date": "31.11.2026"`, `"Sum": "12,50"`), a field the
+/// request does not have are findings of that request, located by line, and every other
+/// request and field is still read.
+pub fn read_upload(bytes: &[u8]) -> Result<Vec<ReadRequest>, Finding> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let refuse = |message: String, line: usize| {
+        let mut finding = Finding::new(Code::JsonInvalid, None, message);
+        finding.line = u32::try_from(line).ok().filter(|&l| l > 0);
+        finding
+    };
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        let at = e.valid_up_to();
+        let line = bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+        refuse(
+            format!("the upload request is not UTF-8 (byte {} is not)", at + 1),
+            line,
+        )
+    })?;
+    // A syntax error is described as a plain reading describes it ("trailing comma").
+    let syntax = |e: serde_json::Error| {
+        let e = serde_json::from_str::<serde_json::Value>(text)
+            .err()
+            .unwrap_or(e);
+        refuse(e.to_string(), e.line())
+    };
+    let top: &RawValue = serde_json::from_str(text).map_err(syntax)?;
+    let lines = LineIndex::new(text);
+    let items: Vec<&RawValue> = match top.get().trim_start().bytes().next() {
+        Some(b'[') => {
+            serde_json::from_str(top.get()).map_err(|e| refuse(e.to_string(), e.line()))?
+        }
+        Some(b'{') => vec![top],
+        _ => {
+            return Err(refuse(
+                format!(
+                    "expected an upload request {{\"payment\": {{…}}}} or an array of them, \
+                     found {}",
+                    kind_of(top.get())
+                ),
+                lines.line_of(top.get()) as usize,
+            ));
+        }
+    };
+    Ok(items
+        .into_iter()
+        .enumerate()
+        .map(|(index, raw)| {
+            let mut reading = Reading {
+                lines: &lines,
+                read: ReadRequest::default(),
+                seen: Vec::new(),
+            };
+            reading.request(raw);
+            for finding in &mut reading.read.findings {
+                finding.payment = Some(index);
+            }
+            reading.read
+        })
+        .collect())
+}
+
+/// Reads a JSON file holding one upload request or an array of them: [`read_upload`], with
+/// one request per element of the array (empty where the element is not a request) and
+/// reading's findings of them all.
+pub fn read_requests(bytes: &[u8]) -> Result<(Vec<UploadRequest>, Vec<Finding>), Finding> {
+    let mut requests = Vec::new();
+    let mut findings = Vec::new();
+    for read in read_upload(bytes)? {
+        findings.extend(read.findings);
+        requests.push(read.request);
     }
     Ok((requests, findings))
 }
@@ -477,12 +863,139 @@ mod tests {
     }
 
     #[test]
-    fn type_errors_refuse_with_the_line() {
-        let bad = b"[\n {\"payment\": {\n  \"RecipientINN\": 7707083893\n }}\n]";
-        let finding = read_requests(bad).unwrap_err();
-        assert_eq!(finding.code, Code::JsonInvalid);
-        assert_eq!(finding.line, Some(3));
-        assert!(finding.message.contains("expected a string"), "{finding}");
+    fn every_field_of_the_request_is_read() {
+        for name in PAYMENT_FIELDS {
+            let mut json = PaymentJson::default();
+            let known =
+                *name == "PayformDataThirdPerson" || read_field(&mut json, name, "null").is_some();
+            assert!(known, "{name}");
+        }
+        let request = UploadRequest::new(
+            PaymentJson {
+                number: Some("7".into()),
+                date: NaiveDate::from_ymd_opt(2024, 3, 28),
+                sum: Some(Decimal::new(15000, 2)),
+                payer_account: Some("40702810938000012345".into()),
+                recipient_name: Some("ООО".into()),
+                recipient_inn: Some("7707083893".into()),
+                recipient_kpp: Some("773601001".into()),
+                recipient_account: Some("40702810210000054321".into()),
+                recipient_bank_bik: Some("044525974".into()),
+                recipient_bank_corr_account: Some("30101810145250000974".into()),
+                payment_purpose: Some("Налог".into()),
+                type_indicator: Some("0".into()),
+                payer_status: Some("01".into()),
+                kbk: Some("18201061201010000510".into()),
+                oktmo: Some("0".into()),
+                payment_base: Some("0".into()),
+                period: Some("0".into()),
+                budget_doc_number: Some("0".into()),
+                budget_doc_date: Some("0".into()),
+                payment_purpose_code: Some("1".into()),
+                payer_inn: Some("500100732259".into()),
+                payform_data_third_person: Some(ThirdPersonJson {
+                    name: "Иванов".into(),
+                    inn: "500100732259".into(),
+                    kpp: "0".into(),
+                }),
+            },
+            true,
+        );
+        let text = serde_json::to_string_pretty(&request).unwrap();
+        let read = read_upload(text.as_bytes()).unwrap();
+        assert_eq!(read.len(), 1);
+        assert_eq!(read[0].findings, []);
+        assert_eq!(read[0].request, request);
+        assert_eq!(read[0].lines.len(), 25, "{:?}", read[0].lines);
+    }
+
+    #[test]
+    fn a_bad_value_is_its_payments_finding_with_its_line() {
+        let bad = "[\n {\"payment\": {\n  \"RecipientINN\": 7707083893\n }},\n                    {\"payment\": {\"Number\": \"2\", \"Date\": \"31.11.2026\"}},\n                    {\"payment\": {\"Number\": \"3\",\n  \"Sum\": \"1 500,00\"}},\n                    {\"payment\": {\"Number\": \"4\", \"Sum\": 12.5}},\n 7\n]";
+        let read = read_upload(bad.as_bytes()).unwrap();
+        assert_eq!(read.len(), 5);
+        let summary: Vec<_> = read
+            .iter()
+            .flat_map(|r| &r.findings)
+            .map(|f| (f.code, f.field, f.payment, f.line))
+            .collect();
+        assert_eq!(
+            summary,
+            [
+                (
+                    Code::JsonInvalid,
+                    Some(Field::RecipientInn),
+                    Some(0),
+                    Some(3)
+                ),
+                (Code::JsonInvalid, Some(Field::Date), Some(1), Some(5)),
+                (Code::JsonInvalid, Some(Field::Sum), Some(2), Some(7)),
+                (Code::JsonInvalid, None, Some(4), Some(9)),
+            ]
+        );
+        let inn = &read[0].findings[0];
+        assert!(inn.message.contains("expected a string"), "{inn}");
+        assert_eq!(inn.found.as_deref(), Some("7707083893"));
+        assert!(
+            read[1].findings[0].message.contains("exists"),
+            "{}",
+            read[1].findings[0]
+        );
+        // The rest of each payment is read.
+        assert_eq!(read[1].request.payment.number.as_deref(), Some("2"));
+        assert_eq!(read[1].request.payment.date, None);
+        assert_eq!(read[3].request.payment.sum, Some(Decimal::new(125, 1)));
+        assert!(read[..4].iter().all(|r| r.readable));
+        assert!(!read[4].readable);
+        // Validation does not call the unreadable Date missing, and locates by line.
+        let found = read[1].validate(1, &Context::default(), Encoding::Cp1251);
+        assert_eq!(found[0].code, Code::JsonInvalid);
+        assert!(
+            !found
+                .iter()
+                .any(|f| f.field == Some(Field::Date) && f.code == Code::Missing)
+        );
+        assert!(
+            found
+                .iter()
+                .all(|f| f.payment == Some(1) && f.line == Some(5))
+        );
+        // The unreadable element is not validated.
+        assert_eq!(
+            read[4]
+                .validate(4, &Context::default(), Encoding::Cp1251)
+                .len(),
+            1
+        );
+    }
+
+    #[test]
+    fn only_input_that_is_no_upload_at_all_is_refused() {
+        for (bad, line) in [
+            (&b"[{\"payment\": {\"Number\": \"1\",}}]"[..], Some(1)),
+            (b"\n\n42", Some(3)),
+            (b"\"text\"", Some(1)),
+            (b"{\"payment\": {\"Number\": \"\xff\"}}", Some(1)),
+            (b"", Some(1)),
+        ] {
+            let finding = read_upload(bad).unwrap_err();
+            assert_eq!(finding.code, Code::JsonInvalid);
+            assert_eq!(finding.line, line, "{finding}");
+        }
+        // A byte order mark is not a reason to refuse.
+        let with_bom = b"\xEF\xBB\xBF{\"payment\": {\"Number\": \"1\"}}";
+        let read = read_upload(with_bom).unwrap();
+        assert_eq!(read[0].request.payment.number.as_deref(), Some("1"));
+        // Requests that are not requests, and fields given twice.
+        let odd = br#"[{"parameters": {}}, {"payment": 5}, {"payment": {"Sum": 1, "Sum": 2}}]"#;
+        let read = read_upload(odd).unwrap();
+        let codes: Vec<_> = read
+            .iter()
+            .map(|r| (r.readable, r.findings.len()))
+            .collect();
+        assert_eq!(codes, [(false, 1), (false, 1), (true, 1)]);
+        assert_eq!(read[2].request.payment.sum, Some(Decimal::ONE));
+        assert!(read[2].findings[0].message.contains("twice"));
     }
 
     #[test]

@@ -38,4 +38,4 @@ mod validate;
 pub use finding::{Code, Field, Finding, Lines};
 pub use json::{PaymentJson, UploadRequest};
 pub use payment::{AccountHolder, Bank, Budget, Kind, Payment, ThirdParty, enp};
-pub use validate::{Context, MAX_NAME, MAX_PURPOSE, VALID_DAYS, validate};
+pub use validate::{Context, MAX_NAME, MAX_PURPOSE, VALID_DAYS, validate, validate_in};

@@ -81,10 +81,23 @@ pub fn treasury_account(account: &str) -> Result<(), Defect> {
     }
 }
 
+/// Whether an account is keyed by the RKC rule (`0` + BIK digits 5–6) rather than by the
+/// credit institution's (BIK digits 7–9), CBR No. 515 and §3.3: accounts opened at the Bank of
+/// Russia — a bank's correspondent account (`30101…`, `30102…`), the single treasury accounts
+/// (`40102…`), any account at a Bank of Russia division (BIK `…000`, `…001`, `…002`). Other
+/// `301…` accounts (loro `30109…`, `30111…`, `30110…`) are opened in a credit institution.
+pub fn keyed_at_bank_of_russia(bik: &str, account: &str) -> bool {
+    account.starts_with("30101")
+        || account.starts_with("30102")
+        || account.starts_with("40102")
+        || bik
+            .get(6..)
+            .is_some_and(|tail| matches!(tail, "000" | "001" | "002"))
+}
+
 /// An account of 20 digits whose control key agrees with the BIK of the bank that holds it
-/// (CBR No. 515, §3.2–§3.3). Correspondent accounts (`301…`), the single treasury accounts
-/// (`40102…`) and accounts at a Bank of Russia division (BIK `…000`, `…001`, `…002`) use the
-/// RKC rule; treasury accounts (`03…`) have no key and are checked for structure only.
+/// (CBR No. 515, §3.2–§3.3), by the rule [`keyed_at_bank_of_russia`] chooses; treasury
+/// accounts (`03…`) have no key and are checked for structure only.
 pub fn account(bik: &str, account: &str) -> Result<(), Defect> {
     let d = digits(account).ok_or(Defect::Format)?;
     if d.len() != 20 {
@@ -94,10 +107,7 @@ pub fn account(bik: &str, account: &str) -> Result<(), Defect> {
         return treasury_account(account);
     }
     let b = digits(bik).filter(|b| b.len() == 9).ok_or(Defect::Format)?;
-    let rkc = account.starts_with("301")
-        || account.starts_with("40102")
-        || matches!(&bik[6..], "000" | "001" | "002");
-    let bank_part = if rkc {
+    let bank_part = if keyed_at_bank_of_russia(bik, account) {
         [0, b[4], b[5]]
     } else {
         [b[6], b[7], b[8]]
@@ -229,6 +239,37 @@ pub fn date_text(value: &str) -> Result<chrono::NaiveDate, Defect> {
     clientbank_format::value::parse_date(value.as_bytes()).ok_or(Defect::Format)
 }
 
+/// The days on which rules that changed over time took effect (RULES.md). A payment order
+/// follows the rules of its own date: an order of 2013 with priority 6 was right when it was
+/// made, and a statement of that year holds it.
+pub mod since {
+    use chrono::NaiveDate;
+
+    const fn day(year: i32, month: u32, day: u32) -> NaiveDate {
+        match NaiveDate::from_ymd_opt(year, month, day) {
+            Some(date) => date,
+            None => panic!("not a calendar date"),
+        }
+    }
+
+    /// Five priorities instead of six (Civil Code art. 855 as amended by Federal Law
+    /// No. 379-FZ of 21.12.2013): ordinary payments moved from priority 6 to 5.
+    pub const FIVE_PRIORITIES: NaiveDate = day(2013, 12, 31);
+    /// Field 110 (payment type) is no longer filled in (Ministry of Finance order 126n of
+    /// 30.10.2014, §4.7).
+    pub const NO_PAYMENT_TYPE: NaiveDate = day(2015, 1, 1);
+    /// INN and KPP in budget payments may not start with `00` (148n, §1–§2).
+    pub const NO_ZERO_PREFIX: NaiveDate = day(2016, 3, 28);
+    /// Payer statuses `09`–`12` removed (199n of 14.09.2020, §4.1).
+    pub const STATUSES_REMOVED: NaiveDate = day(2021, 10, 1);
+    /// The single tax payment (ЕНП) and its requisites (§4.9).
+    pub const SINGLE_TAX_PAYMENT: NaiveDate = day(2023, 1, 1);
+    /// The single tax payment's OKTMO (field 105) is `0`; in 2023 it could still be filled.
+    pub const SINGLE_TAX_PAYMENT_NO_OKTMO: NaiveDate = day(2024, 1, 1);
+    /// The single tax payment's recipient KPP changed from `770801001` to `770701001` (§4.9).
+    pub const SINGLE_TAX_PAYMENT_KPP: NaiveDate = day(2025, 12, 5);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -319,12 +360,44 @@ mod tests {
             ("044525225", "30101810500000000225", Defect::CheckDigit),
             ("044525225", "40702810938000000002", Defect::CheckDigit),
             ("044525974", "40702810938000000001", Defect::CheckDigit),
+            // A loro account keyed as if it were a correspondent account at the Bank of
+            // Russia: the key of 30109810?00000000294 for "025" instead of "225".
+            ("044525225", "30109810200000000294", Defect::CheckDigit),
+            ("044525700", "30111810000000000013", Defect::CheckDigit),
             ("044525225", "3010181040000000022", Defect::Format),
             ("044525225", "3014567890123456789*", Defect::Format),
             ("017003983", "03100000000000018500", Defect::Format),
         ] {
             assert_eq!(account(b, a), Err(defect), "{b} {a}");
         }
+        // Accounts opened in a credit institution take BIK digits 7–9 even when they start
+        // with 301 (§3.3): published loro accounts with their bank's BIK.
+        for (b, a) in [
+            ("044525700", "30111810600000000013"), // АО «Райффайзенбанк», RUB loro
+            ("044525225", "30111810100000000540"), // ПАО Сбербанк, a foreign bank's loro
+            ("044525225", "30109810400000000294"), // ПАО Сбербанк, a resident bank's loro
+            ("044525931", "30109810900000000330"), // loro at BIK 044525931
+        ] {
+            assert_eq!(account(b, a), Ok(()), "{b} {a}");
+            assert!(!keyed_at_bank_of_russia(b, a), "{b} {a}");
+        }
+        // Constructed by the algorithm: 30110 (a credit institution's account with another)
+        // and 30102 (a correspondent account at the Bank of Russia) with BIK 044525225.
+        assert_eq!(account("044525225", "30110810900000000123"), Ok(()));
+        assert_eq!(
+            account("044525225", "30110810700000000123"),
+            Err(Defect::CheckDigit)
+        );
+        assert_eq!(account("044525225", "30102810200000000123"), Ok(()));
+        assert_eq!(
+            account("044525225", "30102810400000000123"),
+            Err(Defect::CheckDigit)
+        );
+        assert!(keyed_at_bank_of_russia("044525225", "30102810200000000123"));
+        assert!(keyed_at_bank_of_russia("044525225", "30101810400000000225"));
+        assert!(keyed_at_bank_of_russia("017003983", "40102810445370000059"));
+        assert!(keyed_at_bank_of_russia("049805000", "40702810000000000001"));
+        assert!(!keyed_at_bank_of_russia("", "40702810000000000001"));
         // rin-nas negatives: every wrong key digit of 40702810?00000002851 fails.
         for key in 0..9 {
             let a = format!("40702810{key}00000002851");

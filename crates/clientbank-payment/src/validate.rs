@@ -6,7 +6,7 @@ use rust_decimal::Decimal;
 
 use crate::finding::{Code, Field, Finding};
 use crate::payment::{Budget, Kind, Payment, ThirdParty, enp};
-use crate::rules::{self, Defect};
+use crate::rules::{self, Defect, since};
 
 /// What the rules need to know beyond the payment.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -24,9 +24,23 @@ pub const MAX_PURPOSE: usize = 210;
 /// The longest name of a party.
 pub const MAX_NAME: usize = 160;
 
-/// Checks `payment` against every rule; the findings come in field order.
+/// Checks `payment` against every rule, for a 1C file in Windows-1251 (the format's own
+/// encoding): [`validate_in`] with [`Encoding::Cp1251`].
 pub fn validate(payment: &Payment, context: &Context) -> Vec<Finding> {
-    let mut check = Check::default();
+    validate_in(payment, context, Encoding::Cp1251)
+}
+
+/// Checks `payment` against every rule, the characters against `encoding` (the encoding of the
+/// 1C file it is or will be written in; [`Encoding::Utf8`] holds every character). Rules that
+/// changed over time apply as they stood on the payment's date (today's rules when it has
+/// none). Characters come first, then field by field; a field holding a character that cannot
+/// be written gets that finding and none about its format.
+pub fn validate_in(payment: &Payment, context: &Context, encoding: Encoding) -> Vec<Finding> {
+    let mut check = Check {
+        date: payment.date,
+        ..Check::default()
+    };
+    check.characters(payment, encoding);
     check.document(payment, context);
     check.payer(payment);
     check.recipient(payment);
@@ -59,10 +73,133 @@ pub fn validate(payment: &Payment, context: &Context) -> Vec<Finding> {
 #[derive(Default)]
 struct Check {
     findings: Vec<Finding>,
+    /// The payment's date: which version of the rules applies.
+    date: Option<NaiveDate>,
+    /// Fields with a character that cannot be written.
+    unwritable: Vec<Field>,
+}
+
+/// Every field of a payment that is written to a 1C file, with its value.
+fn texts(p: &Payment) -> Vec<(Field, &str)> {
+    let b = p.budget.as_ref();
+    let budget = |f: fn(&Budget) -> &Option<String>| b.and_then(|b| f(b).as_deref());
+    let t = p.third_party.as_ref();
+    let (payer, recipient) = (&p.payer, &p.recipient);
+    [
+        (Field::Number, p.number.as_deref()),
+        (Field::PayerAccount, payer.account.as_deref()),
+        (Field::PayerName, payer.name.as_deref()),
+        (Field::PayerInn, payer.inn.as_deref()),
+        (Field::PayerKpp, payer.kpp.as_deref()),
+        (Field::PayerBankName, payer.bank.name.as_deref()),
+        (Field::PayerBankCity, payer.bank.city.as_deref()),
+        (Field::PayerBik, payer.bank.bik.as_deref()),
+        (Field::PayerCorrAccount, payer.bank.corr_account.as_deref()),
+        (Field::RecipientName, recipient.name.as_deref()),
+        (Field::RecipientInn, recipient.inn.as_deref()),
+        (Field::RecipientKpp, recipient.kpp.as_deref()),
+        (Field::RecipientAccount, recipient.account.as_deref()),
+        (Field::RecipientBankName, recipient.bank.name.as_deref()),
+        (Field::RecipientBankCity, recipient.bank.city.as_deref()),
+        (Field::RecipientBik, recipient.bank.bik.as_deref()),
+        (
+            Field::RecipientCorrAccount,
+            recipient.bank.corr_account.as_deref(),
+        ),
+        (Field::Purpose, p.purpose.as_deref()),
+        (Field::Uin, p.uin.as_deref()),
+        (Field::OperationKind, p.operation_kind.as_deref()),
+        (Field::Priority, p.priority.as_deref()),
+        (Field::PurposeCode, p.purpose_code.as_deref()),
+        (Field::PayerStatus, budget(|b| &b.payer_status)),
+        (Field::Kbk, budget(|b| &b.kbk)),
+        (Field::Oktmo, budget(|b| &b.oktmo)),
+        (Field::Basis, budget(|b| &b.basis)),
+        (Field::Period, budget(|b| &b.period)),
+        (Field::BudgetDocNumber, budget(|b| &b.number)),
+        (Field::BudgetDocDate, budget(|b| &b.date)),
+        (Field::PaymentType, budget(|b| &b.payment_type)),
+        (Field::DeductionInn, p.deduction_inn.as_deref()),
+        (Field::ThirdPartyName, t.map(|t| t.name.as_str())),
+        (Field::ThirdPartyInn, t.map(|t| t.inn.as_str())),
+        (Field::ThirdPartyKpp, t.map(|t| t.kpp.as_str())),
+    ]
+    .into_iter()
+    .filter_map(|(field, value)| value.map(|v| (field, v)))
+    .collect()
+}
+
+/// How people know an encoding of a 1C file.
+fn encoding_name(encoding: Encoding) -> &'static str {
+    match encoding {
+        Encoding::Cp1251 => "Windows-1251",
+        Encoding::Cp866 => "DOS (CP866)",
+        Encoding::Utf8 => "UTF-8",
+    }
+}
+
+/// Findings that still apply to a field holding a character that cannot be written.
+fn despite_characters(code: Code) -> bool {
+    matches!(
+        code,
+        Code::ControlCharacter
+            | Code::Unrepresentable
+            | Code::NameTooLong
+            | Code::PurposeTooLong
+            | Code::VatNotMentioned
+            | Code::VatAmount
+            | Code::ThirdPartyPurpose
+    )
 }
 
 impl Check {
+    /// Whether the rules that took effect on `day` apply to the payment.
+    fn since(&self, day: NaiveDate) -> bool {
+        self.date.is_none_or(|date| date >= day)
+    }
+
+    /// One rule for every field: a 1C file holds a value on one line, in its encoding.
+    fn characters(&mut self, payment: &Payment, encoding: Encoding) {
+        for (field, value) in texts(payment) {
+            if let Some(c) = value.chars().find(|c| c.is_control()) {
+                let what = match c {
+                    '\n' => " (a line feed)",
+                    '\r' => " (a carriage return)",
+                    '\t' => " (a tab)",
+                    _ => "",
+                };
+                self.add(
+                    Code::ControlCharacter,
+                    field,
+                    Some(value),
+                    format!(
+                        "remove the control character U+{:04X}{what}: a 1C file holds each value \
+                         on one line, without tabs or other control characters",
+                        c as u32
+                    ),
+                );
+                self.unwritable.push(field);
+            } else if let Err(c) = encoding.encode(value) {
+                self.add(
+                    Code::Unrepresentable,
+                    field,
+                    Some(value),
+                    format!(
+                        "replace {c:?} (U+{:04X}): the payment order is written in {}, which has \
+                         no such character",
+                        c as u32,
+                        encoding_name(encoding)
+                    ),
+                );
+                self.unwritable.push(field);
+            }
+        }
+    }
+
     fn add(&mut self, code: Code, field: Field, found: Option<&str>, message: impl Into<String>) {
+        if !despite_characters(code) && self.unwritable.contains(&field) {
+            return;
+        }
         let mut finding = Finding::new(code, Some(field), message);
         finding.found = found.map(str::to_string);
         self.findings.push(finding);
@@ -72,10 +209,11 @@ impl Check {
         self.add(Code::Missing, field, None, format!("fill in {what}"));
     }
 
-    /// The value with spaces around it removed, warning when there were any.
+    /// The value with spaces around it removed, warning when there were any (control
+    /// characters are [`Check::characters`]' finding).
     fn trimmed<'v>(&mut self, field: Field, value: &'v str) -> &'v str {
         let trimmed = value.trim();
-        if trimmed.len() != value.len() {
+        if trimmed.len() != value.len() && !value.chars().any(char::is_control) {
             self.add(
                 Code::Whitespace,
                 field,
@@ -84,33 +222,6 @@ impl Check {
             );
         }
         trimmed
-    }
-
-    /// Text that a 1C file (CP1251, one line per key) can hold.
-    fn text(&mut self, field: Field, value: &str) {
-        self.trimmed(field, value);
-        if let Some(c) = value.chars().find(|c| c.is_control()) {
-            self.add(
-                Code::ControlCharacter,
-                field,
-                Some(value),
-                format!(
-                    "remove the control character U+{:04X} (line breaks and tabs are not allowed)",
-                    c as u32
-                ),
-            );
-        } else if let Err(c) = Encoding::Cp1251.encode(value) {
-            self.add(
-                Code::Unrepresentable,
-                field,
-                Some(value),
-                format!(
-                    "replace {c:?} (U+{:04X}): a payment order is written in Windows-1251, which \
-                     has no such character",
-                    c as u32
-                ),
-            );
-        }
     }
 
     fn inn(&mut self, field: Field, value: &str, budget: bool) {
@@ -145,7 +256,7 @@ impl Check {
                 Some(value),
                 "the INN's check digit is wrong: check the INN against the counterparty's documents",
             ),
-            Ok(()) if budget && value.starts_with("00") => self.add(
+            Ok(()) if budget && value.starts_with("00") && self.since(since::NO_ZERO_PREFIX) => self.add(
                 Code::InnZeroPrefix,
                 field,
                 Some(value),
@@ -175,7 +286,7 @@ impl Check {
                      or 0{hint}"
                 ),
             );
-        } else if budget && value.starts_with("00") {
+        } else if budget && value.starts_with("00") && self.since(since::NO_ZERO_PREFIX) {
             self.add(
                 Code::KppZeroPrefix,
                 field,
@@ -325,41 +436,9 @@ impl Check {
             }
         }
         if let Some(uin) = payment.uin.as_deref() {
-            let uin = self.trimmed(Field::Uin, uin);
-            match rules::uin(uin) {
-                Err(Defect::Format) => self.add(
-                    Code::UinFormat,
-                    Field::Uin,
-                    Some(uin),
-                    "a UIN is 20 or 25 digits, not all zeros; write 0 when there is none",
-                ),
-                Err(Defect::CheckDigit) => self.add(
-                    Code::UinCheckDigit,
-                    Field::Uin,
-                    Some(uin),
-                    "the UIN's check digit is wrong: copy it again from the bill",
-                ),
-                Ok(()) => {}
-            }
+            self.uin(payment, uin);
         }
-        if let Some(priority) = payment.priority.as_deref() {
-            let priority = priority.trim();
-            if !matches!(priority, "1" | "2" | "3" | "4" | "5") {
-                self.add(
-                    Code::PriorityInvalid,
-                    Field::Priority,
-                    Some(priority),
-                    "the priority is one digit from 1 to 5",
-                );
-            } else if priority != "5" && payment.kind() == Kind::Ordinary {
-                self.add(
-                    Code::PriorityUnusual,
-                    Field::Priority,
-                    Some(priority),
-                    "ordinary payments and voluntary tax payments have priority 5",
-                );
-            }
-        }
+        self.priority(payment);
         if let Some(kind) = payment.operation_kind.as_deref()
             && kind.trim() != "01"
         {
@@ -381,6 +460,81 @@ impl Check {
                 Field::PurposeCode,
                 Some(code),
                 "the purpose code (field 20) is one digit from 1 to 5, or empty",
+            );
+        }
+    }
+
+    /// Field 22: a budget payment's UIN has its format and check digit; in an ordinary payment
+    /// the field may hold the payee's own identifier (up to 25 characters, no check digit).
+    fn uin(&mut self, payment: &Payment, uin: &str) {
+        let uin = self.trimmed(Field::Uin, uin);
+        let result = rules::uin(uin);
+        if payment.kind() == Kind::Ordinary {
+            let length = uin.chars().count();
+            if length > 25 {
+                self.add(
+                    Code::PayeeIdentifier,
+                    Field::Uin,
+                    Some(uin),
+                    format!(
+                        "field 22 holds {length} characters, more than the 25 of a payment \
+                         identifier: the bank may cut or refuse it"
+                    ),
+                );
+            } else if result.is_err() {
+                self.add(
+                    Code::PayeeIdentifier,
+                    Field::Uin,
+                    Some(uin),
+                    "field 22 is not a UIN (20 or 25 digits with a check digit): in an ordinary \
+                     payment it may be the payee's own payment identifier — make sure the payee \
+                     gave it",
+                );
+            }
+            return;
+        }
+        match result {
+            Err(Defect::Format) => self.add(
+                Code::UinFormat,
+                Field::Uin,
+                Some(uin),
+                "a UIN is 20 or 25 digits, not all zeros; write 0 when there is none",
+            ),
+            Err(Defect::CheckDigit) => self.add(
+                Code::UinCheckDigit,
+                Field::Uin,
+                Some(uin),
+                "the UIN's check digit is wrong: copy it again from the bill",
+            ),
+            Ok(()) => {}
+        }
+    }
+
+    /// Field 21: five priorities since 31.12.2013, six before; ordinary payments take the last.
+    fn priority(&mut self, payment: &Payment) {
+        let Some(priority) = payment.priority.as_deref() else {
+            return;
+        };
+        let priority = priority.trim();
+        let (last, range) = if self.since(since::FIVE_PRIORITIES) {
+            ("5", "1 to 5")
+        } else {
+            ("6", "1 to 6 (before 31.12.2013)")
+        };
+        let valid = priority.len() == 1 && ("1"..=last).contains(&priority);
+        if !valid {
+            self.add(
+                Code::PriorityInvalid,
+                Field::Priority,
+                Some(priority),
+                format!("the priority is one digit from {range}"),
+            );
+        } else if priority != last && payment.kind() == Kind::Ordinary {
+            self.add(
+                Code::PriorityUnusual,
+                Field::Priority,
+                Some(priority),
+                format!("ordinary payments and voluntary tax payments have priority {last}"),
             );
         }
     }
@@ -431,7 +585,6 @@ impl Check {
                 format!("a name has at most {MAX_NAME} characters"),
             );
         }
-        self.text(field, name);
     }
 
     fn recipient(&mut self, payment: &Payment) {
@@ -515,7 +668,6 @@ impl Check {
                 format!("the purpose has {length} characters; shorten it to {MAX_PURPOSE}"),
             );
         }
-        self.text(Field::Purpose, purpose);
         if payment.kind() != Kind::Ordinary {
             return;
         }
@@ -553,6 +705,9 @@ impl Check {
             .map(|v| self.trimmed(Field::PayerStatus, v));
         match status {
             None => self.missing(Field::PayerStatus, "the payer status (field 101), e.g. 01"),
+            Some(status)
+                if rules::REMOVED_PAYER_STATUSES.contains(&status)
+                    && !self.since(since::STATUSES_REMOVED) => {}
             Some(status) if rules::REMOVED_PAYER_STATUSES.contains(&status) => self.add(
                 Code::PayerStatusRemoved,
                 Field::PayerStatus,
@@ -662,6 +817,7 @@ impl Check {
         }
         if let Some(kind) = field_text(&budget.payment_type)
             && !matches!(kind, "" | "0")
+            && self.since(since::NO_PAYMENT_TYPE)
         {
             self.add(
                 Code::PaymentTypeObsolete,
@@ -681,7 +837,7 @@ impl Check {
                 );
             }
         }
-        if kbk == Some(enp::KBK) {
+        if kbk == Some(enp::KBK) && self.since(since::SINGLE_TAX_PAYMENT) {
             self.single_tax_payment(payment, budget);
         }
     }
@@ -728,6 +884,7 @@ impl Check {
         }
         match recipient.kpp.as_deref().map(str::trim) {
             Some(enp::KPP) | None => {}
+            Some(enp::OLD_KPP) if !self.since(since::SINGLE_TAX_PAYMENT_KPP) => {}
             Some(enp::OLD_KPP) => self.add(
                 Code::EnpOutdated,
                 Field::RecipientKpp,
@@ -763,6 +920,7 @@ impl Check {
         ] {
             if let Some(value) = value.as_deref().map(str::trim)
                 && value != "0"
+                && (field != Field::Oktmo || self.since(since::SINGLE_TAX_PAYMENT_NO_OKTMO))
             {
                 self.add(
                     Code::EnpOutdated,

@@ -4,6 +4,7 @@
 use chrono::NaiveDate;
 use clientbank_payment::{
     AccountHolder, Bank, Budget, Code, Context, Field, Kind, Payment, ThirdParty, enp, validate,
+    validate_in,
 };
 use rust_decimal::Decimal;
 
@@ -353,4 +354,247 @@ fn every_finding_says_what_to_fix_and_where() {
         assert!(finding.message.len() > 20);
         assert_eq!(finding.severity, finding.code.severity());
     }
+}
+
+fn dated(mut p: Payment, day: u32, month: u32, year: i32) -> Payment {
+    p.date = NaiveDate::from_ymd_opt(year, month, day);
+    p
+}
+
+#[test]
+fn loro_accounts_take_the_credit_institutions_key() {
+    // A payee whose account is a loro account at its bank (RULES.md §3.3): published pairs.
+    for (bik, account) in [
+        ("044525700", "30111810600000000013"),
+        ("044525225", "30109810400000000294"),
+    ] {
+        let mut p = ordinary();
+        p.recipient.account = s(account);
+        p.recipient.bank.bik = s(bik);
+        p.recipient.bank.corr_account = s(if bik == "044525700" {
+            "30101810200000000700"
+        } else {
+            "30101810400000000225"
+        });
+        assert_eq!(codes(&p), [], "{bik} {account}");
+        // The key computed by the correspondent-account rule is wrong for a loro account.
+        let rkc_key = if bik == "044525700" {
+            "30111810000000000013"
+        } else {
+            "30109810200000000294"
+        };
+        p.recipient.account = s(rkc_key);
+        assert_eq!(
+            codes(&p),
+            [(Code::AccountKey, Some(Field::RecipientAccount))],
+            "{rkc_key}"
+        );
+    }
+}
+
+#[test]
+fn field_22_is_a_uin_only_in_budget_payments() {
+    // Ordinary payment: the payee's own identifier (a housing account number, a contract
+    // code) is at most a warning; a valid UIN is nothing.
+    for value in [
+        "50133547364",
+        "424330352486400000000ЛС12",
+        "18810192085432512981",
+    ] {
+        let mut p = ordinary();
+        p.uin = s(value);
+        assert_eq!(
+            codes(&p),
+            [(Code::PayeeIdentifier, Some(Field::Uin))],
+            "{value}"
+        );
+    }
+    let mut p = ordinary();
+    p.uin = s("18810192085432512980");
+    assert_eq!(codes(&p), []);
+    p.uin = s("ДОГ-2026/11/20-000001234567");
+    let findings = validate(&p, &Context::default());
+    assert_eq!(findings.len(), 1);
+    assert_eq!(findings[0].code, Code::PayeeIdentifier);
+    assert!(
+        findings[0].message.contains("27 characters"),
+        "{}",
+        findings[0]
+    );
+    assert!(!findings[0].is_error());
+    // Budget and third-party payments: format and check digit are errors.
+    for (value, code) in [
+        ("50133547364", Code::UinFormat),
+        ("18810192085432512981", Code::UinCheckDigit),
+    ] {
+        let mut p = tax();
+        p.uin = s(value);
+        assert_eq!(codes(&p), [(code, Some(Field::Uin))], "{value}");
+        let mut p = single_tax_payment();
+        p.third_party = Some(ThirdParty {
+            name: "Иванов Иван Иванович".into(),
+            inn: "500100732259".into(),
+            kpp: "0".into(),
+        });
+        p.purpose = s("7701234560//770101001//Иванов Иван Иванович//ЕНП");
+        p.uin = s(value);
+        assert_eq!(codes(&p), [(code, Some(Field::Uin))], "{value}");
+    }
+}
+
+#[test]
+fn rules_apply_by_the_payments_date() {
+    // Priority: six until 31.12.2013, ordinary payments the sixth.
+    let mut p = dated(ordinary(), 11, 1, 2013);
+    p.priority = s("6");
+    assert_eq!(codes(&p), []);
+    p.priority = s("5");
+    assert_eq!(codes(&p), [(Code::PriorityUnusual, Some(Field::Priority))]);
+    p.priority = s("7");
+    assert_eq!(codes(&p), [(Code::PriorityInvalid, Some(Field::Priority))]);
+    let mut p = dated(ordinary(), 31, 12, 2013);
+    p.priority = s("6");
+    assert_eq!(codes(&p), [(Code::PriorityInvalid, Some(Field::Priority))]);
+    // Statuses 09–12 until 01.10.2021.
+    let p = dated(with_budget(|b| b.payer_status = s("09")), 30, 9, 2021);
+    assert_eq!(codes(&p), []);
+    let p = dated(with_budget(|b| b.payer_status = s("09")), 1, 10, 2021);
+    assert_eq!(
+        codes(&p),
+        [(Code::PayerStatusRemoved, Some(Field::PayerStatus))]
+    );
+    // Field 110 until 2015.
+    let p = dated(with_budget(|b| b.payment_type = s("ПЕ")), 30, 12, 2014);
+    assert_eq!(codes(&p), []);
+    let p = dated(with_budget(|b| b.payment_type = s("ПЕ")), 12, 1, 2015);
+    assert_eq!(
+        codes(&p),
+        [(Code::PaymentTypeObsolete, Some(Field::PaymentType))]
+    );
+    // INN and KPP starting with 00 in budget payments: refused since 28.03.2016.
+    let mut p = dated(tax(), 1, 3, 2016);
+    p.payer.kpp = s("001234567");
+    assert_eq!(codes(&p), []);
+    let p = dated(p, 28, 3, 2016);
+    assert_eq!(codes(&p), [(Code::KppZeroPrefix, Some(Field::PayerKpp))]);
+    // The single tax payment: its requisites from 2023; OKTMO still allowed in 2023; the
+    // old recipient KPP until December 2025.
+    let mut p = dated(single_tax_payment(), 10, 3, 2023);
+    p.budget.as_mut().unwrap().oktmo = s("45379000");
+    p.recipient.kpp = s(enp::OLD_KPP);
+    assert_eq!(codes(&p), []);
+    let p = dated(p, 10, 3, 2024);
+    assert_eq!(codes(&p), [(Code::EnpOutdated, Some(Field::Oktmo))]);
+    let p = dated(p, 10, 12, 2025);
+    assert_eq!(
+        codes(&p),
+        [
+            (Code::EnpOutdated, Some(Field::RecipientKpp)),
+            (Code::EnpOutdated, Some(Field::Oktmo))
+        ]
+    );
+    let mut p = dated(single_tax_payment(), 20, 12, 2022);
+    p.budget.as_mut().unwrap().payer_status = s("02");
+    assert!(!codes(&p).contains(&(Code::EnpOutdated, Some(Field::PayerStatus))));
+    // Without a date: today's rules.
+    let mut p = ordinary();
+    p.date = None;
+    p.priority = s("6");
+    assert_eq!(
+        codes(&p),
+        [
+            (Code::Missing, Some(Field::Date)),
+            (Code::PriorityInvalid, Some(Field::Priority))
+        ]
+    );
+}
+
+#[test]
+fn characters_that_cannot_be_written_are_errors_in_every_field() {
+    use clientbank_format::Encoding;
+    // A line break, carriage return or tab in a code field: one error, not a whitespace
+    // warning (and not a second finding about the code's format).
+    for (field, edit) in [
+        (
+            Field::RecipientInn,
+            (|p: &mut Payment| p.recipient.inn = s("5009876546\n")) as fn(&mut Payment),
+        ),
+        (Field::RecipientKpp, |p| p.recipient.kpp = s("5009\t01001")),
+        (Field::RecipientBik, |p| {
+            p.recipient.bank.bik = s("044525974\r")
+        }),
+        (Field::RecipientAccount, |p| {
+            p.recipient.account = s("\t40702810210000054321")
+        }),
+        (Field::PayerAccount, |p| {
+            p.payer.account = s("40702810938000012345\r\n")
+        }),
+        (Field::Number, |p| p.number = s("17\t")),
+        (Field::RecipientName, |p| {
+            p.recipient.name = s("ООО\t\"Лютик\"")
+        }),
+        (Field::RecipientBankName, |p| {
+            p.recipient.bank.name = s("АО\n«ТБанк»")
+        }),
+        (Field::Priority, |p| p.priority = s("5\n")),
+    ] {
+        let mut p = ordinary();
+        edit(&mut p);
+        assert_eq!(
+            codes(&p),
+            [(Code::ControlCharacter, Some(field))],
+            "{field:?}"
+        );
+    }
+    for (field, edit) in [
+        (
+            Field::Oktmo,
+            (|b: &mut Budget| b.oktmo = s("45379000\n")) as fn(&mut Budget),
+        ),
+        (Field::PayerStatus, |b| b.payer_status = s("01\t")),
+        (Field::BudgetDocNumber, |b| b.number = s("0\r")),
+    ] {
+        let p = with_budget(edit);
+        assert_eq!(
+            codes(&p),
+            [(Code::ControlCharacter, Some(field))],
+            "{field:?}"
+        );
+    }
+    // Spaces alone stay a warning.
+    let mut p = ordinary();
+    p.recipient.inn = s(" 5009876546 ");
+    assert_eq!(codes(&p), [(Code::Whitespace, Some(Field::RecipientInn))]);
+    // The encoding decides what can be written: `—` and `«»` are in Windows-1251, not in
+    // CP866; an emoji is in neither; UTF-8 holds everything but control characters.
+    let mut p = ordinary();
+    p.purpose = s("Оплата по счету № 45 — в т.ч. НДС 22% - 10639.34");
+    p.recipient.bank.name = s("АО «ТБанк»");
+    let in_encoding = |p: &Payment, encoding| -> Vec<(Code, Option<Field>)> {
+        validate_in(p, &Context::default(), encoding)
+            .into_iter()
+            .map(|f| (f.code, f.field))
+            .collect()
+    };
+    assert_eq!(in_encoding(&p, Encoding::Cp1251), []);
+    assert_eq!(
+        in_encoding(&p, Encoding::Cp866),
+        [
+            (Code::Unrepresentable, Some(Field::RecipientBankName)),
+            (Code::Unrepresentable, Some(Field::Purpose))
+        ]
+    );
+    let found = validate_in(&p, &Context::default(), Encoding::Cp866);
+    assert!(found[0].message.contains("CP866"), "{}", found[0]);
+    p.recipient.name = s("ООО \"Лютик\" 🌼");
+    assert_eq!(
+        in_encoding(&p, Encoding::Cp1251),
+        [(Code::Unrepresentable, Some(Field::RecipientName))]
+    );
+    assert_eq!(in_encoding(&p, Encoding::Utf8), []);
+    p.purpose = s("Оплата\tпо счету № 45, в т.ч. НДС 22% - 10639.34");
+    assert_eq!(
+        in_encoding(&p, Encoding::Utf8),
+        [(Code::ControlCharacter, Some(Field::Purpose))]
+    );
 }

@@ -4,9 +4,9 @@
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use chrono::NaiveDate;
-use clientbank_format::{Renderer, Severity, SyntaxTree};
-use clientbank_payment::json::read_requests;
-use clientbank_payment::{Context, Finding, UploadRequest, onec, validate};
+use clientbank_format::{Encoding, Renderer, Severity, SyntaxTree};
+use clientbank_payment::json::read_upload;
+use clientbank_payment::{Code, Context, Finding, UploadRequest, onec, validate};
 use serde_json::{Value, json};
 
 /// Today in Moscow (UTC+3), the bank's day.
@@ -47,22 +47,42 @@ pub(crate) fn validate_tree(tree: &SyntaxTree, today: NaiveDate) -> Vec<Finding>
     findings
 }
 
-/// A JSON input: its requests, and findings (unknown fields, then each payment's validation).
-/// A JSON that is not an upload request is refused with one finding.
+/// A JSON input: its requests, and findings (each payment's reading and validation, located
+/// by JSON line), for a 1C file in Windows-1251. A JSON that is not an upload at all is
+/// refused with one finding.
 pub(crate) fn read_json(
     bytes: &[u8],
     today: NaiveDate,
 ) -> Result<(Vec<UploadRequest>, Vec<Finding>), Finding> {
-    let (requests, mut findings) = read_requests(bytes)?;
+    read_json_in(bytes, today, Encoding::Cp1251)
+}
+
+/// [`read_json`] for a 1C file in `encoding`: characters it lacks are findings. Elements of
+/// the upload that are not requests at all have their finding and no request.
+pub(crate) fn read_json_in(
+    bytes: &[u8],
+    today: NaiveDate,
+    encoding: Encoding,
+) -> Result<(Vec<UploadRequest>, Vec<Finding>), Finding> {
+    let read = read_upload(bytes)?;
     let context = Context { today: Some(today) };
-    for (index, request) in requests.iter().enumerate() {
-        let mut found = validate(&request.payment.to_payment(), &context);
-        for finding in &mut found {
-            finding.payment = Some(index);
-        }
-        findings.extend(found);
+    let mut findings = Vec::new();
+    for (index, request) in read.iter().enumerate() {
+        findings.extend(request.validate(index, &context, encoding));
     }
+    let requests = read
+        .into_iter()
+        .filter(|r| r.readable)
+        .map(|r| r.request)
+        .collect();
     Ok((requests, findings))
+}
+
+/// Whether a finding is a character the 1C file cannot hold: such a file is not written.
+pub(crate) fn unwritable(findings: &[Finding]) -> bool {
+    findings
+        .iter()
+        .any(|f| matches!(f.code, Code::ControlCharacter | Code::Unrepresentable))
 }
 
 /// Makes every finding an error.

@@ -10,6 +10,9 @@ use serde_json::Value;
 
 const TODAY: &str = "20.11.2026";
 
+/// The files that are not upload requests at all: refused (exit 2).
+const REFUSED: &[&str] = &["json-invalid-syntax.json"];
+
 fn payments_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/payments")
 }
@@ -52,13 +55,18 @@ fn each_bad_payment_has_its_one_finding() {
         }
         assert_eq!(codes.len(), 1, "{name}: {codes:?}");
         assert!(name.starts_with(codes[0]), "{name}: {codes:?}");
+        // Only input that is no upload request at all is refused; a bad value is its
+        // payment's finding, located by line.
+        let refused = REFUSED.contains(&name.as_str());
+        assert_eq!(report["files"][0]["readable"], !refused, "{name}");
         let expected_exit = match diagnostics[0]["severity"].as_str() {
-            _ if name.starts_with("json-invalid") => 2,
+            _ if refused => 2,
             Some("error") => 1,
             _ => 0,
         };
         assert_eq!(output.status.code(), Some(expected_exit), "{name}");
-        if !name.starts_with("json-") {
+        assert!(diagnostics[0]["line"].is_number(), "{name}: has a line");
+        if !refused {
             assert!(diagnostics[0]["payment"].is_number(), "{name}: located");
         }
         if name.ends_with(".txt") {
@@ -218,4 +226,166 @@ fn convert_reports_what_json_cannot_carry() {
     assert_eq!(output.status.code(), Some(1), "an error finding");
     let requests: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(requests[0]["payment"]["Number"], "301", "still converted");
+}
+
+/// A payment with one field changed, as a JSON file in `dir`.
+fn payment_with(dir: &Path, name: &str, field: &str, value: &str) -> PathBuf {
+    let mut request: Value =
+        serde_json::from_slice(&std::fs::read(payments_dir().join("valid-ordinary.json")).unwrap())
+            .unwrap();
+    request["payment"][field] = Value::String(value.to_string());
+    let path = dir.join(name);
+    std::fs::write(&path, serde_json::to_vec_pretty(&request).unwrap()).unwrap();
+    path
+}
+
+#[test]
+fn check_and_convert_agree_on_characters_that_cannot_be_written() {
+    let temp = std::env::temp_dir().join(format!("clientbank-chars-{}", std::process::id()));
+    std::fs::create_dir_all(&temp).unwrap();
+    // A tab or a line break in a code field: an error in `check`, and `convert` writes no 1C
+    // file (a tab used to be written into it).
+    for (name, field, value) in [
+        ("tab-number.json", "Number", "401\t"),
+        (
+            "tab-account.json",
+            "RecipientAccount",
+            "40702810210000054321\t",
+        ),
+        ("lf-kpp.json", "RecipientKPP", "500901001\n"),
+        ("cr-bik.json", "RecipientBankBik", "\r044525974"),
+    ] {
+        let path = payment_with(&temp, name, field, value);
+        let check = clientbank(&temp, &["check", "--json", "--today", TODAY, name]);
+        assert_eq!(check.status.code(), Some(1), "{name}");
+        let report: Value = serde_json::from_slice(&check.stdout).unwrap();
+        let codes: Vec<_> = report["files"][0]["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| (d["code"].as_str().unwrap(), d["field"].as_str().unwrap()))
+            .collect();
+        assert_eq!(codes, [("control-character", field)], "{name}");
+        let out = temp.join(format!("{name}.txt"));
+        let convert = clientbank(
+            &temp,
+            &[
+                "convert",
+                "--today",
+                TODAY,
+                name,
+                "-o",
+                out.to_str().unwrap(),
+            ],
+        );
+        let stderr = String::from_utf8_lossy(&convert.stderr);
+        assert_eq!(convert.status.code(), Some(1), "{name}: {stderr}");
+        assert!(stderr.contains("error[control-character]"), "{stderr}");
+        assert!(!out.exists(), "{name}: no 1C file is written");
+        std::fs::remove_file(path).ok();
+    }
+    // CP866 lacks the em dash that Windows-1251 has: reported with its payment and field for
+    // `--encoding dos`, and that file is not written; `check` (Windows-1251) passes.
+    let name = "dash.json";
+    payment_with(
+        &temp,
+        name,
+        "PaymentPurpose",
+        "Оплата по счету 45 — в т.ч. НДС 22% - 10639.34",
+    );
+    let check = clientbank(&temp, &["check", "--today", TODAY, name]);
+    assert_eq!(check.status.code(), Some(0));
+    let out = temp.join("dash-dos.txt");
+    let dos = clientbank(
+        &temp,
+        &[
+            "convert",
+            "--today",
+            TODAY,
+            name,
+            "--encoding",
+            "dos",
+            "-o",
+            out.to_str().unwrap(),
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&dos.stderr);
+    assert_eq!(dos.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("error[unrepresentable-character]"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("DOS (CP866)"), "{stderr}");
+    assert!(stderr.contains("payment 1, PaymentPurpose"), "{stderr}");
+    assert!(!out.exists());
+    let out = temp.join("dash-windows.txt");
+    let windows = clientbank(
+        &temp,
+        &[
+            "convert",
+            "--today",
+            TODAY,
+            name,
+            "-o",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(windows.status.code(), Some(0));
+    assert!(out.exists());
+    std::fs::remove_dir_all(&temp).ok();
+}
+
+#[test]
+fn one_bad_json_value_fails_its_payment_not_the_file() {
+    // Payment 2 of 3 has an impossible date and payment 3 a mistyped sum: both are findings
+    // with their JSON lines, exit 1, and payment 1's own defect is still reported.
+    let temp = std::env::temp_dir().join(format!("clientbank-badvalue-{}", std::process::id()));
+    std::fs::create_dir_all(&temp).unwrap();
+    let request: Value =
+        serde_json::from_slice(&std::fs::read(payments_dir().join("valid-ordinary.json")).unwrap())
+            .unwrap();
+    let mut requests = vec![request.clone(), request.clone(), request];
+    requests[0]["payment"]["RecipientINN"] = Value::String("5009876547".into());
+    requests[1]["payment"]["Date"] = Value::String("31.11.2026".into());
+    requests[2]["payment"]["Sum"] = Value::String("59000,00".into());
+    let text = format!(
+        "\u{feff}{}",
+        serde_json::to_string_pretty(&requests).unwrap()
+    );
+    std::fs::write(temp.join("three.json"), &text).unwrap();
+    let line_of = |needle: &str| -> u64 {
+        let at = text.find(needle).unwrap();
+        text[..at].matches('\n').count() as u64 + 1
+    };
+    let check = clientbank(&temp, &["check", "--json", "--today", TODAY, "three.json"]);
+    assert_eq!(check.status.code(), Some(1));
+    let report: Value = serde_json::from_slice(&check.stdout).unwrap();
+    assert_eq!(report["files"][0]["readable"], true);
+    let found: Vec<_> = report["files"][0]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["payment"].as_u64().unwrap(),
+                d["code"].as_str().unwrap(),
+                d["field"].as_str().unwrap(),
+                d["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (
+                1,
+                "inn-check-digit",
+                "RecipientINN",
+                line_of("\"RecipientINN\": \"5009876547\"")
+            ),
+            (2, "json-invalid", "Date", line_of("\"31.11.2026\"")),
+            (3, "json-invalid", "Sum", line_of("\"59000,00\"")),
+        ]
+    );
+    std::fs::remove_dir_all(&temp).ok();
 }

@@ -124,7 +124,12 @@ fn json_to_exchange(
     today: NaiveDate,
 ) -> Result<Outcome, Failure> {
     let shown = path.display().to_string();
-    let (requests, mut findings) = match payments::read_json(bytes, today) {
+    let encoding = match options.encoding {
+        TargetEncoding::Windows => Encoding::Cp1251,
+        TargetEncoding::Dos => Encoding::Cp866,
+        TargetEncoding::Utf8 => Encoding::Utf8,
+    };
+    let (requests, mut findings) = match payments::read_json_in(bytes, today, encoding) {
         Ok(read) => read,
         Err(refused) => {
             report(&[refused], &shown, None);
@@ -132,14 +137,15 @@ fn json_to_exchange(
         }
     };
     let payments: Vec<_> = requests.iter().map(|r| r.payment.to_payment()).collect();
-    let encoding = match options.encoding {
-        TargetEncoding::Windows => Encoding::Cp1251,
-        TargetEncoding::Dos => Encoding::Cp866,
-        TargetEncoding::Utf8 => Encoding::Utf8,
-    };
     let (exchange, mapping) = onec::to_exchange(&payments, encoding);
     findings.extend(mapping);
     let outcome = report(&findings, &shown, None);
+    if payments::unwritable(&findings) {
+        eprintln!(
+            "error: {shown}: the 1C file is not written: a value holds a character it cannot"
+        );
+        return Ok(Outcome::Findings);
+    }
     match exchange.to_bytes(encoding) {
         Ok(text) => {
             write_output(options.output.as_deref(), &text)?;
