@@ -1,4 +1,4 @@
-//! The check-digit and format algorithms of Russian payment requisites (RULES.md §1–§6), as
+//! The check-digit and format algorithms of Russian payment requisites (docs/rules.md §1–§6), as
 //! pure functions over text. [`validate`](crate::validate) turns their answers into findings.
 
 /// What is wrong with a code.

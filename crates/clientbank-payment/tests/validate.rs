@@ -1,4 +1,4 @@
-//! RULES.md's vectors for the fields that only make sense in a payment (101, 106–109, ЕНП,
+//! The vectors of docs/rules.md for the fields that only make sense in a payment (101, 106–109, ЕНП,
 //! third party, sum, purpose), through `validate`.
 
 use chrono::NaiveDate;
