@@ -207,7 +207,14 @@ fn measure(bin: &Path, args: &[String], timeout: Duration, scratch: &Path) -> Ru
 fn vm_hwm(status_path: &str) -> Option<u64> {
     let text = std::fs::read_to_string(status_path).ok()?;
     let kb = text.lines().find_map(|l| l.strip_prefix("VmHWM:"))?;
-    Some(kb.trim().trim_end_matches("kB").trim().parse::<u64>().ok()? * 1024)
+    Some(
+        kb.trim()
+            .trim_end_matches("kB")
+            .trim()
+            .parse::<u64>()
+            .ok()?
+            * 1024,
+    )
 }
 
 struct Options {
@@ -256,7 +263,11 @@ fn options() -> Result<Options, String> {
                 )
             }
             "--dir" => options.dir = Some(PathBuf::from(value()?)),
-            other => return Err(format!("unknown argument {other} (see the source's header)")),
+            other => {
+                return Err(format!(
+                    "unknown argument {other} (see the source's header)"
+                ));
+            }
         }
     }
     if !options.bin.is_file() {
@@ -304,7 +315,14 @@ fn main() {
         let _ = writeln!(
             out,
             "{:>10} {:>9} | {:<12} {:>9} {:>9} {:>6} | {:>14} {:>14}",
-            case.unit, "file MB", "command", "wall s", "peak MB", "×file", "time growth", "peak growth"
+            case.unit,
+            "file MB",
+            "command",
+            "wall s",
+            "peak MB",
+            "×file",
+            "time growth",
+            "peak growth"
         );
         // Per command: (size, wall, peak) of the previous size.
         let mut previous: Vec<Option<(usize, f64, Option<u64>)>> = vec![None; COMMANDS.len()];

@@ -52,8 +52,7 @@ struct Row {
 
 fn manifest(dir: &Path) -> Vec<Row> {
     let path = dir.join("MANIFEST.tsv");
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     text.lines()
         .skip(1)
         .filter(|l| !l.trim().is_empty())
@@ -116,9 +115,7 @@ fn check_facts(dir: &Path, rows: &[Row]) -> Vec<String> {
                     ));
                 }
             }
-            ("parse", Err(refused)) => {
-                failures.push(format!("{}: refused: {}", row.file, refused))
-            }
+            ("parse", Err(refused)) => failures.push(format!("{}: refused: {}", row.file, refused)),
             ("parse", Ok(parsed)) => {
                 let tree = &parsed.tree;
                 let mut problems = Vec::new();
@@ -233,7 +230,10 @@ fn every_hand_made_corpus_like_file_yields_its_manifest_facts() {
     on_disk.sort();
     let mut listed: Vec<String> = rows.iter().map(|r| r.file.clone()).collect();
     listed.sort();
-    assert_eq!(on_disk, listed, "files of testdata/corpus-like/ not in MANIFEST.tsv");
+    assert_eq!(
+        on_disk, listed,
+        "files of testdata/corpus-like/ not in MANIFEST.tsv"
+    );
     let read: Vec<&Row> = rows.iter().filter(|r| r.expect == "parse").collect();
     for encoding in ["cp1251", "cp866", "utf-8"] {
         assert!(
@@ -284,7 +284,10 @@ fn hand_made_files_with_a_lying_label_are_read_by_their_bytes() {
     // `Кодировка` says one thing, the bytes another: the bytes win, with a finding.
     let dir = corpus_like();
     for (file, label) in [
-        ("statement-bank-orders-1.02-utf8-says-windows.txt", "Windows"),
+        (
+            "statement-bank-orders-1.02-utf8-says-windows.txt",
+            "Windows",
+        ),
         ("statement-payment-orders-1.03-utf8-bom-crlf.txt", "Windows"),
     ] {
         let parsed = parse(std::fs::read(dir.join(file)).unwrap()).unwrap();
