@@ -38,7 +38,7 @@ struct Case {
 const CASES: &[Case] = &[
     Case {
         name: "statement",
-        what: "a clean statement (daily balances, ordinary, budget and third-party orders)",
+        what: "a statement the reader finds clean (its random INNs and accounts give payment findings)",
         unit: "documents",
         sizes: [125_000, 250_000, 500_000, 1_000_000],
         make: statement,
