@@ -2,7 +2,7 @@
 //!
 //! A budget payment carries fields 101–109 (`СтатусСоставителя`, `ПоказательКБК`, `ОКАТО`,
 //! `ПоказательОснования`, `ПоказательПериода`, `ПоказательНомера`, `ПоказательДаты`). A
-//! third-party payment has no block of its own in 1.03 (RULES.md §5.2): `ПлательщикИНН` and
+//! third-party payment has no block of its own in 1.03 (docs/rules.md §5.2): `ПлательщикИНН` and
 //! `ПлательщикКПП` are those of the person whose obligation is paid, and the purpose starts with
 //! the actual payer's INN, KPP (organisations) and the third party's name, separated by `//`.
 //! A salary deduction (status `19`) puts the person's INN in `ПлательщикИНН`.

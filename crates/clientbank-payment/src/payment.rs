@@ -115,7 +115,7 @@ impl Payment {
     }
 }
 
-/// The requisites of the single tax payment (ЕНП) that the FNS publishes (RULES.md §4.9).
+/// The requisites of the single tax payment (ЕНП) that the FNS publishes (docs/rules.md §4.9).
 pub mod enp {
     /// Payee INN (field 61).
     pub const INN: &str = "7727406020";

@@ -1,4 +1,4 @@
-//! The check-digit and format algorithms of Russian payment requisites (RULES.md §1–§6), as
+//! The check-digit and format algorithms of Russian payment requisites (docs/rules.md §1–§6), as
 //! pure functions over text. [`validate`](crate::validate) turns their answers into findings.
 
 /// What is wrong with a code.
@@ -239,7 +239,7 @@ pub fn date_text(value: &str) -> Result<chrono::NaiveDate, Defect> {
     clientbank_format::value::parse_date(value.as_bytes()).ok_or(Defect::Format)
 }
 
-/// The days on which rules that changed over time took effect (RULES.md). A payment order
+/// The days on which rules that changed over time took effect (docs/rules.md). A payment order
 /// follows the rules of its own date: an order of 2013 with priority 6 was right when it was
 /// made, and a statement of that year holds it.
 pub mod since {

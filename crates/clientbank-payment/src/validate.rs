@@ -1,4 +1,4 @@
-//! Every rule of RULES.md applied to one payment, all findings at once.
+//! Every rule of docs/rules.md applied to one payment, all findings at once.
 
 use chrono::NaiveDate;
 use clientbank_format::Encoding;

@@ -1,15 +1,82 @@
-//! The payment orders of the shared corpus (`shared/corpus/public/`, read in place): every
-//! error the validator finds there, with why it is a real defect of that file. A new error, or
-//! one that disappears, fails the test.
+//! Payment orders checked against a table of the errors the validator must find in them, with
+//! why each is a real defect of its file. A new error, or one that disappears, fails the test.
+//!
+//! Two sets of files: the project's own hand-made `testdata/corpus-like/` (its table is
+//! `PAYMENTS.tsv` there), always checked, and the shared corpus of real files
+//! (`../shared/corpus/public/` beside the checkout, read in place, nothing of it copied here),
+//! checked when it is there. Without it that test says so in one line and passes; with
+//! `CLIENTBANK_REQUIRE_CORPUS` set (`.ci/run` sets it when it finds the corpus) it fails.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
 
 use clientbank_format::parse;
 use clientbank_payment::{Context, onec, validate};
 
-fn corpus() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/public")
+/// The shared corpus, or `None` after one line on stderr saying it is absent.
+fn corpus() -> Option<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/public");
+    if dir.join("MANIFEST.tsv").is_file() {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var_os("CLIENTBANK_REQUIRE_CORPUS").is_none(),
+        "CLIENTBANK_REQUIRE_CORPUS is set but the shared corpus is not at {}",
+        dir.display()
+    );
+    // Straight to stderr, past the test harness's capture, so that the skip is seen.
+    let _ = writeln!(
+        std::io::stderr(),
+        "skipped: the shared corpus is not beside the checkout (../shared/corpus/public)"
+    );
+    None
+}
+
+/// The project's own hand-made files.
+fn corpus_like() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/corpus-like")
+}
+
+type Found = BTreeMap<(String, String, String), usize>;
+
+/// The errors of every payment order of every file the reader accepts in `dir`, counted by
+/// (file, code, 1C key); and how many payment orders there were.
+/// Every error of the payment orders of `dir`'s files, the orders checked, and the files whose
+/// ordinary payments carry a payee's identifier in field 22.
+fn errors_of(dir: &Path) -> (Found, usize, Vec<String>) {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "txt" || e == "bin"))
+        .collect();
+    files.sort();
+    let mut found = Found::new();
+    let mut orders_checked = 0;
+    let mut identifiers = Vec::new();
+    for path in files {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let Ok(parsed) = parse(std::fs::read(&path).unwrap()) else {
+            continue;
+        };
+        let (orders, _) = onec::payment_orders(&parsed.tree);
+        for order in orders {
+            orders_checked += 1;
+            let findings = validate(&order.payment, &Context { today: None });
+            if findings.iter().any(|f| f.code.as_str() == "payee-identifier")
+                && identifiers.last() != Some(&name)
+            {
+                identifiers.push(name.clone());
+            }
+            for finding in findings.iter().filter(|f| f.is_error()) {
+                let key = finding.key.map_or("", |k| k.name());
+                *found
+                    .entry((name.clone(), finding.code.as_str().into(), key.into()))
+                    .or_default() += 1;
+            }
+        }
+    }
+    (found, orders_checked, identifiers)
 }
 
 /// Why each file's payment orders have errors.
@@ -451,40 +518,12 @@ const ERRORS: &[(&str, &str, &str, usize)] = &[
 
 #[test]
 fn payment_orders_of_the_corpus_have_only_real_errors() {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(corpus())
-        .expect("the shared corpus must sit beside the checkout")
-        .map(|e| e.unwrap().path())
-        .collect();
-    files.sort();
-    let mut found: BTreeMap<(String, &str, &str), usize> = BTreeMap::new();
-    let mut orders_checked = 0;
-    let mut identifiers = Vec::new();
-    for path in files {
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        let Ok(parsed) = parse(std::fs::read(&path).unwrap()) else {
-            continue;
-        };
-        let (orders, _) = onec::payment_orders(&parsed.tree);
-        for order in orders {
-            orders_checked += 1;
-            let findings = validate(&order.payment, &Context { today: None });
-            for finding in &findings {
-                if finding.code.as_str() == "payee-identifier" {
-                    identifiers.push(name.clone());
-                }
-            }
-            for finding in findings.iter().filter(|f| f.is_error()) {
-                let key = finding.key.map_or("", |k| k.name());
-                *found
-                    .entry((name.clone(), finding.code.as_str(), key))
-                    .or_default() += 1;
-            }
-        }
-    }
+    let Some(dir) = corpus() else { return };
+    let (found, orders_checked, identifiers) = errors_of(&dir);
     assert!(orders_checked > 150, "{orders_checked} payment orders");
-    let expected: BTreeMap<(String, &str, &str), usize> = ERRORS
+    let expected: Found = ERRORS
         .iter()
-        .map(|&(file, code, key, n)| ((file.to_string(), code, key), n))
+        .map(|&(file, code, key, n)| ((file.into(), code.into(), key.into()), n))
         .collect();
     assert_eq!(found, expected);
     assert_eq!(
@@ -506,6 +545,40 @@ fn payment_orders_of_the_corpus_have_only_real_errors() {
         assert!(
             found.keys().any(|(f, ..)| f == file),
             "{file}: no error left"
+        );
+    }
+}
+
+/// `PAYMENTS.tsv`: file, code, 1C key, how many, why — one row per kind of error.
+#[test]
+fn payment_orders_of_the_hand_made_files_have_exactly_their_listed_errors() {
+    let dir = corpus_like();
+    let table = dir.join("PAYMENTS.tsv");
+    let text = std::fs::read_to_string(&table).unwrap();
+    let mut expected = Found::new();
+    for (i, line) in text.lines().enumerate().skip(1) {
+        let c: Vec<&str> = line.split('\t').collect();
+        assert!(
+            c.len() == 5 && !c[4].trim().is_empty(),
+            "PAYMENTS.tsv:{}: file, code, key, count and why",
+            i + 1
+        );
+        let count = c[3].parse().expect("a count");
+        expected.insert((c[0].into(), c[1].into(), c[2].into()), count);
+    }
+    let (found, orders_checked, _) = errors_of(&dir);
+    assert!(orders_checked >= 20, "{orders_checked} payment orders");
+    assert_eq!(found, expected);
+    // The clean files stay clean: budget, single tax payment, UIN, third party, statements.
+    for clean in [
+        "to-bank-budget-third-party-1.03-cp1251-crlf.txt",
+        "statement-payment-orders-1.03-utf8-bom-crlf.txt",
+        "statement-payment-orders-1.03-cp866-dos-crlf.txt",
+        "to-bank-one-order-1.01-utf8.txt",
+    ] {
+        assert!(
+            !found.keys().any(|(f, ..)| f == clean),
+            "{clean}: must have no payment error"
         );
     }
 }

@@ -1,4 +1,4 @@
-//! RULES.md's vectors for the fields that only make sense in a payment (101, 106–109, ЕНП,
+//! The vectors of docs/rules.md for the fields that only make sense in a payment (101, 106–109, ЕНП,
 //! third party, sum, purpose), through `validate`.
 
 use chrono::NaiveDate;
@@ -363,7 +363,7 @@ fn dated(mut p: Payment, day: u32, month: u32, year: i32) -> Payment {
 
 #[test]
 fn loro_accounts_take_the_credit_institutions_key() {
-    // A payee whose account is a loro account at its bank (RULES.md §3.3): published pairs.
+    // A payee whose account is a loro account at its bank (docs/rules.md §3.3): published pairs.
     for (bik, account) in [
         ("044525700", "30111810600000000013"),
         ("044525225", "30109810400000000294"),
