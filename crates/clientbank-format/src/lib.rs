@@ -55,7 +55,7 @@ pub mod value;
 #[doc(hidden)]
 pub mod fuzz;
 
-pub use diagnostic::{Code, Diagnostic, Renderer, Severity, make_strict};
+pub use diagnostic::{Code, Diagnostic, LIMIT_PER_CODE, Renderer, Severity, make_strict};
 pub use encoding::{Detection, Encoding};
 pub use key::{Key, Place, ValueKind};
 pub use model::{

@@ -220,7 +220,15 @@ impl SyntaxTree {
             });
         }
         let preamble = parse::preamble(&buf)?;
-        let (encoding, detection) = (preamble.encoding, preamble.detection);
+        let (mut encoding, mut detection) = (preamble.encoding, preamble.detection);
+        // An ASCII start tells nothing: decide on the first bytes that are not ASCII, wherever
+        // they are (as the streaming reader does when they arrive).
+        if detection == Detection::Ascii
+            && let Some(start) = parse::first_non_ascii_line(&buf, preamble.body)
+        {
+            let end = buf.len().min(start + crate::encoding::SAMPLE);
+            (encoding, detection) = parse::redecide(&buf[start..end]);
+        }
         let split = parallel
             .then(|| split_point(&buf, preamble.body, encoding))
             .flatten();
