@@ -65,4 +65,4 @@ pub use model::{
 pub use parse::{Refused, SectionKind};
 pub use stream::{OwnedSection, Reader, StreamError};
 pub use syntax::{LineEnding, Marker};
-pub use tree::{Field, Parsed, SectionMut, SectionRef, SyntaxTree, parse};
+pub use tree::{Field, Parsed, SectionMut, SectionRef, SyntaxTree, parse, parse_owned};
