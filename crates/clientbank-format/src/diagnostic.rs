@@ -457,7 +457,10 @@ impl<'a> Renderer<'a> {
 
     fn span_chars(&self, span: &Range<usize>) -> usize {
         // The caret is as wide as the shown line at most: decode no more than that.
-        let end = span.end.min(self.bytes.len()).min(span.start.saturating_add(800));
+        let end = span
+            .end
+            .min(self.bytes.len())
+            .min(span.start.saturating_add(800));
         let start = span.start.min(end);
         self.decode(&self.bytes[start..end]).chars().count()
     }
@@ -523,13 +526,17 @@ mod tests {
                 2002 => String::new(),
                 n => format!("Ключ{}=x", n - 2),
             };
-            assert!(
-                out.contains(&format!("{line} | {shown}\n")),
-                "{out}"
-            );
+            assert!(out.contains(&format!("{line} | {shown}\n")), "{out}");
         }
-        assert!(renderer.render_line("x", 2004, None).ends_with(" --> a.txt:2004\n"));
-        assert_eq!(renderer.render_line("x", 2003, None).lines().nth(3), Some("2003 | КонецФайла"));
+        assert!(
+            renderer
+                .render_line("x", 2004, None)
+                .ends_with(" --> a.txt:2004\n")
+        );
+        assert_eq!(
+            renderer.render_line("x", 2003, None).lines().nth(3),
+            Some("2003 | КонецФайла")
+        );
         assert_eq!(renderer.scans.get(), 1, "the line index is built once");
     }
 
@@ -540,7 +547,10 @@ mod tests {
         let big = "Ж".repeat(1 << 20);
         assert_eq!(short(&big).chars().count(), SHOWN_CHARS + 1);
         let bytes = Encoding::Cp1251.encode(&big).unwrap();
-        assert_eq!(short_bytes(&bytes, Encoding::Cp1251).chars().count(), SHOWN_CHARS + 1);
+        assert_eq!(
+            short_bytes(&bytes, Encoding::Cp1251).chars().count(),
+            SHOWN_CHARS + 1
+        );
         assert_eq!(short("abc"), "abc");
     }
 

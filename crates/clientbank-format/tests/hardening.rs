@@ -2,7 +2,9 @@
 //! letter case, values in the other single-byte encoding, and findings that stay small and
 //! few whatever the input. Each case is read by both readers, which must agree.
 
-use clientbank_format::{Code, Diagnostic, Encoding, Key, LIMIT_PER_CODE, Reader, SectionKind, parse};
+use clientbank_format::{
+    Code, Diagnostic, Encoding, Key, LIMIT_PER_CODE, Reader, SectionKind, parse,
+};
 
 /// Reads `bytes` with both readers; checks they agree on sections, findings and encoding.
 fn read(bytes: &[u8]) -> (clientbank_format::Parsed, Vec<Diagnostic>) {
@@ -57,16 +59,24 @@ fn an_empty_required_value_is_a_finding_in_every_section_kind() {
     );
     let sum = &diagnostics[7];
     assert_eq!(sum.column, 7, "the caret stands after `=`");
-    assert!(sum.message.contains("`Сумма` has no value"), "{}", sum.message);
+    assert!(
+        sum.message.contains("`Сумма` has no value"),
+        "{}",
+        sum.message
+    );
     assert_eq!(
         sum.severity,
         clientbank_format::Severity::Warning,
         "a warning, an error with --strict"
     );
     // An empty Кодировка too.
-    let (_, diagnostics) =
-        read(&cp1251("1CClientBankExchange\r\nВерсияФормата=1.03\r\nКодировка=\r\nКонецФайла\r\n"));
-    assert_eq!(codes(&diagnostics), [(Code::EmptyValue, 3, Some("Кодировка"))]);
+    let (_, diagnostics) = read(&cp1251(
+        "1CClientBankExchange\r\nВерсияФормата=1.03\r\nКодировка=\r\nКонецФайла\r\n",
+    ));
+    assert_eq!(
+        codes(&diagnostics),
+        [(Code::EmptyValue, 3, Some("Кодировка"))]
+    );
 }
 
 /// An exchange file whose first non-ASCII byte stands past the first `ascii` bytes.
@@ -86,7 +96,11 @@ fn the_encoding_is_decided_past_an_ascii_start() {
         for encoding in Encoding::ALL {
             let bytes = encoding.encode(&text).unwrap().into_owned();
             let (parsed, diagnostics) = read(&bytes);
-            assert_eq!(parsed.tree.encoding(), encoding, "{ascii} ASCII bytes first");
+            assert_eq!(
+                parsed.tree.encoding(),
+                encoding,
+                "{ascii} ASCII bytes first"
+            );
             assert_eq!(parsed.tree.documents().count(), 1);
             let document = parsed.tree.documents().next().unwrap();
             assert_eq!(document.get(Key::Recipient).as_deref(), Some("ООО Ромашка"));
@@ -146,7 +160,10 @@ fn markers_in_another_letter_case_keep_the_document() {
         assert_eq!(parsed.tree.documents().count(), 1, "{encoding}");
         let document = parsed.tree.documents().next().unwrap();
         assert_eq!(document.get(Key::Number).as_deref(), Some("7"));
-        assert_eq!(document.document_type().as_deref(), Some("Платежное поручение"));
+        assert_eq!(
+            document.document_type().as_deref(),
+            Some("Платежное поручение")
+        );
         let found: Vec<_> = diagnostics
             .iter()
             .filter(|d| d.code != Code::EncodingMismatch)
@@ -182,14 +199,20 @@ fn repeats_of_a_code_past_the_limit_become_one_summary() {
     text.push_str("КонецДокумента\r\nКонецФайла\r\n");
     let (_, diagnostics) = read(&cp1251(&text));
     assert_eq!(diagnostics.len(), LIMIT_PER_CODE + 1);
-    assert!(diagnostics[..LIMIT_PER_CODE]
-        .iter()
-        .all(|d| d.code == Code::DuplicateKey && d.omitted == 0));
+    assert!(
+        diagnostics[..LIMIT_PER_CODE]
+            .iter()
+            .all(|d| d.code == Code::DuplicateKey && d.omitted == 0)
+    );
     let summary = &diagnostics[LIMIT_PER_CODE];
     assert_eq!(summary.code, Code::DuplicateKey);
     assert_eq!(summary.omitted, 499);
     assert_eq!(summary.count(), 499);
-    assert_eq!(summary.line, 8 + LIMIT_PER_CODE as u32, "where the first omitted one stood");
+    assert_eq!(
+        summary.line,
+        8 + LIMIT_PER_CODE as u32,
+        "where the first omitted one stood"
+    );
     assert!(
         summary.message.contains("and 499 more `duplicate-key`"),
         "{}",
@@ -203,7 +226,8 @@ fn repeats_of_a_code_past_the_limit_become_one_summary() {
 fn the_limit_holds_across_the_two_threads_of_a_large_input() {
     // A duplicate in each of many documents: the in-memory reader cuts the file in two
     // (`parse_agrees` compares the two-thread reading with one pass).
-    let mut text = String::from("1CClientBankExchange\r\nВерсияФормата=1.03\r\nКодировка=Windows\r\n");
+    let mut text =
+        String::from("1CClientBankExchange\r\nВерсияФормата=1.03\r\nКодировка=Windows\r\n");
     let documents = LIMIT_PER_CODE * 2 + 10;
     for _ in 0..documents {
         text.push_str(
@@ -213,18 +237,26 @@ fn the_limit_holds_across_the_two_threads_of_a_large_input() {
     text.push_str("КонецФайла\r\n");
     let (_, diagnostics) = read(&cp1251(&text));
     assert_eq!(diagnostics.len(), LIMIT_PER_CODE + 1);
-    assert_eq!(diagnostics[LIMIT_PER_CODE].omitted as usize, documents - LIMIT_PER_CODE);
+    assert_eq!(
+        diagnostics[LIMIT_PER_CODE].omitted as usize,
+        documents - LIMIT_PER_CODE
+    );
 }
 
 #[test]
 fn findings_stay_few_and_small_whatever_the_input() {
     // Documents opened and never closed, each with no key at all: five codes per line.
-    let mut text = String::from("1CClientBankExchange\r\nВерсияФормата=1.03\r\nКодировка=Windows\r\n");
+    let mut text =
+        String::from("1CClientBankExchange\r\nВерсияФормата=1.03\r\nКодировка=Windows\r\n");
     for _ in 0..20_000 {
         text.push_str("СекцияДокумент=\r\n");
     }
     // And a key and a value of a megabyte each.
-    text.push_str(&format!("{}=1\r\nСумма={}\r\n", "Ж".repeat(1 << 20), "9".repeat(1 << 20)));
+    text.push_str(&format!(
+        "{}=1\r\nСумма={}\r\n",
+        "Ж".repeat(1 << 20),
+        "9".repeat(1 << 20)
+    ));
     let bytes = cp1251(&text);
     let (_, diagnostics) = read(&bytes);
     let mut per_code = std::collections::HashMap::new();
@@ -243,5 +275,9 @@ fn findings_stay_few_and_small_whatever_the_input() {
     );
     assert_eq!(per_code[&Code::EmptyDocumentType], 20_000);
     assert_eq!(per_code[&Code::UnclosedSection], 20_000);
-    assert_eq!(per_code[&Code::MissingKey], 20_000 * 3 - 1, "the last one has its Сумма");
+    assert_eq!(
+        per_code[&Code::MissingKey],
+        20_000 * 3 - 1,
+        "the last one has its Сумма"
+    );
 }

@@ -169,7 +169,10 @@ mod tests {
         })
         .unwrap();
         let text = String::from_utf8(written.0.borrow().clone()).unwrap();
-        assert_eq!(text, "[\n    {\"n\":0},\n    {\"n\":1},\n    {\"n\":2}\n  ]");
+        assert_eq!(
+            text,
+            "[\n    {\"n\":0},\n    {\"n\":1},\n    {\"n\":2}\n  ]"
+        );
         let value: Value = serde_json::from_str(&text).unwrap();
         assert_eq!(value.as_array().map(Vec::len), Some(3));
         let mut empty = Vec::new();

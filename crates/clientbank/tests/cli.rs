@@ -168,8 +168,14 @@ fn check_counts_every_repeat_but_shows_the_first_ones() {
     assert_eq!(code(&output), 1);
     let stdout = String::from_utf8(output.stdout).unwrap();
     assert_eq!(stdout.matches("error[duplicate-key]").count(), 1001);
-    assert!(stdout.contains("and 500 more `duplicate-key` finding(s)"), "{stdout}");
-    assert!(stdout.contains("FAILED (1500 error(s), 0 warning(s))"), "{stdout}");
+    assert!(
+        stdout.contains("and 500 more `duplicate-key` finding(s)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("FAILED (1500 error(s), 0 warning(s))"),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -179,7 +185,10 @@ fn check_strict_fails_an_empty_required_value_in_any_document() {
     let output = clientbank(&["check", "--strict", &file]);
     assert_eq!(code(&output), 1);
     let stdout = String::from_utf8(output.stdout).unwrap();
-    assert!(stdout.contains("error[empty-value]: `Сумма` has no value"), "{stdout}");
+    assert!(
+        stdout.contains("error[empty-value]: `Сумма` has no value"),
+        "{stdout}"
+    );
     assert!(stdout.contains("3 error(s)"), "{stdout}");
 }
 
@@ -208,7 +217,10 @@ fn parse_decides_the_encoding_past_an_ascii_start() {
     let value: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(value["encoding"], "cp866");
     assert_eq!(value["documents"][0]["type"], "Банковский ордер");
-    assert_eq!(value["documents"][0]["fields"][0], serde_json::json!(["Номер", "7"]));
+    assert_eq!(
+        value["documents"][0]["fields"][0],
+        serde_json::json!(["Номер", "7"])
+    );
 }
 
 /// `clientbank sandbox` serves the README's curl example: the sandbox companies.

@@ -85,7 +85,11 @@ impl<'a, W: Write> FileOut<'a, W> {
     }
 
     fn json(&mut self, value: &serde_json::Value) -> io::Result<()> {
-        let separator: &[u8] = if self.first { b"\n      " } else { b",\n      " };
+        let separator: &[u8] = if self.first {
+            b"\n      "
+        } else {
+            b",\n      "
+        };
         self.first = false;
         self.out.write_all(separator)?;
         serde_json::to_writer(&mut *self.out, value).map_err(io::Error::from)

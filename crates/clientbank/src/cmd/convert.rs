@@ -116,7 +116,8 @@ fn exchange_to_json(
     let context = payments::tree_context(tree, today);
     let mut findings_out = |findings: &[Finding], outcome: &mut Outcome| {
         for finding in findings {
-            let _ = stderr.write_all(payments::render(finding, &input.path, Some(&renderer)).as_bytes());
+            let _ = stderr
+                .write_all(payments::render(finding, &input.path, Some(&renderer)).as_bytes());
             if finding.is_error() {
                 *outcome = Outcome::Findings;
             }
