@@ -271,9 +271,71 @@ fn russian_letter(b: u8, encoding: Encoding) -> bool {
     }
 }
 
-/// For a value of a single-byte file: the other single-byte encoding when the value's bytes
-/// are all Russian letters in it but not in the file's (at least two letters better), i.e. the
-/// value was pasted from a file of the other encoding and reads as mojibake.
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_in_the_other_encoding_are_told_from_russian_text() {
+        let (w, d) = (Encoding::Cp1251, Encoding::Cp866);
+        let bytes = |e: Encoding, text: &str| e.encode(text).unwrap().into_owned();
+        // Pasted from the other encoding.
+        assert_eq!(other_encoding(&bytes(d, "ООО Ромашка"), w), Some(d));
+        assert_eq!(other_encoding(&bytes(w, "ООО Ромашка"), d), Some(w));
+        assert_eq!(other_encoding(&bytes(w, "Иванов Иван"), d), Some(w));
+        // Russian text of the file's own encoding, with its usual signs.
+        for text in [
+            "ООО Ромашка",
+            "Оплата по счету № 5 от 01.11.2026, НДС не облагается",
+            "A№№ё",
+            "Ёлки - 5°",
+            "оплата",
+        ] {
+            assert_eq!(other_encoding(&bytes(w, text), w), None, "{text}");
+            assert_eq!(other_encoding(&bytes(d, text), d), None, "{text}");
+        }
+        assert_eq!(other_encoding(&bytes(w, "«Лютик» – 5 ±"), w), None);
+        assert_eq!(other_encoding(b"ascii", w), None);
+        assert_eq!(
+            other_encoding(&bytes(d, "ООО Ромашка"), Encoding::Utf8),
+            None
+        );
+    }
+}
+
+/// Whether byte `b` (not ASCII) reads in a single-byte `encoding` as a character that Russian
+/// text does not hold: CP866's box drawing, Ukrainian letters and rare signs; CP1251's Serbian and Ukrainian letters and rare
+/// signs (its quotes, dashes, `№`, `§`, `°`, `±`, `·`, `…`, `Ё`, `ё` and no-break space are usual).
+fn implausible(b: u8, encoding: Encoding) -> bool {
+    match encoding {
+        Encoding::Cp866 => {
+            (0xB0..=0xDF).contains(&b) || matches!(b, 0xF2..=0xF7 | 0xF9 | 0xFB | 0xFD | 0xFE)
+        }
+        Encoding::Cp1251 => {
+            (0x80..=0xBF).contains(&b)
+                && !matches!(
+                    b,
+                    0x84 | 0x85
+                        | 0x91..=0x94
+                        | 0x96
+                        | 0x97
+                        | 0xA0
+                        | 0xA7
+                        | 0xA8
+                        | 0xAB
+                        | 0xB0
+                        | 0xB1
+                        | 0xB7..=0xB9
+                        | 0xBB
+                )
+        }
+        Encoding::Utf8 => false,
+    }
+}
+
+/// For a value of a single-byte file: the other single-byte encoding when the value reads
+/// far better in it — every byte that is not ASCII a Russian letter there, while in the file's
+/// encoding at least two of them are characters Russian text does not hold: the value was pasted from a file of the other encoding and reads as mojibake.
 pub(crate) fn other_encoding(value: &[u8], encoding: Encoding) -> Option<Encoding> {
     let other = match encoding {
         Encoding::Cp1251 => Encoding::Cp866,
@@ -283,13 +345,13 @@ pub(crate) fn other_encoding(value: &[u8], encoding: Encoding) -> Option<Encodin
     if value.is_ascii() {
         return None;
     }
-    let (mut non_ascii, mut mine, mut theirs) = (0usize, 0usize, 0usize);
+    let (mut non_ascii, mut odd, mut theirs) = (0usize, 0usize, 0usize);
     for &b in value.iter().filter(|b| !b.is_ascii()) {
         non_ascii += 1;
-        mine += usize::from(russian_letter(b, encoding));
+        odd += usize::from(implausible(b, encoding));
         theirs += usize::from(russian_letter(b, other));
     }
-    (non_ascii >= 3 && theirs == non_ascii && mine + 2 <= theirs).then_some(other)
+    (theirs == non_ascii && odd >= 2).then_some(other)
 }
 
 /// Required keys per place, reported as `missing-key`.
