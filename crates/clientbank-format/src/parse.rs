@@ -384,8 +384,10 @@ pub(crate) struct Grouper {
     /// What the pending section is, and its lines so far.
     kind: SectionKind,
     lines: Vec<Line>,
-    /// Finished sections' lines, when they go to one shared vector (the in-memory tree).
+    /// Finished sections' lines, when they go to one shared vector (the in-memory tree); the
+    /// pending section's lines are its last ones, from `pending_from` on.
     arena: Option<Vec<Line>>,
+    pending_from: usize,
     /// The current section still awaits its end marker.
     open: bool,
     /// `КонецФайла` was seen.
@@ -413,6 +415,7 @@ impl Grouper {
             kind: SectionKind::Header,
             lines: Vec::new(),
             arena: None,
+            pending_from: 0,
             open: true,
             ended: false,
             seen: 0,
@@ -503,6 +506,28 @@ impl Grouper {
         }
     }
 
+    /// The lines of the pending section.
+    fn pending(&self) -> &[Line] {
+        match &self.arena {
+            Some(arena) => &arena[self.pending_from..],
+            None => &self.lines,
+        }
+    }
+
+    fn pending_mut(&mut self) -> &mut [Line] {
+        match &mut self.arena {
+            Some(arena) => &mut arena[self.pending_from..],
+            None => &mut self.lines,
+        }
+    }
+
+    fn push_line(&mut self, line: Line) {
+        match &mut self.arena {
+            Some(arena) => arena.push(line),
+            None => self.lines.push(line),
+        }
+    }
+
     /// How many findings so far.
     pub(crate) fn findings(&self) -> usize {
         self.diagnostics.len()
@@ -510,13 +535,13 @@ impl Grouper {
 
     /// Where the pending section starts in the buffer, if it has lines.
     pub(crate) fn pending_start(&self) -> Option<usize> {
-        self.lines.first().map(|l| l.start as usize)
+        self.pending().first().map(|l| l.start as usize)
     }
 
     /// The buffer lost its first `by` bytes (streaming): move the pending lines.
     pub(crate) fn rebase(&mut self, by: usize) {
         self.base += by;
-        for line in &mut self.lines {
+        for line in self.pending_mut() {
             line.start -= by as u32;
         }
     }
@@ -609,7 +634,7 @@ impl Grouper {
                     LineKind::Junk
                 }
             };
-            self.lines.push(line);
+            self.push_line(line);
             return None;
         }
         match shape {
@@ -622,7 +647,7 @@ impl Grouper {
                     &line,
                     "blank line (1C skips them; reported once per file)".into(),
                 );
-                self.lines.push(line);
+                self.push_line(line);
                 None
             }
             Shape::Junk => {
@@ -636,13 +661,13 @@ impl Grouper {
                     "this line is neither a marker nor Key=Value; it is kept and ignored".into(),
                 )
                 .expected("Key=Value or a section marker");
-                self.lines.push(line);
+                self.push_line(line);
                 None
             }
             Shape::Pair(eq) => {
                 line.eq = eq as u32;
                 self.pair(buf, &mut line);
-                self.lines.push(line);
+                self.push_line(line);
                 None
             }
             Shape::Marker(marker, folded) => {
@@ -697,7 +722,7 @@ impl Grouper {
                         "1CClientBankExchange again: only line 1 may hold it".into(),
                     );
                 }
-                self.lines.push(line);
+                self.push_line(line);
                 None
             }
             Marker::AccountEnd | Marker::DocumentEnd => {
@@ -723,7 +748,7 @@ impl Grouper {
                         format!("{} with no section open", marker.name()),
                     );
                 }
-                self.lines.push(line);
+                self.push_line(line);
                 None
             }
             Marker::AccountStart | Marker::DocumentStart | Marker::FileEnd => {
@@ -752,7 +777,7 @@ impl Grouper {
                 }
                 let finished = self.finish_section(buf, &line);
                 self.kind = kind;
-                self.lines.push(line);
+                self.push_line(line);
                 self.open = kind != SectionKind::End;
                 self.ended = kind == SectionKind::End;
                 self.seen = 0;
@@ -1059,7 +1084,7 @@ impl Grouper {
             } else {
                 Marker::DocumentEnd
             };
-            let first = self.lines[0];
+            let first = self.pending()[0];
             let len = first.len as usize;
             let message = if next.len == 0 && next.number == 0 {
                 format!(
@@ -1075,7 +1100,7 @@ impl Grouper {
             self.report(Code::UnclosedSection, buf, &first, 0..len, message)
                 .expected(end.name());
         }
-        if let Some(&first) = self.lines.first() {
+        if let Some(&first) = self.pending().first() {
             for &key in required(kind) {
                 if self.seen & (1u128 << (key as u32)) == 0 {
                     let len = first.len as usize;
@@ -1112,7 +1137,7 @@ impl Grouper {
                 && start > end
             {
                 let line = self
-                    .lines
+                    .pending()
                     .iter()
                     .find(|l| l.number == end_line)
                     .copied()
@@ -1136,12 +1161,15 @@ impl Grouper {
     }
 
     /// The current section with exactly the memory its lines need; the scratch vector is kept
-    /// for the next section (a section's lines are few, but there are many sections).
+    /// for the next section (a section's lines are few, but there are many sections). With a
+    /// shared vector, the pending lines were pushed straight to it (a huge section is not held
+    /// twice).
     fn take_section(&mut self) -> Section {
         let lines = match &mut self.arena {
+            // The pending lines are already the arena's last ones.
             Some(arena) => {
-                let start = arena.len() as u32;
-                arena.extend_from_slice(&self.lines);
+                let start = self.pending_from as u32;
+                self.pending_from = arena.len();
                 Lines::Shared {
                     arena: 0,
                     start,
@@ -1180,7 +1208,7 @@ impl Grouper {
             key: None,
         };
         let was_ended = self.ended;
-        let last_line = self.lines.last().copied();
+        let last_line = self.pending().last().copied();
         let section = if self.ended {
             self.take_section()
         } else {
