@@ -132,11 +132,13 @@ pub(crate) fn detect(sample: &[u8], declared: Option<Encoding>) -> (Encoding, De
         // A multi-byte character cut at the end of the sample is still UTF-8.
         Err(error) => error.error_len().is_none() && sample.len() - error.valid_up_to() < 4,
     };
-    if valid_utf8 {
-        return (Encoding::Utf8, Detection::Utf8Content);
-    }
     let cp1251 = known_keys(sample, Encoding::Cp1251);
     let cp866 = known_keys(sample, Encoding::Cp866);
+    // Single-byte Russian text can happen to be valid UTF-8 ("ток" in CP866 is the bytes of
+    // U+2BAA): UTF-8 wins unless the single-byte spellings name more known keys.
+    if valid_utf8 && known_keys(sample, Encoding::Utf8) >= cp1251.max(cp866) {
+        return (Encoding::Utf8, Detection::Utf8Content);
+    }
     let encoding = match cp1251.cmp(&cp866) {
         std::cmp::Ordering::Greater => Encoding::Cp1251,
         std::cmp::Ordering::Less => Encoding::Cp866,
@@ -146,6 +148,20 @@ pub(crate) fn detect(sample: &[u8], declared: Option<Encoding>) -> (Encoding, De
         },
     };
     (encoding, Detection::SingleByteKeys)
+}
+
+/// Whether UTF-8 text reads as what a Russian exchange file holds: its characters beyond ASCII
+/// are Russian letters or the punctuation and signs of Russian text. A line of CP1251 or CP866
+/// bytes can be valid UTF-8 by chance, and then reads as symbols of other scripts; only a
+/// plausible reading is evidence that a single-byte file has a UTF-8 line in it.
+pub(crate) fn plausible_utf8(text: &str) -> bool {
+    text.chars().all(|c| {
+        c.is_ascii()
+            || matches!(c,
+                '\u{0400}'..='\u{045F}' | '\u{0490}' | '\u{0491}' | '\u{00A0}'..='\u{00BF}'
+                | '\u{2013}' | '\u{2014}' | '\u{2018}'..='\u{201E}' | '\u{2026}' | '\u{2116}'
+                | '\u{20AC}' | '\u{20BD}')
+    })
 }
 
 /// Counts the lines of `sample` whose key is a known key in `encoding`.

@@ -205,7 +205,7 @@ pub(crate) fn check_line_encoding(
             fffd().unwrap_or(0),
             "the text holds U+FFFD: it was destroyed by a lossy conversion before it got here and cannot be recovered".into(),
         )),
-        (Encoding::Cp1251 | Encoding::Cp866, Ok(_)) => Err((
+        (Encoding::Cp1251 | Encoding::Cp866, Ok(text)) if encoding::plausible_utf8(text) => Err((
             Code::MixedEncoding,
             first,
             format!(

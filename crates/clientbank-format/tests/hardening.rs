@@ -281,3 +281,45 @@ fn findings_stay_few_and_small_whatever_the_input() {
         "the last one has its Сумма"
     );
 }
+
+/// Russian words in a single-byte encoding can be valid UTF-8 by chance (CP866 "ток" is the
+/// bytes of U+2BAA, CP1251 "СЁ" those of U+0468): such a line is the file's own text, not a
+/// UTF-8 line in a single-byte file, and a whole file of them is not UTF-8 either.
+#[test]
+fn single_byte_words_that_happen_to_be_utf8_are_not_mixed_encoding() {
+    for (encoding, word, label) in [
+        (Encoding::Cp866, "ток", "DOS"),
+        (Encoding::Cp866, "сок", "DOS"),
+        (Encoding::Cp1251, "СЁ", "Windows"),
+    ] {
+        let word_bytes = encoding.encode(word).unwrap().into_owned();
+        assert!(
+            std::str::from_utf8(&word_bytes).is_ok(),
+            "{word} in {encoding}"
+        );
+        let text = format!(
+            "1CClientBankExchange\r\nВерсияФормата=1.03\r\nКодировка={label}\r\n\
+             СекцияДокумент=Платежное поручение\r\nНомер=1\r\nДата=20.11.2026\r\nСумма=10.00\r\n\
+             НазначениеПлатежа={word}\r\nКонецДокумента\r\nКонецФайла\r\n"
+        );
+        let bytes = encoding.encode(&text).unwrap().into_owned();
+        let (parsed, _) = read(&bytes);
+        assert_eq!(parsed.tree.encoding(), encoding, "{word}");
+        let document = parsed.tree.documents().next().unwrap();
+        assert_eq!(document.text(Key::Purpose).as_deref(), Some(word));
+    }
+    // The same word as the only non-ASCII text of a file: the known keys in the file's
+    // encoding outweigh the chance UTF-8 reading.
+    let text =
+        "1CClientBankExchange\r\nВерсияФормата=1.03\r\nКодировка=DOS\r\nток=1\r\nКонецФайла\r\n";
+    let bytes = Encoding::Cp866.encode(text).unwrap().into_owned();
+    let (parsed, _) = read(&bytes);
+    assert_eq!(parsed.tree.encoding(), Encoding::Cp866);
+    // A real UTF-8 line in a CP1251 file is still refused.
+    let mut mixed = cp1251("1CClientBankExchange\r\nВерсияФормата=1.03\r\nКодировка=Windows\r\n");
+    mixed.extend_from_slice("Получатель=ООО Ромашка\r\n".as_bytes());
+    let refused = parse(&mixed[..])
+        .err()
+        .expect("a UTF-8 line among CP1251 is refused");
+    assert_eq!(refused.diagnostic.code, Code::MixedEncoding);
+}
