@@ -318,8 +318,8 @@ fn single_byte_words_that_happen_to_be_utf8_are_not_mixed_encoding() {
     // A real UTF-8 line in a CP1251 file is still refused.
     let mut mixed = cp1251("1CClientBankExchange\r\nВерсияФормата=1.03\r\nКодировка=Windows\r\n");
     mixed.extend_from_slice("Получатель=ООО Ромашка\r\n".as_bytes());
-    let refused = parse(&mixed[..])
-        .err()
-        .expect("a UTF-8 line among CP1251 is refused");
+    let Err(refused) = parse(&mixed[..]) else {
+        panic!("a UTF-8 line among CP1251 is refused")
+    };
     assert_eq!(refused.diagnostic.code, Code::MixedEncoding);
 }
