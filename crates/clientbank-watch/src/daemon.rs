@@ -134,6 +134,7 @@ pub struct Daemon {
     /// What the run did so far.
     pub summary: Summary,
     config_stamp: Option<SystemTime>,
+    sign_leftovers: bool,
     reload: Option<Box<dyn Fn() -> Result<Settings, Error> + Send>>,
     _lock: fs::File,
 }
@@ -176,6 +177,7 @@ impl Daemon {
             today: options.today,
             summary: Summary::default(),
             config_stamp,
+            sign_leftovers: true,
             reload: None,
             _lock: lock,
         };
@@ -329,17 +331,21 @@ impl Daemon {
                 }
             }
         }
-        if self.engine.settings.signing == Signing::Auto
+        // Payments left awaiting signature (a refused or failed signature) are signed again at
+        // start and after the configuration changed, not on every pass.
+        if self.sign_leftovers
+            && self.engine.settings.signing == Signing::Auto
             && self.token_refused.is_none()
             && !self.engine.stop.load(Ordering::SeqCst)
         {
-            self.sign_now().await;
+            self.sign_leftovers = false;
+            self.sign_now(None).await;
         }
         Ok(())
     }
 
-    async fn sign_now(&mut self) {
-        match self.engine.sign(None, false).await {
+    async fn sign_now(&mut self, file: Option<i64>) {
+        match self.engine.sign_file(file, None, false).await {
             Ok(groups) => {
                 for group in groups {
                     if group.signed {
@@ -373,6 +379,7 @@ impl Daemon {
                 }
                 self.engine.set_settings(settings);
                 self.token_refused = None;
+                self.sign_leftovers = true;
             }
             Err(e) => tracing::error!("the changed configuration is not used: {e}"),
         }
@@ -484,6 +491,10 @@ impl Daemon {
             Sent::Finished => {}
         }
         self.waiting.remove(name);
+        if self.engine.settings.signing == Signing::Auto && !self.engine.stop.load(Ordering::SeqCst)
+        {
+            self.sign_now(Some(file_id)).await;
+        }
         let verdict = self.engine.verdict(file_id)?;
         if verdict != Verdict::Pending {
             self.finish(file_id, name, verdict, None)?;

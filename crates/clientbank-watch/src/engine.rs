@@ -476,7 +476,20 @@ impl Engine {
         company: Option<&str>,
         dry_run: bool,
     ) -> Result<Vec<SignGroup>, Error> {
-        let awaiting = self.journal.awaiting_signature()?;
+        self.sign_file(None, company, dry_run).await
+    }
+
+    /// [`Engine::sign`], only the payments of the file `file` when given.
+    pub async fn sign_file(
+        &mut self,
+        file: Option<i64>,
+        company: Option<&str>,
+        dry_run: bool,
+    ) -> Result<Vec<SignGroup>, Error> {
+        let mut awaiting = self.journal.awaiting_signature()?;
+        if let Some(file) = file {
+            awaiting.retain(|r| r.file_id == file);
+        }
         if awaiting.is_empty() {
             return Ok(Vec::new());
         }
