@@ -390,6 +390,13 @@ impl Journal {
         self.payments_where("state = ?1 ORDER BY id", [state])
     }
 
+    /// The database's size in pages.
+    pub fn page_count(&self) -> Result<u32, Error> {
+        self.db
+            .query_row("PRAGMA page_count", [], |r| r.get(0))
+            .map_err(self.err())
+    }
+
     /// Limits the database's size (`PRAGMA max_page_count`): tests make "the disk is full"
     /// with it.
     pub fn limit_pages(&self, pages: u32) -> Result<(), Error> {
