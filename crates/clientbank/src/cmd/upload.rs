@@ -39,6 +39,10 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Failure> {
             return Ok(error_outcome(&e));
         }
     };
+    if let Err(e) = engine.client() {
+        eprintln!("clientbank: {e}");
+        return Ok(error_outcome(&e));
+    }
     let today = args
         .today
         .unwrap_or_else(clientbank_watch::engine::today_in_moscow);

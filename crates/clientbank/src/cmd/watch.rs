@@ -133,6 +133,10 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
                 return Ok(error_outcome(&e));
             }
         };
+        if let Err(e) = daemon.engine.client() {
+            eprintln!("clientbank: {e}");
+            return Ok(error_outcome(&e));
+        }
         {
             // A changed configuration file is read again; what flags and --sandbox/--demo set
             // stays.
