@@ -190,7 +190,14 @@ pub fn status(dir: &Path) -> Result<Status, Error> {
         return Err(Error::Io(format!("{} is not a folder", dir.display())));
     }
     let mut folders = BTreeMap::new();
-    for folder in ["inbox", "processing", "done", "rejected", "review", "outbox"] {
+    for folder in [
+        "inbox",
+        "processing",
+        "done",
+        "rejected",
+        "review",
+        "outbox",
+    ] {
         folders.insert(folder.to_string(), layout.files(folder));
     }
     let journal_path = layout.journal();

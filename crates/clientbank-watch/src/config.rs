@@ -225,7 +225,10 @@ impl Settings {
         let mut settings = match &path {
             Some(path) => {
                 let text = std::fs::read_to_string(path).map_err(|e| {
-                    Error::Config(format!("cannot read the configuration {}: {e}", path.display()))
+                    Error::Config(format!(
+                        "cannot read the configuration {}: {e}",
+                        path.display()
+                    ))
                 })?;
                 Settings::from_toml(&text, path)?
             }
@@ -246,8 +249,8 @@ impl Settings {
 
     /// The settings of a TOML text (`path` names it in errors and resolves relative paths).
     pub fn from_toml(text: &str, path: &Path) -> Result<Settings, Error> {
-        let file: FileConfig = toml::from_str(text)
-            .map_err(|e| Error::Config(format!("{}: {e}", path.display())))?;
+        let file: FileConfig =
+            toml::from_str(text).map_err(|e| Error::Config(format!("{}: {e}", path.display())))?;
         let base = path.parent().unwrap_or(Path::new("."));
         let mut settings = Settings::default();
         let mut warnings = Vec::new();
@@ -318,12 +321,20 @@ impl Settings {
             }
             Ok(())
         };
-        set(&mut settings.poll_interval, "poll_interval", file.poll_interval)?;
+        set(
+            &mut settings.poll_interval,
+            "poll_interval",
+            file.poll_interval,
+        )?;
         set(&mut settings.settle, "settle", file.settle)?;
         set(&mut settings.retry_min, "retry_min", file.retry_min)?;
         set(&mut settings.retry_max, "retry_max", file.retry_max)?;
         set(&mut settings.token_retry, "token_retry", file.token_retry)?;
-        set(&mut settings.once_patience, "once_patience", file.once_patience)?;
+        set(
+            &mut settings.once_patience,
+            "once_patience",
+            file.once_patience,
+        )?;
         if settings.poll_interval < Duration::from_millis(50) {
             return Err(Error::Config("poll_interval: at least 50ms".into()));
         }
@@ -403,7 +414,9 @@ impl Settings {
         {
             return false;
         }
-        self.patterns.iter().any(|p| matches(&p.to_lowercase(), &lower))
+        self.patterns
+            .iter()
+            .any(|p| matches(&p.to_lowercase(), &lower))
     }
 }
 

@@ -87,10 +87,9 @@ fn lock(layout: &Layout) -> Result<fs::File, Error> {
             layout.root.display(),
             path.display()
         ))),
-        Err(fs::TryLockError::Error(e)) => Err(Error::Io(format!(
-            "cannot lock {}: {e}",
-            path.display()
-        ))),
+        Err(fs::TryLockError::Error(e)) => {
+            Err(Error::Io(format!("cannot lock {}: {e}", path.display())))
+        }
     }
 }
 
@@ -351,9 +350,11 @@ impl Daemon {
                     if group.signed {
                         self.summary.signed += group.ids.len();
                     } else {
-                        self.summary
-                            .sign_failures
-                            .push(format!("{}: {}", group.company.label(), group.result));
+                        self.summary.sign_failures.push(format!(
+                            "{}: {}",
+                            group.company.label(),
+                            group.result
+                        ));
                     }
                 }
             }
@@ -510,7 +511,9 @@ impl Daemon {
             "the journal cannot be written ({e}): nothing of the file is sent; it waits in \
              processing/ (next try in {delay:?})"
         );
-        self.summary.bank_unavailable.get_or_insert_with(|| format!("journal: {e}"));
+        self.summary
+            .bank_unavailable
+            .get_or_insert_with(|| format!("journal: {e}"));
         Ok(())
     }
 
@@ -518,16 +521,15 @@ impl Daemon {
         let rejected = self.layout.folder("rejected");
         let new_name = unique_name(&rejected, name);
         let place = Layout::place("rejected", &new_name);
-        let id = match self.engine.journal.record_file(
-            name,
-            hash,
-            &place,
-            file_state::REJECTED,
-            text,
-        ) {
-            Ok(id) => id,
-            Err(e) => return self.journal_failed(name, e),
-        };
+        let id =
+            match self
+                .engine
+                .journal
+                .record_file(name, hash, &place, file_state::REJECTED, text)
+            {
+                Ok(id) => id,
+                Err(e) => return self.journal_failed(name, e),
+            };
         self.waiting.remove(name);
         self.complete_move(id)
     }
@@ -547,9 +549,7 @@ impl Daemon {
         };
         let new_name = unique_name(&self.layout.folder(folder), name);
         let place = Layout::place(folder, &new_name);
-        self.engine
-            .journal
-            .set_file(file_id, state, &place, why)?;
+        self.engine.journal.set_file(file_id, state, &place, why)?;
         self.complete_move(file_id)
     }
 
@@ -652,9 +652,8 @@ impl Daemon {
             }
             let pending = self.layout.files("processing");
             let patience_left = started.elapsed() < self.engine.settings.once_patience;
-            let unreadable_only = self.settling > 0
-                && self.settling <= self.claimer.reported.len()
-                && !patience_left;
+            let unreadable_only =
+                self.settling > 0 && self.settling <= self.claimer.reported.len() && !patience_left;
             let settle_wait = self.settling > 0 && !unreadable_only && patience_left;
             let retry_wait = !pending.is_empty() && self.token_refused.is_none() && patience_left;
             if !settle_wait && !retry_wait {

@@ -158,7 +158,10 @@ impl Engine {
                 identity: key.clone(),
                 payer_account: id.payer_account.clone(),
                 number: id.number.clone(),
-                date: id.date.map(|d| d.format("%d.%m.%Y").to_string()).unwrap_or_default(),
+                date: id
+                    .date
+                    .map(|d| d.format("%d.%m.%Y").to_string())
+                    .unwrap_or_default(),
                 sum: id.sum.map(|s| format!("{:.2}", s)).unwrap_or_default(),
                 recipient: payment.recipient.clone(),
                 recipient_account: id.recipient_account.clone(),
@@ -231,8 +234,7 @@ impl Engine {
                     Outcome {
                         state: ps::DOUBT,
                         message: Some(
-                            "its answer was not recorded: it may or may not be at the bank"
-                                .into(),
+                            "its answer was not recorded: it may or may not be at the bank".into(),
                         ),
                         ..Outcome::default()
                     },
@@ -359,8 +361,7 @@ impl Engine {
                 }
             };
             let next = todo.get(n + 1).filter(|_| !self.stopping()).map(|r| r.id);
-            self.journal
-                .record(&[(row.id, outcome)], next.as_slice())?;
+            self.journal.record(&[(row.id, outcome)], next.as_slice())?;
             marked = next.is_some();
             if !marked && n + 1 < todo.len() {
                 return Ok(Sent::Interrupted);

@@ -256,7 +256,8 @@ impl Journal {
         }
         db.pragma_update(None, "journal_mode", "WAL")
             .map_err(&map)?;
-        db.pragma_update(None, "synchronous", "FULL").map_err(&map)?;
+        db.pragma_update(None, "synchronous", "FULL")
+            .map_err(&map)?;
         db.pragma_update(None, "foreign_keys", true).map_err(&map)?;
         let version: i64 = db
             .query_row("PRAGMA user_version", [], |r| r.get(0))

@@ -136,11 +136,7 @@ pub fn review(name: &str, why: Option<&str>, rows: &[PaymentRow]) -> String {
         &[ps::UPLOADED, ps::ALREADY],
     );
     group(&mut out, "Refused by the bank:", &[ps::REFUSED]);
-    group(
-        &mut out,
-        "Not sent:",
-        &[ps::PLANNED, ps::NOT_SENT],
-    );
+    group(&mut out, "Not sent:", &[ps::PLANNED, ps::NOT_SENT]);
     let _ = write!(
         out,
         "\nHow to check: look for these payments (number, date, sum) among the drafts and the \

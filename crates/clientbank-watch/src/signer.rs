@@ -137,7 +137,10 @@ mod tests {
         // `cp {input} {output}`: the "signature" is the content itself.
         let argv: Vec<String> = ["cp", "{input}", "{output}"].map(String::from).to_vec();
         let b64 = sign(&argv, "id1,id2").unwrap();
-        assert_eq!(b64, base64::engine::general_purpose::STANDARD.encode("id1,id2"));
+        assert_eq!(
+            b64,
+            base64::engine::general_purpose::STANDARD.encode("id1,id2")
+        );
         let e = sign(&["false".into()], "x").unwrap_err();
         assert!(e.to_string().contains("failed"), "{e}");
     }

@@ -13,7 +13,11 @@ async fn binary_empty_and_huge_files_are_rejected_and_kept() {
     let bank = bank().await;
     let dir = tempfile::tempdir().unwrap();
     put(dir.path(), "empty.txt", b"");
-    put(dir.path(), "binary.txt", [0u8, 159, 146, 150, 0, 255, 1, 2, 3]);
+    put(
+        dir.path(),
+        "binary.txt",
+        [0u8, 159, 146, 150, 0, 255, 1, 2, 3],
+    );
     put(dir.path(), "broken.json", b"[{\"payment\": {\"Number\": ");
     // A 1 GB file (sparse): refused by its size, never read into memory.
     let huge = dir.path().join("inbox").join("huge.txt");
@@ -36,11 +40,17 @@ async fn binary_empty_and_huge_files_are_rejected_and_kept() {
         "the file is kept as it was"
     );
     let why = read(dir.path(), "rejected", "huge.txt.errors.txt");
-    assert!(why.contains("cannot read huge.txt") && why.contains("MiB"), "{why}");
+    assert!(
+        why.contains("cannot read huge.txt") && why.contains("MiB"),
+        "{why}"
+    );
     let why = read(dir.path(), "rejected", "empty.txt.errors.txt");
     assert!(why.contains("error[empty-input]"), "{why}");
     let why = read(dir.path(), "rejected", "broken.json.errors.txt");
-    assert!(why.contains("json-invalid") && why.contains("broken.json:1"), "{why}");
+    assert!(
+        why.contains("json-invalid") && why.contains("broken.json:1"),
+        "{why}"
+    );
     let why = read(dir.path(), "rejected", "binary.txt.errors.txt");
     assert!(why.starts_with("error["), "{why}");
     assert!(at_bank(&bank).is_empty());
@@ -56,7 +66,9 @@ async fn a_file_vanishing_between_claim_and_read_sends_nothing() {
     assert!(at_bank(&bank).is_empty());
     let status = commands::status(dir.path()).unwrap();
     assert!(
-        status.last_errors[0].2.contains("vanished before it was read"),
+        status.last_errors[0]
+            .2
+            .contains("vanished before it was read"),
         "{:?}",
         status.last_errors
     );
@@ -76,7 +88,9 @@ async fn a_done_folder_that_cannot_be_written_keeps_the_file_in_processing() {
     assert_eq!(at_bank(&bank).len(), 1, "uploaded once");
     let status = commands::status(dir.path()).unwrap();
     assert!(
-        status.last_errors[0].2.contains("cannot move processing/a.json"),
+        status.last_errors[0]
+            .2
+            .contains("cannot move processing/a.json"),
         "{:?}",
         status.last_errors
     );
@@ -108,7 +122,10 @@ async fn a_full_disk_fails_the_journal_write_and_nothing_is_sent() {
     s.once_patience = Duration::from_millis(300);
     daemon.engine.set_settings(s);
     let summary = daemon.run_once().await.unwrap();
-    assert!(at_bank(&bank).is_empty(), "nothing sent without its intent on disk");
+    assert!(
+        at_bank(&bank).is_empty(),
+        "nothing sent without its intent on disk"
+    );
     assert_eq!(summary.waiting, ["full.json"], "{summary:?}");
     // Space again: it goes through, once.
     daemon.engine.journal.limit_pages(1_000_000).unwrap();
@@ -133,7 +150,10 @@ async fn a_missing_journal_refuses_to_start_and_says_how_to_recover() {
     let e = Daemon::open(dir.path(), settings(&bank), Options::default()).unwrap_err();
     assert!(matches!(e, Error::JournalMissing(_)), "{e}");
     let text = e.to_string();
-    assert!(text.contains("--new-journal") && text.contains("backup"), "{text}");
+    assert!(
+        text.contains("--new-journal") && text.contains("backup"),
+        "{text}"
+    );
     assert!(!journal.exists(), "not started fresh silently");
     // Knowingly: a new journal; the old file stays in done/.
     let options = Options {
@@ -159,10 +179,16 @@ async fn a_corrupt_journal_refuses_to_start() {
     let e = Daemon::open(dir.path(), settings(&bank), Options::default()).unwrap_err();
     assert!(matches!(e, Error::JournalDamaged(_)), "{e}");
     assert!(e.to_string().contains("backup"), "{e}");
-    std::fs::write(&journal, b"this is not a database, it is a text file of some length...")
-        .unwrap();
+    std::fs::write(
+        &journal,
+        b"this is not a database, it is a text file of some length...",
+    )
+    .unwrap();
     let e = Daemon::open(dir.path(), settings(&bank), Options::default()).unwrap_err();
-    assert!(matches!(e, Error::JournalDamaged(_) | Error::Journal(_)), "{e}");
+    assert!(
+        matches!(e, Error::JournalDamaged(_) | Error::Journal(_)),
+        "{e}"
+    );
 }
 
 #[tokio::test]
@@ -193,7 +219,10 @@ async fn cyrillic_names_and_name_clashes() {
         ["платёжки №1 (2).json", "платёжки №1.json"]
     );
     assert!(read(&dir, "done", "платёжки №1 (2).json.report.csv").contains("222"));
-    assert_eq!(files(&dir, "inbox"), ["~$платёжки.txt", "выгрузка.txt.part"]);
+    assert_eq!(
+        files(&dir, "inbox"),
+        ["~$платёжки.txt", "выгрузка.txt.part"]
+    );
     let rows = daemon.engine.journal.all_payments().unwrap();
     assert!(rows.iter().all(|r| r.state == payment_state::UPLOADED));
 }

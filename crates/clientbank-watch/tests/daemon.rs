@@ -37,7 +37,10 @@ async fn both_routes_json_and_1c() {
     let journal = &daemon.engine.journal;
     let rows = journal.all_payments().unwrap();
     assert_eq!(rows.len(), 5);
-    assert!(rows.iter().all(|r| r.state == payment_state::UPLOADED && r.bank_id.is_some()));
+    assert!(
+        rows.iter()
+            .all(|r| r.state == payment_state::UPLOADED && r.bank_id.is_some())
+    );
     let report = read(dir.path(), "done", "priority.txt.report.csv");
     assert!(report.starts_with("number,date,sum,recipient"), "{report}");
     assert!(report.contains("uploaded as a draft"), "{report}");
@@ -86,13 +89,23 @@ async fn the_same_content_or_payment_again_is_not_sent_twice() {
     put(dir.path(), "b.json", other);
     let summary = daemon.run_once().await.unwrap();
     assert!(!summary.needs_attention(), "{summary:?}");
-    assert_eq!(files(dir.path(), "done"), ["a (2).json", "a.json", "b.json"]);
+    assert_eq!(
+        files(dir.path(), "done"),
+        ["a (2).json", "a.json", "b.json"]
+    );
     assert_no_duplicates(&bank);
     assert_eq!(at_bank(&bank).len(), 3);
     let again = read(dir.path(), "done", "a (2).json.report.csv");
-    assert_eq!(again.matches("already at the bank: id ").count(), 2, "{again}");
+    assert_eq!(
+        again.matches("already at the bank: id ").count(),
+        2,
+        "{again}"
+    );
     let b = read(dir.path(), "done", "b.json.report.csv");
-    let already = b.lines().filter(|l| l.contains("already at the bank: id")).count();
+    let already = b
+        .lines()
+        .filter(|l| l.contains("already at the bank: id"))
+        .count();
     assert_eq!(already, 1, "{b}");
 }
 
@@ -134,7 +147,11 @@ async fn a_file_written_slowly_is_not_claimed_early() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     // Claimed within a second of the last write plus the settle interval (150 ms).
-    assert!(written.elapsed() < Duration::from_millis(1150), "{:?}", written.elapsed());
+    assert!(
+        written.elapsed() < Duration::from_millis(1150),
+        "{:?}",
+        written.elapsed()
+    );
     stop_tx.send(()).unwrap();
     let (_, summary) = run.await.unwrap();
     assert_eq!(summary.done, ["slow.json"]);
@@ -186,7 +203,11 @@ async fn refused_connections_are_retried_and_the_file_is_sent_once() {
     assert_eq!(summary.waiting, ["refused.json"], "{summary:?}");
     assert!(summary.bank_unavailable.is_some());
     let rows = daemon.engine.journal.all_payments().unwrap();
-    assert_eq!(rows[0].state, payment_state::PLANNED, "not in doubt: never sent");
+    assert_eq!(
+        rows[0].state,
+        payment_state::PLANNED,
+        "not in doubt: never sent"
+    );
     daemon.engine.set_settings(settings(&bank));
     let summary = daemon.run_once().await.unwrap();
     assert_eq!(summary.done, ["refused.json"], "{summary:?}");
@@ -267,7 +288,13 @@ async fn a_refused_token_stops_uploads_and_the_files_wait() {
     put(dir.path(), "b.json", json_drop(&[102]));
     let summary = daemon.run_once().await.unwrap();
     assert!(summary.token_refused.is_some(), "{summary:?}");
-    assert!(!summary.token_refused.as_deref().unwrap().contains("not-a-token"));
+    assert!(
+        !summary
+            .token_refused
+            .as_deref()
+            .unwrap()
+            .contains("not-a-token")
+    );
     assert_eq!(summary.waiting, ["a.json", "b.json"]);
     assert!(at_bank(&bank).is_empty());
     daemon.engine.set_settings(settings(&bank));
@@ -345,7 +372,14 @@ async fn a_refused_signature_leaves_the_ids_awaiting_then_a_good_one_signs() {
     assert_eq!(groups.len(), 1);
     assert!(groups[0].signed, "{:?}", groups[0].result);
     assert_eq!(groups[0].ids.len(), 2);
-    assert!(daemon.engine.journal.awaiting_signature().unwrap().is_empty());
+    assert!(
+        daemon
+            .engine
+            .journal
+            .awaiting_signature()
+            .unwrap()
+            .is_empty()
+    );
     let executed = at_bank(&bank)
         .into_iter()
         .filter(|p| p.3 == "Executed")
@@ -400,7 +434,10 @@ async fn a_restart_with_files_in_every_folder() {
     assert!(review.contains("stopped while"), "{review}");
     let summary = daemon.run_once().await.unwrap();
     assert!(summary.waiting.is_empty());
-    assert_eq!(files(dir.path(), "done"), ["good.json", "new.json", "planned.json"]);
+    assert_eq!(
+        files(dir.path(), "done"),
+        ["good.json", "new.json", "planned.json"]
+    );
     assert_eq!(files(dir.path(), "rejected"), ["bad.txt"]);
     assert_eq!(files(dir.path(), "review"), ["inflight.json"]);
     let numbers: Vec<String> = at_bank(&bank).into_iter().map(|p| p.0).collect();

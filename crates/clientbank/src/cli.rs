@@ -163,7 +163,11 @@ pub(crate) enum Command {
         /// The file's name in review/.
         file: String,
         /// The payments in doubt are at the bank.
-        #[arg(long, conflicts_with = "not_sent", required_unless_present = "not_sent")]
+        #[arg(
+            long,
+            conflicts_with = "not_sent",
+            required_unless_present = "not_sent"
+        )]
         sent: bool,
         /// The payments in doubt are not at the bank.
         #[arg(long)]

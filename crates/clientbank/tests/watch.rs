@@ -41,15 +41,27 @@ fn the_main_job_watch_sandbox_once_demo() {
     let root = tempfile::tempdir().unwrap();
     let dir = root.path().join("exchange");
     let out = clientbank(
-        &["watch", "--sandbox", "--once", "--demo", dir.to_str().unwrap()],
+        &[
+            "watch",
+            "--sandbox",
+            "--once",
+            "--demo",
+            dir.to_str().unwrap(),
+        ],
         &[],
     );
     // The sample with an error is rejected, as it should be: exit 1.
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("done/       2 file(s)"), "{stdout}");
-    assert!(stdout.contains("rejected/   1 file(s): with-error.txt"), "{stdout}");
-    assert!(stdout.contains("7 uploaded") && stdout.contains("7 signed"), "{stdout}");
+    assert!(
+        stdout.contains("rejected/   1 file(s): with-error.txt"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("7 uploaded") && stdout.contains("7 signed"),
+        "{stdout}"
+    );
     assert_eq!(
         files(&dir, "done"),
         [
@@ -71,11 +83,21 @@ fn the_main_job_watch_sandbox_once_demo() {
     assert_eq!(status["folders"]["rejected"][0], "with-error.txt");
     // --demo again on the same folder: refused, nothing overwritten.
     let out = clientbank(
-        &["watch", "--sandbox", "--once", "--demo", dir.to_str().unwrap()],
+        &[
+            "watch",
+            "--sandbox",
+            "--once",
+            "--demo",
+            dir.to_str().unwrap(),
+        ],
         &[],
     );
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    assert!(text(&out).contains("already holds a journal"), "{}", text(&out));
+    assert!(
+        text(&out).contains("already holds a journal"),
+        "{}",
+        text(&out)
+    );
 }
 
 #[test]
@@ -96,7 +118,11 @@ fn upload_status_sign_and_resolve() {
 
     let out = clientbank(&["upload", bad.to_str().unwrap(), "--dir", d], &env);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
-    assert!(text(&out).contains("refused, nothing sent"), "{}", text(&out));
+    assert!(
+        text(&out).contains("refused, nothing sent"),
+        "{}",
+        text(&out)
+    );
     assert!(bank.control().payments().is_empty());
 
     let out = clientbank(
@@ -113,11 +139,20 @@ fn upload_status_sign_and_resolve() {
     // The same file again: nothing sent twice.
     let out = clientbank(&["upload", good.to_str().unwrap(), "--dir", d], &env);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    assert_eq!(text(&out).matches("already at the bank: id").count(), 4, "{}", text(&out));
+    assert_eq!(
+        text(&out).matches("already at the bank: id").count(),
+        4,
+        "{}",
+        text(&out)
+    );
     assert_eq!(bank.control().payments().len(), 4);
 
     let out = clientbank(&["status", d], &[]);
-    assert!(text(&out).contains("4  awaiting signature"), "{}", text(&out));
+    assert!(
+        text(&out).contains("4  awaiting signature"),
+        "{}",
+        text(&out)
+    );
 
     let out = clientbank(&["sign", "--dir", d, "--dry-run"], &env);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
@@ -138,7 +173,13 @@ fn upload_status_sign_and_resolve() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let groups: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(groups.as_array().unwrap().len(), 2, "{groups}");
-    assert!(groups.as_array().unwrap().iter().all(|g| g["signed"] == true));
+    assert!(
+        groups
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|g| g["signed"] == true)
+    );
     let executed = bank
         .control()
         .payments()
@@ -153,7 +194,11 @@ fn upload_status_sign_and_resolve() {
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("is not in"), "{}", text(&out));
     let out = clientbank(&["resolve", d, "nothing.txt"], &[]);
-    assert_eq!(out.status.code(), Some(2), "--sent or --not-sent is required");
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "--sent or --not-sent is required"
+    );
 }
 
 #[test]
@@ -162,7 +207,10 @@ fn a_missing_journal_stops_the_daemon_with_exit_2() {
     let dir = root.path();
     std::fs::create_dir_all(dir.join("done")).unwrap();
     std::fs::write(dir.join("done/old.txt"), "uploaded long ago").unwrap();
-    let out = clientbank(&["watch", dir.to_str().unwrap(), "--once", "--sandbox"], &[]);
+    let out = clientbank(
+        &["watch", dir.to_str().unwrap(), "--once", "--sandbox"],
+        &[],
+    );
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("--new-journal"), "{}", text(&out));
     assert!(!dir.join(".clientbank/journal.sqlite").exists());

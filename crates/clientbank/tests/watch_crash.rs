@@ -62,7 +62,10 @@ fn bank_payments(port: u16, token: &str) -> Vec<(String, String)> {
     stream.read_to_string(&mut answer).unwrap();
     let (head, body) = answer.split_once("\r\n\r\n").unwrap();
     assert!(head.starts_with("HTTP/1.1 200"), "{head}");
-    let body = if head.to_ascii_lowercase().contains("transfer-encoding: chunked") {
+    let body = if head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
         dechunk(body)
     } else {
         body.to_string()
@@ -217,11 +220,22 @@ fn killed_at_random_moments_nothing_is_sent_twice_nothing_is_lost() {
     // No payment identity twice (each dropped payment has its own number).
     let mut seen = BTreeSet::new();
     for (_, number) in &at_bank {
-        assert!(seen.insert(number.clone()), "payment {number} reached the bank twice");
+        assert!(
+            seen.insert(number.clone()),
+            "payment {number} reached the bank twice"
+        );
     }
     // Every dropped file in exactly one of done/, rejected/, review/.
-    assert!(names(root, "inbox").is_empty(), "{:?}", names(root, "inbox"));
-    assert!(names(root, "processing").is_empty(), "{:?}", names(root, "processing"));
+    assert!(
+        names(root, "inbox").is_empty(),
+        "{:?}",
+        names(root, "inbox")
+    );
+    assert!(
+        names(root, "processing").is_empty(),
+        "{:?}",
+        names(root, "processing")
+    );
     let mut places: BTreeMap<String, Vec<&str>> = BTreeMap::new();
     for folder in ["done", "rejected", "review"] {
         for name in names(root, folder) {
@@ -242,14 +256,18 @@ fn killed_at_random_moments_nothing_is_sent_twice_nothing_is_lost() {
     // Every payment of done/ at the bank.
     let ids: BTreeSet<&str> = at_bank.iter().map(|(id, _)| id.as_str()).collect();
     for name in names(root, "done") {
-        let report = std::fs::read_to_string(root.join("done").join(format!("{name}.report.csv")))
-            .unwrap();
+        let report =
+            std::fs::read_to_string(root.join("done").join(format!("{name}.report.csv"))).unwrap();
         let mut reader = csv::Reader::from_reader(report.as_bytes());
         let mut rows = 0;
         for record in reader.records() {
             let record = record.unwrap();
             let id = &record[5];
-            assert!(ids.contains(id), "{name}: payment {} id {id} is not at the bank", &record[0]);
+            assert!(
+                ids.contains(id),
+                "{name}: payment {} id {id} is not at the bank",
+                &record[0]
+            );
             rows += 1;
         }
         assert_eq!(rows, 3, "{name}");
@@ -262,7 +280,10 @@ fn killed_at_random_moments_nothing_is_sent_twice_nothing_is_lost() {
             || rows
                 .iter()
                 .any(|r| r.number == *number && r.state == payment_state::DOUBT);
-        assert!(known, "payment {number} ({id}) is at the bank but not in the journal");
+        assert!(
+            known,
+            "payment {number} ({id}) is at the bank but not in the journal"
+        );
     }
     println!(
         "{kills} kills, {dropped} files: {} done, {} in review, {} payment(s) at the bank, {:?}",

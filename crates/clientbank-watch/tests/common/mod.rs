@@ -13,7 +13,9 @@ pub const IVANOV: &str = "40802810438000054321";
 pub const OTHER_USER: &str = "40702810338000099999";
 
 pub async fn bank() -> Sandbox {
-    Sandbox::start(Config::default()).await.expect("sandbox bank")
+    Sandbox::start(Config::default())
+        .await
+        .expect("sandbox bank")
 }
 
 /// Settings for the sandbox bank, with short intervals.
@@ -129,7 +131,12 @@ pub fn assert_no_duplicates(bank: &Sandbox) {
     let total = numbers.len();
     numbers.sort();
     numbers.dedup();
-    assert_eq!(numbers.len(), total, "a payment reached the bank twice: {:?}", at_bank(bank));
+    assert_eq!(
+        numbers.len(),
+        total,
+        "a payment reached the bank twice: {:?}",
+        at_bank(bank)
+    );
 }
 
 /// A signer made with openssl for `inn`, in `keys`.

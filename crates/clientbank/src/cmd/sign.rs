@@ -58,7 +58,13 @@ pub(crate) fn run(
             writeln!(out, "nothing awaits signature")?;
         }
         for g in &groups {
-            writeln!(out, "{}: {} payment(s): {}", g.company.label(), g.ids.len(), g.result)?;
+            writeln!(
+                out,
+                "{}: {} payment(s): {}",
+                g.company.label(),
+                g.ids.len(),
+                g.result
+            )?;
             if dry_run {
                 writeln!(out, "  signed string: {}", g.content)?;
             }

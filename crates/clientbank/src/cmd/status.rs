@@ -24,7 +24,12 @@ pub(crate) fn run(dir: &Path, json: bool) -> Result<Outcome, Failure> {
     let mut out = io::stdout().lock();
     writeln!(out, "{}:", dir.display())?;
     for (folder, names) in &status.folders {
-        writeln!(out, "  {:<12} {} file(s)", format!("{folder}/"), names.len())?;
+        writeln!(
+            out,
+            "  {:<12} {} file(s)",
+            format!("{folder}/"),
+            names.len()
+        )?;
         for name in names.iter().take(20) {
             writeln!(out, "      {name}")?;
         }
@@ -45,7 +50,11 @@ pub(crate) fn run(dir: &Path, json: bool) -> Result<Outcome, Failure> {
     if !status.last_errors.is_empty() {
         writeln!(out, "  last errors:")?;
         for (at, file, message) in &status.last_errors {
-            writeln!(out, "      {at} {} {message}", file.as_deref().unwrap_or("-"))?;
+            writeln!(
+                out,
+                "      {at} {} {message}",
+                file.as_deref().unwrap_or("-")
+            )?;
         }
     }
     Ok(Outcome::Clean)

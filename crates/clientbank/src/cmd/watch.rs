@@ -104,8 +104,7 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
     let sandbox = args.sandbox || args.demo && settings.bank_url.is_none();
     runtime.block_on(async move {
         let bank = if sandbox {
-            match clientbank_sandbox::Sandbox::start(clientbank_sandbox::Config::default()).await
-            {
+            match clientbank_sandbox::Sandbox::start(clientbank_sandbox::Config::default()).await {
                 Ok(bank) => {
                     tracing::info!(url = %bank.url(), "the built-in sandbox bank runs in-process");
                     settings.bank_url = Some(bank.url());
@@ -223,7 +222,11 @@ fn print_summary(dir: &Path, summary: &Summary, daemon: &Daemon) {
         }
     };
     println!("{}:", dir.display());
-    println!("  done/       {} file(s){}", summary.done.len(), list(&summary.done));
+    println!(
+        "  done/       {} file(s){}",
+        summary.done.len(),
+        list(&summary.done)
+    );
     println!(
         "  rejected/   {} file(s){}",
         summary.rejected.len(),
@@ -270,9 +273,19 @@ fn print_summary(dir: &Path, summary: &Summary, daemon: &Daemon) {
         println!("  the bank is unavailable: {why}");
     }
     for name in &summary.rejected {
-        println!("  see {}", dir.join("rejected").join(format!("{name}.errors.txt")).display());
+        println!(
+            "  see {}",
+            dir.join("rejected")
+                .join(format!("{name}.errors.txt"))
+                .display()
+        );
     }
     for name in &summary.review {
-        println!("  see {}", dir.join("review").join(format!("{name}.review.txt")).display());
+        println!(
+            "  see {}",
+            dir.join("review")
+                .join(format!("{name}.review.txt"))
+                .display()
+        );
     }
 }
