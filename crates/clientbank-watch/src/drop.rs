@@ -294,8 +294,10 @@ mod tests {
 
     #[test]
     fn identity_normalises_the_sum() {
-        let mut a = Payment::default();
-        a.sum = Some(Decimal::new(150000, 2));
+        let a = Payment {
+            sum: Some(Decimal::new(150000, 2)),
+            ..Payment::default()
+        };
         let mut b = a.clone();
         b.sum = Some(Decimal::new(1500, 0));
         assert_eq!(Identity::of(&a).key(), Identity::of(&b).key());

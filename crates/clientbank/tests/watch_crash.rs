@@ -248,7 +248,7 @@ fn killed_at_random_moments_nothing_is_sent_twice_nothing_is_lost() {
         assert_eq!(found.len(), 1, "{name} is in {found:?}");
     }
     assert_eq!(places.len() as u32, dropped, "{places:?}");
-    for name in names(root, "rejected") {
+    if let Some(name) = names(root, "rejected").first() {
         let why = std::fs::read_to_string(root.join("rejected").join(format!("{name}.errors.txt")))
             .unwrap_or_default();
         panic!("{name} rejected although nothing is wrong with it: {why}");

@@ -80,8 +80,8 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Failure> {
         writeln!(out, "{}: {}", upload.file, upload.outcome)?;
         writeln!(
             out,
-            "  {:<8} {:<10} {:>14}  {:<36}  {:<28}  {}",
-            "number", "date", "sum", "id", "state", "recipient"
+            "  {:<8} {:<10} {:>14}  {:<36}  {:<28}  recipient",
+            "number", "date", "sum", "id", "state"
         )?;
         for p in &upload.payments {
             writeln!(
