@@ -379,7 +379,9 @@ impl Daemon {
                     tracing::warn!("{warning}");
                 }
                 self.engine.set_settings(settings);
-                self.token_refused = None;
+                if self.token_refused.take().is_some() {
+                    self.summary.token_refused = None;
+                }
                 self.sign_leftovers = true;
             }
             Err(e) => tracing::error!("the changed configuration is not used: {e}"),
@@ -490,6 +492,10 @@ impl Daemon {
             }
             Sent::Interrupted => return Ok(()),
             Sent::Finished => {}
+        }
+        if self.token_refused.take().is_some() {
+            tracing::info!("the bank takes the token again: uploads go on");
+            self.summary.token_refused = None;
         }
         self.waiting.remove(name);
         if self.engine.settings.signing == Signing::Auto && !self.engine.stop.load(Ordering::SeqCst)
@@ -699,9 +705,10 @@ impl Daemon {
             on_stop.notify_one();
         });
         let on_event = wake.clone();
+        // The debouncer's thread wakes every tick: 200 ms keeps an idle daemon near zero CPU.
         let watcher = notify_debouncer_full::new_debouncer(
-            Duration::from_millis(100),
-            None,
+            Duration::from_millis(200),
+            Some(Duration::from_millis(200)),
             move |_: notify_debouncer_full::DebounceEventResult| on_event.notify_one(),
         )
         .and_then(|mut debouncer| {

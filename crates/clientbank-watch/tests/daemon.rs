@@ -448,3 +448,38 @@ async fn a_restart_with_files_in_every_folder() {
     assert_eq!(status.payments["in doubt"], 1);
     assert_eq!(status.payments["awaiting signature"], 4);
 }
+
+#[tokio::test]
+async fn a_changed_configuration_lifts_a_refused_token() {
+    let bank = bank().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("clientbank.toml");
+    std::fs::write(&config, "token = \"not-a-token\"\n").unwrap();
+    let mut wrong = settings(&bank);
+    wrong.token = Some(Token::new("not-a-token"));
+    wrong.file = Some(config.clone());
+    wrong.token_retry = Duration::from_secs(3600);
+    let mut good = settings(&bank);
+    good.file = Some(config.clone());
+    let mut daemon = open(dir.path(), wrong);
+    daemon.set_reloader(Box::new(move || Ok(good.clone())));
+    put(dir.path(), "a.json", json_drop(&[141]));
+    let summary = daemon.run_once().await.unwrap();
+    assert!(summary.token_refused.is_some());
+    assert_eq!(summary.waiting, ["a.json"]);
+    // Unchanged configuration: still blocked (the retry is an hour away).
+    daemon.pass().await.unwrap();
+    assert!(at_bank(&bank).is_empty());
+    std::fs::write(&config, "token = \"cabinet-token-full-rights\"\n").unwrap();
+    let later = std::time::SystemTime::now() + Duration::from_secs(5);
+    std::fs::File::options()
+        .write(true)
+        .open(&config)
+        .unwrap()
+        .set_modified(later)
+        .unwrap();
+    let summary = daemon.run_once().await.unwrap();
+    assert_eq!(summary.done, ["a.json"], "{summary:?}");
+    assert!(summary.token_refused.is_none());
+    assert_eq!(at_bank(&bank).len(), 1);
+}

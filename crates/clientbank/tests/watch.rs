@@ -229,3 +229,44 @@ fn a_bad_configuration_is_named() {
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("no bank address"), "{}", text(&out));
 }
+
+#[cfg(unix)]
+#[test]
+fn sigterm_stops_the_daemon_with_exit_0() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path();
+    std::fs::create_dir_all(dir.join("inbox")).unwrap();
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/drops/payments.json"),
+        dir.join("inbox/payments.json"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("clientbank.toml"),
+        "settle = \"100ms\"\npoll_interval = \"100ms\"\n",
+    )
+    .unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_clientbank"))
+        .args(["watch", dir.to_str().unwrap(), "--sandbox"])
+        .env("RUST_LOG", "warn")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while !dir.join("done/payments.json").exists() {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "never done"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("done/       1 file(s)"));
+}

@@ -164,7 +164,12 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
         match summary {
             Ok(summary) => {
                 print_summary(&args.dir, &summary, &daemon);
-                Ok(outcome(&summary))
+                // The daemon stopped by SIGINT/SIGTERM has done what it should: exit 0.
+                Ok(if args.once {
+                    outcome(&summary)
+                } else {
+                    Outcome::Clean
+                })
             }
             Err(e) => {
                 eprintln!("clientbank: {e}");
