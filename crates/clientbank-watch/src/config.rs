@@ -495,6 +495,30 @@ mod tests {
         assert!(e.to_string().contains("settle"), "{e}");
     }
 
+    #[cfg(unix)]
+    #[test]
+    fn a_token_file_others_can_read_gets_a_warning() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let token = dir.path().join("token.txt");
+        let config = dir.path().join("clientbank.toml");
+        std::fs::write(&token, "s3cr3t\n").unwrap();
+        std::fs::write(&config, "token_file = \"token.txt\"\n").unwrap();
+        std::fs::set_permissions(&token, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let s = Settings::load(dir.path(), None, &BTreeMap::new()).unwrap();
+        assert_eq!(s.token.as_ref().unwrap().expose_secret(), "s3cr3t");
+        assert_eq!(s.warnings.len(), 1, "{:?}", s.warnings);
+        assert!(s.warnings[0].contains("chmod 600"));
+        assert!(!s.warnings[0].contains("s3cr3t"));
+        std::fs::set_permissions(&token, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let s = Settings::load(dir.path(), None, &BTreeMap::new()).unwrap();
+        assert!(s.warnings.is_empty(), "{:?}", s.warnings);
+        // The environment wins over the file.
+        let env = BTreeMap::from([("CLIENTBANK_TOKEN".to_string(), "from-env".to_string())]);
+        let s = Settings::load(dir.path(), None, &env).unwrap();
+        assert_eq!(s.token.as_ref().unwrap().expose_secret(), "from-env");
+    }
+
     #[test]
     fn the_token_never_shows_in_debug() {
         let s = Settings::from_toml("token = \"s3cr3t-token\"\n", Path::new("c.toml")).unwrap();
