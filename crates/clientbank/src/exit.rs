@@ -17,6 +17,8 @@ pub(crate) enum Outcome {
     Findings = 1,
     /// At least one input could not be read.
     Unreadable = 2,
+    /// The bank is unavailable (maintenance, no connection).
+    BankUnavailable = 3,
 }
 
 /// What stops a command.

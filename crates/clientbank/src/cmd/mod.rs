@@ -6,7 +6,12 @@ use crate::exit::{Failure, Outcome};
 mod check;
 mod convert;
 mod parse;
+mod resolve;
 mod sandbox;
+mod sign;
+mod status;
+mod upload;
+mod watch;
 
 pub(crate) fn run(cli: Cli) -> Result<Outcome, Failure> {
     match cli.command {
@@ -35,5 +40,53 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome, Failure> {
             },
         ),
         Command::Sandbox { addr, time_scale } => sandbox::run(addr, time_scale),
+        Command::Upload {
+            files,
+            dir,
+            route,
+            in_signing,
+            json,
+            config,
+            today,
+        } => upload::run(&upload::Args {
+            files,
+            dir,
+            route,
+            in_signing,
+            json,
+            config,
+            today,
+        }),
+        Command::Sign {
+            dir,
+            company,
+            dry_run,
+            json,
+            config,
+        } => sign::run(&dir, config.as_deref(), company.as_deref(), dry_run, json),
+        Command::Watch {
+            dir,
+            once,
+            sandbox,
+            demo,
+            config,
+            log_format,
+            new_journal,
+        } => watch::run(watch::Args {
+            dir,
+            once,
+            sandbox,
+            demo,
+            config,
+            log_format,
+            new_journal,
+        }),
+        Command::Status { dir, json } => status::run(&dir, json),
+        Command::Resolve {
+            dir,
+            file,
+            sent,
+            not_sent: _,
+        } => resolve::run(&dir, &file, sent),
     }
 }

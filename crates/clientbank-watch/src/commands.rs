@@ -1,0 +1,340 @@
+//! What `clientbank upload`, `status` and `resolve` do, as functions.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use chrono::NaiveDate;
+use serde::Serialize;
+
+use crate::daemon::open_journal;
+use crate::engine::{Begun, Engine, Sent, Verdict, content_hash};
+use crate::folders::{Layout, move_into};
+use crate::journal::{Journal, Outcome, PaymentRow, file_state, payment_state as ps, sign_state};
+use crate::{Error, drop, report};
+
+/// One payment of `clientbank upload`'s answer.
+#[derive(Clone, Debug, Serialize)]
+pub struct PaymentLine {
+    /// The file.
+    pub file: String,
+    /// Number.
+    pub number: String,
+    /// Date.
+    pub date: String,
+    /// Sum.
+    pub sum: String,
+    /// Recipient.
+    pub recipient: String,
+    /// The bank's id.
+    pub id: Option<String>,
+    /// The state, for people.
+    pub state: String,
+    /// The bank's message or ours.
+    pub message: Option<String>,
+}
+
+impl PaymentLine {
+    fn of(file: &str, row: &PaymentRow) -> PaymentLine {
+        PaymentLine {
+            file: file.to_string(),
+            number: row.number.clone(),
+            date: row.date.clone(),
+            sum: row.sum.clone(),
+            recipient: row.recipient.clone(),
+            id: row.bank_id.clone(),
+            state: report::state_label(row),
+            message: row.message.clone(),
+        }
+    }
+}
+
+/// What `clientbank upload` did with one file.
+#[derive(Clone, Debug, Serialize)]
+pub struct FileUpload {
+    /// The file.
+    pub file: String,
+    /// `uploaded`, `rejected` (error findings: nothing sent), `refused` (the bank refused a
+    /// payment), `review` (a payment in doubt), `unavailable` (the bank took nothing).
+    pub outcome: String,
+    /// The findings, rendered, when the file was rejected.
+    pub findings: Option<String>,
+    /// Its payments.
+    pub payments: Vec<PaymentLine>,
+}
+
+/// Opens the journal of DIR for a command (not the daemon's lock).
+pub fn engine(dir: &Path, settings: crate::config::Settings) -> Result<Engine, Error> {
+    let layout = Layout::new(dir);
+    let (journal, _) = open_journal(&layout, false)?;
+    Ok(Engine::new(journal, settings))
+}
+
+/// `clientbank upload FILE...`: each file checked (one with an error finding is refused,
+/// nothing sent), then uploaded and recorded in the journal; the files stay where they are.
+pub async fn upload(
+    engine: &mut Engine,
+    files: &[PathBuf],
+    today: NaiveDate,
+) -> Result<Vec<FileUpload>, Error> {
+    let mut out = Vec::new();
+    for path in files {
+        let file = path.display().to_string();
+        let bytes = match fs::read(path) {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                out.push(FileUpload {
+                    file: file.clone(),
+                    outcome: "rejected".into(),
+                    findings: Some(format!("error: cannot read {file}: {e}\n")),
+                    payments: Vec::new(),
+                });
+                continue;
+            }
+        };
+        let drop = drop::read(path, &bytes, today);
+        if drop.has_errors {
+            out.push(FileUpload {
+                file,
+                outcome: "rejected".into(),
+                findings: Some(drop.errors_text.clone()),
+                payments: Vec::new(),
+            });
+            continue;
+        }
+        let hash = content_hash(&bytes);
+        let place = fs::canonicalize(path)
+            .unwrap_or_else(|_| path.clone())
+            .display()
+            .to_string();
+        let (file_id, route) = match engine.begin(&file, &place, &hash, &drop).await? {
+            Begun::Recorded { file_id, route } => (file_id, route),
+            Begun::CannotRoute(reason) => {
+                out.push(FileUpload {
+                    file,
+                    outcome: "rejected".into(),
+                    findings: Some(format!("{}error: {reason}\n", drop.errors_text)),
+                    payments: Vec::new(),
+                });
+                continue;
+            }
+        };
+        let sent = engine.send(file_id, &drop, route).await?;
+        let outcome = match &sent {
+            Sent::NotTaken(why) | Sent::TokenRefused(why) => {
+                // Nothing of it was taken: the file is closed as not sent.
+                let rows = engine.journal.payments_of(file_id)?;
+                let not_sent: Vec<_> = rows
+                    .iter()
+                    .filter(|r| r.state == ps::PLANNED)
+                    .map(|r| {
+                        (
+                            r.id,
+                            Outcome {
+                                state: ps::NOT_SENT,
+                                message: Some(format!("not sent: {why}")),
+                                ..Outcome::default()
+                            },
+                        )
+                    })
+                    .collect();
+                engine.journal.record(&not_sent, &[])?;
+                if matches!(sent, Sent::TokenRefused(_)) {
+                    "token-refused"
+                } else {
+                    "unavailable"
+                }
+            }
+            Sent::Interrupted => "interrupted",
+            Sent::Finished => match engine.verdict(file_id)? {
+                Verdict::Done => "uploaded",
+                Verdict::Rejected => "refused",
+                Verdict::Review | Verdict::Pending => "review",
+            },
+        };
+        let state = match outcome {
+            "uploaded" => file_state::UPLOADED,
+            "refused" => file_state::REJECTED,
+            "review" => file_state::REVIEW,
+            _ => "not-sent",
+        };
+        engine.journal.set_file(file_id, state, &place, None)?;
+        let rows = engine.journal.payments_of(file_id)?;
+        out.push(FileUpload {
+            file: file.clone(),
+            outcome: outcome.into(),
+            findings: None,
+            payments: rows.iter().map(|r| PaymentLine::of(&file, r)).collect(),
+        });
+    }
+    Ok(out)
+}
+
+/// `clientbank status DIR`.
+#[derive(Clone, Debug, Serialize)]
+pub struct Status {
+    /// Files per folder.
+    pub folders: BTreeMap<String, Vec<String>>,
+    /// Payments per state: uploaded, awaiting signature, signed, drafts, in doubt, refused, …
+    pub payments: BTreeMap<String, usize>,
+    /// Ids awaiting signature per company (or payer account when the company is not known).
+    pub awaiting_signature: BTreeMap<String, Vec<String>>,
+    /// The last errors: when, file, message.
+    pub last_errors: Vec<(String, Option<String>, String)>,
+}
+
+/// Reads the folders and the journal of DIR (nothing is changed).
+pub fn status(dir: &Path) -> Result<Status, Error> {
+    let layout = Layout::new(dir);
+    if !dir.is_dir() {
+        return Err(Error::Io(format!("{} is not a folder", dir.display())));
+    }
+    let mut folders = BTreeMap::new();
+    for folder in [
+        "inbox",
+        "processing",
+        "done",
+        "rejected",
+        "review",
+        "outbox",
+    ] {
+        folders.insert(folder.to_string(), layout.files(folder));
+    }
+    let journal_path = layout.journal();
+    let mut payments = BTreeMap::new();
+    let mut awaiting = BTreeMap::new();
+    let mut last_errors = Vec::new();
+    if journal_path.exists() {
+        let journal = Journal::open(&journal_path, false)?;
+        for row in journal.all_payments()? {
+            let key = match (row.state.as_str(), row.sign.as_deref()) {
+                (ps::UPLOADED, Some(sign_state::AWAITING)) => "awaiting signature",
+                (ps::UPLOADED, Some(sign_state::SIGNED)) => "signed",
+                (ps::UPLOADED, Some(sign_state::DRAFT)) => "uploaded as drafts",
+                (ps::UPLOADED, _) => "uploaded",
+                (ps::DOUBT, _) | (ps::SENDING, _) => "in doubt",
+                (ps::ALREADY, _) => "already at the bank (not sent again)",
+                (ps::REFUSED, _) => "refused by the bank",
+                (ps::HELD, _) => "held",
+                (ps::PLANNED, _) => "waiting to be sent",
+                (ps::NOT_SENT, _) => "not sent",
+                _ => "other",
+            };
+            *payments.entry(key.to_string()).or_insert(0) += 1;
+        }
+        for row in journal.awaiting_signature()? {
+            let company = row
+                .company
+                .clone()
+                .unwrap_or_else(|| format!("payer account {}", row.payer_account));
+            awaiting
+                .entry(company)
+                .or_insert_with(Vec::new)
+                .extend(row.bank_id.clone());
+        }
+        last_errors = journal.last_events(10)?;
+    }
+    Ok(Status {
+        folders,
+        payments,
+        awaiting_signature: awaiting,
+        last_errors,
+    })
+}
+
+/// `clientbank resolve DIR FILE --sent|--not-sent`: a person settles a file of review/. With
+/// `sent`, its doubtful payments count as at the bank (ids unknown): the file goes to done/,
+/// or back to the inbox when some of its payments were never sent. With `!sent`, they count
+/// as not at the bank: the file goes back to the inbox and they are sent once.
+pub fn resolve(dir: &Path, file: &str, sent: bool) -> Result<String, Error> {
+    let layout = Layout::new(dir);
+    let name = Path::new(file)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let place = Layout::place("review", &name);
+    let path = layout.path_of(&place);
+    if !path.exists() {
+        return Err(Error::Io(format!(
+            "{} is not in {}: `clientbank status {}` lists the files of review/",
+            name,
+            layout.folder("review").display(),
+            dir.display()
+        )));
+    }
+    let mut journal = Journal::open(&layout.journal(), false)?;
+    let Some(row) = journal.file_at(&place)? else {
+        return Err(Error::Journal(format!(
+            "the journal has no record of {place}: check its payments at the bank, then move \
+             it to the inbox yourself if they are not there"
+        )));
+    };
+    let rows = journal.payments_of(row.id)?;
+    let doubtful: Vec<&PaymentRow> = rows
+        .iter()
+        .filter(|r| r.state == ps::DOUBT || r.state == ps::SENDING)
+        .collect();
+    let outcome = |state: &'static str, message: &str| Outcome {
+        state,
+        message: Some(message.to_string()),
+        ..Outcome::default()
+    };
+    let results: Vec<_> = doubtful
+        .iter()
+        .map(|r| {
+            (
+                r.id,
+                if sent {
+                    outcome(
+                        ps::UPLOADED,
+                        "at the bank, a person said (clientbank resolve --sent); its id is not \
+                         known: sign it in the bank's cabinet",
+                    )
+                } else {
+                    outcome(
+                        ps::NOT_SENT,
+                        "not at the bank, a person said (clientbank resolve --not-sent)",
+                    )
+                },
+            )
+        })
+        .collect();
+    journal.record(&results, &[])?;
+    let rows = journal.payments_of(row.id)?;
+    let unsent = rows
+        .iter()
+        .any(|r| matches!(r.state.as_str(), ps::PLANNED | ps::NOT_SENT | ps::HELD));
+    let review_note = layout.folder("review").join(format!("{name}.review.txt"));
+    if unsent || !sent {
+        let moved = move_into(&path, &layout.folder("inbox"), &name)
+            .map_err(|e| Error::Io(format!("cannot move {place} to the inbox: {e}")))?;
+        journal.set_file(
+            row.id,
+            "resolved",
+            "",
+            Some(&format!("back to the inbox as {moved} by a person")),
+        )?;
+        let _ = fs::remove_file(&review_note);
+        Ok(format!(
+            "{name}: {} payment(s) marked {}; the file is back in the inbox as inbox/{moved}: \
+             payments already at the bank are not sent again, the others are sent once",
+            results.len(),
+            if sent { "at the bank" } else { "not sent" }
+        ))
+    } else {
+        let moved = move_into(&path, &layout.folder("done"), &name)
+            .map_err(|e| Error::Io(format!("cannot move {place} to done/: {e}")))?;
+        let done = Layout::place("done", &moved);
+        journal.set_file(row.id, file_state::DONE, &done, None)?;
+        fs::write(
+            layout.folder("done").join(format!("{moved}.report.csv")),
+            report::csv(&rows),
+        )
+        .map_err(|e| Error::Io(format!("cannot write the report of {done}: {e}")))?;
+        let _ = fs::remove_file(&review_note);
+        Ok(format!(
+            "{name}: {} payment(s) marked at the bank; the file is in done/{moved}",
+            results.len()
+        ))
+    }
+}

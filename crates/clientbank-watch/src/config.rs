@@ -1,0 +1,527 @@
+//! Configuration: `DIR/clientbank.toml` (or `--config FILE`), then the environment
+//! (`CLIENTBANK_TOKEN`, `CLIENTBANK_BASE_URL`, `CLIENTBANK_ROOT_CA`), then flags.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use clientbank_api::Token;
+use serde::Deserialize;
+
+use crate::Error;
+
+/// How a drop goes to the bank.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Route {
+    /// JSON drops request by request; 1C drops payment by payment through `/operation-upload`
+    /// when the JSON carries everything, else whole through `/operation-upload/1c`.
+    #[default]
+    Auto,
+    /// Always `/operation-upload`, payment by payment (a 1C file with something the JSON cannot
+    /// carry is rejected, not sent incompletely).
+    Json,
+    /// 1C files whole through `/operation-upload/1c` (JSON drops still go request by request).
+    #[serde(rename = "1c")]
+    OneC,
+}
+
+impl std::str::FromStr for Route {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Route, String> {
+        match text {
+            "auto" => Ok(Route::Auto),
+            "json" => Ok(Route::Json),
+            "1c" => Ok(Route::OneC),
+            _ => Err(format!("{text:?}: expected auto, json or 1c")),
+        }
+    }
+}
+
+/// When uploaded payments are signed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Signing {
+    /// Ids are collected for `clientbank sign`.
+    #[default]
+    Manual,
+    /// Signed right after upload with the configured signer.
+    Auto,
+}
+
+/// A signer: an argv list with `{input}` and `{output}` placeholders (no shell).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SignerConfig {
+    /// The program and its arguments.
+    pub command: Vec<String>,
+}
+
+/// A duration in the file: seconds as a number, or text such as `200ms`, `2s`, `5m`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+enum Span {
+    Seconds(f64),
+    Text(String),
+}
+
+fn span(key: &str, value: Option<Span>) -> Result<Option<Duration>, Error> {
+    let Some(value) = value else { return Ok(None) };
+    let bad = |text: String| {
+        Error::Config(format!(
+            "{key}: {text} is not a duration (seconds, or e.g. \"200ms\", \"2s\", \"5m\")"
+        ))
+    };
+    let seconds = match &value {
+        Span::Seconds(s) => *s,
+        Span::Text(text) => {
+            let text = text.trim();
+            let (number, unit) = text
+                .find(|c: char| c.is_ascii_alphabetic())
+                .map_or((text, "s"), |at| (&text[..at], &text[at..]));
+            let number: f64 = number
+                .trim()
+                .parse()
+                .map_err(|_| bad(format!("{text:?}")))?;
+            match unit {
+                "ms" => number / 1000.0,
+                "s" => number,
+                "m" | "min" => number * 60.0,
+                "h" => number * 3600.0,
+                _ => return Err(bad(format!("{text:?}"))),
+            }
+        }
+    };
+    if !seconds.is_finite() || !(0.0..=86_400.0).contains(&seconds) {
+        return Err(bad(format!("{seconds}")));
+    }
+    Ok(Some(Duration::from_secs_f64(seconds)))
+}
+
+/// The file's keys, all optional.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileConfig {
+    bank_url: Option<String>,
+    token: Option<String>,
+    token_file: Option<PathBuf>,
+    root_ca: Option<PathBuf>,
+    sandbox: Option<bool>,
+    route: Option<Route>,
+    in_signing: Option<bool>,
+    signing: Option<Signing>,
+    signer: Option<SignerConfig>,
+    #[serde(default)]
+    signers: BTreeMap<String, SignerConfig>,
+    poll_interval: Option<Span>,
+    settle: Option<Span>,
+    retry_min: Option<Span>,
+    retry_max: Option<Span>,
+    token_retry: Option<Span>,
+    once_patience: Option<Span>,
+    patterns: Option<Vec<String>>,
+    log_format: Option<String>,
+}
+
+/// Everything the daemon and the commands need, resolved.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// The service root, `https://…/v1` (or `http://` to loopback).
+    pub bank_url: Option<String>,
+    /// The access token (never logged: its `Debug` is redacted).
+    pub token: Option<Token>,
+    /// A PEM file of extra root certificates.
+    pub root_ca: Option<PathBuf>,
+    /// Sandbox mode: every request carries `sandbox: on`.
+    pub sandbox: bool,
+    /// See [`Route`].
+    pub route: Route,
+    /// Upload with `targetStatus: InSigning` (default true): the payments await signature.
+    pub in_signing: bool,
+    /// See [`Signing`].
+    pub signing: Signing,
+    /// The default signer.
+    pub signer: Option<Vec<String>>,
+    /// Signers per company (its INN or id).
+    pub signers: BTreeMap<String, Vec<String>>,
+    /// The periodic rescan of the inbox (default 5 s).
+    pub poll_interval: Duration,
+    /// How long a file's size and time must stay unchanged before it is claimed (default 2 s).
+    pub settle: Duration,
+    /// The first pause before retrying a file the bank did not take (default 1 s; doubles).
+    pub retry_min: Duration,
+    /// The longest such pause (default 60 s).
+    pub retry_max: Duration,
+    /// How often uploads are tried again after the bank refused the token (default 5 min).
+    pub token_retry: Duration,
+    /// With `--once`: how long to keep retrying files the bank did not take (default 60 s).
+    pub once_patience: Duration,
+    /// File name patterns taken from the inbox (default `*.txt`, `*.json`).
+    pub patterns: Vec<String>,
+    /// `text` or `json`.
+    pub log_format: String,
+    /// Warnings about the configuration (a token file others can read), to log.
+    pub warnings: Vec<String>,
+    /// The file read, if any.
+    pub file: Option<PathBuf>,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            bank_url: None,
+            token: None,
+            root_ca: None,
+            sandbox: false,
+            route: Route::Auto,
+            in_signing: true,
+            signing: Signing::Manual,
+            signer: None,
+            signers: BTreeMap::new(),
+            poll_interval: Duration::from_secs(5),
+            settle: Duration::from_secs(2),
+            retry_min: Duration::from_secs(1),
+            retry_max: Duration::from_secs(60),
+            token_retry: Duration::from_secs(300),
+            once_patience: Duration::from_secs(60),
+            patterns: vec!["*.txt".into(), "*.json".into()],
+            log_format: "text".into(),
+            warnings: Vec::new(),
+            file: None,
+        }
+    }
+}
+
+/// Where the environment's values come from (a map in tests, the process environment else).
+pub trait Env {
+    /// The value of a variable, if set.
+    fn get(&self, name: &str) -> Option<String>;
+}
+
+/// The process environment.
+#[derive(Clone, Copy, Debug)]
+pub struct ProcessEnv;
+
+impl Env for ProcessEnv {
+    fn get(&self, name: &str) -> Option<String> {
+        std::env::var(name).ok().filter(|v| !v.is_empty())
+    }
+}
+
+impl Env for BTreeMap<String, String> {
+    fn get(&self, name: &str) -> Option<String> {
+        BTreeMap::get(self, name).cloned()
+    }
+}
+
+impl Settings {
+    /// Reads the configuration: `config` if given (it must exist), else `DIR/clientbank.toml`
+    /// if it exists; then the environment. Flags are applied by the caller afterwards.
+    pub fn load(dir: &Path, config: Option<&Path>, env: &dyn Env) -> Result<Settings, Error> {
+        let path = match config {
+            Some(path) => Some(path.to_path_buf()),
+            None => Some(dir.join("clientbank.toml")).filter(|p| p.exists()),
+        };
+        let mut settings = match &path {
+            Some(path) => {
+                let text = std::fs::read_to_string(path).map_err(|e| {
+                    Error::Config(format!(
+                        "cannot read the configuration {}: {e}",
+                        path.display()
+                    ))
+                })?;
+                Settings::from_toml(&text, path)?
+            }
+            None => Settings::default(),
+        };
+        settings.file = path;
+        if let Some(token) = env.get("CLIENTBANK_TOKEN") {
+            settings.token = Some(Token::new(token.trim()));
+        }
+        if let Some(url) = env.get("CLIENTBANK_BASE_URL") {
+            settings.bank_url = Some(url);
+        }
+        if let Some(ca) = env.get("CLIENTBANK_ROOT_CA") {
+            settings.root_ca = Some(PathBuf::from(ca));
+        }
+        Ok(settings)
+    }
+
+    /// The settings of a TOML text (`path` names it in errors and resolves relative paths).
+    pub fn from_toml(text: &str, path: &Path) -> Result<Settings, Error> {
+        let file: FileConfig =
+            toml::from_str(text).map_err(|e| Error::Config(format!("{}: {e}", path.display())))?;
+        let base = path.parent().unwrap_or(Path::new("."));
+        let mut settings = Settings::default();
+        let mut warnings = Vec::new();
+        if file.token.is_some() && file.token_file.is_some() {
+            return Err(Error::Config(format!(
+                "{}: give `token` or `token_file`, not both",
+                path.display()
+            )));
+        }
+        if let Some(token) = file.token {
+            if readable_by_others(path) {
+                warnings.push(format!(
+                    "{} holds the token and other users can read it: chmod 600 it",
+                    path.display()
+                ));
+            }
+            settings.token = Some(Token::new(token.trim()));
+        }
+        if let Some(token_file) = file.token_file {
+            let token_file = base.join(token_file);
+            let token = std::fs::read_to_string(&token_file).map_err(|e| {
+                Error::Config(format!(
+                    "token_file: cannot read {}: {e}",
+                    token_file.display()
+                ))
+            })?;
+            if token.trim().is_empty() {
+                return Err(Error::Config(format!(
+                    "token_file: {} is empty",
+                    token_file.display()
+                )));
+            }
+            if readable_by_others(&token_file) {
+                warnings.push(format!(
+                    "the token file {} can be read by other users: chmod 600 it",
+                    token_file.display()
+                ));
+            }
+            settings.token = Some(Token::new(token.trim()));
+        }
+        settings.bank_url = file.bank_url;
+        settings.root_ca = file.root_ca.map(|p| base.join(p));
+        settings.sandbox = file.sandbox.unwrap_or(false);
+        settings.route = file.route.unwrap_or_default();
+        settings.in_signing = file.in_signing.unwrap_or(true);
+        settings.signing = file.signing.unwrap_or_default();
+        let command = |key: String, signer: SignerConfig| -> Result<Vec<String>, Error> {
+            if signer.command.is_empty() || signer.command[0].trim().is_empty() {
+                return Err(Error::Config(format!(
+                    "{key}.command: the signer's program is missing (an argv list such as \
+                     [\"openssl\", \"cms\", \"-sign\", …, \"-in\", \"{{input}}\", \"-out\", \
+                     \"{{output}}\"])"
+                )));
+            }
+            Ok(signer.command)
+        };
+        settings.signer = file
+            .signer
+            .map(|s| command("signer".into(), s))
+            .transpose()?;
+        for (company, signer) in file.signers {
+            let argv = command(format!("signers.{company}"), signer)?;
+            settings.signers.insert(company, argv);
+        }
+        let set = |target: &mut Duration, key: &str, value: Option<Span>| -> Result<(), Error> {
+            if let Some(d) = span(key, value)? {
+                *target = d;
+            }
+            Ok(())
+        };
+        set(
+            &mut settings.poll_interval,
+            "poll_interval",
+            file.poll_interval,
+        )?;
+        set(&mut settings.settle, "settle", file.settle)?;
+        set(&mut settings.retry_min, "retry_min", file.retry_min)?;
+        set(&mut settings.retry_max, "retry_max", file.retry_max)?;
+        set(&mut settings.token_retry, "token_retry", file.token_retry)?;
+        set(
+            &mut settings.once_patience,
+            "once_patience",
+            file.once_patience,
+        )?;
+        if settings.poll_interval < Duration::from_millis(50) {
+            return Err(Error::Config("poll_interval: at least 50ms".into()));
+        }
+        if let Some(patterns) = file.patterns {
+            if patterns.is_empty() {
+                return Err(Error::Config(
+                    "patterns: at least one pattern (e.g. [\"*.txt\", \"*.json\"])".into(),
+                ));
+            }
+            settings.patterns = patterns;
+        }
+        if let Some(format) = file.log_format {
+            if format != "text" && format != "json" {
+                return Err(Error::Config(format!(
+                    "log_format: {format:?}: expected \"text\" or \"json\""
+                )));
+            }
+            settings.log_format = format;
+        }
+        settings.warnings = warnings;
+        Ok(settings)
+    }
+
+    /// The signer for a company: by its INN, then by its id, then the default.
+    pub fn signer_for(&self, inn: Option<&str>, company_id: &str) -> Option<&[String]> {
+        inn.and_then(|inn| self.signers.get(inn))
+            .or_else(|| self.signers.get(company_id))
+            .or(self.signer.as_ref())
+            .map(Vec::as_slice)
+    }
+
+    /// The API client these settings describe.
+    pub fn client(&self) -> Result<clientbank_api::Client, Error> {
+        let Some(url) = &self.bank_url else {
+            return Err(Error::Config(
+                "no bank address: set `bank_url` in clientbank.toml or CLIENTBANK_BASE_URL \
+                 (or use --sandbox)"
+                    .into(),
+            ));
+        };
+        let Some(token) = &self.token else {
+            return Err(Error::Config(
+                "no token: set `token_file` in clientbank.toml or CLIENTBANK_TOKEN".into(),
+            ));
+        };
+        let mut builder = clientbank_api::Client::builder(url.clone())
+            .token(token.clone())
+            .sandbox(self.sandbox)
+            .timeout(Duration::from_secs(30))
+            .retry(clientbank_api::Retry {
+                retries: 2,
+                base_delay: Duration::from_millis(200),
+                max_delay: Duration::from_secs(2),
+            });
+        if let Some(ca) = &self.root_ca {
+            let pem = std::fs::read(ca).map_err(|e| {
+                Error::Config(format!("root_ca: cannot read {}: {e}", ca.display()))
+            })?;
+            builder = builder
+                .add_root_certificates_pem(&pem)
+                .map_err(|e| Error::Config(format!("root_ca {}: {e}", ca.display())))?;
+        }
+        builder
+            .build()
+            .map_err(|e| Error::Config(format!("bank_url: {e}")))
+    }
+
+    /// Whether a file name is taken from the inbox: it matches a pattern (the extension
+    /// case-insensitively) and is not hidden or temporary (`~$…`, `.…`, `*.tmp`, `*.part`).
+    pub fn takes(&self, name: &str) -> bool {
+        let lower = name.to_lowercase();
+        if name.starts_with('.')
+            || name.starts_with("~$")
+            || lower.ends_with(".tmp")
+            || lower.ends_with(".part")
+            || lower.ends_with(".crdownload")
+        {
+            return false;
+        }
+        self.patterns
+            .iter()
+            .any(|p| matches(&p.to_lowercase(), &lower))
+    }
+}
+
+/// A glob with `*` and `?`, on lowercased text.
+fn matches(pattern: &str, name: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let n: Vec<char> = name.chars().collect();
+    let (mut pi, mut ni, mut star, mut mark) = (0, 0, None, 0);
+    while ni < n.len() {
+        if pi < p.len() && (p[pi] == '?' || p[pi] == n[ni]) {
+            pi += 1;
+            ni += 1;
+        } else if pi < p.len() && p[pi] == '*' {
+            star = Some(pi);
+            mark = ni;
+            pi += 1;
+        } else if let Some(s) = star {
+            pi = s + 1;
+            mark += 1;
+            ni = mark;
+        } else {
+            return false;
+        }
+    }
+    while pi < p.len() && p[pi] == '*' {
+        pi += 1;
+    }
+    pi == p.len()
+}
+
+#[cfg(unix)]
+fn readable_by_others(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.permissions().mode() & 0o044 != 0)
+}
+
+#[cfg(not(unix))]
+fn readable_by_others(_path: &Path) -> bool {
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patterns_and_temporary_files() {
+        let s = Settings::default();
+        assert!(s.takes("1c_to_kl.txt"));
+        assert!(s.takes("ПЛАТЁЖКИ.TXT"));
+        assert!(s.takes("a.Json"));
+        assert!(!s.takes("~$a.txt"));
+        assert!(!s.takes(".a.txt"));
+        assert!(!s.takes("a.txt.part"));
+        assert!(!s.takes("a.tmp"));
+        assert!(!s.takes("a.xml"));
+    }
+
+    #[test]
+    fn durations_and_unknown_keys() {
+        let s = Settings::from_toml(
+            "settle = \"200ms\"\npoll_interval = 1.5\nsigning = \"auto\"\nroute = \"1c\"\n\
+             [signers.7701234560]\ncommand = [\"sign\", \"{input}\", \"{output}\"]\n",
+            Path::new("c.toml"),
+        )
+        .unwrap();
+        assert_eq!(s.settle, Duration::from_millis(200));
+        assert_eq!(s.poll_interval, Duration::from_millis(1500));
+        assert_eq!(s.signing, Signing::Auto);
+        assert_eq!(s.route, Route::OneC);
+        assert_eq!(s.signer_for(Some("7701234560"), "x").unwrap()[0], "sign");
+        assert!(s.signer_for(Some("1"), "x").is_none());
+        let e = Settings::from_toml("setle = 1\n", Path::new("c.toml")).unwrap_err();
+        assert!(e.to_string().contains("setle"), "{e}");
+        let e = Settings::from_toml("settle = \"2 weeks\"\n", Path::new("c.toml")).unwrap_err();
+        assert!(e.to_string().contains("settle"), "{e}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_token_file_others_can_read_gets_a_warning() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let token = dir.path().join("token.txt");
+        let config = dir.path().join("clientbank.toml");
+        std::fs::write(&token, "s3cr3t\n").unwrap();
+        std::fs::write(&config, "token_file = \"token.txt\"\n").unwrap();
+        std::fs::set_permissions(&token, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let s = Settings::load(dir.path(), None, &BTreeMap::new()).unwrap();
+        assert_eq!(s.token.as_ref().unwrap().expose_secret(), "s3cr3t");
+        assert_eq!(s.warnings.len(), 1, "{:?}", s.warnings);
+        assert!(s.warnings[0].contains("chmod 600"));
+        assert!(!s.warnings[0].contains("s3cr3t"));
+        std::fs::set_permissions(&token, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let s = Settings::load(dir.path(), None, &BTreeMap::new()).unwrap();
+        assert!(s.warnings.is_empty(), "{:?}", s.warnings);
+        // The environment wins over the file.
+        let env = BTreeMap::from([("CLIENTBANK_TOKEN".to_string(), "from-env".to_string())]);
+        let s = Settings::load(dir.path(), None, &env).unwrap();
+        assert_eq!(s.token.as_ref().unwrap().expose_secret(), "from-env");
+    }
+
+    #[test]
+    fn the_token_never_shows_in_debug() {
+        let s = Settings::from_toml("token = \"s3cr3t-token\"\n", Path::new("c.toml")).unwrap();
+        assert!(!format!("{s:?}").contains("s3cr3t-token"));
+    }
+}

@@ -1,0 +1,676 @@
+//! The engine: one file's payments recorded, sent at most once and answered; signing. Shared
+//! by the daemon and by `clientbank upload` and `clientbank sign`.
+
+use std::collections::{BTreeMap, HashMap};
+
+use chrono::NaiveDate;
+use clientbank_api::{Client, SignRequest};
+use clientbank_payment::json::{IN_SIGNING, Parameters};
+use sha2::{Digest, Sha256};
+
+use crate::config::{Route, Settings};
+use crate::drop::{Drop, Kind};
+use crate::journal::{Journal, NewPayment, Outcome, payment_state as ps, sign_state};
+use crate::{Error, signer};
+
+/// SHA-256 of the content, hex.
+pub fn content_hash(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Today in Moscow (UTC+3), the bank's day.
+pub fn today_in_moscow() -> NaiveDate {
+    (chrono::Utc::now() + chrono::Duration::hours(3)).date_naive()
+}
+
+/// How sending a file's payments ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Sent {
+    /// Every payment has its answer (uploaded, refused, already, in doubt…).
+    Finished,
+    /// The bank did not take the request (maintenance, no connection): try again later.
+    /// Nothing of the file is in doubt.
+    NotTaken(String),
+    /// The bank refused the token (401): uploads stop until it changes.
+    TokenRefused(String),
+    /// Stopped on request between payments; the rest is sent on the next start.
+    Interrupted,
+}
+
+/// A company as the bank names it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompanyInfo {
+    /// Its id.
+    pub id: String,
+    /// Its INN.
+    pub inn: Option<String>,
+    /// Its name.
+    pub name: String,
+}
+
+impl CompanyInfo {
+    /// "ООО "Ромашка" (INN 7701234560)".
+    pub fn label(&self) -> String {
+        match &self.inn {
+            Some(inn) => format!("{} (INN {inn})", self.name),
+            None => self.name.clone(),
+        }
+    }
+}
+
+/// One company's signature.
+#[derive(Clone, Debug)]
+pub struct SignGroup {
+    /// The company.
+    pub company: CompanyInfo,
+    /// The ids signed (sorted).
+    pub ids: Vec<String>,
+    /// The signed string.
+    pub content: String,
+    /// `signed`, `dry-run`, `refused: …`, `failed: …`.
+    pub result: String,
+    /// Whether the bank took the signature.
+    pub signed: bool,
+}
+
+/// The journal, the settings and the bank: what one file's upload and a signature need.
+#[derive(Debug)]
+pub struct Engine {
+    /// The journal.
+    pub journal: Journal,
+    /// The settings.
+    pub settings: Settings,
+    client: Option<Client>,
+    companies: Option<HashMap<String, CompanyInfo>>,
+    /// Set to stop between payments.
+    pub stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Engine {
+    /// An engine over an open journal.
+    pub fn new(journal: Journal, settings: Settings) -> Engine {
+        Engine {
+            journal,
+            settings,
+            client: None,
+            companies: None,
+            stop: Default::default(),
+        }
+    }
+
+    /// Replaces the settings (a changed configuration): the client is made anew.
+    pub fn set_settings(&mut self, settings: Settings) {
+        self.settings = settings;
+        self.client = None;
+    }
+
+    fn stopping(&self) -> bool {
+        self.stop.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// The bank client (made once from the settings).
+    pub fn client(&mut self) -> Result<Client, Error> {
+        if self.client.is_none() {
+            self.client = Some(self.settings.client()?);
+        }
+        Ok(self.client.clone().expect("set above"))
+    }
+
+    /// The companies by account number (asked once).
+    pub async fn companies(&mut self) -> Result<HashMap<String, CompanyInfo>, Error> {
+        if let Some(companies) = &self.companies {
+            return Ok(companies.clone());
+        }
+        let client = self.client()?;
+        let list = client.companies().await.map_err(Error::Bank)?;
+        let mut map = HashMap::new();
+        for company in list {
+            let info = CompanyInfo {
+                id: company.company_id.clone(),
+                inn: company.inn.clone(),
+                name: company
+                    .company_name
+                    .clone()
+                    .unwrap_or_else(|| company.company_id.clone()),
+            };
+            for account in &company.bank_accounts {
+                if let Some(number) = &account.number {
+                    map.insert(number.clone(), info.clone());
+                }
+            }
+        }
+        self.companies = Some(map.clone());
+        Ok(map)
+    }
+
+    /// Plans a drop's payments against the journal: each is `planned`, or `already` (the same
+    /// identity uploaded before, or twice in this drop), or `held` (the same identity in doubt
+    /// elsewhere). The company of each payer account is named when the bank is reachable.
+    pub async fn plan(&mut self, drop: &Drop) -> Result<Vec<NewPayment>, Error> {
+        let companies = self.companies().await.unwrap_or_default();
+        let mut planned = Vec::with_capacity(drop.payments.len());
+        let mut seen: HashMap<String, usize> = HashMap::new();
+        for (position, payment) in drop.payments.iter().enumerate() {
+            let key = payment.identity.key();
+            let id = &payment.identity;
+            let mut row = NewPayment {
+                identity: key.clone(),
+                payer_account: id.payer_account.clone(),
+                number: id.number.clone(),
+                date: id
+                    .date
+                    .map(|d| d.format("%d.%m.%Y").to_string())
+                    .unwrap_or_default(),
+                sum: id.sum.map(|s| format!("{:.2}", s)).unwrap_or_default(),
+                recipient: payment.recipient.clone(),
+                recipient_account: id.recipient_account.clone(),
+                company: companies.get(&id.payer_account).map(CompanyInfo::label),
+                state: ps::PLANNED,
+                bank_id: None,
+                message: None,
+            };
+            if let Some(first) = seen.get(&key) {
+                row.state = ps::ALREADY;
+                row.message = Some(format!(
+                    "the same payment as payment {} of this file: sent once",
+                    first + 1
+                ));
+            } else if let Some(known) = self.journal.known_identity(&key, None)? {
+                if known.state == ps::UPLOADED {
+                    row.state = ps::ALREADY;
+                    row.bank_id = known.bank_id.clone();
+                    row.message = Some(format!(
+                        "already at the bank: id {} (uploaded {})",
+                        known.bank_id.as_deref().unwrap_or("not named"),
+                        known.uploaded_at.as_deref().unwrap_or("earlier")
+                    ));
+                } else {
+                    row.state = ps::HELD;
+                    row.message = Some(
+                        "not sent: the same payment may already be at the bank (it is in \
+                         review/ in another file); resolve that file first"
+                            .into(),
+                    );
+                }
+            }
+            seen.entry(key).or_insert(position);
+            planned.push(row);
+        }
+        Ok(planned)
+    }
+
+    /// Which route a drop takes under the settings; `Err` with the reason when it cannot be
+    /// sent without losing something.
+    pub fn route(&self, drop: &Drop) -> Result<&'static str, String> {
+        match (drop.kind, self.settings.route) {
+            (Kind::Json, _) => Ok("json"),
+            (Kind::OneC, Route::OneC) => Ok("1c"),
+            (Kind::OneC, Route::Auto) if drop.carried_by_json() => Ok("json"),
+            (Kind::OneC, Route::Auto) => Ok("1c"),
+            (Kind::OneC, Route::Json) if drop.carried_by_json() => Ok("json"),
+            (Kind::OneC, Route::Json) => Err(
+                "route = \"json\", but the JSON request cannot carry everything of this file \
+                 (see the not-carried findings): it is not sent incompletely; use route \
+                 \"auto\" or \"1c\""
+                    .into(),
+            ),
+        }
+    }
+
+    /// Sends the payments of a recorded file that are `planned` (the first of them may already
+    /// be marked `sending` by the intent transaction), recording each answer.
+    pub async fn send(&mut self, file_id: i64, drop: &Drop, route: &str) -> Result<Sent, Error> {
+        let client = self.client()?;
+        let rows = self.journal.payments_of(file_id)?;
+        // A payment marked `sending` whose answer was not recorded (a journal write that
+        // failed after the send) is in doubt: never sent again.
+        let stale: Vec<(i64, Outcome)> = rows
+            .iter()
+            .filter(|r| r.state == ps::SENDING)
+            .map(|r| {
+                (
+                    r.id,
+                    Outcome {
+                        state: ps::DOUBT,
+                        message: Some(
+                            "its answer was not recorded: it may or may not be at the bank".into(),
+                        ),
+                        ..Outcome::default()
+                    },
+                )
+            })
+            .collect();
+        if !stale.is_empty() {
+            self.journal.record(&stale, &[])?;
+            return Ok(Sent::Finished);
+        }
+        let todo: Vec<_> = rows
+            .iter()
+            .filter(|r| r.state == ps::PLANNED)
+            .cloned()
+            .collect();
+        if todo.is_empty() {
+            return Ok(Sent::Finished);
+        }
+        if route == "1c" {
+            return self.send_1c(&client, drop, &todo).await;
+        }
+        let in_signing = self.settings.in_signing;
+        let mut marked = false;
+        for (n, row) in todo.iter().enumerate() {
+            if !marked {
+                if self.stopping() {
+                    return Ok(Sent::Interrupted);
+                }
+                self.journal.record(&[], &[row.id])?;
+            }
+            let Some(planned) = drop.payments.get(row.position as usize) else {
+                self.journal.record(
+                    &[(
+                        row.id,
+                        Outcome {
+                            state: ps::DOUBT,
+                            message: Some("the file no longer holds this payment".into()),
+                            ..Outcome::default()
+                        },
+                    )],
+                    &[],
+                )?;
+                return Ok(Sent::Finished);
+            };
+            let mut request = planned.request.clone();
+            request.parameters = in_signing.then(|| Parameters {
+                target_status: Some(IN_SIGNING.to_string()),
+            });
+            let answer = client.upload(&request).await;
+            let outcome = match answer {
+                Ok(result) => {
+                    let created = result.created();
+                    let mut notes: Vec<String> = result.warnings.clone();
+                    notes.extend(result.problems.iter().cloned());
+                    let bank_id = created.first().map(|s| s.to_string());
+                    if bank_id.is_none() {
+                        notes.push(
+                            "the bank took it without naming its id: sign it in the bank's \
+                             cabinet"
+                                .into(),
+                        );
+                    }
+                    tracing::info!(
+                        number = %row.number, sum = %row.sum, id = bank_id.as_deref().unwrap_or("-"),
+                        "payment uploaded"
+                    );
+                    Outcome {
+                        state: ps::UPLOADED,
+                        sign: Some(if in_signing && bank_id.is_some() {
+                            sign_state::AWAITING
+                        } else {
+                            sign_state::DRAFT
+                        }),
+                        bank_id,
+                        answer: Some(result.raw.clone()),
+                        message: (!notes.is_empty()).then(|| notes.join("; ")),
+                    }
+                }
+                Err(e) if e.not_taken() => {
+                    self.journal.set_payment(row.id, ps::PLANNED, None)?;
+                    tracing::warn!(number = %row.number, "the bank did not take the payment: {e}");
+                    return Ok(Sent::NotTaken(e.to_string()));
+                }
+                Err(e @ clientbank_api::Error::Unauthorized { .. }) => {
+                    self.journal.set_payment(row.id, ps::PLANNED, None)?;
+                    return Ok(Sent::TokenRefused(e.to_string()));
+                }
+                Err(e) if e.in_doubt() => {
+                    tracing::error!(number = %row.number, "payment in doubt: {e}");
+                    let body = match &e {
+                        clientbank_api::Error::Unreadable { body, .. } => Some(body.clone()),
+                        _ => None,
+                    };
+                    let ids = match &e {
+                        clientbank_api::Error::Unreadable { ids, .. } => ids.first().cloned(),
+                        _ => None,
+                    };
+                    self.journal.record(
+                        &[(
+                            row.id,
+                            Outcome {
+                                state: ps::DOUBT,
+                                bank_id: ids,
+                                answer: body,
+                                message: Some(format!(
+                                    "sent, but the answer was lost ({e}): it may or may not be \
+                                     at the bank"
+                                )),
+                                ..Outcome::default()
+                            },
+                        )],
+                        &[],
+                    )?;
+                    // The bank is not answering as it should: the rest waits for a person.
+                    return Ok(Sent::Finished);
+                }
+                Err(e) => {
+                    tracing::warn!(number = %row.number, "payment refused by the bank: {e}");
+                    Outcome {
+                        state: ps::REFUSED,
+                        message: Some(e.to_string()),
+                        ..Outcome::default()
+                    }
+                }
+            };
+            let next = todo.get(n + 1).filter(|_| !self.stopping()).map(|r| r.id);
+            self.journal.record(&[(row.id, outcome)], next.as_slice())?;
+            marked = next.is_some();
+            if !marked && n + 1 < todo.len() {
+                return Ok(Sent::Interrupted);
+            }
+        }
+        Ok(Sent::Finished)
+    }
+
+    async fn send_1c(
+        &mut self,
+        client: &Client,
+        drop: &Drop,
+        todo: &[crate::journal::PaymentRow],
+    ) -> Result<Sent, Error> {
+        let ids: Vec<i64> = todo.iter().map(|r| r.id).collect();
+        if self.stopping() {
+            return Ok(Sent::Interrupted);
+        }
+        self.journal.record(&[], &ids)?;
+        let Some(document) = &drop.document_1c else {
+            return Err(Error::Io("a 1C route for a drop that is not 1C".into()));
+        };
+        let all = |state: &'static str, message: String, answer: Option<String>| {
+            ids.iter()
+                .map(|&id| {
+                    (
+                        id,
+                        Outcome {
+                            state,
+                            message: Some(message.clone()),
+                            answer: answer.clone(),
+                            ..Outcome::default()
+                        },
+                    )
+                })
+                .collect::<Vec<_>>()
+        };
+        match client.upload_1c(document).await {
+            Ok(result) if result.ids.len() == todo.len() && result.errors.is_empty() => {
+                let results: Vec<_> = todo
+                    .iter()
+                    .zip(&result.ids)
+                    .map(|(row, id)| {
+                        (
+                            row.id,
+                            Outcome {
+                                state: ps::UPLOADED,
+                                bank_id: Some(id.clone()),
+                                sign: Some(sign_state::DRAFT),
+                                answer: Some(result.raw.clone()),
+                                message: Some(
+                                    "a draft (1C upload): sign it in the bank's cabinet".into(),
+                                ),
+                            },
+                        )
+                    })
+                    .collect();
+                tracing::info!(count = results.len(), "1C file uploaded as drafts");
+                self.journal.record(&results, &[])?;
+            }
+            Ok(result) if result.total_loaded == 0 && result.created().is_empty() => {
+                let message = format!("refused by the bank: {}", result.errors.join("; "));
+                self.journal
+                    .record(&all(ps::REFUSED, message, Some(result.raw.clone())), &[])?;
+            }
+            Ok(result) => {
+                let message = format!(
+                    "the bank created {} of {} payment(s) (ids {}){}: which ones cannot be \
+                     told for sure",
+                    result.created().len(),
+                    todo.len(),
+                    result.created().join(", "),
+                    if result.errors.is_empty() {
+                        String::new()
+                    } else {
+                        format!("; refused: {}", result.errors.join("; "))
+                    }
+                );
+                self.journal
+                    .record(&all(ps::DOUBT, message, Some(result.raw.clone())), &[])?;
+            }
+            Err(e) if e.not_taken() => {
+                for &id in &ids {
+                    self.journal.set_payment(id, ps::PLANNED, None)?;
+                }
+                return Ok(Sent::NotTaken(e.to_string()));
+            }
+            Err(e @ clientbank_api::Error::Unauthorized { .. }) => {
+                for &id in &ids {
+                    self.journal.set_payment(id, ps::PLANNED, None)?;
+                }
+                return Ok(Sent::TokenRefused(e.to_string()));
+            }
+            Err(e) if e.in_doubt() => {
+                let message = format!(
+                    "sent, but the answer was lost ({e}): the file's payments may or may not \
+                     be at the bank"
+                );
+                self.journal.record(&all(ps::DOUBT, message, None), &[])?;
+            }
+            Err(e) => {
+                self.journal
+                    .record(&all(ps::REFUSED, e.to_string(), None), &[])?;
+            }
+        }
+        Ok(Sent::Finished)
+    }
+
+    /// Signs the payments awaiting signature, one signature per company (`company`: only the
+    /// one with this id or INN). `dry_run`: only says what would be signed.
+    pub async fn sign(
+        &mut self,
+        company: Option<&str>,
+        dry_run: bool,
+    ) -> Result<Vec<SignGroup>, Error> {
+        self.sign_file(None, company, dry_run).await
+    }
+
+    /// [`Engine::sign`], only the payments of the file `file` when given.
+    pub async fn sign_file(
+        &mut self,
+        file: Option<i64>,
+        company: Option<&str>,
+        dry_run: bool,
+    ) -> Result<Vec<SignGroup>, Error> {
+        let mut awaiting = self.journal.awaiting_signature()?;
+        if let Some(file) = file {
+            awaiting.retain(|r| r.file_id == file);
+        }
+        if awaiting.is_empty() {
+            return Ok(Vec::new());
+        }
+        let companies = self.companies().await?;
+        let mut groups: BTreeMap<String, (CompanyInfo, Vec<String>)> = BTreeMap::new();
+        let mut unknown = Vec::new();
+        for row in &awaiting {
+            let Some(id) = &row.bank_id else { continue };
+            match companies.get(&row.payer_account) {
+                Some(info) => groups
+                    .entry(info.id.clone())
+                    .or_insert_with(|| (info.clone(), Vec::new()))
+                    .1
+                    .push(id.clone()),
+                None => unknown.push(row.payer_account.clone()),
+            }
+        }
+        if !unknown.is_empty() {
+            tracing::warn!(
+                "payer account(s) {} are not among the token's companies: their payments are \
+                 not signed",
+                unknown.join(", ")
+            );
+        }
+        let mut out = Vec::new();
+        for (_, (info, mut ids)) in groups {
+            if let Some(wanted) = company
+                && info.id != wanted
+                && info.inn.as_deref() != Some(wanted)
+            {
+                continue;
+            }
+            ids.sort();
+            ids.dedup();
+            let content = SignRequest::signed_content(&ids);
+            let mut group = SignGroup {
+                company: info.clone(),
+                ids: ids.clone(),
+                content: content.clone(),
+                result: String::new(),
+                signed: false,
+            };
+            if dry_run {
+                group.result = "dry run: not signed".into();
+                out.push(group);
+                continue;
+            }
+            let Some(argv) = self
+                .settings
+                .signer_for(info.inn.as_deref(), &info.id)
+                .map(<[String]>::to_vec)
+            else {
+                group.result = format!(
+                    "failed: no signer for {}: add [signers.{}] command = [...] (or [signer]) \
+                     to the configuration",
+                    info.label(),
+                    info.inn.as_deref().unwrap_or(&info.id)
+                );
+                self.journal.record_signature(&ids, false, &group.result)?;
+                out.push(group);
+                continue;
+            };
+            let signed_content = content.clone();
+            let signature =
+                tokio::task::spawn_blocking(move || signer::sign(&argv, &signed_content))
+                    .await
+                    .map_err(|e| Error::Signer(format!("the signer did not finish: {e}")))?;
+            let signature = match signature {
+                Ok(signature) => signature,
+                Err(e) => {
+                    group.result = format!("failed: {e}");
+                    self.journal.record_signature(&ids, false, &group.result)?;
+                    self.journal.event(None, &group.result)?;
+                    out.push(group);
+                    continue;
+                }
+            };
+            let client = self.client()?;
+            let answer = client
+                .sign(&SignRequest {
+                    operations: ids.clone(),
+                    sign_base64: signature,
+                })
+                .await;
+            match answer {
+                Ok(_) => {
+                    group.result = "signed".into();
+                    group.signed = true;
+                    self.journal.record_signature(&ids, true, "signed")?;
+                    tracing::info!(company = %info.label(), count = ids.len(), "payments signed");
+                }
+                Err(clientbank_api::Error::SignCheck { message }) => {
+                    group.result = format!("refused: the bank refused the signature: {message}");
+                    self.journal.record_signature(&ids, false, &group.result)?;
+                    self.journal.event(None, &group.result)?;
+                    tracing::warn!(company = %info.label(), "{}", group.result);
+                }
+                Err(e) => {
+                    group.result = format!("failed: {e}");
+                    self.journal.record_signature(&ids, false, &group.result)?;
+                    self.journal.event(None, &group.result)?;
+                    tracing::warn!(company = %info.label(), "{}", group.result);
+                }
+            }
+            out.push(group);
+        }
+        Ok(out)
+    }
+}
+
+/// Where a recorded file goes, by its payments' states.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Every payment uploaded now or already at the bank.
+    Done,
+    /// The bank refused a payment (the others are reported).
+    Rejected,
+    /// A payment may or may not be at the bank, or is held: a person decides.
+    Review,
+    /// Payments not sent yet (interrupted, or waiting for the bank).
+    Pending,
+}
+
+/// What [`Engine::begin`] did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Begun {
+    /// The intents are recorded: send them with [`Engine::send`].
+    Recorded {
+        /// The file's row.
+        file_id: i64,
+        /// `json` or `1c`.
+        route: &'static str,
+    },
+    /// The drop cannot go by the configured route without losing something.
+    CannotRoute(String),
+}
+
+impl Engine {
+    /// Plans a drop and records its intents (one durable transaction), before anything is sent.
+    pub async fn begin(
+        &mut self,
+        name: &str,
+        place: &str,
+        hash: &str,
+        drop: &Drop,
+    ) -> Result<Begun, Error> {
+        let route = match self.route(drop) {
+            Ok(route) => route,
+            Err(reason) => return Ok(Begun::CannotRoute(reason)),
+        };
+        let mut plan = self.plan(drop).await?;
+        if route == "1c" && plan.iter().any(|p| p.state != ps::PLANNED) {
+            for p in plan.iter_mut().filter(|p| p.state == ps::PLANNED) {
+                p.state = ps::HELD;
+                p.message = Some(
+                    "not sent: other payments of this 1C file are already at the bank, and the \
+                     1C route sends whole files; send this one alone (or from a JSON file)"
+                        .into(),
+                );
+            }
+        }
+        let (file_id, _) = self
+            .journal
+            .record_intents((name, hash, place, route), &plan, &[])?;
+        tracing::info!(file = %name, route, payments = plan.len(), "intents recorded");
+        Ok(Begun::Recorded { file_id, route })
+    }
+
+    /// Where a file goes, by its payments.
+    pub fn verdict(&self, file_id: i64) -> Result<Verdict, Error> {
+        let rows = self.journal.payments_of(file_id)?;
+        let any = |state: &str| rows.iter().any(|r| r.state == state);
+        Ok(if any(ps::DOUBT) || any(ps::HELD) || any(ps::SENDING) {
+            Verdict::Review
+        } else if any(ps::PLANNED) {
+            Verdict::Pending
+        } else if any(ps::REFUSED) {
+            Verdict::Rejected
+        } else {
+            Verdict::Done
+        })
+    }
+}

@@ -1,0 +1,248 @@
+//! The folders under DIR, moves that never overwrite, and claiming complete files.
+
+use std::collections::HashMap;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::{Instant, SystemTime};
+
+/// The folders of a watched DIR.
+#[derive(Clone, Debug)]
+pub struct Layout {
+    /// DIR itself.
+    pub root: PathBuf,
+}
+
+/// The folders, by name.
+pub const FOLDERS: &[&str] = &[
+    "inbox",
+    "processing",
+    "done",
+    "rejected",
+    "review",
+    "outbox",
+    ".clientbank",
+];
+
+/// The suffixes of the files written beside a file: not files of their own.
+pub const SIDECARS: &[&str] = &[".report.csv", ".errors.txt", ".review.txt"];
+
+impl Layout {
+    /// The layout of `root` (nothing is created).
+    pub fn new(root: impl Into<PathBuf>) -> Layout {
+        Layout { root: root.into() }
+    }
+
+    /// Creates the folders that are missing.
+    pub fn create(&self) -> io::Result<()> {
+        for folder in FOLDERS {
+            let path = self.root.join(folder);
+            fs::create_dir_all(&path).map_err(|e| {
+                io::Error::new(e.kind(), format!("cannot create {}: {e}", path.display()))
+            })?;
+        }
+        Ok(())
+    }
+
+    /// A folder.
+    pub fn folder(&self, name: &str) -> PathBuf {
+        self.root.join(name)
+    }
+
+    /// The journal's path.
+    pub fn journal(&self) -> PathBuf {
+        self.root.join(".clientbank").join("journal.sqlite")
+    }
+
+    /// The files of a folder (not the sidecars beside them), sorted by name.
+    pub fn files(&self, folder: &str) -> Vec<String> {
+        let mut names: Vec<String> = match fs::read_dir(self.folder(folder)) {
+            Ok(entries) => entries
+                .filter_map(Result::ok)
+                .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+                .filter_map(|e| e.file_name().into_string().ok())
+                .filter(|n| !SIDECARS.iter().any(|s| n.ends_with(s)))
+                .collect(),
+            Err(_) => Vec::new(),
+        };
+        names.sort();
+        names
+    }
+
+    /// Whether the folders show earlier use: files in processing/, done/, rejected/ or review/.
+    pub fn used(&self) -> bool {
+        ["processing", "done", "rejected", "review"]
+            .iter()
+            .any(|f| !self.files(f).is_empty())
+    }
+
+    /// The place (relative to DIR, `/`-separated) of a file name in a folder.
+    pub fn place(folder: &str, name: &str) -> String {
+        format!("{folder}/{name}")
+    }
+
+    /// The path of a place.
+    pub fn path_of(&self, place: &str) -> PathBuf {
+        let mut path = self.root.clone();
+        for part in place.split('/') {
+            path.push(part);
+        }
+        path
+    }
+}
+
+/// A name not yet taken in `folder`: `name`, else `name (2).ext`, `name (3).ext`, …; the
+/// sidecars a file would have are checked too.
+pub fn unique_name(folder: &Path, name: &str) -> String {
+    let (stem, ext) = match name.rfind('.') {
+        Some(at) if at > 0 => (&name[..at], &name[at..]),
+        _ => (name, ""),
+    };
+    let taken = |candidate: &str| {
+        folder.join(candidate).exists()
+            || SIDECARS
+                .iter()
+                .any(|s| folder.join(format!("{candidate}{s}")).exists())
+    };
+    if !taken(name) {
+        return name.to_string();
+    }
+    (2..)
+        .map(|n| format!("{stem} ({n}){ext}"))
+        .find(|c| !taken(c))
+        .unwrap_or_else(|| name.to_string())
+}
+
+/// Moves `from` into `folder` under a name not taken there; the new name. A failed rename
+/// leaves the file where it was.
+pub fn move_into(from: &Path, folder: &Path, name: &str) -> io::Result<String> {
+    let name = unique_name(folder, name);
+    rename_no_replace(from, &folder.join(&name))?;
+    Ok(name)
+}
+
+/// A rename that refuses to replace an existing file (checked just before: within DIR only
+/// this daemon moves files, and one daemon runs per DIR).
+pub fn rename_no_replace(from: &Path, to: &Path) -> io::Result<()> {
+    if to.exists() {
+        return Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            format!("{} exists", to.display()),
+        ));
+    }
+    fs::rename(from, to)
+}
+
+/// What the claimer knows of an inbox file.
+#[derive(Clone, Debug)]
+struct Seen {
+    size: u64,
+    modified: Option<SystemTime>,
+    since: Instant,
+}
+
+/// Claims complete files: a file is complete when its size and modification time have not
+/// changed over the settle interval and it can be opened for reading.
+#[derive(Debug, Default)]
+pub struct Claimer {
+    seen: HashMap<String, Seen>,
+    /// Files found unreadable, reported once.
+    pub reported: HashMap<String, String>,
+}
+
+/// What a scan of the inbox found.
+#[derive(Debug, Default)]
+pub struct Scan {
+    /// Files complete now, by name.
+    pub complete: Vec<String>,
+    /// Files still settling (or being written), by name.
+    pub settling: usize,
+    /// When the next settling file may be complete.
+    pub next: Option<Instant>,
+}
+
+impl Claimer {
+    /// Looks at the inbox: which files are complete now (in name order).
+    pub fn scan(
+        &mut self,
+        inbox: &Path,
+        settle: std::time::Duration,
+        takes: impl Fn(&str) -> bool,
+    ) -> Scan {
+        let now = Instant::now();
+        let mut scan = Scan::default();
+        let mut present = Vec::new();
+        let Ok(entries) = fs::read_dir(inbox) else {
+            return scan;
+        };
+        for entry in entries.filter_map(Result::ok) {
+            let Ok(name) = entry.file_name().into_string() else {
+                continue;
+            };
+            if !takes(&name) {
+                continue;
+            }
+            let Ok(meta) = entry.metadata() else { continue };
+            if !meta.is_file() {
+                continue;
+            }
+            present.push(name.clone());
+            let modified = meta.modified().ok();
+            let seen = self.seen.entry(name.clone()).or_insert(Seen {
+                size: meta.len(),
+                modified,
+                since: now,
+            });
+            if seen.size != meta.len() || seen.modified != modified {
+                *seen = Seen {
+                    size: meta.len(),
+                    modified,
+                    since: now,
+                };
+            }
+            let ready_at = seen.since + settle;
+            if ready_at <= now {
+                match fs::File::open(entry.path()) {
+                    Ok(_) => scan.complete.push(name),
+                    Err(e) => {
+                        self.reported.entry(name).or_insert_with(|| e.to_string());
+                        scan.settling += 1;
+                        let retry = now + settle.max(std::time::Duration::from_millis(100));
+                        scan.next = Some(scan.next.map_or(retry, |n| n.min(retry)));
+                    }
+                }
+            } else {
+                scan.settling += 1;
+                scan.next = Some(scan.next.map_or(ready_at, |n| n.min(ready_at)));
+            }
+        }
+        self.seen.retain(|name, _| present.contains(name));
+        self.reported.retain(|name, _| present.contains(name));
+        scan.complete.sort();
+        scan
+    }
+
+    /// Forgets a file (claimed, or gone).
+    pub fn forget(&mut self, name: &str) {
+        self.seen.remove(name);
+        self.reported.remove(name);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unique_names_never_overwrite() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(unique_name(dir.path(), "a.txt"), "a.txt");
+        fs::write(dir.path().join("a.txt"), "1").unwrap();
+        assert_eq!(unique_name(dir.path(), "a.txt"), "a (2).txt");
+        fs::write(dir.path().join("a (2).txt.report.csv"), "1").unwrap();
+        assert_eq!(unique_name(dir.path(), "a.txt"), "a (3).txt");
+        assert_eq!(unique_name(dir.path(), "платёж.txt"), "платёж.txt");
+        fs::write(dir.path().join("b"), "1").unwrap();
+        assert_eq!(unique_name(dir.path(), "b"), "b (2)");
+    }
+}

@@ -1,0 +1,661 @@
+//! The journal: an SQLite database in `DIR/.clientbank/journal.sqlite` (WAL) that says, for
+//! every file and payment, what was intended, what was sent and what the bank answered.
+//!
+//! At most once: before a payment is sent, it is marked `sending` in a transaction committed
+//! with `synchronous=FULL` (fsync); after the answer, its result. A payment found `sending` at
+//! start is in doubt and is never re-sent automatically.
+
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use crate::Error;
+
+/// The schema version this build writes (`PRAGMA user_version`).
+pub const SCHEMA_VERSION: i64 = 1;
+
+const MIGRATIONS: &[&str] = &[
+    // 1: files, payments, events.
+    "CREATE TABLE files (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL,
+        hash TEXT NOT NULL,
+        place TEXT NOT NULL,
+        state TEXT NOT NULL,
+        route TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        message TEXT
+    );
+    CREATE INDEX files_place ON files(place);
+    CREATE INDEX files_hash ON files(hash);
+    CREATE TABLE payments (
+        id INTEGER PRIMARY KEY,
+        file_id INTEGER NOT NULL REFERENCES files(id),
+        position INTEGER NOT NULL,
+        identity TEXT NOT NULL,
+        payer_account TEXT NOT NULL,
+        number TEXT NOT NULL,
+        date TEXT NOT NULL,
+        sum TEXT NOT NULL,
+        recipient TEXT NOT NULL,
+        recipient_account TEXT NOT NULL,
+        company TEXT,
+        state TEXT NOT NULL,
+        bank_id TEXT,
+        sign TEXT,
+        answer TEXT,
+        message TEXT,
+        uploaded_at TEXT,
+        updated_at TEXT NOT NULL
+    );
+    CREATE INDEX payments_identity ON payments(identity);
+    CREATE INDEX payments_file ON payments(file_id);
+    CREATE INDEX payments_sign ON payments(sign);
+    CREATE TABLE events (
+        id INTEGER PRIMARY KEY,
+        at TEXT NOT NULL,
+        file TEXT,
+        message TEXT NOT NULL
+    );",
+];
+
+/// Where a file is in its life.
+pub mod file_state {
+    /// Claimed; its payments are being sent, or wait for the bank.
+    pub const PROCESSING: &str = "processing";
+    /// Every payment uploaded now or already at the bank.
+    pub const DONE: &str = "done";
+    /// Not (wholly) uploaded: an error finding, or the bank refused a payment.
+    pub const REJECTED: &str = "rejected";
+    /// A payment may or may not be at the bank: a person decides.
+    pub const REVIEW: &str = "review";
+    /// Uploaded by `clientbank upload` (the file stays where it is).
+    pub const UPLOADED: &str = "uploaded";
+}
+
+/// Where a payment is in its life.
+pub mod payment_state {
+    /// Recorded (the intent); not sent yet.
+    pub const PLANNED: &str = "planned";
+    /// About to be sent, or sent without an answer yet: in doubt after a crash.
+    pub const SENDING: &str = "sending";
+    /// The bank took it (its id, when named, in `bank_id`).
+    pub const UPLOADED: &str = "uploaded";
+    /// The bank refused it (its message in `message`).
+    pub const REFUSED: &str = "refused";
+    /// Sent, answer lost: may or may not be at the bank.
+    pub const DOUBT: &str = "doubt";
+    /// Not sent: the same payment is already at the bank (`message` says which id).
+    pub const ALREADY: &str = "already";
+    /// Not sent: a person said the doubtful upload did not reach the bank, or the file was
+    /// withdrawn.
+    pub const NOT_SENT: &str = "not-sent";
+    /// Not sent: the same payment is in doubt in another file.
+    pub const HELD: &str = "held";
+}
+
+/// Signing state of an uploaded payment.
+pub mod sign_state {
+    /// Awaiting signature (uploaded with `targetStatus: InSigning`).
+    pub const AWAITING: &str = "awaiting";
+    /// Signed through the API.
+    pub const SIGNED: &str = "signed";
+    /// A draft: signed in the bank's cabinet.
+    pub const DRAFT: &str = "draft";
+}
+
+/// A file row.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileRow {
+    /// Row id.
+    pub id: i64,
+    /// The name as dropped.
+    pub name: String,
+    /// SHA-256 of the content, hex.
+    pub hash: String,
+    /// Where it is now, relative to DIR (`processing/a.txt`), or the path given to `upload`.
+    pub place: String,
+    /// See [`file_state`].
+    pub state: String,
+    /// `json` or `1c`.
+    pub route: Option<String>,
+    /// When it was first recorded.
+    pub created_at: String,
+    /// What a person should know.
+    pub message: Option<String>,
+}
+
+/// A payment row.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PaymentRow {
+    /// Row id.
+    pub id: i64,
+    /// The file's row id.
+    pub file_id: i64,
+    /// Position in the file (0-based).
+    pub position: i64,
+    /// [`crate::drop::Identity::key`].
+    pub identity: String,
+    /// Payer account.
+    pub payer_account: String,
+    /// Number.
+    pub number: String,
+    /// Date, `ДД.ММ.ГГГГ`.
+    pub date: String,
+    /// Sum.
+    pub sum: String,
+    /// Recipient name.
+    pub recipient: String,
+    /// Recipient account.
+    pub recipient_account: String,
+    /// The company (name and INN) that owns the payer account, when known.
+    pub company: Option<String>,
+    /// See [`payment_state`].
+    pub state: String,
+    /// The bank's id.
+    pub bank_id: Option<String>,
+    /// See [`sign_state`].
+    pub sign: Option<String>,
+    /// The bank's raw answer.
+    pub answer: Option<String>,
+    /// What a person should know (the bank's message, "already at the bank: id X …").
+    pub message: Option<String>,
+    /// When the bank took it.
+    pub uploaded_at: Option<String>,
+}
+
+/// A payment to record as an intent.
+#[derive(Clone, Debug, Default)]
+pub struct NewPayment {
+    /// See [`PaymentRow`].
+    pub identity: String,
+    /// See [`PaymentRow`].
+    pub payer_account: String,
+    /// See [`PaymentRow`].
+    pub number: String,
+    /// See [`PaymentRow`].
+    pub date: String,
+    /// See [`PaymentRow`].
+    pub sum: String,
+    /// See [`PaymentRow`].
+    pub recipient: String,
+    /// See [`PaymentRow`].
+    pub recipient_account: String,
+    /// See [`PaymentRow`].
+    pub company: Option<String>,
+    /// `planned`, `already` or `held`.
+    pub state: &'static str,
+    /// See [`PaymentRow`].
+    pub bank_id: Option<String>,
+    /// See [`PaymentRow`].
+    pub message: Option<String>,
+}
+
+/// The result of one payment's upload, to record.
+#[derive(Clone, Debug, Default)]
+pub struct Outcome {
+    /// See [`payment_state`].
+    pub state: &'static str,
+    /// The bank's id.
+    pub bank_id: Option<String>,
+    /// See [`sign_state`].
+    pub sign: Option<&'static str>,
+    /// The bank's raw answer.
+    pub answer: Option<String>,
+    /// What a person should know.
+    pub message: Option<String>,
+}
+
+/// The journal of one DIR.
+#[derive(Debug)]
+pub struct Journal {
+    db: Connection,
+    path: PathBuf,
+}
+
+/// The current time, for the journal (UTC, RFC 3339).
+pub fn now() -> String {
+    chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string()
+}
+
+fn db_error(path: &Path) -> impl Fn(rusqlite::Error) -> Error + '_ {
+    move |e| Error::Journal(format!("{}: {e}", path.display()))
+}
+
+impl Journal {
+    /// Opens the journal at `path`, creating it when `create` (else it must exist), checking
+    /// it (`PRAGMA quick_check`) and bringing its schema forward.
+    pub fn open(path: &Path, create: bool) -> Result<Journal, Error> {
+        let existed = path.exists();
+        if !existed && !create {
+            return Err(Error::Journal(format!(
+                "{} does not exist (run `clientbank watch` on the folder first)",
+                path.display()
+            )));
+        }
+        let map = db_error(path);
+        let damaged = |what: String| {
+            Error::JournalDamaged(format!(
+                "{} is damaged ({what}). Restore it (and the -wal file beside it) from a \
+                 backup; or move it aside, check the files of review/ and processing/ at the \
+                 bank, and start with `clientbank watch DIR --new-journal`",
+                path.display()
+            ))
+        };
+        let db = Connection::open(path).map_err(&map)?;
+        db.busy_timeout(std::time::Duration::from_secs(30))
+            .map_err(&map)?;
+        if existed {
+            let check: String = db
+                .query_row("PRAGMA quick_check", [], |r| r.get(0))
+                .map_err(|e| damaged(e.to_string()))?;
+            if check != "ok" {
+                return Err(damaged(check));
+            }
+        }
+        db.pragma_update(None, "journal_mode", "WAL")
+            .map_err(&map)?;
+        db.pragma_update(None, "synchronous", "FULL")
+            .map_err(&map)?;
+        db.pragma_update(None, "foreign_keys", true).map_err(&map)?;
+        let version: i64 = db
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(&map)?;
+        if version > SCHEMA_VERSION {
+            return Err(Error::Journal(format!(
+                "{} was written by a newer clientbank (schema {version}, this one knows {}): \
+                 use that version",
+                path.display(),
+                SCHEMA_VERSION
+            )));
+        }
+        let mut journal = Journal {
+            db,
+            path: path.to_path_buf(),
+        };
+        for (index, migration) in MIGRATIONS.iter().enumerate().skip(version as usize) {
+            let tx = journal.db.transaction().map_err(&map)?;
+            tx.execute_batch(migration).map_err(&map)?;
+            tx.pragma_update(None, "user_version", index as i64 + 1)
+                .map_err(&map)?;
+            tx.commit().map_err(&map)?;
+        }
+        Ok(journal)
+    }
+
+    fn err(&self) -> impl Fn(rusqlite::Error) -> Error + '_ {
+        db_error(&self.path)
+    }
+
+    /// The file row whose place is `place` and whose state is `processing`.
+    pub fn processing_file(&self, place: &str) -> Result<Option<FileRow>, Error> {
+        self.db
+            .query_row(
+                "SELECT id, name, hash, place, state, route, created_at, message FROM files
+                 WHERE place = ?1 AND state = 'processing' ORDER BY id DESC LIMIT 1",
+                [place],
+                file_row,
+            )
+            .optional()
+            .map_err(self.err())
+    }
+
+    /// Every file row in `state`.
+    pub fn files_in(&self, state: &str) -> Result<Vec<FileRow>, Error> {
+        let mut statement = self
+            .db
+            .prepare(
+                "SELECT id, name, hash, place, state, route, created_at, message FROM files
+                 WHERE state = ?1 ORDER BY id",
+            )
+            .map_err(self.err())?;
+        let rows = statement
+            .query_map([state], file_row)
+            .map_err(self.err())?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(self.err())?;
+        Ok(rows)
+    }
+
+    /// The last file row at `place` (any state).
+    pub fn file_at(&self, place: &str) -> Result<Option<FileRow>, Error> {
+        self.db
+            .query_row(
+                "SELECT id, name, hash, place, state, route, created_at, message FROM files
+                 WHERE place = ?1 ORDER BY id DESC LIMIT 1",
+                [place],
+                file_row,
+            )
+            .optional()
+            .map_err(self.err())
+    }
+
+    /// The payments of a file, in file order.
+    pub fn payments_of(&self, file_id: i64) -> Result<Vec<PaymentRow>, Error> {
+        self.payments_where("file_id = ?1 ORDER BY position", params![file_id])
+    }
+
+    fn payments_where(
+        &self,
+        condition: &str,
+        values: impl rusqlite::Params,
+    ) -> Result<Vec<PaymentRow>, Error> {
+        let mut statement = self
+            .db
+            .prepare(&format!(
+                "SELECT id, file_id, position, identity, payer_account, number, date, sum,
+                        recipient, recipient_account, company, state, bank_id, sign, answer,
+                        message, uploaded_at
+                 FROM payments WHERE {condition}"
+            ))
+            .map_err(self.err())?;
+        let rows = statement
+            .query_map(values, payment_row)
+            .map_err(self.err())?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(self.err())?;
+        Ok(rows)
+    }
+
+    /// A payment with this identity that is at the bank (uploaded), or may be (sending, in
+    /// doubt), other than in `except_file`.
+    pub fn known_identity(
+        &self,
+        identity: &str,
+        except_file: Option<i64>,
+    ) -> Result<Option<PaymentRow>, Error> {
+        let rows = self.payments_where(
+            "identity = ?1 AND state IN ('uploaded', 'sending', 'doubt') AND file_id != ?2
+             ORDER BY CASE state WHEN 'uploaded' THEN 0 ELSE 1 END, id LIMIT 1",
+            params![identity, except_file.unwrap_or(-1)],
+        )?;
+        Ok(rows.into_iter().next())
+    }
+
+    /// The file row `id`.
+    pub fn file(&self, id: i64) -> Result<Option<FileRow>, Error> {
+        self.db
+            .query_row(
+                "SELECT id, name, hash, place, state, route, created_at, message FROM files
+                 WHERE id = ?1",
+                [id],
+                file_row,
+            )
+            .optional()
+            .map_err(self.err())
+    }
+
+    /// Every payment in `state`.
+    pub fn payments_in(&self, state: &str) -> Result<Vec<PaymentRow>, Error> {
+        self.payments_where("state = ?1 ORDER BY id", [state])
+    }
+
+    /// The database's size in pages.
+    pub fn page_count(&self) -> Result<u32, Error> {
+        self.db
+            .query_row("PRAGMA page_count", [], |r| r.get(0))
+            .map_err(self.err())
+    }
+
+    /// Limits the database's size (`PRAGMA max_page_count`): tests make "the disk is full"
+    /// with it.
+    pub fn limit_pages(&self, pages: u32) -> Result<(), Error> {
+        self.db
+            .pragma_update(None, "max_page_count", pages)
+            .map_err(self.err())
+    }
+
+    /// Payments awaiting signature.
+    pub fn awaiting_signature(&self) -> Result<Vec<PaymentRow>, Error> {
+        self.payments_where(
+            "state = 'uploaded' AND sign = 'awaiting' AND bank_id IS NOT NULL ORDER BY id",
+            [],
+        )
+    }
+
+    /// Every payment (for status and tests).
+    pub fn all_payments(&self) -> Result<Vec<PaymentRow>, Error> {
+        self.payments_where("1 ORDER BY id", [])
+    }
+
+    /// Records a file and its payments (the intents) in one durable transaction, marking the
+    /// payment at `sending` (a position) as being sent. Returns the file's row id and the
+    /// payments' row ids.
+    pub fn record_intents(
+        &mut self,
+        file: (&str, &str, &str, &str),
+        payments: &[NewPayment],
+        sending: &[usize],
+    ) -> Result<(i64, Vec<i64>), Error> {
+        let (name, hash, place, route) = file;
+        let now = now();
+        let map = db_error(&self.path);
+        let tx = self.db.transaction().map_err(&map)?;
+        tx.execute(
+            "INSERT INTO files (name, hash, place, state, route, created_at, updated_at)
+             VALUES (?1, ?2, ?3, 'processing', ?4, ?5, ?5)",
+            params![name, hash, place, route, now],
+        )
+        .map_err(&map)?;
+        let file_id = tx.last_insert_rowid();
+        let mut ids = Vec::with_capacity(payments.len());
+        for (position, p) in payments.iter().enumerate() {
+            let state = if sending.contains(&position) {
+                payment_state::SENDING
+            } else {
+                p.state
+            };
+            tx.execute(
+                "INSERT INTO payments (file_id, position, identity, payer_account, number, date,
+                    sum, recipient, recipient_account, company, state, bank_id, message,
+                    updated_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                params![
+                    file_id,
+                    position as i64,
+                    p.identity,
+                    p.payer_account,
+                    p.number,
+                    p.date,
+                    p.sum,
+                    p.recipient,
+                    p.recipient_account,
+                    p.company,
+                    state,
+                    p.bank_id,
+                    p.message,
+                    now
+                ],
+            )
+            .map_err(&map)?;
+            ids.push(tx.last_insert_rowid());
+        }
+        tx.commit().map_err(&map)?;
+        Ok((file_id, ids))
+    }
+
+    /// Records answers (or states) of payments and marks the next ones `sending`, in one
+    /// durable transaction: a payment is marked `sending` on disk before it is sent.
+    pub fn record(&mut self, results: &[(i64, Outcome)], sending: &[i64]) -> Result<(), Error> {
+        let now = now();
+        let map = db_error(&self.path);
+        let tx = self.db.transaction().map_err(&map)?;
+        for (id, outcome) in results {
+            let uploaded_at = (outcome.state == payment_state::UPLOADED).then_some(&now);
+            tx.execute(
+                "UPDATE payments SET state = ?2, bank_id = COALESCE(?3, bank_id),
+                    sign = COALESCE(?4, sign), answer = COALESCE(?5, answer),
+                    message = COALESCE(?6, message),
+                    uploaded_at = COALESCE(?7, uploaded_at), updated_at = ?8
+                 WHERE id = ?1",
+                params![
+                    id,
+                    outcome.state,
+                    outcome.bank_id,
+                    outcome.sign,
+                    outcome.answer,
+                    outcome.message,
+                    uploaded_at,
+                    now
+                ],
+            )
+            .map_err(&map)?;
+        }
+        for id in sending {
+            tx.execute(
+                "UPDATE payments SET state = 'sending', updated_at = ?2 WHERE id = ?1",
+                params![id, now],
+            )
+            .map_err(&map)?;
+        }
+        tx.commit().map_err(&map)
+    }
+
+    /// Sets a payment's state back (a send the bank provably did not take), or sets its
+    /// message.
+    pub fn set_payment(
+        &mut self,
+        id: i64,
+        state: &str,
+        message: Option<&str>,
+    ) -> Result<(), Error> {
+        self.db
+            .execute(
+                "UPDATE payments SET state = ?2, message = COALESCE(?3, message), updated_at = ?4
+                 WHERE id = ?1",
+                params![id, state, message, now()],
+            )
+            .map_err(self.err())?;
+        Ok(())
+    }
+
+    /// Records the result of signing: `signed` for the ids taken, or the bank's message for
+    /// ids that stay awaiting signature.
+    pub fn record_signature(
+        &mut self,
+        bank_ids: &[String],
+        signed: bool,
+        message: &str,
+    ) -> Result<(), Error> {
+        let now = now();
+        let map = db_error(&self.path);
+        let tx = self.db.transaction().map_err(&map)?;
+        for id in bank_ids {
+            if signed {
+                tx.execute(
+                    "UPDATE payments SET sign = 'signed', message = ?2, updated_at = ?3
+                     WHERE bank_id = ?1 AND sign = 'awaiting'",
+                    params![id, message, now],
+                )
+                .map_err(&map)?;
+            } else {
+                tx.execute(
+                    "UPDATE payments SET message = ?2, updated_at = ?3
+                     WHERE bank_id = ?1 AND sign = 'awaiting'",
+                    params![id, message, now],
+                )
+                .map_err(&map)?;
+            }
+        }
+        tx.commit().map_err(&map)
+    }
+
+    /// Sets a file's state, place and message.
+    pub fn set_file(
+        &mut self,
+        id: i64,
+        state: &str,
+        place: &str,
+        message: Option<&str>,
+    ) -> Result<(), Error> {
+        self.db
+            .execute(
+                "UPDATE files SET state = ?2, place = ?3, message = COALESCE(?4, message),
+                    updated_at = ?5 WHERE id = ?1",
+                params![id, state, place, message, now()],
+            )
+            .map_err(self.err())?;
+        Ok(())
+    }
+
+    /// Records a file that never got as far as its payments (rejected as a whole).
+    pub fn record_file(
+        &mut self,
+        name: &str,
+        hash: &str,
+        place: &str,
+        state: &str,
+        message: &str,
+    ) -> Result<i64, Error> {
+        let now = now();
+        self.db
+            .execute(
+                "INSERT INTO files (name, hash, place, state, created_at, updated_at, message)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6)",
+                params![name, hash, place, state, now, message],
+            )
+            .map_err(self.err())?;
+        Ok(self.db.last_insert_rowid())
+    }
+
+    /// Notes an error for `clientbank status`.
+    pub fn event(&mut self, file: Option<&str>, message: &str) -> Result<(), Error> {
+        self.db
+            .execute(
+                "INSERT INTO events (at, file, message) VALUES (?1, ?2, ?3)",
+                params![now(), file, message],
+            )
+            .map_err(self.err())?;
+        Ok(())
+    }
+
+    /// The last `n` errors, newest first: (when, file, message).
+    pub fn last_events(&self, n: usize) -> Result<Vec<(String, Option<String>, String)>, Error> {
+        let mut statement = self
+            .db
+            .prepare("SELECT at, file, message FROM events ORDER BY id DESC LIMIT ?1")
+            .map_err(self.err())?;
+        let rows = statement
+            .query_map([n as i64], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .map_err(self.err())?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(self.err())?;
+        Ok(rows)
+    }
+}
+
+fn file_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<FileRow> {
+    Ok(FileRow {
+        id: r.get(0)?,
+        name: r.get(1)?,
+        hash: r.get(2)?,
+        place: r.get(3)?,
+        state: r.get(4)?,
+        route: r.get(5)?,
+        created_at: r.get(6)?,
+        message: r.get(7)?,
+    })
+}
+
+fn payment_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<PaymentRow> {
+    Ok(PaymentRow {
+        id: r.get(0)?,
+        file_id: r.get(1)?,
+        position: r.get(2)?,
+        identity: r.get(3)?,
+        payer_account: r.get(4)?,
+        number: r.get(5)?,
+        date: r.get(6)?,
+        sum: r.get(7)?,
+        recipient: r.get(8)?,
+        recipient_account: r.get(9)?,
+        company: r.get(10)?,
+        state: r.get(11)?,
+        bank_id: r.get(12)?,
+        sign: r.get(13)?,
+        answer: r.get(14)?,
+        message: r.get(15)?,
+        uploaded_at: r.get(16)?,
+    })
+}

@@ -1,0 +1,67 @@
+//! The watch daemon and its journal: drops of accounting software checked, uploaded to the
+//! bank at most once, their ids collected and signed.
+//!
+//! - [`daemon::Daemon`] claims complete files of `DIR/inbox` and moves each through
+//!   `processing/` to `done/`, `rejected/` or `review/`, with a report beside it.
+//! - [`journal::Journal`] (SQLite, WAL, fsync before every send) records intents before
+//!   anything is sent and every answer after: a crash leaves at most the payment in flight in
+//!   doubt, and a payment in doubt is never re-sent automatically.
+//! - [`drop::read`] is the one place where a drop's bytes become validated payments.
+//! - [`engine::Engine`] sends a file's payments and signs; `clientbank upload` and
+//!   `clientbank sign` use it too.
+
+#![warn(missing_docs)]
+
+pub mod commands;
+pub mod config;
+pub mod daemon;
+pub mod demo;
+pub mod drop;
+pub mod engine;
+pub mod folders;
+pub mod journal;
+pub mod report;
+pub mod signer;
+
+pub use config::{Route, Settings, Signing};
+pub use daemon::{Daemon, Options, Summary};
+pub use engine::Engine;
+
+/// What stops the daemon or a command.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The configuration is wrong or incomplete.
+    #[error("configuration: {0}")]
+    Config(String),
+    /// The journal cannot be read or written.
+    #[error("journal: {0}")]
+    Journal(String),
+    /// The journal is damaged: refused, with how to recover.
+    #[error("the journal {0}")]
+    JournalDamaged(String),
+    /// The journal is missing where the folders show earlier use.
+    #[error("{0}")]
+    JournalMissing(String),
+    /// Another daemon runs on the folder.
+    #[error("{0}")]
+    Busy(String),
+    /// A file or folder cannot be read or written.
+    #[error("{0}")]
+    Io(String),
+    /// The signer command failed.
+    #[error("signer: {0}")]
+    Signer(String),
+    /// The bank (before anything was sent: companies for signing).
+    #[error("{0}")]
+    Bank(clientbank_api::Error),
+}
+
+impl Error {
+    /// The exit code: 3 when the bank is unavailable, 2 otherwise (usage, configuration, I/O).
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Error::Bank(e) if e.not_taken() || e.retryable_read() => 3,
+            _ => 2,
+        }
+    }
+}

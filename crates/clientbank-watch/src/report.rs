@@ -1,0 +1,150 @@
+//! What is written beside a file: `FILE.report.csv`, `FILE.errors.txt`, `FILE.review.txt`.
+
+use std::fmt::Write as _;
+
+use crate::journal::{PaymentRow, payment_state as ps, sign_state};
+
+/// A payment's state for people.
+pub fn state_label(row: &PaymentRow) -> String {
+    match (row.state.as_str(), row.sign.as_deref()) {
+        (ps::UPLOADED, Some(sign_state::AWAITING)) => "uploaded, awaiting signature".into(),
+        (ps::UPLOADED, Some(sign_state::SIGNED)) => "uploaded, signed".into(),
+        (ps::UPLOADED, Some(sign_state::DRAFT)) => "uploaded as a draft".into(),
+        (ps::UPLOADED, _) => "uploaded".into(),
+        (ps::ALREADY, _) => "already at the bank".into(),
+        (ps::REFUSED, _) => "refused by the bank".into(),
+        (ps::DOUBT, _) => "in doubt: may be at the bank".into(),
+        (ps::HELD, _) => "not sent (held)".into(),
+        (ps::PLANNED, _) => "not sent yet".into(),
+        (ps::SENDING, _) => "being sent".into(),
+        (ps::NOT_SENT, _) => "not sent".into(),
+        (other, _) => other.into(),
+    }
+}
+
+/// The CSV report: number, date, sum, recipient, id, state, message.
+pub fn csv(rows: &[PaymentRow]) -> Vec<u8> {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    let _ = writer.write_record([
+        "number",
+        "date",
+        "sum",
+        "recipient",
+        "recipient_account",
+        "id",
+        "state",
+        "message",
+    ]);
+    for row in rows {
+        let _ = writer.write_record([
+            row.number.as_str(),
+            row.date.as_str(),
+            row.sum.as_str(),
+            row.recipient.as_str(),
+            row.recipient_account.as_str(),
+            row.bank_id.as_deref().unwrap_or(""),
+            state_label(row).as_str(),
+            row.message.as_deref().unwrap_or(""),
+        ]);
+    }
+    writer.into_inner().unwrap_or_default()
+}
+
+fn line(row: &PaymentRow) -> String {
+    format!(
+        "№ {} of {}, {} to {} ({})",
+        row.number, row.date, row.sum, row.recipient, row.recipient_account
+    )
+}
+
+/// `FILE.errors.txt` of a file some of whose payments the bank refused.
+pub fn refusals(name: &str, rows: &[PaymentRow]) -> String {
+    let mut out = format!("{name}: the bank refused payment(s); nothing else is wrong with it\n\n");
+    for row in rows.iter().filter(|r| r.state == ps::REFUSED) {
+        let _ = writeln!(
+            out,
+            "refused: payment {} — {}\n  {}",
+            row.position + 1,
+            line(row),
+            row.message.as_deref().unwrap_or("")
+        );
+    }
+    let uploaded: Vec<_> = rows
+        .iter()
+        .filter(|r| r.state == ps::UPLOADED || r.state == ps::ALREADY)
+        .collect();
+    if !uploaded.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nAt the bank (see {name}.report.csv), not sent again if the file is dropped anew:"
+        );
+        for row in uploaded {
+            let _ = writeln!(
+                out,
+                "  payment {} — {}: id {}",
+                row.position + 1,
+                line(row),
+                row.bank_id.as_deref().unwrap_or("not named")
+            );
+        }
+    }
+    out.push_str(
+        "\nFix the refused payment(s) in the accounting software and export again: payments \
+         already at the bank are recognised and not sent twice.\n",
+    );
+    out
+}
+
+/// `FILE.review.txt`: which payments may be at the bank, and how to settle it.
+pub fn review(name: &str, why: Option<&str>, rows: &[PaymentRow]) -> String {
+    let mut out = format!(
+        "{name} needs a person: some of its payments may or may not be at the bank.\n\
+         clientbank never sends such a payment again by itself.\n"
+    );
+    if let Some(why) = why {
+        let _ = writeln!(out, "\n{why}");
+    }
+    let group = |out: &mut String, title: &str, states: &[&str]| {
+        let chosen: Vec<_> = rows
+            .iter()
+            .filter(|r| states.contains(&r.state.as_str()))
+            .collect();
+        if chosen.is_empty() {
+            return;
+        }
+        let _ = writeln!(out, "\n{title}");
+        for row in chosen {
+            let _ = write!(out, "  payment {} — {}", row.position + 1, line(row));
+            if let Some(id) = &row.bank_id {
+                let _ = write!(out, ": id {id}");
+            }
+            if let Some(message) = &row.message {
+                let _ = write!(out, "\n      {message}");
+            }
+            out.push('\n');
+        }
+    };
+    group(
+        &mut out,
+        "MAY BE AT THE BANK (check these):",
+        &[ps::DOUBT, ps::SENDING],
+    );
+    group(&mut out, "Held (not sent):", &[ps::HELD]);
+    group(
+        &mut out,
+        "At the bank (uploaded):",
+        &[ps::UPLOADED, ps::ALREADY],
+    );
+    group(&mut out, "Refused by the bank:", &[ps::REFUSED]);
+    group(&mut out, "Not sent:", &[ps::PLANNED, ps::NOT_SENT]);
+    let _ = write!(
+        out,
+        "\nHow to check: look for these payments (number, date, sum) among the drafts and the \
+         payments awaiting signature in the bank's cabinet, or in the account's operation \
+         history. Then:\n  clientbank resolve DIR \"{name}\" --sent       they are at the \
+         bank: the file goes to done/ (payments not sent yet go back through the inbox)\n  \
+         clientbank resolve DIR \"{name}\" --not-sent   they are not: the file goes back to \
+         the inbox and they are sent once\n"
+    );
+    out
+}

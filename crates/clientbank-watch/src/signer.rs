@@ -1,0 +1,147 @@
+//! The signer command: an argv list with `{input}` and `{output}` placeholders, run without a
+//! shell; the signed string goes in the input file, the output file holds the detached
+//! signature (DER), which is Base64-encoded for the bank.
+
+use std::process::Command;
+
+use base64::Engine;
+
+use crate::Error;
+
+/// Signs `content` with the command `argv`; the signature, Base64.
+pub fn sign(argv: &[String], content: &str) -> Result<String, Error> {
+    let Some(program) = argv.first() else {
+        return Err(Error::Signer("the signer command is empty".into()));
+    };
+    let dir = tempfile::tempdir()
+        .map_err(|e| Error::Signer(format!("cannot make a temporary folder: {e}")))?;
+    let input = dir.path().join("content.txt");
+    let output = dir.path().join("signature.der");
+    std::fs::write(&input, content)
+        .map_err(|e| Error::Signer(format!("cannot write {}: {e}", input.display())))?;
+    let args: Vec<String> = argv[1..]
+        .iter()
+        .map(|a| {
+            a.replace("{input}", &input.to_string_lossy())
+                .replace("{output}", &output.to_string_lossy())
+        })
+        .collect();
+    let ran = Command::new(program)
+        .args(&args)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => Error::Signer(format!(
+                "the signer program `{program}` is not found: install it or fix the signer \
+                 command in the configuration"
+            )),
+            _ => Error::Signer(format!("cannot run the signer `{program}`: {e}")),
+        })?;
+    if !ran.status.success() {
+        let stderr = String::from_utf8_lossy(&ran.stderr);
+        let stderr: String = stderr.trim().chars().take(600).collect();
+        return Err(Error::Signer(format!(
+            "the signer `{program}` failed ({}): {stderr}",
+            ran.status
+        )));
+    }
+    let der = std::fs::read(&output).map_err(|e| {
+        Error::Signer(format!(
+            "the signer `{program}` wrote no signature to {{output}}: {e}"
+        ))
+    })?;
+    if der.is_empty() {
+        return Err(Error::Signer(format!(
+            "the signer `{program}` wrote an empty signature"
+        )));
+    }
+    Ok(base64::engine::general_purpose::STANDARD.encode(der))
+}
+
+/// A throwaway EC key and self-signed certificate naming the company's INN (as the bank wants
+/// it: a 10-digit INN of a legal entity written `00` + INN), made with `openssl` in `dir`; the
+/// signer command that signs with them (`openssl cms -sign`, detached, DER).
+pub fn throwaway_openssl(dir: &std::path::Path, inn: &str) -> Result<Vec<String>, Error> {
+    let key = dir.join(format!("{inn}.key.pem"));
+    let cert = dir.join(format!("{inn}.cert.pem"));
+    let subject_inn = if inn.len() == 10 {
+        format!("00{inn}")
+    } else {
+        inn.to_string()
+    };
+    let ran = Command::new("openssl")
+        .args([
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+            "-nodes",
+            "-days",
+            "2",
+            "-utf8",
+            "-subj",
+            &format!("/CN=Demo signer/INN={subject_inn}"),
+            "-keyout",
+        ])
+        .arg(&key)
+        .arg("-out")
+        .arg(&cert)
+        .output()
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => Error::Signer(
+                "the `openssl` program is not found: the demo signs with it (install openssl)"
+                    .into(),
+            ),
+            _ => Error::Signer(format!("cannot run openssl: {e}")),
+        })?;
+    if !ran.status.success() {
+        return Err(Error::Signer(format!(
+            "openssl could not make a demo certificate: {}",
+            String::from_utf8_lossy(&ran.stderr).trim()
+        )));
+    }
+    Ok(vec![
+        "openssl".into(),
+        "cms".into(),
+        "-sign".into(),
+        "-binary".into(),
+        "-outform".into(),
+        "DER".into(),
+        "-signer".into(),
+        cert.to_string_lossy().into_owned(),
+        "-inkey".into(),
+        key.to_string_lossy().into_owned(),
+        "-in".into(),
+        "{input}".into(),
+        "-out".into(),
+        "{output}".into(),
+    ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_program_is_named() {
+        let e = sign(&["no-such-signer-program-x".into()], "a,b").unwrap_err();
+        assert!(e.to_string().contains("no-such-signer-program-x"), "{e}");
+        assert!(e.to_string().contains("not found"), "{e}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_output_file_is_encoded() {
+        // `cp {input} {output}`: the "signature" is the content itself.
+        let argv: Vec<String> = ["cp", "{input}", "{output}"].map(String::from).to_vec();
+        let b64 = sign(&argv, "id1,id2").unwrap();
+        assert_eq!(
+            b64,
+            base64::engine::general_purpose::STANDARD.encode("id1,id2")
+        );
+        let e = sign(&["false".into()], "x").unwrap_err();
+        assert!(e.to_string().contains("failed"), "{e}");
+    }
+}

@@ -1,0 +1,228 @@
+//! Bad input gets a clear error and loses nothing (issue 10 item 16).
+
+mod common;
+
+use std::time::Duration;
+
+use clientbank_watch::journal::payment_state;
+use clientbank_watch::{Daemon, Error, Options, commands};
+use common::*;
+
+#[tokio::test]
+async fn binary_empty_and_huge_files_are_rejected_and_kept() {
+    let bank = bank().await;
+    let dir = tempfile::tempdir().unwrap();
+    put(dir.path(), "empty.txt", b"");
+    put(
+        dir.path(),
+        "binary.txt",
+        [0u8, 159, 146, 150, 0, 255, 1, 2, 3],
+    );
+    put(dir.path(), "broken.json", b"[{\"payment\": {\"Number\": ");
+    // A 1 GB file (sparse): refused by its size, never read into memory.
+    let huge = dir.path().join("inbox").join("huge.txt");
+    std::fs::File::create(&huge)
+        .unwrap()
+        .set_len(1 << 30)
+        .unwrap();
+    let mut daemon = open(dir.path(), settings(&bank));
+    let summary = daemon.run_once().await.unwrap();
+    assert_eq!(
+        files(dir.path(), "rejected"),
+        ["binary.txt", "broken.json", "empty.txt", "huge.txt"],
+        "{summary:?}"
+    );
+    assert_eq!(
+        std::fs::metadata(dir.path().join("rejected").join("huge.txt"))
+            .unwrap()
+            .len(),
+        1 << 30,
+        "the file is kept as it was"
+    );
+    let why = read(dir.path(), "rejected", "huge.txt.errors.txt");
+    assert!(
+        why.contains("cannot read huge.txt") && why.contains("MiB"),
+        "{why}"
+    );
+    let why = read(dir.path(), "rejected", "empty.txt.errors.txt");
+    assert!(why.contains("error[empty-input]"), "{why}");
+    let why = read(dir.path(), "rejected", "broken.json.errors.txt");
+    assert!(
+        why.contains("json-invalid") && why.contains("broken.json:1"),
+        "{why}"
+    );
+    let why = read(dir.path(), "rejected", "binary.txt.errors.txt");
+    assert!(why.starts_with("error["), "{why}");
+    assert!(at_bank(&bank).is_empty());
+}
+
+#[tokio::test]
+async fn a_file_vanishing_between_claim_and_read_sends_nothing() {
+    let bank = bank().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut daemon = open(dir.path(), settings(&bank));
+    // Claimed (in processing/), then gone before it is read.
+    daemon.process("gone.json").await.unwrap();
+    assert!(at_bank(&bank).is_empty());
+    let status = commands::status(dir.path()).unwrap();
+    assert!(
+        status.last_errors[0]
+            .2
+            .contains("vanished before it was read"),
+        "{:?}",
+        status.last_errors
+    );
+}
+
+#[tokio::test]
+async fn a_done_folder_that_cannot_be_written_keeps_the_file_in_processing() {
+    let bank = bank().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut daemon = open(dir.path(), settings(&bank));
+    // done/ is not a folder one can write into (a file took its name): the move fails.
+    std::fs::remove_dir(dir.path().join("done")).unwrap();
+    std::fs::write(dir.path().join("done"), b"not a folder").unwrap();
+    put(dir.path(), "a.json", json_drop(&[201]));
+    let summary = daemon.run_once().await.unwrap();
+    assert_eq!(summary.waiting, ["a.json"], "{summary:?}");
+    assert_eq!(at_bank(&bank).len(), 1, "uploaded once");
+    let status = commands::status(dir.path()).unwrap();
+    assert!(
+        status.last_errors[0]
+            .2
+            .contains("cannot move processing/a.json"),
+        "{:?}",
+        status.last_errors
+    );
+    // Repaired: the next pass moves it, nothing is sent again.
+    std::fs::remove_file(dir.path().join("done")).unwrap();
+    std::fs::create_dir(dir.path().join("done")).unwrap();
+    daemon.pass().await.unwrap();
+    assert_eq!(files(dir.path(), "done"), ["a.json"]);
+    assert!(files(dir.path(), "processing").is_empty());
+    assert!(
+        read(dir.path(), "done", "a.json.report.csv").contains("awaiting signature"),
+        "the report is written"
+    );
+    assert_eq!(at_bank(&bank).len(), 1);
+}
+
+#[tokio::test]
+async fn a_full_disk_fails_the_journal_write_and_nothing_is_sent() {
+    let bank = bank().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut daemon = open(dir.path(), settings(&bank));
+    daemon.engine.companies().await.unwrap();
+    // The journal cannot grow: every intent write fails as on a full disk.
+    let pages = daemon.engine.journal.page_count().unwrap();
+    daemon.engine.journal.limit_pages(pages).unwrap();
+    let big: Vec<u32> = (300..400).collect();
+    put(dir.path(), "full.json", json_drop(&big));
+    let mut s = settings(&bank);
+    s.once_patience = Duration::from_millis(300);
+    daemon.engine.set_settings(s);
+    let summary = daemon.run_once().await.unwrap();
+    assert!(
+        at_bank(&bank).is_empty(),
+        "nothing sent without its intent on disk"
+    );
+    assert_eq!(summary.waiting, ["full.json"], "{summary:?}");
+    // Space again: it goes through, once.
+    daemon.engine.journal.limit_pages(1_000_000).unwrap();
+    let summary = daemon.run_once().await.unwrap();
+    assert_eq!(summary.done, ["full.json"], "{summary:?}");
+    assert_eq!(at_bank(&bank).len(), 100);
+    assert_no_duplicates(&bank);
+}
+
+#[tokio::test]
+async fn a_missing_journal_refuses_to_start_and_says_how_to_recover() {
+    let bank = bank().await;
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let mut daemon = open(dir.path(), settings(&bank));
+        put(dir.path(), "a.json", json_drop(&[211]));
+        daemon.run_once().await.unwrap();
+    }
+    let journal = dir.path().join(".clientbank").join("journal.sqlite");
+    std::fs::remove_file(&journal).unwrap();
+    let _ = std::fs::remove_file(dir.path().join(".clientbank").join("journal.sqlite-wal"));
+    let e = Daemon::open(dir.path(), settings(&bank), Options::default()).unwrap_err();
+    assert!(matches!(e, Error::JournalMissing(_)), "{e}");
+    let text = e.to_string();
+    assert!(
+        text.contains("--new-journal") && text.contains("backup"),
+        "{text}"
+    );
+    assert!(!journal.exists(), "not started fresh silently");
+    // Knowingly: a new journal; the old file stays in done/.
+    let options = Options {
+        new_journal: true,
+        ..Options::default()
+    };
+    Daemon::open(dir.path(), settings(&bank), options).unwrap();
+    assert_eq!(files(dir.path(), "done"), ["a.json"]);
+}
+
+#[tokio::test]
+async fn a_corrupt_journal_refuses_to_start() {
+    let bank = bank().await;
+    let dir = tempfile::tempdir().unwrap();
+    drop(open(dir.path(), settings(&bank)));
+    let journal = dir.path().join(".clientbank").join("journal.sqlite");
+    let _ = std::fs::remove_file(dir.path().join(".clientbank").join("journal.sqlite-wal"));
+    let mut bytes = std::fs::read(&journal).unwrap();
+    for b in bytes.iter_mut().skip(100) {
+        *b = 0xA5;
+    }
+    std::fs::write(&journal, &bytes).unwrap();
+    let e = Daemon::open(dir.path(), settings(&bank), Options::default()).unwrap_err();
+    assert!(matches!(e, Error::JournalDamaged(_)), "{e}");
+    assert!(e.to_string().contains("backup"), "{e}");
+    std::fs::write(
+        &journal,
+        b"this is not a database, it is a text file of some length...",
+    )
+    .unwrap();
+    let e = Daemon::open(dir.path(), settings(&bank), Options::default()).unwrap_err();
+    assert!(
+        matches!(e, Error::JournalDamaged(_) | Error::Journal(_)),
+        "{e}"
+    );
+}
+
+#[tokio::test]
+async fn one_daemon_per_folder() {
+    let bank = bank().await;
+    let dir = tempfile::tempdir().unwrap();
+    let first = open(dir.path(), settings(&bank));
+    let e = Daemon::open(dir.path(), settings(&bank), Options::default()).unwrap_err();
+    assert!(matches!(e, Error::Busy(_)), "{e}");
+    drop(first);
+    open(dir.path(), settings(&bank));
+}
+
+#[tokio::test]
+async fn cyrillic_names_and_name_clashes() {
+    let bank = bank().await;
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("Обмен с банком");
+    put(&dir, "платёжки №1.json", json_drop(&[221]));
+    put(&dir, "~$платёжки.txt", b"a lock file of an editor");
+    put(&dir, "выгрузка.txt.part", b"being downloaded");
+    let mut daemon = open(&dir, settings(&bank));
+    daemon.run_once().await.unwrap();
+    put(&dir, "платёжки №1.json", json_drop(&[222]));
+    daemon.run_once().await.unwrap();
+    assert_eq!(
+        files(&dir, "done"),
+        ["платёжки №1 (2).json", "платёжки №1.json"]
+    );
+    assert!(read(&dir, "done", "платёжки №1 (2).json.report.csv").contains("222"));
+    assert_eq!(
+        files(&dir, "inbox"),
+        ["~$платёжки.txt", "выгрузка.txt.part"]
+    );
+    let rows = daemon.engine.journal.all_payments().unwrap();
+    assert!(rows.iter().all(|r| r.state == payment_state::UPLOADED));
+}

@@ -1,0 +1,145 @@
+//! Shared by the daemon's tests: a sandbox bank on loopback, settings for it, drops.
+#![allow(dead_code, unreachable_pub)]
+
+use std::path::Path;
+use std::time::Duration;
+
+use clientbank_api::Token;
+use clientbank_sandbox::{Config, Sandbox};
+use clientbank_watch::{Daemon, Options, Settings};
+
+pub const ROMASHKA: &str = "40702810938000012345";
+pub const IVANOV: &str = "40802810438000054321";
+pub const OTHER_USER: &str = "40702810338000099999";
+
+pub async fn bank() -> Sandbox {
+    Sandbox::start(Config::default())
+        .await
+        .expect("sandbox bank")
+}
+
+/// Settings for the sandbox bank, with short intervals.
+pub fn settings(bank: &Sandbox) -> Settings {
+    Settings {
+        bank_url: Some(bank.url()),
+        token: Some(Token::new("cabinet-token-full-rights")),
+        settle: Duration::from_millis(150),
+        poll_interval: Duration::from_millis(200),
+        retry_min: Duration::from_millis(50),
+        retry_max: Duration::from_millis(400),
+        once_patience: Duration::from_secs(10),
+        ..Settings::default()
+    }
+}
+
+pub fn open(dir: &Path, settings: Settings) -> Daemon {
+    Daemon::open(dir, settings, Options::default()).expect("daemon opens")
+}
+
+pub fn today() -> String {
+    clientbank_watch::engine::today_in_moscow()
+        .format("%d.%m.%Y")
+        .to_string()
+}
+
+/// One ordinary payment request from `payer`, number `number`, sum `sum`.
+pub fn request(payer: &str, number: u32, sum: &str) -> String {
+    format!(
+        r#"{{"payment": {{"Number": "{number}", "Date": "{date}", "Sum": {sum},
+  "PayerAccount": "{payer}", "RecipientName": "ООО \"Лютик\"", "RecipientINN": "5009876546",
+  "RecipientKPP": "500901001", "RecipientAccount": "40702810210000054321",
+  "RecipientBankBik": "044525974", "RecipientBankCorrAccount": "30101810145250000974",
+  "PaymentPurpose": "Оплата по счету № {number} за бумагу, НДС не облагается", "TypeIndicator": "0"}}}}"#,
+        date = today()
+    )
+}
+
+/// A JSON drop of ordinary payments from Ромашка, numbered `numbers`.
+pub fn json_drop(numbers: &[u32]) -> String {
+    let items: Vec<String> = numbers
+        .iter()
+        .map(|n| request(ROMASHKA, *n, &format!("{}.00", 1000 + n)))
+        .collect();
+    format!("[{}]\n", items.join(",\n"))
+}
+
+/// A 1C drop (CP1251) of ordinary payments from Ромашка numbered `numbers`; `priority` other
+/// than 5 is something the JSON cannot carry (the file then goes whole through the 1C route).
+pub fn onec_drop(numbers: &[u32], priority: u32) -> Vec<u8> {
+    let date = today();
+    let mut text = format!(
+        "1CClientBankExchange\r\nВерсияФормата=1.03\r\nКодировка=Windows\r\nОтправитель=Бухгалтерия\r\n\
+         Получатель=\r\nДатаСоздания={date}\r\nВремяСоздания=10:00:00\r\nДатаНачала={date}\r\n\
+         ДатаКонца={date}\r\nРасчСчет={ROMASHKA}\r\nДокумент=Платежное поручение\r\n"
+    );
+    for n in numbers {
+        text.push_str(&format!(
+            "СекцияДокумент=Платежное поручение\r\nНомер={n}\r\nДата={date}\r\nСумма={sum}.00\r\n\
+             ПлательщикСчет={ROMASHKA}\r\nПлательщик=ООО \"Ромашка\"\r\nПлательщикИНН=7701234560\r\n\
+             Плательщик1=ООО \"Ромашка\"\r\nПлательщикРасчСчет={ROMASHKA}\r\nПлательщикБанк1=ПАО СБЕРБАНК\r\n\
+             ПлательщикБанк2=г. Москва\r\nПлательщикБИК=044525225\r\nПлательщикКорсчет=30101810400000000225\r\n\
+             ПолучательСчет=40702810210000054321\r\nПолучатель=ООО \"Лютик\"\r\nПолучательИНН=5009876546\r\n\
+             Получатель1=ООО \"Лютик\"\r\nПолучательРасчСчет=40702810210000054321\r\nПолучательБанк1=АО \"ТБАНК\"\r\n\
+             ПолучательБанк2=г. Москва\r\nПолучательБИК=044525974\r\nПолучательКорсчет=30101810145250000974\r\n\
+             ВидОплаты=01\r\nКод=0\r\nНазначениеПлатежа=Оплата по счету № {n} за товары, НДС не облагается\r\n\
+             ПлательщикКПП=770101001\r\nПолучательКПП=500901001\r\nОчередность={priority}\r\nКонецДокумента\r\n",
+            sum = 2000 + n
+        ));
+    }
+    text.push_str("КонецФайла\r\n");
+    let (bytes, _, unmappable) = encoding_rs::WINDOWS_1251.encode(&text);
+    assert!(!unmappable);
+    bytes.into_owned()
+}
+
+/// Writes a drop into DIR/inbox (created if needed).
+pub fn put(dir: &Path, name: &str, bytes: impl AsRef<[u8]>) {
+    let inbox = dir.join("inbox");
+    std::fs::create_dir_all(&inbox).unwrap();
+    std::fs::write(inbox.join(name), bytes).unwrap();
+}
+
+/// The files of a folder of DIR (not the sidecars).
+pub fn files(dir: &Path, folder: &str) -> Vec<String> {
+    clientbank_watch::folders::Layout::new(dir).files(folder)
+}
+
+pub fn read(dir: &Path, folder: &str, name: &str) -> String {
+    std::fs::read_to_string(dir.join(folder).join(name))
+        .unwrap_or_else(|e| panic!("{folder}/{name}: {e}"))
+}
+
+/// The payments at the bank: (number, sum, awaiting signature, status).
+pub fn at_bank(bank: &Sandbox) -> Vec<(String, String, bool, String)> {
+    bank.control()
+        .payments()
+        .into_iter()
+        .map(|p| {
+            (
+                p.number.unwrap_or_default(),
+                p.sum.map(|s| s.to_string()).unwrap_or_default(),
+                p.awaiting_signature,
+                p.status,
+            )
+        })
+        .collect()
+}
+
+/// Asserts no payment number is at the bank twice.
+pub fn assert_no_duplicates(bank: &Sandbox) {
+    let mut numbers: Vec<String> = at_bank(bank).into_iter().map(|p| p.0).collect();
+    let total = numbers.len();
+    numbers.sort();
+    numbers.dedup();
+    assert_eq!(
+        numbers.len(),
+        total,
+        "a payment reached the bank twice: {:?}",
+        at_bank(bank)
+    );
+}
+
+/// A signer made with openssl for `inn`, in `keys`.
+pub fn signer(keys: &Path, inn: &str) -> Vec<String> {
+    clientbank_watch::signer::throwaway_openssl(keys, inn).expect("openssl makes a certificate")
+}

@@ -1,0 +1,21 @@
+//! `clientbank resolve DIR FILE --sent|--not-sent`.
+
+use std::path::Path;
+
+use clientbank_watch::commands;
+
+use super::watch::error_outcome;
+use crate::exit::{Failure, Outcome};
+
+pub(crate) fn run(dir: &Path, file: &str, sent: bool) -> Result<Outcome, Failure> {
+    match commands::resolve(dir, file, sent) {
+        Ok(message) => {
+            println!("{message}");
+            Ok(Outcome::Clean)
+        }
+        Err(e) => {
+            eprintln!("clientbank: {e}");
+            Ok(error_outcome(&e))
+        }
+    }
+}

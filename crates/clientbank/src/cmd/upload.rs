@@ -1,0 +1,103 @@
+//! `clientbank upload FILE... [--dir DIR] [--route auto|json|1c] [--in-signing] [--json]`.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use chrono::NaiveDate;
+use clientbank_watch::{Route, commands};
+
+use super::watch::{error_outcome, init_logging, load};
+use crate::exit::{Failure, Outcome};
+use crate::output::print_json;
+
+pub(crate) struct Args {
+    pub(crate) files: Vec<PathBuf>,
+    pub(crate) dir: PathBuf,
+    pub(crate) route: Option<Route>,
+    pub(crate) in_signing: bool,
+    pub(crate) json: bool,
+    pub(crate) config: Option<PathBuf>,
+    pub(crate) today: Option<NaiveDate>,
+}
+
+pub(crate) fn run(args: &Args) -> Result<Outcome, Failure> {
+    let mut settings = match load(&args.dir, args.config.as_deref()) {
+        Ok(settings) => settings,
+        Err(outcome) => return Ok(outcome),
+    };
+    init_logging(false);
+    if let Some(route) = args.route {
+        settings.route = route;
+    }
+    if args.in_signing {
+        settings.in_signing = true;
+    }
+    let mut engine = match commands::engine(&args.dir, settings) {
+        Ok(engine) => engine,
+        Err(e) => {
+            eprintln!("clientbank: {e}");
+            return Ok(error_outcome(&e));
+        }
+    };
+    if let Err(e) = engine.client() {
+        eprintln!("clientbank: {e}");
+        return Ok(error_outcome(&e));
+    }
+    let today = args
+        .today
+        .unwrap_or_else(clientbank_watch::engine::today_in_moscow);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let uploads = match runtime.block_on(commands::upload(&mut engine, &args.files, today)) {
+        Ok(uploads) => uploads,
+        Err(e) => {
+            eprintln!("clientbank: {e}");
+            return Ok(error_outcome(&e));
+        }
+    };
+    let mut outcome = Outcome::Clean;
+    for upload in &uploads {
+        let this = match upload.outcome.as_str() {
+            "uploaded" => Outcome::Clean,
+            "unavailable" => Outcome::BankUnavailable,
+            "token-refused" | "interrupted" => Outcome::Unreadable,
+            _ => Outcome::Findings,
+        };
+        outcome = outcome.max(this);
+    }
+    if args.json {
+        print_json(&serde_json::to_value(&uploads).unwrap_or_default())?;
+        return Ok(outcome);
+    }
+    let mut out = io::stdout().lock();
+    for upload in &uploads {
+        if let Some(findings) = &upload.findings {
+            write!(out, "{findings}")?;
+            writeln!(out, "{}: refused, nothing sent", upload.file)?;
+            continue;
+        }
+        writeln!(out, "{}: {}", upload.file, upload.outcome)?;
+        writeln!(
+            out,
+            "  {:<8} {:<10} {:>14}  {:<36}  {:<28}  recipient",
+            "number", "date", "sum", "id", "state"
+        )?;
+        for p in &upload.payments {
+            writeln!(
+                out,
+                "  {:<8} {:<10} {:>14}  {:<36}  {:<28}  {}",
+                p.number,
+                p.date,
+                p.sum,
+                p.id.as_deref().unwrap_or("-"),
+                p.state,
+                p.recipient
+            )?;
+            if let Some(message) = &p.message {
+                writeln!(out, "           {message}")?;
+            }
+        }
+    }
+    Ok(outcome)
+}

@@ -1,0 +1,296 @@
+//! `clientbank watch DIR [--once] [--sandbox] [--demo] [--config FILE]`: the daemon.
+
+use std::path::{Path, PathBuf};
+
+use clientbank_api::Token;
+use clientbank_watch::config::ProcessEnv;
+use clientbank_watch::{Daemon, Options, Settings, Signing, Summary, demo};
+
+use crate::cli::LogFormat;
+use crate::exit::{Failure, Outcome};
+
+pub(crate) struct Args {
+    pub(crate) dir: PathBuf,
+    pub(crate) once: bool,
+    pub(crate) sandbox: bool,
+    pub(crate) demo: bool,
+    pub(crate) config: Option<PathBuf>,
+    pub(crate) log_format: Option<LogFormat>,
+    pub(crate) new_journal: bool,
+}
+
+/// The token of the built-in sandbox bank with every right.
+const SANDBOX_TOKEN: &str = "cabinet-token-full-rights";
+
+/// Logs to stderr, as text or JSON lines (`RUST_LOG` filters; `info` by default).
+pub(crate) fn init_logging(json: bool) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_target(false);
+    let _ = if json {
+        builder.json().try_init()
+    } else {
+        builder.try_init()
+    };
+}
+
+/// The configuration of DIR (or `config`), then the environment.
+pub(crate) fn load(dir: &Path, config: Option<&Path>) -> Result<Settings, Outcome> {
+    Settings::load(dir, config, &ProcessEnv).map_err(|e| {
+        eprintln!("clientbank: {e}");
+        Outcome::Unreadable
+    })
+}
+
+pub(crate) fn error_outcome(e: &clientbank_watch::Error) -> Outcome {
+    if e.exit_code() == 3 {
+        Outcome::BankUnavailable
+    } else {
+        Outcome::Unreadable
+    }
+}
+
+pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
+    let mut settings = match load(&args.dir, args.config.as_deref()) {
+        Ok(settings) => settings,
+        Err(outcome) => return Ok(outcome),
+    };
+    let json_logs = match args.log_format {
+        Some(format) => format == LogFormat::Json,
+        None => settings.log_format == "json",
+    };
+    init_logging(json_logs);
+    if args.demo {
+        if args.dir.join(".clientbank").join("journal.sqlite").exists() {
+            eprintln!(
+                "clientbank: --demo starts afresh, but {} already holds a journal: remove the \
+                 folder or name another one",
+                args.dir.display()
+            );
+            return Ok(Outcome::Unreadable);
+        }
+        if let Err(e) = demo::copy_drops(&args.dir.join("inbox")) {
+            eprintln!("clientbank: {e}");
+            return Ok(Outcome::Unreadable);
+        }
+    }
+    let keys = match args.demo.then(tempfile::tempdir).transpose() {
+        Ok(keys) => keys,
+        Err(e) => {
+            eprintln!("clientbank: cannot make a temporary folder: {e}");
+            return Ok(Outcome::Unreadable);
+        }
+    };
+    if let Some(keys) = &keys {
+        match demo::signers(keys.path()) {
+            Ok(signers) => {
+                settings.signers.extend(signers);
+                settings.signing = Signing::Auto;
+                settings.in_signing = true;
+            }
+            Err(e) => {
+                eprintln!("clientbank: {e}");
+                return Ok(Outcome::Unreadable);
+            }
+        }
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let sandbox = args.sandbox || args.demo && settings.bank_url.is_none();
+    runtime.block_on(async move {
+        let bank = if sandbox {
+            match clientbank_sandbox::Sandbox::start(clientbank_sandbox::Config::default()).await {
+                Ok(bank) => {
+                    tracing::info!(url = %bank.url(), "the built-in sandbox bank runs in-process");
+                    settings.bank_url = Some(bank.url());
+                    settings.token = Some(Token::new(SANDBOX_TOKEN));
+                    settings.sandbox = false;
+                    Some(bank)
+                }
+                Err(e) => {
+                    eprintln!("clientbank: cannot start the sandbox bank: {e}");
+                    return Ok(Outcome::Unreadable);
+                }
+            }
+        } else {
+            None
+        };
+        let fixed = settings.clone();
+        let options = Options {
+            new_journal: args.new_journal,
+            today: None,
+        };
+        let mut daemon = match Daemon::open(&args.dir, settings, options) {
+            Ok(daemon) => daemon,
+            Err(e) => {
+                eprintln!("clientbank: {e}");
+                return Ok(error_outcome(&e));
+            }
+        };
+        if let Err(e) = daemon.engine.client() {
+            eprintln!("clientbank: {e}");
+            return Ok(error_outcome(&e));
+        }
+        {
+            // A changed configuration file is read again; what flags and --sandbox/--demo set
+            // stays.
+            let dir = args.dir.clone();
+            let config = args.config.clone();
+            daemon.set_reloader(Box::new(move || {
+                let mut next = Settings::load(&dir, config.as_deref(), &ProcessEnv)?;
+                if sandbox {
+                    next.bank_url = fixed.bank_url.clone();
+                    next.token = fixed.token.clone();
+                    next.sandbox = fixed.sandbox;
+                }
+                if keys_present(&fixed) {
+                    next.signers.extend(fixed.signers.clone());
+                    next.signing = fixed.signing;
+                }
+                Ok(next)
+            }));
+        }
+        let summary = if args.once {
+            daemon.run_once().await
+        } else {
+            daemon.run(shutdown()).await
+        };
+        drop(bank);
+        match summary {
+            Ok(summary) => {
+                print_summary(&args.dir, &summary, &daemon);
+                // The daemon stopped by SIGINT/SIGTERM has done what it should: exit 0.
+                Ok(if args.once {
+                    outcome(&summary)
+                } else {
+                    Outcome::Clean
+                })
+            }
+            Err(e) => {
+                eprintln!("clientbank: {e}");
+                Ok(error_outcome(&e))
+            }
+        }
+    })
+}
+
+fn keys_present(settings: &Settings) -> bool {
+    settings.signing == Signing::Auto && !settings.signers.is_empty()
+}
+
+/// SIGINT, or SIGTERM on Unix.
+async fn shutdown() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+fn outcome(summary: &Summary) -> Outcome {
+    if summary.needs_attention() {
+        Outcome::Findings
+    } else if summary.token_refused.is_some() {
+        Outcome::Unreadable
+    } else if !summary.waiting.is_empty() {
+        Outcome::BankUnavailable
+    } else {
+        Outcome::Clean
+    }
+}
+
+fn print_summary(dir: &Path, summary: &Summary, daemon: &Daemon) {
+    let list = |names: &[String]| {
+        if names.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", names.join(", "))
+        }
+    };
+    println!("{}:", dir.display());
+    println!(
+        "  done/       {} file(s){}",
+        summary.done.len(),
+        list(&summary.done)
+    );
+    println!(
+        "  rejected/   {} file(s){}",
+        summary.rejected.len(),
+        list(&summary.rejected)
+    );
+    println!(
+        "  review/     {} file(s){}",
+        summary.review.len(),
+        list(&summary.review)
+    );
+    if !summary.waiting.is_empty() {
+        println!(
+            "  processing/ {} file(s) waiting for the bank{}",
+            summary.waiting.len(),
+            list(&summary.waiting)
+        );
+    }
+    println!(
+        "  payments: {} uploaded, {} already at the bank (not sent again), {} refused by the \
+         bank, {} in doubt, {} signed",
+        summary.uploaded, summary.already, summary.refused, summary.doubt, summary.signed
+    );
+    if let Ok(awaiting) = daemon.engine.journal.awaiting_signature()
+        && !awaiting.is_empty()
+    {
+        println!(
+            "  {} payment(s) await signature: `clientbank sign --dir {}`",
+            awaiting.len(),
+            dir.display()
+        );
+    }
+    for failure in &summary.sign_failures {
+        println!("  signing: {failure}");
+    }
+    for name in &summary.unreadable {
+        println!("  inbox/{name}: cannot be opened (see the log)");
+    }
+    if let Some(why) = &summary.token_refused {
+        println!("  the bank refuses the token: {why}");
+    }
+    if let Some(why) = &summary.bank_unavailable
+        && !summary.waiting.is_empty()
+    {
+        println!("  the bank is unavailable: {why}");
+    }
+    for name in &summary.rejected {
+        println!(
+            "  see {}",
+            dir.join("rejected")
+                .join(format!("{name}.errors.txt"))
+                .display()
+        );
+    }
+    for name in &summary.review {
+        println!(
+            "  see {}",
+            dir.join("review")
+                .join(format!("{name}.review.txt"))
+                .display()
+        );
+    }
+}

@@ -1,0 +1,272 @@
+//! `clientbank watch`, `upload`, `sign`, `status`, `resolve` through the binary.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use clientbank_sandbox::{Config, Sandbox};
+
+fn clientbank(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_clientbank"));
+    command
+        .args(args)
+        .env_remove("CLIENTBANK_TOKEN")
+        .env_remove("CLIENTBANK_BASE_URL")
+        .env_remove("CLIENTBANK_ROOT_CA")
+        .env("RUST_LOG", "warn");
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    command.output().unwrap()
+}
+
+fn text(output: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+fn files(dir: &Path, folder: &str) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir.join(folder))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn the_main_job_watch_sandbox_once_demo() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("exchange");
+    let out = clientbank(
+        &[
+            "watch",
+            "--sandbox",
+            "--once",
+            "--demo",
+            dir.to_str().unwrap(),
+        ],
+        &[],
+    );
+    // The sample with an error is rejected, as it should be: exit 1.
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("done/       2 file(s)"), "{stdout}");
+    assert!(
+        stdout.contains("rejected/   1 file(s): with-error.txt"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("7 uploaded") && stdout.contains("7 signed"),
+        "{stdout}"
+    );
+    assert_eq!(
+        files(&dir, "done"),
+        [
+            "1c_to_kl.txt",
+            "1c_to_kl.txt.report.csv",
+            "payments.json",
+            "payments.json.report.csv"
+        ]
+    );
+    let report = std::fs::read_to_string(dir.join("done/payments.json.report.csv")).unwrap();
+    assert_eq!(report.matches("uploaded, signed").count(), 4, "{report}");
+    let errors = std::fs::read_to_string(dir.join("rejected/with-error.txt.errors.txt")).unwrap();
+    assert!(errors.contains("inn-check-digit"), "{errors}");
+    // status reads the same.
+    let out = clientbank(&["status", dir.to_str().unwrap(), "--json"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let status: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(status["payments"]["signed"], 7, "{status}");
+    assert_eq!(status["folders"]["rejected"][0], "with-error.txt");
+    // --demo again on the same folder: refused, nothing overwritten.
+    let out = clientbank(
+        &[
+            "watch",
+            "--sandbox",
+            "--once",
+            "--demo",
+            dir.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("already holds a journal"),
+        "{}",
+        text(&out)
+    );
+}
+
+#[test]
+fn upload_status_sign_and_resolve() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let bank = runtime.block_on(Sandbox::start(Config::default())).unwrap();
+    let url = bank.url();
+    let env = [
+        ("CLIENTBANK_BASE_URL", url.as_str()),
+        ("CLIENTBANK_TOKEN", "cabinet-token-full-rights"),
+    ];
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path();
+    let drops = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/drops");
+    let good = drops.join("payments.json");
+    let bad = drops.join("with-error.txt");
+    let d = dir.to_str().unwrap();
+
+    let out = clientbank(&["upload", bad.to_str().unwrap(), "--dir", d], &env);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains("refused, nothing sent"),
+        "{}",
+        text(&out)
+    );
+    assert!(bank.control().payments().is_empty());
+
+    let out = clientbank(
+        &["upload", good.to_str().unwrap(), "--dir", d, "--json"],
+        &env,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let uploads: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let payments = uploads[0]["payments"].as_array().unwrap();
+    assert_eq!(payments.len(), 4);
+    assert!(payments.iter().all(|p| p["id"].is_string()));
+    assert_eq!(bank.control().payments().len(), 4);
+
+    // The same file again: nothing sent twice.
+    let out = clientbank(&["upload", good.to_str().unwrap(), "--dir", d], &env);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(
+        text(&out).matches("already at the bank: id").count(),
+        4,
+        "{}",
+        text(&out)
+    );
+    assert_eq!(bank.control().payments().len(), 4);
+
+    let out = clientbank(&["status", d], &[]);
+    assert!(
+        text(&out).contains("4  awaiting signature"),
+        "{}",
+        text(&out)
+    );
+
+    let out = clientbank(&["sign", "--dir", d, "--dry-run"], &env);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(text(&out).contains("signed string: "), "{}", text(&out));
+    // No signer configured: a clear failure, the ids stay awaiting.
+    let out = clientbank(&["sign", "--dir", d], &env);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("no signer"), "{}", text(&out));
+    // A signer per company in the configuration.
+    let keys = tempfile::tempdir().unwrap();
+    let mut config = String::new();
+    for inn in ["7701234560", "500100732259"] {
+        let argv = clientbank_watch::signer::throwaway_openssl(keys.path(), inn).unwrap();
+        config.push_str(&format!("[signers.\"{inn}\"]\ncommand = {argv:?}\n"));
+    }
+    std::fs::write(dir.join("clientbank.toml"), config).unwrap();
+    let out = clientbank(&["sign", "--dir", d, "--json"], &env);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let groups: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(groups.as_array().unwrap().len(), 2, "{groups}");
+    assert!(
+        groups
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|g| g["signed"] == true)
+    );
+    let executed = bank
+        .control()
+        .payments()
+        .iter()
+        .filter(|p| p.status == "Executed")
+        .count();
+    assert_eq!(executed, 4);
+
+    // resolve: a file that is not in review/ is a clear error.
+    std::fs::create_dir_all(dir.join("review")).unwrap();
+    let out = clientbank(&["resolve", d, "nothing.txt", "--sent"], &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("is not in"), "{}", text(&out));
+    let out = clientbank(&["resolve", d, "nothing.txt"], &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "--sent or --not-sent is required"
+    );
+}
+
+#[test]
+fn a_missing_journal_stops_the_daemon_with_exit_2() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path();
+    std::fs::create_dir_all(dir.join("done")).unwrap();
+    std::fs::write(dir.join("done/old.txt"), "uploaded long ago").unwrap();
+    let out = clientbank(
+        &["watch", dir.to_str().unwrap(), "--once", "--sandbox"],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("--new-journal"), "{}", text(&out));
+    assert!(!dir.join(".clientbank/journal.sqlite").exists());
+}
+
+#[test]
+fn a_bad_configuration_is_named() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path();
+    std::fs::write(dir.join("clientbank.toml"), "settle = \"soon\"\n").unwrap();
+    let out = clientbank(&["watch", dir.to_str().unwrap(), "--once"], &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("settle"), "{}", text(&out));
+    std::fs::write(dir.join("clientbank.toml"), "").unwrap();
+    let out = clientbank(&["upload", "x.json", "--dir", dir.to_str().unwrap()], &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("no bank address"), "{}", text(&out));
+}
+
+#[cfg(unix)]
+#[test]
+fn sigterm_stops_the_daemon_with_exit_0() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path();
+    std::fs::create_dir_all(dir.join("inbox")).unwrap();
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/drops/payments.json"),
+        dir.join("inbox/payments.json"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("clientbank.toml"),
+        "settle = \"100ms\"\npoll_interval = \"100ms\"\n",
+    )
+    .unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_clientbank"))
+        .args(["watch", dir.to_str().unwrap(), "--sandbox"])
+        .env("RUST_LOG", "warn")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while !dir.join("done/payments.json").exists() {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "never done"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("done/       1 file(s)"));
+}
