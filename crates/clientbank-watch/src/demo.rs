@@ -22,6 +22,47 @@ pub const DROPS: &[(&str, &[u8])] = &[
     ),
 ];
 
+/// The sample that must be rejected (it holds a wrong INN); the others must be done.
+pub const REJECTED: &str = "with-error.txt";
+
+/// Whether a demo run ended as designed: every good sample in done/, the bad one in
+/// rejected/, nothing in review.
+pub fn as_designed(done: &[String], rejected: &[String], review: &[String]) -> bool {
+    let good = DROPS
+        .iter()
+        .map(|(name, _)| *name)
+        .filter(|&name| name != REJECTED);
+    review.is_empty()
+        && rejected == [REJECTED]
+        && done.len() == DROPS.len() - 1
+        && good.into_iter().all(|name| done.iter().any(|d| d == name))
+}
+
+/// The marker that says a folder was made by `--demo`, so a later `--demo` may clear it.
+const MARKER: &str = "made-by-demo";
+
+/// Makes `dir` ready for a demo: a new folder is marked as the demo's; a folder an earlier
+/// demo made is cleared; any other folder that holds a journal is refused, never touched.
+pub fn start_afresh(dir: &Path) -> Result<(), Error> {
+    let state = dir.join(".clientbank");
+    if state.join(MARKER).exists() {
+        std::fs::remove_dir_all(dir).map_err(|e| {
+            Error::Io(format!(
+                "cannot clear the demo folder {}: {e}",
+                dir.display()
+            ))
+        })?;
+    } else if state.join("journal.sqlite").exists() {
+        return Err(Error::Io(format!(
+            "--demo starts afresh, but {} holds a journal that no demo made: name another folder",
+            dir.display()
+        )));
+    }
+    std::fs::create_dir_all(&state)
+        .and_then(|()| std::fs::write(state.join(MARKER), b"made by clientbank watch --demo\n"))
+        .map_err(|e| Error::Io(format!("cannot create {}: {e}", state.display())))
+}
+
 /// The INNs of the sandbox bank's companies that the demo signs for.
 pub const SANDBOX_INNS: &[&str] = &["7701234560", "500100732259"];
 

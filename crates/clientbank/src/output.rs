@@ -180,3 +180,11 @@ mod tests {
         assert_eq!(empty, b"[]");
     }
 }
+
+/// One JSON value on stdout, pretty-printed, through a buffered writer.
+pub(crate) fn print_json<T: serde::Serialize + ?Sized>(value: &T) -> io::Result<()> {
+    let mut out = io::BufWriter::new(io::stdout().lock());
+    serde_json::to_writer_pretty(&mut out, value)?;
+    writeln!(out)?;
+    out.flush()
+}

@@ -50,8 +50,8 @@ fn the_main_job_watch_sandbox_once_demo() {
         ],
         &[],
     );
-    // The sample with an error is rejected, as it should be: exit 1.
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    // The sample with an error is rejected, as designed: the demo exits 0.
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("done/       2 file(s)"), "{stdout}");
     assert!(
@@ -81,8 +81,9 @@ fn the_main_job_watch_sandbox_once_demo() {
     let status: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(status["payments"]["signed"], 7, "{status}");
     assert_eq!(status["folders"]["rejected"][0], "with-error.txt");
-    // --demo again on the same folder: refused, nothing overwritten.
-    let out = clientbank(
+    // --demo again on the same folder: the earlier demo's folder is cleared, the demo runs
+    // afresh against a new sandbox bank.
+    let again = clientbank(
         &[
             "watch",
             "--sandbox",
@@ -92,11 +93,27 @@ fn the_main_job_watch_sandbox_once_demo() {
         ],
         &[],
     );
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again));
+    assert_eq!(files(&dir, "done").len(), 4);
+    // A folder whose journal no demo made is refused and left as it is.
+    let other = root.path().join("real");
+    std::fs::create_dir_all(other.join(".clientbank")).unwrap();
+    std::fs::write(other.join(".clientbank/journal.sqlite"), b"not ours").unwrap();
+    let out = clientbank(
+        &[
+            "watch",
+            "--sandbox",
+            "--once",
+            "--demo",
+            other.to_str().unwrap(),
+        ],
+        &[],
+    );
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    assert!(
-        text(&out).contains("already holds a journal"),
-        "{}",
-        text(&out)
+    assert!(text(&out).contains("no demo made"), "{}", text(&out));
+    assert_eq!(
+        std::fs::read(other.join(".clientbank/journal.sqlite")).unwrap(),
+        b"not ours"
     );
 }
 

@@ -18,7 +18,7 @@ pub(crate) fn run(dir: &Path, json: bool) -> Result<Outcome, Failure> {
         }
     };
     if json {
-        print_json(&serde_json::to_value(&status).unwrap_or_default())?;
+        print_json(&status)?;
         return Ok(Outcome::Clean);
     }
     let mut out = io::stdout().lock();

@@ -67,7 +67,7 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Failure> {
         outcome = outcome.max(this);
     }
     if args.json {
-        print_json(&serde_json::to_value(&uploads).unwrap_or_default())?;
+        print_json(&uploads)?;
         return Ok(outcome);
     }
     let mut out = io::stdout().lock();
