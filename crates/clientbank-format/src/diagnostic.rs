@@ -1,5 +1,6 @@
 //! Findings of the reader: stable codes, positions, and a plain renderer for people.
 
+use std::cell::{Cell, OnceCell};
 use std::fmt::{self, Write as _};
 use std::ops::Range;
 
@@ -118,6 +119,11 @@ codes! {
     BalanceMismatch = "balance-mismatch", Warning, false;
     /// `ДатаНачала` after `ДатаКонца`.
     PeriodReversed = "period-reversed", Warning, false;
+    /// A key the section needs stands with no value (`Сумма=`).
+    EmptyValue = "empty-value", Warning, false;
+    /// A value whose bytes read as words in the other single-byte encoding and as mojibake in
+    /// the file's.
+    ValueInOtherEncoding = "value-in-other-encoding", Warning, false;
 }
 
 impl fmt::Display for Code {
@@ -147,6 +153,37 @@ pub struct Diagnostic {
     pub expected: Option<String>,
     /// One sentence for a person.
     pub message: String,
+    /// For a summary finding that stands for the findings of its code past the per-file limit
+    /// ([`LIMIT_PER_CODE`]): how many it stands for; 0 for an ordinary finding.
+    pub omitted: u32,
+}
+
+/// How many findings of one code a file keeps; the rest are counted into one summary finding
+/// ("and K more `code` findings") at the end of the file's list.
+pub const LIMIT_PER_CODE: usize = 1000;
+
+/// How many characters of a text taken from the input (a value, a key) a finding keeps.
+pub(crate) const SHOWN_CHARS: usize = 100;
+
+/// `text` cut to [`SHOWN_CHARS`] characters, with `…` when it was longer: a finding never holds
+/// a copy of a big value.
+pub(crate) fn short(text: &str) -> String {
+    match text.char_indices().nth(SHOWN_CHARS) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_string(),
+    }
+}
+
+/// The same for bytes in `encoding`, decoding only what is kept.
+pub(crate) fn short_bytes(bytes: &[u8], encoding: Encoding) -> String {
+    // A character is at most 4 bytes: decode a little more than is shown.
+    let cut = bytes.len().min(SHOWN_CHARS * 4 + 4);
+    let text = encoding.decode(&bytes[..cut]);
+    let mut shown = short(&text);
+    if cut < bytes.len() && !shown.ends_with('…') {
+        shown.push('…');
+    }
+    shown
 }
 
 impl Diagnostic {
@@ -161,6 +198,28 @@ impl Diagnostic {
             found: None,
             expected: None,
             message: message.into(),
+            omitted: 0,
+        }
+    }
+
+    /// The summary of `omitted` findings of `code` past the per-file limit.
+    pub(crate) fn summary(code: Code, omitted: u32) -> Diagnostic {
+        let mut summary = Diagnostic::new(
+            code,
+            format!(
+                "and {omitted} more `{code}` finding(s) in this file, not shown (the first {LIMIT_PER_CODE} are)"
+            ),
+        );
+        summary.omitted = omitted;
+        summary
+    }
+
+    /// How many findings this one counts for: 1, or for a summary the ones it stands for.
+    pub fn count(&self) -> usize {
+        if self.omitted > 0 {
+            self.omitted as usize
+        } else {
+            1
         }
     }
 
@@ -216,11 +275,28 @@ pub fn make_strict(diagnostics: &mut [Diagnostic]) {
 
 /// Renders findings for people: the offending line with a caret under the column, and
 /// which encoding the file was read in.
-#[derive(Debug)]
+///
+/// Rendering a finding costs the length of its line: a finding located by line number
+/// ([`Renderer::render_line`]) is found through an index of line starts built once, on first
+/// use.
 pub struct Renderer<'a> {
     path: &'a str,
     bytes: &'a [u8],
     encoding: Option<Encoding>,
+    /// Where each line starts (index 0: line 1), built on the first `render_line`.
+    lines: OnceCell<Vec<u32>>,
+    /// How many times the input was scanned for line starts (for tests: once at most).
+    scans: Cell<usize>,
+}
+
+impl fmt::Debug for Renderer<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Renderer")
+            .field("path", &self.path)
+            .field("len", &self.bytes.len())
+            .field("encoding", &self.encoding)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<'a> Renderer<'a> {
@@ -230,6 +306,8 @@ impl<'a> Renderer<'a> {
             path,
             bytes,
             encoding,
+            lines: OnceCell::new(),
+            scans: Cell::new(0),
         }
     }
 
@@ -265,11 +343,43 @@ impl<'a> Renderer<'a> {
 
     /// The byte offset where 1-based `line` starts (CRLF, LF and CR all end a line).
     fn line_start(&self, line: u32) -> Option<usize> {
-        let mut start = if self.bytes.starts_with(b"\xEF\xBB\xBF") {
+        let index = line.checked_sub(1)? as usize;
+        if u32::try_from(self.bytes.len()).is_err() {
+            // Beyond what the index holds (4 GiB): walk to the line.
+            return self.walk_to(line);
+        }
+        let lines = self.lines.get_or_init(|| self.index());
+        lines.get(index).map(|&start| start as usize)
+    }
+
+    fn first_line_start(&self) -> usize {
+        if self.bytes.starts_with(b"\xEF\xBB\xBF") {
             3
         } else {
             0
-        };
+        }
+    }
+
+    /// Every line's start, in one pass.
+    fn index(&self) -> Vec<u32> {
+        self.scans.set(self.scans.get() + 1);
+        let mut starts = vec![self.first_line_start() as u32];
+        let mut pos = self.first_line_start();
+        while let Some(i) = memchr::memchr2(b'\n', b'\r', &self.bytes[pos..]) {
+            let end = pos + i;
+            pos = if self.bytes[end..].starts_with(b"\r\n") {
+                end + 2
+            } else {
+                end + 1
+            };
+            starts.push(pos as u32);
+        }
+        starts
+    }
+
+    fn walk_to(&self, line: u32) -> Option<usize> {
+        self.scans.set(self.scans.get() + 1);
+        let mut start = self.first_line_start();
         for _ in 1..line {
             let end = start + memchr::memchr2(b'\n', b'\r', self.bytes.get(start..)?)?;
             start = if self.bytes[end..].starts_with(b"\r\n") {
@@ -346,7 +456,11 @@ impl<'a> Renderer<'a> {
     }
 
     fn span_chars(&self, span: &Range<usize>) -> usize {
-        let end = span.end.min(self.bytes.len());
+        // The caret is as wide as the shown line at most: decode no more than that.
+        let end = span
+            .end
+            .min(self.bytes.len())
+            .min(span.start.saturating_add(800));
         let start = span.start.min(end);
         self.decode(&self.bytes[start..end]).chars().count()
     }
@@ -395,6 +509,49 @@ mod tests {
         );
         let text = Renderer::new("a.txt", bytes, None).render_line("x", 9, None);
         assert_eq!(text, "x\n --> a.txt:9\n");
+    }
+
+    #[test]
+    fn rendering_by_line_scans_the_input_once() {
+        let mut text = String::from("1CClientBankExchange\r\n");
+        for i in 0..2000 {
+            text.push_str(&format!("Ключ{i}=x\n"));
+        }
+        text.push_str("\rКонецФайла");
+        let renderer = Renderer::new("a.txt", text.as_bytes(), Some(Encoding::Utf8));
+        for line in (1..=2002).rev() {
+            let out = renderer.render_line("x", line, None);
+            let shown = match line {
+                1 => "1CClientBankExchange".to_string(),
+                2002 => String::new(),
+                n => format!("Ключ{}=x", n - 2),
+            };
+            assert!(out.contains(&format!("{line} | {shown}\n")), "{out}");
+        }
+        assert!(
+            renderer
+                .render_line("x", 2004, None)
+                .ends_with(" --> a.txt:2004\n")
+        );
+        assert_eq!(
+            renderer.render_line("x", 2003, None).lines().nth(3),
+            Some("2003 | КонецФайла")
+        );
+        assert_eq!(renderer.scans.get(), 1, "the line index is built once");
+    }
+
+    #[test]
+    fn a_finding_is_small_and_holds_no_big_value() {
+        // The heap part is bounded by the shown texts: a key or value of a megabyte is cut.
+        assert!(std::mem::size_of::<Diagnostic>() <= 160);
+        let big = "Ж".repeat(1 << 20);
+        assert_eq!(short(&big).chars().count(), SHOWN_CHARS + 1);
+        let bytes = Encoding::Cp1251.encode(&big).unwrap();
+        assert_eq!(
+            short_bytes(&bytes, Encoding::Cp1251).chars().count(),
+            SHOWN_CHARS + 1
+        );
+        assert_eq!(short("abc"), "abc");
     }
 
     #[test]

@@ -8,9 +8,16 @@ use crate::{Encoding, Reader, SectionKind, parse};
 pub fn parse_agrees(data: &[u8]) {
     parallel_agrees(data);
     let whole = parse(data);
-    let streamed: Result<Vec<_>, _> = Reader::new(data).collect();
+    let mut reader = Reader::new(data);
+    let streamed: Result<Vec<_>, _> = reader.by_ref().collect();
     match (whole, streamed) {
         (Ok(parsed), Ok(sections)) => {
+            assert_eq!(
+                parsed.diagnostics,
+                reader.diagnostics(),
+                "the two readers find differently"
+            );
+            assert_eq!(Some(parsed.tree.encoding()), reader.encoding());
             let kinds: Vec<SectionKind> = parsed.tree.sections().map(|s| s.kind()).collect();
             let streamed_kinds: Vec<SectionKind> = sections.iter().map(|s| s.kind()).collect();
             assert_eq!(

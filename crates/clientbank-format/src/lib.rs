@@ -55,7 +55,7 @@ pub mod value;
 #[doc(hidden)]
 pub mod fuzz;
 
-pub use diagnostic::{Code, Diagnostic, Renderer, Severity, make_strict};
+pub use diagnostic::{Code, Diagnostic, LIMIT_PER_CODE, Renderer, Severity, make_strict};
 pub use encoding::{Detection, Encoding};
 pub use key::{Key, Place, ValueKind};
 pub use model::{
@@ -65,4 +65,4 @@ pub use model::{
 pub use parse::{Refused, SectionKind};
 pub use stream::{OwnedSection, Reader, StreamError};
 pub use syntax::{LineEnding, Marker};
-pub use tree::{Field, Parsed, SectionMut, SectionRef, SyntaxTree, parse};
+pub use tree::{Field, Parsed, SectionMut, SectionRef, SyntaxTree, parse, parse_owned};

@@ -6,7 +6,7 @@
 use chrono::NaiveDate;
 use rust_decimal::Decimal;
 
-use crate::diagnostic::{Code, Diagnostic};
+use crate::diagnostic::{Code, Diagnostic, LIMIT_PER_CODE, short, short_bytes};
 use crate::encoding::{self, Detection};
 use crate::key::{Place, ValueKind};
 use crate::syntax::{Line, LineEnding, LineKind, Marker, NO_EQ, Shape, next_line, shape};
@@ -128,7 +128,10 @@ pub(crate) fn preamble(buf: &[u8]) -> Result<Preamble, Refused> {
     let body = if buf.starts_with(BOM) { BOM.len() } else { 0 };
     let first_end = next_line(buf, body, true).map_or(buf.len(), |(end, ..)| end);
     let first = &buf[body..first_end];
-    if first.trim_ascii() != Marker::Start.name().as_bytes() {
+    if !first
+        .trim_ascii()
+        .eq_ignore_ascii_case(Marker::Start.name().as_bytes())
+    {
         let binary = first.iter().any(|&b| b == 0 || (b < 0x20 && b != b'\t'));
         let found = if binary {
             "binary data".to_string()
@@ -158,6 +161,26 @@ pub(crate) fn preamble(buf: &[u8]) -> Result<Preamble, Refused> {
     })
 }
 
+/// Chooses the encoding again when the sample of the start was ASCII: `sample` is
+/// [`encoding::SAMPLE`] bytes (or the rest of the input) from the start of the first line that
+/// is not ASCII. Both readers decide on the same bytes, so they agree.
+pub(crate) fn redecide(sample: &[u8]) -> (Encoding, Detection) {
+    let declared = encoding::declared(sample).map(|(e, _)| e);
+    encoding::detect(sample, declared)
+}
+
+/// Where the line holding the first byte that is not ASCII starts in `buf[body..]`, if any.
+pub(crate) fn first_non_ascii_line(buf: &[u8], body: usize) -> Option<usize> {
+    let rest = &buf[body..];
+    // Whole blocks first: `is_ascii` is much faster than a byte-by-byte search.
+    let mut from = 0;
+    while from < rest.len() && rest[from..(from + 4096).min(rest.len())].is_ascii() {
+        from += 4096;
+    }
+    let at = from + rest.get(from..)?.iter().position(|b| !b.is_ascii())?;
+    Some(body + memchr::memrchr2(b'\n', b'\r', &rest[..at]).map_or(0, |i| i + 1))
+}
+
 /// Refuses a line that is not in the file's encoding: UTF-8 among CP1251, CP1251 among
 /// UTF-8, or text already destroyed into U+FFFD.
 pub(crate) fn check_line_encoding(
@@ -175,7 +198,7 @@ pub(crate) fn check_line_encoding(
         (Encoding::Utf8, Err((error, first))) => Err((
             Code::MixedEncoding,
             first + error.valid_up_to(),
-            format!("this line is not UTF-8 like the rest of the file (it reads as CP1251: {})", Encoding::Cp1251.decode(content)),
+            format!("this line is not UTF-8 like the rest of the file (it reads as CP1251: {})", short_bytes(content, Encoding::Cp1251)),
         )),
         (_, Ok(_)) if fffd().is_some() => Err((
             Code::ReplacementCharacter,
@@ -187,7 +210,7 @@ pub(crate) fn check_line_encoding(
             first,
             format!(
                 "this line is UTF-8 ({}) while the rest of the file is {encoding}",
-                String::from_utf8_lossy(content)
+                short_bytes(content, Encoding::Utf8)
             ),
         )),
         _ => Ok(()),
@@ -227,6 +250,110 @@ pub(crate) fn column(content: &[u8], offset: usize, encoding: Encoding) -> u32 {
     chars as u32 + 1
 }
 
+/// Keys that need a value where they stand, reported as `empty-value` when written `Key=`
+/// (FORMAT.md §2–4: required both to the bank and in statements). An empty `ВерсияФормата`
+/// is `unsupported-version`.
+fn required_value(kind: SectionKind) -> &'static [Key] {
+    match kind {
+        SectionKind::Header => &[Key::Encoding, Key::StartDate, Key::EndDate, Key::Account],
+        SectionKind::Account => &[Key::Account, Key::StartDate, Key::OpeningBalance],
+        SectionKind::Document => &[Key::Number, Key::Date, Key::Sum],
+        SectionKind::End => &[],
+    }
+}
+
+/// Whether byte `b` is a Russian letter (А–я, Ё, ё) in a single-byte `encoding`.
+fn russian_letter(b: u8, encoding: Encoding) -> bool {
+    match encoding {
+        Encoding::Cp1251 => b >= 0xC0 || b == 0xA8 || b == 0xB8,
+        Encoding::Cp866 => (0x80..=0xAF).contains(&b) || (0xE0..=0xF1).contains(&b),
+        Encoding::Utf8 => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_in_the_other_encoding_are_told_from_russian_text() {
+        let (w, d) = (Encoding::Cp1251, Encoding::Cp866);
+        let bytes = |e: Encoding, text: &str| e.encode(text).unwrap().into_owned();
+        // Pasted from the other encoding.
+        assert_eq!(other_encoding(&bytes(d, "ООО Ромашка"), w), Some(d));
+        assert_eq!(other_encoding(&bytes(w, "ООО Ромашка"), d), Some(w));
+        assert_eq!(other_encoding(&bytes(w, "Иванов Иван"), d), Some(w));
+        // Russian text of the file's own encoding, with its usual signs.
+        for text in [
+            "ООО Ромашка",
+            "Оплата по счету № 5 от 01.11.2026, НДС не облагается",
+            "A№№ё",
+            "Ёлки - 5°",
+            "оплата",
+        ] {
+            assert_eq!(other_encoding(&bytes(w, text), w), None, "{text}");
+            assert_eq!(other_encoding(&bytes(d, text), d), None, "{text}");
+        }
+        assert_eq!(other_encoding(&bytes(w, "«Лютик» – 5 ±"), w), None);
+        assert_eq!(other_encoding(b"ascii", w), None);
+        assert_eq!(
+            other_encoding(&bytes(d, "ООО Ромашка"), Encoding::Utf8),
+            None
+        );
+    }
+}
+
+/// Whether byte `b` (not ASCII) reads in a single-byte `encoding` as a character that Russian
+/// text does not hold: CP866's box drawing, Ukrainian letters and rare signs; CP1251's Serbian and Ukrainian letters and rare
+/// signs (its quotes, dashes, `№`, `§`, `°`, `±`, `·`, `…`, `Ё`, `ё` and no-break space are usual).
+fn implausible(b: u8, encoding: Encoding) -> bool {
+    match encoding {
+        Encoding::Cp866 => {
+            (0xB0..=0xDF).contains(&b) || matches!(b, 0xF2..=0xF7 | 0xF9 | 0xFB | 0xFD | 0xFE)
+        }
+        Encoding::Cp1251 => {
+            (0x80..=0xBF).contains(&b)
+                && !matches!(
+                    b,
+                    0x84 | 0x85
+                        | 0x91..=0x94
+                        | 0x96
+                        | 0x97
+                        | 0xA0
+                        | 0xA7
+                        | 0xA8
+                        | 0xAB
+                        | 0xB0
+                        | 0xB1
+                        | 0xB7..=0xB9
+                        | 0xBB
+                )
+        }
+        Encoding::Utf8 => false,
+    }
+}
+
+/// For a value of a single-byte file: the other single-byte encoding when the value reads
+/// far better in it — every byte that is not ASCII a Russian letter there, while in the file's
+/// encoding at least two of them are characters Russian text does not hold: the value was pasted from a file of the other encoding and reads as mojibake.
+pub(crate) fn other_encoding(value: &[u8], encoding: Encoding) -> Option<Encoding> {
+    let other = match encoding {
+        Encoding::Cp1251 => Encoding::Cp866,
+        Encoding::Cp866 => Encoding::Cp1251,
+        Encoding::Utf8 => return None,
+    };
+    if value.is_ascii() {
+        return None;
+    }
+    let (mut non_ascii, mut odd, mut theirs) = (0usize, 0usize, 0usize);
+    for &b in value.iter().filter(|b| !b.is_ascii()) {
+        non_ascii += 1;
+        odd += usize::from(implausible(b, encoding));
+        theirs += usize::from(russian_letter(b, other));
+    }
+    (theirs == non_ascii && odd >= 2).then_some(other)
+}
+
 /// Required keys per place, reported as `missing-key`.
 fn required(kind: SectionKind) -> &'static [Key] {
     match kind {
@@ -257,8 +384,10 @@ pub(crate) struct Grouper {
     /// What the pending section is, and its lines so far.
     kind: SectionKind,
     lines: Vec<Line>,
-    /// Finished sections' lines, when they go to one shared vector (the in-memory tree).
+    /// Finished sections' lines, when they go to one shared vector (the in-memory tree); the
+    /// pending section's lines are its last ones, from `pending_from` on.
     arena: Option<Vec<Line>>,
+    pending_from: usize,
     /// The current section still awaits its end marker.
     open: bool,
     /// `КонецФайла` was seen.
@@ -271,6 +400,10 @@ pub(crate) struct Grouper {
     period: [Option<(NaiveDate, u32)>; 2],
     reported: u8,
     pub(crate) diagnostics: Vec<Diagnostic>,
+    /// Findings reported so far per code (kept or not).
+    counts: Vec<u32>,
+    /// Per code, the first finding past [`LIMIT_PER_CODE`] (where its summary stands).
+    first_omitted: Vec<Option<Diagnostic>>,
 }
 
 impl Grouper {
@@ -282,6 +415,7 @@ impl Grouper {
             kind: SectionKind::Header,
             lines: Vec::new(),
             arena: None,
+            pending_from: 0,
             open: true,
             ended: false,
             seen: 0,
@@ -289,6 +423,8 @@ impl Grouper {
             period: [None; 2],
             reported: 0,
             diagnostics: Vec::new(),
+            counts: vec![0; Code::ALL.len()],
+            first_omitted: vec![None; Code::ALL.len()],
         }
     }
 
@@ -299,6 +435,13 @@ impl Grouper {
 
     pub(crate) fn encoding(&self) -> Encoding {
         self.encoding
+    }
+
+    /// The encoding as decided again at the first line that is not ASCII (the lines before
+    /// are ASCII and read alike in every encoding).
+    pub(crate) fn redecided(&mut self, encoding: Encoding, detection: Detection) {
+        self.encoding = encoding;
+        self.detection = detection;
     }
 
     /// Closes the pending section as `next` (a section's first line) would, and returns it.
@@ -331,6 +474,58 @@ impl Grouper {
         self.diagnostics.splice(at..at, before_closing);
         self.diagnostics.extend(after);
         self.reported |= already;
+        // The limit per code over both halves, as one pass keeps it: the first ones in order.
+        let mut kept = vec![0u32; Code::ALL.len()];
+        let mut dropped: Vec<Option<Diagnostic>> = vec![None; Code::ALL.len()];
+        let mut dropped_count = vec![0u32; Code::ALL.len()];
+        self.diagnostics.retain(|d| {
+            let index = d.code as usize;
+            kept[index] += 1;
+            if kept[index] as usize <= LIMIT_PER_CODE {
+                return true;
+            }
+            dropped_count[index] += 1;
+            if dropped[index].is_none() {
+                dropped[index] = Some(d.clone());
+            }
+            false
+        });
+        let mine_first = std::mem::take(&mut self.first_omitted);
+        self.first_omitted = earlier
+            .first_omitted
+            .into_iter()
+            .zip(dropped)
+            .zip(mine_first)
+            .map(|((earlier, dropped), mine)| earlier.or(dropped).or(mine))
+            .collect();
+        // Counts: the earlier half's, plus this half's less what `once` filtered out.
+        for (index, count) in self.counts.iter_mut().enumerate() {
+            let once_filtered = once(Code::ALL[index]) & already != 0;
+            let mine = if once_filtered { 0 } else { *count };
+            *count = earlier.counts[index] + mine;
+        }
+    }
+
+    /// The lines of the pending section.
+    fn pending(&self) -> &[Line] {
+        match &self.arena {
+            Some(arena) => &arena[self.pending_from..],
+            None => &self.lines,
+        }
+    }
+
+    fn pending_mut(&mut self) -> &mut [Line] {
+        match &mut self.arena {
+            Some(arena) => &mut arena[self.pending_from..],
+            None => &mut self.lines,
+        }
+    }
+
+    fn push_line(&mut self, line: Line) {
+        match &mut self.arena {
+            Some(arena) => arena.push(line),
+            None => self.lines.push(line),
+        }
     }
 
     /// How many findings so far.
@@ -340,13 +535,13 @@ impl Grouper {
 
     /// Where the pending section starts in the buffer, if it has lines.
     pub(crate) fn pending_start(&self) -> Option<usize> {
-        self.lines.first().map(|l| l.start as usize)
+        self.pending().first().map(|l| l.start as usize)
     }
 
     /// The buffer lost its first `by` bytes (streaming): move the pending lines.
     pub(crate) fn rebase(&mut self, by: usize) {
         self.base += by;
-        for line in &mut self.lines {
+        for line in self.pending_mut() {
             line.start -= by as u32;
         }
     }
@@ -359,6 +554,12 @@ impl Grouper {
         range: std::ops::Range<usize>,
         message: String,
     ) -> Reported<'_> {
+        let index = code as usize;
+        self.counts[index] += 1;
+        let kept = self.counts[index] as usize <= LIMIT_PER_CODE;
+        if !kept && self.first_omitted[index].is_some() {
+            return Reported(None);
+        }
         let content = line.content(buf);
         let start = self.base + line.start as usize;
         let diagnostic = Diagnostic::new(code, message).at(
@@ -366,9 +567,28 @@ impl Grouper {
             line.number,
             column(content, range.start, self.encoding),
         );
+        if !kept {
+            // Past the limit: only where the first omitted one stood is kept, for the summary.
+            return Reported(Some(self.first_omitted[index].insert(diagnostic)));
+        }
         let index = self.diagnostics.len();
         self.diagnostics.push(diagnostic);
-        Reported(&mut self.diagnostics[index])
+        Reported(Some(&mut self.diagnostics[index]))
+    }
+
+    /// The findings of each code past the limit, as one summary finding each (in code order),
+    /// at the end of the list.
+    fn summarise(&mut self) {
+        for (index, first) in self.first_omitted.iter_mut().enumerate() {
+            if let Some(first) = first.take() {
+                let omitted = self.counts[index] - LIMIT_PER_CODE as u32;
+                let mut summary = Diagnostic::summary(first.code, omitted);
+                summary.span = first.span;
+                summary.line = first.line;
+                summary.column = first.column;
+                self.diagnostics.push(summary);
+            }
+        }
     }
 
     fn report_once(&mut self, flag: u8, code: Code, buf: &[u8], line: &Line, message: String) {
@@ -414,7 +634,7 @@ impl Grouper {
                     LineKind::Junk
                 }
             };
-            self.lines.push(line);
+            self.push_line(line);
             return None;
         }
         match shape {
@@ -427,7 +647,7 @@ impl Grouper {
                     &line,
                     "blank line (1C skips them; reported once per file)".into(),
                 );
-                self.lines.push(line);
+                self.push_line(line);
                 None
             }
             Shape::Junk => {
@@ -441,17 +661,34 @@ impl Grouper {
                     "this line is neither a marker nor Key=Value; it is kept and ignored".into(),
                 )
                 .expected("Key=Value or a section marker");
-                self.lines.push(line);
+                self.push_line(line);
                 None
             }
             Shape::Pair(eq) => {
                 line.eq = eq as u32;
                 self.pair(buf, &mut line);
-                self.lines.push(line);
+                self.push_line(line);
                 None
             }
-            Shape::Marker(marker) => {
+            Shape::Marker(marker, folded) => {
                 line.kind = LineKind::Marker(marker);
+                if folded {
+                    // Read as keys are: the marker stands, with a warning.
+                    let written = content.trim_ascii();
+                    let written = memchr::memchr(b'=', written)
+                        .map_or(written, |eq| written[..eq].trim_ascii());
+                    let name = short_bytes(written, self.encoding);
+                    let at = content.len() - content.trim_ascii_start().len();
+                    self.report(
+                        Code::KeyCase,
+                        buf,
+                        &line,
+                        at..at + written.len(),
+                        format!("`{name}` is read as `{}`", marker.name()),
+                    )
+                    .key(&name)
+                    .expected(marker.name());
+                }
                 if content.trim_ascii().len() != content.len() && marker != Marker::DocumentStart {
                     let len = content.len();
                     self.report(
@@ -485,7 +722,7 @@ impl Grouper {
                         "1CClientBankExchange again: only line 1 may hold it".into(),
                     );
                 }
-                self.lines.push(line);
+                self.push_line(line);
                 None
             }
             Marker::AccountEnd | Marker::DocumentEnd => {
@@ -511,7 +748,7 @@ impl Grouper {
                         format!("{} with no section open", marker.name()),
                     );
                 }
-                self.lines.push(line);
+                self.push_line(line);
                 None
             }
             Marker::AccountStart | Marker::DocumentStart | Marker::FileEnd => {
@@ -540,7 +777,7 @@ impl Grouper {
                 }
                 let finished = self.finish_section(buf, &line);
                 self.kind = kind;
-                self.lines.push(line);
+                self.push_line(line);
                 self.open = kind != SectionKind::End;
                 self.ended = kind == SectionKind::End;
                 self.seen = 0;
@@ -563,7 +800,7 @@ impl Grouper {
             _ => None,
         };
         let encoding = self.encoding;
-        let key_name = || encoding.decode(key_bytes).into_owned();
+        let key_name = || short_bytes(key_bytes, encoding);
         line.kind = if place.is_some() {
             LineKind::Pair
         } else {
@@ -581,6 +818,24 @@ impl Grouper {
                 ),
             )
             .key(key_name());
+        }
+        let value = &content[eq + 1..];
+        if let Some(other) = other_encoding(value, encoding) {
+            let shown = short_bytes(value, encoding);
+            let read = short_bytes(value, other);
+            self.report(
+                Code::ValueInOtherEncoding,
+                buf,
+                line,
+                eq + 1..content.len(),
+                format!(
+                    "the value of `{}` reads as mojibake in {encoding} but as {other} text: {read}; it was written in another encoding than the file",
+                    key_name()
+                ),
+            )
+            .key(key_name())
+            .found(shown)
+            .expected(format!("{encoding} text"));
         }
         // `Кодировка` spelled in another encoding than the one the content chose is still the
         // encoding key: its (ASCII) value is checked against the choice and a mismatch warned.
@@ -668,9 +923,32 @@ impl Grouper {
         let span = start..content.len().max(start + 1);
         let trimmed = value.trim_ascii();
         if trimmed.is_empty() && key.kind() != ValueKind::Version {
+            if required_value(self.kind).contains(&key) {
+                let place = match self.kind {
+                    SectionKind::Header => "the header",
+                    SectionKind::Account => "an account section",
+                    _ => "a document",
+                };
+                let expected = match key.kind() {
+                    ValueKind::Date => "a date, ДД.ММ.ГГГГ",
+                    ValueKind::Amount { .. } => "an amount, e.g. 1500.00",
+                    ValueKind::EncodingLabel => "Windows or DOS",
+                    _ if key == Key::Account => "the 20-digit account number",
+                    _ => "the document number",
+                };
+                self.report(
+                    Code::EmptyValue,
+                    buf,
+                    line,
+                    start..start,
+                    format!("`{}` has no value; {place} needs one", key.name()),
+                )
+                .key(key.name())
+                .expected(expected);
+            }
             return;
         }
-        let shown = || self.encoding.decode(value).into_owned();
+        let shown = || short_bytes(value, self.encoding);
         let (code, expected) = match key.kind() {
             ValueKind::Text => return,
             ValueKind::Date => match value::parse_date(value) {
@@ -751,7 +1029,7 @@ impl Grouper {
     }
 
     fn check_label(&mut self, buf: &[u8], line: &Line, value: &[u8], span: std::ops::Range<usize>) {
-        let label = self.encoding.decode(value).into_owned();
+        let label = short_bytes(value, self.encoding);
         match Encoding::from_label(&label) {
             None => {
                 self.report(
@@ -806,7 +1084,7 @@ impl Grouper {
             } else {
                 Marker::DocumentEnd
             };
-            let first = self.lines[0];
+            let first = self.pending()[0];
             let len = first.len as usize;
             let message = if next.len == 0 && next.number == 0 {
                 format!(
@@ -822,7 +1100,7 @@ impl Grouper {
             self.report(Code::UnclosedSection, buf, &first, 0..len, message)
                 .expected(end.name());
         }
-        if let Some(&first) = self.lines.first() {
+        if let Some(&first) = self.pending().first() {
             for &key in required(kind) {
                 if self.seen & (1u128 << (key as u32)) == 0 {
                     let len = first.len as usize;
@@ -859,7 +1137,7 @@ impl Grouper {
                 && start > end
             {
                 let line = self
-                    .lines
+                    .pending()
                     .iter()
                     .find(|l| l.number == end_line)
                     .copied()
@@ -883,12 +1161,15 @@ impl Grouper {
     }
 
     /// The current section with exactly the memory its lines need; the scratch vector is kept
-    /// for the next section (a section's lines are few, but there are many sections).
+    /// for the next section (a section's lines are few, but there are many sections). With a
+    /// shared vector, the pending lines were pushed straight to it (a huge section is not held
+    /// twice).
     fn take_section(&mut self) -> Section {
         let lines = match &mut self.arena {
+            // The pending lines are already the arena's last ones.
             Some(arena) => {
-                let start = arena.len() as u32;
-                arena.extend_from_slice(&self.lines);
+                let start = self.pending_from as u32;
+                self.pending_from = arena.len();
                 Lines::Shared {
                     arena: 0,
                     start,
@@ -927,7 +1208,7 @@ impl Grouper {
             key: None,
         };
         let was_ended = self.ended;
-        let last_line = self.lines.last().copied();
+        let last_line = self.pending().last().copied();
         let section = if self.ended {
             self.take_section()
         } else {
@@ -944,6 +1225,7 @@ impl Grouper {
             )
             .expected("КонецФайла");
         }
+        self.summarise();
         Finished {
             last: section,
             diagnostics: self.diagnostics,
@@ -952,20 +1234,27 @@ impl Grouper {
     }
 }
 
-/// A finding just reported, to add details to.
-struct Reported<'a>(&'a mut Diagnostic);
+/// A finding just reported, to add details to (none when it was past the limit of its code).
+/// Texts taken from the input are cut short: a finding holds no copy of a big value.
+struct Reported<'a>(Option<&'a mut Diagnostic>);
 
 impl Reported<'_> {
-    fn key(self, key: impl Into<String>) -> Self {
-        self.0.key = Some(key.into());
+    fn key(mut self, key: impl AsRef<str>) -> Self {
+        if let Some(d) = &mut self.0 {
+            d.key = Some(short(key.as_ref()));
+        }
         self
     }
-    fn found(self, found: impl Into<String>) -> Self {
-        self.0.found = Some(found.into());
+    fn found(mut self, found: impl AsRef<str>) -> Self {
+        if let Some(d) = &mut self.0 {
+            d.found = Some(short(found.as_ref()));
+        }
         self
     }
-    fn expected(self, expected: impl Into<String>) -> Self {
-        self.0.expected = Some(expected.into());
+    fn expected(mut self, expected: impl Into<String>) -> Self {
+        if let Some(d) = &mut self.0 {
+            d.expected = Some(expected.into());
+        }
         self
     }
 }

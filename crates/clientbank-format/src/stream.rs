@@ -99,6 +99,9 @@ pub struct Reader<R> {
     bom: bool,
     done: bool,
     diagnostics: Vec<Diagnostic>,
+    /// The input has been ASCII so far: the encoding is decided again at the first line that
+    /// is not.
+    provisional: bool,
 }
 
 impl std::fmt::Debug for Grouper {
@@ -121,10 +124,12 @@ impl<R: Read> Reader<R> {
             bom: false,
             done: false,
             diagnostics: Vec::new(),
+            provisional: false,
         }
     }
 
-    /// The encoding, once the start of the input has been read.
+    /// The encoding, once the start of the input has been read. While the input has been ASCII
+    /// it is provisional: it is decided again at the first line that is not ASCII.
     pub fn encoding(&self) -> Option<Encoding> {
         self.encoding
     }
@@ -173,6 +178,24 @@ impl<R: Read> Reader<R> {
         self.bom = preamble.body > 0;
         self.encoding = Some(preamble.encoding);
         self.grouper = Some(Grouper::new(preamble.encoding, preamble.detection, 0));
+        self.provisional = preamble.detection == crate::encoding::Detection::Ascii;
+        Ok(())
+    }
+
+    /// The first line that is not ASCII starts at `self.pos`: reads ahead a sample from it and
+    /// decides the encoding on it, as the in-memory reader does.
+    fn redecide(&mut self) -> Result<(), StreamError> {
+        self.compact();
+        while !self.eof && self.buf.len() < self.pos + crate::encoding::SAMPLE {
+            self.fill().map_err(StreamError::Io)?;
+        }
+        let end = self.buf.len().min(self.pos + crate::encoding::SAMPLE);
+        let (encoding, detection) = parse::redecide(&self.buf[self.pos..end]);
+        self.encoding = Some(encoding);
+        if let Some(grouper) = self.grouper.as_mut() {
+            grouper.redecided(encoding, detection);
+        }
+        self.provisional = false;
         Ok(())
     }
 
@@ -210,8 +233,16 @@ impl<R: Read> Reader<R> {
         if self.grouper.is_none() {
             self.start()?;
         }
-        let encoding = self.encoding.unwrap_or(Encoding::Cp1251);
+        let mut encoding = self.encoding.unwrap_or(Encoding::Cp1251);
         loop {
+            if self.provisional
+                && let Some((end, ..)) = next_line(&self.buf, self.pos, self.eof)
+                && !self.buf[self.pos..end].is_ascii()
+            {
+                self.redecide()?;
+                encoding = self.encoding.unwrap_or(Encoding::Cp1251);
+                continue;
+            }
             let Some(grouper) = self.grouper.as_mut() else {
                 return Ok(None);
             };

@@ -82,10 +82,41 @@ impl Marker {
             .into_iter()
             .find(|marker| marker.bytes(encoding) == bytes)
     }
+
+    /// The marker spelled in another letter case (`конецдокумента`), as keys are read.
+    fn find_folded(bytes: &[u8], encoding: Encoding) -> Option<Marker> {
+        Marker::ALL
+            .into_iter()
+            .find(|&marker| marker.matches_folded(bytes, encoding))
+    }
+
+    /// Whether `bytes` are this marker in another letter case. A cheap test byte by byte
+    /// first (each byte is that of the upper- or the lower-case spelling), then the letters.
+    fn matches_folded(self, bytes: &[u8], encoding: Encoding) -> bool {
+        let [upper, lower] = &FOLDED[encoding as usize][self as usize];
+        bytes.len() == upper.len()
+            && bytes
+                .iter()
+                .zip(upper.iter().zip(lower))
+                .all(|(b, (u, l))| b == u || b == l)
+            && encoding.decode(bytes).to_lowercase() == self.name().to_lowercase()
+    }
 }
 
 static MARKERS: LazyLock<[[Vec<u8>; 6]; 3]> = LazyLock::new(|| {
     Encoding::ALL.map(|encoding| Marker::ALL.map(|marker| encoding.encode_lossless(marker.name())))
+});
+
+/// Each marker in upper and in lower case, per encoding.
+static FOLDED: LazyLock<[[[Vec<u8>; 2]; 6]; 3]> = LazyLock::new(|| {
+    Encoding::ALL.map(|encoding| {
+        Marker::ALL.map(|marker| {
+            [
+                encoding.encode_lossless(&marker.name().to_uppercase()),
+                encoding.encode_lossless(&marker.name().to_lowercase()),
+            ]
+        })
+    })
 });
 
 /// What a line is.
@@ -183,7 +214,8 @@ pub(crate) fn next_line(buf: &[u8], pos: usize, eof: bool) -> Option<(usize, Lin
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Shape {
     Blank,
-    Marker(Marker),
+    /// A marker; true when it is spelled in another letter case.
+    Marker(Marker, bool),
     /// `Key=Value`; the offset of `=`.
     Pair(usize),
     Junk,
@@ -198,8 +230,12 @@ fn pair(input: &[u8]) -> IResult<&[u8], &[u8]> {
 /// Classifies one line's content.
 pub(crate) fn shape(content: &[u8], encoding: Encoding) -> Shape {
     if let Ok((_, key)) = pair(content) {
-        if key.trim_ascii() == Marker::DocumentStart.bytes(encoding) {
-            return Shape::Marker(Marker::DocumentStart);
+        let trimmed = key.trim_ascii();
+        if trimmed == Marker::DocumentStart.bytes(encoding) {
+            return Shape::Marker(Marker::DocumentStart, false);
+        }
+        if Marker::DocumentStart.matches_folded(trimmed, encoding) {
+            return Shape::Marker(Marker::DocumentStart, true);
         }
         return Shape::Pair(key.len());
     }
@@ -208,8 +244,11 @@ pub(crate) fn shape(content: &[u8], encoding: Encoding) -> Shape {
         return Shape::Blank;
     }
     match Marker::find(trimmed, encoding) {
-        Some(marker) => Shape::Marker(marker),
-        None => Shape::Junk,
+        Some(marker) => Shape::Marker(marker, false),
+        None => match Marker::find_folded(trimmed, encoding) {
+            Some(marker) => Shape::Marker(marker, true),
+            None => Shape::Junk,
+        },
     }
 }
 
@@ -252,17 +291,50 @@ mod tests {
         assert_eq!(shape("=x".as_bytes(), e), Shape::Pair(0));
         assert_eq!(
             shape("СекцияДокумент=Платежное поручение".as_bytes(), e),
-            Shape::Marker(Marker::DocumentStart)
+            Shape::Marker(Marker::DocumentStart, false)
         );
         assert_eq!(
             shape("СекцияДокумент".as_bytes(), e),
-            Shape::Marker(Marker::DocumentStart)
+            Shape::Marker(Marker::DocumentStart, false)
         );
         assert_eq!(
             shape(" КонецФайла ".as_bytes(), e),
-            Shape::Marker(Marker::FileEnd)
+            Shape::Marker(Marker::FileEnd, false)
         );
         assert_eq!(shape(b"  ", e), Shape::Blank);
         assert_eq!(shape(b"hello", e), Shape::Junk);
+    }
+
+    #[test]
+    fn markers_in_another_letter_case_are_markers() {
+        for e in Encoding::ALL {
+            let enc = |text: &str| e.encode_lossless(text);
+            assert_eq!(
+                shape(&enc("секциядокумент=Платежное поручение"), e),
+                Shape::Marker(Marker::DocumentStart, true)
+            );
+            assert_eq!(
+                shape(&enc("конецдокумента"), e),
+                Shape::Marker(Marker::DocumentEnd, true)
+            );
+            assert_eq!(
+                shape(&enc("КОНЕЦФАЙЛА"), e),
+                Shape::Marker(Marker::FileEnd, true)
+            );
+            assert_eq!(
+                shape(&enc("СекцияРасчсчет"), e),
+                Shape::Marker(Marker::AccountStart, true)
+            );
+            assert_eq!(
+                shape(b"1cclientbankexchange", e),
+                Shape::Marker(Marker::Start, true)
+            );
+            // Same bytes as a marker's, one letter off: not a marker.
+            assert_eq!(shape(&enc("конецдокументы"), e), Shape::Junk);
+            assert_eq!(
+                shape(&enc("ПлательщикСчет=1"), e),
+                Shape::Pair("ПлательщикСчет".len() / if e == Encoding::Utf8 { 1 } else { 2 })
+            );
+        }
     }
 }

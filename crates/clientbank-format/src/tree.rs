@@ -40,6 +40,40 @@ pub struct SyntaxTree {
     lines: Vec<Vec<Line>>,
 }
 
+/// What reading found, before it is put together with the bytes.
+struct Index {
+    encoding: Encoding,
+    detection: Detection,
+    bom: bool,
+    sections: Vec<Section>,
+    lines: Vec<Vec<Line>>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl Index {
+    fn with(self, buf: Vec<u8>) -> Parsed {
+        Parsed {
+            tree: SyntaxTree {
+                buf,
+                encoding: self.encoding,
+                detection: self.detection,
+                bom: self.bom,
+                sections: self.sections,
+                lines: self.lines,
+            },
+            diagnostics: self.diagnostics,
+        }
+    }
+}
+
+/// Reads an exchange file as [`parse`] does, without copying the input, and gives it back
+/// when the reader refuses it (to show where).
+pub fn parse_owned(input: Vec<u8>) -> Result<Parsed, (Refused, Vec<u8>)> {
+    let parallel = input.len() >= PARALLEL_FROM
+        && std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2);
+    SyntaxTree::parse_keeping(input, parallel)
+}
+
 /// Reads an exchange file from bytes in any of the supported encodings.
 ///
 /// Every finding is collected; only input that cannot be read without guessing is refused
@@ -210,6 +244,18 @@ impl SyntaxTree {
     /// Reads in one thread, or in two that each take half of the file when `parallel` (the
     /// result is the same: `fuzz::parallel_agrees` checks it).
     pub(crate) fn parse_with(buf: Vec<u8>, parallel: bool) -> Result<Parsed, Refused> {
+        SyntaxTree::parse_keeping(buf, parallel).map_err(|(refused, _)| refused)
+    }
+
+    /// As [`SyntaxTree::parse_with`], giving the input back with a refusal.
+    fn parse_keeping(buf: Vec<u8>, parallel: bool) -> Result<Parsed, (Refused, Vec<u8>)> {
+        match SyntaxTree::index(&buf, parallel) {
+            Ok(index) => Ok(index.with(buf)),
+            Err(refused) => Err((refused, buf)),
+        }
+    }
+
+    fn index(buf: &[u8], parallel: bool) -> Result<Index, Refused> {
         if u32::try_from(buf.len()).is_err() {
             return Err(Refused {
                 diagnostic: Box::new(Diagnostic::new(
@@ -219,14 +265,22 @@ impl SyntaxTree {
                 encoding: None,
             });
         }
-        let preamble = parse::preamble(&buf)?;
-        let (encoding, detection) = (preamble.encoding, preamble.detection);
+        let preamble = parse::preamble(buf)?;
+        let (mut encoding, mut detection) = (preamble.encoding, preamble.detection);
+        // An ASCII start tells nothing: decide on the first bytes that are not ASCII, wherever
+        // they are (as the streaming reader does when they arrive).
+        if detection == Detection::Ascii
+            && let Some(start) = parse::first_non_ascii_line(buf, preamble.body)
+        {
+            let end = buf.len().min(start + crate::encoding::SAMPLE);
+            (encoding, detection) = parse::redecide(&buf[start..end]);
+        }
         let split = parallel
-            .then(|| split_point(&buf, preamble.body, encoding))
+            .then(|| split_point(buf, preamble.body, encoding))
             .flatten();
         let joined = match split {
             None => {
-                let chunk = group(&buf, encoding, detection, preamble.body, buf.len(), 1)?;
+                let chunk = group(buf, encoding, detection, preamble.body, buf.len(), 1)?;
                 Joined {
                     sections: chunk.sections,
                     grouper: chunk.grouper,
@@ -237,10 +291,10 @@ impl SyntaxTree {
             Some(split) => {
                 let (first, second) = std::thread::scope(|scope| {
                     let second = scope.spawn(|| {
-                        let number = count_lines(&buf, preamble.body, split) + 1;
-                        group(&buf, encoding, detection, split, buf.len(), number)
+                        let number = count_lines(buf, preamble.body, split) + 1;
+                        group(buf, encoding, detection, split, buf.len(), number)
                     });
-                    let first = group(&buf, encoding, detection, preamble.body, split, 1);
+                    let first = group(buf, encoding, detection, preamble.body, split, 1);
                     (first, second.join())
                 });
                 let first = first?;
@@ -248,7 +302,7 @@ impl SyntaxTree {
                     Ok(second) => second,
                     Err(panic) => std::panic::resume_unwind(panic),
                 };
-                join(&buf, first, second, split)?
+                join(buf, first, second, split)?
             }
         };
         let Joined {
@@ -257,7 +311,7 @@ impl SyntaxTree {
             earlier_lines,
             later_from,
         } = joined;
-        let finished = grouper.finish(&buf);
+        let finished = grouper.finish(buf);
         sections.push(finished.last);
         let diagnostics = finished.diagnostics;
         let lines = if later_from == usize::MAX {
@@ -269,17 +323,20 @@ impl SyntaxTree {
             }
             vec![earlier_lines, finished.arena]
         };
-        Ok(Parsed {
-            tree: SyntaxTree {
-                buf,
-                encoding,
-                detection,
-                bom: preamble.body > 0,
-                sections,
-                lines,
-            },
+        Ok(Index {
+            encoding,
+            detection,
+            bom: preamble.body > 0,
+            sections,
+            lines,
             diagnostics,
         })
+    }
+
+    /// The input as read, followed by the bytes of any edits (the findings' spans point
+    /// into it; a [`Renderer`](crate::Renderer) takes it).
+    pub fn source(&self) -> &[u8] {
+        &self.buf
     }
     /// The section and line index, for comparing two readings.
     pub(crate) fn index_debug(&self) -> String {

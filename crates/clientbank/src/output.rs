@@ -1,15 +1,19 @@
 //! Reading input files and showing findings, for people and as JSON.
+//!
+//! Output is streamed: each finding is rendered (or serialised) when it is written, through a
+//! buffered writer; no command holds a whole report.
 
 use std::io::{self, Write};
 use std::path::Path;
 
-use clientbank_format::{Diagnostic, Encoding, Parsed, Refused, Renderer, parse};
+use clientbank_format::{Diagnostic, Encoding, Parsed, Refused, Renderer, Severity, parse_owned};
 use serde_json::{Value, json};
 
-/// One input file as read: its bytes and what the reader made of them.
+/// One input file as read: what the reader made of it (a parsed tree holds the bytes).
 pub(crate) struct Input {
     pub(crate) path: String,
-    pub(crate) bytes: Vec<u8>,
+    /// The bytes when the reader refused them, to show where.
+    refused_bytes: Vec<u8>,
     pub(crate) read: Result<Parsed, Unreadable>,
 }
 
@@ -25,19 +29,33 @@ impl Input {
             Ok(bytes) => Input::from_bytes(path, bytes),
             Err(e) => Input {
                 path: path.display().to_string(),
-                bytes: Vec::new(),
+                refused_bytes: Vec::new(),
                 read: Err(Unreadable::Io(e)),
             },
         }
     }
 
-    /// A 1C file already read.
+    /// A 1C file already read (the bytes are not copied).
     pub(crate) fn from_bytes(path: &Path, bytes: Vec<u8>) -> Input {
-        let read = parse(&bytes[..]).map_err(Unreadable::Refused);
-        Input {
-            path: path.display().to_string(),
-            bytes,
-            read,
+        let path = path.display().to_string();
+        match parse_owned(bytes) {
+            Ok(parsed) => Input {
+                path,
+                refused_bytes: Vec::new(),
+                read: Ok(parsed),
+            },
+            Err((refused, bytes)) => Input {
+                path,
+                refused_bytes: bytes,
+                read: Err(Unreadable::Refused(refused)),
+            },
+        }
+    }
+
+    fn bytes(&self) -> &[u8] {
+        match &self.read {
+            Ok(parsed) => parsed.tree.source(),
+            Err(_) => &self.refused_bytes,
         }
     }
 
@@ -50,7 +68,7 @@ impl Input {
     }
 
     pub(crate) fn renderer(&self) -> Renderer<'_> {
-        Renderer::new(&self.path, &self.bytes, self.encoding())
+        Renderer::new(&self.path, self.bytes(), self.encoding())
     }
 
     /// Writes the reason a file is unreadable to stderr, for people.
@@ -71,10 +89,11 @@ pub(crate) fn encoding_name(encoding: Encoding) -> &'static str {
     }
 }
 
-/// One finding as JSON.
-pub(crate) fn diagnostic_json(d: &Diagnostic) -> Value {
-    json!({
-        "severity": d.severity.as_str(),
+/// One finding as JSON, with the severity it has in this run (`--strict` makes every finding
+/// an error). A summary of findings past the per-file limit has `omitted`, their number.
+pub(crate) fn diagnostic_json(d: &Diagnostic, severity: Severity) -> Value {
+    let mut value = json!({
+        "severity": severity.as_str(),
         "code": d.code.as_str(),
         "line": d.line,
         "column": d.column,
@@ -83,11 +102,81 @@ pub(crate) fn diagnostic_json(d: &Diagnostic) -> Value {
         "found": d.found,
         "expected": d.expected,
         "byte_offset": d.span.start,
-    })
+    });
+    if d.omitted > 0 {
+        value["omitted"] = json!(d.omitted);
+    }
+    value
 }
 
-pub(crate) fn print_json(value: &Value) -> io::Result<()> {
-    let mut out = io::stdout().lock();
-    serde_json::to_writer_pretty(&mut out, value)?;
-    writeln!(out)
+/// Writes `items` as the members of a JSON array, one per line, each as it comes; `indent`
+/// is put before each. Writes `[]` for none.
+pub(crate) fn write_array<W: Write, T>(
+    out: &mut W,
+    indent: &str,
+    items: impl IntoIterator<Item = T>,
+    mut write: impl FnMut(&mut W, T) -> io::Result<()>,
+) -> io::Result<()> {
+    let mut first = true;
+    for item in items {
+        out.write_all(if first { b"[\n" } else { b",\n" })?;
+        out.write_all(indent.as_bytes())?;
+        first = false;
+        write(out, item)?;
+    }
+    if first {
+        out.write_all(b"[]")
+    } else {
+        write!(out, "\n{}]", &indent[..indent.len().saturating_sub(2)])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    use super::*;
+
+    /// A writer whose bytes the test can look at while writing goes on.
+    #[derive(Clone, Default)]
+    struct Shared(Rc<RefCell<Vec<u8>>>);
+
+    impl Write for Shared {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0.borrow_mut().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn an_array_is_written_member_by_member() {
+        let written = Shared::default();
+        let seen = written.clone();
+        // Each member is made only after the one before was written: nothing is held.
+        let members = (0..3).inspect(|&i| {
+            if i > 0 {
+                let text = String::from_utf8(seen.0.borrow().clone()).unwrap();
+                assert!(text.ends_with(&format!("{{\"n\":{}}}", i - 1)), "{text}");
+            }
+        });
+        let mut out = written.clone();
+        write_array(&mut out, "    ", members, |out, i| {
+            serde_json::to_writer(out, &json!({"n": i})).map_err(io::Error::from)
+        })
+        .unwrap();
+        let text = String::from_utf8(written.0.borrow().clone()).unwrap();
+        assert_eq!(
+            text,
+            "[\n    {\"n\":0},\n    {\"n\":1},\n    {\"n\":2}\n  ]"
+        );
+        let value: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(value.as_array().map(Vec::len), Some(3));
+        let mut empty = Vec::new();
+        write_array(&mut empty, "    ", 0..0, |_, _: i32| Ok(())).unwrap();
+        assert_eq!(empty, b"[]");
+    }
 }

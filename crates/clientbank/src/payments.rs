@@ -30,21 +30,35 @@ pub(crate) fn is_json(bytes: &[u8]) -> bool {
     )
 }
 
-/// Validation findings of every payment order of a 1C file, located by line. A statement (a
-/// file with account sections) is history: its dates are not checked against today.
-pub(crate) fn validate_tree(tree: &SyntaxTree, today: NaiveDate) -> Vec<Finding> {
-    let statement = tree.accounts().next().is_some();
-    let context = Context {
-        today: (!statement).then_some(today),
-    };
-    let (orders, _) = onec::payment_orders(tree);
-    let mut findings = Vec::new();
-    for order in orders {
+/// Validation findings of every payment order of a 1C file, located by line, handed to `each`
+/// one document at a time (no list of every payment is held). A statement (a file with account
+/// sections) is history: its dates are not checked against today.
+pub(crate) fn validate_tree(
+    tree: &SyntaxTree,
+    today: NaiveDate,
+    mut each: impl FnMut(Finding) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let context = tree_context(tree, today);
+    for (index, section) in tree.documents().enumerate() {
+        if !onec::is_payment_order(&section.document_type().unwrap_or_default()) {
+            continue;
+        }
+        let order = onec::from_section(index, &section);
         let mut found = validate(&order.payment, &context);
         order.lines.locate(&mut found, Some(order.document));
-        findings.extend(found);
+        for finding in found {
+            each(finding)?;
+        }
     }
-    findings
+    Ok(())
+}
+
+/// The validation context of a 1C file's payment orders: a statement's dates are history.
+pub(crate) fn tree_context(tree: &SyntaxTree, today: NaiveDate) -> Context {
+    let statement = tree.accounts().next().is_some();
+    Context {
+        today: (!statement).then_some(today),
+    }
 }
 
 /// A JSON input: its requests, and findings (each payment's reading and validation, located

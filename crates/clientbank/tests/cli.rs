@@ -125,6 +125,104 @@ fn check_json_counts_findings() {
     assert_eq!(value["errors"], 1);
 }
 
+/// A generated CP1251 file in a temporary directory.
+fn generated(dir: &tempfile::TempDir, name: &str, bytes: &[u8]) -> String {
+    let path = dir.path().join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path.display().to_string()
+}
+
+fn cp1251(text: &str) -> Vec<u8> {
+    let mut out = Vec::new();
+    for c in text.chars() {
+        out.push(match c {
+            'А'..='я' => (c as u32 - 'А' as u32 + 0xC0) as u8,
+            'Ё' => 0xA8,
+            'ё' => 0xB8,
+            '№' => 0xB9,
+            c if c.is_ascii() => c as u8,
+            c => panic!("{c:?} is not in this test's CP1251 table"),
+        });
+    }
+    out
+}
+
+#[test]
+fn check_counts_every_repeat_but_shows_the_first_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::from(
+        "1CClientBankExchange\r\nВерсияФормата=1.03\r\nКодировка=Windows\r\n\
+         СекцияДокумент=Банковский ордер\r\nДата=01.11.2026\r\nСумма=1.00\r\nНомер=1\r\n",
+    );
+    text.push_str(&"Номер=1\r\n".repeat(1500));
+    text.push_str("КонецДокумента\r\nКонецФайла\r\n");
+    let file = generated(&dir, "repeats.txt", &cp1251(&text));
+    let output = clientbank(&["check", "--json", &file]);
+    assert_eq!(code(&output), 0);
+    let value: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let diagnostics = value["files"][0]["diagnostics"].as_array().unwrap();
+    assert_eq!(diagnostics.len(), 1001, "the first 1000 and one summary");
+    assert_eq!(diagnostics[1000]["omitted"], 500);
+    assert_eq!(value["warnings"], 1500, "every finding counted");
+    let output = clientbank(&["check", "--strict", &file]);
+    assert_eq!(code(&output), 1);
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(stdout.matches("error[duplicate-key]").count(), 1001);
+    assert!(
+        stdout.contains("and 500 more `duplicate-key` finding(s)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("FAILED (1500 error(s), 0 warning(s))"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn check_strict_fails_an_empty_required_value_in_any_document() {
+    let file = testdata("odd/empty-value.txt");
+    assert_eq!(code(&clientbank(&["check", &file])), 0);
+    let output = clientbank(&["check", "--strict", &file]);
+    assert_eq!(code(&output), 1);
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        stdout.contains("error[empty-value]: `Сумма` has no value"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("3 error(s)"), "{stdout}");
+}
+
+#[test]
+fn parse_decides_the_encoding_past_an_ascii_start() {
+    let dir = tempfile::tempdir().unwrap();
+    // 100 KB of blank lines, then CP866 text.
+    let mut bytes = b"1CClientBankExchange\r\n".to_vec();
+    bytes.extend(b"\r\n".repeat(50_000));
+    let cp866 = |text: &str| -> Vec<u8> {
+        text.chars()
+            .map(|c| match c {
+                'А'..='п' => (c as u32 - 'А' as u32 + 0x80) as u8,
+                'р'..='я' => (c as u32 - 'р' as u32 + 0xE0) as u8,
+                c => c as u8,
+            })
+            .collect()
+    };
+    bytes.extend(cp866(
+        "ВерсияФормата=1.03\r\nКодировка=DOS\r\nСекцияДокумент=Банковский ордер\r\nНомер=7\r\n\
+         Дата=01.11.2026\r\nСумма=1.00\r\nКонецДокумента\r\nКонецФайла\r\n",
+    ));
+    let file = generated(&dir, "late.txt", &bytes);
+    let output = clientbank(&["parse", "--json", &file]);
+    assert_eq!(code(&output), 0);
+    let value: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(value["encoding"], "cp866");
+    assert_eq!(value["documents"][0]["type"], "Банковский ордер");
+    assert_eq!(
+        value["documents"][0]["fields"][0],
+        serde_json::json!(["Номер", "7"])
+    );
+}
+
 /// `clientbank sandbox` serves the README's curl example: the sandbox companies.
 #[test]
 fn sandbox_command_serves_the_companies() {

@@ -6,13 +6,13 @@
 //! character the target encoding lacks) exits 1. The output is written unless the input is
 //! unreadable or the file cannot be encoded.
 
-use std::io::{self, Write};
+use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use chrono::NaiveDate;
 use clientbank_format::{Encoding, Renderer};
 use clientbank_payment::json::PaymentJson;
-use clientbank_payment::{Finding, UploadRequest, onec};
+use clientbank_payment::{Code, Finding, UploadRequest, onec, validate};
 
 use crate::cli::{Target, TargetEncoding};
 use crate::exit::{Failure, Outcome};
@@ -57,10 +57,11 @@ pub(crate) fn run(path: &Path, options: &Options) -> Result<Outcome, Failure> {
 }
 
 fn report(findings: &[Finding], path: &str, renderer: Option<&Renderer<'_>>) -> Outcome {
-    let mut stderr = io::stderr().lock();
+    let mut stderr = BufWriter::new(io::stderr().lock());
     for finding in findings {
-        let _ = write!(stderr, "{}", payments::render(finding, path, renderer));
+        let _ = stderr.write_all(payments::render(finding, path, renderer).as_bytes());
     }
+    let _ = stderr.flush();
     if findings.iter().any(Finding::is_error) {
         Outcome::Findings
     } else {
@@ -68,15 +69,28 @@ fn report(findings: &[Finding], path: &str, renderer: Option<&Renderer<'_>>) -> 
     }
 }
 
-fn write_output(output: Option<&Path>, bytes: &[u8]) -> Result<(), Failure> {
-    match output {
-        Some(path) => std::fs::write(path, bytes).map_err(|e| {
-            Failure::Output(io::Error::new(e.kind(), format!("{}: {e}", path.display())))
-        }),
-        None => Ok(io::stdout().lock().write_all(bytes)?),
-    }
+/// Where the converted output goes: `-o OUT` (created now) or stdout, buffered.
+fn open_output(output: Option<&Path>) -> Result<Box<dyn Write>, Failure> {
+    Ok(match output {
+        Some(path) => Box::new(BufWriter::with_capacity(
+            1 << 16,
+            std::fs::File::create(path).map_err(|e| {
+                Failure::Output(io::Error::new(e.kind(), format!("{}: {e}", path.display())))
+            })?,
+        )),
+        None => Box::new(BufWriter::with_capacity(1 << 16, io::stdout().lock())),
+    })
 }
 
+fn write_output(output: Option<&Path>, bytes: &[u8]) -> Result<(), Failure> {
+    let mut out = open_output(output)?;
+    out.write_all(bytes)?;
+    Ok(out.flush()?)
+}
+
+/// 1C payment orders to a JSON array of upload requests, one document at a time: each
+/// request is written as it is made (formatted as `serde_json::to_vec_pretty` formats the
+/// whole array), each document's findings go to stderr as they are found.
 fn exchange_to_json(
     path: &Path,
     bytes: Vec<u8>,
@@ -92,28 +106,57 @@ fn exchange_to_json(
         }
     };
     let renderer = input.renderer();
-    let mut stderr = io::stderr().lock();
+    let mut stderr = BufWriter::new(io::stderr().lock());
+    let mut outcome = Outcome::Clean;
     for diagnostic in parsed.diagnostics.iter().filter(|d| d.is_error()) {
-        let _ = write!(stderr, "{}", renderer.render(diagnostic));
+        let _ = stderr.write_all(renderer.render(diagnostic).as_bytes());
+        outcome = Outcome::Findings;
     }
-    drop(stderr);
-    let (orders, mut findings) = onec::payment_orders(&parsed.tree);
-    let mut requests = Vec::with_capacity(orders.len());
-    for order in orders {
+    let tree = &parsed.tree;
+    let context = payments::tree_context(tree, today);
+    let mut findings_out = |findings: &[Finding], outcome: &mut Outcome| {
+        for finding in findings {
+            let _ = stderr
+                .write_all(payments::render(finding, &input.path, Some(&renderer)).as_bytes());
+            if finding.is_error() {
+                *outcome = Outcome::Findings;
+            }
+        }
+    };
+    let mut out = open_output(options.output.as_deref())?;
+    let mut count = 0;
+    for (index, section) in tree.documents().enumerate() {
+        let kind = section.document_type().unwrap_or_default();
+        if !onec::is_payment_order(&kind) {
+            // As `onec::payment_orders` reports a document of another type.
+            let mut finding = Finding::new(
+                Code::NotAPaymentOrder,
+                None,
+                format!("document {} is a {kind:?}, not a payment order", index + 1),
+            )
+            .found(kind.into_owned());
+            finding.line = Some(section.line()).filter(|&l| l > 0);
+            finding.payment = Some(index);
+            findings_out(&[finding], &mut outcome);
+            continue;
+        }
+        let mut order = onec::from_section(index, &section);
         let (json, mut not_carried) = PaymentJson::from_payment(&order.payment);
         order.lines.locate(&mut not_carried, Some(order.document));
-        findings.extend(order.findings);
-        findings.append(&mut not_carried);
-        requests.push(UploadRequest::new(json, options.in_signing));
+        order.findings.append(&mut not_carried);
+        let mut found = validate(&order.payment, &context);
+        order.lines.locate(&mut found, Some(order.document));
+        order.findings.append(&mut found);
+        findings_out(&order.findings, &mut outcome);
+        let request = UploadRequest::new(json, options.in_signing);
+        let text = serde_json::to_string_pretty(&request).map_err(io::Error::other)?;
+        out.write_all(if count == 0 { b"[\n  " } else { b",\n  " })?;
+        out.write_all(text.replace('\n', "\n  ").as_bytes())?;
+        count += 1;
     }
-    findings.extend(payments::validate_tree(&parsed.tree, today));
-    let mut outcome = report(&findings, &input.path, Some(&renderer));
-    if parsed.diagnostics.iter().any(|d| d.is_error()) {
-        outcome = outcome.max(Outcome::Findings);
-    }
-    let mut text = serde_json::to_vec_pretty(&requests).map_err(io::Error::other)?;
-    text.push(b'\n');
-    write_output(options.output.as_deref(), &text)?;
+    out.write_all(if count == 0 { b"[]\n" } else { b"\n]\n" })?;
+    out.flush()?;
+    let _ = stderr.flush();
     Ok(outcome)
 }
 

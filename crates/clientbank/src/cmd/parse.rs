@@ -1,16 +1,96 @@
 //! `clientbank parse FILE [--json]`: the file as the format crate sees it.
+//!
+//! The output is streamed section by section through a buffered writer; `--json` serialises
+//! each section's fields straight from the tree.
 
-use std::io::{self, Write};
+use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
-use clientbank_format::{Key, SectionKind, SectionRef};
-use serde_json::{Value, json};
+use clientbank_format::{Key, Parsed, SectionKind, SectionRef};
+use serde_json::json;
 
 use crate::exit::{Failure, Outcome};
-use crate::output::{Input, Unreadable, diagnostic_json, encoding_name, print_json};
+use crate::output::{Input, Unreadable, diagnostic_json, encoding_name, write_array};
 
-fn fields_json(section: &SectionRef<'_>) -> Value {
-    section.fields().map(|f| json!([f.key, f.value])).collect()
+/// `[["Key", "value"], …]`, one field at a time.
+fn write_fields(out: &mut impl Write, section: &SectionRef<'_>) -> io::Result<()> {
+    out.write_all(b"[")?;
+    for (i, field) in section.fields().enumerate() {
+        if i > 0 {
+            out.write_all(b", ")?;
+        }
+        serde_json::to_writer(&mut *out, &(&*field.key, &*field.value))?;
+    }
+    out.write_all(b"]")
+}
+
+fn write_json(out: &mut impl Write, parsed: &Parsed) -> io::Result<()> {
+    let tree = &parsed.tree;
+    writeln!(
+        out,
+        "{{\n  \"encoding\": {},\n  \"version\": {},",
+        json!(encoding_name(tree.encoding())),
+        json!(tree.header().get(Key::FormatVersion))
+    )?;
+    out.write_all(b"  \"header\": ")?;
+    write_fields(out, &tree.header())?;
+    out.write_all(b",\n  \"accounts\": ")?;
+    write_array(out, "    ", tree.accounts(), |out, account| {
+        write!(out, "{{\"line\": {}, \"fields\": ", account.line())?;
+        write_fields(out, &account)?;
+        out.write_all(b"}")
+    })?;
+    out.write_all(b",\n  \"documents\": ")?;
+    write_array(out, "    ", tree.documents(), |out, document| {
+        write!(
+            out,
+            "{{\"type\": {}, \"line\": {}, \"fields\": ",
+            json!(document.document_type()),
+            document.line()
+        )?;
+        write_fields(out, &document)?;
+        out.write_all(b"}")
+    })?;
+    out.write_all(b",\n  \"diagnostics\": ")?;
+    write_array(out, "    ", &parsed.diagnostics, |out, d| {
+        serde_json::to_writer(&mut *out, &diagnostic_json(d, d.severity)).map_err(io::Error::from)
+    })?;
+    out.write_all(b"\n}\n")
+}
+
+fn write_text(out: &mut impl Write, input: &Input, parsed: &Parsed) -> io::Result<()> {
+    let tree = &parsed.tree;
+    writeln!(
+        out,
+        "{}: {} ({:?}), version {}, {} account section(s), {} document(s)",
+        input.path,
+        tree.encoding(),
+        tree.detection(),
+        tree.version().unwrap_or("unknown"),
+        tree.accounts().count(),
+        tree.documents().count()
+    )?;
+    for section in tree.sections() {
+        let title = match section.kind() {
+            SectionKind::Header => "Header".to_string(),
+            SectionKind::Account => "СекцияРасчСчет".to_string(),
+            SectionKind::Document => format!(
+                "СекцияДокумент={}",
+                section.document_type().unwrap_or_default()
+            ),
+            SectionKind::End => continue,
+        };
+        writeln!(out, "\n{title} (line {})", section.line())?;
+        for field in section.fields() {
+            let mark = if field.known.is_some() { ' ' } else { '?' };
+            writeln!(
+                out,
+                " {mark}{:>5}  {}={}",
+                field.line, field.key, field.value
+            )?;
+        }
+    }
+    Ok(())
 }
 
 pub(crate) fn run(path: &Path, json: bool) -> Result<Outcome, Failure> {
@@ -19,75 +99,40 @@ pub(crate) fn run(path: &Path, json: bool) -> Result<Outcome, Failure> {
         Ok(parsed) => parsed,
         Err(why) => {
             if json && let Unreadable::Refused(r) = why {
-                print_json(&json!({
-                    "encoding": input.encoding().map(encoding_name),
-                    "version": null,
-                    "header": [], "accounts": [], "documents": [],
-                    "diagnostics": [diagnostic_json(&r.diagnostic)],
-                }))?;
+                let mut out = BufWriter::new(io::stdout().lock());
+                serde_json::to_writer_pretty(
+                    &mut out,
+                    &json!({
+                        "encoding": input.encoding().map(encoding_name),
+                        "version": null,
+                        "header": [], "accounts": [], "documents": [],
+                        "diagnostics": [diagnostic_json(&r.diagnostic, r.diagnostic.severity)],
+                    }),
+                )
+                .map_err(io::Error::from)?;
+                writeln!(out)?;
+                out.flush()?;
             }
             input.report_unreadable(why);
             return Ok(Outcome::Unreadable);
         }
     };
-    let tree = &parsed.tree;
     let errors = parsed.diagnostics.iter().any(|d| d.is_error());
+    let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
     if json {
-        let accounts: Vec<Value> = tree
-            .accounts()
-            .map(|a| json!({"line": a.line(), "fields": fields_json(&a)}))
-            .collect();
-        let documents: Vec<Value> = tree
-            .documents()
-            .map(
-                |d| json!({"type": d.document_type(), "line": d.line(), "fields": fields_json(&d)}),
-            )
-            .collect();
-        print_json(&json!({
-            "encoding": encoding_name(tree.encoding()),
-            "version": tree.header().get(Key::FormatVersion),
-            "header": fields_json(&tree.header()),
-            "accounts": accounts,
-            "documents": documents,
-            "diagnostics": parsed.diagnostics.iter().map(diagnostic_json).collect::<Vec<_>>(),
-        }))?;
+        write_json(&mut out, parsed)?;
     } else {
-        let mut out = io::stdout().lock();
-        writeln!(
-            out,
-            "{}: {} ({:?}), version {}, {} account section(s), {} document(s)",
-            input.path,
-            tree.encoding(),
-            tree.detection(),
-            tree.version().unwrap_or("unknown"),
-            tree.accounts().count(),
-            tree.documents().count()
-        )?;
-        for section in tree.sections() {
-            let title = match section.kind() {
-                SectionKind::Header => "Header".to_string(),
-                SectionKind::Account => "СекцияРасчСчет".to_string(),
-                SectionKind::Document => format!(
-                    "СекцияДокумент={}",
-                    section.document_type().unwrap_or_default()
-                ),
-                SectionKind::End => continue,
-            };
-            writeln!(out, "\n{title} (line {})", section.line())?;
-            for field in section.fields() {
-                let mark = if field.known.is_some() { ' ' } else { '?' };
-                writeln!(
-                    out,
-                    " {mark}{:>5}  {}={}",
-                    field.line, field.key, field.value
-                )?;
-            }
-        }
-        drop(out);
+        write_text(&mut out, &input, parsed)?;
+    }
+    out.flush()?;
+    drop(out);
+    if !json {
         let renderer = input.renderer();
+        let mut err = BufWriter::new(io::stderr().lock());
         for diagnostic in &parsed.diagnostics {
-            eprint!("{}", renderer.render(diagnostic));
+            err.write_all(renderer.render(diagnostic).as_bytes())?;
         }
+        err.flush()?;
     }
     Ok(if errors {
         Outcome::Findings

@@ -1,0 +1,283 @@
+//! Issue 8: empty required values, the encoding decided on the whole input, markers in any
+//! letter case, values in the other single-byte encoding, and findings that stay small and
+//! few whatever the input. Each case is read by both readers, which must agree.
+
+use clientbank_format::{
+    Code, Diagnostic, Encoding, Key, LIMIT_PER_CODE, Reader, SectionKind, parse,
+};
+
+/// Reads `bytes` with both readers; checks they agree on sections, findings and encoding.
+fn read(bytes: &[u8]) -> (clientbank_format::Parsed, Vec<Diagnostic>) {
+    clientbank_format::fuzz::parse_agrees(bytes);
+    let parsed = parse(bytes).unwrap_or_else(|r| panic!("refused: {r}"));
+    let mut reader = Reader::new(bytes);
+    let kinds: Vec<SectionKind> = reader.by_ref().map(|s| s.unwrap().kind()).collect();
+    assert_eq!(
+        kinds,
+        parsed.tree.sections().map(|s| s.kind()).collect::<Vec<_>>()
+    );
+    assert_eq!(reader.diagnostics(), parsed.diagnostics);
+    assert_eq!(reader.encoding(), Some(parsed.tree.encoding()));
+    let diagnostics = parsed.diagnostics.clone();
+    (parsed, diagnostics)
+}
+
+fn codes(diagnostics: &[Diagnostic]) -> Vec<(Code, u32, Option<&str>)> {
+    diagnostics
+        .iter()
+        .map(|d| (d.code, d.line, d.key.as_deref()))
+        .collect()
+}
+
+fn cp1251(text: &str) -> Vec<u8> {
+    Encoding::Cp1251.encode(text).unwrap().into_owned()
+}
+
+#[test]
+fn an_empty_required_value_is_a_finding_in_every_section_kind() {
+    let text = "1CClientBankExchange\r\nВерсияФормата=1.03\r\nКодировка=Windows\r\n\
+        ДатаНачала=\r\nДатаКонца=30.11.2026\r\nРасчСчет=\r\n\
+        СекцияРасчСчет\r\nДатаНачала=\r\nРасчСчет=  \r\nНачальныйОстаток=\r\nКонецРасчСчет\r\n\
+        СекцияДокумент=Платежное поручение\r\nНомер=\r\nДата=\r\nСумма=\r\nНазначениеПлатежа=\r\nКонецДокумента\r\n\
+        СекцияДокумент=Банковский ордер\r\nНомер=5\r\nДата=\r\nСумма=10.00\r\nКонецДокумента\r\n\
+        КонецФайла\r\n";
+    let (_, diagnostics) = read(&cp1251(text));
+    assert_eq!(
+        codes(&diagnostics),
+        [
+            (Code::EmptyValue, 4, Some("ДатаНачала")),
+            (Code::EmptyValue, 6, Some("РасчСчет")),
+            (Code::EmptyValue, 8, Some("ДатаНачала")),
+            (Code::EmptyValue, 9, Some("РасчСчет")),
+            (Code::EmptyValue, 10, Some("НачальныйОстаток")),
+            (Code::EmptyValue, 13, Some("Номер")),
+            (Code::EmptyValue, 14, Some("Дата")),
+            (Code::EmptyValue, 15, Some("Сумма")),
+            (Code::EmptyValue, 20, Some("Дата")),
+        ],
+        "an optional key (НазначениеПлатежа) may be empty"
+    );
+    let sum = &diagnostics[7];
+    assert_eq!(sum.column, 7, "the caret stands after `=`");
+    assert!(
+        sum.message.contains("`Сумма` has no value"),
+        "{}",
+        sum.message
+    );
+    assert_eq!(
+        sum.severity,
+        clientbank_format::Severity::Warning,
+        "a warning, an error with --strict"
+    );
+    // An empty Кодировка too.
+    let (_, diagnostics) = read(&cp1251(
+        "1CClientBankExchange\r\nВерсияФормата=1.03\r\nКодировка=\r\nКонецФайла\r\n",
+    ));
+    assert_eq!(
+        codes(&diagnostics),
+        [(Code::EmptyValue, 3, Some("Кодировка"))]
+    );
+}
+
+/// An exchange file whose first non-ASCII byte stands past the first `ascii` bytes.
+fn late_text(ascii: usize) -> String {
+    let mut text = String::from("1CClientBankExchange\r\n");
+    while text.len() < ascii {
+        text.push_str("\r\n");
+    }
+    text + "ВерсияФормата=1.03\r\nКодировка=DOS\r\nСекцияДокумент=Платежное поручение\r\n\
+        Номер=7\r\nДата=01.11.2026\r\nСумма=1.00\r\nПолучатель=ООО Ромашка\r\nКонецДокумента\r\nКонецФайла\r\n"
+}
+
+#[test]
+fn the_encoding_is_decided_past_an_ascii_start() {
+    for ascii in [100, 70_000, 200_000] {
+        let text = late_text(ascii);
+        for encoding in Encoding::ALL {
+            let bytes = encoding.encode(&text).unwrap().into_owned();
+            let (parsed, diagnostics) = read(&bytes);
+            assert_eq!(
+                parsed.tree.encoding(),
+                encoding,
+                "{ascii} ASCII bytes first"
+            );
+            assert_eq!(parsed.tree.documents().count(), 1);
+            let document = parsed.tree.documents().next().unwrap();
+            assert_eq!(document.get(Key::Recipient).as_deref(), Some("ООО Ромашка"));
+            let mut found: Vec<Code> = diagnostics.iter().map(|d| d.code).collect();
+            found.dedup();
+            let expected: &[Code] = match encoding {
+                Encoding::Cp866 => &[Code::BlankLine],
+                _ => &[Code::BlankLine, Code::EncodingMismatch],
+            };
+            assert_eq!(found, expected, "{encoding}, {ascii}");
+        }
+    }
+}
+
+#[test]
+fn a_value_in_the_other_single_byte_encoding_is_a_warning() {
+    for (file, other) in [
+        (Encoding::Cp1251, Encoding::Cp866),
+        (Encoding::Cp866, Encoding::Cp1251),
+    ] {
+        let mut bytes = file
+            .encode(&format!(
+                "1CClientBankExchange\r\nВерсияФормата=1.03\r\nКодировка={}\r\n\
+                 СекцияДокумент=Платежное поручение\r\nНомер=7\r\nДата=01.11.2026\r\nСумма=1.00\r\n\
+                 НазначениеПлатежа=Оплата по счету № 5 \"Ромашка\", НДС не облагается\r\nПолучатель=",
+                file.label()
+            ))
+            .unwrap()
+            .into_owned();
+        bytes.extend_from_slice(&other.encode("ООО Ромашка").unwrap());
+        bytes.extend_from_slice(&file.encode("\r\nКонецДокумента\r\nКонецФайла\r\n").unwrap());
+        let (parsed, diagnostics) = read(&bytes);
+        assert_eq!(parsed.tree.encoding(), file);
+        assert_eq!(
+            codes(&diagnostics),
+            [(Code::ValueInOtherEncoding, 9, Some("Получатель"))],
+            "{file}: {diagnostics:?}"
+        );
+        assert!(
+            diagnostics[0].message.contains("ООО Ромашка"),
+            "the message shows the value as the other encoding reads it: {}",
+            diagnostics[0].message
+        );
+    }
+}
+
+#[test]
+fn markers_in_another_letter_case_keep_the_document() {
+    let text = "1CClientBankExchange\r\nВерсияФормата=1.03\r\nКодировка=Windows\r\n\
+        секциярасчсчет\r\nДатаНачала=01.11.2026\r\nРасчСчет=40702810938000012345\r\nНачальныйОстаток=0\r\nконецрасчсчет\r\n\
+        секциядокумент=Платежное поручение\r\nНомер=7\r\nДата=01.11.2026\r\nСумма=1.00\r\nКонецдокумента\r\n\
+        КОНЕЦФАЙЛА\r\n";
+    for encoding in Encoding::ALL {
+        let bytes = encoding.encode(text).unwrap().into_owned();
+        let (parsed, diagnostics) = read(&bytes);
+        assert_eq!(parsed.tree.accounts().count(), 1);
+        assert_eq!(parsed.tree.documents().count(), 1, "{encoding}");
+        let document = parsed.tree.documents().next().unwrap();
+        assert_eq!(document.get(Key::Number).as_deref(), Some("7"));
+        assert_eq!(
+            document.document_type().as_deref(),
+            Some("Платежное поручение")
+        );
+        let found: Vec<_> = diagnostics
+            .iter()
+            .filter(|d| d.code != Code::EncodingMismatch)
+            .map(|d| (d.code, d.line, d.key.clone().unwrap_or_default()))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (Code::KeyCase, 4, "секциярасчсчет".to_string()),
+                (Code::KeyCase, 8, "конецрасчсчет".to_string()),
+                (Code::KeyCase, 9, "секциядокумент".to_string()),
+                (Code::KeyCase, 13, "Конецдокумента".to_string()),
+                (Code::KeyCase, 14, "КОНЕЦФАЙЛА".to_string()),
+            ],
+            "{encoding}"
+        );
+    }
+    // Line 1 in another case is still an exchange file.
+    let (_, diagnostics) = read(b"1cclientbankexchange\r\n");
+    assert_eq!(diagnostics[0].code, Code::KeyCase);
+}
+
+#[test]
+fn repeats_of_a_code_past_the_limit_become_one_summary() {
+    let repeats = LIMIT_PER_CODE + 499;
+    let mut text = String::from(
+        "1CClientBankExchange\r\nВерсияФормата=1.03\r\nКодировка=Windows\r\n\
+         СекцияДокумент=Платежное поручение\r\nДата=01.11.2026\r\nСумма=1.00\r\nНомер=1\r\n",
+    );
+    for _ in 0..repeats {
+        text.push_str("Номер=1\r\n");
+    }
+    text.push_str("КонецДокумента\r\nКонецФайла\r\n");
+    let (_, diagnostics) = read(&cp1251(&text));
+    assert_eq!(diagnostics.len(), LIMIT_PER_CODE + 1);
+    assert!(
+        diagnostics[..LIMIT_PER_CODE]
+            .iter()
+            .all(|d| d.code == Code::DuplicateKey && d.omitted == 0)
+    );
+    let summary = &diagnostics[LIMIT_PER_CODE];
+    assert_eq!(summary.code, Code::DuplicateKey);
+    assert_eq!(summary.omitted, 499);
+    assert_eq!(summary.count(), 499);
+    assert_eq!(
+        summary.line,
+        8 + LIMIT_PER_CODE as u32,
+        "where the first omitted one stood"
+    );
+    assert!(
+        summary.message.contains("and 499 more `duplicate-key`"),
+        "{}",
+        summary.message
+    );
+    let total: usize = diagnostics.iter().map(Diagnostic::count).sum();
+    assert_eq!(total, repeats, "every finding is counted");
+}
+
+#[test]
+fn the_limit_holds_across_the_two_threads_of_a_large_input() {
+    // A duplicate in each of many documents: the in-memory reader cuts the file in two
+    // (`parse_agrees` compares the two-thread reading with one pass).
+    let mut text =
+        String::from("1CClientBankExchange\r\nВерсияФормата=1.03\r\nКодировка=Windows\r\n");
+    let documents = LIMIT_PER_CODE * 2 + 10;
+    for _ in 0..documents {
+        text.push_str(
+            "СекцияДокумент=Платежное поручение\r\nНомер=1\r\nНомер=1\r\nДата=01.11.2026\r\nСумма=1\r\nКонецДокумента\r\n",
+        );
+    }
+    text.push_str("КонецФайла\r\n");
+    let (_, diagnostics) = read(&cp1251(&text));
+    assert_eq!(diagnostics.len(), LIMIT_PER_CODE + 1);
+    assert_eq!(
+        diagnostics[LIMIT_PER_CODE].omitted as usize,
+        documents - LIMIT_PER_CODE
+    );
+}
+
+#[test]
+fn findings_stay_few_and_small_whatever_the_input() {
+    // Documents opened and never closed, each with no key at all: five codes per line.
+    let mut text =
+        String::from("1CClientBankExchange\r\nВерсияФормата=1.03\r\nКодировка=Windows\r\n");
+    for _ in 0..20_000 {
+        text.push_str("СекцияДокумент=\r\n");
+    }
+    // And a key and a value of a megabyte each.
+    text.push_str(&format!(
+        "{}=1\r\nСумма={}\r\n",
+        "Ж".repeat(1 << 20),
+        "9".repeat(1 << 20)
+    ));
+    let bytes = cp1251(&text);
+    let (_, diagnostics) = read(&bytes);
+    let mut per_code = std::collections::HashMap::new();
+    for d in &diagnostics {
+        *per_code.entry(d.code).or_insert(0usize) += d.count();
+        let held = d.message.len()
+            + d.key.as_ref().map_or(0, String::len)
+            + d.found.as_ref().map_or(0, String::len)
+            + d.expected.as_ref().map_or(0, String::len);
+        assert!(held < 2_000, "a finding holds {held} bytes: {d:?}");
+    }
+    assert!(
+        diagnostics.len() <= Code::ALL.len() * (LIMIT_PER_CODE + 1),
+        "{} findings kept",
+        diagnostics.len()
+    );
+    assert_eq!(per_code[&Code::EmptyDocumentType], 20_000);
+    assert_eq!(per_code[&Code::UnclosedSection], 20_000);
+    assert_eq!(
+        per_code[&Code::MissingKey],
+        20_000 * 3 - 1,
+        "the last one has its Сумма"
+    );
+}
