@@ -231,6 +231,9 @@ codes! {
     NotCarried = "not-carried", Warning;
     /// A document that is not a payment order; it is not converted.
     NotAPaymentOrder = "not-a-payment-order", Warning;
+    /// A payer's requisite (INN, KPP, name, bank) that a 1C payment order needs but the JSON
+    /// upload request does not carry, and no `--payer-from` file gave: the key is left empty.
+    PayerUnknown = "payer-unknown", Warning;
     /// A JSON field that the upload request does not have.
     UnknownField = "unknown-field", Warning;
     /// JSON that is not an upload request (or an array of them).

@@ -5,18 +5,19 @@ use crate::exit::{Failure, Outcome};
 
 mod check;
 mod convert;
+mod generate;
 mod parse;
 mod sandbox;
 
 pub(crate) fn run(cli: Cli) -> Result<Outcome, Failure> {
     match cli.command {
-        Command::Parse { file, json } => parse::run(&file, json),
+        Command::Parse { file, json } => parse::run(&file, json.mode()),
         Command::Check {
             files,
             strict,
             json,
             today,
-        } => check::run(&files, strict, json, today),
+        } => check::run(&files, strict, json.mode(), today),
         Command::Convert {
             file,
             to,
@@ -24,6 +25,10 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome, Failure> {
             encoding,
             in_signing,
             today,
+            payer_from,
+            json,
+            strict,
+            force,
         } => convert::run(
             &file,
             &convert::Options {
@@ -32,8 +37,14 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome, Failure> {
                 encoding,
                 in_signing,
                 today,
+                payer_from,
+                json,
+                strict,
+                force,
             },
         ),
         Command::Sandbox { addr, time_scale } => sandbox::run(addr, time_scale),
+        Command::Completions { shell } => generate::completions(shell),
+        Command::Man => generate::man(),
     }
 }
