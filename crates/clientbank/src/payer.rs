@@ -2,7 +2,7 @@
 //!
 //! A JSON upload request names the payer by `PayerAccount` only (the bank knows the rest); a
 //! 1C payment order going to the bank needs the payer's name, INN, KPP and bank. The file
-//! gives them, in TOML or JSON (JSON when it starts with `{` or `[`):
+//! gives them, in TOML or JSON (JSON when it is an object or an array of objects):
 //!
 //! ```toml
 //! account = "40702810938000012345"   # the payer's account (PayerAccount)
@@ -64,7 +64,13 @@ pub(crate) fn load(path: &Path) -> Result<Vec<Payer>, String> {
         )
     })?;
     let text = text.trim_start_matches('\u{feff}');
-    let payers = if matches!(text.trim_start().chars().next(), Some('{' | '[')) {
+    let start = text.trim_start();
+    // JSON: an object, or an array of them (`[[payer]]` is TOML's array of tables).
+    let json = start.starts_with('{')
+        || start
+            .strip_prefix('[')
+            .is_some_and(|rest| matches!(rest.trim_start().chars().next(), Some('{' | ']')));
+    let payers = if json {
         match serde_json::from_str::<Json>(text) {
             Ok(Json::One(payer)) => vec![payer],
             Ok(Json::Many(payers)) => payers,
@@ -122,6 +128,17 @@ pub(crate) fn fill(payments: &mut [Payment], payers: &[Payer]) -> Vec<Finding> {
             .as_deref()
             .and_then(|a| payers.iter().find(|p| p.account.trim() == a.trim()));
         let Some(payer) = found else {
+            // The keys are written, empty, beside the finding: never silently absent.
+            let holder = &mut payment.payer;
+            for slot in [
+                &mut holder.name,
+                &mut holder.inn,
+                &mut holder.bank.name,
+                &mut holder.bank.bik,
+                &mut holder.bank.corr_account,
+            ] {
+                slot.get_or_insert_with(String::new);
+            }
             match unknown.iter_mut().find(|(a, _, _)| *a == account) {
                 Some((_, _, count)) => *count += 1,
                 None => unknown.push((account, index, 1)),
@@ -168,7 +185,7 @@ pub(crate) fn fill(payments: &mut [Payment], payers: &[Payer]) -> Vec<Finding> {
                      укажите их в --payer-from ФАЙЛ-СЧЁТА"
                 ),
             );
-            let mut finding = Finding::new(Code::PayerUnknown, Some(Field::PayerInn), message);
+            let mut finding = Finding::new(Code::PayerUnknown, Some(Field::PayerAccount), message);
             finding.payment = Some(index);
             if let Some(account) = account {
                 finding = finding.found(account);
@@ -176,6 +193,39 @@ pub(crate) fn fill(payments: &mut [Payment], payers: &[Payer]) -> Vec<Finding> {
             finding
         })
         .collect()
+}
+
+/// The payee's bank name is not in a JSON request: each payment without one gets the key
+/// empty, and the file one `recipient-bank-unknown` finding (at the first such payment).
+pub(crate) fn recipient_banks(payments: &mut [Payment]) -> Option<Finding> {
+    let mut first = None;
+    let mut count = 0;
+    for (index, payment) in payments.iter_mut().enumerate() {
+        if payment.recipient.bank.name.is_none() {
+            payment.recipient.bank.name = Some(String::new());
+            first.get_or_insert(index);
+            count += 1;
+        }
+    }
+    let message = tr(
+        format!(
+            "the payee's bank name is not in a JSON upload request (the bank takes it from the \
+             BIK): `ПолучательБанк1` is written empty in {count} payment(s)"
+        ),
+        format!(
+            "наименования банка получателя нет в запросе JSON (банк берёт его по БИК): \
+             `ПолучательБанк1` записан пустым в платежах: {count}"
+        ),
+    );
+    first.map(|index| {
+        let mut finding = Finding::new(
+            Code::RecipientBankUnknown,
+            Some(Field::RecipientBankName),
+            message,
+        );
+        finding.payment = Some(index);
+        finding
+    })
 }
 
 #[cfg(test)]

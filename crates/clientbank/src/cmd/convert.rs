@@ -360,6 +360,7 @@ fn json_to_exchange(
     let mut file = file_out(&mut findings.buffer, options, &shown, Some(Encoding::Utf8), true)?;
     let mut payments: Vec<_> = requests.iter().map(|r| r.payment.to_payment()).collect();
     found.extend(crate::payer::fill(&mut payments, payers.unwrap_or_default()));
+    found.extend(crate::payer::recipient_banks(&mut payments));
     let (exchange, mapping) = onec::to_exchange(&payments, encoding);
     found.extend(mapping);
     let unwritable = payments::unwritable(&found);
