@@ -219,7 +219,10 @@ mod tests {
         let Err(SignProblem::Unavailable(why)) = run(program, None, &["version"]) else {
             panic!("a missing program is not an invalid signature");
         };
-        assert!(why.contains(&format!("`{program}` program was not found")), "{why}");
+        assert!(
+            why.contains(&format!("`{program}` program was not found")),
+            "{why}"
+        );
         assert!(why.contains("PATH"), "{why}");
     }
 }

@@ -28,7 +28,13 @@ Exit codes: 0 no error, 1 an error finding, 2 usage, I/O or unreadable input.";
 #[derive(Debug, Args)]
 pub(crate) struct Global {
     /// When to colour the output: `auto` colours a terminal unless `NO_COLOR` is set.
-    #[arg(long, value_enum, default_value = "auto", global = true, value_name = "WHEN")]
+    #[arg(
+        long,
+        value_enum,
+        default_value = "auto",
+        global = true,
+        value_name = "WHEN"
+    )]
     pub(crate) color: Color,
     /// The language of messages (the default follows LC_ALL, LC_MESSAGES or LANG: `ru_RU…` is
     /// Russian). Codes, JSON keys and exit codes are the same in both.
@@ -185,18 +191,24 @@ Examples:
         time_scale: f64,
     },
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
-    #[command(hide = true, after_help = "\
+    #[command(
+        hide = true,
+        after_help = "\
 Examples:
   clientbank completions bash > ~/.local/share/bash-completion/completions/clientbank
-  clientbank completions zsh > ~/.zfunc/_clientbank")]
+  clientbank completions zsh > ~/.zfunc/_clientbank"
+    )]
     Completions {
         /// The shell.
         shell: clap_complete::Shell,
     },
     /// Print the man page (roff).
-    #[command(hide = true, after_help = "\
+    #[command(
+        hide = true,
+        after_help = "\
 Examples:
-  clientbank man > clientbank.1 && man ./clientbank.1")]
+  clientbank man > clientbank.1 && man ./clientbank.1"
+    )]
     Man,
 }
 

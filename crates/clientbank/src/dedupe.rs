@@ -33,7 +33,11 @@ pub(crate) struct SameDefect {
 
 impl SameDefect {
     /// Looks at the payment orders holding a value the format reported.
-    pub(crate) fn new(tree: &SyntaxTree, diagnostics: &[Diagnostic], context: &Context) -> SameDefect {
+    pub(crate) fn new(
+        tree: &SyntaxTree,
+        diagnostics: &[Diagnostic],
+        context: &Context,
+    ) -> SameDefect {
         let mut lines: HashMap<u32, Option<Severity>> = diagnostics
             .iter()
             .filter(|d| is_value_code(d.code) && d.omitted == 0 && d.line > 0)
@@ -51,7 +55,7 @@ impl SameDefect {
             while next.peek().is_some_and(|&l| l < section.line()) {
                 next.next();
             }
-            if !next.peek().is_some_and(|&l| l < end) {
+            if next.peek().is_none_or(|&l| l >= end) {
                 continue;
             }
             while next.peek().is_some_and(|&l| l < end) {

@@ -23,7 +23,9 @@ pub(crate) fn shown(path: &Path) -> String {
 pub(crate) fn read(path: &Path, progress: &indicatif::ProgressBar) -> io::Result<Vec<u8>> {
     let mut bytes = Vec::new();
     if is_std(path) {
-        progress.wrap_read(io::stdin().lock()).read_to_end(&mut bytes)?;
+        progress
+            .wrap_read(io::stdin().lock())
+            .read_to_end(&mut bytes)?;
     } else {
         let file = std::fs::File::open(path)?;
         if let Ok(meta) = file.metadata() {

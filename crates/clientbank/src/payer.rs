@@ -165,10 +165,7 @@ pub(crate) fn fill(payments: &mut [Payment], payers: &[Payer]) -> Vec<Finding> {
         .into_iter()
         .map(|(account, index, count)| {
             let whose = match &account {
-                Some(account) => tr(
-                    format!("account {account}"),
-                    format!("счёта {account}"),
-                ),
+                Some(account) => tr(format!("account {account}"), format!("счёта {account}")),
                 None => tr("a payment without PayerAccount", "платежа без PayerAccount"),
             };
             let message = tr(
@@ -264,7 +261,10 @@ corr_account = "30101810400000000225"
         let many = load(&write(
             &dir,
             "many.toml",
-            &format!("[[payer]]\n{TOML}\n[[payer]]\n{}", TOML.replace("12345", "54321")),
+            &format!(
+                "[[payer]]\n{TOML}\n[[payer]]\n{}",
+                TOML.replace("12345", "54321")
+            ),
         ))
         .unwrap();
         assert_eq!(many.len(), 2);
@@ -300,11 +300,19 @@ corr_account = "30101810400000000225"
             Some("500100732259"),
             "a value the payment has is kept"
         );
-        assert_eq!(payments[1].payer.inn, None);
+        assert_eq!(
+            payments[1].payer.inn.as_deref(),
+            Some(""),
+            "an unknown payer's key is written empty"
+        );
         assert_eq!(findings.len(), 1);
         assert_eq!(findings[0].code, Code::PayerUnknown);
         assert_eq!(findings[0].payment, Some(1));
-        assert!(findings[0].message.contains("2 payment(s)"), "{}", findings[0].message);
+        assert!(
+            findings[0].message.contains("2 payment(s)"),
+            "{}",
+            findings[0].message
+        );
         let none = fill(&mut [Payment::default()], &[]);
         assert_eq!(none.len(), 1);
         assert_eq!(none[0].found, None);

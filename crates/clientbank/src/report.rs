@@ -322,9 +322,7 @@ pub(crate) fn close(
             "\n{}",
             tr(
                 format!("{files} file(s) checked: {errors} error(s), {warnings} warning(s)"),
-                format!(
-                    "проверено файлов: {files}; ошибок: {errors}, предупреждений: {warnings}"
-                ),
+                format!("проверено файлов: {files}; ошибок: {errors}, предупреждений: {warnings}"),
             )
         ),
     }

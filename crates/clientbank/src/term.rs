@@ -55,9 +55,7 @@ pub(crate) fn init(global: &Global) {
     };
     choice.write_global();
     // `Auto` looks at NO_COLOR, CLICOLOR_FORCE, TERM and whether the stream is a terminal.
-    let on = |choice: anstream::ColorChoice| {
-        !matches!(choice, anstream::ColorChoice::Never)
-    };
+    let on = |choice: anstream::ColorChoice| !matches!(choice, anstream::ColorChoice::Never);
     let _ = SETTINGS.set(Settings {
         lang,
         color_out: on(anstream::AutoStream::choice(&io::stdout())),
@@ -125,13 +123,17 @@ pub(crate) fn warning_prefix() -> &'static str {
 /// `error: MESSAGE` on stderr (coloured on a terminal).
 pub(crate) fn error(message: &str) {
     let line = format!("{} {message}\n", error_prefix());
-    let _ = io::stderr().lock().write_all(paint(&line, Stream::Err).as_bytes());
+    let _ = io::stderr()
+        .lock()
+        .write_all(paint(&line, Stream::Err).as_bytes());
 }
 
 /// `warning: MESSAGE` on stderr.
 pub(crate) fn warning(message: &str) {
     let line = format!("{} {message}\n", warning_prefix());
-    let _ = io::stderr().lock().write_all(paint(&line, Stream::Err).as_bytes());
+    let _ = io::stderr()
+        .lock()
+        .write_all(paint(&line, Stream::Err).as_bytes());
 }
 
 /// Colours rendered findings and messages for `stream` when it is coloured: the
@@ -173,7 +175,9 @@ fn paint_always(text: &str) -> String {
         if let Some((cut, style)) = head {
             severity = style;
             let (prefix, message) = body.split_at(cut);
-            out.push_str(&format!("{style}{prefix}{style:#}{BOLD}{message}{BOLD:#}{end}"));
+            out.push_str(&format!(
+                "{style}{prefix}{style:#}{BOLD}{message}{BOLD:#}{end}"
+            ));
             continue;
         }
         let trimmed = body.trim_start();
@@ -210,9 +214,9 @@ pub(crate) fn progress(len: u64, report_on_terminal: bool, json: bool) -> indica
         return indicatif::ProgressBar::hidden();
     }
     let bar = indicatif::ProgressBar::new(len);
-    if let Ok(style) = indicatif::ProgressStyle::with_template(
-        "{prefix:>10} [{bar:30}] {percent:>3}% {msg}",
-    ) {
+    if let Ok(style) =
+        indicatif::ProgressStyle::with_template("{prefix:>10} [{bar:30}] {percent:>3}% {msg}")
+    {
         bar.set_style(style.progress_chars("=> "));
     }
     bar

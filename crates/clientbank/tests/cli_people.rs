@@ -46,16 +46,31 @@ fn colour_follows_the_flag_and_no_color() {
     assert!(!text(&piped.stdout).contains(ESC), "no colour into a pipe");
     let always = clientbank(&["--color", "always", "check", &file]);
     let painted = text(&always.stdout);
-    assert!(painted.contains(&format!("{ESC}1m{ESC}31merror[invalid-sum]:")), "{painted}");
+    assert!(
+        painted.contains(&format!("{ESC}1m{ESC}31merror[invalid-sum]:")),
+        "{painted}"
+    );
     // Colour changes nothing but the escapes.
     let stripped = painted
         .split(ESC)
         .enumerate()
-        .map(|(i, part)| if i == 0 { part } else { part.split_once('m').map_or(part, |(_, rest)| rest) })
+        .map(|(i, part)| {
+            if i == 0 {
+                part
+            } else {
+                part.split_once('m').map_or(part, |(_, rest)| rest)
+            }
+        })
         .collect::<String>();
     assert_eq!(stripped, text(&piped.stdout));
-    let forced = command(&["check", &file]).env("CLICOLOR_FORCE", "1").output().unwrap();
-    assert!(text(&forced.stdout).contains(ESC), "CLICOLOR_FORCE colours a pipe");
+    let forced = command(&["check", &file])
+        .env("CLICOLOR_FORCE", "1")
+        .output()
+        .unwrap();
+    assert!(
+        text(&forced.stdout).contains(ESC),
+        "CLICOLOR_FORCE colours a pipe"
+    );
     let no_color = command(&["check", &file])
         .env("CLICOLOR_FORCE", "1")
         .env("NO_COLOR", "1")
@@ -99,7 +114,10 @@ fn every_message_has_one_error_prefix_in_both_languages() {
     }
     // The locale chooses Russian; --lang overrides it.
     let file = testdata("odd/unknown-key.txt");
-    let ru = command(&["check", &file]).env("LANG", "ru_RU.UTF-8").output().unwrap();
+    let ru = command(&["check", &file])
+        .env("LANG", "ru_RU.UTF-8")
+        .output()
+        .unwrap();
     assert!(
         text(&ru.stdout).contains("проверено файлов: 1; ошибок: 0, предупреждений: 1"),
         "{}",
@@ -125,7 +143,10 @@ fn refusals_are_in_checks_report_with_their_file() {
     assert_eq!(output.status.code(), Some(2));
     let stdout = text(&output.stdout);
     assert!(stdout.contains("error[empty-input]"), "{stdout}");
-    assert!(stdout.contains(&format!("{empty}: unreadable (1 error(s)")), "{stdout}");
+    assert!(
+        stdout.contains(&format!("{empty}: unreadable (1 error(s)")),
+        "{stdout}"
+    );
     assert!(
         stdout.contains("error: cannot read no-such-file.txt")
             && stdout.contains("no-such-file.txt: unreadable"),
@@ -143,7 +164,10 @@ fn every_help_has_examples() {
     for command in ["parse", "check", "convert", "sandbox", "completions", "man"] {
         let help = clientbank(&[command, "--help"]);
         assert_eq!(help.status.code(), Some(0));
-        assert!(text(&help.stdout).contains("Examples:\n  clientbank "), "{command}");
+        assert!(
+            text(&help.stdout).contains("Examples:\n  clientbank "),
+            "{command}"
+        );
     }
     let top = clientbank(&["--help"]);
     assert!(text(&top.stdout).contains("Examples:"));
@@ -166,7 +190,10 @@ fn completions_and_the_man_page_come_from_the_definition() {
     let man = clientbank(&["man"]);
     assert_eq!(man.status.code(), Some(0));
     let page = text(&man.stdout);
-    assert!(page.starts_with(".ie \\n(.g .ds Aq") || page.contains(".TH clientbank"), "{page}");
+    assert!(
+        page.starts_with(".ie \\n(.g .ds Aq") || page.contains(".TH clientbank"),
+        "{page}"
+    );
     for word in ["clientbank\\-check", "\\-\\-payer\\-from", "Examples:"] {
         assert!(page.contains(word), "{word}");
     }
@@ -190,7 +217,10 @@ fn no_internal_names_in_any_output() {
     for dir in ["valid", "odd", "invalid", "payments", "corpus-like"] {
         for entry in std::fs::read_dir(testdata(dir)).unwrap() {
             let path = entry.unwrap().path();
-            if path.extension().is_some_and(|e| e != "expected" && e != "tsv" && e != "md") {
+            if path
+                .extension()
+                .is_some_and(|e| e != "expected" && e != "tsv" && e != "md")
+            {
                 files.push(path.display().to_string());
             }
         }
@@ -200,12 +230,23 @@ fn no_internal_names_in_any_output() {
         for args in [
             vec!["parse", file.as_str()],
             vec!["check", "--today", TODAY, file.as_str()],
-            vec!["convert", "--today", TODAY, file.as_str(), "-o", "-", "--force"],
+            vec![
+                "convert",
+                "--today",
+                TODAY,
+                file.as_str(),
+                "-o",
+                "-",
+                "--force",
+            ],
         ] {
             let output = clientbank(&args);
             let all = text(&output.stdout) + &text(&output.stderr);
             for name in &names {
-                assert!(!all.contains(name.as_str()), "{args:?} shows {name}:\n{all}");
+                assert!(
+                    !all.contains(name.as_str()),
+                    "{args:?} shows {name}:\n{all}"
+                );
             }
         }
     }
@@ -240,12 +281,53 @@ fn one_defect_is_one_finding() {
     let dir = tempfile::tempdir().unwrap();
     // (file, the line, its one code, severity, exit)
     let cases = [
-        (testdata("invalid/invalid-sum-comma.txt"), 15, "invalid-sum", "error", 1),
-        (with_line(&dir, "sum-text.txt", "Сумма=175000,00", "Сумма=сто"), 15, "invalid-sum", "error", 1),
-        (with_line(&dir, "sum-negative.txt", "Сумма=175000,00", "Сумма=-175000.00"), 15, "invalid-sum", "error", 1),
-        (with_line(&dir, "sum-empty.txt", "Сумма=175000,00", "Сумма="), 15, "empty-value", "error", 1),
-        (with_line(&dir, "number-empty.txt", "Номер=101", "Номер="), 13, "empty-value", "error", 1),
-        (testdata("invalid/invalid-date.txt"), 14, "invalid-date", "error", 1),
+        (
+            testdata("invalid/invalid-sum-comma.txt"),
+            15,
+            "invalid-sum",
+            "error",
+            1,
+        ),
+        (
+            with_line(&dir, "sum-text.txt", "Сумма=175000,00", "Сумма=сто"),
+            15,
+            "invalid-sum",
+            "error",
+            1,
+        ),
+        (
+            with_line(
+                &dir,
+                "sum-negative.txt",
+                "Сумма=175000,00",
+                "Сумма=-175000.00",
+            ),
+            15,
+            "invalid-sum",
+            "error",
+            1,
+        ),
+        (
+            with_line(&dir, "sum-empty.txt", "Сумма=175000,00", "Сумма="),
+            15,
+            "empty-value",
+            "error",
+            1,
+        ),
+        (
+            with_line(&dir, "number-empty.txt", "Номер=101", "Номер="),
+            13,
+            "empty-value",
+            "error",
+            1,
+        ),
+        (
+            testdata("invalid/invalid-date.txt"),
+            14,
+            "invalid-date",
+            "error",
+            1,
+        ),
     ];
     for (file, line, code, severity, exit) in cases {
         let output = clientbank(&["check", "--json", "--today", TODAY, &file]);
@@ -258,12 +340,19 @@ fn one_defect_is_one_finding() {
             .collect();
         assert_eq!(at_line.len(), 1, "{file}: {at_line:?}");
         assert_eq!(at_line[0]["code"], code, "{file}");
-        assert_eq!(at_line[0]["severity"], severity, "{file}: the worse of the two");
+        assert_eq!(
+            at_line[0]["severity"], severity,
+            "{file}: the worse of the two"
+        );
         assert_eq!(output.status.code(), Some(exit), "{file}");
         // convert says it once too.
         let converted = clientbank(&["convert", "--today", TODAY, &file]);
         let stderr = text(&converted.stderr);
-        assert_eq!(stderr.matches(&format!(":{line}:")).count(), 1, "{file}: {stderr}");
+        assert_eq!(
+            stderr.matches(&format!(":{line}:")).count(),
+            1,
+            "{file}: {stderr}"
+        );
     }
     // Outside a payment order (a bank order) an empty sum stays the format's warning.
     let statement = testdata("odd/empty-value.txt");
@@ -297,9 +386,17 @@ fn no_progress_bar_when_piped() {
     let file = testdata("valid/payment-orders-cp1251-crlf.txt");
     let output = clientbank(&["check", &file]);
     assert_eq!(output.status.code(), Some(0));
-    assert!(output.stderr.is_empty(), "quiet on success: {}", text(&output.stderr));
+    assert!(
+        output.stderr.is_empty(),
+        "quiet on success: {}",
+        text(&output.stderr)
+    );
     let output = clientbank(&["convert", "--today", TODAY, &file, "-o", "-"]);
-    assert!(!text(&output.stderr).contains('\r'), "no bar: {}", text(&output.stderr));
+    assert!(
+        !text(&output.stderr).contains('\r'),
+        "no bar: {}",
+        text(&output.stderr)
+    );
 }
 
 #[test]
@@ -323,7 +420,10 @@ fn a_progress_bar_on_a_terminal_for_long_work() {
         .output()
         .unwrap();
     let shown = text(&output.stdout);
-    assert!(shown.contains("converting") || shown.contains("reading"), "{shown:?}");
+    assert!(
+        shown.contains("converting") || shown.contains("reading"),
+        "{shown:?}"
+    );
     let requests: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
     assert_eq!(requests.as_array().map(Vec::len), Some(3));
 }

@@ -67,7 +67,10 @@ fn lines(bytes: &[u8]) -> Vec<Value> {
 
 #[test]
 fn a_dash_reads_standard_input() {
-    for file in ["invalid/invalid-sum-comma.txt", "valid/upload-requests.json"] {
+    for file in [
+        "invalid/invalid-sum-comma.txt",
+        "valid/upload-requests.json",
+    ] {
         let path = testdata(file);
         let bytes = std::fs::read(&path).unwrap();
         let from_file = clientbank(&["check", "--json", "--today", TODAY, &path]);
@@ -92,7 +95,11 @@ fn a_dash_reads_standard_input() {
     // Standard input is read once.
     let twice = clientbank_stdin(&["check", "-", "-"], b"");
     assert_eq!(code(&twice), 2);
-    assert!(text(&twice.stderr).starts_with("error: `-`"), "{}", text(&twice.stderr));
+    assert!(
+        text(&twice.stderr).starts_with("error: `-`"),
+        "{}",
+        text(&twice.stderr)
+    );
 }
 
 #[test]
@@ -110,7 +117,10 @@ fn json_lines_hold_what_the_json_object_holds() {
     assert_eq!(code(&object), code(&jsonl));
     let object: Value = serde_json::from_slice(&object.stdout).unwrap();
     let records = lines(&jsonl.stdout);
-    let kinds: Vec<&str> = records.iter().map(|r| r["kind"].as_str().unwrap()).collect();
+    let kinds: Vec<&str> = records
+        .iter()
+        .map(|r| r["kind"].as_str().unwrap())
+        .collect();
     assert_eq!(kinds.last(), Some(&"summary"));
     assert_eq!(kinds.iter().filter(|k| **k == "file").count(), 3);
     for (i, file) in object["files"].as_array().unwrap().iter().enumerate() {
@@ -125,7 +135,11 @@ fn json_lines_hold_what_the_json_object_holds() {
             d.remove("kind");
             d.remove("file");
         }
-        assert_eq!(&Value::from(diagnostics), &file["diagnostics"], "{i}: {name}");
+        assert_eq!(
+            &Value::from(diagnostics),
+            &file["diagnostics"],
+            "{i}: {name}"
+        );
         let summary = records
             .iter()
             .find(|r| r["kind"] == "file" && r["file"] == name)
@@ -148,13 +162,20 @@ fn json_lines_hold_what_the_json_object_holds() {
     assert_eq!(records[1]["kind"], "header");
     assert_eq!(records[1]["fields"], object["header"]);
     let documents: Vec<&Value> = records.iter().filter(|r| r["kind"] == "document").collect();
-    assert_eq!(documents.len(), object["documents"].as_array().unwrap().len());
+    assert_eq!(
+        documents.len(),
+        object["documents"].as_array().unwrap().len()
+    );
     assert_eq!(documents[0]["fields"], object["documents"][0]["fields"]);
     assert_eq!(documents[0]["line"], object["documents"][0]["line"]);
     let diagnostics = records.iter().filter(|r| r["kind"] == "diagnostic").count();
     assert_eq!(diagnostics, object["diagnostics"].as_array().unwrap().len());
     // A refused file: its file line and its one finding; exit 2.
-    let refused = clientbank(&["parse", "--json-lines", &testdata("invalid/mixed-encoding.txt")]);
+    let refused = clientbank(&[
+        "parse",
+        "--json-lines",
+        &testdata("invalid/mixed-encoding.txt"),
+    ]);
     assert_eq!(code(&refused), 2);
     let records = lines(&refused.stdout);
     assert_eq!(records.len(), 2);
@@ -184,8 +205,15 @@ fn convert_never_writes_over_its_input() {
         ]);
         assert_eq!(code(&out), 2, "{}", output.display());
         let stderr = text(&out.stderr);
-        assert!(stderr.starts_with("error: ") && stderr.contains("is the input file"), "{stderr}");
-        assert_eq!(std::fs::read(&input).unwrap(), original, "the input is untouched");
+        assert!(
+            stderr.starts_with("error: ") && stderr.contains("is the input file"),
+            "{stderr}"
+        );
+        assert_eq!(
+            std::fs::read(&input).unwrap(),
+            original,
+            "the input is untouched"
+        );
     }
 }
 
@@ -216,7 +244,10 @@ fn convert_refuses_single_byte_output_on_a_terminal() {
         text(&refused.stdout)
     );
     let utf8 = run(" --encoding utf-8");
-    assert!(text(&utf8.stdout).contains("1CClientBankExchange"), "UTF-8 is text");
+    assert!(
+        text(&utf8.stdout).contains("1CClientBankExchange"),
+        "UTF-8 is text"
+    );
     let forced = run(" --force");
     assert!(!text(&forced.stdout).contains("not writing"));
 }
@@ -241,7 +272,11 @@ fn convert_writes_a_1c_file_anew_in_another_encoding() {
             "-o",
             out.to_str().unwrap(),
         ]);
-        assert!(code(&converted) < 2, "{source}: {}", text(&converted.stderr));
+        assert!(
+            code(&converted) < 2,
+            "{source}: {}",
+            text(&converted.stderr)
+        );
         let before: Value =
             serde_json::from_slice(&clientbank(&["parse", "--json", &testdata(source)]).stdout)
                 .unwrap();
@@ -252,7 +287,11 @@ fn convert_writes_a_1c_file_anew_in_another_encoding() {
         assert_eq!(after["encoding"], "cp1251", "{source}");
         let header = &after["header"];
         assert!(
-            header.as_array().unwrap().iter().any(|f| f == &serde_json::json!(["Кодировка", "Windows"])),
+            header
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|f| f == &serde_json::json!(["Кодировка", "Windows"])),
             "{header}"
         );
         let bytes = std::fs::read(&out).unwrap();
@@ -287,7 +326,14 @@ fn convert_findings_as_json_and_strict() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.txt");
     let source = testdata("valid/upload-requests.json");
-    let args = ["convert", "--today", TODAY, &source, "-o", out.to_str().unwrap()];
+    let args = [
+        "convert",
+        "--today",
+        TODAY,
+        &source,
+        "-o",
+        out.to_str().unwrap(),
+    ];
     let plain = clientbank(&args);
     assert_eq!(code(&plain), 0, "payer-unknown is a warning");
     assert!(text(&plain.stderr).contains("warning[payer-unknown]"));
@@ -302,7 +348,11 @@ fn convert_findings_as_json_and_strict() {
     assert_eq!(records[0]["field"], "PayerAccount");
     assert_eq!(records[0]["found"], "40702810938000012345");
     assert_eq!(records.last().unwrap()["kind"], "file");
-    assert_eq!(records.last().unwrap()["warnings"], 2, "payer-unknown, recipient-bank-unknown");
+    assert_eq!(
+        records.last().unwrap()["warnings"],
+        2,
+        "payer-unknown, recipient-bank-unknown"
+    );
     let mut strict = args.to_vec();
     strict.push("--strict");
     let strict = clientbank(&strict);
@@ -372,7 +422,11 @@ fn odin_palace_reads_every_document_convert_writes_with_the_payer() {
             .parse(&std::fs::read(&out).unwrap())
             .unwrap_or_else(|e| panic!("{encoding}: {e:?}"));
         let first_warnings: Vec<_> = statement.warnings.iter().take(3).collect();
-        assert_eq!(statement.documents.len(), 600, "{encoding}: {first_warnings:?}");
+        assert_eq!(
+            statement.documents.len(),
+            600,
+            "{encoding}: {first_warnings:?}"
+        );
         assert!(statement.warnings.is_empty(), "{first_warnings:?}");
         let first = &statement.documents[0];
         assert_eq!(first.counterparty_inn, "7701234560");
@@ -395,17 +449,33 @@ fn odin_palace_reads_every_document_convert_writes_with_the_payer() {
     ]);
     let stderr = text(&converted.stderr);
     assert_eq!(code(&converted), 0, "warnings");
-    assert_eq!(stderr.matches("warning[payer-unknown]").count(), 1, "{stderr}");
+    assert_eq!(
+        stderr.matches("warning[payer-unknown]").count(),
+        1,
+        "{stderr}"
+    );
     assert!(stderr.contains("in 600 payment(s)"), "{stderr}");
     // The payee's bank name is never in JSON: one finding for the file.
-    assert_eq!(stderr.matches("warning[recipient-bank-unknown]").count(), 1, "{stderr}");
+    assert_eq!(
+        stderr.matches("warning[recipient-bank-unknown]").count(),
+        1,
+        "{stderr}"
+    );
     let parsed: Value =
         serde_json::from_slice(&clientbank(&["parse", "--json", out.to_str().unwrap()]).stdout)
             .unwrap();
     let fields = &parsed["documents"][0]["fields"];
-    for key in ["ПлательщикИНН", "ПлательщикБИК", "ПлательщикБанк1", "ПолучательБанк1"] {
+    for key in [
+        "ПлательщикИНН",
+        "ПлательщикБИК",
+        "ПлательщикБанк1",
+        "ПолучательБанк1",
+    ] {
         assert!(
-            fields.as_array().unwrap().contains(&serde_json::json!([key, ""])),
+            fields
+                .as_array()
+                .unwrap()
+                .contains(&serde_json::json!([key, ""])),
             "{key} is written, empty: {fields}"
         );
     }
@@ -422,7 +492,15 @@ fn odin_palace_reads_every_document_convert_writes_with_the_payer() {
         out.to_str().unwrap(),
     ]);
     assert_eq!(code(&refused), 2);
-    assert!(text(&refused.stderr).starts_with("error: "), "{}", text(&refused.stderr));
-    assert!(text(&refused.stderr).contains("bad.toml:7:1"), "{}", text(&refused.stderr));
+    assert!(
+        text(&refused.stderr).starts_with("error: "),
+        "{}",
+        text(&refused.stderr)
+    );
+    assert!(
+        text(&refused.stderr).contains("bad.toml:7:1"),
+        "{}",
+        text(&refused.stderr)
+    );
     assert!(!out.exists());
 }

@@ -123,8 +123,12 @@ pub(crate) fn run(path: &Path, options: &Options) -> Result<Outcome, Failure> {
         bar,
     };
     let outcome = match (from_json, to) {
-        (false, Target::Json) => exchange_to_json(path, bytes, options, today, &sink, &mut findings),
-        (false, Target::OneC) => exchange_to_exchange(path, bytes, options, today, &sink, &mut findings),
+        (false, Target::Json) => {
+            exchange_to_json(path, bytes, options, today, &sink, &mut findings)
+        }
+        (false, Target::OneC) => {
+            exchange_to_exchange(path, bytes, options, today, &sink, &mut findings)
+        }
         (true, Target::OneC) => json_to_exchange(
             path,
             &bytes,
@@ -352,14 +356,29 @@ fn json_to_exchange(
     let (requests, mut found) = match payments::read_json_in(bytes, today, encoding) {
         Ok(read) => read,
         Err(refused) => {
-            let mut file = file_out(&mut findings.buffer, options, &shown, Some(Encoding::Utf8), false)?;
+            let mut file = file_out(
+                &mut findings.buffer,
+                options,
+                &shown,
+                Some(Encoding::Utf8),
+                false,
+            )?;
             file.finding(refused, renderer)?;
             return outcome_of(file);
         }
     };
-    let mut file = file_out(&mut findings.buffer, options, &shown, Some(Encoding::Utf8), true)?;
+    let mut file = file_out(
+        &mut findings.buffer,
+        options,
+        &shown,
+        Some(Encoding::Utf8),
+        true,
+    )?;
     let mut payments: Vec<_> = requests.iter().map(|r| r.payment.to_payment()).collect();
-    found.extend(crate::payer::fill(&mut payments, payers.unwrap_or_default()));
+    found.extend(crate::payer::fill(
+        &mut payments,
+        payers.unwrap_or_default(),
+    ));
     found.extend(crate::payer::recipient_banks(&mut payments));
     let (exchange, mapping) = onec::to_exchange(&payments, encoding);
     found.extend(mapping);
@@ -372,7 +391,9 @@ fn json_to_exchange(
     if unwritable {
         term::error(&tr(
             format!("{shown}: the 1C file is not written: a value holds a character it cannot"),
-            format!("{shown}: файл 1С не записан: в значении есть символ, которого он не может хранить"),
+            format!(
+                "{shown}: файл 1С не записан: в значении есть символ, которого он не может хранить"
+            ),
         ));
         return Ok(Outcome::Findings);
     }

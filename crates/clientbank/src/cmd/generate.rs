@@ -19,7 +19,10 @@ pub(crate) fn man() -> Result<Outcome, Failure> {
     let mut out = io::BufWriter::new(io::stdout().lock());
     clap_mangen::Man::new(Cli::command()).render(&mut out)?;
     // One section per visible subcommand, with its options and examples.
-    for sub in Cli::command().get_subcommands().filter(|s| !s.is_hide_set()) {
+    for sub in Cli::command()
+        .get_subcommands()
+        .filter(|s| !s.is_hide_set())
+    {
         let name = format!("clientbank-{}", sub.get_name());
         let sub = sub.clone().name(name.clone()).bin_name(name);
         writeln!(out, ".SH \"{}\"", sub.get_name().to_uppercase())?;

@@ -108,7 +108,9 @@ pub(crate) fn run(path: &Path, mode: Mode) -> Result<Outcome, Failure> {
                 crate::view::refused_lines(&mut out, input.encoding(), &r.diagnostic)?;
                 out.flush()?;
             }
-            if mode == Mode::Json && let Unreadable::Refused(r) = why {
+            if mode == Mode::Json
+                && let Unreadable::Refused(r) = why
+            {
                 let mut out = BufWriter::new(io::stdout().lock());
                 serde_json::to_writer_pretty(
                     &mut out,
