@@ -231,6 +231,13 @@ codes! {
     NotCarried = "not-carried", Warning;
     /// A document that is not a payment order; it is not converted.
     NotAPaymentOrder = "not-a-payment-order", Warning;
+    /// A payer's requisite (INN, KPP, name, bank) that a 1C payment order needs but the JSON
+    /// upload request does not carry, and no `--payer-from` file gave: the keys are written
+    /// empty.
+    PayerUnknown = "payer-unknown", Warning;
+    /// The payee's bank name (`ПолучательБанк1`), which a JSON upload request does not carry
+    /// (the bank takes it from the BIK): the 1C file holds the key empty.
+    RecipientBankUnknown = "recipient-bank-unknown", Warning;
     /// A JSON field that the upload request does not have.
     UnknownField = "unknown-field", Warning;
     /// JSON that is not an upload request (or an array of them).

@@ -797,6 +797,12 @@ async fn check_signature(
     match checked {
         Ok(signer) => Ok(signer),
         Err(SignProblem::Invalid(why)) => Err(refuse(why)),
+        // The bank's own fault, not the signature's: say which program is missing.
+        Err(SignProblem::Unavailable(why)) => Err(error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "SignCheckUnavailable",
+            why,
+        )),
         Err(SignProblem::Expired { subject, not_after }) => Err(error(
             StatusCode::BAD_REQUEST,
             "SignCheckError",

@@ -61,6 +61,12 @@ pub use state::{
     OTHER_USER_TOKEN, PaymentView, check_time_scale, check_webhook_url,
 };
 
+/// Why the sandbox bank cannot check signatures on this machine (the `openssl` program it
+/// runs is missing), naming the program; `None` when it can.
+pub fn signature_checker_missing() -> Option<String> {
+    sign::checker_missing()
+}
+
 /// The largest request body the bank reads (the 1C upload of a big file fits); a larger one is
 /// answered 413 with the bank's error body.
 pub const BODY_LIMIT: usize = 8 * 1024 * 1024;

@@ -15,6 +15,9 @@ pub(crate) enum SignProblem {
     Expired { subject: String, not_after: String },
     /// Not yet valid.
     NotYetValid { subject: String, not_before: String },
+    /// The bank cannot check signatures: the program it checks them with cannot run (the
+    /// message names it).
+    Unavailable(String),
 }
 
 /// The signer's certificate, as far as the bank needs it.
@@ -163,17 +166,63 @@ fn first_line(text: &str) -> String {
         .to_string()
 }
 
+/// The program signatures are checked with.
+const OPENSSL: &str = "openssl";
+
 /// Runs `openssl`; whether it succeeded and what it printed (stdout, then stderr).
 fn openssl(conf: Option<&Path>, args: &[&str]) -> Result<(bool, String), SignProblem> {
-    let mut command = Command::new("openssl");
+    run(OPENSSL, conf, args)
+}
+
+/// Why `program` cannot run, naming it.
+fn cannot_run(program: &str, e: &std::io::Error) -> String {
+    if e.kind() == std::io::ErrorKind::NotFound {
+        format!(
+            "the `{program}` program was not found on the PATH: the sandbox bank checks \
+             signatures with it; install it (Debian: `apt-get install openssl`)"
+        )
+    } else {
+        format!("cannot run the `{program}` program: {e}")
+    }
+}
+
+/// Why signatures cannot be checked on this machine (`openssl` missing), if they cannot.
+pub(crate) fn checker_missing() -> Option<String> {
+    Command::new(OPENSSL)
+        .arg("version")
+        .output()
+        .err()
+        .map(|e| cannot_run(OPENSSL, &e))
+}
+
+fn run(program: &str, conf: Option<&Path>, args: &[&str]) -> Result<(bool, String), SignProblem> {
+    let mut command = Command::new(program);
     if let Some(conf) = conf {
         command.env("OPENSSL_CONF", conf);
     }
     let output = command
         .args(args)
         .output()
-        .map_err(|e| SignProblem::Invalid(format!("cannot run openssl: {e}")))?;
+        .map_err(|e| SignProblem::Unavailable(cannot_run(program, &e)))?;
     let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
     text.push_str(&String::from_utf8_lossy(&output.stderr));
     Ok((output.status.success(), text))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_program_is_named() {
+        let program = "clientbank-test-no-such-openssl";
+        let Err(SignProblem::Unavailable(why)) = run(program, None, &["version"]) else {
+            panic!("a missing program is not an invalid signature");
+        };
+        assert!(
+            why.contains(&format!("`{program}` program was not found")),
+            "{why}"
+        );
+        assert!(why.contains("PATH"), "{why}");
+    }
 }

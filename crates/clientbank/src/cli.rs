@@ -3,52 +3,152 @@
 use std::path::PathBuf;
 
 use chrono::NaiveDate;
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// Moves payment orders from accounting software to the bank and statements back,
 /// in the 1C client-bank exchange format (1CClientBankExchange 1.01–1.03).
 #[derive(Debug, Parser)]
-#[command(name = "clientbank", version, about)]
+#[command(name = "clientbank", version, about, after_help = EXAMPLES)]
 pub(crate) struct Cli {
+    #[command(flatten)]
+    pub(crate) global: Global,
     #[command(subcommand)]
     pub(crate) command: Command,
+}
+
+const EXAMPLES: &str = "\
+Examples:
+  clientbank check inbox/*.txt                      check every file; exit 1 on an error
+  clientbank convert 1c_to_kl.txt -o requests.json  1C payment orders -> JSON upload requests
+  clientbank parse --json statement.txt | jq .documents
+
+Exit codes: 0 no error, 1 an error finding, 2 usage, I/O or unreadable input.";
+
+/// Flags every command takes.
+#[derive(Debug, Args)]
+pub(crate) struct Global {
+    /// When to colour the output: `auto` colours a terminal unless `NO_COLOR` is set.
+    #[arg(
+        long,
+        value_enum,
+        default_value = "auto",
+        global = true,
+        value_name = "WHEN"
+    )]
+    pub(crate) color: Color,
+    /// The language of messages (the default follows LC_ALL, LC_MESSAGES or LANG: `ru_RU…` is
+    /// Russian). Codes, JSON keys and exit codes are the same in both.
+    #[arg(long, value_enum, global = true)]
+    pub(crate) lang: Option<LangArg>,
+}
+
+/// `--color`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Color {
+    /// Colour when writing to a terminal and `NO_COLOR` is not set.
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
+}
+
+/// `--lang`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum LangArg {
+    /// Russian.
+    Ru,
+    /// English.
+    En,
+}
+
+/// `--json` or `--json-lines`.
+#[derive(Debug, Args)]
+pub(crate) struct JsonArgs {
+    /// Print one JSON object (the stable interface documented in the README).
+    #[arg(long, conflicts_with = "json_lines")]
+    pub(crate) json: bool,
+    /// Print JSON Lines: one JSON object per line (for large inputs; shapes in the README).
+    #[arg(long)]
+    pub(crate) json_lines: bool,
+}
+
+impl JsonArgs {
+    pub(crate) fn mode(&self) -> Mode {
+        if self.json_lines {
+            Mode::JsonLines
+        } else if self.json {
+            Mode::Json
+        } else {
+            Mode::Text
+        }
+    }
+}
+
+/// How a command writes its report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// For people.
+    Text,
+    /// One JSON object.
+    Json,
+    /// One JSON object per line.
+    JsonLines,
 }
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
     /// Show a file as the reader sees it: encoding, sections, keys and values, findings.
+    #[command(after_help = "\
+Examples:
+  clientbank parse statement.txt                    sections and keys; findings on stderr
+  clientbank parse --json statement.txt             one JSON object
+  clientbank parse --json-lines - < statement.txt   one JSON object per section and finding")]
     Parse {
-        /// The exchange file.
+        /// The exchange file (`-` reads standard input).
         file: PathBuf,
-        /// Print one JSON object (the stable interface documented in the README).
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        json: JsonArgs,
     },
     /// Check files (1C or JSON upload requests): the format and every payment rule. Exit 0 when
     /// no error was found, 1 when one was, 2 when a file is unreadable.
+    #[command(after_help = "\
+Examples:
+  clientbank check inbox/*.txt                      findings of every file, a summary line
+  clientbank check --strict 1c_to_kl.txt            every finding is an error
+  clientbank check --json-lines big.txt > f.jsonl   one JSON object per finding and file
+  cat requests.json | clientbank check -            standard input")]
     Check {
-        /// The files: 1C exchange files or JSON upload requests.
+        /// The files: 1C exchange files or JSON upload requests (`-` reads standard input).
         #[arg(required = true)]
         files: Vec<PathBuf>,
         /// Every finding is an error, as 1C's own loader would treat it.
         #[arg(long)]
         strict: bool,
-        /// Print one JSON object.
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        json: JsonArgs,
         /// Check dates as of this day (ДД.ММ.ГГГГ or YYYY-MM-DD) instead of today in Moscow.
         #[arg(long, value_parser = parse_day)]
         today: Option<NaiveDate>,
     },
-    /// Convert 1C payment orders to JSON upload requests (an array), or JSON upload requests
-    /// (one or an array) to a canonical 1.03 file.
+    /// Convert 1C payment orders to JSON upload requests (an array), JSON upload requests
+    /// (one or an array) to a canonical 1.03 file, or a 1C file to a canonical 1C file in
+    /// another encoding.
+    #[command(after_help = "\
+Examples:
+  clientbank convert 1c_to_kl.txt -o requests.json                 1C -> JSON
+  clientbank convert requests.json --payer-from payer.toml -o 1c_to_kl.txt
+                                                                   JSON -> 1C, with the payer's requisites
+  clientbank convert utf8.txt --to 1c --encoding windows -o cp1251.txt
+                                                                   1C -> canonical 1C in CP1251
+  clientbank convert - --to json < 1c_to_kl.txt                    standard input to standard output")]
     Convert {
-        /// A 1C exchange file or a JSON file of upload requests.
+        /// A 1C exchange file or a JSON file of upload requests (`-` reads standard input).
         file: PathBuf,
         /// What to write; by default the other format than the input's.
         #[arg(long, value_enum)]
         to: Option<Target>,
-        /// Where to write; standard output by default.
+        /// Where to write (`-` or none: standard output). Never the input itself.
         #[arg(short, long)]
         output: Option<PathBuf>,
         /// The encoding of a 1C file written.
@@ -61,9 +161,27 @@ pub(crate) enum Command {
         /// Check dates as of this day instead of today in Moscow.
         #[arg(long, value_parser = parse_day)]
         today: Option<NaiveDate>,
+        /// The payer's requisites for JSON -> 1C (a TOML or JSON file: account, name, inn, kpp,
+        /// bank, bik, corr_account), which the JSON requests do not carry.
+        #[arg(long, value_name = "ACCOUNT-FILE")]
+        payer_from: Option<PathBuf>,
+        /// Findings on standard error as JSON Lines, one object per finding, then a summary.
+        #[arg(long)]
+        json: bool,
+        /// Every finding is an error (exit 1).
+        #[arg(long)]
+        strict: bool,
+        /// Write CP1251 or CP866 bytes to a terminal all the same.
+        #[arg(long)]
+        force: bool,
     },
     /// Run the local sandbox bank: the bank API v1 on a loopback address, with test data,
     /// the fixed sandbox credentials and an admin interface for faults.
+    #[command(after_help = "\
+Examples:
+  clientbank sandbox                                127.0.0.1:8800
+  clientbank sandbox --addr 127.0.0.1:0             any free port (printed)
+  clientbank sandbox --time-scale 0.01              webhook retries 100 times sooner")]
     Sandbox {
         /// Where to listen (loopback only).
         #[arg(long, default_value = "127.0.0.1:8800")]
@@ -75,6 +193,11 @@ pub(crate) enum Command {
     /// Check and upload files of payment orders (1C or JSON) to the bank, print each payment
     /// with its id, and record everything in the journal of --dir. A file with an error
     /// finding is refused whole (exit 1, nothing sent).
+    #[command(after_help = "\
+Examples:
+  clientbank upload --dir exchange 1c_to_kl.txt         check, upload, print each payment's id
+  clientbank upload --dir exchange --route 1c file.txt  the 1C file whole to /operation-upload/1c
+  clientbank upload --dir exchange --json requests.json a JSON array of the payments and ids")]
     Upload {
         /// The files: 1C exchange files or JSON upload requests.
         #[arg(required = true)]
@@ -103,6 +226,11 @@ pub(crate) enum Command {
     },
     /// Sign the payments awaiting signature: one detached signature per company, made by the
     /// signer command of the configuration, sent to the bank.
+    #[command(after_help = "\
+Examples:
+  clientbank sign --dir exchange --dry-run      what would be signed, per company
+  clientbank sign --dir exchange                sign and send every id awaiting signature
+  clientbank sign --dir exchange --company 7701234560 --json")]
     Sign {
         /// The folder whose journal and configuration are used.
         #[arg(long, default_value = ".")]
@@ -122,6 +250,11 @@ pub(crate) enum Command {
     },
     /// The daemon: takes complete files of DIR/inbox, checks and uploads them at most once,
     /// moves each to done/, rejected/ or review/ with a report beside it.
+    #[command(after_help = "\
+Examples:
+  clientbank watch --sandbox --once --demo exchange   the whole flow offline, then a summary
+  clientbank watch exchange                           the daemon (DIR/clientbank.toml)
+  clientbank watch exchange --once --log-format json  what is in the inbox now, JSON logs")]
     Watch {
         /// The exchange folder (inbox/, processing/, done/, rejected/, review/, outbox/).
         dir: PathBuf,
@@ -148,6 +281,10 @@ pub(crate) enum Command {
         new_journal: bool,
     },
     /// Files per folder, payments per state, ids awaiting signature per company, last errors.
+    #[command(after_help = "\
+Examples:
+  clientbank status exchange          files per folder, payments per state, ids to sign
+  clientbank status exchange --json   one JSON object")]
     Status {
         /// The exchange folder.
         dir: PathBuf,
@@ -157,6 +294,10 @@ pub(crate) enum Command {
     },
     /// Settle a file of review/: its doubtful payments are at the bank (--sent) or not
     /// (--not-sent: the file goes back to the inbox and they are sent once).
+    #[command(after_help = "\
+Examples:
+  clientbank resolve exchange 1c_to_kl.txt --sent       the payments in doubt are at the bank
+  clientbank resolve exchange 1c_to_kl.txt --not-sent   back to the inbox, sent once")]
     Resolve {
         /// The exchange folder.
         dir: PathBuf,
@@ -173,6 +314,26 @@ pub(crate) enum Command {
         #[arg(long)]
         not_sent: bool,
     },
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    #[command(
+        hide = true,
+        after_help = "\
+Examples:
+  clientbank completions bash > ~/.local/share/bash-completion/completions/clientbank
+  clientbank completions zsh > ~/.zfunc/_clientbank"
+    )]
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff).
+    #[command(
+        hide = true,
+        after_help = "\
+Examples:
+  clientbank man > clientbank.1 && man ./clientbank.1"
+    )]
+    Man,
 }
 
 /// How the daemon logs.
@@ -209,4 +370,30 @@ pub(crate) enum TargetEncoding {
 fn parse_day(text: &str) -> Result<NaiveDate, String> {
     clientbank_payment::json::parse_date(text)
         .ok_or_else(|| format!("{text:?} is not a date (ДД.ММ.ГГГГ or YYYY-MM-DD)"))
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::*;
+
+    #[test]
+    fn the_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn every_command_has_examples() {
+        let command = Cli::command();
+        assert!(command.get_after_help().is_some());
+        for sub in command.get_subcommands() {
+            let help = sub.get_after_help().map(ToString::to_string);
+            assert!(
+                help.as_deref().is_some_and(|h| h.contains("Examples:")),
+                "{} has no examples",
+                sub.get_name()
+            );
+        }
+    }
 }

@@ -34,7 +34,10 @@ pub(crate) fn finish(result: Result<Outcome, Failure>) -> ExitCode {
         // Output piped into `head`: not an error.
         Err(Failure::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(Failure::Output(e)) => {
-            eprintln!("clientbank: cannot write the output: {e}");
+            crate::term::error(&crate::term::tr(
+                format!("cannot write the output: {e}"),
+                format!("не удалось записать результат: {e}"),
+            ));
             ExitCode::from(Outcome::Unreadable as u8)
         }
     }

@@ -6,11 +6,18 @@ use clap::Parser;
 
 mod cli;
 mod cmd;
+mod dedupe;
 mod exit;
+mod io;
 mod output;
+mod payer;
 mod payments;
+mod report;
+mod term;
+mod view;
 
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
+    term::init(&cli.global);
     exit::finish(cmd::run(cli))
 }

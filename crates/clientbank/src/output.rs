@@ -25,10 +25,10 @@ pub(crate) enum Unreadable {
 
 impl Input {
     pub(crate) fn load(path: &Path) -> Input {
-        match std::fs::read(path) {
+        match crate::io::read(path, &indicatif::ProgressBar::hidden()) {
             Ok(bytes) => Input::from_bytes(path, bytes),
             Err(e) => Input {
-                path: path.display().to_string(),
+                path: crate::io::shown(path),
                 refused_bytes: Vec::new(),
                 read: Err(Unreadable::Io(e)),
             },
@@ -37,7 +37,7 @@ impl Input {
 
     /// A 1C file already read (the bytes are not copied).
     pub(crate) fn from_bytes(path: &Path, bytes: Vec<u8>) -> Input {
-        let path = path.display().to_string();
+        let path = crate::io::shown(path);
         match parse_owned(bytes) {
             Ok(parsed) => Input {
                 path,
@@ -74,8 +74,15 @@ impl Input {
     /// Writes the reason a file is unreadable to stderr, for people.
     pub(crate) fn report_unreadable(&self, why: &Unreadable) {
         match why {
-            Unreadable::Io(e) => eprintln!("error: cannot read {}: {e}", self.path),
-            Unreadable::Refused(r) => eprint!("{}", self.renderer().render(&r.diagnostic)),
+            Unreadable::Io(e) => crate::term::error(&crate::term::tr(
+                format!("cannot read {}: {e}", self.path),
+                format!("не удалось прочитать {}: {e}", self.path),
+            )),
+            Unreadable::Refused(r) => {
+                let text = self.renderer().render(&r.diagnostic);
+                let text = crate::term::paint(&text, crate::term::Stream::Err);
+                let _ = std::io::stderr().lock().write_all(text.as_bytes());
+            }
         }
     }
 }
@@ -131,6 +138,14 @@ pub(crate) fn write_array<W: Write, T>(
     }
 }
 
+/// One JSON value on stdout, pretty-printed, through a buffered writer.
+pub(crate) fn print_json<T: serde::Serialize + ?Sized>(value: &T) -> io::Result<()> {
+    let mut out = io::BufWriter::new(io::stdout().lock());
+    serde_json::to_writer_pretty(&mut out, value)?;
+    writeln!(out)?;
+    out.flush()
+}
+
 #[cfg(test)]
 mod tests {
     use std::cell::RefCell;
@@ -179,12 +194,4 @@ mod tests {
         write_array(&mut empty, "    ", 0..0, |_, _: i32| Ok(())).unwrap();
         assert_eq!(empty, b"[]");
     }
-}
-
-/// One JSON value on stdout, pretty-printed, through a buffered writer.
-pub(crate) fn print_json<T: serde::Serialize + ?Sized>(value: &T) -> io::Result<()> {
-    let mut out = io::BufWriter::new(io::stdout().lock());
-    serde_json::to_writer_pretty(&mut out, value)?;
-    writeln!(out)?;
-    out.flush()
 }

@@ -5,6 +5,7 @@ use crate::exit::{Failure, Outcome};
 
 mod check;
 mod convert;
+mod generate;
 mod parse;
 mod resolve;
 mod sandbox;
@@ -15,13 +16,13 @@ mod watch;
 
 pub(crate) fn run(cli: Cli) -> Result<Outcome, Failure> {
     match cli.command {
-        Command::Parse { file, json } => parse::run(&file, json),
+        Command::Parse { file, json } => parse::run(&file, json.mode()),
         Command::Check {
             files,
             strict,
             json,
             today,
-        } => check::run(&files, strict, json, today),
+        } => check::run(&files, strict, json.mode(), today),
         Command::Convert {
             file,
             to,
@@ -29,6 +30,10 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome, Failure> {
             encoding,
             in_signing,
             today,
+            payer_from,
+            json,
+            strict,
+            force,
         } => convert::run(
             &file,
             &convert::Options {
@@ -37,6 +42,10 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome, Failure> {
                 encoding,
                 in_signing,
                 today,
+                payer_from,
+                json,
+                strict,
+                force,
             },
         ),
         Command::Sandbox { addr, time_scale } => sandbox::run(addr, time_scale),
@@ -88,5 +97,7 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome, Failure> {
             sent,
             not_sent: _,
         } => resolve::run(&dir, &file, sent),
+        Command::Completions { shell } => generate::completions(shell),
+        Command::Man => generate::man(),
     }
 }

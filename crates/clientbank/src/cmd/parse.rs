@@ -1,4 +1,4 @@
-//! `clientbank parse FILE [--json]`: the file as the format crate sees it.
+//! `clientbank parse FILE [--json | --json-lines]`: the file as the format crate sees it.
 //!
 //! The output is streamed section by section through a buffered writer; `--json` serialises
 //! each section's fields straight from the tree.
@@ -9,6 +9,7 @@ use std::path::Path;
 use clientbank_format::{Key, Parsed, SectionKind, SectionRef};
 use serde_json::json;
 
+use crate::cli::Mode;
 use crate::exit::{Failure, Outcome};
 use crate::output::{Input, Unreadable, diagnostic_json, encoding_name, write_array};
 
@@ -62,13 +63,15 @@ fn write_text(out: &mut impl Write, input: &Input, parsed: &Parsed) -> io::Resul
     let tree = &parsed.tree;
     writeln!(
         out,
-        "{}: {} ({:?}), version {}, {} account section(s), {} document(s)",
-        input.path,
-        tree.encoding(),
-        tree.detection(),
-        tree.version().unwrap_or("unknown"),
-        tree.accounts().count(),
-        tree.documents().count()
+        "{}",
+        crate::view::summary(
+            &input.path,
+            tree.encoding(),
+            tree.detection(),
+            tree.version(),
+            tree.accounts().count(),
+            tree.documents().count()
+        )
     )?;
     for section in tree.sections() {
         let title = match section.kind() {
@@ -93,12 +96,21 @@ fn write_text(out: &mut impl Write, input: &Input, parsed: &Parsed) -> io::Resul
     Ok(())
 }
 
-pub(crate) fn run(path: &Path, json: bool) -> Result<Outcome, Failure> {
+pub(crate) fn run(path: &Path, mode: Mode) -> Result<Outcome, Failure> {
     let input = Input::load(path);
     let parsed = match &input.read {
         Ok(parsed) => parsed,
         Err(why) => {
-            if json && let Unreadable::Refused(r) = why {
+            if mode == Mode::JsonLines
+                && let Unreadable::Refused(r) = why
+            {
+                let mut out = BufWriter::new(io::stdout().lock());
+                crate::view::refused_lines(&mut out, input.encoding(), &r.diagnostic)?;
+                out.flush()?;
+            }
+            if mode == Mode::Json
+                && let Unreadable::Refused(r) = why
+            {
                 let mut out = BufWriter::new(io::stdout().lock());
                 serde_json::to_writer_pretty(
                     &mut out,
@@ -119,18 +131,19 @@ pub(crate) fn run(path: &Path, json: bool) -> Result<Outcome, Failure> {
     };
     let errors = parsed.diagnostics.iter().any(|d| d.is_error());
     let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
-    if json {
-        write_json(&mut out, parsed)?;
-    } else {
-        write_text(&mut out, &input, parsed)?;
+    match mode {
+        Mode::Json => write_json(&mut out, parsed)?,
+        Mode::JsonLines => crate::view::write_lines(&mut out, parsed)?,
+        Mode::Text => write_text(&mut out, &input, parsed)?,
     }
     out.flush()?;
     drop(out);
-    if !json {
+    if mode == Mode::Text {
         let renderer = input.renderer();
         let mut err = BufWriter::new(io::stderr().lock());
         for diagnostic in &parsed.diagnostics {
-            err.write_all(renderer.render(diagnostic).as_bytes())?;
+            let text = renderer.render(diagnostic);
+            err.write_all(crate::term::paint(&text, crate::term::Stream::Err).as_bytes())?;
         }
         err.flush()?;
     }

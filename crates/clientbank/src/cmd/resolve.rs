@@ -14,7 +14,7 @@ pub(crate) fn run(dir: &Path, file: &str, sent: bool) -> Result<Outcome, Failure
             Ok(Outcome::Clean)
         }
         Err(e) => {
-            eprintln!("clientbank: {e}");
+            crate::term::error(&e.to_string());
             Ok(error_outcome(&e))
         }
     }

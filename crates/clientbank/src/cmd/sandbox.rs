@@ -9,7 +9,7 @@ use crate::exit::{Failure, Outcome};
 
 pub(crate) fn run(addr: SocketAddr, time_scale: f64) -> Result<Outcome, Failure> {
     if let Err(e) = clientbank_sandbox::check_time_scale(time_scale) {
-        eprintln!("clientbank: --time-scale: {e}");
+        crate::term::error(&format!("--time-scale: {e}"));
         return Ok(Outcome::Unreadable);
     }
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -24,10 +24,16 @@ pub(crate) fn run(addr: SocketAddr, time_scale: f64) -> Result<Outcome, Failure>
         let sandbox = match Sandbox::start(config).await {
             Ok(sandbox) => sandbox,
             Err(e) => {
-                eprintln!("clientbank: cannot start the sandbox bank on {addr}: {e}");
+                crate::term::error(&crate::term::tr(
+                    format!("cannot start the sandbox bank on {addr}: {e}"),
+                    format!("не удалось запустить песочницу банка на {addr}: {e}"),
+                ));
                 return Ok(Outcome::Unreadable);
             }
         };
+        if let Some(missing) = clientbank_sandbox::signature_checker_missing() {
+            crate::term::warning(&missing);
+        }
         println!("sandbox bank at {}", sandbox.url());
         println!("  sandbox mode: header `sandbox: on`, token sandboxtoken (app sandboxapp / sandboxappsecret)");
         println!("  admin: http://{}/admin (maintenance, faults, clock, webhook, payments)", sandbox.addr());

@@ -25,7 +25,7 @@ pub(crate) fn run(
     let mut engine = match commands::engine(dir, settings) {
         Ok(engine) => engine,
         Err(e) => {
-            eprintln!("clientbank: {e}");
+            crate::term::error(&e.to_string());
             return Ok(error_outcome(&e));
         }
     };
@@ -35,7 +35,7 @@ pub(crate) fn run(
     let groups = match runtime.block_on(engine.sign(company, dry_run)) {
         Ok(groups) => groups,
         Err(e) => {
-            eprintln!("clientbank: {e}");
+            crate::term::error(&e.to_string());
             return Ok(error_outcome(&e));
         }
     };

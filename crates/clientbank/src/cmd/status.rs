@@ -13,7 +13,7 @@ pub(crate) fn run(dir: &Path, json: bool) -> Result<Outcome, Failure> {
     let status = match commands::status(dir) {
         Ok(status) => status,
         Err(e) => {
-            eprintln!("clientbank: {e}");
+            crate::term::error(&e.to_string());
             return Ok(error_outcome(&e));
         }
     };

@@ -41,7 +41,7 @@ pub(crate) fn init_logging(json: bool) {
 /// The configuration of DIR (or `config`), then the environment.
 pub(crate) fn load(dir: &Path, config: Option<&Path>) -> Result<Settings, Outcome> {
     Settings::load(dir, config, &ProcessEnv).map_err(|e| {
-        eprintln!("clientbank: {e}");
+        crate::term::error(&e.to_string());
         Outcome::Unreadable
     })
 }
@@ -66,18 +66,21 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
     init_logging(json_logs);
     if args.demo {
         if let Err(e) = demo::start_afresh(&args.dir) {
-            eprintln!("clientbank: {e}");
+            crate::term::error(&e.to_string());
             return Ok(Outcome::Unreadable);
         }
         if let Err(e) = demo::copy_drops(&args.dir.join("inbox")) {
-            eprintln!("clientbank: {e}");
+            crate::term::error(&e.to_string());
             return Ok(Outcome::Unreadable);
         }
     }
     let keys = match args.demo.then(tempfile::tempdir).transpose() {
         Ok(keys) => keys,
         Err(e) => {
-            eprintln!("clientbank: cannot make a temporary folder: {e}");
+            crate::term::error(&crate::term::tr(
+                format!("cannot make a temporary folder: {e}"),
+                format!("не удалось создать временную папку: {e}"),
+            ));
             return Ok(Outcome::Unreadable);
         }
     };
@@ -89,7 +92,7 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
                 settings.in_signing = true;
             }
             Err(e) => {
-                eprintln!("clientbank: {e}");
+                crate::term::error(&e.to_string());
                 return Ok(Outcome::Unreadable);
             }
         }
@@ -109,7 +112,10 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
                     Some(bank)
                 }
                 Err(e) => {
-                    eprintln!("clientbank: cannot start the sandbox bank: {e}");
+                    crate::term::error(&crate::term::tr(
+                        format!("cannot start the sandbox bank: {e}"),
+                        format!("не удалось запустить тестовый банк: {e}"),
+                    ));
                     return Ok(Outcome::Unreadable);
                 }
             }
@@ -124,12 +130,12 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
         let mut daemon = match Daemon::open(&args.dir, settings, options) {
             Ok(daemon) => daemon,
             Err(e) => {
-                eprintln!("clientbank: {e}");
+                crate::term::error(&e.to_string());
                 return Ok(error_outcome(&e));
             }
         };
         if let Err(e) = daemon.engine.client() {
-            eprintln!("clientbank: {e}");
+            crate::term::error(&e.to_string());
             return Ok(error_outcome(&e));
         }
         {
@@ -176,7 +182,7 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
                 })
             }
             Err(e) => {
-                eprintln!("clientbank: {e}");
+                crate::term::error(&e.to_string());
                 Ok(error_outcome(&e))
             }
         }

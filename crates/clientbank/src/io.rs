@@ -1,0 +1,153 @@
+//! Where input comes from and output goes: files, or `-` for the standard streams.
+
+use std::io::{self, IsTerminal, Read, Write};
+use std::path::Path;
+
+use crate::term::tr;
+
+/// Whether a path argument means a standard stream.
+pub(crate) fn is_std(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// How a path argument is shown: `<stdin>` for `-`.
+pub(crate) fn shown(path: &Path) -> String {
+    if is_std(path) {
+        "<stdin>".to_string()
+    } else {
+        path.display().to_string()
+    }
+}
+
+/// The bytes of a file, or of standard input for `-`; `progress` sees each chunk read.
+pub(crate) fn read(path: &Path, progress: &indicatif::ProgressBar) -> io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    if is_std(path) {
+        progress
+            .wrap_read(io::stdin().lock())
+            .read_to_end(&mut bytes)?;
+    } else {
+        let file = std::fs::File::open(path)?;
+        if let Ok(meta) = file.metadata() {
+            bytes.reserve_exact(usize::try_from(meta.len()).unwrap_or(0));
+        }
+        progress.wrap_read(file).read_to_end(&mut bytes)?;
+    }
+    Ok(bytes)
+}
+
+/// The `io::Error` of a file that cannot be read, for people.
+pub(crate) fn cannot_read(path: &Path, e: &io::Error) -> String {
+    tr(
+        format!("cannot read {}: {e}", shown(path)),
+        format!("не удалось прочитать {}: {e}", shown(path)),
+    )
+}
+
+/// `-` given for more than one input: standard input can be read once.
+pub(crate) fn stdin_twice(paths: &[std::path::PathBuf]) -> Option<String> {
+    (paths.iter().filter(|p| is_std(p)).count() > 1).then(|| {
+        tr(
+            "`-` (standard input) is given more than once",
+            "`-` (стандартный ввод) указан больше одного раза",
+        )
+    })
+}
+
+/// Why `convert` will not write to `output`: it is the input itself (the same file, by any
+/// path, hard link or symbolic link).
+pub(crate) fn same_as_input(input: &Path, output: &Path) -> Option<String> {
+    if is_std(input) || is_std(output) {
+        return None;
+    }
+    let same = same_file::is_same_file(input, output).unwrap_or(false)
+        || match (input.canonicalize(), absolute_parent(output)) {
+            (Ok(a), Some(b)) => a == b,
+            _ => false,
+        };
+    same.then(|| {
+        tr(
+            format!(
+                "{} is the input file: write the output to another file",
+                output.display()
+            ),
+            format!(
+                "{} — это входной файл: запишите результат в другой файл",
+                output.display()
+            ),
+        )
+    })
+}
+
+/// `output` resolved through its folder when it does not exist yet.
+fn absolute_parent(output: &Path) -> Option<std::path::PathBuf> {
+    if let Ok(path) = output.canonicalize() {
+        return Some(path);
+    }
+    let name = output.file_name()?;
+    let parent = match output.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.canonicalize().ok()?,
+        _ => std::env::current_dir().ok()?,
+    };
+    Some(parent.join(name))
+}
+
+/// Where a command's main output goes: a file (`-o OUT`, created only when asked for) or
+/// standard output.
+pub(crate) enum Sink {
+    Stdout,
+    File(std::path::PathBuf),
+}
+
+impl Sink {
+    pub(crate) fn new(output: Option<&Path>) -> Sink {
+        match output {
+            Some(path) if !is_std(path) => Sink::File(path.to_path_buf()),
+            _ => Sink::Stdout,
+        }
+    }
+
+    /// Whether the output goes to a terminal.
+    pub(crate) fn is_terminal(&self) -> bool {
+        matches!(self, Sink::Stdout) && io::stdout().is_terminal()
+    }
+
+    /// The buffered writer (a file is created now).
+    pub(crate) fn open(&self) -> io::Result<Box<dyn Write>> {
+        Ok(match self {
+            Sink::File(path) => Box::new(io::BufWriter::with_capacity(
+                1 << 16,
+                std::fs::File::create(path)
+                    .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?,
+            )),
+            Sink::Stdout => Box::new(io::BufWriter::with_capacity(1 << 16, io::stdout().lock())),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_input_is_recognised_by_any_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("in.txt");
+        std::fs::write(&input, b"x").unwrap();
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        let other = dir.path().join("sub/../in.txt");
+        assert!(same_as_input(&input, &other).is_some());
+        assert!(same_as_input(&input, &input).is_some());
+        assert!(same_as_input(&input, &dir.path().join("out.txt")).is_none());
+        #[cfg(unix)]
+        {
+            let link = dir.path().join("link.txt");
+            std::os::unix::fs::symlink(&input, &link).unwrap();
+            assert!(same_as_input(&input, &link).is_some(), "a symbolic link");
+            let hard = dir.path().join("hard.txt");
+            std::fs::hard_link(&input, &hard).unwrap();
+            assert!(same_as_input(&input, &hard).is_some(), "a hard link");
+        }
+        assert!(same_as_input(Path::new("-"), Path::new("-")).is_none());
+    }
+}

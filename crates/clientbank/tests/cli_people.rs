@@ -1,0 +1,429 @@
+//! Issue 9 items 6–8: colour, one error prefix, refusals in the report, examples in every
+//! help, completions and the man page, no internal names, one finding per defect, a missing
+//! `openssl` named, the language flag and locale, no progress bar when piped.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+const TODAY: &str = "16.11.2026";
+
+fn testdata(path: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata")
+        .join(path)
+        .display()
+        .to_string()
+}
+
+fn command(args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_clientbank"));
+    command
+        .args(args)
+        .env_remove("LC_ALL")
+        .env_remove("LC_MESSAGES")
+        .env("LANG", "C.UTF-8")
+        .env_remove("NO_COLOR")
+        .env_remove("CLICOLOR_FORCE");
+    command
+}
+
+fn clientbank(args: &[&str]) -> Output {
+    command(args).output().expect("the binary runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+const ESC: &str = "\u{1b}[";
+
+#[test]
+fn colour_follows_the_flag_and_no_color() {
+    let file = testdata("invalid/invalid-sum-comma.txt");
+    let piped = clientbank(&["check", &file]);
+    assert!(!text(&piped.stdout).contains(ESC), "no colour into a pipe");
+    let always = clientbank(&["--color", "always", "check", &file]);
+    let painted = text(&always.stdout);
+    assert!(
+        painted.contains(&format!("{ESC}1m{ESC}31merror[invalid-sum]:")),
+        "{painted}"
+    );
+    // Colour changes nothing but the escapes.
+    let stripped = painted
+        .split(ESC)
+        .enumerate()
+        .map(|(i, part)| {
+            if i == 0 {
+                part
+            } else {
+                part.split_once('m').map_or(part, |(_, rest)| rest)
+            }
+        })
+        .collect::<String>();
+    assert_eq!(stripped, text(&piped.stdout));
+    let forced = command(&["check", &file])
+        .env("CLICOLOR_FORCE", "1")
+        .output()
+        .unwrap();
+    assert!(
+        text(&forced.stdout).contains(ESC),
+        "CLICOLOR_FORCE colours a pipe"
+    );
+    let no_color = command(&["check", &file])
+        .env("CLICOLOR_FORCE", "1")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(!text(&no_color.stdout).contains(ESC), "NO_COLOR wins");
+    let never = command(&["--color", "never", "check", &file])
+        .env("CLICOLOR_FORCE", "1")
+        .output()
+        .unwrap();
+    assert!(!text(&never.stdout).contains(ESC));
+    // Errors on stderr too.
+    let error = clientbank(&["--color", "always", "check", "no-such-file.txt"]);
+    assert!(text(&error.stderr).starts_with(&format!("{ESC}1m{ESC}31merror:")));
+}
+
+#[test]
+fn every_message_has_one_error_prefix_in_both_languages() {
+    let cases: [&[&str]; 4] = [
+        &["check", "no-such-file.txt"],
+        &["convert", "no-such-file.txt"],
+        &["sandbox", "--addr", "127.0.0.1:0", "--time-scale", "0"],
+        &["check", "-", "-"],
+    ];
+    for args in cases {
+        let en = clientbank(args);
+        assert_eq!(en.status.code(), Some(2), "{args:?}");
+        let stderr = text(&en.stderr);
+        assert!(
+            stderr.lines().all(|l| l.starts_with("error: ")),
+            "{args:?}: {stderr}"
+        );
+        let mut ru_args = vec!["--lang", "ru"];
+        ru_args.extend(args);
+        let ru = clientbank(&ru_args);
+        let stderr = text(&ru.stderr);
+        assert!(
+            stderr.lines().all(|l| l.starts_with("ошибка: ")),
+            "{args:?}: {stderr}"
+        );
+    }
+    // The locale chooses Russian; --lang overrides it.
+    let file = testdata("odd/unknown-key.txt");
+    let ru = command(&["check", &file])
+        .env("LANG", "ru_RU.UTF-8")
+        .output()
+        .unwrap();
+    assert!(
+        text(&ru.stdout).contains("проверено файлов: 1; ошибок: 0, предупреждений: 1"),
+        "{}",
+        text(&ru.stdout)
+    );
+    let en = command(&["--lang", "en", "check", &file])
+        .env("LANG", "ru_RU.UTF-8")
+        .output()
+        .unwrap();
+    assert!(text(&en.stdout).contains("1 file(s) checked: 0 error(s), 1 warning(s)"));
+    // Codes and JSON keys do not change with the language.
+    let json = |lang: &str| -> Value {
+        serde_json::from_slice(&clientbank(&["--lang", lang, "check", "--json", &file]).stdout)
+            .unwrap()
+    };
+    assert_eq!(json("ru"), json("en"));
+}
+
+#[test]
+fn refusals_are_in_checks_report_with_their_file() {
+    let empty = testdata("invalid/empty.txt");
+    let output = clientbank(&["check", &empty, "no-such-file.txt"]);
+    assert_eq!(output.status.code(), Some(2));
+    let stdout = text(&output.stdout);
+    assert!(stdout.contains("error[empty-input]"), "{stdout}");
+    assert!(
+        stdout.contains(&format!("{empty}: unreadable (1 error(s)")),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("error: cannot read no-such-file.txt")
+            && stdout.contains("no-such-file.txt: unreadable"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("2 file(s) checked: 2 error(s)"), "{stdout}");
+    // One line each on stderr.
+    let stderr = text(&output.stderr);
+    assert_eq!(stderr.lines().count(), 2, "{stderr}");
+    assert!(stderr.contains(&format!("error: {empty}: unreadable: the input is empty")));
+}
+
+#[test]
+fn every_help_has_examples() {
+    for command in ["parse", "check", "convert", "sandbox", "completions", "man"] {
+        let help = clientbank(&[command, "--help"]);
+        assert_eq!(help.status.code(), Some(0));
+        assert!(
+            text(&help.stdout).contains("Examples:\n  clientbank "),
+            "{command}"
+        );
+    }
+    let top = clientbank(&["--help"]);
+    assert!(text(&top.stdout).contains("Examples:"));
+    assert!(text(&top.stdout).contains("--color <WHEN>"));
+    assert!(text(&top.stdout).contains("--lang <LANG>"));
+    // The generators are hidden from the list of commands.
+    assert!(!text(&top.stdout).contains("completions"));
+}
+
+#[test]
+fn completions_and_the_man_page_come_from_the_definition() {
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let output = clientbank(&["completions", shell]);
+        assert_eq!(output.status.code(), Some(0), "{shell}");
+        let script = text(&output.stdout);
+        for word in ["clientbank", "convert", "payer-from", "json-lines"] {
+            assert!(script.contains(word), "{shell}: {word}");
+        }
+    }
+    let man = clientbank(&["man"]);
+    assert_eq!(man.status.code(), Some(0));
+    let page = text(&man.stdout);
+    assert!(
+        page.starts_with(".ie \\n(.g .ds Aq") || page.contains(".TH clientbank"),
+        "{page}"
+    );
+    for word in ["clientbank\\-check", "\\-\\-payer\\-from", "Examples:"] {
+        assert!(page.contains(word), "{word}");
+    }
+    let bad = clientbank(&["completions", "tcsh"]);
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+/// Rust names of the libraries' types are not for people.
+#[test]
+fn no_internal_names_in_any_output() {
+    let mut names: Vec<String> = ["Utf8Content", "SingleByteKeys", "Ascii", "Cp1251", "Cp866"]
+        .map(String::from)
+        .to_vec();
+    names.extend(
+        clientbank_payment::Code::ALL
+            .iter()
+            .map(|c| format!("{c:?}"))
+            .filter(|n| n.chars().skip(1).any(char::is_uppercase)),
+    );
+    let mut files = Vec::new();
+    for dir in ["valid", "odd", "invalid", "payments", "corpus-like"] {
+        for entry in std::fs::read_dir(testdata(dir)).unwrap() {
+            let path = entry.unwrap().path();
+            if path
+                .extension()
+                .is_some_and(|e| e != "expected" && e != "tsv" && e != "md")
+            {
+                files.push(path.display().to_string());
+            }
+        }
+    }
+    files.sort();
+    for file in &files {
+        for args in [
+            vec!["parse", file.as_str()],
+            vec!["check", "--today", TODAY, file.as_str()],
+            vec![
+                "convert",
+                "--today",
+                TODAY,
+                file.as_str(),
+                "-o",
+                "-",
+                "--force",
+            ],
+        ] {
+            let output = clientbank(&args);
+            let all = text(&output.stdout) + &text(&output.stderr);
+            for name in &names {
+                assert!(
+                    !all.contains(name.as_str()),
+                    "{args:?} shows {name}:\n{all}"
+                );
+            }
+        }
+    }
+}
+
+/// A file with one line of `invalid/invalid-sum-comma.txt` replaced.
+fn with_line(dir: &tempfile::TempDir, name: &str, from: &str, to: &str) -> String {
+    let bytes = std::fs::read(testdata("invalid/invalid-sum-comma.txt")).unwrap();
+    let cp1251 = |s: &str| -> Vec<u8> {
+        s.chars()
+            .map(|c| match c {
+                'А'..='я' => (c as u32 - 'А' as u32 + 0xC0) as u8,
+                c => c as u8,
+            })
+            .collect()
+    };
+    let (from, to) = (cp1251(from), cp1251(to));
+    let at = bytes
+        .windows(from.len())
+        .position(|w| w == from.as_slice())
+        .unwrap_or_else(|| panic!("{name}: the line is not in the file"));
+    let mut changed = bytes[..at].to_vec();
+    changed.extend(&to);
+    changed.extend(&bytes[at + from.len()..]);
+    let path = dir.path().join(name);
+    std::fs::write(&path, changed).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn one_defect_is_one_finding() {
+    let dir = tempfile::tempdir().unwrap();
+    // (file, the line, its one code, severity, exit)
+    let cases = [
+        (
+            testdata("invalid/invalid-sum-comma.txt"),
+            15,
+            "invalid-sum",
+            "error",
+            1,
+        ),
+        (
+            with_line(&dir, "sum-text.txt", "Сумма=175000,00", "Сумма=сто"),
+            15,
+            "invalid-sum",
+            "error",
+            1,
+        ),
+        (
+            with_line(
+                &dir,
+                "sum-negative.txt",
+                "Сумма=175000,00",
+                "Сумма=-175000.00",
+            ),
+            15,
+            "invalid-sum",
+            "error",
+            1,
+        ),
+        (
+            with_line(&dir, "sum-empty.txt", "Сумма=175000,00", "Сумма="),
+            15,
+            "empty-value",
+            "error",
+            1,
+        ),
+        (
+            with_line(&dir, "number-empty.txt", "Номер=101", "Номер="),
+            13,
+            "empty-value",
+            "error",
+            1,
+        ),
+        (
+            testdata("invalid/invalid-date.txt"),
+            14,
+            "invalid-date",
+            "error",
+            1,
+        ),
+    ];
+    for (file, line, code, severity, exit) in cases {
+        let output = clientbank(&["check", "--json", "--today", TODAY, &file]);
+        let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+        let at_line: Vec<&Value> = report["files"][0]["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["line"] == line)
+            .collect();
+        assert_eq!(at_line.len(), 1, "{file}: {at_line:?}");
+        assert_eq!(at_line[0]["code"], code, "{file}");
+        assert_eq!(
+            at_line[0]["severity"], severity,
+            "{file}: the worse of the two"
+        );
+        assert_eq!(output.status.code(), Some(exit), "{file}");
+        // convert says it once too.
+        let converted = clientbank(&["convert", "--today", TODAY, &file]);
+        let stderr = text(&converted.stderr);
+        assert_eq!(
+            stderr.matches(&format!(":{line}:")).count(),
+            1,
+            "{file}: {stderr}"
+        );
+    }
+    // Outside a payment order (a bank order) an empty sum stays the format's warning.
+    let statement = testdata("odd/empty-value.txt");
+    let output = clientbank(&["check", "--json", &statement]);
+    assert_eq!(output.status.code(), Some(0));
+}
+
+#[test]
+fn a_missing_openssl_is_named() {
+    use std::io::{BufRead, BufReader};
+    let empty = tempfile::tempdir().unwrap();
+    let mut child = command(&["sandbox", "--addr", "127.0.0.1:0"])
+        .env("PATH", empty.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let first = BufReader::new(stderr).lines().next();
+    child.kill().ok();
+    child.wait().ok();
+    let first = first.expect("a warning").unwrap();
+    assert!(
+        first.starts_with("warning: the `openssl` program was not found on the PATH"),
+        "{first}"
+    );
+}
+
+#[test]
+fn no_progress_bar_when_piped() {
+    let file = testdata("valid/payment-orders-cp1251-crlf.txt");
+    let output = clientbank(&["check", &file]);
+    assert_eq!(output.status.code(), Some(0));
+    assert!(
+        output.stderr.is_empty(),
+        "quiet on success: {}",
+        text(&output.stderr)
+    );
+    let output = clientbank(&["convert", "--today", TODAY, &file, "-o", "-"]);
+    assert!(
+        !text(&output.stderr).contains('\r'),
+        "no bar: {}",
+        text(&output.stderr)
+    );
+}
+
+#[test]
+fn a_progress_bar_on_a_terminal_for_long_work() {
+    if Command::new("script").arg("--version").output().is_err() {
+        println!("skipped: the `script` command (a terminal for the test) is missing");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.json");
+    // A terminal on stderr, the report to a file: the bar is drawn (and cleared).
+    let line = format!(
+        "{} convert --today {TODAY} {} -o {}",
+        env!("CARGO_BIN_EXE_clientbank"),
+        testdata("valid/payment-orders-cp1251-crlf.txt"),
+        out.display()
+    );
+    let output = Command::new("script")
+        .args(["-qec", &line, "/dev/null"])
+        .env("LANG", "C.UTF-8")
+        .output()
+        .unwrap();
+    let shown = text(&output.stdout);
+    assert!(
+        shown.contains("converting") || shown.contains("reading"),
+        "{shown:?}"
+    );
+    let requests: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    assert_eq!(requests.as_array().map(Vec::len), Some(3));
+}

@@ -1,0 +1,506 @@
+//! Issue 9 item 5: standard streams, JSON Lines, and `convert`'s refusals, re-encoding,
+//! `--json`, `--strict` and `--payer-from` (read back by odin_palace).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+const TODAY: &str = "20.11.2026";
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn testdata(path: &str) -> String {
+    root().join("testdata").join(path).display().to_string()
+}
+
+fn command(args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_clientbank"));
+    command
+        .args(args)
+        .env_remove("LC_ALL")
+        .env_remove("LC_MESSAGES")
+        .env("LANG", "C.UTF-8")
+        .env_remove("CLICOLOR_FORCE");
+    command
+}
+
+fn clientbank(args: &[&str]) -> Output {
+    command(args).output().expect("the binary runs")
+}
+
+/// Runs with `stdin` on standard input.
+fn clientbank_stdin(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = command(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let mut input = child.stdin.take().unwrap();
+    let bytes = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(&bytes);
+    });
+    let output = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    output
+}
+
+fn code(output: &Output) -> i32 {
+    output.status.code().expect("exited")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn lines(bytes: &[u8]) -> Vec<Value> {
+    text(bytes)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+#[test]
+fn a_dash_reads_standard_input() {
+    for file in [
+        "invalid/invalid-sum-comma.txt",
+        "valid/upload-requests.json",
+    ] {
+        let path = testdata(file);
+        let bytes = std::fs::read(&path).unwrap();
+        let from_file = clientbank(&["check", "--json", "--today", TODAY, &path]);
+        let from_stdin = clientbank_stdin(&["check", "--json", "--today", TODAY, "-"], &bytes);
+        assert_eq!(code(&from_file), code(&from_stdin), "{file}");
+        let mut a: Value = serde_json::from_slice(&from_file.stdout).unwrap();
+        let b: Value = serde_json::from_slice(&from_stdin.stdout).unwrap();
+        assert_eq!(b["files"][0]["file"], "<stdin>");
+        a["files"][0]["file"] = "<stdin>".into();
+        assert_eq!(a, b, "{file}");
+    }
+    let bytes = std::fs::read(testdata("odd/unknown-key.txt")).unwrap();
+    let parsed = clientbank_stdin(&["parse", "--json", "-"], &bytes);
+    assert_eq!(code(&parsed), 0);
+    let value: Value = serde_json::from_slice(&parsed.stdout).unwrap();
+    assert_eq!(value["documents"][0]["type"], "Платежное поручение");
+    // 1C from standard input to JSON on standard output.
+    let bytes = std::fs::read(testdata("valid/payment-orders-cp1251-crlf.txt")).unwrap();
+    let converted = clientbank_stdin(&["convert", "--today", TODAY, "-", "-o", "-"], &bytes);
+    let requests: Value = serde_json::from_slice(&converted.stdout).unwrap();
+    assert_eq!(requests.as_array().map(Vec::len), Some(3));
+    // Standard input is read once.
+    let twice = clientbank_stdin(&["check", "-", "-"], b"");
+    assert_eq!(code(&twice), 2);
+    assert!(
+        text(&twice.stderr).starts_with("error: `-`"),
+        "{}",
+        text(&twice.stderr)
+    );
+}
+
+#[test]
+fn json_lines_hold_what_the_json_object_holds() {
+    let files = [
+        testdata("odd/key-case.txt"),
+        testdata("invalid/empty.txt"),
+        testdata("payments/inn-check-digit.txt"),
+    ];
+    let mut args = vec!["check", "--today", TODAY, "--json"];
+    args.extend(files.iter().map(String::as_str));
+    let object = clientbank(&args);
+    args[3] = "--json-lines";
+    let jsonl = clientbank(&args);
+    assert_eq!(code(&object), code(&jsonl));
+    let object: Value = serde_json::from_slice(&object.stdout).unwrap();
+    let records = lines(&jsonl.stdout);
+    let kinds: Vec<&str> = records
+        .iter()
+        .map(|r| r["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds.last(), Some(&"summary"));
+    assert_eq!(kinds.iter().filter(|k| **k == "file").count(), 3);
+    for (i, file) in object["files"].as_array().unwrap().iter().enumerate() {
+        let name = file["file"].as_str().unwrap();
+        let mut diagnostics: Vec<Value> = records
+            .iter()
+            .filter(|r| r["kind"] == "diagnostic" && r["file"] == name)
+            .cloned()
+            .collect();
+        for d in &mut diagnostics {
+            let d = d.as_object_mut().unwrap();
+            d.remove("kind");
+            d.remove("file");
+        }
+        assert_eq!(
+            &Value::from(diagnostics),
+            &file["diagnostics"],
+            "{i}: {name}"
+        );
+        let summary = records
+            .iter()
+            .find(|r| r["kind"] == "file" && r["file"] == name)
+            .unwrap();
+        assert_eq!(summary["readable"], file["readable"]);
+        assert_eq!(summary["encoding"], file["encoding"]);
+    }
+    let total = records.last().unwrap();
+    assert_eq!(total["errors"], object["errors"]);
+    assert_eq!(total["warnings"], object["warnings"]);
+    assert_eq!(total["files"], 3);
+
+    // parse: one line per section and finding, in the object's order.
+    let path = testdata("odd/unknown-key.txt");
+    let object: Value =
+        serde_json::from_slice(&clientbank(&["parse", "--json", &path]).stdout).unwrap();
+    let records = lines(&clientbank(&["parse", "--json-lines", &path]).stdout);
+    assert_eq!(records[0]["kind"], "file");
+    assert_eq!(records[0]["encoding"], object["encoding"]);
+    assert_eq!(records[1]["kind"], "header");
+    assert_eq!(records[1]["fields"], object["header"]);
+    let documents: Vec<&Value> = records.iter().filter(|r| r["kind"] == "document").collect();
+    assert_eq!(
+        documents.len(),
+        object["documents"].as_array().unwrap().len()
+    );
+    assert_eq!(documents[0]["fields"], object["documents"][0]["fields"]);
+    assert_eq!(documents[0]["line"], object["documents"][0]["line"]);
+    let diagnostics = records.iter().filter(|r| r["kind"] == "diagnostic").count();
+    assert_eq!(diagnostics, object["diagnostics"].as_array().unwrap().len());
+    // A refused file: its file line and its one finding; exit 2.
+    let refused = clientbank(&[
+        "parse",
+        "--json-lines",
+        &testdata("invalid/mixed-encoding.txt"),
+    ]);
+    assert_eq!(code(&refused), 2);
+    let records = lines(&refused.stdout);
+    assert_eq!(records.len(), 2);
+    assert_eq!(records[1]["code"], "mixed-encoding");
+}
+
+#[test]
+fn convert_never_writes_over_its_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("orders.txt");
+    let original = std::fs::read(testdata("valid/payment-orders-cp1251-crlf.txt")).unwrap();
+    std::fs::write(&input, &original).unwrap();
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    let same = [
+        input.clone(),
+        dir.path().join("sub/../orders.txt"),
+        dir.path().join("./orders.txt"),
+    ];
+    for output in &same {
+        let out = clientbank(&[
+            "convert",
+            "--today",
+            TODAY,
+            input.to_str().unwrap(),
+            "-o",
+            output.to_str().unwrap(),
+        ]);
+        assert_eq!(code(&out), 2, "{}", output.display());
+        let stderr = text(&out.stderr);
+        assert!(
+            stderr.starts_with("error: ") && stderr.contains("is the input file"),
+            "{stderr}"
+        );
+        assert_eq!(
+            std::fs::read(&input).unwrap(),
+            original,
+            "the input is untouched"
+        );
+    }
+}
+
+#[test]
+fn convert_refuses_single_byte_output_on_a_terminal() {
+    if Command::new("script").arg("--version").output().is_err() {
+        println!("skipped: the `script` command (a terminal for the test) is missing");
+        return;
+    }
+    let run = |extra: &str| {
+        let line = format!(
+            "{} convert --today {TODAY} {} --to 1c{extra}",
+            env!("CARGO_BIN_EXE_clientbank"),
+            testdata("valid/upload-requests.json")
+        );
+        Command::new("script")
+            .args(["-qec", &line, "/dev/null"])
+            .env("LANG", "C.UTF-8")
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap()
+    };
+    let refused = run("");
+    assert_eq!(code(&refused), 2);
+    assert!(
+        text(&refused.stdout).contains("error: not writing CP1251 bytes to a terminal"),
+        "{}",
+        text(&refused.stdout)
+    );
+    let utf8 = run(" --encoding utf-8");
+    assert!(
+        text(&utf8.stdout).contains("1CClientBankExchange"),
+        "UTF-8 is text"
+    );
+    let forced = run(" --force");
+    assert!(!text(&forced.stdout).contains("not writing"));
+}
+
+#[test]
+fn convert_writes_a_1c_file_anew_in_another_encoding() {
+    let dir = tempfile::tempdir().unwrap();
+    for source in [
+        "corpus-like/to-bank-one-order-1.01-utf8.txt",
+        "corpus-like/statement-payment-orders-1.03-utf8-bom-crlf.txt",
+    ] {
+        let out = dir.path().join("windows.txt");
+        let converted = clientbank(&[
+            "convert",
+            "--today",
+            TODAY,
+            &testdata(source),
+            "--to",
+            "1c",
+            "--encoding",
+            "windows",
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert!(
+            code(&converted) < 2,
+            "{source}: {}",
+            text(&converted.stderr)
+        );
+        let before: Value =
+            serde_json::from_slice(&clientbank(&["parse", "--json", &testdata(source)]).stdout)
+                .unwrap();
+        let after: Value =
+            serde_json::from_slice(&clientbank(&["parse", "--json", out.to_str().unwrap()]).stdout)
+                .unwrap();
+        assert_eq!(before["encoding"], "utf-8");
+        assert_eq!(after["encoding"], "cp1251", "{source}");
+        let header = &after["header"];
+        assert!(
+            header
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|f| f == &serde_json::json!(["Кодировка", "Windows"])),
+            "{header}"
+        );
+        let bytes = std::fs::read(&out).unwrap();
+        assert!(bytes.windows(2).any(|w| w == b"\r\n"), "CRLF");
+        let documents = |v: &Value| v["documents"].as_array().unwrap().len();
+        assert_eq!(documents(&before), documents(&after), "{source}");
+        // Every value of every document is still there, in CP1251 now.
+        for (a, b) in before["documents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(after["documents"].as_array().unwrap())
+        {
+            for field in a["fields"].as_array().unwrap() {
+                let value = field[1].as_str().unwrap().trim();
+                if value.is_empty() {
+                    continue;
+                }
+                let found = b["fields"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|f| f[0] == field[0] && f[1].as_str().unwrap().trim() == value);
+                assert!(found, "{source}: {field} lost");
+            }
+        }
+    }
+}
+
+#[test]
+fn convert_findings_as_json_and_strict() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.txt");
+    let source = testdata("valid/upload-requests.json");
+    let args = [
+        "convert",
+        "--today",
+        TODAY,
+        &source,
+        "-o",
+        out.to_str().unwrap(),
+    ];
+    let plain = clientbank(&args);
+    assert_eq!(code(&plain), 0, "payer-unknown is a warning");
+    assert!(text(&plain.stderr).contains("warning[payer-unknown]"));
+    let mut json = args.to_vec();
+    json.push("--json");
+    let json = clientbank(&json);
+    assert_eq!(code(&json), 0);
+    assert!(json.stdout.is_empty());
+    let records = lines(&json.stderr);
+    assert_eq!(records[0]["kind"], "diagnostic");
+    assert_eq!(records[0]["code"], "payer-unknown");
+    assert_eq!(records[0]["field"], "PayerAccount");
+    assert_eq!(records[0]["found"], "40702810938000012345");
+    assert_eq!(records.last().unwrap()["kind"], "file");
+    assert_eq!(
+        records.last().unwrap()["warnings"],
+        2,
+        "payer-unknown, recipient-bank-unknown"
+    );
+    let mut strict = args.to_vec();
+    strict.push("--strict");
+    let strict = clientbank(&strict);
+    assert_eq!(code(&strict), 1, "with --strict a warning fails");
+    assert!(text(&strict.stderr).contains("error[payer-unknown]"));
+}
+
+/// JSON upload requests: the three of `valid/upload-requests.json` (ordinary, budget, third
+/// party), `copies` times with numbers of their own.
+fn requests(dir: &Path, copies: usize) -> PathBuf {
+    let source: Value =
+        serde_json::from_slice(&std::fs::read(testdata("valid/upload-requests.json")).unwrap())
+            .unwrap();
+    let mut all = Vec::new();
+    for copy in 0..copies {
+        for request in source.as_array().unwrap() {
+            let mut request = request.clone();
+            request["payment"]["Number"] = Value::String((all.len() + 1).to_string());
+            all.push(request);
+        }
+        let _ = copy;
+    }
+    let path = dir.join("requests.json");
+    std::fs::write(&path, serde_json::to_vec(&all).unwrap()).unwrap();
+    path
+}
+
+const PAYER: &str = r#"account = "40702810938000012345"
+name = "ООО \"Ромашка\""
+inn = "7701234560"
+kpp = "770101001"
+bank = "ПАО СБЕРБАНК"
+bank_city = "г. Москва"
+bik = "044525225"
+corr_account = "30101810400000000225"
+"#;
+
+#[test]
+fn odin_palace_reads_every_document_convert_writes_with_the_payer() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = requests(dir.path(), 200);
+    let payer = dir.path().join("payer.toml");
+    std::fs::write(&payer, PAYER).unwrap();
+    let parser = odin_palace::parser::ParserBuilder::new().build();
+    // odin_palace reads CP1251 and UTF-8 (not CP866).
+    for encoding in ["windows", "utf-8"] {
+        let out = dir.path().join(format!("1c-{encoding}.txt"));
+        let converted = clientbank(&[
+            "convert",
+            "--today",
+            TODAY,
+            source.to_str().unwrap(),
+            "--payer-from",
+            payer.to_str().unwrap(),
+            "--encoding",
+            encoding,
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(code(&converted), 0, "{}", text(&converted.stderr));
+        assert!(
+            !text(&converted.stderr).contains("payer-unknown"),
+            "{}",
+            text(&converted.stderr)
+        );
+        let statement = parser
+            .parse(&std::fs::read(&out).unwrap())
+            .unwrap_or_else(|e| panic!("{encoding}: {e:?}"));
+        let first_warnings: Vec<_> = statement.warnings.iter().take(3).collect();
+        assert_eq!(
+            statement.documents.len(),
+            600,
+            "{encoding}: {first_warnings:?}"
+        );
+        assert!(statement.warnings.is_empty(), "{first_warnings:?}");
+        let first = &statement.documents[0];
+        assert_eq!(first.counterparty_inn, "7701234560");
+        assert_eq!(first.counterparty_bic, "044525225");
+        // The third party's INN stays in ПлательщикИНН of a third-party payment.
+        assert_eq!(statement.documents[2].counterparty_inn, "500100732259");
+        // And `check` finds the file as good as the requests.
+        let check = clientbank(&["check", "--today", TODAY, out.to_str().unwrap()]);
+        assert_eq!(code(&check), 0, "{}", text(&check.stdout));
+    }
+    // Without the payer: a finding, never a key silently absent (and odin_palace reads none).
+    let out = dir.path().join("no-payer.txt");
+    let converted = clientbank(&[
+        "convert",
+        "--today",
+        TODAY,
+        source.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    let stderr = text(&converted.stderr);
+    assert_eq!(code(&converted), 0, "warnings");
+    assert_eq!(
+        stderr.matches("warning[payer-unknown]").count(),
+        1,
+        "{stderr}"
+    );
+    assert!(stderr.contains("in 600 payment(s)"), "{stderr}");
+    // The payee's bank name is never in JSON: one finding for the file.
+    assert_eq!(
+        stderr.matches("warning[recipient-bank-unknown]").count(),
+        1,
+        "{stderr}"
+    );
+    let parsed: Value =
+        serde_json::from_slice(&clientbank(&["parse", "--json", out.to_str().unwrap()]).stdout)
+            .unwrap();
+    let fields = &parsed["documents"][0]["fields"];
+    for key in [
+        "ПлательщикИНН",
+        "ПлательщикБИК",
+        "ПлательщикБанк1",
+        "ПолучательБанк1",
+    ] {
+        assert!(
+            fields
+                .as_array()
+                .unwrap()
+                .contains(&serde_json::json!([key, ""])),
+            "{key} is written, empty: {fields}"
+        );
+    }
+    // A bad account file is refused with its place, exit 2, and nothing is written.
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(&bad, PAYER.replace("bik", "bic")).unwrap();
+    let out = dir.path().join("not-written.txt");
+    let refused = clientbank(&[
+        "convert",
+        source.to_str().unwrap(),
+        "--payer-from",
+        bad.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&refused), 2);
+    assert!(
+        text(&refused.stderr).starts_with("error: "),
+        "{}",
+        text(&refused.stderr)
+    );
+    assert!(
+        text(&refused.stderr).contains("bad.toml:7:1"),
+        "{}",
+        text(&refused.stderr)
+    );
+    assert!(!out.exists());
+}
