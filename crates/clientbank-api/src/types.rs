@@ -580,7 +580,17 @@ pub(crate) mod lenient {
             let value = self.map.get(key)?;
             let text = match value {
                 Value::Null => return None,
-                Value::Number(n) => n.to_string(),
+                Value::Number(n) => {
+                    let amount = decimal(&n.to_string());
+                    if amount.is_none() {
+                        // Not the number's text: how a number out of range is spelled
+                        // depends on how it was parsed (an exponent, or every digit).
+                        self.problems.push(format!(
+                            "{key}: a number out of the range of an amount; not read"
+                        ));
+                    }
+                    return amount;
+                }
                 Value::String(s) => s.clone(),
                 other => {
                     self.problems.push(format!(
