@@ -17,6 +17,7 @@ use crate::config::{Settings, Signing};
 use crate::engine::{Begun, Engine, Sent, Verdict, content_hash, today_in_moscow};
 use crate::folders::{Claimer, Layout, move_into, rename_no_replace, unique_name};
 use crate::journal::{Journal, file_state, payment_state as ps};
+use crate::lock::{DirLock, Holder};
 use crate::{Error, drop, report};
 
 /// How the daemon is opened.
@@ -38,8 +39,15 @@ pub struct Summary {
     pub rejected: Vec<String>,
     /// Files moved to review/.
     pub review: Vec<String>,
-    /// Files still in processing/ (the bank did not take them yet).
+    /// Files still in processing/ because the bank did not take them yet (or the journal
+    /// could not be written).
     pub waiting: Vec<String>,
+    /// Files in processing/ whose payments wait for the same payments in another file that
+    /// waits for the bank (sent once, from that file).
+    pub queued: Vec<String>,
+    /// Files in processing/ stopped part-way by SIGINT/SIGTERM: the rest is sent on the next
+    /// start.
+    pub interrupted: Vec<String>,
     /// Inbox files that could not be opened.
     pub unreadable: Vec<String>,
     /// Payments uploaded.
@@ -71,28 +79,6 @@ impl Summary {
     }
 }
 
-/// Creates the folders and takes the per-DIR lock: one daemon per DIR.
-fn lock(layout: &Layout) -> Result<fs::File, Error> {
-    let path = layout.root.join(".clientbank").join("lock");
-    let file = fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(|e| Error::Io(format!("cannot open {}: {e}", path.display())))?;
-    match file.try_lock() {
-        Ok(()) => Ok(file),
-        Err(fs::TryLockError::WouldBlock) => Err(Error::Busy(format!(
-            "another clientbank watch is running on {} (it holds {}); one daemon per folder",
-            layout.root.display(),
-            path.display()
-        ))),
-        Err(fs::TryLockError::Error(e)) => {
-            Err(Error::Io(format!("cannot lock {}: {e}", path.display())))
-        }
-    }
-}
-
 /// Opens the journal of `layout`: created on first use; refused when it is missing although
 /// the folders show earlier use, unless `new_journal`; refused when damaged.
 pub fn open_journal(layout: &Layout, new_journal: bool) -> Result<(Journal, bool), Error> {
@@ -108,7 +94,7 @@ pub fn open_journal(layout: &Layout, new_journal: bool) -> Result<(Journal, bool
              processing/ then go to review/)",
             path.display(),
             layout.root.display(),
-            layout.root.display()
+            report::shell_quote(&layout.root.display().to_string())
         )));
     }
     if let Some(parent) = path.parent() {
@@ -135,7 +121,7 @@ pub struct Daemon {
     config_stamp: Option<SystemTime>,
     sign_leftovers: bool,
     reload: Option<Box<dyn Fn() -> Result<Settings, Error> + Send>>,
-    _lock: fs::File,
+    interrupted: Vec<String>,
 }
 
 impl std::fmt::Debug for Daemon {
@@ -158,7 +144,7 @@ impl Daemon {
     pub fn open(dir: &Path, settings: Settings, options: Options) -> Result<Daemon, Error> {
         let layout = Layout::new(dir);
         layout.create().map_err(|e| Error::Io(e.to_string()))?;
-        let lock = lock(&layout)?;
+        let lock = DirLock::acquire(&layout, Holder::Daemon, Duration::ZERO)?;
         let (journal, fresh) = open_journal(&layout, options.new_journal)?;
         let config_stamp = stamp(settings.file.as_ref());
         for warning in &settings.warnings {
@@ -178,8 +164,9 @@ impl Daemon {
             config_stamp,
             sign_leftovers: true,
             reload: None,
-            _lock: lock,
+            interrupted: Vec::new(),
         };
+        daemon.engine.lock = Some(lock);
         if fresh && options.new_journal {
             daemon.quarantine_processing()?;
         }
@@ -288,6 +275,8 @@ impl Daemon {
     /// One look at the folders: claims complete inbox files, processes the files of
     /// processing/ that are due, signs when the policy is `auto`.
     pub async fn pass(&mut self) -> Result<(), Error> {
+        // The lock file still ours (D3): else another daemon may work here; stop.
+        self.engine.check_lock()?;
         self.maybe_reload();
         let inbox = self.layout.folder("inbox");
         let settings = self.engine.settings.clone();
@@ -324,6 +313,7 @@ impl Daemon {
                 if self.waiting.get(&name).is_some_and(|(due, _)| *due > now) {
                     continue;
                 }
+                self.engine.check_lock()?;
                 self.process(&name).await?;
                 if self.token_refused.is_some_and(|at| at >= now) {
                     break;
@@ -467,9 +457,13 @@ impl Daemon {
                 }
             }
         };
-        let sent = match self.engine.send(file_id, &drop, route).await {
+        let uploaded_before = self.uploaded_of(file_id)?;
+        let sent = self.engine.send(file_id, &drop, route).await;
+        // Counted as they reach the bank, whatever happens to the file next.
+        self.summary.uploaded += self.uploaded_of(file_id)?.saturating_sub(uploaded_before);
+        let sent = match sent {
             Ok(sent) => sent,
-            Err(Error::Config(e)) => return Err(Error::Config(e)),
+            Err(e @ (Error::Config(_) | Error::Busy(_))) => return Err(e),
             Err(e) => return self.journal_failed(name, e),
         };
         match sent {
@@ -490,9 +484,15 @@ impl Daemon {
                 self.token_refused = Some(Instant::now());
                 return Ok(());
             }
-            Sent::Interrupted => return Ok(()),
+            Sent::Interrupted => {
+                if !self.interrupted.iter().any(|n| n == name) {
+                    self.interrupted.push(name.to_string());
+                }
+                return Ok(());
+            }
             Sent::Finished => {}
         }
+        self.interrupted.retain(|n| n != name);
         if self.token_refused.take().is_some() {
             tracing::info!("the bank takes the token again: uploads go on");
             self.summary.token_refused = None;
@@ -555,6 +555,12 @@ impl Daemon {
         };
         let new_name = unique_name(&self.layout.folder(folder), name);
         let place = Layout::place(folder, &new_name);
+        if folder != "done" {
+            self.engine.journal.close_planned(
+                file_id,
+                &format!("not sent: the file went to {folder}/ before this payment was sent"),
+            )?;
+        }
         self.engine.journal.set_file(file_id, state, &place, why)?;
         self.complete_move(file_id)
     }
@@ -607,7 +613,6 @@ impl Daemon {
         match moved {
             Ok(()) => {
                 let counts = |state: &str| rows.iter().filter(|r| r.state == state).count();
-                self.summary.uploaded += counts(ps::UPLOADED);
                 self.summary.already += counts(ps::ALREADY);
                 self.summary.refused += counts(ps::REFUSED);
                 self.summary.doubt += counts(ps::DOUBT);
@@ -681,8 +686,37 @@ impl Daemon {
         Ok(self.finish_summary())
     }
 
+    fn uploaded_of(&self, file_id: i64) -> Result<usize, Error> {
+        Ok(self
+            .engine
+            .journal
+            .payments_of(file_id)?
+            .iter()
+            .filter(|r| r.state == ps::UPLOADED)
+            .count())
+    }
+
     fn finish_summary(&mut self) -> Summary {
-        self.summary.waiting = self.layout.files("processing");
+        self.summary.waiting.clear();
+        self.summary.queued.clear();
+        self.summary.interrupted.clear();
+        for name in self.layout.files("processing") {
+            let place = Layout::place("processing", &name);
+            let row = self.engine.journal.processing_file(&place).ok().flatten();
+            let rows = row
+                .map(|r| self.engine.journal.payments_of(r.id).unwrap_or_default())
+                .unwrap_or_default();
+            if self.interrupted.contains(&name) {
+                self.summary.interrupted.push(name);
+            } else if !rows.is_empty()
+                && rows.iter().any(|r| r.state == ps::QUEUED)
+                && !rows.iter().any(|r| r.state == ps::PLANNED)
+            {
+                self.summary.queued.push(name);
+            } else {
+                self.summary.waiting.push(name);
+            }
+        }
         let mut summary = self.summary.clone();
         summary.unreadable.sort();
         summary.unreadable.dedup();

@@ -20,6 +20,7 @@ pub mod drop;
 pub mod engine;
 pub mod folders;
 pub mod journal;
+pub mod lock;
 pub mod report;
 pub mod signer;
 

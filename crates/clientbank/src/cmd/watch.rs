@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use clientbank_api::Token;
 use clientbank_watch::config::ProcessEnv;
+use clientbank_watch::report::shell_quote;
 use clientbank_watch::{Daemon, Options, Settings, Signing, Summary, demo};
 
 use crate::cli::LogFormat;
@@ -221,7 +222,10 @@ fn outcome(summary: &Summary) -> Outcome {
         Outcome::Findings
     } else if summary.token_refused.is_some() {
         Outcome::Unreadable
-    } else if !summary.waiting.is_empty() {
+    } else if !summary.waiting.is_empty()
+        || !summary.queued.is_empty()
+        || !summary.interrupted.is_empty()
+    {
         Outcome::BankUnavailable
     } else {
         Outcome::Clean
@@ -259,6 +263,21 @@ fn print_summary(dir: &Path, summary: &Summary, daemon: &Daemon) {
             list(&summary.waiting)
         );
     }
+    if !summary.queued.is_empty() {
+        println!(
+            "  processing/ {} file(s) waiting for the same payments in another file (sent once, \
+             from there){}",
+            summary.queued.len(),
+            list(&summary.queued)
+        );
+    }
+    if !summary.interrupted.is_empty() {
+        println!(
+            "  processing/ {} file(s) stopped part-way (the rest is sent on the next start){}",
+            summary.interrupted.len(),
+            list(&summary.interrupted)
+        );
+    }
     println!(
         "  payments: {} uploaded, {} already at the bank (not sent again), {} refused by the \
          bank, {} in doubt, {} signed",
@@ -270,7 +289,7 @@ fn print_summary(dir: &Path, summary: &Summary, daemon: &Daemon) {
         println!(
             "  {} payment(s) await signature: `clientbank sign --dir {}`",
             awaiting.len(),
-            dir.display()
+            shell_quote(&dir.display().to_string())
         );
     }
     for failure in &summary.sign_failures {
