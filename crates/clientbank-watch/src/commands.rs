@@ -162,7 +162,7 @@ pub async fn upload(
         };
         let sent = engine.send(file_id, &drop, route).await?;
         let outcome = match &sent {
-            Sent::NotTaken(why) | Sent::TokenRefused(why) => {
+            Sent::NotTaken(why) | Sent::TokenRefused(why) | Sent::Misconfigured(why) => {
                 // Nothing of it was taken: the file is closed as not sent.
                 let rows = engine.journal.payments_of(file_id)?;
                 let not_sent: Vec<_> = rows
@@ -180,10 +180,10 @@ pub async fn upload(
                     })
                     .collect();
                 engine.journal.record(&not_sent, &[])?;
-                if matches!(sent, Sent::TokenRefused(_)) {
-                    "token-refused"
-                } else {
-                    "unavailable"
+                match sent {
+                    Sent::TokenRefused(_) => "token-refused",
+                    Sent::Misconfigured(_) => "misconfigured",
+                    _ => "unavailable",
                 }
             }
             Sent::Interrupted => "interrupted",

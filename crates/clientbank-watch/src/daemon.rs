@@ -64,6 +64,8 @@ pub struct Summary {
     pub sign_failures: Vec<String>,
     /// The bank refused the token.
     pub token_refused: Option<String>,
+    /// The configuration kept requests from being made (nothing was sent).
+    pub config_error: Option<String>,
     /// The bank was unavailable (maintenance, no connection).
     pub bank_unavailable: Option<String>,
 }
@@ -371,6 +373,7 @@ impl Daemon {
                 self.engine.set_settings(settings);
                 if self.token_refused.take().is_some() {
                     self.summary.token_refused = None;
+                    self.summary.config_error = None;
                 }
                 self.sign_leftovers = true;
             }
@@ -471,6 +474,18 @@ impl Daemon {
                 let delay = self.backoff(name);
                 tracing::warn!(file = %name, "the bank did not take it ({why}); it waits in processing/, next try in {delay:?}");
                 self.summary.bank_unavailable = Some(why);
+                return Ok(());
+            }
+            Sent::Misconfigured(why) => {
+                tracing::error!(
+                    "the configuration keeps requests from being made ({why}): nothing was \
+                     sent; uploads stop, files wait in processing/; tried again in {:?} or when \
+                     the configuration changes",
+                    self.engine.settings.token_retry
+                );
+                let _ = self.engine.journal.event(Some(name), &why);
+                self.summary.config_error = Some(why);
+                self.token_refused = Some(Instant::now());
                 return Ok(());
             }
             Sent::TokenRefused(why) => {

@@ -34,6 +34,9 @@ pub enum Sent {
     NotTaken(String),
     /// The bank refused the token (401): uploads stop until it changes.
     TokenRefused(String),
+    /// The request could not even be made (a token that cannot be a header, an address):
+    /// nothing was sent; uploads stop until the configuration changes.
+    Misconfigured(String),
     /// Stopped on request between payments; the rest is sent on the next start.
     Interrupted,
 }
@@ -319,6 +322,14 @@ impl Engine {
                         message: (!notes.is_empty()).then(|| notes.join("; ")),
                     }
                 }
+                Err(
+                    e
+                    @ (clientbank_api::Error::Config(_) | clientbank_api::Error::InvalidId { .. }),
+                ) => {
+                    // The request could not be made: nothing was sent.
+                    self.journal.set_payment(row.id, ps::PLANNED, None)?;
+                    return Ok(Sent::Misconfigured(e.to_string()));
+                }
                 Err(e) if e.not_taken() => {
                     self.journal.set_payment(row.id, ps::PLANNED, None)?;
                     tracing::warn!(number = %row.number, "the bank did not take the payment: {e}");
@@ -503,6 +514,14 @@ impl Engine {
                 );
                 self.journal
                     .record(&all(ps::DOUBT, message, Some(result.raw.clone())), &[])?;
+            }
+            Err(
+                e @ (clientbank_api::Error::Config(_) | clientbank_api::Error::InvalidId { .. }),
+            ) => {
+                for &id in &ids {
+                    self.journal.set_payment(id, ps::PLANNED, None)?;
+                }
+                return Ok(Sent::Misconfigured(e.to_string()));
             }
             Err(e) if e.not_taken() => {
                 for &id in &ids {

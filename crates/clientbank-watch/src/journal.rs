@@ -942,3 +942,53 @@ fn migrate_2(tx: &Transaction<'_>) -> rusqlite::Result<()> {
          CREATE UNIQUE INDEX payments_active ON payments(identity) WHERE state IN {ACTIVE_SQL};"
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A schema-1 journal in which the old defect left one payment active in two files (and
+    /// one uploaded twice) opens as schema 2: one active row each, the numbers normalised.
+    #[test]
+    fn schema_1_with_duplicates_is_brought_forward() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal.sqlite");
+        {
+            let db = Connection::open(&path).unwrap();
+            db.execute_batch(MIGRATIONS[0]).unwrap();
+            db.pragma_update(None, "user_version", 1).unwrap();
+            db.execute_batch(
+                "INSERT INTO files (id, name, hash, place, state, created_at, updated_at)
+                    VALUES (1, 'a', 'h', 'done/a', 'done', 't', 't'),
+                           (2, 'b', 'h', 'processing/b', 'processing', 't', 't');
+                 INSERT INTO payments (file_id, position, identity, payer_account, number, date,
+                    sum, recipient, recipient_account, state, updated_at) VALUES
+                    (2, 0, 'p|0402|d|1|r', 'p', '0402', 'd', '1', 'x', 'r', 'planned', 't'),
+                    (1, 0, 'p|402|d|1|r', 'p', '402', 'd', '1', 'x', 'r', 'uploaded', 't'),
+                    (1, 1, 'p|7|d|1|r', 'p', '7', 'd', '1', 'x', 'r', 'uploaded', 't'),
+                    (2, 1, 'p|7|d|1|r', 'p', '7', 'd', '1', 'x', 'r', 'uploaded', 't');",
+            )
+            .unwrap();
+        }
+        let journal = Journal::open(&path, false).unwrap();
+        let rows = journal.all_payments().unwrap();
+        let states: Vec<(&str, &str)> = rows
+            .iter()
+            .map(|r| (r.identity.as_str(), r.state.as_str()))
+            .collect();
+        assert_eq!(
+            states,
+            [
+                ("p|402|d|1|r", "held"),
+                ("p|402|d|1|r", "uploaded"),
+                ("p|7|d|1|r", "uploaded"),
+                ("p|7|d|1|r", "duplicate"),
+            ]
+        );
+        let version: i64 = journal
+            .db
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(version, SCHEMA_VERSION);
+    }
+}

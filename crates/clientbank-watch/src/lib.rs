@@ -61,6 +61,9 @@ impl Error {
     /// The exit code: 3 when the bank is unavailable, 2 otherwise (usage, configuration, I/O).
     pub fn exit_code(&self) -> u8 {
         match self {
+            Error::Bank(
+                clientbank_api::Error::Config(_) | clientbank_api::Error::InvalidId { .. },
+            ) => 2,
             Error::Bank(e) if e.not_taken() || e.retryable_read() => 3,
             _ => 2,
         }

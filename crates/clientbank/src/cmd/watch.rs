@@ -220,7 +220,7 @@ async fn shutdown() {
 fn outcome(summary: &Summary) -> Outcome {
     if summary.needs_attention() {
         Outcome::Findings
-    } else if summary.token_refused.is_some() {
+    } else if summary.token_refused.is_some() || summary.config_error.is_some() {
         Outcome::Unreadable
     } else if !summary.waiting.is_empty()
         || !summary.queued.is_empty()
@@ -300,6 +300,9 @@ fn print_summary(dir: &Path, summary: &Summary, daemon: &Daemon) {
     }
     if let Some(why) = &summary.token_refused {
         println!("  the bank refuses the token: {why}");
+    }
+    if let Some(why) = &summary.config_error {
+        println!("  nothing was sent, the configuration keeps requests from being made: {why}");
     }
     if let Some(why) = &summary.bank_unavailable
         && !summary.waiting.is_empty()
