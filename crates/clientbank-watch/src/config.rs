@@ -119,6 +119,7 @@ struct FileConfig {
     retry_max: Option<Span>,
     token_retry: Option<Span>,
     once_patience: Option<Span>,
+    incomplete_after: Option<Span>,
     patterns: Option<Vec<String>>,
     log_format: Option<String>,
 }
@@ -156,6 +157,10 @@ pub struct Settings {
     pub token_retry: Duration,
     /// With `--once`: how long to keep retrying files the bank did not take (default 60 s).
     pub once_patience: Duration,
+    /// How long an inbox file that is not complete (no `КонецФайла`, a section left open,
+    /// JSON that stops early) must stay unchanged before it is taken anyway and rejected as cut
+    /// short (default 10 min).
+    pub incomplete_after: Duration,
     /// File name patterns taken from the inbox (default `*.txt`, `*.json`).
     pub patterns: Vec<String>,
     /// `text` or `json`.
@@ -184,6 +189,7 @@ impl Default for Settings {
             retry_max: Duration::from_secs(60),
             token_retry: Duration::from_secs(300),
             once_patience: Duration::from_secs(60),
+            incomplete_after: Duration::from_secs(600),
             patterns: vec!["*.txt".into(), "*.json".into()],
             log_format: "text".into(),
             warnings: Vec::new(),
@@ -347,6 +353,11 @@ impl Settings {
             &mut settings.once_patience,
             "once_patience",
             file.once_patience,
+        )?;
+        set(
+            &mut settings.incomplete_after,
+            "incomplete_after",
+            file.incomplete_after,
         )?;
         if settings.poll_interval < Duration::from_millis(50) {
             return Err(Error::Config("poll_interval: at least 50ms".into()));

@@ -50,6 +50,11 @@ pub struct Summary {
     pub interrupted: Vec<String>,
     /// Inbox files that could not be opened.
     pub unreadable: Vec<String>,
+    /// Inbox files not complete yet (no `КонецФайла`, a section left open, JSON that stops
+    /// early), with why: they wait.
+    pub incomplete: Vec<String>,
+    /// Inbox names that are no regular file (a symlink, a FIFO, a folder): ignored.
+    pub ignored: Vec<String>,
     /// Payments uploaded.
     pub uploaded: usize,
     /// Payments not sent because they are already at the bank.
@@ -284,7 +289,9 @@ impl Daemon {
         let settings = self.engine.settings.clone();
         let scan = self
             .claimer
-            .scan(&inbox, settings.settle, |n| settings.takes(n));
+            .scan(&inbox, settings.settle, settings.incomplete_after, |n| {
+                settings.takes(n)
+            });
         self.next_settle = scan.next;
         self.settling = scan.settling;
         for (name, why) in &self.claimer.reported {
@@ -411,6 +418,7 @@ impl Daemon {
     pub async fn process(&mut self, name: &str) -> Result<(), Error> {
         let place = Layout::place("processing", name);
         let path = self.layout.path_of(&place);
+        let stamp_read = file_stamp(&path);
         let bytes = match read_limited(&path) {
             Ok(bytes) => bytes,
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
@@ -446,6 +454,17 @@ impl Daemon {
                 (row.id, route)
             }
             None => {
+                if let Some(why) = crate::complete::incomplete(&bytes) {
+                    tracing::warn!(file = %name, "rejected: cut short ({why}), nothing sent");
+                    let text = format!(
+                        "error: {name} is cut short: {why}. It stayed so, unchanged, for {:?} \
+                         (incomplete_after), so it was taken as it is and rejected: nothing of \
+                         it was sent. A complete 1C file ends with КонецФайла; export it again \
+                         from the accounting software.\n{}",
+                        self.engine.settings.incomplete_after, drop.errors_text
+                    );
+                    return self.reject_whole(name, &hash, &text);
+                }
                 if drop.has_errors {
                     tracing::warn!(file = %name, errors = drop.errors, "rejected: error findings, nothing sent");
                     return self.reject_whole(name, &hash, &drop.errors_text);
@@ -519,6 +538,20 @@ impl Daemon {
         }
         let verdict = self.engine.verdict(file_id)?;
         if verdict != Verdict::Pending {
+            // A writer that still held the file when it was claimed may have added to it
+            // since it was read: what it added was not read, so not sent.
+            if file_stamp(&path) != stamp_read {
+                let note = format!(
+                    "{name} changed after it was read (its size or time is not what was read): \
+                     it was read up to line {}; the payments after line {} may not be sent. \
+                     Compare the file with the report below, and send what is missing anew.",
+                    crate::complete::line_count(&bytes),
+                    crate::complete::line_count(&bytes)
+                );
+                tracing::error!(file = %name, "{note}");
+                self.finish(file_id, name, Verdict::Review, Some(&note))?;
+                return Ok(());
+            }
             self.finish(file_id, name, verdict, None)?;
         }
         Ok(())
@@ -732,6 +765,20 @@ impl Daemon {
                 self.summary.waiting.push(name);
             }
         }
+        self.summary.incomplete = self
+            .claimer
+            .incomplete
+            .iter()
+            .map(|(name, why)| format!("{name}: {why}"))
+            .collect();
+        self.summary.incomplete.sort();
+        self.summary.ignored = self
+            .claimer
+            .ignored
+            .iter()
+            .map(|(name, kind)| format!("{name}: {kind}"))
+            .collect();
+        self.summary.ignored.sort();
         let mut summary = self.summary.clone();
         summary.unreadable.sort();
         summary.unreadable.dedup();
@@ -808,6 +855,13 @@ impl Daemon {
         tracing::info!("stopped");
         Ok(self.finish_summary())
     }
+}
+
+/// A file's size and modification time, to tell whether it changed since it was read.
+fn file_stamp(path: &Path) -> Option<(u64, Option<SystemTime>)> {
+    fs::metadata(path)
+        .ok()
+        .map(|m| (m.len(), m.modified().ok()))
 }
 
 /// The largest drop read (a payment file is kilobytes; a bigger one is no payment file).

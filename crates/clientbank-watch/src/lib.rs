@@ -13,6 +13,7 @@
 #![warn(missing_docs)]
 
 pub mod commands;
+pub mod complete;
 pub mod config;
 pub mod daemon;
 pub mod demo;
