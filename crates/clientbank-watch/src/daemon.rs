@@ -71,6 +71,8 @@ pub struct Summary {
     pub token_refused: Option<String>,
     /// The configuration kept requests from being made (nothing was sent).
     pub config_error: Option<String>,
+    /// A new journal was started and seeded from done/ and review/: what it learnt.
+    pub journal_seeded: Option<String>,
     /// The bank was unavailable (maintenance, no connection).
     pub bank_unavailable: Option<String>,
 }
@@ -98,7 +100,7 @@ pub fn open_journal(layout: &Layout, new_journal: bool) -> Result<(Journal, bool
              would not know which payments are already at the bank. Restore the journal (with \
              its -wal file) from a backup; or check the files of processing/ and review/ at \
              the bank and start with `clientbank watch {} --new-journal` (the files of \
-             processing/ then go to review/)",
+             processing/ then go to review/; the new journal is seeded from done/ and review/)",
             path.display(),
             layout.root.display(),
             report::shell_quote(&layout.root.display().to_string())
@@ -176,6 +178,9 @@ impl Daemon {
         daemon.engine.lock = Some(lock);
         if fresh && options.new_journal {
             daemon.quarantine_processing()?;
+            let seeded = daemon.seed()?;
+            tracing::warn!("{seeded}");
+            daemon.summary.journal_seeded = Some(seeded);
         }
         daemon.recover()?;
         Ok(daemon)
@@ -213,6 +218,82 @@ impl Daemon {
             tracing::warn!(file = %moved, "journal started anew: file moved to review/");
         }
         Ok(())
+    }
+
+    /// A new journal over a used DIR learns what the folders say: each file of done/ (its
+    /// content hash, its payments' identities as at the bank, with the ids of its
+    /// `FILE.report.csv` where present) and of review/ (its payments in doubt). A file dropped
+    /// again is then not sent again.
+    fn seed(&mut self) -> Result<String, Error> {
+        let today = self.today();
+        let mut said = Vec::new();
+        for (folder, file_state, state) in [
+            ("done", file_state::DONE, ps::UPLOADED),
+            ("review", file_state::REVIEW, ps::DOUBT),
+        ] {
+            let (mut files, mut payments) = (0, 0);
+            for name in self.layout.files(folder) {
+                let place = Layout::place(folder, &name);
+                let path = self.layout.path_of(&place);
+                let bytes = match read_limited(&path) {
+                    Ok(bytes) => bytes,
+                    Err(e) => {
+                        tracing::error!(
+                            "{place} cannot be read ({e}): the new journal does not know its \
+                             payments; check them at the bank"
+                        );
+                        continue;
+                    }
+                };
+                let drop = drop::read(Path::new(&name), &bytes, today);
+                let ids = if folder == "done" {
+                    report_ids(
+                        &self
+                            .layout
+                            .folder(folder)
+                            .join(format!("{name}.report.csv")),
+                    )
+                } else {
+                    Vec::new()
+                };
+                let rows: Vec<_> = drop
+                    .payments
+                    .iter()
+                    .enumerate()
+                    .map(|(position, p)| {
+                        let mut row = crate::engine::new_payment(p, None);
+                        row.bank_id = ids.get(position).and_then(|(number, id)| {
+                            (drop::normalise_number(number) == p.identity.number && !id.is_empty())
+                                .then(|| id.clone())
+                        });
+                        row
+                    })
+                    .collect();
+                let message = format!(
+                    "recorded from {place} when the journal was started anew (--new-journal)"
+                );
+                payments += self.engine.journal.seed_file(
+                    (&name, &content_hash(&bytes), &place, file_state),
+                    &rows,
+                    state,
+                    &message,
+                )?;
+                files += 1;
+            }
+            said.push(format!(
+                "{folder}/ ({files} file(s), {payments} payment(s) {})",
+                if folder == "done" {
+                    "recorded as at the bank"
+                } else {
+                    "recorded as in doubt"
+                }
+            ));
+        }
+        Ok(format!(
+            "journal started anew: it was seeded from {}; payments of these files dropped again \
+             are not sent again",
+            said.join(" and ")
+        ))
     }
 
     fn recover(&mut self) -> Result<(), Error> {
@@ -855,6 +936,31 @@ impl Daemon {
         tracing::info!("stopped");
         Ok(self.finish_summary())
     }
+}
+
+/// The (number, id) of each payment of a `FILE.report.csv`, in file order; empty when it
+/// cannot be read.
+fn report_ids(path: &Path) -> Vec<(String, String)> {
+    let Ok(mut reader) = csv::Reader::from_path(path) else {
+        return Vec::new();
+    };
+    let Ok(headers) = reader.headers().cloned() else {
+        return Vec::new();
+    };
+    let column = |name: &str| headers.iter().position(|h| h == name);
+    let (Some(number), Some(id)) = (column("number"), column("id")) else {
+        return Vec::new();
+    };
+    reader
+        .records()
+        .map_while(Result::ok)
+        .map(|r| {
+            (
+                r.get(number).unwrap_or_default().to_string(),
+                r.get(id).unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
 }
 
 /// A file's size and modification time, to tell whether it changed since it was read.

@@ -19,6 +19,27 @@ pub fn content_hash(bytes: &[u8]) -> String {
     digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// A payment of a drop as the journal records it, `planned`.
+pub fn new_payment(payment: &crate::drop::Planned, company: Option<String>) -> NewPayment {
+    let id = &payment.identity;
+    NewPayment {
+        identity: id.key(),
+        payer_account: id.payer_account.clone(),
+        number: id.number.clone(),
+        date: id
+            .date
+            .map(|d| d.format("%d.%m.%Y").to_string())
+            .unwrap_or_default(),
+        sum: id.sum.map(|s| format!("{:.2}", s)).unwrap_or_default(),
+        recipient: payment.recipient.clone(),
+        recipient_account: id.recipient_account.clone(),
+        company,
+        state: ps::PLANNED,
+        bank_id: None,
+        message: None,
+    }
+}
+
 /// Today in Moscow (UTC+3), the bank's day.
 pub fn today_in_moscow() -> NaiveDate {
     (chrono::Utc::now() + chrono::Duration::hours(3)).date_naive()
@@ -168,23 +189,10 @@ impl Engine {
         let mut seen: HashMap<String, usize> = HashMap::new();
         for (position, payment) in drop.payments.iter().enumerate() {
             let key = payment.identity.key();
-            let id = &payment.identity;
-            let mut row = NewPayment {
-                identity: key.clone(),
-                payer_account: id.payer_account.clone(),
-                number: id.number.clone(),
-                date: id
-                    .date
-                    .map(|d| d.format("%d.%m.%Y").to_string())
-                    .unwrap_or_default(),
-                sum: id.sum.map(|s| format!("{:.2}", s)).unwrap_or_default(),
-                recipient: payment.recipient.clone(),
-                recipient_account: id.recipient_account.clone(),
-                company: companies.get(&id.payer_account).map(CompanyInfo::label),
-                state: ps::PLANNED,
-                bank_id: None,
-                message: None,
-            };
+            let company = companies
+                .get(&payment.identity.payer_account)
+                .map(CompanyInfo::label);
+            let mut row = new_payment(payment, company);
             // Payments active in other files are decided inside the intent transaction
             // (Journal::record_intents): already, held or queued.
             if let Some(first) = seen.get(&key) {

@@ -529,6 +529,74 @@ impl Journal {
         Ok((file_id, ids))
     }
 
+    /// Records a file found in done/ or review/ when a journal is started anew: its payments
+    /// as `state` (`uploaded`, with the ids of its report where known, or `doubt`), each one
+    /// whose identity is already active as `already` or `held` instead. Returns how many
+    /// payments got `state`.
+    pub fn seed_file(
+        &mut self,
+        file: (&str, &str, &str, &str),
+        payments: &[NewPayment],
+        state: &'static str,
+        message: &str,
+    ) -> Result<usize, Error> {
+        let (name, hash, place, file_state) = file;
+        let now = now();
+        let map = db_error(&self.path);
+        let tx = self.db.transaction().map_err(&map)?;
+        tx.execute(
+            "INSERT INTO files (name, hash, place, state, created_at, updated_at, message)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6)",
+            params![name, hash, place, file_state, now, message],
+        )
+        .map_err(&map)?;
+        let file_id = tx.last_insert_rowid();
+        let mut taken = 0;
+        for (position, p) in payments.iter().enumerate() {
+            let (row_state, bank_id, row_message) =
+                match active_elsewhere(&tx, &p.identity, None).map_err(&map)? {
+                    Some(active) => {
+                        let (s, id, m) = active.blocks();
+                        let s = if s == payment_state::QUEUED {
+                            payment_state::HELD
+                        } else {
+                            s
+                        };
+                        (s, id, m)
+                    }
+                    None => {
+                        taken += 1;
+                        (state, p.bank_id.clone(), Some(message.to_string()))
+                    }
+                };
+            tx.execute(
+                "INSERT INTO payments (file_id, position, identity, payer_account, number, date,
+                    sum, recipient, recipient_account, company, state, bank_id, message,
+                    updated_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                params![
+                    file_id,
+                    position as i64,
+                    p.identity,
+                    p.payer_account,
+                    p.number,
+                    p.date,
+                    p.sum,
+                    p.recipient,
+                    p.recipient_account,
+                    p.company,
+                    row_state,
+                    bank_id,
+                    row_message,
+                    now
+                ],
+            )
+            .map_err(&map)?;
+        }
+        tx.commit().map_err(&map)?;
+        Ok(taken)
+    }
+
     /// Looks again at the `queued` payments of a file, in one transaction: a payment whose
     /// identity is no longer active elsewhere becomes `planned` (it is sent from this file);
     /// one now at the bank elsewhere becomes `already`, one in doubt elsewhere `held`; the

@@ -241,6 +241,9 @@ fn print_summary(dir: &Path, summary: &Summary, daemon: &Daemon) {
         }
     };
     println!("{}:", dir.display());
+    if let Some(seeded) = &summary.journal_seeded {
+        println!("  {seeded}");
+    }
     println!(
         "  done/       {} file(s){}",
         summary.done.len(),
