@@ -246,13 +246,26 @@ pub struct Status {
     pub awaiting_signature: BTreeMap<String, Vec<String>>,
     /// The last errors: when, file, message.
     pub last_errors: Vec<(String, Option<String>, String)>,
+    /// Inbox entries that are no regular file (a symlink, a FIFO, a folder): "not a regular
+    /// file: ignored", with what each is.
+    pub ignored: Vec<String>,
 }
 
 /// Reads the folders and the journal of DIR (nothing is changed).
 pub fn status(dir: &Path) -> Result<Status, Error> {
     let layout = Layout::new(dir);
     if !dir.is_dir() {
-        return Err(Error::Io(format!("{} is not a folder", dir.display())));
+        return Err(Error::Io(format!(
+            "{} does not exist or is not a folder",
+            dir.display()
+        )));
+    }
+    if !layout.journal().exists() {
+        return Err(Error::JournalMissing(format!(
+            "{} has no journal ({}): give the folder `clientbank watch` works on",
+            dir.display(),
+            layout.journal().display()
+        )));
     }
     let mut folders = BTreeMap::new();
     for folder in [
@@ -301,11 +314,30 @@ pub fn status(dir: &Path) -> Result<Status, Error> {
         }
         last_errors = journal.last_events(10)?;
     }
+    let mut ignored: Vec<String> = fs::read_dir(layout.folder("inbox"))
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .filter_map(|e| {
+                    let kind = e.file_type().ok()?;
+                    (!kind.is_file()).then(|| {
+                        format!(
+                            "{} ({})",
+                            e.file_name().to_string_lossy(),
+                            crate::folders::kind_of(kind)
+                        )
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    ignored.sort();
     Ok(Status {
         folders,
         payments,
         awaiting_signature: awaiting,
         last_errors,
+        ignored,
     })
 }
 

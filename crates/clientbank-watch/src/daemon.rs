@@ -131,6 +131,7 @@ pub struct Daemon {
     sign_leftovers: bool,
     reload: Option<Box<dyn Fn() -> Result<Settings, Error> + Send>>,
     interrupted: Vec<String>,
+    move_failures: HashMap<i64, (Instant, String)>,
 }
 
 impl std::fmt::Debug for Daemon {
@@ -174,6 +175,7 @@ impl Daemon {
             sign_leftovers: true,
             reload: None,
             interrupted: Vec::new(),
+            move_failures: HashMap::new(),
         };
         daemon.engine.lock = Some(lock);
         if fresh && options.new_journal {
@@ -741,6 +743,9 @@ impl Daemon {
             });
         match moved {
             Ok(()) => {
+                if self.move_failures.remove(&file_id).is_some() {
+                    tracing::info!(file = %file.name, to = %file.place, "moved at last");
+                }
                 let counts = |state: &str| rows.iter().filter(|r| r.state == state).count();
                 self.summary.already += counts(ps::ALREADY);
                 self.summary.refused += counts(ps::REFUSED);
@@ -773,8 +778,17 @@ impl Daemon {
                      moved when that is possible",
                     file.name, file.place
                 );
-                tracing::error!("{message}");
-                let _ = self.engine.journal.event(Some(&file.name), &message);
+                // Tried again on every pass: a repeated failure is logged once, then at most
+                // once a minute.
+                let now = Instant::now();
+                let repeated = self.move_failures.get(&file_id).is_some_and(|(at, said)| {
+                    *said == message && now.duration_since(*at) < MOVE_LOG_EVERY
+                });
+                if !repeated {
+                    tracing::error!("{message}");
+                    let _ = self.engine.journal.event(Some(&file.name), &message);
+                    self.move_failures.insert(file_id, (now, message));
+                }
                 self.unmoved.insert(file.name.clone(), file_id);
             }
         }
@@ -969,6 +983,9 @@ fn file_stamp(path: &Path) -> Option<(u64, Option<SystemTime>)> {
         .ok()
         .map(|m| (m.len(), m.modified().ok()))
 }
+
+/// How often a move that keeps failing is logged again.
+const MOVE_LOG_EVERY: Duration = Duration::from_secs(60);
 
 /// The largest drop read (a payment file is kilobytes; a bigger one is no payment file).
 pub const MAX_DROP: u64 = 64 * 1024 * 1024;

@@ -301,6 +301,12 @@ fn print_summary(dir: &Path, summary: &Summary, daemon: &Daemon) {
     for name in &summary.unreadable {
         println!("  inbox/{name}: cannot be opened (see the log)");
     }
+    for entry in &summary.incomplete {
+        println!("  inbox/{entry}: not complete yet, it waits");
+    }
+    for entry in &summary.ignored {
+        println!("  inbox/{entry}: not a regular file: ignored");
+    }
     if let Some(why) = &summary.token_refused {
         println!("  the bank refuses the token: {why}");
     }
