@@ -142,14 +142,14 @@ fn the_journal_refuses_two_active_intents_for_one_identity() {
     let (a, _) = one
         .record_intents(
             ("a.json", "h1", "processing/a.json", "json"),
-            &[payment.clone()],
+            std::slice::from_ref(&payment),
             false,
         )
         .unwrap();
     let (b, ids) = two
         .record_intents(
             ("b.json", "h2", "processing/b.json", "json"),
-            &[payment.clone()],
+            std::slice::from_ref(&payment),
             false,
         )
         .unwrap();
