@@ -116,6 +116,9 @@ impl ClientBuilder {
 
     /// The client. The base URL must be `https://…`, or `http://` to a loopback address.
     pub fn build(self) -> Result<Client, Error> {
+        if let Some(token) = &self.token {
+            token.check().map_err(Error::Config)?;
+        }
         let base = Url::parse(self.base_url.trim_end_matches('/'))
             .map_err(|e| Error::Config(format!("the bank's address is not a URL: {e}")))?;
         match base.scheme() {
@@ -248,10 +251,11 @@ impl Client {
                 Ok(response) => error_of(response).await,
                 Err(e) => transport_error(&e),
             };
-            let again = match idempotence {
-                Idempotence::Read => error.retryable_read(),
-                Idempotence::Write => error.not_taken(),
-            };
+            let again = !matches!(error, Error::Config(_))
+                && match idempotence {
+                    Idempotence::Read => error.retryable_read(),
+                    Idempotence::Write => error.not_taken(),
+                };
             if !again || attempt >= self.retry.retries {
                 return Err(error);
             }
@@ -849,7 +853,15 @@ pub(crate) fn error_from(status: u16, bytes: &[u8]) -> Error {
 /// A transport failure, by whether anything can have reached the bank.
 fn transport_error(e: &reqwest::Error) -> Error {
     // The URL in reqwest's text never holds the token (it travels in a header).
-    if e.is_connect() {
+    if e.is_builder() {
+        // The request could not even be made (a header value or a URL it refuses): nothing
+        // left this process. A configuration error, never "sent, answer lost".
+        Error::Config(format!(
+            "the request cannot be made, nothing was sent (check the configuration: the \
+             token, the bank's address): {}",
+            source_text(e)
+        ))
+    } else if e.is_connect() {
         Error::Connect(source_text(e))
     } else if e.is_timeout() {
         Error::Timeout
@@ -867,4 +879,31 @@ fn source_text(e: &reqwest::Error) -> String {
         source = inner.source();
     }
     text
+}
+
+#[cfg(test)]
+mod not_sent_tests {
+    use super::*;
+
+    /// reqwest refuses to build a request (a header value, a URL): nothing left the process,
+    /// so it is a configuration error, not taken, never in doubt.
+    #[test]
+    fn a_request_that_cannot_be_built_is_not_sent() {
+        let e = reqwest::Client::new()
+            .get("http://127.0.0.1:1/v1")
+            .header("authorization", "Bearer bad\nX")
+            .build()
+            .unwrap_err();
+        assert!(e.is_builder(), "{e:?}");
+        let error = transport_error(&e);
+        assert!(matches!(error, Error::Config(_)), "{error:?}");
+        assert!(error.not_taken() && !error.in_doubt(), "{error:?}");
+        assert!(error.to_string().contains("nothing was sent"), "{error}");
+        assert!(!error.to_string().contains("bad"), "{error}");
+        let e = reqwest::Client::new()
+            .get("http://[::1")
+            .build()
+            .unwrap_err();
+        assert!(matches!(transport_error(&e), Error::Config(_)));
+    }
 }

@@ -74,7 +74,9 @@ pub enum Error {
         /// The value refused.
         value: String,
     },
-    /// The client's own configuration is wrong (an address, a root certificate).
+    /// The client's own configuration is wrong (an address, a root certificate, a token that
+    /// cannot be a header), found before anything was sent: [`Error::not_taken`], never
+    /// [`Error::in_doubt`].
     #[error("{0}")]
     Config(String),
 }
@@ -98,11 +100,16 @@ impl Error {
     }
 
     /// Whether the bank provably did not take a request (so an upload may be repeated): it
-    /// gave its own maintenance answer ([`Error::Maintenance`]), or no connection was made. A
-    /// 503 of any other shape does not prove it: a proxy may answer so after the bank took
+    /// gave its own maintenance answer ([`Error::Maintenance`]), or no connection was made, or
+    /// the request could not even be built ([`Error::Config`], [`Error::InvalidId`]: a
+    /// configuration problem, nothing left this process; never in doubt). A 503 of any other
+    /// shape does not prove it: a proxy may answer so after the bank took
     /// the request.
     pub fn not_taken(&self) -> bool {
-        matches!(self, Error::Maintenance | Error::Connect(_))
+        matches!(
+            self,
+            Error::Maintenance | Error::Connect(_) | Error::Config(_) | Error::InvalidId { .. }
+        )
     }
 
     /// Whether the request may have been acted on although no answer says so: a timeout, a

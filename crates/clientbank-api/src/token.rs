@@ -17,6 +17,30 @@ impl Token {
     pub fn expose_secret(&self) -> &str {
         &self.0
     }
+
+    /// Whether the token can travel in an `Authorization` header: one line of printable ASCII
+    /// without spaces, not empty. The reason says what is wrong and where, never the token.
+    pub fn check(&self) -> Result<(), String> {
+        if self.0.is_empty() {
+            return Err("the token is empty".into());
+        }
+        for (index, c) in self.0.chars().enumerate() {
+            let what = match c {
+                '\n' | '\r' => "a line break",
+                ' ' | '\t' => "a space",
+                c if c.is_ascii_graphic() => continue,
+                c if c.is_control() => "a control character",
+                _ => "a character that is not printable ASCII",
+            };
+            return Err(format!(
+                "the token holds {what} (character {} of {}): a token is one line of printable \
+                 ASCII without spaces",
+                index + 1,
+                self.0.chars().count()
+            ));
+        }
+        Ok(())
+    }
 }
 
 impl fmt::Debug for Token {
@@ -42,6 +66,30 @@ pub struct TokenResponse {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_token_that_cannot_be_a_header_is_refused_without_showing_it() {
+        assert!(Token::new("cabinet-token-full-rights").check().is_ok());
+        for bad in [
+            "",
+            "bad\nX",
+            "two words",
+            "tab\there",
+            "секрет",
+            "a\u{7f}b",
+            "x\r\n",
+        ] {
+            let e = Token::new(bad).check().unwrap_err();
+            assert!(bad.is_empty() || !e.contains(bad), "{e}");
+            assert!(!e.contains("bad") && !e.contains("words"), "{e}");
+        }
+        assert!(
+            Token::new("bad\nX")
+                .check()
+                .unwrap_err()
+                .contains("line break")
+        );
+    }
 
     #[test]
     fn debug_hides_the_secret() {

@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use chrono::NaiveDate;
 use serde::Serialize;
@@ -11,6 +12,7 @@ use crate::daemon::open_journal;
 use crate::engine::{Begun, Engine, Sent, Verdict, content_hash};
 use crate::folders::{Layout, move_into};
 use crate::journal::{Journal, Outcome, PaymentRow, file_state, payment_state as ps, sign_state};
+use crate::lock::{DirLock, Holder};
 use crate::{Error, drop, report};
 
 /// One payment of `clientbank upload`'s answer.
@@ -55,7 +57,8 @@ pub struct FileUpload {
     /// The file.
     pub file: String,
     /// `uploaded`, `rejected` (error findings: nothing sent), `refused` (the bank refused a
-    /// payment), `review` (a payment in doubt), `unavailable` (the bank took nothing).
+    /// payment), `review` (a payment in doubt), `held` (payments waiting in another file of
+    /// processing/ are not sent from here), `unavailable` (the bank took nothing).
     pub outcome: String,
     /// The findings, rendered, when the file was rejected.
     pub findings: Option<String>,
@@ -63,11 +66,48 @@ pub struct FileUpload {
     pub payments: Vec<PaymentLine>,
 }
 
-/// Opens the journal of DIR for a command (not the daemon's lock).
-pub fn engine(dir: &Path, settings: crate::config::Settings) -> Result<Engine, Error> {
+/// How long `upload`, `sign` and `resolve` wait for the DIR lock before they refuse.
+pub const LOCK_WAIT: Duration = Duration::from_secs(3);
+
+/// Refuses a DIR that does not exist, or (unless `create_journal`) has no journal; takes the
+/// DIR lock (waiting up to [`LOCK_WAIT`]: one process at a time works on a DIR).
+fn open_dir(dir: &Path, create_journal: bool) -> Result<DirLock, Error> {
+    let layout = Layout::new(dir);
+    if !dir.is_dir() {
+        return Err(Error::Io(format!(
+            "{} does not exist or is not a folder: give the folder `clientbank watch` works on \
+             (--dir)",
+            dir.display()
+        )));
+    }
+    if !create_journal && !layout.journal().exists() {
+        return Err(Error::JournalMissing(format!(
+            "{} has no journal ({}): nothing was uploaded from it; give the folder \
+             `clientbank watch` works on, or run `clientbank watch {}` first",
+            dir.display(),
+            layout.journal().display(),
+            report::shell_quote(&dir.display().to_string())
+        )));
+    }
+    let private = layout.folder(".clientbank");
+    fs::create_dir_all(&private)
+        .map_err(|e| Error::Io(format!("cannot create {}: {e}", private.display())))?;
+    DirLock::acquire(&layout, Holder::Command, LOCK_WAIT)
+}
+
+/// Opens the journal of DIR for a command, under the DIR lock. `create_journal` (`upload`):
+/// an existing DIR without a journal gets one; else (`sign`) a DIR without one is refused.
+pub fn engine(
+    dir: &Path,
+    settings: crate::config::Settings,
+    create_journal: bool,
+) -> Result<Engine, Error> {
+    let lock = open_dir(dir, create_journal)?;
     let layout = Layout::new(dir);
     let (journal, _) = open_journal(&layout, false)?;
-    Ok(Engine::new(journal, settings))
+    let mut engine = Engine::new(journal, settings);
+    engine.lock = Some(lock);
+    Ok(engine)
 }
 
 /// `clientbank upload FILE...`: each file checked (one with an error finding is refused,
@@ -79,6 +119,7 @@ pub async fn upload(
 ) -> Result<Vec<FileUpload>, Error> {
     let mut out = Vec::new();
     for path in files {
+        engine.check_lock()?;
         let file = path.display().to_string();
         let bytes = match fs::read(path) {
             Ok(bytes) => bytes,
@@ -121,7 +162,7 @@ pub async fn upload(
         };
         let sent = engine.send(file_id, &drop, route).await?;
         let outcome = match &sent {
-            Sent::NotTaken(why) | Sent::TokenRefused(why) => {
+            Sent::NotTaken(why) | Sent::TokenRefused(why) | Sent::Misconfigured(why) => {
                 // Nothing of it was taken: the file is closed as not sent.
                 let rows = engine.journal.payments_of(file_id)?;
                 let not_sent: Vec<_> = rows
@@ -139,17 +180,41 @@ pub async fn upload(
                     })
                     .collect();
                 engine.journal.record(&not_sent, &[])?;
-                if matches!(sent, Sent::TokenRefused(_)) {
-                    "token-refused"
-                } else {
-                    "unavailable"
+                match sent {
+                    Sent::TokenRefused(_) => "token-refused",
+                    Sent::Misconfigured(_) => "misconfigured",
+                    _ => "unavailable",
                 }
             }
             Sent::Interrupted => "interrupted",
             Sent::Finished => match engine.verdict(file_id)? {
                 Verdict::Done => "uploaded",
                 Verdict::Rejected => "refused",
-                Verdict::Review | Verdict::Pending => "review",
+                Verdict::Review => "review",
+                Verdict::Pending => {
+                    // Payments queued behind the same payments in a file of processing/ that
+                    // waits for the bank: sent once, from there; not from here.
+                    let rows = engine.journal.payments_of(file_id)?;
+                    let queued: Vec<_> = rows
+                        .iter()
+                        .filter(|r| r.state == ps::QUEUED || r.state == ps::PLANNED)
+                        .map(|r| {
+                            (
+                                r.id,
+                                Outcome {
+                                    state: ps::NOT_SENT,
+                                    message: Some(format!(
+                                        "not sent from here: {}",
+                                        r.message.as_deref().unwrap_or("interrupted")
+                                    )),
+                                    ..Outcome::default()
+                                },
+                            )
+                        })
+                        .collect();
+                    engine.journal.record(&queued, &[])?;
+                    "held"
+                }
             },
         };
         let state = match outcome {
@@ -181,13 +246,26 @@ pub struct Status {
     pub awaiting_signature: BTreeMap<String, Vec<String>>,
     /// The last errors: when, file, message.
     pub last_errors: Vec<(String, Option<String>, String)>,
+    /// Inbox entries that are no regular file (a symlink, a FIFO, a folder): "not a regular
+    /// file: ignored", with what each is.
+    pub ignored: Vec<String>,
 }
 
 /// Reads the folders and the journal of DIR (nothing is changed).
 pub fn status(dir: &Path) -> Result<Status, Error> {
     let layout = Layout::new(dir);
     if !dir.is_dir() {
-        return Err(Error::Io(format!("{} is not a folder", dir.display())));
+        return Err(Error::Io(format!(
+            "{} does not exist or is not a folder",
+            dir.display()
+        )));
+    }
+    if !layout.journal().exists() {
+        return Err(Error::JournalMissing(format!(
+            "{} has no journal ({}): give the folder `clientbank watch` works on",
+            dir.display(),
+            layout.journal().display()
+        )));
     }
     let mut folders = BTreeMap::new();
     for folder in [
@@ -216,6 +294,8 @@ pub fn status(dir: &Path) -> Result<Status, Error> {
                 (ps::ALREADY, _) => "already at the bank (not sent again)",
                 (ps::REFUSED, _) => "refused by the bank",
                 (ps::HELD, _) => "held",
+                (ps::QUEUED, _) => "waiting for the same payment in another file",
+                (ps::DUPLICATE, _) => "at the bank twice (uploaded before the journal refused it)",
                 (ps::PLANNED, _) => "waiting to be sent",
                 (ps::NOT_SENT, _) => "not sent",
                 _ => "other",
@@ -234,11 +314,30 @@ pub fn status(dir: &Path) -> Result<Status, Error> {
         }
         last_errors = journal.last_events(10)?;
     }
+    let mut ignored: Vec<String> = fs::read_dir(layout.folder("inbox"))
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .filter_map(|e| {
+                    let kind = e.file_type().ok()?;
+                    (!kind.is_file()).then(|| {
+                        format!(
+                            "{} ({})",
+                            e.file_name().to_string_lossy(),
+                            crate::folders::kind_of(kind)
+                        )
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    ignored.sort();
     Ok(Status {
         folders,
         payments,
         awaiting_signature: awaiting,
         last_errors,
+        ignored,
     })
 }
 
@@ -247,6 +346,7 @@ pub fn status(dir: &Path) -> Result<Status, Error> {
 /// or back to the inbox when some of its payments were never sent. With `!sent`, they count
 /// as not at the bank: the file goes back to the inbox and they are sent once.
 pub fn resolve(dir: &Path, file: &str, sent: bool) -> Result<String, Error> {
+    let _lock = open_dir(dir, false)?;
     let layout = Layout::new(dir);
     let name = Path::new(file)
         .file_name()
@@ -259,7 +359,7 @@ pub fn resolve(dir: &Path, file: &str, sent: bool) -> Result<String, Error> {
             "{} is not in {}: `clientbank status {}` lists the files of review/",
             name,
             layout.folder("review").display(),
-            dir.display()
+            report::shell_quote(&dir.display().to_string())
         )));
     }
     let mut journal = Journal::open(&layout.journal(), false)?;
@@ -300,10 +400,17 @@ pub fn resolve(dir: &Path, file: &str, sent: bool) -> Result<String, Error> {
         })
         .collect();
     journal.record(&results, &[])?;
+    journal.close_planned(
+        row.id,
+        "not sent: the file went to review/ before this payment was sent",
+    )?;
     let rows = journal.payments_of(row.id)?;
-    let unsent = rows
-        .iter()
-        .any(|r| matches!(r.state.as_str(), ps::PLANNED | ps::NOT_SENT | ps::HELD));
+    let unsent = rows.iter().any(|r| {
+        matches!(
+            r.state.as_str(),
+            ps::PLANNED | ps::NOT_SENT | ps::HELD | ps::QUEUED
+        )
+    });
     let review_note = layout.folder("review").join(format!("{name}.review.txt"));
     if unsent || !sent {
         let moved = move_into(&path, &layout.folder("inbox"), &name)

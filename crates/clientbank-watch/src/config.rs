@@ -119,6 +119,7 @@ struct FileConfig {
     retry_max: Option<Span>,
     token_retry: Option<Span>,
     once_patience: Option<Span>,
+    incomplete_after: Option<Span>,
     patterns: Option<Vec<String>>,
     log_format: Option<String>,
 }
@@ -156,6 +157,10 @@ pub struct Settings {
     pub token_retry: Duration,
     /// With `--once`: how long to keep retrying files the bank did not take (default 60 s).
     pub once_patience: Duration,
+    /// How long an inbox file that is not complete (no `КонецФайла`, a section left open,
+    /// JSON that stops early) must stay unchanged before it is taken anyway and rejected as cut
+    /// short (default 10 min).
+    pub incomplete_after: Duration,
     /// File name patterns taken from the inbox (default `*.txt`, `*.json`).
     pub patterns: Vec<String>,
     /// `text` or `json`.
@@ -184,6 +189,7 @@ impl Default for Settings {
             retry_max: Duration::from_secs(60),
             token_retry: Duration::from_secs(300),
             once_patience: Duration::from_secs(60),
+            incomplete_after: Duration::from_secs(600),
             patterns: vec!["*.txt".into(), "*.json".into()],
             log_format: "text".into(),
             warnings: Vec::new(),
@@ -236,7 +242,7 @@ impl Settings {
         };
         settings.file = path;
         if let Some(token) = env.get("CLIENTBANK_TOKEN") {
-            settings.token = Some(Token::new(token.trim()));
+            settings.token = Some(checked_token(token.trim(), "CLIENTBANK_TOKEN")?);
         }
         if let Some(url) = env.get("CLIENTBANK_BASE_URL") {
             settings.bank_url = Some(url);
@@ -249,8 +255,7 @@ impl Settings {
 
     /// The settings of a TOML text (`path` names it in errors and resolves relative paths).
     pub fn from_toml(text: &str, path: &Path) -> Result<Settings, Error> {
-        let file: FileConfig =
-            toml::from_str(text).map_err(|e| Error::Config(format!("{}: {e}", path.display())))?;
+        let file: FileConfig = toml::from_str(text).map_err(|e| toml_error(path, text, &e))?;
         let base = path.parent().unwrap_or(Path::new("."));
         let mut settings = Settings::default();
         let mut warnings = Vec::new();
@@ -267,7 +272,10 @@ impl Settings {
                     path.display()
                 ));
             }
-            settings.token = Some(Token::new(token.trim()));
+            settings.token = Some(checked_token(
+                token.trim(),
+                &format!("token in {}", path.display()),
+            )?);
         }
         if let Some(token_file) = file.token_file {
             let token_file = base.join(token_file);
@@ -289,7 +297,18 @@ impl Settings {
                     token_file.display()
                 ));
             }
-            settings.token = Some(Token::new(token.trim()));
+            let lines = token.trim().lines().count();
+            if lines > 1 {
+                return Err(Error::Config(format!(
+                    "token_file: {} holds {lines} lines: it must hold the token alone, on one \
+                     line",
+                    token_file.display()
+                )));
+            }
+            settings.token = Some(checked_token(
+                token.trim(),
+                &format!("token_file {}", token_file.display()),
+            )?);
         }
         settings.bank_url = file.bank_url;
         settings.root_ca = file.root_ca.map(|p| base.join(p));
@@ -334,6 +353,11 @@ impl Settings {
             &mut settings.once_patience,
             "once_patience",
             file.once_patience,
+        )?;
+        set(
+            &mut settings.incomplete_after,
+            "incomplete_after",
+            file.incomplete_after,
         )?;
         if settings.poll_interval < Duration::from_millis(50) {
             return Err(Error::Config("poll_interval: at least 50ms".into()));
@@ -397,9 +421,7 @@ impl Settings {
                 .add_root_certificates_pem(&pem)
                 .map_err(|e| Error::Config(format!("root_ca {}: {e}", ca.display())))?;
         }
-        builder
-            .build()
-            .map_err(|e| Error::Config(format!("bank_url: {e}")))
+        builder.build().map_err(|e| Error::Config(e.to_string()))
     }
 
     /// Whether a file name is taken from the inbox: it matches a pattern (the extension
@@ -418,6 +440,80 @@ impl Settings {
             .iter()
             .any(|p| matches(&p.to_lowercase(), &lower))
     }
+}
+
+/// A token checked to be one line of printable ASCII without spaces ([`Token::check`]); the
+/// error names where it came from, never the token.
+fn checked_token(text: &str, source: &str) -> Result<Token, Error> {
+    let token = Token::new(text);
+    token
+        .check()
+        .map_err(|why| Error::Config(format!("{source}: {why}")))?;
+    Ok(token)
+}
+
+/// Keys whose values are secrets: never quoted in an error.
+fn secret_key(key: &str) -> bool {
+    let key = key
+        .trim()
+        .trim_matches(|c| c == '"' || c == '\'')
+        .to_lowercase();
+    key.contains("token") || key.contains("secret") || key.contains("password")
+}
+
+/// A TOML error as `FILE:LINE:COLUMN: message`, without the source line toml quotes (it may
+/// hold the token); a value of a secret key the message still names is replaced by `****`.
+fn toml_error(path: &Path, text: &str, e: &toml::de::Error) -> Error {
+    let mut message = e.message().trim().replace('\n', "; ");
+    let mut place = String::new();
+    if let Some(span) = e.span() {
+        let start = span.start.min(text.len());
+        let before = text.get(..start).unwrap_or(text);
+        let line = before.matches('\n').count() + 1;
+        let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+        place = format!(":{line}:{column}");
+        let line_text = text.lines().nth(line - 1).unwrap_or("");
+        if line_text
+            .split_once('=')
+            .is_some_and(|(key, _)| secret_key(key))
+        {
+            // Whatever the message quotes from a secret's line goes (not mere punctuation
+            // such as the expected `"`).
+            message = message
+                .split('`')
+                .enumerate()
+                .map(|(n, part)| {
+                    if n % 2 == 1 && part.chars().any(char::is_alphanumeric) {
+                        "****"
+                    } else {
+                        part
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join("`");
+        }
+    }
+    for line in text.lines() {
+        let Some((key, value)) = line.split_once('=') else {
+            continue;
+        };
+        if !secret_key(key) {
+            continue;
+        }
+        let value = value.trim();
+        let bare = value.trim_matches(|c: char| "\"'[] ,".contains(c));
+        for secret in [value, bare] {
+            if secret.len() >= 4 {
+                message = message.replace(secret, "****");
+            }
+        }
+        for part in bare.split(|c: char| "\"', []".contains(c)) {
+            if part.len() >= 4 {
+                message = message.replace(part, "****");
+            }
+        }
+    }
+    Error::Config(format!("{}{place}: {message}", path.display()))
 }
 
 /// A glob with `*` and `?`, on lowercased text.
@@ -517,6 +613,54 @@ mod tests {
         let env = BTreeMap::from([("CLIENTBANK_TOKEN".to_string(), "from-env".to_string())]);
         let s = Settings::load(dir.path(), None, &env).unwrap();
         assert_eq!(s.token.as_ref().unwrap().expose_secret(), "from-env");
+    }
+
+    #[test]
+    fn config_errors_name_the_place_and_never_show_the_token() {
+        let secret = "S3cr3tT0ken-value";
+        let cases = [
+            format!("settle = \"2s\"\ntoken = \"{secret}\n"),
+            format!("settle = \"2s\"\ntoken = {secret}\n"),
+            "settle = \"2s\"\ntoken = 4815162342\n".to_string(),
+            format!("settle = \"2s\"\ntoken = [\"{secret}\", \"x\"]\n"),
+        ];
+        for text in &cases {
+            let e = Settings::from_toml(text, Path::new("c.toml")).unwrap_err();
+            let shown = format!("{e} {e:?}");
+            assert!(
+                !shown.contains(secret) && !shown.contains("4815162342"),
+                "{text:?}: {shown}"
+            );
+            assert!(shown.contains("c.toml:2:"), "{text:?}: {shown}");
+        }
+        // The same through a file, as the daemon reads it again.
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("clientbank.toml"), &cases[0]).unwrap();
+        let e = Settings::load(dir.path(), None, &BTreeMap::new()).unwrap_err();
+        assert!(!e.to_string().contains(secret), "{e}");
+        assert!(e.to_string().contains("clientbank.toml:2:"), "{e}");
+    }
+
+    #[test]
+    fn a_token_that_cannot_be_sent_is_refused_when_loading() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("token.txt"), "first-line\nsecond-line\n").unwrap();
+        std::fs::write(
+            dir.path().join("clientbank.toml"),
+            "token_file = \"token.txt\"\n",
+        )
+        .unwrap();
+        let e = Settings::load(dir.path(), None, &BTreeMap::new()).unwrap_err();
+        assert!(e.to_string().contains("2 lines"), "{e}");
+        assert!(!e.to_string().contains("first-line"), "{e}");
+        let e = Settings::from_toml("token = \"bad\\nX\"\n", Path::new("c.toml")).unwrap_err();
+        assert!(e.to_string().contains("line break"), "{e}");
+        assert!(!e.to_string().contains("bad"), "{e}");
+        let env = BTreeMap::from([("CLIENTBANK_TOKEN".to_string(), "two words".to_string())]);
+        std::fs::remove_file(dir.path().join("clientbank.toml")).unwrap();
+        let e = Settings::load(dir.path(), None, &env).unwrap_err();
+        assert!(e.to_string().contains("CLIENTBANK_TOKEN"), "{e}");
+        assert!(!e.to_string().contains("words"), "{e}");
     }
 
     #[test]

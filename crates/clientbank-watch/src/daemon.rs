@@ -17,6 +17,7 @@ use crate::config::{Settings, Signing};
 use crate::engine::{Begun, Engine, Sent, Verdict, content_hash, today_in_moscow};
 use crate::folders::{Claimer, Layout, move_into, rename_no_replace, unique_name};
 use crate::journal::{Journal, file_state, payment_state as ps};
+use crate::lock::{DirLock, Holder};
 use crate::{Error, drop, report};
 
 /// How the daemon is opened.
@@ -38,10 +39,22 @@ pub struct Summary {
     pub rejected: Vec<String>,
     /// Files moved to review/.
     pub review: Vec<String>,
-    /// Files still in processing/ (the bank did not take them yet).
+    /// Files still in processing/ because the bank did not take them yet (or the journal
+    /// could not be written).
     pub waiting: Vec<String>,
+    /// Files in processing/ whose payments wait for the same payments in another file that
+    /// waits for the bank (sent once, from that file).
+    pub queued: Vec<String>,
+    /// Files in processing/ stopped part-way by SIGINT/SIGTERM: the rest is sent on the next
+    /// start.
+    pub interrupted: Vec<String>,
     /// Inbox files that could not be opened.
     pub unreadable: Vec<String>,
+    /// Inbox files not complete yet (no `КонецФайла`, a section left open, JSON that stops
+    /// early), with why: they wait.
+    pub incomplete: Vec<String>,
+    /// Inbox names that are no regular file (a symlink, a FIFO, a folder): ignored.
+    pub ignored: Vec<String>,
     /// Payments uploaded.
     pub uploaded: usize,
     /// Payments not sent because they are already at the bank.
@@ -56,6 +69,10 @@ pub struct Summary {
     pub sign_failures: Vec<String>,
     /// The bank refused the token.
     pub token_refused: Option<String>,
+    /// The configuration kept requests from being made (nothing was sent).
+    pub config_error: Option<String>,
+    /// A new journal was started and seeded from done/ and review/: what it learnt.
+    pub journal_seeded: Option<String>,
     /// The bank was unavailable (maintenance, no connection).
     pub bank_unavailable: Option<String>,
 }
@@ -71,28 +88,6 @@ impl Summary {
     }
 }
 
-/// Creates the folders and takes the per-DIR lock: one daemon per DIR.
-fn lock(layout: &Layout) -> Result<fs::File, Error> {
-    let path = layout.root.join(".clientbank").join("lock");
-    let file = fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(|e| Error::Io(format!("cannot open {}: {e}", path.display())))?;
-    match file.try_lock() {
-        Ok(()) => Ok(file),
-        Err(fs::TryLockError::WouldBlock) => Err(Error::Busy(format!(
-            "another clientbank watch is running on {} (it holds {}); one daemon per folder",
-            layout.root.display(),
-            path.display()
-        ))),
-        Err(fs::TryLockError::Error(e)) => {
-            Err(Error::Io(format!("cannot lock {}: {e}", path.display())))
-        }
-    }
-}
-
 /// Opens the journal of `layout`: created on first use; refused when it is missing although
 /// the folders show earlier use, unless `new_journal`; refused when damaged.
 pub fn open_journal(layout: &Layout, new_journal: bool) -> Result<(Journal, bool), Error> {
@@ -105,10 +100,10 @@ pub fn open_journal(layout: &Layout, new_journal: bool) -> Result<(Journal, bool
              would not know which payments are already at the bank. Restore the journal (with \
              its -wal file) from a backup; or check the files of processing/ and review/ at \
              the bank and start with `clientbank watch {} --new-journal` (the files of \
-             processing/ then go to review/)",
+             processing/ then go to review/; the new journal is seeded from done/ and review/)",
             path.display(),
             layout.root.display(),
-            layout.root.display()
+            report::shell_quote(&layout.root.display().to_string())
         )));
     }
     if let Some(parent) = path.parent() {
@@ -135,7 +130,8 @@ pub struct Daemon {
     config_stamp: Option<SystemTime>,
     sign_leftovers: bool,
     reload: Option<Box<dyn Fn() -> Result<Settings, Error> + Send>>,
-    _lock: fs::File,
+    interrupted: Vec<String>,
+    move_failures: HashMap<i64, (Instant, String)>,
 }
 
 impl std::fmt::Debug for Daemon {
@@ -158,7 +154,7 @@ impl Daemon {
     pub fn open(dir: &Path, settings: Settings, options: Options) -> Result<Daemon, Error> {
         let layout = Layout::new(dir);
         layout.create().map_err(|e| Error::Io(e.to_string()))?;
-        let lock = lock(&layout)?;
+        let lock = DirLock::acquire(&layout, Holder::Daemon, Duration::ZERO)?;
         let (journal, fresh) = open_journal(&layout, options.new_journal)?;
         let config_stamp = stamp(settings.file.as_ref());
         for warning in &settings.warnings {
@@ -178,10 +174,15 @@ impl Daemon {
             config_stamp,
             sign_leftovers: true,
             reload: None,
-            _lock: lock,
+            interrupted: Vec::new(),
+            move_failures: HashMap::new(),
         };
+        daemon.engine.lock = Some(lock);
         if fresh && options.new_journal {
             daemon.quarantine_processing()?;
+            let seeded = daemon.seed()?;
+            tracing::warn!("{seeded}");
+            daemon.summary.journal_seeded = Some(seeded);
         }
         daemon.recover()?;
         Ok(daemon)
@@ -219,6 +220,82 @@ impl Daemon {
             tracing::warn!(file = %moved, "journal started anew: file moved to review/");
         }
         Ok(())
+    }
+
+    /// A new journal over a used DIR learns what the folders say: each file of done/ (its
+    /// content hash, its payments' identities as at the bank, with the ids of its
+    /// `FILE.report.csv` where present) and of review/ (its payments in doubt). A file dropped
+    /// again is then not sent again.
+    fn seed(&mut self) -> Result<String, Error> {
+        let today = self.today();
+        let mut said = Vec::new();
+        for (folder, file_state, state) in [
+            ("done", file_state::DONE, ps::UPLOADED),
+            ("review", file_state::REVIEW, ps::DOUBT),
+        ] {
+            let (mut files, mut payments) = (0, 0);
+            for name in self.layout.files(folder) {
+                let place = Layout::place(folder, &name);
+                let path = self.layout.path_of(&place);
+                let bytes = match read_limited(&path) {
+                    Ok(bytes) => bytes,
+                    Err(e) => {
+                        tracing::error!(
+                            "{place} cannot be read ({e}): the new journal does not know its \
+                             payments; check them at the bank"
+                        );
+                        continue;
+                    }
+                };
+                let drop = drop::read(Path::new(&name), &bytes, today);
+                let ids = if folder == "done" {
+                    report_ids(
+                        &self
+                            .layout
+                            .folder(folder)
+                            .join(format!("{name}.report.csv")),
+                    )
+                } else {
+                    Vec::new()
+                };
+                let rows: Vec<_> = drop
+                    .payments
+                    .iter()
+                    .enumerate()
+                    .map(|(position, p)| {
+                        let mut row = crate::engine::new_payment(p, None);
+                        row.bank_id = ids.get(position).and_then(|(number, id)| {
+                            (drop::normalise_number(number) == p.identity.number && !id.is_empty())
+                                .then(|| id.clone())
+                        });
+                        row
+                    })
+                    .collect();
+                let message = format!(
+                    "recorded from {place} when the journal was started anew (--new-journal)"
+                );
+                payments += self.engine.journal.seed_file(
+                    (&name, &content_hash(&bytes), &place, file_state),
+                    &rows,
+                    state,
+                    &message,
+                )?;
+                files += 1;
+            }
+            said.push(format!(
+                "{folder}/ ({files} file(s), {payments} payment(s) {})",
+                if folder == "done" {
+                    "recorded as at the bank"
+                } else {
+                    "recorded as in doubt"
+                }
+            ));
+        }
+        Ok(format!(
+            "journal started anew: it was seeded from {}; payments of these files dropped again \
+             are not sent again",
+            said.join(" and ")
+        ))
     }
 
     fn recover(&mut self) -> Result<(), Error> {
@@ -288,12 +365,16 @@ impl Daemon {
     /// One look at the folders: claims complete inbox files, processes the files of
     /// processing/ that are due, signs when the policy is `auto`.
     pub async fn pass(&mut self) -> Result<(), Error> {
+        // The lock file still ours (D3): else another daemon may work here; stop.
+        self.engine.check_lock()?;
         self.maybe_reload();
         let inbox = self.layout.folder("inbox");
         let settings = self.engine.settings.clone();
         let scan = self
             .claimer
-            .scan(&inbox, settings.settle, |n| settings.takes(n));
+            .scan(&inbox, settings.settle, settings.incomplete_after, |n| {
+                settings.takes(n)
+            });
         self.next_settle = scan.next;
         self.settling = scan.settling;
         for (name, why) in &self.claimer.reported {
@@ -324,6 +405,7 @@ impl Daemon {
                 if self.waiting.get(&name).is_some_and(|(due, _)| *due > now) {
                     continue;
                 }
+                self.engine.check_lock()?;
                 self.process(&name).await?;
                 if self.token_refused.is_some_and(|at| at >= now) {
                     break;
@@ -381,6 +463,7 @@ impl Daemon {
                 self.engine.set_settings(settings);
                 if self.token_refused.take().is_some() {
                     self.summary.token_refused = None;
+                    self.summary.config_error = None;
                 }
                 self.sign_leftovers = true;
             }
@@ -418,6 +501,7 @@ impl Daemon {
     pub async fn process(&mut self, name: &str) -> Result<(), Error> {
         let place = Layout::place("processing", name);
         let path = self.layout.path_of(&place);
+        let stamp_read = file_stamp(&path);
         let bytes = match read_limited(&path) {
             Ok(bytes) => bytes,
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
@@ -453,6 +537,17 @@ impl Daemon {
                 (row.id, route)
             }
             None => {
+                if let Some(why) = crate::complete::incomplete(&bytes) {
+                    tracing::warn!(file = %name, "rejected: cut short ({why}), nothing sent");
+                    let text = format!(
+                        "error: {name} is cut short: {why}. It stayed so, unchanged, for {:?} \
+                         (incomplete_after), so it was taken as it is and rejected: nothing of \
+                         it was sent. A complete 1C file ends with КонецФайла; export it again \
+                         from the accounting software.\n{}",
+                        self.engine.settings.incomplete_after, drop.errors_text
+                    );
+                    return self.reject_whole(name, &hash, &text);
+                }
                 if drop.has_errors {
                     tracing::warn!(file = %name, errors = drop.errors, "rejected: error findings, nothing sent");
                     return self.reject_whole(name, &hash, &drop.errors_text);
@@ -467,9 +562,13 @@ impl Daemon {
                 }
             }
         };
-        let sent = match self.engine.send(file_id, &drop, route).await {
+        let uploaded_before = self.uploaded_of(file_id)?;
+        let sent = self.engine.send(file_id, &drop, route).await;
+        // Counted as they reach the bank, whatever happens to the file next.
+        self.summary.uploaded += self.uploaded_of(file_id)?.saturating_sub(uploaded_before);
+        let sent = match sent {
             Ok(sent) => sent,
-            Err(Error::Config(e)) => return Err(Error::Config(e)),
+            Err(e @ (Error::Config(_) | Error::Busy(_))) => return Err(e),
             Err(e) => return self.journal_failed(name, e),
         };
         match sent {
@@ -477,6 +576,18 @@ impl Daemon {
                 let delay = self.backoff(name);
                 tracing::warn!(file = %name, "the bank did not take it ({why}); it waits in processing/, next try in {delay:?}");
                 self.summary.bank_unavailable = Some(why);
+                return Ok(());
+            }
+            Sent::Misconfigured(why) => {
+                tracing::error!(
+                    "the configuration keeps requests from being made ({why}): nothing was \
+                     sent; uploads stop, files wait in processing/; tried again in {:?} or when \
+                     the configuration changes",
+                    self.engine.settings.token_retry
+                );
+                let _ = self.engine.journal.event(Some(name), &why);
+                self.summary.config_error = Some(why);
+                self.token_refused = Some(Instant::now());
                 return Ok(());
             }
             Sent::TokenRefused(why) => {
@@ -490,9 +601,15 @@ impl Daemon {
                 self.token_refused = Some(Instant::now());
                 return Ok(());
             }
-            Sent::Interrupted => return Ok(()),
+            Sent::Interrupted => {
+                if !self.interrupted.iter().any(|n| n == name) {
+                    self.interrupted.push(name.to_string());
+                }
+                return Ok(());
+            }
             Sent::Finished => {}
         }
+        self.interrupted.retain(|n| n != name);
         if self.token_refused.take().is_some() {
             tracing::info!("the bank takes the token again: uploads go on");
             self.summary.token_refused = None;
@@ -504,6 +621,20 @@ impl Daemon {
         }
         let verdict = self.engine.verdict(file_id)?;
         if verdict != Verdict::Pending {
+            // A writer that still held the file when it was claimed may have added to it
+            // since it was read: what it added was not read, so not sent.
+            if file_stamp(&path) != stamp_read {
+                let note = format!(
+                    "{name} changed after it was read (its size or time is not what was read): \
+                     it was read up to line {}; the payments after line {} may not be sent. \
+                     Compare the file with the report below, and send what is missing anew.",
+                    crate::complete::line_count(&bytes),
+                    crate::complete::line_count(&bytes)
+                );
+                tracing::error!(file = %name, "{note}");
+                self.finish(file_id, name, Verdict::Review, Some(&note))?;
+                return Ok(());
+            }
             self.finish(file_id, name, verdict, None)?;
         }
         Ok(())
@@ -555,6 +686,12 @@ impl Daemon {
         };
         let new_name = unique_name(&self.layout.folder(folder), name);
         let place = Layout::place(folder, &new_name);
+        if folder != "done" {
+            self.engine.journal.close_planned(
+                file_id,
+                &format!("not sent: the file went to {folder}/ before this payment was sent"),
+            )?;
+        }
         self.engine.journal.set_file(file_id, state, &place, why)?;
         self.complete_move(file_id)
     }
@@ -606,8 +743,10 @@ impl Daemon {
             });
         match moved {
             Ok(()) => {
+                if self.move_failures.remove(&file_id).is_some() {
+                    tracing::info!(file = %file.name, to = %file.place, "moved at last");
+                }
                 let counts = |state: &str| rows.iter().filter(|r| r.state == state).count();
-                self.summary.uploaded += counts(ps::UPLOADED);
                 self.summary.already += counts(ps::ALREADY);
                 self.summary.refused += counts(ps::REFUSED);
                 self.summary.doubt += counts(ps::DOUBT);
@@ -639,8 +778,17 @@ impl Daemon {
                      moved when that is possible",
                     file.name, file.place
                 );
-                tracing::error!("{message}");
-                let _ = self.engine.journal.event(Some(&file.name), &message);
+                // Tried again on every pass: a repeated failure is logged once, then at most
+                // once a minute.
+                let now = Instant::now();
+                let repeated = self.move_failures.get(&file_id).is_some_and(|(at, said)| {
+                    *said == message && now.duration_since(*at) < MOVE_LOG_EVERY
+                });
+                if !repeated {
+                    tracing::error!("{message}");
+                    let _ = self.engine.journal.event(Some(&file.name), &message);
+                    self.move_failures.insert(file_id, (now, message));
+                }
                 self.unmoved.insert(file.name.clone(), file_id);
             }
         }
@@ -681,8 +829,51 @@ impl Daemon {
         Ok(self.finish_summary())
     }
 
+    fn uploaded_of(&self, file_id: i64) -> Result<usize, Error> {
+        Ok(self
+            .engine
+            .journal
+            .payments_of(file_id)?
+            .iter()
+            .filter(|r| r.state == ps::UPLOADED)
+            .count())
+    }
+
     fn finish_summary(&mut self) -> Summary {
-        self.summary.waiting = self.layout.files("processing");
+        self.summary.waiting.clear();
+        self.summary.queued.clear();
+        self.summary.interrupted.clear();
+        for name in self.layout.files("processing") {
+            let place = Layout::place("processing", &name);
+            let row = self.engine.journal.processing_file(&place).ok().flatten();
+            let rows = row
+                .map(|r| self.engine.journal.payments_of(r.id).unwrap_or_default())
+                .unwrap_or_default();
+            if self.interrupted.contains(&name) {
+                self.summary.interrupted.push(name);
+            } else if !rows.is_empty()
+                && rows.iter().any(|r| r.state == ps::QUEUED)
+                && !rows.iter().any(|r| r.state == ps::PLANNED)
+            {
+                self.summary.queued.push(name);
+            } else {
+                self.summary.waiting.push(name);
+            }
+        }
+        self.summary.incomplete = self
+            .claimer
+            .incomplete
+            .iter()
+            .map(|(name, why)| format!("{name}: {why}"))
+            .collect();
+        self.summary.incomplete.sort();
+        self.summary.ignored = self
+            .claimer
+            .ignored
+            .iter()
+            .map(|(name, kind)| format!("{name}: {kind}"))
+            .collect();
+        self.summary.ignored.sort();
         let mut summary = self.summary.clone();
         summary.unreadable.sort();
         summary.unreadable.dedup();
@@ -760,6 +951,41 @@ impl Daemon {
         Ok(self.finish_summary())
     }
 }
+
+/// The (number, id) of each payment of a `FILE.report.csv`, in file order; empty when it
+/// cannot be read.
+fn report_ids(path: &Path) -> Vec<(String, String)> {
+    let Ok(mut reader) = csv::Reader::from_path(path) else {
+        return Vec::new();
+    };
+    let Ok(headers) = reader.headers().cloned() else {
+        return Vec::new();
+    };
+    let column = |name: &str| headers.iter().position(|h| h == name);
+    let (Some(number), Some(id)) = (column("number"), column("id")) else {
+        return Vec::new();
+    };
+    reader
+        .records()
+        .map_while(Result::ok)
+        .map(|r| {
+            (
+                r.get(number).unwrap_or_default().to_string(),
+                r.get(id).unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// A file's size and modification time, to tell whether it changed since it was read.
+fn file_stamp(path: &Path) -> Option<(u64, Option<SystemTime>)> {
+    fs::metadata(path)
+        .ok()
+        .map(|m| (m.len(), m.modified().ok()))
+}
+
+/// How often a move that keeps failing is logged again.
+const MOVE_LOG_EVERY: Duration = Duration::from_secs(60);
 
 /// The largest drop read (a payment file is kilobytes; a bigger one is no payment file).
 pub const MAX_DROP: u64 = 64 * 1024 * 1024;

@@ -15,8 +15,9 @@ use clientbank_payment::json::{PaymentJson, read_upload};
 use clientbank_payment::{Code, Context, Finding, Payment, UploadRequest, onec, validate};
 use rust_decimal::Decimal;
 
-/// What identifies a payment at the bank, for "never twice": payer account, number, date,
-/// sum (normalised: `1500`, `1500.0` and `1500.00` are one sum) and recipient account.
+/// What identifies a payment at the bank, for "never twice": payer account, number
+/// (normalised: `0402` and `402` are one number), date, sum (normalised: `1500`, `1500.0` and
+/// `1500.00` are one sum) and recipient account.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Identity {
     /// The payer's account.
@@ -37,7 +38,7 @@ impl Identity {
         let text = |v: &Option<String>| v.as_deref().unwrap_or_default().trim().to_string();
         Identity {
             payer_account: text(&payment.payer.account),
-            number: text(&payment.number),
+            number: normalise_number(&text(&payment.number)),
             date: payment.date,
             sum: payment.sum.map(|s| s.normalize()),
             recipient_account: text(&payment.recipient.account),
@@ -54,6 +55,18 @@ impl Identity {
             self.sum.map(|s| s.to_string()).unwrap_or_default(),
             self.recipient_account
         )
+    }
+}
+
+/// A document number as the identity holds it: trimmed, and an all-digit number without its
+/// leading zeros (`0402` is `402`, `000` is `0`); any other number as written.
+pub fn normalise_number(number: &str) -> String {
+    let number = number.trim();
+    if !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()) {
+        let stripped = number.trim_start_matches('0');
+        if stripped.is_empty() { "0" } else { stripped }.to_string()
+    } else {
+        number.to_string()
     }
 }
 
@@ -301,6 +314,20 @@ mod tests {
         let mut b = a.clone();
         b.sum = Some(Decimal::new(1500, 0));
         assert_eq!(Identity::of(&a).key(), Identity::of(&b).key());
+    }
+
+    #[test]
+    fn identity_normalises_the_number() {
+        let a = Payment {
+            number: Some("0402".into()),
+            ..Payment::default()
+        };
+        let mut b = a.clone();
+        b.number = Some(" 402".into());
+        assert_eq!(Identity::of(&a).key(), Identity::of(&b).key());
+        assert_eq!(normalise_number("000"), "0");
+        assert_eq!(normalise_number("А-0402"), "А-0402");
+        assert_ne!(normalise_number("4020"), normalise_number("402"));
     }
 
     #[test]

@@ -19,6 +19,27 @@ pub fn content_hash(bytes: &[u8]) -> String {
     digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// A payment of a drop as the journal records it, `planned`.
+pub fn new_payment(payment: &crate::drop::Planned, company: Option<String>) -> NewPayment {
+    let id = &payment.identity;
+    NewPayment {
+        identity: id.key(),
+        payer_account: id.payer_account.clone(),
+        number: id.number.clone(),
+        date: id
+            .date
+            .map(|d| d.format("%d.%m.%Y").to_string())
+            .unwrap_or_default(),
+        sum: id.sum.map(|s| format!("{:.2}", s)).unwrap_or_default(),
+        recipient: payment.recipient.clone(),
+        recipient_account: id.recipient_account.clone(),
+        company,
+        state: ps::PLANNED,
+        bank_id: None,
+        message: None,
+    }
+}
+
 /// Today in Moscow (UTC+3), the bank's day.
 pub fn today_in_moscow() -> NaiveDate {
     (chrono::Utc::now() + chrono::Duration::hours(3)).date_naive()
@@ -34,6 +55,9 @@ pub enum Sent {
     NotTaken(String),
     /// The bank refused the token (401): uploads stop until it changes.
     TokenRefused(String),
+    /// The request could not even be made (a token that cannot be a header, an address):
+    /// nothing was sent; uploads stop until the configuration changes.
+    Misconfigured(String),
     /// Stopped on request between payments; the rest is sent on the next start.
     Interrupted,
 }
@@ -85,6 +109,8 @@ pub struct Engine {
     companies: Option<HashMap<String, CompanyInfo>>,
     /// Set to stop between payments.
     pub stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// The DIR lock, when this engine works on a DIR (the daemon, `upload`, `sign`, `resolve`).
+    pub lock: Option<crate::lock::DirLock>,
 }
 
 impl Engine {
@@ -96,6 +122,15 @@ impl Engine {
             client: None,
             companies: None,
             stop: Default::default(),
+            lock: None,
+        }
+    }
+
+    /// Whether the DIR lock is still ours ([`crate::lock::DirLock::check`]); `Ok` without one.
+    pub fn check_lock(&self) -> Result<(), Error> {
+        match &self.lock {
+            Some(lock) => lock.check(),
+            None => Ok(()),
         }
     }
 
@@ -144,55 +179,28 @@ impl Engine {
         Ok(map)
     }
 
-    /// Plans a drop's payments against the journal: each is `planned`, or `already` (the same
-    /// identity uploaded before, or twice in this drop), or `held` (the same identity in doubt
-    /// elsewhere). The company of each payer account is named when the bank is reachable.
+    /// Plans a drop's payments: each is `planned`, or `already` (twice in this drop). Whether
+    /// the same identity is active in another file (then `already`, `held` or `queued`) is
+    /// decided when the intents are recorded, in their transaction. The company of each payer
+    /// account is named when the bank is reachable.
     pub async fn plan(&mut self, drop: &Drop) -> Result<Vec<NewPayment>, Error> {
         let companies = self.companies().await.unwrap_or_default();
         let mut planned = Vec::with_capacity(drop.payments.len());
         let mut seen: HashMap<String, usize> = HashMap::new();
         for (position, payment) in drop.payments.iter().enumerate() {
             let key = payment.identity.key();
-            let id = &payment.identity;
-            let mut row = NewPayment {
-                identity: key.clone(),
-                payer_account: id.payer_account.clone(),
-                number: id.number.clone(),
-                date: id
-                    .date
-                    .map(|d| d.format("%d.%m.%Y").to_string())
-                    .unwrap_or_default(),
-                sum: id.sum.map(|s| format!("{:.2}", s)).unwrap_or_default(),
-                recipient: payment.recipient.clone(),
-                recipient_account: id.recipient_account.clone(),
-                company: companies.get(&id.payer_account).map(CompanyInfo::label),
-                state: ps::PLANNED,
-                bank_id: None,
-                message: None,
-            };
+            let company = companies
+                .get(&payment.identity.payer_account)
+                .map(CompanyInfo::label);
+            let mut row = new_payment(payment, company);
+            // Payments active in other files are decided inside the intent transaction
+            // (Journal::record_intents): already, held or queued.
             if let Some(first) = seen.get(&key) {
                 row.state = ps::ALREADY;
                 row.message = Some(format!(
                     "the same payment as payment {} of this file: sent once",
                     first + 1
                 ));
-            } else if let Some(known) = self.journal.known_identity(&key, None)? {
-                if known.state == ps::UPLOADED {
-                    row.state = ps::ALREADY;
-                    row.bank_id = known.bank_id.clone();
-                    row.message = Some(format!(
-                        "already at the bank: id {} (uploaded {})",
-                        known.bank_id.as_deref().unwrap_or("not named"),
-                        known.uploaded_at.as_deref().unwrap_or("earlier")
-                    ));
-                } else {
-                    row.state = ps::HELD;
-                    row.message = Some(
-                        "not sent: the same payment may already be at the bank (it is in \
-                         review/ in another file); resolve that file first"
-                            .into(),
-                    );
-                }
             }
             seen.entry(key).or_insert(position);
             planned.push(row);
@@ -222,6 +230,10 @@ impl Engine {
     /// be marked `sending` by the intent transaction), recording each answer.
     pub async fn send(&mut self, file_id: i64, drop: &Drop, route: &str) -> Result<Sent, Error> {
         let client = self.client()?;
+        self.check_lock()?;
+        // Payments queued behind the same payment in another file: sent from here only once
+        // that one ended without sending it.
+        self.journal.requeue(file_id)?;
         let rows = self.journal.payments_of(file_id)?;
         // A payment marked `sending` whose answer was not recorded (a journal write that
         // failed after the send) is in doubt: never sent again.
@@ -263,7 +275,12 @@ impl Engine {
                 if self.stopping() {
                     return Ok(Sent::Interrupted);
                 }
-                self.journal.record(&[], &[row.id])?;
+                // Marked `sending` only if its identity is active nowhere else (checked again
+                // at send time, in the marking transaction).
+                if self.journal.record(&[], &[row.id])?.is_empty() {
+                    tracing::warn!(number = %row.number, "not sent: the same payment is active in another file");
+                    continue;
+                }
             }
             let Some(planned) = drop.payments.get(row.position as usize) else {
                 self.journal.record(
@@ -313,6 +330,14 @@ impl Engine {
                         message: (!notes.is_empty()).then(|| notes.join("; ")),
                     }
                 }
+                Err(
+                    e
+                    @ (clientbank_api::Error::Config(_) | clientbank_api::Error::InvalidId { .. }),
+                ) => {
+                    // The request could not be made: nothing was sent.
+                    self.journal.set_payment(row.id, ps::PLANNED, None)?;
+                    return Ok(Sent::Misconfigured(e.to_string()));
+                }
                 Err(e) if e.not_taken() => {
                     self.journal.set_payment(row.id, ps::PLANNED, None)?;
                     tracing::warn!(number = %row.number, "the bank did not take the payment: {e}");
@@ -361,9 +386,9 @@ impl Engine {
                 }
             };
             let next = todo.get(n + 1).filter(|_| !self.stopping()).map(|r| r.id);
-            self.journal.record(&[(row.id, outcome)], next.as_slice())?;
-            marked = next.is_some();
-            if !marked && n + 1 < todo.len() {
+            let marks = self.journal.record(&[(row.id, outcome)], next.as_slice())?;
+            marked = next.is_some() && marks == next.as_slice();
+            if self.stopping() && n + 1 < todo.len() {
                 return Ok(Sent::Interrupted);
             }
         }
@@ -380,7 +405,62 @@ impl Engine {
         if self.stopping() {
             return Ok(Sent::Interrupted);
         }
-        self.journal.record(&[], &ids)?;
+        // The file goes whole: if any of its payments is not planned (already, queued, held…)
+        // or is active elsewhere now, none is sent.
+        let mut conflicts = self.journal.conflicts(&ids)?;
+        if let Some(first) = todo.first() {
+            let rows = self.journal.payments_of(first.file_id)?;
+            if rows.iter().any(|r| r.state != ps::PLANNED) && conflicts.is_empty() {
+                conflicts = todo
+                    .iter()
+                    .map(|r| {
+                        (
+                            r.id,
+                            Outcome {
+                                state: ps::HELD,
+                                message: Some(
+                                    "not sent: other payments of this 1C file are already at the \
+                                     bank or elsewhere, and the 1C route sends whole files; send \
+                                     this one alone (or from a JSON file)"
+                                        .into(),
+                                ),
+                                ..Outcome::default()
+                            },
+                        )
+                    })
+                    .collect();
+            }
+        }
+        if !conflicts.is_empty() {
+            let mut results = conflicts;
+            for &id in &ids {
+                if !results.iter().any(|(c, _)| *c == id) {
+                    results.push((
+                        id,
+                        Outcome {
+                            state: ps::HELD,
+                            message: Some(
+                                "not sent: other payments of this 1C file are active in another \
+                                 file, and the 1C route sends whole files"
+                                    .into(),
+                            ),
+                            ..Outcome::default()
+                        },
+                    ));
+                }
+            }
+            self.journal.record(&results, &[])?;
+            return Ok(Sent::Finished);
+        }
+        let marks = self.journal.record(&[], &ids)?;
+        if marks.len() != ids.len() {
+            // Something became active elsewhere between the look and the mark: nothing sent;
+            // the marked ones go back to planned, the next pass decides again.
+            for id in marks {
+                self.journal.set_payment(id, ps::PLANNED, None)?;
+            }
+            return Ok(Sent::Finished);
+        }
         let Some(document) = &drop.document_1c else {
             return Err(Error::Io("a 1C route for a drop that is not 1C".into()));
         };
@@ -442,6 +522,14 @@ impl Engine {
                 );
                 self.journal
                     .record(&all(ps::DOUBT, message, Some(result.raw.clone())), &[])?;
+            }
+            Err(
+                e @ (clientbank_api::Error::Config(_) | clientbank_api::Error::InvalidId { .. }),
+            ) => {
+                for &id in &ids {
+                    self.journal.set_payment(id, ps::PLANNED, None)?;
+                }
+                return Ok(Sent::Misconfigured(e.to_string()));
             }
             Err(e) if e.not_taken() => {
                 for &id in &ids {
@@ -610,7 +698,8 @@ pub enum Verdict {
     Rejected,
     /// A payment may or may not be at the bank, or is held: a person decides.
     Review,
-    /// Payments not sent yet (interrupted, or waiting for the bank).
+    /// Payments not sent yet (interrupted, waiting for the bank, or queued behind the same
+    /// payment in another file).
     Pending,
 }
 
@@ -641,20 +730,10 @@ impl Engine {
             Ok(route) => route,
             Err(reason) => return Ok(Begun::CannotRoute(reason)),
         };
-        let mut plan = self.plan(drop).await?;
-        if route == "1c" && plan.iter().any(|p| p.state != ps::PLANNED) {
-            for p in plan.iter_mut().filter(|p| p.state == ps::PLANNED) {
-                p.state = ps::HELD;
-                p.message = Some(
-                    "not sent: other payments of this 1C file are already at the bank, and the \
-                     1C route sends whole files; send this one alone (or from a JSON file)"
-                        .into(),
-                );
-            }
-        }
-        let (file_id, _) = self
-            .journal
-            .record_intents((name, hash, place, route), &plan, &[])?;
+        let plan = self.plan(drop).await?;
+        let (file_id, _) =
+            self.journal
+                .record_intents((name, hash, place, route), &plan, route == "1c")?;
         tracing::info!(file = %name, route, payments = plan.len(), "intents recorded");
         Ok(Begun::Recorded { file_id, route })
     }
@@ -665,7 +744,7 @@ impl Engine {
         let any = |state: &str| rows.iter().any(|r| r.state == state);
         Ok(if any(ps::DOUBT) || any(ps::HELD) || any(ps::SENDING) {
             Verdict::Review
-        } else if any(ps::PLANNED) {
+        } else if any(ps::PLANNED) || any(ps::QUEUED) {
             Verdict::Pending
         } else if any(ps::REFUSED) {
             Verdict::Rejected

@@ -139,6 +139,8 @@ struct Seen {
     size: u64,
     modified: Option<SystemTime>,
     since: Instant,
+    /// For this size and time: `Some(None)` complete, `Some(Some(why))` not complete yet.
+    checked: Option<Option<String>>,
 }
 
 /// Claims complete files: a file is complete when its size and modification time have not
@@ -148,6 +150,13 @@ pub struct Claimer {
     seen: HashMap<String, Seen>,
     /// Files found unreadable, reported once.
     pub reported: HashMap<String, String>,
+    /// Files not complete yet (a 1C file without `КонецФайла` or with a section left open,
+    /// JSON that stops early), with why: logged once, claimed (and rejected as cut short) only
+    /// when unchanged for `incomplete_after`.
+    pub incomplete: HashMap<String, String>,
+    /// Names matching the patterns that are no regular file (a symlink, a FIFO, a folder):
+    /// ignored, logged once, counted by `clientbank status`.
+    pub ignored: HashMap<String, String>,
 }
 
 /// What a scan of the inbox found.
@@ -159,6 +168,33 @@ pub struct Scan {
     pub settling: usize,
     /// When the next settling file may be complete.
     pub next: Option<Instant>,
+    /// Files complete because they stayed incomplete and unchanged for `incomplete_after`:
+    /// they are claimed and rejected as cut short.
+    pub cut_short: Vec<String>,
+}
+
+/// What kind of thing a directory entry that is no regular file is, for people.
+pub fn kind_of(file_type: fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if file_type.is_fifo() {
+            return "a FIFO";
+        }
+        if file_type.is_socket() {
+            return "a socket";
+        }
+        if file_type.is_block_device() || file_type.is_char_device() {
+            return "a device";
+        }
+    }
+    if file_type.is_symlink() {
+        "a symbolic link"
+    } else if file_type.is_dir() {
+        "a folder"
+    } else {
+        "not a regular file"
+    }
 }
 
 impl Claimer {
@@ -167,6 +203,7 @@ impl Claimer {
         &mut self,
         inbox: &Path,
         settle: std::time::Duration,
+        incomplete_after: std::time::Duration,
         takes: impl Fn(&str) -> bool,
     ) -> Scan {
         let now = Instant::now();
@@ -183,27 +220,68 @@ impl Claimer {
                 continue;
             }
             let Ok(meta) = entry.metadata() else { continue };
+            present.push(name.clone());
             if !meta.is_file() {
+                if !self.ignored.contains_key(&name) {
+                    let kind = kind_of(meta.file_type());
+                    tracing::warn!(
+                        file = %name,
+                        "inbox/{name} is {kind}, not a regular file: ignored (move a copy of \
+                         the file itself into the inbox)"
+                    );
+                    self.ignored.insert(name.clone(), kind.to_string());
+                }
                 continue;
             }
-            present.push(name.clone());
+            self.ignored.remove(&name);
             let modified = meta.modified().ok();
             let seen = self.seen.entry(name.clone()).or_insert(Seen {
                 size: meta.len(),
                 modified,
                 since: now,
+                checked: None,
             });
             if seen.size != meta.len() || seen.modified != modified {
                 *seen = Seen {
                     size: meta.len(),
                     modified,
                     since: now,
+                    checked: None,
                 };
             }
             let ready_at = seen.since + settle;
             if ready_at <= now {
                 match fs::File::open(entry.path()) {
-                    Ok(_) => scan.complete.push(name),
+                    Ok(file) => {
+                        if seen.checked.is_none() {
+                            seen.checked = Some(check_complete(file, meta.len()));
+                        }
+                        match seen.checked.clone().flatten() {
+                            None => {
+                                self.incomplete.remove(&name);
+                                scan.complete.push(name);
+                            }
+                            Some(_) if seen.since + incomplete_after <= now => {
+                                self.incomplete.remove(&name);
+                                scan.cut_short.push(name.clone());
+                                scan.complete.push(name);
+                            }
+                            Some(why) => {
+                                let due = seen.since + incomplete_after;
+                                if !self.incomplete.contains_key(&name) {
+                                    tracing::warn!(
+                                        file = %name,
+                                        "inbox/{name} is not complete yet ({why}): it waits; \
+                                         unchanged for {incomplete_after:?}, it is taken and \
+                                         rejected as cut short"
+                                    );
+                                }
+                                self.incomplete.insert(name, why);
+                                scan.settling += 1;
+                                scan.next = Some(scan.next.map_or(due, |n| n.min(due)));
+                            }
+                        }
+                    }
                     Err(e) => {
                         self.reported.entry(name).or_insert_with(|| e.to_string());
                         scan.settling += 1;
@@ -218,6 +296,8 @@ impl Claimer {
         }
         self.seen.retain(|name, _| present.contains(name));
         self.reported.retain(|name, _| present.contains(name));
+        self.incomplete.retain(|name, _| present.contains(name));
+        self.ignored.retain(|name, _| present.contains(name));
         scan.complete.sort();
         scan
     }
@@ -226,7 +306,22 @@ impl Claimer {
     pub fn forget(&mut self, name: &str) {
         self.seen.remove(name);
         self.reported.remove(name);
+        self.incomplete.remove(name);
     }
+}
+
+/// Whether an open inbox file is a complete drop ([`crate::complete::incomplete`]); a file too
+/// big to be a drop, or one that cannot be read, counts as complete (it is rejected with why).
+fn check_complete(mut file: fs::File, size: u64) -> Option<String> {
+    use std::io::Read as _;
+    if size > crate::daemon::MAX_DROP {
+        return None;
+    }
+    let mut bytes = Vec::with_capacity(size as usize);
+    if file.read_to_end(&mut bytes).is_err() {
+        return None;
+    }
+    crate::complete::incomplete(&bytes)
 }
 
 #[cfg(test)]

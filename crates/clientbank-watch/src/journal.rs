@@ -7,12 +7,21 @@
 
 use std::path::{Path, PathBuf};
 
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 
 use crate::Error;
 
 /// The schema version this build writes (`PRAGMA user_version`).
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
+
+/// The payment states in which an identity is *active*: planned, being sent, at the bank
+/// (awaiting signature, signed, a draft) or in doubt. An identity is active in at most one
+/// payment row at a time: the partial UNIQUE index `payments_active` says so to SQLite itself,
+/// so no code path and no second process can record two active intents for one payment.
+pub const ACTIVE: &[&str] = &["planned", "sending", "uploaded", "doubt"];
+
+/// The SQL list of [`ACTIVE`].
+const ACTIVE_SQL: &str = "('planned', 'sending', 'uploaded', 'doubt')";
 
 const MIGRATIONS: &[&str] = &[
     // 1: files, payments, events.
@@ -91,8 +100,16 @@ pub mod payment_state {
     /// Not sent: a person said the doubtful upload did not reach the bank, or the file was
     /// withdrawn.
     pub const NOT_SENT: &str = "not-sent";
-    /// Not sent: the same payment is in doubt in another file.
+    /// Not sent: the same payment is in doubt in another file (or, on the 1C route, other
+    /// payments of the file are elsewhere): a person decides.
     pub const HELD: &str = "held";
+    /// Not sent yet: the same payment is in another file that waits to send it (the bank was
+    /// unavailable). Looked at again on every pass: `already` once that one is at the bank,
+    /// `planned` (sent from here) if that one ends without sending it.
+    pub const QUEUED: &str = "queued";
+    /// Uploaded although the same payment had been uploaded from another file (possible only
+    /// before journal schema 2): it is at the bank twice; a person cancels one.
+    pub const DUPLICATE: &str = "duplicate";
 }
 
 /// Signing state of an uploaded payment.
@@ -274,11 +291,23 @@ impl Journal {
             db,
             path: path.to_path_buf(),
         };
+        // Every write transaction takes the write lock at its start (BEGIN IMMEDIATE): what it
+        // read (is this payment active elsewhere?) cannot change before it commits, whichever
+        // process writes too.
+        journal
+            .db
+            .set_transaction_behavior(TransactionBehavior::Immediate);
         for (index, migration) in MIGRATIONS.iter().enumerate().skip(version as usize) {
             let tx = journal.db.transaction().map_err(&map)?;
             tx.execute_batch(migration).map_err(&map)?;
             tx.pragma_update(None, "user_version", index as i64 + 1)
                 .map_err(&map)?;
+            tx.commit().map_err(&map)?;
+        }
+        if version < 2 {
+            let tx = journal.db.transaction().map_err(&map)?;
+            migrate_2(&tx).map_err(&map)?;
+            tx.pragma_update(None, "user_version", 2).map_err(&map)?;
             tx.commit().map_err(&map)?;
         }
         Ok(journal)
@@ -359,7 +388,8 @@ impl Journal {
     }
 
     /// A payment with this identity that is at the bank (uploaded), or may be (sending, in
-    /// doubt), other than in `except_file`.
+    /// doubt), other than in `except_file` (for reports; the decisions are taken inside the
+    /// journal's transactions).
     pub fn known_identity(
         &self,
         identity: &str,
@@ -419,14 +449,18 @@ impl Journal {
         self.payments_where("1 ORDER BY id", [])
     }
 
-    /// Records a file and its payments (the intents) in one durable transaction, marking the
-    /// payment at `sending` (a position) as being sent. Returns the file's row id and the
-    /// payments' row ids.
+    /// Records a file and its payments (the intents) in one durable transaction. A payment
+    /// planned whose identity is active in another file is not planned: `already` (that one is
+    /// at the bank), `held` (that one is in doubt) or `queued` (that one waits to be sent:
+    /// this one waits for it). The check and the insert are one IMMEDIATE transaction, and the
+    /// UNIQUE index over active identities backs it. `whole`: the file goes to the bank whole
+    /// (the 1C route), so when any of its payments is not planned, none is. Returns the file's
+    /// row id and the payments' row ids.
     pub fn record_intents(
         &mut self,
         file: (&str, &str, &str, &str),
         payments: &[NewPayment],
-        sending: &[usize],
+        whole: bool,
     ) -> Result<(i64, Vec<i64>), Error> {
         let (name, hash, place, route) = file;
         let now = now();
@@ -439,13 +473,33 @@ impl Journal {
         )
         .map_err(&map)?;
         let file_id = tx.last_insert_rowid();
+        let mut rows: Vec<(&'static str, Option<String>, Option<String>)> =
+            Vec::with_capacity(payments.len());
+        for p in payments {
+            let mut row = (p.state, p.bank_id.clone(), p.message.clone());
+            if p.state == payment_state::PLANNED
+                && let Some(active) = active_elsewhere(&tx, &p.identity, None).map_err(&map)?
+            {
+                row = active.blocks();
+            }
+            rows.push(row);
+        }
+        if whole && rows.iter().any(|r| r.0 != payment_state::PLANNED) {
+            for row in rows.iter_mut().filter(|r| r.0 == payment_state::PLANNED) {
+                *row = (
+                    payment_state::HELD,
+                    None,
+                    Some(
+                        "not sent: other payments of this 1C file are already at the bank or \
+                         elsewhere, and the 1C route sends whole files; send this one alone (or \
+                         from a JSON file)"
+                            .into(),
+                    ),
+                );
+            }
+        }
         let mut ids = Vec::with_capacity(payments.len());
-        for (position, p) in payments.iter().enumerate() {
-            let state = if sending.contains(&position) {
-                payment_state::SENDING
-            } else {
-                p.state
-            };
+        for (position, (p, (state, bank_id, message))) in payments.iter().zip(rows).enumerate() {
             tx.execute(
                 "INSERT INTO payments (file_id, position, identity, payer_account, number, date,
                     sum, recipient, recipient_account, company, state, bank_id, message,
@@ -463,8 +517,8 @@ impl Journal {
                     p.recipient_account,
                     p.company,
                     state,
-                    p.bank_id,
-                    p.message,
+                    bank_id,
+                    message,
                     now
                 ],
             )
@@ -475,9 +529,155 @@ impl Journal {
         Ok((file_id, ids))
     }
 
+    /// Records a file found in done/ or review/ when a journal is started anew: its payments
+    /// as `state` (`uploaded`, with the ids of its report where known, or `doubt`), each one
+    /// whose identity is already active as `already` or `held` instead. Returns how many
+    /// payments got `state`.
+    pub fn seed_file(
+        &mut self,
+        file: (&str, &str, &str, &str),
+        payments: &[NewPayment],
+        state: &'static str,
+        message: &str,
+    ) -> Result<usize, Error> {
+        let (name, hash, place, file_state) = file;
+        let now = now();
+        let map = db_error(&self.path);
+        let tx = self.db.transaction().map_err(&map)?;
+        tx.execute(
+            "INSERT INTO files (name, hash, place, state, created_at, updated_at, message)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6)",
+            params![name, hash, place, file_state, now, message],
+        )
+        .map_err(&map)?;
+        let file_id = tx.last_insert_rowid();
+        let mut taken = 0;
+        for (position, p) in payments.iter().enumerate() {
+            let (row_state, bank_id, row_message) =
+                match active_elsewhere(&tx, &p.identity, None).map_err(&map)? {
+                    Some(active) => {
+                        let (s, id, m) = active.blocks();
+                        let s = if s == payment_state::QUEUED {
+                            payment_state::HELD
+                        } else {
+                            s
+                        };
+                        (s, id, m)
+                    }
+                    None => {
+                        taken += 1;
+                        (state, p.bank_id.clone(), Some(message.to_string()))
+                    }
+                };
+            tx.execute(
+                "INSERT INTO payments (file_id, position, identity, payer_account, number, date,
+                    sum, recipient, recipient_account, company, state, bank_id, message,
+                    updated_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                params![
+                    file_id,
+                    position as i64,
+                    p.identity,
+                    p.payer_account,
+                    p.number,
+                    p.date,
+                    p.sum,
+                    p.recipient,
+                    p.recipient_account,
+                    p.company,
+                    row_state,
+                    bank_id,
+                    row_message,
+                    now
+                ],
+            )
+            .map_err(&map)?;
+        }
+        tx.commit().map_err(&map)?;
+        Ok(taken)
+    }
+
+    /// Looks again at the `queued` payments of a file, in one transaction: a payment whose
+    /// identity is no longer active elsewhere becomes `planned` (it is sent from this file);
+    /// one now at the bank elsewhere becomes `already`, one in doubt elsewhere `held`; the
+    /// others stay queued. Returns how many stay queued.
+    pub fn requeue(&mut self, file_id: i64) -> Result<usize, Error> {
+        let map = db_error(&self.path);
+        let now = now();
+        let tx = self.db.transaction().map_err(&map)?;
+        let queued: Vec<(i64, String)> = {
+            let mut statement = tx
+                .prepare(
+                    "SELECT id, identity FROM payments WHERE file_id = ?1 AND state = 'queued'",
+                )
+                .map_err(&map)?;
+            statement
+                .query_map([file_id], |r| Ok((r.get(0)?, r.get(1)?)))
+                .map_err(&map)?
+                .collect::<Result<_, _>>()
+                .map_err(&map)?
+        };
+        let mut still = 0;
+        for (id, identity) in queued {
+            let (state, bank_id, message) =
+                match active_elsewhere(&tx, &identity, Some(id)).map_err(&map)? {
+                    Some(active) => active.blocks(),
+                    None => (payment_state::PLANNED, None, None),
+                };
+            if state == payment_state::QUEUED {
+                still += 1;
+                continue;
+            }
+            tx.execute(
+                "UPDATE payments SET state = ?2, bank_id = ?3, message = ?4, updated_at = ?5
+                 WHERE id = ?1",
+                params![id, state, bank_id, message, now],
+            )
+            .map_err(&map)?;
+        }
+        tx.commit().map_err(&map)?;
+        Ok(still)
+    }
+
+    /// The payments among `ids` whose identity is active in another row, with what each
+    /// becomes: (row id, state, bank id, message).
+    pub fn conflicts(&self, ids: &[i64]) -> Result<Vec<(i64, Outcome)>, Error> {
+        let map = db_error(&self.path);
+        let mut out = Vec::new();
+        for &id in ids {
+            let identity: Option<String> = self
+                .db
+                .query_row("SELECT identity FROM payments WHERE id = ?1", [id], |r| {
+                    r.get(0)
+                })
+                .optional()
+                .map_err(&map)?;
+            let Some(identity) = identity else { continue };
+            if let Some(active) = active_elsewhere(&self.db, &identity, Some(id)).map_err(&map)? {
+                let (state, bank_id, message) = active.blocks();
+                out.push((
+                    id,
+                    Outcome {
+                        state,
+                        bank_id,
+                        message,
+                        ..Outcome::default()
+                    },
+                ));
+            }
+        }
+        Ok(out)
+    }
+
     /// Records answers (or states) of payments and marks the next ones `sending`, in one
-    /// durable transaction: a payment is marked `sending` on disk before it is sent.
-    pub fn record(&mut self, results: &[(i64, Outcome)], sending: &[i64]) -> Result<(), Error> {
+    /// durable transaction: a payment is marked `sending` on disk before it is sent. A payment
+    /// whose identity is active in another row is not marked (checked again here, at send
+    /// time): it becomes `already`, `held` or `queued`. Returns the ids marked `sending`.
+    pub fn record(
+        &mut self,
+        results: &[(i64, Outcome)],
+        sending: &[i64],
+    ) -> Result<Vec<i64>, Error> {
         let now = now();
         let map = db_error(&self.path);
         let tx = self.db.transaction().map_err(&map)?;
@@ -502,14 +702,34 @@ impl Journal {
             )
             .map_err(&map)?;
         }
-        for id in sending {
+        let mut marked = Vec::with_capacity(sending.len());
+        for &id in sending {
+            let identity: Option<String> = tx
+                .query_row("SELECT identity FROM payments WHERE id = ?1", [id], |r| {
+                    r.get(0)
+                })
+                .optional()
+                .map_err(&map)?;
+            let Some(identity) = identity else { continue };
+            if let Some(active) = active_elsewhere(&tx, &identity, Some(id)).map_err(&map)? {
+                let (state, bank_id, message) = active.blocks();
+                tx.execute(
+                    "UPDATE payments SET state = ?2, bank_id = ?3, message = ?4, updated_at = ?5
+                     WHERE id = ?1",
+                    params![id, state, bank_id, message, now],
+                )
+                .map_err(&map)?;
+                continue;
+            }
             tx.execute(
                 "UPDATE payments SET state = 'sending', updated_at = ?2 WHERE id = ?1",
                 params![id, now],
             )
             .map_err(&map)?;
+            marked.push(id);
         }
-        tx.commit().map_err(&map)
+        tx.commit().map_err(&map)?;
+        Ok(marked)
     }
 
     /// Sets a payment's state back (a send the bank provably did not take), or sets its
@@ -525,6 +745,22 @@ impl Journal {
                 "UPDATE payments SET state = ?2, message = COALESCE(?3, message), updated_at = ?4
                  WHERE id = ?1",
                 params![id, state, message, now()],
+            )
+            .map_err(self.err())?;
+        Ok(())
+    }
+
+    /// Closes the payments of a file that are still `planned` (the file leaves for review/ or
+    /// rejected/ before they were sent): `not-sent`, so that their identities are no longer
+    /// active in this file and the same payments can go from another file (or from this one
+    /// when it comes back through the inbox).
+    pub fn close_planned(&mut self, file_id: i64, message: &str) -> Result<(), Error> {
+        self.db
+            .execute(
+                "UPDATE payments SET state = 'not-sent', message = COALESCE(message, ?2),
+                    updated_at = ?3
+                 WHERE file_id = ?1 AND state = 'planned'",
+                params![file_id, message, now()],
             )
             .map_err(self.err())?;
         Ok(())
@@ -658,4 +894,169 @@ fn payment_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<PaymentRow> {
         message: r.get(15)?,
         uploaded_at: r.get(16)?,
     })
+}
+
+/// What blocks a payment: the active row of its identity in another file.
+struct Active {
+    state: String,
+    bank_id: Option<String>,
+    uploaded_at: Option<String>,
+    place: String,
+}
+
+impl Active {
+    /// What a payment whose identity is active here becomes: (state, bank id, message).
+    fn blocks(&self) -> (&'static str, Option<String>, Option<String>) {
+        let place = if self.place.is_empty() {
+            "another file".to_string()
+        } else {
+            self.place.clone()
+        };
+        match self.state.as_str() {
+            payment_state::UPLOADED => (
+                payment_state::ALREADY,
+                self.bank_id.clone(),
+                Some(format!(
+                    "already at the bank: id {} (uploaded {})",
+                    self.bank_id.as_deref().unwrap_or("not named"),
+                    self.uploaded_at.as_deref().unwrap_or("earlier")
+                )),
+            ),
+            payment_state::DOUBT => (
+                payment_state::HELD,
+                None,
+                Some(format!(
+                    "not sent: the same payment may already be at the bank (it is in doubt in \
+                     {place}); resolve that file first"
+                )),
+            ),
+            _ => (
+                payment_state::QUEUED,
+                None,
+                Some(format!(
+                    "the same payment is in {place}, waiting for the bank: sent once (this \
+                     file waits for it)"
+                )),
+            ),
+        }
+    }
+}
+
+/// The active row of `identity` other than `except` (a payment row id), with its file's place.
+fn active_elsewhere(
+    db: &Connection,
+    identity: &str,
+    except: Option<i64>,
+) -> rusqlite::Result<Option<Active>> {
+    db.query_row(
+        &format!(
+            "SELECT p.state, p.bank_id, p.uploaded_at, f.place FROM payments p
+             JOIN files f ON f.id = p.file_id
+             WHERE p.identity = ?1 AND p.id != ?2 AND p.state IN {ACTIVE_SQL}
+             ORDER BY CASE p.state WHEN 'uploaded' THEN 0 ELSE 1 END, p.id LIMIT 1"
+        ),
+        params![identity, except.unwrap_or(-1)],
+        |r| {
+            Ok(Active {
+                state: r.get(0)?,
+                bank_id: r.get(1)?,
+                uploaded_at: r.get(2)?,
+                place: r.get(3)?,
+            })
+        },
+    )
+    .optional()
+}
+
+/// Schema 2: identities with the document number normalised (`0402` is `402`); an identity
+/// active in several rows (possible before) keeps one active row — uploaded first, then in
+/// doubt, being sent, planned — and the others become `duplicate` (uploaded: at the bank
+/// twice) or `held`; then the UNIQUE index over active identities.
+fn migrate_2(tx: &Transaction<'_>) -> rusqlite::Result<()> {
+    let keys: Vec<(i64, String)> = {
+        let mut statement = tx.prepare("SELECT id, identity FROM payments")?;
+        statement
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<Result<_, _>>()?
+    };
+    for (id, key) in keys {
+        let mut parts: Vec<&str> = key.split('|').collect();
+        if parts.len() != 5 {
+            continue;
+        }
+        let number = crate::drop::normalise_number(parts[1]);
+        if number != parts[1] {
+            parts[1] = &number;
+            tx.execute(
+                "UPDATE payments SET identity = ?2 WHERE id = ?1",
+                params![id, parts.join("|")],
+            )?;
+        }
+    }
+    tx.execute_batch(&format!(
+        "UPDATE payments SET
+            state = CASE state WHEN 'uploaded' THEN 'duplicate' ELSE 'held' END,
+            message = CASE state
+                WHEN 'uploaded' THEN 'uploaded although the same payment was uploaded from another file: it is at the bank twice; cancel one of them in the bank''s cabinet'
+                ELSE 'not sent: the same payment is active in another file (found when the journal was upgraded); check it at the bank' END
+         WHERE id IN (
+            SELECT id FROM (
+                SELECT id, ROW_NUMBER() OVER (
+                    PARTITION BY identity
+                    ORDER BY CASE state WHEN 'uploaded' THEN 0 WHEN 'doubt' THEN 1
+                        WHEN 'sending' THEN 2 ELSE 3 END, id) AS n
+                FROM payments WHERE state IN {ACTIVE_SQL})
+            WHERE n > 1);
+         CREATE UNIQUE INDEX payments_active ON payments(identity) WHERE state IN {ACTIVE_SQL};"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A schema-1 journal in which the old defect left one payment active in two files (and
+    /// one uploaded twice) opens as schema 2: one active row each, the numbers normalised.
+    #[test]
+    fn schema_1_with_duplicates_is_brought_forward() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal.sqlite");
+        {
+            let db = Connection::open(&path).unwrap();
+            db.execute_batch(MIGRATIONS[0]).unwrap();
+            db.pragma_update(None, "user_version", 1).unwrap();
+            db.execute_batch(
+                "INSERT INTO files (id, name, hash, place, state, created_at, updated_at)
+                    VALUES (1, 'a', 'h', 'done/a', 'done', 't', 't'),
+                           (2, 'b', 'h', 'processing/b', 'processing', 't', 't');
+                 INSERT INTO payments (file_id, position, identity, payer_account, number, date,
+                    sum, recipient, recipient_account, state, updated_at) VALUES
+                    (2, 0, 'p|0402|d|1|r', 'p', '0402', 'd', '1', 'x', 'r', 'planned', 't'),
+                    (1, 0, 'p|402|d|1|r', 'p', '402', 'd', '1', 'x', 'r', 'uploaded', 't'),
+                    (1, 1, 'p|7|d|1|r', 'p', '7', 'd', '1', 'x', 'r', 'uploaded', 't'),
+                    (2, 1, 'p|7|d|1|r', 'p', '7', 'd', '1', 'x', 'r', 'uploaded', 't');",
+            )
+            .unwrap();
+        }
+        let journal = Journal::open(&path, false).unwrap();
+        let rows = journal.all_payments().unwrap();
+        let states: Vec<(&str, &str)> = rows
+            .iter()
+            .map(|r| (r.identity.as_str(), r.state.as_str()))
+            .collect();
+        assert_eq!(
+            states,
+            [
+                ("p|402|d|1|r", "held"),
+                ("p|402|d|1|r", "uploaded"),
+                ("p|7|d|1|r", "uploaded"),
+                ("p|7|d|1|r", "duplicate"),
+            ]
+        );
+        let version: i64 = journal
+            .db
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(version, SCHEMA_VERSION);
+    }
 }

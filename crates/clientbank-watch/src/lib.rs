@@ -13,6 +13,7 @@
 #![warn(missing_docs)]
 
 pub mod commands;
+pub mod complete;
 pub mod config;
 pub mod daemon;
 pub mod demo;
@@ -20,6 +21,7 @@ pub mod drop;
 pub mod engine;
 pub mod folders;
 pub mod journal;
+pub mod lock;
 pub mod report;
 pub mod signer;
 
@@ -60,6 +62,9 @@ impl Error {
     /// The exit code: 3 when the bank is unavailable, 2 otherwise (usage, configuration, I/O).
     pub fn exit_code(&self) -> u8 {
         match self {
+            Error::Bank(
+                clientbank_api::Error::Config(_) | clientbank_api::Error::InvalidId { .. },
+            ) => 2,
             Error::Bank(e) if e.not_taken() || e.retryable_read() => 3,
             _ => 2,
         }

@@ -15,6 +15,8 @@ pub fn state_label(row: &PaymentRow) -> String {
         (ps::REFUSED, _) => "refused by the bank".into(),
         (ps::DOUBT, _) => "in doubt: may be at the bank".into(),
         (ps::HELD, _) => "not sent (held)".into(),
+        (ps::QUEUED, _) => "waits for the same payment in another file".into(),
+        (ps::DUPLICATE, _) => "at the bank twice".into(),
         (ps::PLANNED, _) => "not sent yet".into(),
         (ps::SENDING, _) => "being sent".into(),
         (ps::NOT_SENT, _) => "not sent".into(),
@@ -129,7 +131,7 @@ pub fn review(name: &str, why: Option<&str>, rows: &[PaymentRow]) -> String {
         "MAY BE AT THE BANK (check these):",
         &[ps::DOUBT, ps::SENDING],
     );
-    group(&mut out, "Held (not sent):", &[ps::HELD]);
+    group(&mut out, "Held (not sent):", &[ps::HELD, ps::QUEUED]);
     group(
         &mut out,
         "At the bank (uploaded):",
@@ -137,14 +139,45 @@ pub fn review(name: &str, why: Option<&str>, rows: &[PaymentRow]) -> String {
     );
     group(&mut out, "Refused by the bank:", &[ps::REFUSED]);
     group(&mut out, "Not sent:", &[ps::PLANNED, ps::NOT_SENT]);
+    let quoted = shell_quote(name);
     let _ = write!(
         out,
         "\nHow to check: look for these payments (number, date, sum) among the drafts and the \
          payments awaiting signature in the bank's cabinet, or in the account's operation \
-         history. Then:\n  clientbank resolve DIR \"{name}\" --sent       they are at the \
+         history. Then:\n  clientbank resolve DIR {quoted} --sent       they are at the \
          bank: the file goes to done/ (payments not sent yet go back through the inbox)\n  \
-         clientbank resolve DIR \"{name}\" --not-sent   they are not: the file goes back to \
+         clientbank resolve DIR {quoted} --not-sent   they are not: the file goes back to \
          the inbox and they are sent once\n"
     );
     out
+}
+
+/// A word for a command line people copy: as it is when it holds only characters no shell
+/// treats specially, else quoted (POSIX shells: `'…'`, a `'` inside as `'\''`; Windows:
+/// `"…"`).
+pub fn shell_quote(word: &str) -> String {
+    let plain = |c: char| c.is_alphanumeric() || "-_./:=+,@%".contains(c);
+    if !word.is_empty() && word.chars().all(plain) {
+        return word.to_string();
+    }
+    if cfg!(windows) {
+        format!("\"{}\"", word.replace('"', "\"\""))
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shell_quote;
+
+    #[cfg(unix)]
+    #[test]
+    fn command_hints_are_shell_quoted() {
+        assert_eq!(shell_quote("/srv/exchange"), "/srv/exchange");
+        assert_eq!(shell_quote("платёжки.txt"), "платёжки.txt");
+        assert_eq!(shell_quote("Обмен с банком"), "'Обмен с банком'");
+        assert_eq!(shell_quote("a'b $(rm).txt"), "'a'\\''b $(rm).txt'");
+        assert_eq!(shell_quote(""), "''");
+    }
 }

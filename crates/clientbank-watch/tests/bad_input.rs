@@ -51,6 +51,10 @@ async fn binary_empty_and_huge_files_are_rejected_and_kept() {
         why.contains("json-invalid") && why.contains("broken.json:1"),
         "{why}"
     );
+    // JSON that stops early and an empty file waited `incomplete_after` as not complete.
+    assert!(why.contains("is cut short"), "{why}");
+    let why = read(dir.path(), "rejected", "empty.txt.errors.txt");
+    assert!(why.contains("is cut short: it is empty"), "{why}");
     let why = read(dir.path(), "rejected", "binary.txt.errors.txt");
     assert!(why.starts_with("error["), "{why}");
     assert!(at_bank(&bank).is_empty());

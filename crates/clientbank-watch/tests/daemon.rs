@@ -242,8 +242,11 @@ async fn drop_after_acting_goes_to_review_and_is_never_resent() {
     assert_eq!(at_bank(&bank).len(), at);
     assert_eq!(files(dir.path(), "review"), ["lost.json"]);
     // A person checks the bank: it is there. The unsent payment goes on through the inbox.
+    // (resolve takes the DIR lock: the daemon stops first.)
+    drop(daemon);
     let said = commands::resolve(dir.path(), "lost.json", true).unwrap();
     assert!(said.contains("inbox"), "{said}");
+    let mut daemon = open(dir.path(), settings(&bank));
     daemon.run_once().await.unwrap();
     assert_no_duplicates(&bank);
     let numbers: Vec<String> = at_bank(&bank).into_iter().map(|p| p.0).collect();
@@ -269,9 +272,11 @@ async fn drop_before_acting_goes_to_review_and_resolve_not_sent_sends_it_once() 
     // after: both are in doubt.
     assert_eq!(summary.review, ["cut.json"], "{summary:?}");
     assert!(at_bank(&bank).is_empty());
+    drop(daemon);
     let said = commands::resolve(dir.path(), "cut.json", false).unwrap();
     assert!(said.contains("inbox"), "{said}");
     assert_eq!(files(dir.path(), "inbox"), ["cut.json"]);
+    let mut daemon = open(dir.path(), settings(&bank));
     let summary = daemon.run_once().await.unwrap();
     assert_eq!(summary.done, ["cut.json"], "{summary:?}");
     assert_eq!(at_bank(&bank).len(), 1);

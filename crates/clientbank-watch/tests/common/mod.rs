@@ -28,6 +28,7 @@ pub fn settings(bank: &Sandbox) -> Settings {
         retry_min: Duration::from_millis(50),
         retry_max: Duration::from_millis(400),
         once_patience: Duration::from_secs(10),
+        incomplete_after: Duration::from_millis(600),
         ..Settings::default()
     }
 }

@@ -37,6 +37,9 @@ pub(crate) fn run(dir: &Path, json: bool) -> Result<Outcome, Failure> {
             writeln!(out, "      … and {} more", names.len() - 20)?;
         }
     }
+    for entry in &status.ignored {
+        writeln!(out, "  inbox/{entry}: not a regular file: ignored")?;
+    }
     writeln!(out, "  payments:")?;
     if status.payments.is_empty() {
         writeln!(out, "      none recorded")?;

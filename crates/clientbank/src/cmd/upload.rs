@@ -32,7 +32,7 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Failure> {
     if args.in_signing {
         settings.in_signing = true;
     }
-    let mut engine = match commands::engine(&args.dir, settings) {
+    let mut engine = match commands::engine(&args.dir, settings, true) {
         Ok(engine) => engine,
         Err(e) => {
             crate::term::error(&e.to_string());
@@ -61,7 +61,7 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Failure> {
         let this = match upload.outcome.as_str() {
             "uploaded" => Outcome::Clean,
             "unavailable" => Outcome::BankUnavailable,
-            "token-refused" | "interrupted" => Outcome::Unreadable,
+            "token-refused" | "interrupted" | "misconfigured" => Outcome::Unreadable,
             _ => Outcome::Findings,
         };
         outcome = outcome.max(this);

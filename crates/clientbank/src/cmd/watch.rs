@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use clientbank_api::Token;
 use clientbank_watch::config::ProcessEnv;
+use clientbank_watch::report::shell_quote;
 use clientbank_watch::{Daemon, Options, Settings, Signing, Summary, demo};
 
 use crate::cli::LogFormat;
@@ -219,9 +220,12 @@ async fn shutdown() {
 fn outcome(summary: &Summary) -> Outcome {
     if summary.needs_attention() {
         Outcome::Findings
-    } else if summary.token_refused.is_some() {
+    } else if summary.token_refused.is_some() || summary.config_error.is_some() {
         Outcome::Unreadable
-    } else if !summary.waiting.is_empty() {
+    } else if !summary.waiting.is_empty()
+        || !summary.queued.is_empty()
+        || !summary.interrupted.is_empty()
+    {
         Outcome::BankUnavailable
     } else {
         Outcome::Clean
@@ -237,6 +241,9 @@ fn print_summary(dir: &Path, summary: &Summary, daemon: &Daemon) {
         }
     };
     println!("{}:", dir.display());
+    if let Some(seeded) = &summary.journal_seeded {
+        println!("  {seeded}");
+    }
     println!(
         "  done/       {} file(s){}",
         summary.done.len(),
@@ -259,6 +266,21 @@ fn print_summary(dir: &Path, summary: &Summary, daemon: &Daemon) {
             list(&summary.waiting)
         );
     }
+    if !summary.queued.is_empty() {
+        println!(
+            "  processing/ {} file(s) waiting for the same payments in another file (sent once, \
+             from there){}",
+            summary.queued.len(),
+            list(&summary.queued)
+        );
+    }
+    if !summary.interrupted.is_empty() {
+        println!(
+            "  processing/ {} file(s) stopped part-way (the rest is sent on the next start){}",
+            summary.interrupted.len(),
+            list(&summary.interrupted)
+        );
+    }
     println!(
         "  payments: {} uploaded, {} already at the bank (not sent again), {} refused by the \
          bank, {} in doubt, {} signed",
@@ -270,7 +292,7 @@ fn print_summary(dir: &Path, summary: &Summary, daemon: &Daemon) {
         println!(
             "  {} payment(s) await signature: `clientbank sign --dir {}`",
             awaiting.len(),
-            dir.display()
+            shell_quote(&dir.display().to_string())
         );
     }
     for failure in &summary.sign_failures {
@@ -279,8 +301,17 @@ fn print_summary(dir: &Path, summary: &Summary, daemon: &Daemon) {
     for name in &summary.unreadable {
         println!("  inbox/{name}: cannot be opened (see the log)");
     }
+    for entry in &summary.incomplete {
+        println!("  inbox/{entry}: not complete yet, it waits");
+    }
+    for entry in &summary.ignored {
+        println!("  inbox/{entry}: not a regular file: ignored");
+    }
     if let Some(why) = &summary.token_refused {
         println!("  the bank refuses the token: {why}");
+    }
+    if let Some(why) = &summary.config_error {
+        println!("  nothing was sent, the configuration keeps requests from being made: {why}");
     }
     if let Some(why) = &summary.bank_unavailable
         && !summary.waiting.is_empty()

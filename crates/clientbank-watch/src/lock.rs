@@ -1,0 +1,142 @@
+//! The per-DIR lock: one process at a time works on a DIR (the daemon, or `upload`, `sign`,
+//! `resolve`), and a lock whose file was deleted or replaced is noticed.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use crate::Error;
+use crate::folders::Layout;
+
+/// The lock of a DIR, held while this value lives (`DIR/.clientbank/lock`, `File::try_lock`).
+#[derive(Debug)]
+pub struct DirLock {
+    file: fs::File,
+    path: PathBuf,
+    root: PathBuf,
+}
+
+/// What the caller is, for the message when the lock is taken.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Holder {
+    /// `clientbank watch`.
+    Daemon,
+    /// `clientbank upload`, `sign` or `resolve`.
+    Command,
+}
+
+impl DirLock {
+    /// Takes the lock of `layout`'s DIR (its `.clientbank/` must exist), waiting up to `wait`
+    /// for another holder to let go; then [`Error::Busy`].
+    pub fn acquire(layout: &Layout, holder: Holder, wait: Duration) -> Result<DirLock, Error> {
+        let path = layout.root.join(".clientbank").join("lock");
+        let started = Instant::now();
+        loop {
+            let file = open(&path)?;
+            match file.try_lock() {
+                Ok(()) => {
+                    let lock = DirLock {
+                        file,
+                        path: path.clone(),
+                        root: layout.root.clone(),
+                    };
+                    // Deleted between our open and our lock (by a holder that just let go, or
+                    // by a person): take the lock of the file that is there now.
+                    if lock.check().is_ok() {
+                        return Ok(lock);
+                    }
+                    continue;
+                }
+                Err(fs::TryLockError::WouldBlock) => {
+                    if started.elapsed() >= wait {
+                        return Err(Error::Busy(busy(&layout.root, &path, holder, wait)));
+                    }
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+                Err(fs::TryLockError::Error(e)) => {
+                    return Err(Error::Io(format!("cannot lock {}: {e}", path.display())));
+                }
+            }
+        }
+    }
+
+    /// Whether the lock file at its path is still the file this lock holds. On Unix a person
+    /// (or a cleaning script) can delete or replace `DIR/.clientbank/lock` while it is held;
+    /// another daemon would then take a lock of its own and both would work on the DIR. So
+    /// the holder checks, after locking and at every rescan, that the path still names the
+    /// same file (device and inode), and stops otherwise. On Windows the lock file is opened
+    /// without `FILE_SHARE_DELETE`, so it cannot be deleted or replaced while it is open.
+    pub fn check(&self) -> Result<(), Error> {
+        let replaced = || {
+            Error::Busy(format!(
+                "the lock file {} was deleted or replaced while this clientbank worked on {}: \
+                 another clientbank may be working on the folder now. Stopping here, before \
+                 anything more is sent; make sure only one `clientbank watch` runs on the \
+                 folder, then start it again (never delete .clientbank/lock by hand)",
+                self.path.display(),
+                self.root.display()
+            ))
+        };
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            let held = self
+                .file
+                .metadata()
+                .map_err(|e| Error::Io(format!("cannot read {}: {e}", self.path.display())))?;
+            match fs::metadata(&self.path) {
+                Ok(now) if now.dev() == held.dev() && now.ino() == held.ino() => Ok(()),
+                Ok(_) => Err(replaced()),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(replaced()),
+                Err(e) => Err(Error::Io(format!(
+                    "cannot read {}: {e}",
+                    self.path.display()
+                ))),
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = &self.file;
+            if self.path.exists() {
+                Ok(())
+            } else {
+                Err(replaced())
+            }
+        }
+    }
+}
+
+fn open(path: &Path) -> Result<fs::File, Error> {
+    let mut options = fs::OpenOptions::new();
+    options.create(true).truncate(false).write(true);
+    #[cfg(windows)]
+    {
+        use std::os::windows::fs::OpenOptionsExt;
+        // FILE_SHARE_READ | FILE_SHARE_WRITE, without FILE_SHARE_DELETE: nobody can delete or
+        // rename the lock file while it is open.
+        options.share_mode(0x1 | 0x2);
+    }
+    options
+        .open(path)
+        .map_err(|e| Error::Io(format!("cannot open {}: {e}", path.display())))
+}
+
+fn busy(root: &Path, path: &Path, holder: Holder, wait: Duration) -> String {
+    match holder {
+        Holder::Daemon => format!(
+            "another clientbank is working on {} (it holds {}): a clientbank watch, or an \
+             upload, sign or resolve that has not finished; one at a time per folder",
+            root.display(),
+            path.display()
+        ),
+        Holder::Command => format!(
+            "a clientbank watch (or another clientbank command) is working on {} (it holds \
+             {}); waited {} s. One at a time per folder, so that no payment goes twice: stop \
+             the daemon (or wait for the command) and try again, or drop the file into {}",
+            root.display(),
+            path.display(),
+            wait.as_secs(),
+            root.join("inbox").display()
+        ),
+    }
+}

@@ -1,0 +1,235 @@
+//! A payment never reaches the bank twice, whatever arrives while the bank is unavailable,
+//! whoever else works on the folder (the tester's D1, D2, D3 of issue 10).
+
+mod common;
+
+use std::time::Duration;
+
+use clientbank_watch::journal::{Journal, NewPayment, payment_state};
+use clientbank_watch::{Daemon, Error, Options, commands};
+use common::*;
+
+fn patient(bank: &clientbank_sandbox::Sandbox) -> clientbank_watch::Settings {
+    let mut s = settings(bank);
+    s.once_patience = Duration::from_millis(400);
+    s
+}
+
+#[tokio::test]
+async fn a_copy_of_a_file_waiting_for_the_bank_is_not_sent_again() {
+    let bank = bank().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut daemon = open(dir.path(), patient(&bank));
+    daemon.engine.companies().await.unwrap();
+    bank.control().set_maintenance(true);
+    put(dir.path(), "P.json", json_drop(&[5000, 5001]));
+    put(dir.path(), "P (копия).json", json_drop(&[5000, 5001]));
+    let summary = daemon.run_once().await.unwrap();
+    assert_eq!(
+        files(dir.path(), "processing"),
+        ["P (копия).json", "P.json"],
+        "{summary:?}"
+    );
+    assert!(at_bank(&bank).is_empty());
+    // A restart while both wait.
+    drop(daemon);
+    bank.control().set_maintenance(false);
+    let mut daemon = open(dir.path(), settings(&bank));
+    let summary = daemon.run_once().await.unwrap();
+    assert_no_duplicates(&bank);
+    assert_eq!(at_bank(&bank).len(), 2, "{:?}", at_bank(&bank));
+    assert_eq!(
+        files(dir.path(), "done"),
+        ["P (копия).json", "P.json"],
+        "{summary:?}"
+    );
+    assert_eq!((summary.uploaded, summary.already), (2, 2), "{summary:?}");
+    // One of the two sent them, the other says they are already at the bank.
+    let copy = read(dir.path(), "done", "P (копия).json.report.csv");
+    let original = read(dir.path(), "done", "P.json.report.csv");
+    let already = |report: &str| report.matches("already at the bank: id").count();
+    assert_eq!(
+        (
+            already(&copy) + already(&original),
+            already(&copy) * already(&original)
+        ),
+        (2, 0),
+        "{copy}\n{original}"
+    );
+}
+
+#[tokio::test]
+async fn files_sharing_a_payment_during_a_503_window_send_it_once() {
+    let bank = bank().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut daemon = open(dir.path(), patient(&bank));
+    daemon.engine.companies().await.unwrap();
+    bank.control().set_maintenance(true);
+    put(dir.path(), "A.json", json_drop(&[6000, 6001]));
+    put(dir.path(), "B.json", json_drop(&[6001, 6002]));
+    daemon.run_once().await.unwrap();
+    assert_eq!(files(dir.path(), "processing"), ["A.json", "B.json"]);
+    // B's 6001 waits for A's; B's 6002 is its own.
+    let rows = daemon.engine.journal.all_payments().unwrap();
+    let queued: Vec<_> = rows
+        .iter()
+        .filter(|r| r.state == payment_state::QUEUED)
+        .collect();
+    assert_eq!(queued.len(), 1, "{rows:?}");
+    assert_eq!(queued[0].number, "6001");
+    assert!(
+        queued[0]
+            .message
+            .as_deref()
+            .unwrap()
+            .contains("processing/A.json, waiting for the bank: sent once"),
+        "{:?}",
+        queued[0].message
+    );
+    bank.control().set_maintenance(false);
+    let summary = daemon.run_once().await.unwrap();
+    assert_no_duplicates(&bank);
+    assert_eq!(at_bank(&bank).len(), 3, "{:?}", at_bank(&bank));
+    assert_eq!(
+        files(dir.path(), "done"),
+        ["A.json", "B.json"],
+        "{summary:?}"
+    );
+    let b = read(dir.path(), "done", "B.json.report.csv");
+    assert_eq!(b.matches("already at the bank: id").count(), 1, "{b}");
+}
+
+#[tokio::test]
+async fn a_file_held_behind_a_waiting_file_waits_and_the_summary_says_so() {
+    let bank = bank().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut daemon = open(dir.path(), patient(&bank));
+    daemon.engine.companies().await.unwrap();
+    bank.control().set_maintenance(true);
+    put(dir.path(), "first.json", json_drop(&[6100]));
+    daemon.run_once().await.unwrap();
+    put(dir.path(), "second.json", json_drop(&[6100]));
+    let mut s = settings(&bank);
+    s.once_patience = Duration::from_secs(2);
+    daemon.engine.set_settings(s);
+    let summary = daemon.run_once().await.unwrap();
+    assert!(files(dir.path(), "done").is_empty(), "{summary:?}");
+    assert_eq!(
+        files(dir.path(), "processing"),
+        ["first.json", "second.json"],
+        "{summary:?} {:?} {:?}",
+        files(dir.path(), "inbox"),
+        files(dir.path(), "review")
+    );
+    assert_eq!(summary.queued, ["second.json"], "{summary:?}");
+    assert_eq!(summary.waiting, ["first.json"], "{summary:?}");
+    assert_eq!(summary.uploaded, 0);
+}
+
+#[test]
+fn the_journal_refuses_two_active_intents_for_one_identity() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("journal.sqlite");
+    // Two connections, as two processes would have.
+    let mut one = Journal::open(&path, true).unwrap();
+    let mut two = Journal::open(&path, false).unwrap();
+    let payment = NewPayment {
+        identity: "40702810938000012345|7|2026-01-01|10|40702810210000054321".into(),
+        number: "7".into(),
+        state: payment_state::PLANNED,
+        ..NewPayment::default()
+    };
+    let (a, _) = one
+        .record_intents(
+            ("a.json", "h1", "processing/a.json", "json"),
+            std::slice::from_ref(&payment),
+            false,
+        )
+        .unwrap();
+    let (b, ids) = two
+        .record_intents(
+            ("b.json", "h2", "processing/b.json", "json"),
+            std::slice::from_ref(&payment),
+            false,
+        )
+        .unwrap();
+    assert_ne!(a, b);
+    let rows = two.payments_of(b).unwrap();
+    assert_eq!(rows[0].state, payment_state::QUEUED, "{rows:?}");
+    // No code path makes it active beside the first: not a state change, not a send mark.
+    assert!(
+        two.set_payment(ids[0], payment_state::PLANNED, None)
+            .is_err()
+    );
+    assert!(
+        two.set_payment(ids[0], payment_state::UPLOADED, None)
+            .is_err()
+    );
+    let marked = two.record(&[], &[ids[0]]).unwrap();
+    assert!(marked.is_empty(), "marked sending beside an active intent");
+    assert_eq!(two.payments_of(b).unwrap()[0].state, payment_state::QUEUED);
+    // Once the first is at the bank, the second is "already", and never sent.
+    let first = one.payments_of(a).unwrap()[0].id;
+    one.record(
+        &[(
+            first,
+            clientbank_watch::journal::Outcome {
+                state: payment_state::UPLOADED,
+                bank_id: Some("id-1".into()),
+                ..Default::default()
+            },
+        )],
+        &[],
+    )
+    .unwrap();
+    two.requeue(b).unwrap();
+    let row = &two.payments_of(b).unwrap()[0];
+    assert_eq!(row.state, payment_state::ALREADY);
+    assert!(
+        row.message.as_deref().unwrap().contains("id id-1"),
+        "{row:?}"
+    );
+}
+
+#[tokio::test]
+async fn upload_beside_a_running_daemon_waits_then_refuses() {
+    let bank = bank().await;
+    let dir = tempfile::tempdir().unwrap();
+    let daemon = open(dir.path(), settings(&bank));
+    let e = commands::engine(dir.path(), settings(&bank), false).unwrap_err();
+    assert!(matches!(e, Error::Busy(_)), "{e}");
+    assert!(e.to_string().contains("clientbank watch"), "{e}");
+    let e = commands::resolve(dir.path(), "x.json", true).unwrap_err();
+    assert!(matches!(e, Error::Busy(_)), "{e}");
+    drop(daemon);
+    commands::engine(dir.path(), settings(&bank), false).unwrap();
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn a_deleted_lock_stops_the_daemon_before_a_second_one_can_share_the_folder() {
+    let bank = bank().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut first = open(dir.path(), settings(&bank));
+    first.pass().await.unwrap();
+    std::fs::remove_file(dir.path().join(".clientbank").join("lock")).unwrap();
+    // A second daemon now gets a lock of its own...
+    let mut second = Daemon::open(dir.path(), settings(&bank), Options::default()).unwrap();
+    put(dir.path(), "a.json", json_drop(&[6200, 6201]));
+    // ...and the first stops at its next look, before it touches a file.
+    let e = first.pass().await.unwrap_err();
+    assert!(matches!(e, Error::Busy(_)), "{e}");
+    assert!(e.to_string().contains("lock"), "{e}");
+    let e = first.run_once().await.unwrap_err();
+    assert!(matches!(e, Error::Busy(_)), "{e}");
+    let summary = second.run_once().await.unwrap();
+    assert_eq!(summary.done, ["a.json"], "{summary:?}");
+    assert_eq!(at_bank(&bank).len(), 2);
+    // The same with the lock replaced by another file.
+    drop(second);
+    let mut third = open(dir.path(), settings(&bank));
+    let lock = dir.path().join(".clientbank").join("lock");
+    std::fs::remove_file(&lock).unwrap();
+    std::fs::write(&lock, b"").unwrap();
+    assert!(matches!(third.pass().await, Err(Error::Busy(_))));
+}

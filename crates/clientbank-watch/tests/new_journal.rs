@@ -1,0 +1,66 @@
+//! `--new-journal` over a used DIR learns done/ and review/ (the tester's D7).
+
+mod common;
+
+use clientbank_watch::journal::payment_state;
+use clientbank_watch::{Daemon, Options};
+use common::*;
+
+#[tokio::test]
+async fn a_new_journal_is_seeded_from_done_and_review_and_nothing_is_sent_again() {
+    let bank = bank().await;
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let mut daemon = open(dir.path(), settings(&bank));
+        put(dir.path(), "a.json", json_drop(&[9000, 9001]));
+        daemon.run_once().await.unwrap();
+    }
+    assert_eq!(at_bank(&bank).len(), 2);
+    // A file in review/ (its payment may be at the bank).
+    std::fs::write(
+        dir.path().join("review").join("doubt.json"),
+        json_drop(&[9002]),
+    )
+    .unwrap();
+    let journal = dir.path().join(".clientbank").join("journal.sqlite");
+    std::fs::remove_file(&journal).unwrap();
+    let _ = std::fs::remove_file(dir.path().join(".clientbank").join("journal.sqlite-wal"));
+    let options = Options {
+        new_journal: true,
+        ..Options::default()
+    };
+    let mut daemon = Daemon::open(dir.path(), settings(&bank), options).unwrap();
+    let seeded = daemon.summary.journal_seeded.clone().unwrap();
+    assert!(
+        seeded.contains("done/ (1 file(s), 2 payment(s)")
+            && seeded.contains("review/ (1 file(s), 1 payment(s)"),
+        "{seeded}"
+    );
+    let ids: Vec<String> = daemon
+        .engine
+        .journal
+        .payments_in(payment_state::UPLOADED)
+        .unwrap()
+        .into_iter()
+        .filter_map(|r| r.bank_id)
+        .collect();
+    assert_eq!(ids.len(), 2, "the ids of the report");
+    // The same file and the payment in doubt dropped again: nothing sent.
+    put(dir.path(), "a.json", json_drop(&[9000, 9001]));
+    put(dir.path(), "again.json", json_drop(&[9002]));
+    let summary = daemon.run_once().await.unwrap();
+    assert_eq!(at_bank(&bank).len(), 2, "{summary:?}");
+    assert_eq!(files(dir.path(), "done"), ["a (2).json", "a.json"]);
+    let report = read(dir.path(), "done", "a (2).json.report.csv");
+    for id in &ids {
+        assert!(
+            report.contains(&format!("already at the bank: id {id}")),
+            "{report}"
+        );
+    }
+    assert_eq!(files(dir.path(), "review"), ["again.json", "doubt.json"]);
+    // The seeded review file can be resolved like any other.
+    drop(daemon);
+    let said = clientbank_watch::commands::resolve(dir.path(), "doubt.json", true).unwrap();
+    assert!(said.contains("done/"), "{said}");
+}

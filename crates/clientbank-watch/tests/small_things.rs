@@ -1,0 +1,143 @@
+//! The tester's D8: what is ignored is said, counts after a stop, folders that do not exist,
+//! a repeated failure logged once, document numbers with leading zeros.
+
+mod common;
+
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use clientbank_sandbox::Fault;
+use clientbank_watch::{Error, commands};
+use common::*;
+
+#[cfg(unix)]
+#[tokio::test]
+async fn entries_that_are_no_regular_file_are_said_and_counted() {
+    let bank = bank().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut daemon = open(dir.path(), settings(&bank));
+    let inbox = dir.path().join("inbox");
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("real.txt"), b"x").unwrap();
+    std::os::unix::fs::symlink(outside.path().join("real.txt"), inbox.join("link.txt")).unwrap();
+    std::fs::create_dir(inbox.join("folder.txt")).unwrap();
+    let fifo = std::process::Command::new("mkfifo")
+        .arg(inbox.join("pipe.txt"))
+        .status()
+        .unwrap();
+    assert!(fifo.success());
+    let summary = daemon.run_once().await.unwrap();
+    assert_eq!(
+        summary.ignored,
+        [
+            "folder.txt: a folder",
+            "link.txt: a symbolic link",
+            "pipe.txt: a FIFO"
+        ],
+        "{summary:?}"
+    );
+    let status = commands::status(dir.path()).unwrap();
+    assert_eq!(status.ignored.len(), 3, "{:?}", status.ignored);
+    assert!(status.ignored[2].contains("FIFO"), "{:?}", status.ignored);
+    assert_eq!(files(dir.path(), "inbox").len(), 0, "left where they are");
+    assert!(inbox.join("pipe.txt").exists());
+}
+
+#[tokio::test]
+async fn a_stop_mid_file_counts_what_reached_the_bank_and_says_stopped() {
+    let bank = bank().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut daemon = open(dir.path(), settings(&bank));
+    daemon.engine.companies().await.unwrap();
+    bank.control().set_fault(Some(Fault {
+        delay: Some(Duration::from_millis(300)),
+        ..Fault::default()
+    }));
+    put(
+        dir.path(),
+        "four.json",
+        json_drop(&[9100, 9101, 9102, 9103]),
+    );
+    let stop = daemon.stop_flag();
+    let run = tokio::spawn(async move { daemon.run_once().await.unwrap() });
+    let started = Instant::now();
+    while at_bank(&bank).len() < 2 {
+        assert!(started.elapsed() < Duration::from_secs(10));
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    stop.store(true, Ordering::SeqCst);
+    let summary = run.await.unwrap();
+    let at = at_bank(&bank).len();
+    assert!((2..4).contains(&at), "{at}");
+    assert_eq!(summary.uploaded, at, "{summary:?}");
+    assert_eq!(summary.interrupted, ["four.json"], "{summary:?}");
+    assert!(summary.waiting.is_empty(), "{summary:?}");
+    bank.control().set_fault(None);
+    let mut daemon = open(dir.path(), settings(&bank));
+    let summary = daemon.run_once().await.unwrap();
+    assert_eq!(summary.done, ["four.json"], "{summary:?}");
+    assert_eq!(summary.uploaded, 4 - at);
+    assert_eq!(at_bank(&bank).len(), 4);
+}
+
+#[tokio::test]
+async fn commands_refuse_a_folder_that_does_not_exist_or_has_no_journal() {
+    let bank = bank().await;
+    let root = tempfile::tempdir().unwrap();
+    let missing = root.path().join("nowhere");
+    let e = commands::engine(&missing, settings(&bank), false).unwrap_err();
+    assert!(e.to_string().contains("does not exist"), "{e}");
+    let e = commands::engine(&missing, settings(&bank), true).unwrap_err();
+    assert!(e.to_string().contains("does not exist"), "{e}");
+    assert!(commands::resolve(&missing, "a.json", true).is_err());
+    assert!(commands::status(&missing).is_err());
+    assert!(!missing.exists(), "nothing created");
+    let empty = root.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let e = commands::engine(&empty, settings(&bank), false).unwrap_err();
+    assert!(matches!(e, Error::JournalMissing(_)), "{e}");
+    assert!(e.to_string().contains("no journal"), "{e}");
+    assert!(commands::status(&empty).is_err());
+    assert!(
+        std::fs::read_dir(&empty).unwrap().next().is_none(),
+        "nothing created"
+    );
+}
+
+#[tokio::test]
+async fn a_move_that_keeps_failing_is_logged_once() {
+    let bank = bank().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = settings(&bank);
+    s.once_patience = Duration::from_millis(300);
+    let mut daemon = open(dir.path(), s);
+    std::fs::remove_dir(dir.path().join("done")).unwrap();
+    std::fs::write(dir.path().join("done"), b"not a folder").unwrap();
+    put(dir.path(), "a.json", json_drop(&[9200]));
+    daemon.run_once().await.unwrap();
+    for _ in 0..10 {
+        daemon.pass().await.unwrap();
+    }
+    let status = commands::status(dir.path()).unwrap();
+    let said = status
+        .last_errors
+        .iter()
+        .filter(|e| e.2.contains("cannot move"))
+        .count();
+    assert_eq!(said, 1, "{:?}", status.last_errors);
+}
+
+#[tokio::test]
+async fn a_number_with_leading_zeros_is_the_same_payment() {
+    let bank = bank().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut daemon = open(dir.path(), settings(&bank));
+    put(dir.path(), "a.json", json_drop(&[402]));
+    daemon.run_once().await.unwrap();
+    let zeros = json_drop(&[402]).replace("\"Number\": \"402\"", "\"Number\": \"0402\"");
+    assert!(zeros.contains("0402"));
+    put(dir.path(), "b.json", zeros);
+    let summary = daemon.run_once().await.unwrap();
+    assert_eq!(summary.already, 1, "{summary:?}");
+    assert_eq!(at_bank(&bank).len(), 1);
+}
