@@ -72,6 +72,12 @@ pub const LOCK_WAIT: Duration = Duration::from_secs(3);
 /// Refuses a DIR that does not exist, or (unless `create_journal`) has no journal; takes the
 /// DIR lock (waiting up to [`LOCK_WAIT`]: one process at a time works on a DIR).
 fn open_dir(dir: &Path, create_journal: bool) -> Result<DirLock, Error> {
+    check_dir(dir, create_journal)?;
+    DirLock::acquire(&Layout::new(dir), Holder::Command, LOCK_WAIT)
+}
+
+/// Refuses a DIR that does not exist, or (unless `create_journal`) has no journal.
+fn check_dir(dir: &Path, create_journal: bool) -> Result<(), Error> {
     let layout = Layout::new(dir);
     if !dir.is_dir() {
         return Err(Error::Io(format!(
@@ -91,8 +97,20 @@ fn open_dir(dir: &Path, create_journal: bool) -> Result<DirLock, Error> {
     }
     let private = layout.folder(".clientbank");
     fs::create_dir_all(&private)
-        .map_err(|e| Error::Io(format!("cannot create {}: {e}", private.display())))?;
-    DirLock::acquire(&layout, Holder::Command, LOCK_WAIT)
+        .map_err(|e| Error::Io(format!("cannot create {}: {e}", private.display())))
+}
+
+/// Opens the journal of DIR for `clientbank sign`, under the signing lock only: signing sends
+/// no payment, so it runs beside a daemon that uploads (the journal is shared through
+/// SQLite's own locking); two signers at once are not allowed.
+pub fn signing_engine(dir: &Path, settings: crate::config::Settings) -> Result<Engine, Error> {
+    check_dir(dir, false)?;
+    let layout = Layout::new(dir);
+    let lock = DirLock::acquire_signing(&layout, LOCK_WAIT)?;
+    let (journal, _) = open_journal(&layout, false)?;
+    let mut engine = Engine::new(journal, settings);
+    engine.signing_lock = Some(lock);
+    Ok(engine)
 }
 
 /// Opens the journal of DIR for a command, under the DIR lock. `create_journal` (`upload`):

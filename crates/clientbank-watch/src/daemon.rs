@@ -426,6 +426,18 @@ impl Daemon {
     }
 
     async fn sign_now(&mut self, file: Option<i64>) {
+        // `clientbank sign` may be signing beside the daemon: one signer at a time.
+        let _signing = match crate::lock::DirLock::acquire_signing(
+            &self.layout,
+            std::time::Duration::from_secs(10),
+        ) {
+            Ok(lock) => lock,
+            Err(e) => {
+                tracing::warn!("signing did not run: {e}");
+                self.summary.sign_failures.push(e.to_string());
+                return;
+            }
+        };
         match self.engine.sign_file(file, None, false).await {
             Ok(groups) => {
                 for group in groups {

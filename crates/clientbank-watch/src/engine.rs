@@ -111,6 +111,8 @@ pub struct Engine {
     pub stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
     /// The DIR lock, when this engine works on a DIR (the daemon, `upload`, `sign`, `resolve`).
     pub lock: Option<crate::lock::DirLock>,
+    /// The signing lock, when this engine is `clientbank sign`'s.
+    pub signing_lock: Option<crate::lock::DirLock>,
 }
 
 impl Engine {
@@ -123,15 +125,16 @@ impl Engine {
             companies: None,
             stop: Default::default(),
             lock: None,
+            signing_lock: None,
         }
     }
 
     /// Whether the DIR lock is still ours ([`crate::lock::DirLock::check`]); `Ok` without one.
     pub fn check_lock(&self) -> Result<(), Error> {
-        match &self.lock {
-            Some(lock) => lock.check(),
-            None => Ok(()),
+        for lock in [&self.lock, &self.signing_lock].into_iter().flatten() {
+            lock.check()?;
         }
+        Ok(())
     }
 
     /// Replaces the settings (a changed configuration): the client is made anew.

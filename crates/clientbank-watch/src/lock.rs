@@ -29,7 +29,23 @@ impl DirLock {
     /// Takes the lock of `layout`'s DIR (its `.clientbank/` must exist), waiting up to `wait`
     /// for another holder to let go; then [`Error::Busy`].
     pub fn acquire(layout: &Layout, holder: Holder, wait: Duration) -> Result<DirLock, Error> {
-        let path = layout.root.join(".clientbank").join("lock");
+        DirLock::acquire_at(layout, "lock", holder, wait)
+    }
+
+    /// The signing lock (`DIR/.clientbank/sign.lock`): `clientbank sign` and the daemon's own
+    /// signing (policy `auto`) take it, so that one set of ids is never signed twice at once,
+    /// while `clientbank sign` still runs beside a daemon that uploads.
+    pub fn acquire_signing(layout: &Layout, wait: Duration) -> Result<DirLock, Error> {
+        DirLock::acquire_at(layout, "sign.lock", Holder::Command, wait)
+    }
+
+    fn acquire_at(
+        layout: &Layout,
+        name: &str,
+        holder: Holder,
+        wait: Duration,
+    ) -> Result<DirLock, Error> {
+        let path = layout.root.join(".clientbank").join(name);
         let started = Instant::now();
         loop {
             let file = open(&path)?;
@@ -138,5 +154,23 @@ fn busy(root: &Path, path: &Path, holder: Holder, wait: Duration) -> String {
             wait.as_secs(),
             root.join("inbox").display()
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn signing_has_its_own_lock_for_one_signer_at_a_time() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(".clientbank")).unwrap();
+        let layout = Layout::new(dir.path());
+        let _daemon = DirLock::acquire(&layout, Holder::Daemon, Duration::ZERO).unwrap();
+        let signer = DirLock::acquire_signing(&layout, Duration::ZERO).expect("beside the daemon");
+        let second = DirLock::acquire_signing(&layout, Duration::ZERO);
+        assert!(matches!(second, Err(Error::Busy(_))), "{second:?}");
+        drop(signer);
+        DirLock::acquire_signing(&layout, Duration::ZERO).expect("free again");
     }
 }

@@ -22,7 +22,7 @@ pub(crate) fn run(
         Err(outcome) => return Ok(outcome),
     };
     init_logging(false);
-    let mut engine = match commands::engine(dir, settings, false) {
+    let mut engine = match commands::signing_engine(dir, settings) {
         Ok(engine) => engine,
         Err(e) => {
             crate::term::error(&e.to_string());
