@@ -271,38 +271,6 @@ fn russian_letter(b: u8, encoding: Encoding) -> bool {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn values_in_the_other_encoding_are_told_from_russian_text() {
-        let (w, d) = (Encoding::Cp1251, Encoding::Cp866);
-        let bytes = |e: Encoding, text: &str| e.encode(text).unwrap().into_owned();
-        // Pasted from the other encoding.
-        assert_eq!(other_encoding(&bytes(d, "ООО Ромашка"), w), Some(d));
-        assert_eq!(other_encoding(&bytes(w, "ООО Ромашка"), d), Some(w));
-        assert_eq!(other_encoding(&bytes(w, "Иванов Иван"), d), Some(w));
-        // Russian text of the file's own encoding, with its usual signs.
-        for text in [
-            "ООО Ромашка",
-            "Оплата по счету № 5 от 01.11.2026, НДС не облагается",
-            "A№№ё",
-            "Ёлки - 5°",
-            "оплата",
-        ] {
-            assert_eq!(other_encoding(&bytes(w, text), w), None, "{text}");
-            assert_eq!(other_encoding(&bytes(d, text), d), None, "{text}");
-        }
-        assert_eq!(other_encoding(&bytes(w, "«Лютик» – 5 ±"), w), None);
-        assert_eq!(other_encoding(b"ascii", w), None);
-        assert_eq!(
-            other_encoding(&bytes(d, "ООО Ромашка"), Encoding::Utf8),
-            None
-        );
-    }
-}
-
 /// Whether byte `b` (not ASCII) reads in a single-byte `encoding` as a character that Russian
 /// text does not hold: CP866's box drawing, Ukrainian letters and rare signs; CP1251's Serbian and Ukrainian letters and rare
 /// signs (its quotes, dashes, `№`, `§`, `°`, `±`, `·`, `…`, `Ё`, `ё` and no-break space are usual).
@@ -1269,5 +1237,37 @@ pub(crate) fn raw_line(start: usize, end: usize, ending: LineEnding, number: u32
         ending,
         kind: LineKind::Blank,
         key: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_in_the_other_encoding_are_told_from_russian_text() {
+        let (w, d) = (Encoding::Cp1251, Encoding::Cp866);
+        let bytes = |e: Encoding, text: &str| e.encode(text).unwrap().into_owned();
+        // Pasted from the other encoding.
+        assert_eq!(other_encoding(&bytes(d, "ООО Ромашка"), w), Some(d));
+        assert_eq!(other_encoding(&bytes(w, "ООО Ромашка"), d), Some(w));
+        assert_eq!(other_encoding(&bytes(w, "Иванов Иван"), d), Some(w));
+        // Russian text of the file's own encoding, with its usual signs.
+        for text in [
+            "ООО Ромашка",
+            "Оплата по счету № 5 от 01.11.2026, НДС не облагается",
+            "A№№ё",
+            "Ёлки - 5°",
+            "оплата",
+        ] {
+            assert_eq!(other_encoding(&bytes(w, text), w), None, "{text}");
+            assert_eq!(other_encoding(&bytes(d, text), d), None, "{text}");
+        }
+        assert_eq!(other_encoding(&bytes(w, "«Лютик» – 5 ±"), w), None);
+        assert_eq!(other_encoding(b"ascii", w), None);
+        assert_eq!(
+            other_encoding(&bytes(d, "ООО Ромашка"), Encoding::Utf8),
+            None
+        );
     }
 }
