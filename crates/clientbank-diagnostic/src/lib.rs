@@ -17,7 +17,7 @@
 //!     Code::InvalidDate,
 //!     Message::new("`Дата` is not a valid date", "`Дата` — не дата"),
 //! )
-//! .at(26..36, 2, 6)
+//! .at(30..40, 2, 6)
 //! .expected(Message::new("ДД.ММ.ГГГГ", "ДД.ММ.ГГГГ"));
 //! let text = Renderer::new("a.txt", bytes, None).lang(Lang::Ru).render(&diagnostic);
 //! assert_eq!(
