@@ -325,19 +325,29 @@ impl Iterator for Items<'_> {
                 let kind = section.document_type().unwrap_or_default();
                 if onec::is_payment_order(&kind) {
                     let order = onec::from_section(index, &section);
+                    let carried = order.findings.iter().all(|f| f.code != Code::NotCarried);
+                    // A key that is not the format's is the reader's `unknown-key` already; the
+                    // 1C route sends it as written, the JSON route loses it.
+                    let (unknown, mapping): (Vec<_>, Vec<_>) =
+                        order.findings.into_iter().partition(|f| {
+                            f.code == Code::NotCarried
+                                && f.key.as_deref().is_some_and(|k| !is_format_key(k))
+                        });
                     let mut findings = if statement {
                         // The bank's records: what the upload cannot carry is no news.
                         Vec::new()
                     } else {
-                        order.findings.clone()
+                        mapping
                     };
                     let mut found = validate_in(&order.payment, &batch.context, batch.encoding);
                     order.lines.locate(&mut found, position(index));
                     findings.extend(found);
                     let (json, mut json_route) = PaymentJson::from_payment(&order.payment);
                     order.lines.locate(&mut json_route, position(index));
-                    let carried = order.findings.iter().all(|f| f.code != Code::NotCarried)
-                        && json_route.is_empty();
+                    let carried = carried && json_route.is_empty();
+                    if !statement {
+                        json_route.splice(0..0, unknown);
+                    }
                     Item {
                         index,
                         line: order.lines.section(),
@@ -379,6 +389,11 @@ impl Iterator for Items<'_> {
         }
         Some(item)
     }
+}
+
+/// Whether `name` is a key of the 1.03 format.
+fn is_format_key(name: &str) -> bool {
+    clientbank_format::Key::ALL.iter().any(|k| k.name() == name)
 }
 
 fn json_item(read: ReadRequest, index: usize, batch: &Batch) -> Item {
@@ -508,8 +523,10 @@ impl Item {
         self.findings.iter().any(Diagnostic::is_error)
     }
 
-    /// What the JSON route (`/operation-upload`) would not carry of a 1C payment order: the
-    /// priority, a kind of operation other than 01, field 110 (`not-carried`, located).
+    /// What the JSON route (`/operation-upload`) would not carry of a 1C payment order: keys
+    /// that are not the format's (the reader's `unknown-key` findings already name them; the
+    /// 1C route sends them as written), the priority, a kind of operation other than 01,
+    /// field 110 (`not-carried`, located; none for a statement).
     pub fn json_route(&self) -> &[Diagnostic] {
         &self.json_route
     }

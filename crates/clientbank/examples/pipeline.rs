@@ -14,9 +14,8 @@ use std::process::Command;
 
 use base64::Engine;
 use clientbank_api::{Client, HistoryFilter, SignRequest, Token};
-use clientbank_format::parse;
-use clientbank_payment::json::read_requests;
-use clientbank_payment::{Context, onec, validate};
+use clientbank_payment::Context;
+use clientbank_payment::batch::Batch;
 use clientbank_sandbox::{Config, Sandbox};
 
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
@@ -53,23 +52,14 @@ async fn main() -> Result<()> {
         "payment-order-1.02-cp1251.txt",
     ] {
         let bytes = std::fs::read(testdata().join(name))?;
-        let parsed = parse(bytes).map_err(|r| format!("{name}: {r}"))?;
-        let (orders, _) = onec::payment_orders(&parsed.tree);
-        let errors = orders
-            .iter()
-            .flat_map(|o| validate(&o.payment, &Context::default()))
-            .filter(|f| f.is_error())
-            .count();
-        println!(
-            "{name}: {} payment order(s), {errors} error(s)",
-            orders.len()
-        );
+        // The layer `clientbank check` and the daemon read files with.
+        let batch = Batch::read(bytes, &Context::today_in_moscow())
+            .map_err(|r| format!("{name}: {r}"))?;
+        let orders = batch.items().filter(|i| i.payment().is_some()).count();
+        let (errors, _) = batch.counts();
+        println!("{name}: {orders} payment order(s), {errors} error(s)");
         // The document travels as a JSON string, so as UTF-8 whatever its Кодировка says.
-        let text = parsed
-            .tree
-            .encoding()
-            .decode(&parsed.tree.to_bytes())
-            .into_owned();
+        let text = batch.document_text().ok_or("not a 1C file")?;
         let result = client.upload_1c(&text).await?;
         println!(
             "  uploaded as 1C: {} draft(s) {:?}",
@@ -80,9 +70,15 @@ async fn main() -> Result<()> {
         }
         drafts.extend(result.ids);
     }
-    let (requests, _) = read_requests(&std::fs::read(testdata().join("upload-requests.json"))?)
-        .map_err(|f| f.to_string())?;
-    for request in &requests {
+    let batch = Batch::read(
+        std::fs::read(testdata().join("upload-requests.json"))?,
+        &Context::today_in_moscow(),
+    )
+    .map_err(|f| f.to_string())?;
+    for item in batch.items() {
+        let Some(request) = item.request() else {
+            continue;
+        };
         let mut request = request.clone();
         request.parameters = Some(clientbank_payment::json::Parameters {
             target_status: Some(clientbank_payment::json::IN_SIGNING.to_string()),

@@ -8,7 +8,6 @@ mod cli;
 mod cmd;
 mod exit;
 mod output;
-mod payments;
 
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();

@@ -6,8 +6,7 @@
 use std::io::{self, Write};
 use std::path::Path;
 
-use clientbank_format::{Diagnostic, Encoding, Parsed, Refused, Renderer, Severity, parse_owned};
-use serde_json::{Value, json};
+use clientbank_format::{Encoding, Lang, Parsed, Refused, Renderer, parse_owned};
 
 /// One input file as read: what the reader made of it (a parsed tree holds the bytes).
 pub(crate) struct Input {
@@ -67,15 +66,20 @@ impl Input {
         }
     }
 
-    pub(crate) fn renderer(&self) -> Renderer<'_> {
-        Renderer::new(&self.path, self.bytes(), self.encoding())
+    pub(crate) fn renderer(&self, lang: Lang) -> Renderer<'_> {
+        Renderer::new(
+            &self.path,
+            self.bytes(),
+            self.encoding().map(Encoding::as_source),
+        )
+        .lang(lang)
     }
 
     /// Writes the reason a file is unreadable to stderr, for people.
-    pub(crate) fn report_unreadable(&self, why: &Unreadable) {
+    pub(crate) fn report_unreadable(&self, why: &Unreadable, lang: Lang) {
         match why {
-            Unreadable::Io(e) => eprintln!("error: cannot read {}: {e}", self.path),
-            Unreadable::Refused(r) => eprint!("{}", self.renderer().render(&r.diagnostic)),
+            Unreadable::Io(e) => eprint!("{}", cannot_read(&self.path, e, lang)),
+            Unreadable::Refused(r) => eprint!("{}", self.renderer(lang).render(&r.diagnostic)),
         }
     }
 }
@@ -89,24 +93,22 @@ pub(crate) fn encoding_name(encoding: Encoding) -> &'static str {
     }
 }
 
-/// One finding as JSON, with the severity it has in this run (`--strict` makes every finding
-/// an error). A summary of findings past the per-file limit has `omitted`, their number.
-pub(crate) fn diagnostic_json(d: &Diagnostic, severity: Severity) -> Value {
-    let mut value = json!({
-        "severity": severity.as_str(),
-        "code": d.code.as_str(),
-        "line": d.line,
-        "column": d.column,
-        "key": d.key,
-        "message": d.message,
-        "found": d.found,
-        "expected": d.expected,
-        "byte_offset": d.span.start,
-    });
-    if d.omitted > 0 {
-        value["omitted"] = json!(d.omitted);
-    }
-    value
+/// The finding about a file that cannot be read (`io`).
+pub(crate) fn io_diagnostic(path: &str, e: &io::Error) -> clientbank_format::Diagnostic {
+    clientbank_format::Diagnostic::new(
+        clientbank_format::Code::Io,
+        clientbank_format::Message::new(
+            format!("cannot read {path}: {e}"),
+            format!("не удалось прочитать {path}: {e}"),
+        ),
+    )
+}
+
+/// [`io_diagnostic`] rendered.
+pub(crate) fn cannot_read(path: &str, e: &io::Error, lang: Lang) -> String {
+    Renderer::new(path, b"", None)
+        .lang(lang)
+        .render(&io_diagnostic(path, e))
 }
 
 /// Writes `items` as the members of a JSON array, one per line, each as it comes; `indent`
@@ -135,6 +137,8 @@ pub(crate) fn write_array<W: Write, T>(
 mod tests {
     use std::cell::RefCell;
     use std::rc::Rc;
+
+    use serde_json::{Value, json};
 
     use super::*;
 

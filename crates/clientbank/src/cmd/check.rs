@@ -1,27 +1,27 @@
 //! `clientbank check FILE... [--strict] [--json]`: the format's findings and the payment rules'
 //! findings of every file (1C or JSON upload requests), and an exit code.
 //!
-//! Each finding is rendered (or serialised, with `--json`) as it is written, through one
-//! buffered writer: no report is held, and rendering costs the length of the finding's line.
+//! Each file is read by the batch layer (`clientbank_payment::batch`); each finding is
+//! rendered (or serialised, with `--json`) as it is produced, through one buffered writer: no
+//! report is held, and rendering costs the length of the finding's line.
 
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use chrono::NaiveDate;
-use clientbank_format::{Diagnostic, Renderer, Severity};
-use clientbank_payment::Finding;
-use serde_json::json;
+use clientbank_format::{Diagnostic, Lang, Renderer, Severity};
+use clientbank_payment::Context;
+use clientbank_payment::batch::{Batch, Form};
 
 use crate::exit::{Failure, Outcome};
-use crate::output::{Input, Unreadable, diagnostic_json, encoding_name};
-use crate::payments;
+use crate::output::{encoding_name, io_diagnostic};
 
 /// Where one file's findings go, as they come: text for people (stdout when the file was
 /// read, stderr when it was not) or the members of its JSON `diagnostics` array.
 struct FileOut<'a, W: Write> {
     out: &'a mut W,
     json: bool,
-    strict: bool,
+    lang: Lang,
     file: String,
     readable: bool,
     errors: usize,
@@ -33,18 +33,17 @@ impl<'a, W: Write> FileOut<'a, W> {
     fn start(
         out: &'a mut W,
         json: bool,
-        strict: bool,
+        lang: Lang,
         file: String,
         encoding: Option<&'static str>,
         readable: bool,
     ) -> io::Result<FileOut<'a, W>> {
         if json {
-            write!(
-                out,
-                "    {{\"file\": {}, \"encoding\": {}, \"readable\": {readable}, \"diagnostics\": [",
-                json!(file),
-                json!(encoding)
-            )?;
+            out.write_all(b"    {\"file\": ")?;
+            serde_json::to_writer(&mut *out, &file)?;
+            out.write_all(b", \"encoding\": ")?;
+            serde_json::to_writer(&mut *out, &encoding)?;
+            write!(out, ", \"readable\": {readable}, \"diagnostics\": [")?;
         } else if !readable {
             // Findings of an unreadable file go to stderr: what stdout holds so far first.
             out.flush()?;
@@ -52,28 +51,13 @@ impl<'a, W: Write> FileOut<'a, W> {
         Ok(FileOut {
             out,
             json,
-            strict,
+            lang,
             file,
             readable,
             errors: 0,
             warnings: 0,
             first: true,
         })
-    }
-
-    fn severity(&self, severity: Severity) -> Severity {
-        if self.strict {
-            Severity::Error
-        } else {
-            severity
-        }
-    }
-
-    fn count(&mut self, severity: Severity, count: usize) {
-        match severity {
-            Severity::Error => self.errors += count,
-            Severity::Warning => self.warnings += count,
-        }
     }
 
     fn text(&mut self, text: &str) -> io::Result<()> {
@@ -84,50 +68,24 @@ impl<'a, W: Write> FileOut<'a, W> {
         }
     }
 
-    fn json(&mut self, value: &serde_json::Value) -> io::Result<()> {
-        let separator: &[u8] = if self.first {
-            b"\n      "
-        } else {
-            b",\n      "
-        };
-        self.first = false;
-        self.out.write_all(separator)?;
-        serde_json::to_writer(&mut *self.out, value).map_err(io::Error::from)
-    }
-
+    /// One finding, with the severity it has in this run.
     fn diagnostic(&mut self, diagnostic: &Diagnostic, renderer: &Renderer<'_>) -> io::Result<()> {
-        let severity = self.severity(diagnostic.severity);
-        self.count(severity, diagnostic.count());
+        match diagnostic.severity {
+            Severity::Error => self.errors += diagnostic.count(),
+            Severity::Warning => self.warnings += diagnostic.count(),
+        }
         if self.json {
-            self.json(&diagnostic_json(diagnostic, severity))
-        } else if severity == diagnostic.severity {
+            let separator: &[u8] = if self.first {
+                b"\n      "
+            } else {
+                b",\n      "
+            };
+            self.first = false;
+            self.out.write_all(separator)?;
+            serde_json::to_writer(&mut *self.out, &diagnostic.to_json(self.lang))
+                .map_err(io::Error::from)
+        } else {
             self.text(&renderer.render(diagnostic))
-        } else {
-            let mut strict = diagnostic.clone();
-            strict.severity = severity;
-            self.text(&renderer.render(&strict))
-        }
-    }
-
-    fn finding(&mut self, mut finding: Finding, renderer: Option<&Renderer<'_>>) -> io::Result<()> {
-        if self.strict {
-            payments::make_strict(std::slice::from_mut(&mut finding));
-        }
-        self.count(finding.severity, 1);
-        if self.json {
-            self.json(&payments::finding_json(&finding))
-        } else {
-            let file = self.file.clone();
-            self.text(&payments::render(&finding, &file, renderer))
-        }
-    }
-
-    fn io_error(&mut self, e: &io::Error) -> io::Result<()> {
-        self.errors += 1;
-        if self.json {
-            self.json(&json!({"severity": "error", "code": "io", "message": e.to_string()}))
-        } else {
-            self.text(&format!("error: cannot read {}: {e}\n", self.file))
         }
     }
 
@@ -137,12 +95,21 @@ impl<'a, W: Write> FileOut<'a, W> {
             let close: &[u8] = if self.first { b"]}" } else { b"\n    ]}" };
             self.out.write_all(close)?;
         } else if self.readable {
-            let verdict = if self.errors > 0 { "FAILED" } else { "ok" };
-            writeln!(
-                self.out,
-                "{}: {verdict} ({} error(s), {} warning(s))",
-                self.file, self.errors, self.warnings
-            )?;
+            let (errors, warnings) = (self.errors, self.warnings);
+            match (self.lang, errors > 0) {
+                (Lang::Ru, failed) => writeln!(
+                    self.out,
+                    "{}: {} (ошибок: {errors}, предупреждений: {warnings})",
+                    self.file,
+                    if failed { "ЕСТЬ ОШИБКИ" } else { "ok" }
+                )?,
+                (_, failed) => writeln!(
+                    self.out,
+                    "{}: {} ({errors} error(s), {warnings} warning(s))",
+                    self.file,
+                    if failed { "FAILED" } else { "ok" }
+                )?,
+            }
         }
         let outcome = if !self.readable {
             Outcome::Unreadable
@@ -155,57 +122,50 @@ impl<'a, W: Write> FileOut<'a, W> {
     }
 }
 
-fn check_exchange<W: Write>(
-    out: &mut W,
+/// The options of one run.
+struct Run {
     json: bool,
     strict: bool,
-    path: &Path,
-    bytes: Vec<u8>,
-    today: NaiveDate,
-) -> io::Result<(Outcome, usize, usize)> {
-    let input = Input::from_bytes(path, bytes);
-    let encoding = input.encoding().map(encoding_name);
-    let renderer = input.renderer();
-    let readable = input.read.is_ok();
-    let mut file = FileOut::start(out, json, strict, input.path.clone(), encoding, readable)?;
-    match &input.read {
-        Ok(parsed) => {
-            for diagnostic in &parsed.diagnostics {
-                file.diagnostic(diagnostic, &renderer)?;
-            }
-            payments::validate_tree(&parsed.tree, today, |finding| {
-                file.finding(finding, Some(&renderer))
-            })?;
-        }
-        Err(Unreadable::Refused(refused)) => {
-            // A refusal stays an error whatever `--strict` says.
-            file.diagnostic(&refused.diagnostic, &renderer)?;
-        }
-        Err(Unreadable::Io(e)) => file.io_error(e)?,
-    }
-    file.finish()
+    lang: Lang,
+    context: Context,
 }
 
-fn check_json<W: Write>(
+fn check_file<W: Write>(
     out: &mut W,
-    json: bool,
-    strict: bool,
+    run: &Run,
     path: &Path,
-    bytes: &[u8],
-    today: NaiveDate,
+    bytes: Vec<u8>,
 ) -> io::Result<(Outcome, usize, usize)> {
     let name = path.display().to_string();
-    match payments::read_json(bytes, today) {
-        Ok((_, findings)) => {
-            let mut file = FileOut::start(out, json, strict, name, Some("utf-8"), true)?;
-            for finding in findings {
-                file.finding(finding, None)?;
+    match Batch::read(bytes, &run.context) {
+        Ok(batch) => {
+            let batch = batch.strict(run.strict);
+            let encoding = batch.encoding().map_or("utf-8", encoding_name);
+            let renderer = batch.renderer(&name).lang(run.lang);
+            let mut file =
+                FileOut::start(out, run.json, run.lang, name.clone(), Some(encoding), true)?;
+            for diagnostic in batch.findings() {
+                file.diagnostic(&diagnostic, &renderer)?;
             }
             file.finish()
         }
-        Err(refused) => {
-            let mut file = FileOut::start(out, json, strict, name, Some("utf-8"), false)?;
-            file.finding(refused, None)?;
+        Err(refusal) => {
+            // A refusal stays an error whatever `--strict` says.
+            let encoding = match refusal.form() {
+                Form::Json => Some("utf-8"),
+                _ => refusal.encoding.map(encoding_name),
+            };
+            let renderer = Renderer::new(
+                &name,
+                refusal.bytes(),
+                refusal
+                    .encoding
+                    .map(clientbank_format::Encoding::as_source),
+            )
+            .lang(run.lang);
+            let mut file =
+                FileOut::start(out, run.json, run.lang, name.clone(), encoding, false)?;
+            file.diagnostic(&refusal.diagnostic, &renderer)?;
             file.finish()
         }
     }
@@ -216,8 +176,14 @@ pub(crate) fn run(
     strict: bool,
     json: bool,
     today: Option<NaiveDate>,
+    lang: Lang,
 ) -> Result<Outcome, Failure> {
-    let today = today.unwrap_or_else(payments::today_in_moscow);
+    let run = Run {
+        json,
+        strict,
+        lang,
+        context: today.map_or_else(Context::today_in_moscow, Context::as_of),
+    };
     let mut outcome = Outcome::Clean;
     let (mut errors, mut warnings) = (0, 0);
     let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
@@ -229,14 +195,13 @@ pub(crate) fn run(
             out.write_all(if i == 0 { b"\n" } else { b",\n" })?;
         }
         let (file_outcome, file_errors, file_warnings) = match std::fs::read(path) {
-            Ok(bytes) if payments::is_json(&bytes) => {
-                check_json(&mut out, json, strict, path, &bytes, today)?
-            }
-            Ok(bytes) => check_exchange(&mut out, json, strict, path, bytes, today)?,
+            Ok(bytes) => check_file(&mut out, &run, path, bytes)?,
             Err(e) => {
                 let name = path.display().to_string();
-                let mut file = FileOut::start(&mut out, json, strict, name, None, false)?;
-                file.io_error(&e)?;
+                let diagnostic = io_diagnostic(&name, &e);
+                let renderer = Renderer::new(&name, b"", None).lang(lang);
+                let mut file = FileOut::start(&mut out, json, lang, name.clone(), None, false)?;
+                file.diagnostic(&diagnostic, &renderer)?;
                 file.finish()?
             }
         };
@@ -251,11 +216,18 @@ pub(crate) fn run(
             "{close},\n  \"errors\": {errors},\n  \"warnings\": {warnings}\n}}"
         )?;
     } else {
-        writeln!(
-            out,
-            "\n{} file(s) checked: {errors} error(s), {warnings} warning(s)",
-            files.len()
-        )?;
+        match lang {
+            Lang::Ru => writeln!(
+                out,
+                "\nпроверено файлов: {}; ошибок: {errors}, предупреждений: {warnings}",
+                files.len()
+            )?,
+            _ => writeln!(
+                out,
+                "\n{} file(s) checked: {errors} error(s), {warnings} warning(s)",
+                files.len()
+            )?,
+        }
     }
     out.flush()?;
     Ok(outcome)

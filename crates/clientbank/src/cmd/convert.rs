@@ -10,14 +10,13 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use chrono::NaiveDate;
-use clientbank_format::{Encoding, Renderer};
-use clientbank_payment::json::PaymentJson;
-use clientbank_payment::{Code, Finding, UploadRequest, onec, validate};
+use clientbank_format::{Diagnostic, Encoding, Lang, Renderer};
+use clientbank_payment::batch::{Batch, is_json};
+use clientbank_payment::{Code, Context, onec};
 
 use crate::cli::{Target, TargetEncoding};
 use crate::exit::{Failure, Outcome};
-use crate::output::Input;
-use crate::payments;
+use crate::output::cannot_read;
 
 pub(crate) struct Options {
     pub(crate) to: Option<Target>,
@@ -25,47 +24,85 @@ pub(crate) struct Options {
     pub(crate) encoding: TargetEncoding,
     pub(crate) in_signing: bool,
     pub(crate) today: Option<NaiveDate>,
+    pub(crate) lang: Lang,
 }
 
 pub(crate) fn run(path: &Path, options: &Options) -> Result<Outcome, Failure> {
-    let today = options.today.unwrap_or_else(payments::today_in_moscow);
+    let context = options
+        .today
+        .map_or_else(Context::today_in_moscow, Context::as_of);
+    let shown = path.display().to_string();
     let bytes = match std::fs::read(path) {
         Ok(bytes) => bytes,
         Err(e) => {
-            eprintln!("error: cannot read {}: {e}", path.display());
+            eprint!("{}", cannot_read(&shown, &e, options.lang));
             return Ok(Outcome::Unreadable);
         }
     };
-    let from_json = payments::is_json(&bytes);
+    let from_json = is_json(&bytes);
     let to = options.to.unwrap_or(if from_json {
         Target::OneC
     } else {
         Target::Json
     });
-    match (from_json, to) {
-        (false, Target::Json) => exchange_to_json(path, bytes, options, today),
-        (true, Target::OneC) => json_to_exchange(path, &bytes, options, today),
-        (true, Target::Json) | (false, Target::OneC) => {
-            eprintln!(
-                "error: {} is already {}; convert goes from 1C to JSON and from JSON to 1C",
-                path.display(),
-                if from_json { "JSON" } else { "a 1C file" }
-            );
-            Ok(Outcome::Unreadable)
+    if from_json == (to == Target::Json) {
+        eprintln!(
+            "error: {shown} is already {}; convert goes from 1C to JSON and from JSON to 1C",
+            if from_json { "JSON" } else { "a 1C file" }
+        );
+        return Ok(Outcome::Unreadable);
+    }
+    let encoding = match options.encoding {
+        TargetEncoding::Windows => Encoding::Cp1251,
+        TargetEncoding::Dos => Encoding::Cp866,
+        TargetEncoding::Utf8 => Encoding::Utf8,
+    };
+    let batch = match Batch::read(bytes, &context) {
+        Ok(batch) => batch,
+        Err(refusal) => {
+            eprint!("{}", refusal.render(&shown, options.lang));
+            return Ok(Outcome::Unreadable);
         }
+    };
+    if from_json {
+        json_to_exchange(&shown, &batch.with_encoding(encoding), options, encoding)
+    } else {
+        exchange_to_json(&shown, &batch, options)
     }
 }
 
-fn report(findings: &[Finding], path: &str, renderer: Option<&Renderer<'_>>) -> Outcome {
-    let mut stderr = BufWriter::new(io::stderr().lock());
-    for finding in findings {
-        let _ = stderr.write_all(payments::render(finding, path, renderer).as_bytes());
+/// Findings to stderr, as they come; whether one was an error.
+struct Report<'a> {
+    stderr: BufWriter<io::StderrLock<'static>>,
+    renderer: Renderer<'a>,
+    errors: bool,
+}
+
+impl<'a> Report<'a> {
+    fn new(renderer: Renderer<'a>) -> Report<'a> {
+        Report {
+            stderr: BufWriter::new(io::stderr().lock()),
+            renderer,
+            errors: false,
+        }
     }
-    let _ = stderr.flush();
-    if findings.iter().any(Finding::is_error) {
-        Outcome::Findings
-    } else {
-        Outcome::Clean
+
+    fn all<'d>(&mut self, findings: impl IntoIterator<Item = &'d Diagnostic>) {
+        for finding in findings {
+            let _ = self
+                .stderr
+                .write_all(self.renderer.render(finding).as_bytes());
+            self.errors |= finding.is_error();
+        }
+    }
+
+    fn outcome(mut self) -> Outcome {
+        let _ = self.stderr.flush();
+        if self.errors {
+            Outcome::Findings
+        } else {
+            Outcome::Clean
+        }
     }
 }
 
@@ -90,65 +127,22 @@ fn write_output(output: Option<&Path>, bytes: &[u8]) -> Result<(), Failure> {
 
 /// 1C payment orders to a JSON array of upload requests, one document at a time: each
 /// request is written as it is made (formatted as `serde_json::to_vec_pretty` formats the
-/// whole array), each document's findings go to stderr as they are found.
-fn exchange_to_json(
-    path: &Path,
-    bytes: Vec<u8>,
-    options: &Options,
-    today: NaiveDate,
-) -> Result<Outcome, Failure> {
-    let input = Input::from_bytes(path, bytes);
-    let parsed = match &input.read {
-        Ok(parsed) => parsed,
-        Err(why) => {
-            input.report_unreadable(why);
-            return Ok(Outcome::Unreadable);
-        }
-    };
-    let renderer = input.renderer();
-    let mut stderr = BufWriter::new(io::stderr().lock());
-    let mut outcome = Outcome::Clean;
-    for diagnostic in parsed.diagnostics.iter().filter(|d| d.is_error()) {
-        let _ = stderr.write_all(renderer.render(diagnostic).as_bytes());
-        outcome = Outcome::Findings;
-    }
-    let tree = &parsed.tree;
-    let context = payments::tree_context(tree, today);
-    let mut findings_out = |findings: &[Finding], outcome: &mut Outcome| {
-        for finding in findings {
-            let _ = stderr
-                .write_all(payments::render(finding, &input.path, Some(&renderer)).as_bytes());
-            if finding.is_error() {
-                *outcome = Outcome::Findings;
-            }
-        }
-    };
+/// whole array), each document's findings (and what the JSON route cannot carry) go to stderr
+/// as they are found. Each document is mapped once.
+fn exchange_to_json(shown: &str, batch: &Batch, options: &Options) -> Result<Outcome, Failure> {
+    let mut report = Report::new(batch.renderer(shown).lang(options.lang));
+    report.all(batch.file_diagnostics().iter().filter(|d| d.is_error()));
     let mut out = open_output(options.output.as_deref())?;
     let mut count = 0;
-    for (index, section) in tree.documents().enumerate() {
-        let kind = section.document_type().unwrap_or_default();
-        if !onec::is_payment_order(&kind) {
-            // As `onec::payment_orders` reports a document of another type.
-            let mut finding = Finding::new(
-                Code::NotAPaymentOrder,
-                None,
-                format!("document {} is a {kind:?}, not a payment order", index + 1),
-            )
-            .found(kind.into_owned());
-            finding.line = Some(section.line()).filter(|&l| l > 0);
-            finding.payment = Some(index);
-            findings_out(&[finding], &mut outcome);
+    for item in batch.items() {
+        report.all(item.findings().iter().chain(item.json_route()));
+        let Some(request) = item.request() else {
             continue;
+        };
+        let mut request = request.clone();
+        if options.in_signing {
+            request = clientbank_payment::UploadRequest::new(request.payment, true);
         }
-        let mut order = onec::from_section(index, &section);
-        let (json, mut not_carried) = PaymentJson::from_payment(&order.payment);
-        order.lines.locate(&mut not_carried, Some(order.document));
-        order.findings.append(&mut not_carried);
-        let mut found = validate(&order.payment, &context);
-        order.lines.locate(&mut found, Some(order.document));
-        order.findings.append(&mut found);
-        findings_out(&order.findings, &mut outcome);
-        let request = UploadRequest::new(json, options.in_signing);
         let text = serde_json::to_string_pretty(&request).map_err(io::Error::other)?;
         out.write_all(if count == 0 { b"[\n  " } else { b",\n  " })?;
         out.write_all(text.replace('\n', "\n  ").as_bytes())?;
@@ -156,34 +150,34 @@ fn exchange_to_json(
     }
     out.write_all(if count == 0 { b"[]\n" } else { b"\n]\n" })?;
     out.flush()?;
-    let _ = stderr.flush();
-    Ok(outcome)
+    Ok(report.outcome())
+}
+
+/// Whether a finding is a character the 1C file cannot hold: such a file is not written.
+fn unwritable(finding: &Diagnostic) -> bool {
+    matches!(finding.code, Code::ControlCharacter | Code::Unrepresentable)
 }
 
 fn json_to_exchange(
-    path: &Path,
-    bytes: &[u8],
+    shown: &str,
+    batch: &Batch,
     options: &Options,
-    today: NaiveDate,
+    encoding: Encoding,
 ) -> Result<Outcome, Failure> {
-    let shown = path.display().to_string();
-    let encoding = match options.encoding {
-        TargetEncoding::Windows => Encoding::Cp1251,
-        TargetEncoding::Dos => Encoding::Cp866,
-        TargetEncoding::Utf8 => Encoding::Utf8,
-    };
-    let (requests, mut findings) = match payments::read_json_in(bytes, today, encoding) {
-        Ok(read) => read,
-        Err(refused) => {
-            report(&[refused], &shown, None);
-            return Ok(Outcome::Unreadable);
+    let mut report = Report::new(batch.renderer(shown).lang(options.lang));
+    let mut payments = Vec::new();
+    let mut blocked = false;
+    for item in batch.items() {
+        report.all(item.findings());
+        blocked |= item.findings().iter().any(unwritable);
+        if let Some(payment) = item.into_payment() {
+            payments.push(payment);
         }
-    };
-    let payments: Vec<_> = requests.iter().map(|r| r.payment.to_payment()).collect();
+    }
     let (exchange, mapping) = onec::to_exchange(&payments, encoding);
-    findings.extend(mapping);
-    let outcome = report(&findings, &shown, None);
-    if payments::unwritable(&findings) {
+    report.all(&mapping);
+    let outcome = report.outcome();
+    if blocked {
         eprintln!(
             "error: {shown}: the 1C file is not written: a value holds a character it cannot"
         );

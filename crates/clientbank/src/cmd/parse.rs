@@ -6,11 +6,12 @@
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
-use clientbank_format::{Key, Parsed, SectionKind, SectionRef};
+use clientbank_format::{DiagnosticJson, Key, Lang, Parsed, SectionKind, SectionRef};
+use serde::Serialize;
 use serde_json::json;
 
 use crate::exit::{Failure, Outcome};
-use crate::output::{Input, Unreadable, diagnostic_json, encoding_name, write_array};
+use crate::output::{Input, Unreadable, encoding_name, write_array};
 
 /// `[["Key", "value"], …]`, one field at a time.
 fn write_fields(out: &mut impl Write, section: &SectionRef<'_>) -> io::Result<()> {
@@ -24,7 +25,7 @@ fn write_fields(out: &mut impl Write, section: &SectionRef<'_>) -> io::Result<()
     out.write_all(b"]")
 }
 
-fn write_json(out: &mut impl Write, parsed: &Parsed) -> io::Result<()> {
+fn write_json(out: &mut impl Write, parsed: &Parsed, lang: Lang) -> io::Result<()> {
     let tree = &parsed.tree;
     writeln!(
         out,
@@ -53,7 +54,7 @@ fn write_json(out: &mut impl Write, parsed: &Parsed) -> io::Result<()> {
     })?;
     out.write_all(b",\n  \"diagnostics\": ")?;
     write_array(out, "    ", &parsed.diagnostics, |out, d| {
-        serde_json::to_writer(&mut *out, &diagnostic_json(d, d.severity)).map_err(io::Error::from)
+        serde_json::to_writer(&mut *out, &d.to_json(lang)).map_err(io::Error::from)
     })?;
     out.write_all(b"\n}\n")
 }
@@ -93,7 +94,18 @@ fn write_text(out: &mut impl Write, input: &Input, parsed: &Parsed) -> io::Resul
     Ok(())
 }
 
-pub(crate) fn run(path: &Path, json: bool) -> Result<Outcome, Failure> {
+/// What `parse --json` prints for input the reader refuses: the same object, empty.
+#[derive(Serialize)]
+struct RefusedJson<'a> {
+    encoding: Option<&'static str>,
+    version: Option<&'static str>,
+    header: [(); 0],
+    accounts: [(); 0],
+    documents: [(); 0],
+    diagnostics: [DiagnosticJson<'a>; 1],
+}
+
+pub(crate) fn run(path: &Path, json: bool, lang: Lang) -> Result<Outcome, Failure> {
     let input = Input::load(path);
     let parsed = match &input.read {
         Ok(parsed) => parsed,
@@ -102,32 +114,34 @@ pub(crate) fn run(path: &Path, json: bool) -> Result<Outcome, Failure> {
                 let mut out = BufWriter::new(io::stdout().lock());
                 serde_json::to_writer_pretty(
                     &mut out,
-                    &json!({
-                        "encoding": input.encoding().map(encoding_name),
-                        "version": null,
-                        "header": [], "accounts": [], "documents": [],
-                        "diagnostics": [diagnostic_json(&r.diagnostic, r.diagnostic.severity)],
-                    }),
+                    &RefusedJson {
+                        encoding: input.encoding().map(encoding_name),
+                        version: None,
+                        header: [],
+                        accounts: [],
+                        documents: [],
+                        diagnostics: [r.diagnostic.to_json(lang)],
+                    },
                 )
                 .map_err(io::Error::from)?;
                 writeln!(out)?;
                 out.flush()?;
             }
-            input.report_unreadable(why);
+            input.report_unreadable(why, lang);
             return Ok(Outcome::Unreadable);
         }
     };
     let errors = parsed.diagnostics.iter().any(|d| d.is_error());
     let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
     if json {
-        write_json(&mut out, parsed)?;
+        write_json(&mut out, parsed, lang)?;
     } else {
         write_text(&mut out, &input, parsed)?;
     }
     out.flush()?;
     drop(out);
     if !json {
-        let renderer = input.renderer();
+        let renderer = input.renderer(lang);
         let mut err = BufWriter::new(io::stderr().lock());
         for diagnostic in &parsed.diagnostics {
             err.write_all(renderer.render(diagnostic).as_bytes())?;
