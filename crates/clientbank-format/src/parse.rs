@@ -991,7 +991,7 @@ impl Grouper {
                     start..start,
                     tr!(
                         "`{}` has no value; {place} needs one", key.name() ;
-                        "у `{}` нет значения, а {place_ru} оно обязательно", key.name()
+                        "у ключа `{}` нет значения, а {place_ru} оно обязательно", key.name()
                     ),
                 )
                 .key(key.name())
