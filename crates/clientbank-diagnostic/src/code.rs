@@ -232,7 +232,11 @@ impl std::str::FromStr for Code {
 
     /// A code by its stable name.
     fn from_str(name: &str) -> Result<Code, ()> {
-        Code::ALL.iter().copied().find(|c| c.as_str() == name).ok_or(())
+        Code::ALL
+            .iter()
+            .copied()
+            .find(|c| c.as_str() == name)
+            .ok_or(())
     }
 }
 

@@ -290,7 +290,11 @@ mod tests {
         assert_eq!(summaries[0].omitted, 5);
         assert_eq!(summaries[0].count(), 5);
         assert_eq!(summaries[0].line, Some(LIMIT_PER_CODE as u32 + 1));
-        assert!(summaries[0].message(Lang::Ru).contains("ещё замечаний `date-stale`"));
+        assert!(
+            summaries[0]
+                .message(Lang::Ru)
+                .contains("ещё замечаний `date-stale`")
+        );
         assert!(limit.admit(summaries[0].clone()).is_some());
     }
 

@@ -79,9 +79,7 @@ impl Lang {
             .flatten()
             .find(|v| !v.is_empty());
         match chosen {
-            Some(value) if value.get(..2).is_some_and(|p| p.eq_ignore_ascii_case("ru")) => {
-                Lang::Ru
-            }
+            Some(value) if value.get(..2).is_some_and(|p| p.eq_ignore_ascii_case("ru")) => Lang::Ru,
             _ => Lang::En,
         }
     }

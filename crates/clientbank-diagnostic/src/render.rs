@@ -86,13 +86,9 @@ impl<'a> Renderer<'a> {
         );
         let expected = diagnostic.expected.as_ref().map(|e| e.get(lang));
         let mut out = match (diagnostic.span.clone(), diagnostic.line) {
-            (Some(span), Some(line)) => self.annotate(
-                &head,
-                span,
-                line,
-                diagnostic.column.unwrap_or(1),
-                expected,
-            ),
+            (Some(span), Some(line)) => {
+                self.annotate(&head, span, line, diagnostic.column.unwrap_or(1), expected)
+            }
             (None, Some(line)) => self.by_line(&head, line, expected),
             (_, None) => {
                 let mut out = format!("{head}\n --> {}\n", self.path);

@@ -3,8 +3,8 @@
 
 use std::borrow::Cow;
 
-pub(crate) use clientbank_diagnostic::{Code, Diagnostic, LIMIT_PER_CODE, SHOWN_CHARS, short};
 use clientbank_diagnostic::SourceText;
+pub(crate) use clientbank_diagnostic::{Code, Diagnostic, LIMIT_PER_CODE, SHOWN_CHARS, short};
 
 use crate::Encoding;
 

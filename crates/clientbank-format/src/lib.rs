@@ -58,10 +58,9 @@ pub mod fuzz;
 
 pub use chrono::NaiveDate;
 pub use clientbank_diagnostic::{
-    Code, Diagnostic, DiagnosticJson, LIMIT_PER_CODE, Lang, Limit,
-    Message, Renderer, Severity, SourceText, make_strict,
+    Code, Diagnostic, DiagnosticJson, LIMIT_PER_CODE, Lang, Limit, Message, Renderer, Severity,
+    SourceText, make_strict,
 };
-pub use rust_decimal::Decimal;
 pub use encoding::{Detection, Encoding};
 pub use key::{Key, Place, ValueKind};
 pub use model::{
@@ -69,6 +68,7 @@ pub use model::{
     WriteErrorKind,
 };
 pub use parse::{Refused, SectionKind};
+pub use rust_decimal::Decimal;
 pub use stream::{OwnedSection, Reader, StreamError};
 pub use syntax::{LineEnding, Marker};
 pub use tree::{

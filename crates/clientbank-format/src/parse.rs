@@ -210,17 +210,15 @@ pub(crate) fn check_line_encoding(
     let utf8 = std::str::from_utf8(&content[first..]).map_err(|e| (e, first));
     let fffd = || memchr::memmem::find(content, "\u{FFFD}".as_bytes());
     match (encoding, utf8) {
-        (Encoding::Utf8, Err((error, first))) => Err((
-            Code::MixedEncoding,
-            first + error.valid_up_to(),
-            {
+        (Encoding::Utf8, Err((error, first))) => {
+            Err((Code::MixedEncoding, first + error.valid_up_to(), {
                 let shown = short_bytes(content, Encoding::Cp1251);
                 tr!(
                     "this line is not UTF-8 like the rest of the file (it reads as CP1251: {shown})" ;
                     "эта строка не в UTF-8, как остальной файл (в CP1251 она читается так: {shown})"
                 )
-            },
-        )),
+            }))
+        }
         (_, Ok(_)) if fffd().is_some() => Err((
             Code::ReplacementCharacter,
             fffd().unwrap_or(0),
@@ -229,17 +227,13 @@ pub(crate) fn check_line_encoding(
                 "в тексте есть символ U+FFFD: текст испортили при перекодировании ещё до нас, восстановить его нельзя",
             ),
         )),
-        (Encoding::Cp1251 | Encoding::Cp866, Ok(_)) => Err((
-            Code::MixedEncoding,
-            first,
-            {
-                let shown = short_bytes(content, Encoding::Utf8);
-                tr!(
-                    "this line is UTF-8 ({shown}) while the rest of the file is {encoding}" ;
-                    "эта строка в UTF-8 ({shown}), а остальной файл — в {encoding}"
-                )
-            },
-        )),
+        (Encoding::Cp1251 | Encoding::Cp866, Ok(_)) => Err((Code::MixedEncoding, first, {
+            let shown = short_bytes(content, Encoding::Utf8);
+            tr!(
+                "this line is UTF-8 ({shown}) while the rest of the file is {encoding}" ;
+                "эта строка в UTF-8 ({shown}), а остальной файл — в {encoding}"
+            )
+        })),
         _ => Ok(()),
     }
 }
@@ -462,7 +456,8 @@ impl Grouper {
             .filter(|d| once(d.code) & already == 0)
             .collect();
         let (before_closing, after): (Vec<_>, Vec<_>) = mine.into_iter().partition(|d| {
-            d.line == Some(first_line) && matches!(d.code, Code::LineEnding | Code::EmptyDocumentType)
+            d.line == Some(first_line)
+                && matches!(d.code, Code::LineEnding | Code::EmptyDocumentType)
         });
         self.diagnostics = earlier.diagnostics;
         let at = closing_at.min(self.diagnostics.len());
@@ -833,19 +828,13 @@ impl Grouper {
             LineKind::StrayPair
         };
         if key_bytes.len() != raw_key.len() {
-            self.report(
-                Code::StraySpaces,
-                buf,
-                line,
-                0..eq + 1,
-                {
-                    let key = key_name();
-                    tr!(
-                        "spaces around the key `{key}`: 1C would not know it" ;
-                        "пробелы вокруг ключа `{key}`: 1С его не распознает"
-                    )
-                },
-            )
+            self.report(Code::StraySpaces, buf, line, 0..eq + 1, {
+                let key = key_name();
+                tr!(
+                    "spaces around the key `{key}`: 1C would not know it" ;
+                    "пробелы вокруг ключа `{key}`: 1С его не распознает"
+                )
+            })
             .key(key_name());
         }
         let value = &content[eq + 1..];
@@ -878,36 +867,24 @@ impl Grouper {
                 .then_some((Key::Encoding, false))
         });
         let Some(place) = place else {
-            self.report(
-                Code::KeyOutsideSection,
-                buf,
-                line,
-                0..eq,
-                {
-                    let key = key_name();
-                    tr!(
-                        "`{key}` stands between sections; it belongs to none and is ignored" ;
-                        "`{key}` стоит между секциями, не относится ни к одной и не читается"
-                    )
-                },
-            )
+            self.report(Code::KeyOutsideSection, buf, line, 0..eq, {
+                let key = key_name();
+                tr!(
+                    "`{key}` stands between sections; it belongs to none and is ignored" ;
+                    "`{key}` стоит между секциями, не относится ни к одной и не читается"
+                )
+            })
             .key(key_name());
             return;
         };
         let Some((key, folded)) = found else {
-            self.report(
-                Code::UnknownKey,
-                buf,
-                line,
-                0..eq,
-                {
-                    let key = key_name();
-                    tr!(
-                        "`{key}` is not a key of the 1.03 format; it is kept as written" ;
-                        "`{key}` — не ключ формата 1.03; он сохранён как есть"
-                    )
-                },
-            )
+            self.report(Code::UnknownKey, buf, line, 0..eq, {
+                let key = key_name();
+                tr!(
+                    "`{key}` is not a key of the 1.03 format; it is kept as written" ;
+                    "`{key}` — не ключ формата 1.03; он сохранён как есть"
+                )
+            })
             .key(key_name())
             .expected(tr!("a key of {}", place.describe() ; "ключ {}", place.of_ru()));
             return;
@@ -1016,7 +993,10 @@ impl Grouper {
                 }
                 None => (
                     Code::InvalidDate,
-                    Message::new("ДД.ММ.ГГГГ, a calendar date", "ДД.ММ.ГГГГ, существующая дата"),
+                    Message::new(
+                        "ДД.ММ.ГГГГ, a calendar date",
+                        "ДД.ММ.ГГГГ, существующая дата",
+                    ),
                 ),
             },
             ValueKind::Time => match value::parse_time(value) {
@@ -1251,19 +1231,13 @@ impl Grouper {
                     .copied()
                     .unwrap_or(first);
                 let len = line.len as usize;
-                self.report(
-                    Code::PeriodReversed,
-                    buf,
-                    &line,
-                    0..len,
-                    {
-                        let (start, end) = (value::format_date(start), value::format_date(end));
-                        tr!(
-                            "ДатаНачала {start} is after ДатаКонца {end}" ;
-                            "ДатаНачала {start} позже ДатаКонца {end}"
-                        )
-                    },
-                )
+                self.report(Code::PeriodReversed, buf, &line, 0..len, {
+                    let (start, end) = (value::format_date(start), value::format_date(end));
+                    tr!(
+                        "ДатаНачала {start} is after ДатаКонца {end}" ;
+                        "ДатаНачала {start} позже ДатаКонца {end}"
+                    )
+                })
                 .key(Key::EndDate.name());
             }
         }

@@ -750,7 +750,8 @@ impl<'a> SectionRef<'a> {
     /// (if any), without decoding anything.
     pub fn value_places(&self) -> impl Iterator<Item = (Option<Key>, ValueAt)> + 'a {
         let (buf, encoding) = (self.buf, self.encoding);
-        self.pairs().map(move |l| (l.key, value_at(l, buf, encoding)))
+        self.pairs()
+            .map(move |l| (l.key, value_at(l, buf, encoding)))
     }
 
     /// The keys that are not the format's, as written, each with where its value stands;
@@ -759,7 +760,10 @@ impl<'a> SectionRef<'a> {
         let (buf, encoding) = (self.buf, self.encoding);
         self.pairs().filter(|l| l.key.is_none()).map(move |l| {
             count_key_decode();
-            (encoding.decode(l.key_bytes(buf)), value_at(l, buf, encoding))
+            (
+                encoding.decode(l.key_bytes(buf)),
+                value_at(l, buf, encoding),
+            )
         })
     }
 

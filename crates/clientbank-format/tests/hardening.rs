@@ -167,7 +167,13 @@ fn markers_in_another_letter_case_keep_the_document() {
         let found: Vec<_> = diagnostics
             .iter()
             .filter(|d| d.code != Code::EncodingMismatch)
-            .map(|d| (d.code, d.line.unwrap_or(0), d.key.clone().unwrap_or_default().into_owned()))
+            .map(|d| {
+                (
+                    d.code,
+                    d.line.unwrap_or(0),
+                    d.key.clone().unwrap_or_default().into_owned(),
+                )
+            })
             .collect();
         assert_eq!(
             found,
@@ -214,7 +220,10 @@ fn repeats_of_a_code_past_the_limit_become_one_summary() {
         "where the first omitted one stood"
     );
     assert!(
-        summary.message.en().contains("and 499 more `duplicate-key`"),
+        summary
+            .message
+            .en()
+            .contains("and 499 more `duplicate-key`"),
         "{}",
         summary.message
     );
@@ -266,7 +275,9 @@ fn findings_stay_few_and_small_whatever_the_input() {
             + d.message.ru().len()
             + d.key.as_ref().map_or(0, |k| k.len())
             + d.found.as_ref().map_or(0, String::len)
-            + d.expected.as_ref().map_or(0, |e| e.en().len() + e.ru().len());
+            + d.expected
+                .as_ref()
+                .map_or(0, |e| e.en().len() + e.ru().len());
         assert!(held < 2_000, "a finding holds {held} bytes: {d:?}");
     }
     assert!(

@@ -42,7 +42,8 @@ fn rendered(path: &Path, bytes: &[u8]) -> String {
                 .map(|d| renderer.render(d))
                 .collect()
         }
-        Err(refused) => Renderer::new(&shown, bytes, refused.encoding.map(Encoding::as_source)).render(&refused.diagnostic),
+        Err(refused) => Renderer::new(&shown, bytes, refused.encoding.map(Encoding::as_source))
+            .render(&refused.diagnostic),
     }
 }
 

@@ -86,7 +86,7 @@ pub fn is_json(bytes: &[u8]) -> bool {
 #[derive(Debug)]
 pub struct Refusal {
     /// The finding that made the reader stop.
-    pub diagnostic: Diagnostic,
+    pub diagnostic: Box<Diagnostic>,
     /// The encoding the input was being read in, when it got that far.
     pub encoding: Option<Encoding>,
     form: Form,
@@ -146,7 +146,7 @@ impl Batch {
                 }
                 Err((refused, bytes)) => {
                     return Err(Refusal {
-                        diagnostic: *refused.diagnostic,
+                        diagnostic: refused.diagnostic,
                         encoding: refused.encoding,
                         form: Form::Orders,
                         bytes,

@@ -603,7 +603,7 @@ impl Reading<'_> {
 /// value of the wrong type or form (`"Date": "31.11.2026"`, `"Sum": "12,50"`), a field the
 /// request does not have are findings of that request, located by line, and every other
 /// request and field is still read.
-pub fn read_upload(bytes: &[u8]) -> Result<Vec<ReadRequest>, Diagnostic> {
+pub fn read_upload(bytes: &[u8]) -> Result<Vec<ReadRequest>, Box<Diagnostic>> {
     let upload = Upload::new(bytes.to_vec()).map_err(|(refusal, _)| refusal)?;
     Ok((0..upload.len()).map(|index| upload.read(index)).collect())
 }
@@ -621,8 +621,12 @@ pub(crate) struct Upload {
 impl Upload {
     /// Checks that `bytes` are an upload (UTF-8, JSON, an object or an array); refused with
     /// one finding and the bytes back otherwise.
-    pub(crate) fn new(bytes: Vec<u8>) -> Result<Upload, (Diagnostic, Vec<u8>)> {
-        let body = if bytes.starts_with(b"\xEF\xBB\xBF") { 3 } else { 0 };
+    pub(crate) fn new(bytes: Vec<u8>) -> Result<Upload, (Box<Diagnostic>, Vec<u8>)> {
+        let body = if bytes.starts_with(b"\xEF\xBB\xBF") {
+            3
+        } else {
+            0
+        };
         let (elements, lines) = match Upload::cut(&bytes, body) {
             Ok(cut) => cut,
             Err(refusal) => return Err((refusal, bytes)),
@@ -637,15 +641,19 @@ impl Upload {
     fn cut(
         bytes: &[u8],
         body: usize,
-    ) -> Result<(Vec<std::ops::Range<usize>>, LineIndex), Diagnostic> {
+    ) -> Result<(Vec<std::ops::Range<usize>>, LineIndex), Box<Diagnostic>> {
         let refuse = |message: Message, line: usize| {
             let mut finding = Diagnostic::new(Code::JsonInvalid, message);
             finding.line = u32::try_from(line).ok().filter(|&l| l > 0);
-            finding
+            Box::new(finding)
         };
         let text = std::str::from_utf8(&bytes[body..]).map_err(|e| {
             let at = e.valid_up_to();
-            let line = bytes[body..body + at].iter().filter(|&&b| b == b'\n').count() + 1;
+            let line = bytes[body..body + at]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count()
+                + 1;
             let byte = at + 1;
             refuse(
                 tr!(
@@ -665,8 +673,9 @@ impl Upload {
         let top: &RawValue = serde_json::from_str(text).map_err(syntax)?;
         let lines = LineIndex::new(bytes);
         let items: Vec<&RawValue> = match top.get().trim_start().bytes().next() {
-            Some(b'[') => serde_json::from_str(top.get())
-                .map_err(|e| refuse(syntax_message(&e), e.line()))?,
+            Some(b'[') => {
+                serde_json::from_str(top.get()).map_err(|e| refuse(syntax_message(&e), e.line()))?
+            }
             Some(b'{') => vec![top],
             _ => {
                 let (kind, kind_ru) = kind_of(top.get());
@@ -730,7 +739,7 @@ impl Upload {
 /// reading's findings of them all.
 pub fn read_requests(
     bytes: &[u8],
-) -> Result<(Vec<UploadRequest>, Vec<Diagnostic>), Diagnostic> {
+) -> Result<(Vec<UploadRequest>, Vec<Diagnostic>), Box<Diagnostic>> {
     let mut requests = Vec::new();
     let mut findings = Vec::new();
     for read in read_upload(bytes)? {

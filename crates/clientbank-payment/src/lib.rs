@@ -43,7 +43,7 @@ pub use clientbank_diagnostic::{
     make_strict,
 };
 pub use finding::{Field, Lines};
-pub use rust_decimal::Decimal;
 pub use json::{PaymentJson, UploadRequest};
 pub use payment::{AccountHolder, Bank, Budget, Kind, Payment, ThirdParty, enp};
+pub use rust_decimal::Decimal;
 pub use validate::{Context, MAX_NAME, MAX_PURPOSE, VALID_DAYS, validate, validate_in};

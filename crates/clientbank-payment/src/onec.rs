@@ -544,7 +544,10 @@ mod tests {
         let before = clientbank_format::key_decodes();
         let order = from_section(0, &section);
         let decoded = clientbank_format::key_decodes() - before;
-        assert!(decoded <= n + 1, "{decoded} key decodes for {n} unknown keys");
+        assert!(
+            decoded <= n + 1,
+            "{decoded} key decodes for {n} unknown keys"
+        );
         let located: Vec<_> = order
             .findings
             .iter()
@@ -557,8 +560,15 @@ mod tests {
             assert_eq!(*at, (Some(i as u32 + 5), Some(column), Some(1)));
         }
         // What a finding keeps of a value is cut short.
-        let long = order.findings.iter().find(|f| f.key.as_deref() == Some("Ключ299"));
-        assert_eq!(long.and_then(|f| f.found.as_ref()).map(|v| v.chars().count()), Some(101));
+        let long = order
+            .findings
+            .iter()
+            .find(|f| f.key.as_deref() == Some("Ключ299"));
+        assert_eq!(
+            long.and_then(|f| f.found.as_ref())
+                .map(|v| v.chars().count()),
+            Some(101)
+        );
     }
 
     #[test]

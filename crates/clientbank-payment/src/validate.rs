@@ -208,20 +208,15 @@ impl Check {
                 );
                 self.unwritable.push(field);
             } else if let Err(c) = encoding.encode(value) {
-                self.add(
-                    Code::Unrepresentable,
-                    field,
-                    Some(value),
-                    {
-                        let (code, name) = (c as u32, encoding_name(encoding));
-                        tr!(
-                            "replace {c:?} (U+{code:04X}): the payment order is written in {name}, \
-                             which has no such character" ;
-                            "замените {c:?} (U+{code:04X}): платёжное поручение записывается в \
-                             кодировке {name}, в ней такого символа нет"
-                        )
-                    },
-                );
+                self.add(Code::Unrepresentable, field, Some(value), {
+                    let (code, name) = (c as u32, encoding_name(encoding));
+                    tr!(
+                        "replace {c:?} (U+{code:04X}): the payment order is written in {name}, \
+                         which has no such character" ;
+                        "замените {c:?} (U+{code:04X}): платёжное поручение записывается в \
+                         кодировке {name}, в ней такого символа нет"
+                    )
+                });
                 self.unwritable.push(field);
             }
         }
@@ -257,7 +252,10 @@ impl Check {
                 Code::Whitespace,
                 field,
                 Some(value),
-                Message::new("remove the spaces around the value", "уберите пробелы вокруг значения"),
+                Message::new(
+                    "remove the spaces around the value",
+                    "уберите пробелы вокруг значения",
+                ),
             );
         }
         trimmed
@@ -272,7 +270,10 @@ impl Check {
                     Code::InnFormat,
                     field,
                     Some(value),
-                    Message::new("a КИО cannot be all zeros", "КИО не может состоять из одних нулей"),
+                    Message::new(
+                        "a КИО cannot be all zeros",
+                        "КИО не может состоять из одних нулей",
+                    ),
                 );
             }
             return;
@@ -335,7 +336,10 @@ impl Check {
                 Code::KppZeroPrefix,
                 field,
                 Some(value),
-                Message::new("a KPP in a budget payment cannot start with 00", "КПП в платеже в бюджет не может начинаться с 00"),
+                Message::new(
+                    "a KPP in a budget payment cannot start with 00",
+                    "КПП в платеже в бюджет не может начинаться с 00",
+                ),
             );
         }
     }
@@ -348,7 +352,10 @@ impl Check {
                 Code::BikFormat,
                 field,
                 Some(value),
-                Message::new("a BIK is 9 digits starting with 0", "БИК — 9 цифр, первая из них 0"),
+                Message::new(
+                    "a BIK is 9 digits starting with 0",
+                    "БИК — 9 цифр, первая из них 0",
+                ),
             );
         }
         ok
@@ -363,7 +370,10 @@ impl Check {
                 Code::AccountFormat,
                 field,
                 Some(value),
-                Message::new("an account number has 20 digits", "номер счёта состоит из 20 цифр"),
+                Message::new(
+                    "an account number has 20 digits",
+                    "номер счёта состоит из 20 цифр",
+                ),
             );
             return;
         }
@@ -373,7 +383,10 @@ impl Check {
                     Code::TreasuryAccount,
                     field,
                     Some(value),
-                    Message::new("a treasury account is 03, four digits, 643, then the budget's codes", "казначейский счёт — это 03, четыре цифры, 643 и затем коды бюджета"),
+                    Message::new(
+                        "a treasury account is 03, four digits, 643, then the budget's codes",
+                        "казначейский счёт — это 03, четыре цифры, 643 и затем коды бюджета",
+                    ),
                 );
             }
             return;
@@ -402,7 +415,10 @@ impl Check {
                 Code::CorrAccountFormat,
                 field,
                 Some(trimmed),
-                Message::new("a bank's correspondent account starts with 301 (or 40102 for the treasury)", "корреспондентский счёт банка начинается с 301 (у казначейства — с 40102)"),
+                Message::new(
+                    "a bank's correspondent account starts with 301 (or 40102 for the treasury)",
+                    "корреспондентский счёт банка начинается с 301 (у казначейства — с 40102)",
+                ),
             );
             return;
         }
@@ -422,7 +438,10 @@ impl Check {
                         Code::NumberInvalid,
                         Field::Number,
                         Some(number),
-                        Message::new("a payment order's number is digits, not all zeros", "номер платёжного поручения — цифры, не одни нули"),
+                        Message::new(
+                            "a payment order's number is digits, not all zeros",
+                            "номер платёжного поручения — цифры, не одни нули",
+                        ),
                     );
                 } else if number.len() > 6 {
                     self.add(
@@ -471,7 +490,10 @@ impl Check {
                         Code::SumNotPositive,
                         Field::Sum,
                         Some(&text),
-                        Message::new("the sum must be more than zero", "сумма должна быть больше нуля"),
+                        Message::new(
+                            "the sum must be more than zero",
+                            "сумма должна быть больше нуля",
+                        ),
                     );
                 }
                 let normal = sum.normalize();
@@ -497,7 +519,10 @@ impl Check {
                 Code::OperationKindUnusual,
                 Field::OperationKind,
                 Some(kind),
-                Message::new("a payment order's kind of operation (field 18) is 01", "вид операции (поле 18) платёжного поручения — 01"),
+                Message::new(
+                    "a payment order's kind of operation (field 18) is 01",
+                    "вид операции (поле 18) платёжного поручения — 01",
+                ),
             );
         }
         if let Some(code) = payment.purpose_code.as_deref()
@@ -510,7 +535,10 @@ impl Check {
                 Code::PurposeCodeInvalid,
                 Field::PurposeCode,
                 Some(code),
-                Message::new("the purpose code (field 20) is one digit from 1 to 5, or empty", "код назначения платежа (поле 20) — одна цифра от 1 до 5 или пусто"),
+                Message::new(
+                    "the purpose code (field 20) is one digit from 1 to 5, or empty",
+                    "код назначения платежа (поле 20) — одна цифра от 1 до 5 или пусто",
+                ),
             );
         }
     }
@@ -572,7 +600,11 @@ impl Check {
         let (last, range, range_ru) = if self.since(since::FIVE_PRIORITIES) {
             ("5", "1 to 5", "от 1 до 5")
         } else {
-            ("6", "1 to 6 (before 31.12.2013)", "от 1 до 6 (до 31.12.2013)")
+            (
+                "6",
+                "1 to 6 (before 31.12.2013)",
+                "от 1 до 6 (до 31.12.2013)",
+            )
         };
         let valid = priority.len() == 1 && ("1"..=last).contains(&priority);
         if !valid {
@@ -606,7 +638,11 @@ impl Check {
             self.bik(Field::PayerBik, bik);
         }
         match payer.account.as_deref() {
-            None => self.missing(Field::PayerAccount, "the payer's account", "счёт плательщика"),
+            None => self.missing(
+                Field::PayerAccount,
+                "the payer's account",
+                "счёт плательщика",
+            ),
             Some(account) => self.account(Field::PayerAccount, account, bik),
         }
         if let Some(corr) = payer.bank.corr_account.as_deref() {
@@ -653,19 +689,31 @@ impl Check {
         let recipient = &payment.recipient;
         let budget = payment.kind() != Kind::Ordinary;
         match recipient.name.as_deref() {
-            None => self.missing(Field::RecipientName, "the recipient's name", "наименование получателя"),
+            None => self.missing(
+                Field::RecipientName,
+                "the recipient's name",
+                "наименование получателя",
+            ),
             Some(name) => self.name(Field::RecipientName, name),
         }
         let bik = recipient.bank.bik.as_deref();
         let bik_ok = match bik {
             None => {
-                self.missing(Field::RecipientBik, "the recipient bank's BIK", "БИК банка получателя");
+                self.missing(
+                    Field::RecipientBik,
+                    "the recipient bank's BIK",
+                    "БИК банка получателя",
+                );
                 false
             }
             Some(bik) => self.bik(Field::RecipientBik, bik),
         };
         match recipient.account.as_deref() {
-            None => self.missing(Field::RecipientAccount, "the recipient's account", "счёт получателя"),
+            None => self.missing(
+                Field::RecipientAccount,
+                "the recipient's account",
+                "счёт получателя",
+            ),
             Some(account) => self.account(Field::RecipientAccount, account, bik),
         }
         match recipient.bank.corr_account.as_deref() {
@@ -676,12 +724,16 @@ impl Check {
             {
                 self.missing(
                     Field::RecipientCorrAccount,
-                    "the recipient bank's correspondent account", "корреспондентский счёт банка получателя");
+                    "the recipient bank's correspondent account",
+                    "корреспондентский счёт банка получателя",
+                );
             }
             None => {}
         }
         match recipient.inn.as_deref() {
-            None if budget => self.missing(Field::RecipientInn, "the recipient's INN", "ИНН получателя"),
+            None if budget => {
+                self.missing(Field::RecipientInn, "the recipient's INN", "ИНН получателя")
+            }
             Some(inn) if inn.trim() != "0" || budget => {
                 let before = self.findings.len();
                 self.inn(Field::RecipientInn, inn, budget);
@@ -698,14 +750,19 @@ impl Check {
             _ => {}
         }
         match recipient.kpp.as_deref() {
-            None if budget => self.missing(Field::RecipientKpp, "the recipient's KPP", "КПП получателя"),
+            None if budget => {
+                self.missing(Field::RecipientKpp, "the recipient's KPP", "КПП получателя")
+            }
             Some(kpp) => {
                 if budget && kpp.trim() == "0" {
                     self.add(
                         Code::KppFormat,
                         Field::RecipientKpp,
                         Some(kpp),
-                        Message::new("the recipient of a budget payment has a 9-character KPP", "у получателя платежа в бюджет КПП из 9 знаков"),
+                        Message::new(
+                            "the recipient of a budget payment has a 9-character KPP",
+                            "у получателя платежа в бюджет КПП из 9 знаков",
+                        ),
                     );
                 } else {
                     self.kpp(Field::RecipientKpp, kpp, budget);
@@ -717,7 +774,11 @@ impl Check {
 
     fn purpose(&mut self, payment: &Payment) {
         let Some(purpose) = payment.purpose.as_deref() else {
-            self.missing(Field::Purpose, "the purpose of payment", "назначение платежа");
+            self.missing(
+                Field::Purpose,
+                "the purpose of payment",
+                "назначение платежа",
+            );
             return;
         };
         let length = purpose.chars().count();
@@ -819,7 +880,10 @@ impl Check {
                 Code::OktmoFormat,
                 Field::Oktmo,
                 Some(oktmo),
-                Message::new("an OKTMO code is 8 or 11 digits, not all zeros, or 0", "код ОКТМО — 8 или 11 цифр, не одни нули, либо 0"),
+                Message::new(
+                    "an OKTMO code is 8 or 11 digits, not all zeros, or 0",
+                    "код ОКТМО — 8 или 11 цифр, не одни нули, либо 0",
+                ),
             );
         }
         let basis = self.placeholder(Field::Basis, &budget.basis);
@@ -852,7 +916,10 @@ impl Check {
                     Code::DocNumberInvalid,
                     Field::BudgetDocNumber,
                     Some(number),
-                    Message::new("the document number (field 108) has at most 15 characters and no № sign", "номер документа (поле 108) — не длиннее 15 знаков и без знака №"),
+                    Message::new(
+                        "the document number (field 108) has at most 15 characters and no № sign",
+                        "номер документа (поле 108) — не длиннее 15 знаков и без знака №",
+                    ),
                 );
             } else if number == "0"
                 && payment.uin.is_none()
@@ -880,7 +947,10 @@ impl Check {
                 Code::DocDateInvalid,
                 Field::BudgetDocDate,
                 Some(date),
-                Message::new("the document date (field 109) is ДД.ММ.ГГГГ or 0", "дата документа (поле 109) — ДД.ММ.ГГГГ или 0"),
+                Message::new(
+                    "the document date (field 109) is ДД.ММ.ГГГГ or 0",
+                    "дата документа (поле 109) — ДД.ММ.ГГГГ или 0",
+                ),
             );
         }
         if let Some(kind) = field_text(&budget.payment_type)
@@ -918,7 +988,10 @@ impl Check {
                 Code::BudgetPlaceholder,
                 field,
                 None,
-                Message::new("write 0 when a budget field has no value (107n); it is written 0", "если у бюджетного поля нет значения, укажите 0 (приказ 107н); записывается 0"),
+                Message::new(
+                    "write 0 when a budget field has no value (107n); it is written 0",
+                    "если у бюджетного поля нет значения, укажите 0 (приказ 107н); записывается 0",
+                ),
             );
         }
         value
@@ -979,7 +1052,10 @@ impl Check {
                 Code::EnpOutdated,
                 Field::PayerStatus,
                 Some(status),
-                Message::new("since 2023 every payer of the single tax payment uses status 01", "с 2023 года в едином налоговом платеже все плательщики указывают статус 01"),
+                Message::new(
+                    "since 2023 every payer of the single tax payment uses status 01",
+                    "с 2023 года в едином налоговом платеже все плательщики указывают статус 01",
+                ),
             );
         }
         for (field, value) in [
@@ -1006,7 +1082,11 @@ impl Check {
 
     fn third_party(&mut self, payment: &Payment, third: &ThirdParty) {
         if third.name.trim().is_empty() {
-            self.missing(Field::ThirdPartyName, "the name of the third party", "наименование третьего лица");
+            self.missing(
+                Field::ThirdPartyName,
+                "the name of the third party",
+                "наименование третьего лица",
+            );
         } else {
             self.name(Field::ThirdPartyName, &third.name);
         }
@@ -1018,7 +1098,10 @@ impl Check {
                 Code::KppFormat,
                 Field::ThirdPartyKpp,
                 Some(kpp),
-                Message::new("a person (12-digit INN) has no KPP: write 0", "у физического лица (ИНН из 12 цифр) нет КПП: укажите 0"),
+                Message::new(
+                    "a person (12-digit INN) has no KPP: write 0",
+                    "у физического лица (ИНН из 12 цифр) нет КПП: укажите 0",
+                ),
             );
         } else if !kpp.is_empty() {
             self.kpp(Field::ThirdPartyKpp, kpp, true);
@@ -1033,7 +1116,10 @@ impl Check {
                 Code::ThirdPartyNotAllowed,
                 Field::PayerStatus,
                 Some("02"),
-                Message::new("a tax agent's payment (status 02) cannot be made by a third party", "третье лицо не может заплатить за налогового агента (статус 02)"),
+                Message::new(
+                    "a tax agent's payment (status 02) cannot be made by a third party",
+                    "третье лицо не может заплатить за налогового агента (статус 02)",
+                ),
             );
         }
         let starts_with_inn = payment.purpose.as_deref().is_some_and(|p| {

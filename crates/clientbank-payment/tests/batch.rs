@@ -1,7 +1,7 @@
 //! The batch layer: one drop read once into its payments, with every finding `check` shows.
 
-use clientbank_payment::batch::{Batch, Form};
 use clientbank_format::Encoding;
+use clientbank_payment::batch::{Batch, Form};
 use clientbank_payment::{Code, Context, Lang, NaiveDate, Severity};
 
 fn today() -> Context {
@@ -62,9 +62,18 @@ fn an_order_file_reports_mapping_findings_and_documents_that_are_not_orders() {
     assert_eq!(items[1].line(), Some(28));
     let identity = items[1].identity();
     assert_eq!(identity.number.as_deref(), Some("2"));
-    assert_eq!(identity.payer_account.as_deref(), Some("40702810938000012345"));
-    assert_eq!(identity.recipient_account.as_deref(), Some("40702810210000054321"));
-    assert_eq!(identity.sum.map(|s| s.to_string()).as_deref(), Some("175000.00"));
+    assert_eq!(
+        identity.payer_account.as_deref(),
+        Some("40702810938000012345")
+    );
+    assert_eq!(
+        identity.recipient_account.as_deref(),
+        Some("40702810210000054321")
+    );
+    assert_eq!(
+        identity.sum.map(|s| s.to_string()).as_deref(),
+        Some("175000.00")
+    );
     assert_eq!(identity.date, NaiveDate::from_ymd_opt(2026, 11, 15));
     let request = items[1].request().unwrap();
     assert_eq!(request.payment.number.as_deref(), Some("2"));
@@ -88,7 +97,13 @@ fn what_only_the_json_route_loses_is_its_own_list() {
     let route: Vec<_> = item
         .json_route()
         .iter()
-        .map(|f| (f.code, f.key.as_deref().unwrap_or_default().to_string(), f.line))
+        .map(|f| {
+            (
+                f.code,
+                f.key.as_deref().unwrap_or_default().to_string(),
+                f.line,
+            )
+        })
         .collect();
     assert_eq!(
         route,
@@ -123,7 +138,8 @@ fn a_statement_is_history() {
 
 #[test]
 fn json_is_read_request_by_request() {
-    let json = "\u{FEFF}  [{\"payment\": {\"Number\": \"1\", \"Sum\": \"1,5\"}}, 42,\n{\"payment\": {}}]";
+    let json =
+        "\u{FEFF}  [{\"payment\": {\"Number\": \"1\", \"Sum\": \"1,5\"}}, 42,\n{\"payment\": {}}]";
     let batch = Batch::read(json, &today()).unwrap();
     assert_eq!(batch.form(), Form::Json);
     assert!(batch.document_text().is_none());
@@ -134,14 +150,22 @@ fn json_is_read_request_by_request() {
     assert_eq!(items[1].findings().len(), 1);
     assert_eq!(items[1].findings()[0].code, Code::JsonInvalid);
     assert_eq!(items[2].line(), Some(2));
-    assert!(items.iter().all(|i| i.findings().iter().all(|f| f.payment == Some(i.position()))));
+    assert!(
+        items
+            .iter()
+            .all(|i| i.findings().iter().all(|f| f.payment == Some(i.position())))
+    );
     assert!(batch.has_errors());
     // Refusals: no upload at all, and no exchange file.
     for bad in [&b"[1,"[..], b"{\"payment\": \"\xff\"}"] {
         let refusal = Batch::read(bad, &today()).unwrap_err();
         assert_eq!(refusal.form(), Form::Json);
         assert_eq!(refusal.diagnostic.code, Code::JsonInvalid);
-        assert!(refusal.render("a.json", Lang::Ru).starts_with("ошибка[json-invalid]"));
+        assert!(
+            refusal
+                .render("a.json", Lang::Ru)
+                .starts_with("ошибка[json-invalid]")
+        );
     }
     let refusal = Batch::read(Vec::new(), &today()).unwrap_err();
     assert_eq!(refusal.diagnostic.code, Code::EmptyInput);

@@ -63,7 +63,9 @@ fn errors_of(dir: &Path) -> (Found, usize, Vec<String>) {
         for order in orders {
             orders_checked += 1;
             let findings = validate(&order.payment, &Context::history());
-            if findings.iter().any(|f| f.code.as_str() == "payee-identifier")
+            if findings
+                .iter()
+                .any(|f| f.code.as_str() == "payee-identifier")
                 && identifiers.last() != Some(&name)
             {
                 identifiers.push(name.clone());

@@ -510,8 +510,7 @@ fn said(finding: &Diagnostic) -> String {
 
 /// The errors of an uploaded payment (as the bank refuses it), and its warnings.
 fn verdict(item: &Item) -> (Vec<String>, Vec<String>) {
-    let (errors, warnings): (Vec<_>, Vec<_>) =
-        item.findings().iter().partition(|f| f.is_error());
+    let (errors, warnings): (Vec<_>, Vec<_>) = item.findings().iter().partition(|f| f.is_error());
     (
         errors.into_iter().map(said).collect(),
         warnings.into_iter().map(said).collect(),
@@ -602,7 +601,11 @@ async fn upload(State(shared): Shr, headers: HeaderMap, uri: Uri, body: Bytes) -
     };
     let (errors, warnings) = verdict(&item);
     if !errors.is_empty() {
-        return error(StatusCode::BAD_REQUEST, "ValidationError", errors.join("; "));
+        return error(
+            StatusCode::BAD_REQUEST,
+            "ValidationError",
+            errors.join("; "),
+        );
     }
     // Absent: a draft; `InSigning`: awaiting signature; anything else is refused, not guessed.
     let in_signing = match item

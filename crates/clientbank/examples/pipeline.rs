@@ -53,8 +53,8 @@ async fn main() -> Result<()> {
     ] {
         let bytes = std::fs::read(testdata().join(name))?;
         // The layer `clientbank check` and the daemon read files with.
-        let batch = Batch::read(bytes, &Context::today_in_moscow())
-            .map_err(|r| format!("{name}: {r}"))?;
+        let batch =
+            Batch::read(bytes, &Context::today_in_moscow()).map_err(|r| format!("{name}: {r}"))?;
         let orders = batch.items().filter(|i| i.payment().is_some()).count();
         let (errors, _) = batch.counts();
         println!("{name}: {orders} payment order(s), {errors} error(s)");

@@ -54,14 +54,28 @@ fn check_speaks_the_locale_s_language_with_the_same_codes_and_keys() {
          \n\
          проверено файлов: 1; ошибок: 1, предупреждений: 0\n"
     );
-    assert!(String::from_utf8(en.stdout).unwrap().starts_with("error[inn-check-digit]: the INN's"));
+    assert!(
+        String::from_utf8(en.stdout)
+            .unwrap()
+            .starts_with("error[inn-check-digit]: the INN's")
+    );
     // JSON: only `message` (and `expected`) change with the language.
     let json = |lang| {
-        let output = clientbank_in(&dir, &["check", "--json", "--today", TODAY, "inn-check-digit.txt"], lang);
-        serde_json::from_slice::<Value>(&output.stdout).unwrap()["files"][0]["diagnostics"][0].clone()
+        let output = clientbank_in(
+            &dir,
+            &["check", "--json", "--today", TODAY, "inn-check-digit.txt"],
+            lang,
+        );
+        serde_json::from_slice::<Value>(&output.stdout).unwrap()["files"][0]["diagnostics"][0]
+            .clone()
     };
     let (mut ru, mut en) = (json("ru_RU.UTF-8"), json("C"));
-    assert!(ru["message"].as_str().unwrap().starts_with("неверное контрольное число ИНН"));
+    assert!(
+        ru["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("неверное контрольное число ИНН")
+    );
     ru["message"] = Value::Null;
     en["message"] = Value::Null;
     assert_eq!(ru, en);

@@ -101,7 +101,11 @@ impl<'a, W: Write> FileOut<'a, W> {
                     self.out,
                     "{}: {} (ошибок: {errors}, предупреждений: {warnings})",
                     self.file,
-                    if failed { "ЕСТЬ ОШИБКИ" } else { "ok" }
+                    if failed {
+                        "ЕСТЬ ОШИБКИ"
+                    } else {
+                        "ok"
+                    }
                 )?,
                 (_, failed) => writeln!(
                     self.out,
@@ -158,13 +162,10 @@ fn check_file<W: Write>(
             let renderer = Renderer::new(
                 &name,
                 refusal.bytes(),
-                refusal
-                    .encoding
-                    .map(clientbank_format::Encoding::as_source),
+                refusal.encoding.map(clientbank_format::Encoding::as_source),
             )
             .lang(run.lang);
-            let mut file =
-                FileOut::start(out, run.json, run.lang, name.clone(), encoding, false)?;
+            let mut file = FileOut::start(out, run.json, run.lang, name.clone(), encoding, false)?;
             file.diagnostic(&refusal.diagnostic, &renderer)?;
             file.finish()
         }
