@@ -498,17 +498,20 @@ impl Item {
         self.request.as_ref()
     }
 
-    /// Its identity: payer account, number, date, sum, recipient account.
+    /// Its identity: payer account, number, date, sum, recipient account (texts trimmed, the
+    /// sum normalised).
     pub fn identity(&self) -> Identity {
         let Some(p) = &self.payment else {
             return Identity::default();
         };
+        let text = |v: &Option<String>| v.as_deref().map(|v| v.trim().to_string());
         Identity {
-            payer_account: p.payer.account.clone(),
-            number: p.number.clone(),
+            payer_account: text(&p.payer.account),
+            number: text(&p.number),
             date: p.date,
-            sum: p.sum,
-            recipient_account: p.recipient.account.clone(),
+            // One sum however it is written: 1500, 1500.0 and 1500.00 are equal and hash alike.
+            sum: p.sum.map(|s| s.normalize()),
+            recipient_account: text(&p.recipient.account),
         }
     }
 

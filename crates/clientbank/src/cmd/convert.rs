@@ -46,10 +46,16 @@ pub(crate) fn run(path: &Path, options: &Options) -> Result<Outcome, Failure> {
         Target::Json
     });
     if from_json == (to == Target::Json) {
-        eprintln!(
-            "error: {shown} is already {}; convert goes from 1C to JSON and from JSON to 1C",
-            if from_json { "JSON" } else { "a 1C file" }
-        );
+        match options.lang {
+            Lang::Ru => eprintln!(
+                "ошибка: {shown} уже {}; convert переводит из 1С в JSON и из JSON в 1С",
+                if from_json { "в JSON" } else { "файл 1С" }
+            ),
+            _ => eprintln!(
+                "error: {shown} is already {}; convert goes from 1C to JSON and from JSON to 1C",
+                if from_json { "JSON" } else { "a 1C file" }
+            ),
+        }
         return Ok(Outcome::Unreadable);
     }
     let encoding = match options.encoding {
@@ -178,9 +184,14 @@ fn json_to_exchange(
     report.all(&mapping);
     let outcome = report.outcome();
     if blocked {
-        eprintln!(
-            "error: {shown}: the 1C file is not written: a value holds a character it cannot"
-        );
+        match options.lang {
+            Lang::Ru => eprintln!(
+                "ошибка: {shown}: файл 1С не записан: в значении есть символ, которого в нём быть не может"
+            ),
+            _ => eprintln!(
+                "error: {shown}: the 1C file is not written: a value holds a character it cannot"
+            ),
+        }
         return Ok(Outcome::Findings);
     }
     match exchange.to_bytes(encoding) {
@@ -189,7 +200,10 @@ fn json_to_exchange(
             Ok(outcome)
         }
         Err(e) => {
-            eprintln!("error: {shown}: cannot write the 1C file: {e}");
+            match options.lang {
+                Lang::Ru => eprintln!("ошибка: {shown}: не удалось записать файл 1С: {e}"),
+                _ => eprintln!("error: {shown}: cannot write the 1C file: {e}"),
+            }
             Ok(Outcome::Findings)
         }
     }

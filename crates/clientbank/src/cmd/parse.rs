@@ -59,21 +59,31 @@ fn write_json(out: &mut impl Write, parsed: &Parsed, lang: Lang) -> io::Result<(
     out.write_all(b"\n}\n")
 }
 
-fn write_text(out: &mut impl Write, input: &Input, parsed: &Parsed) -> io::Result<()> {
+fn write_text(out: &mut impl Write, input: &Input, parsed: &Parsed, lang: Lang) -> io::Result<()> {
     let tree = &parsed.tree;
-    writeln!(
-        out,
-        "{}: {} ({:?}), version {}, {} account section(s), {} document(s)",
-        input.path,
-        tree.encoding(),
-        tree.detection(),
-        tree.version().unwrap_or("unknown"),
-        tree.accounts().count(),
-        tree.documents().count()
-    )?;
+    let (path, encoding, detection) = (&input.path, tree.encoding(), tree.detection());
+    let (accounts, documents) = (tree.accounts().count(), tree.documents().count());
+    match lang {
+        Lang::Ru => writeln!(
+            out,
+            "{path}: {encoding} ({detection:?}), версия {}, секций расчётного счёта: {accounts}, \
+             документов: {documents}",
+            tree.version().unwrap_or("неизвестна"),
+        )?,
+        _ => writeln!(
+            out,
+            "{path}: {encoding} ({detection:?}), version {}, {accounts} account section(s), \
+             {documents} document(s)",
+            tree.version().unwrap_or("unknown"),
+        )?,
+    }
+    let (header, line_word) = match lang {
+        Lang::Ru => ("Заголовок", "строка"),
+        _ => ("Header", "line"),
+    };
     for section in tree.sections() {
         let title = match section.kind() {
-            SectionKind::Header => "Header".to_string(),
+            SectionKind::Header => header.to_string(),
             SectionKind::Account => "СекцияРасчСчет".to_string(),
             SectionKind::Document => format!(
                 "СекцияДокумент={}",
@@ -81,7 +91,7 @@ fn write_text(out: &mut impl Write, input: &Input, parsed: &Parsed) -> io::Resul
             ),
             SectionKind::End => continue,
         };
-        writeln!(out, "\n{title} (line {})", section.line())?;
+        writeln!(out, "\n{title} ({line_word} {})", section.line())?;
         for field in section.fields() {
             let mark = if field.known.is_some() { ' ' } else { '?' };
             writeln!(
@@ -136,7 +146,7 @@ pub(crate) fn run(path: &Path, json: bool, lang: Lang) -> Result<Outcome, Failur
     if json {
         write_json(&mut out, parsed, lang)?;
     } else {
-        write_text(&mut out, &input, parsed)?;
+        write_text(&mut out, &input, parsed, lang)?;
     }
     out.flush()?;
     drop(out);
