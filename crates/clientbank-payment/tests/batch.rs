@@ -199,3 +199,43 @@ fn findings_are_limited_per_code_across_payments_and_strict_makes_errors() {
     assert!(report.contains("error[date-stale]"), "{report}");
     assert!(report.contains("and 5 more `date-stale` finding(s)"));
 }
+
+#[test]
+fn one_defect_is_one_finding_with_the_worse_severity() {
+    // `Сумма=1,50` is the reader's `invalid-sum`, not also the rules' `missing`; an empty `Дата`
+    // is the reader's `empty-value` (a warning to the reader), an error of the rules: it stays
+    // one finding, an error.
+    let first = order(1, "").replace("Сумма=175000.00", "Сумма=1,50");
+    let second = order(2, "").replace("Дата=15.11.2026", "Дата=");
+    let batch = Batch::read(file(&format!("{first}{second}{}", order(3, ""))), &today()).unwrap();
+    let findings: Vec<_> = batch.findings().collect();
+    let of = |code: &str| findings.iter().filter(|f| f.code.as_str() == code).count();
+    assert_eq!(of("invalid-sum"), 1, "{findings:#?}");
+    assert_eq!(of("empty-value"), 1, "{findings:#?}");
+    assert_eq!(
+        of("missing"),
+        0,
+        "no second finding for one defect: {findings:#?}"
+    );
+    let empty = findings
+        .iter()
+        .find(|f| f.code.as_str() == "empty-value")
+        .unwrap();
+    assert_eq!(
+        empty.severity,
+        Severity::Error,
+        "the rules' severity is the worse"
+    );
+    let items: Vec<_> = batch.items().collect();
+    assert!(items[0].findings().iter().all(|f| f.code != Code::Missing));
+    assert!(
+        items[0].has_errors() && items[1].has_errors(),
+        "the left-out error still counts for its payment"
+    );
+    assert!(!items[2].has_errors());
+    assert!(batch.has_errors());
+    // Where the reader found nothing, the rules' findings stay.
+    let third = order(4, "").replace("Сумма=175000.00", "Сумма=0");
+    let batch = Batch::read(file(&third), &today()).unwrap();
+    assert!(codes(&batch).contains(&"sum-not-positive"));
+}
