@@ -270,9 +270,7 @@ impl Batch {
         };
         raw.iter().map(|d| {
             let mut d = d.clone();
-            if self.strict {
-                d.severity = Severity::Error;
-            } else if self.covers(&d) {
+            if self.strict || self.covers(&d) {
                 d.severity = Severity::Error;
             }
             d
