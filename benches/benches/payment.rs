@@ -28,7 +28,7 @@ fn bench(c: &mut Criterion) {
         b.iter(|| onec::payment_orders(black_box(&tree)).0.len())
     });
     group.bench_function("validate", |b| {
-        let context = Context::default();
+        let context = Context::history();
         b.iter(|| {
             black_box(&payments)
                 .iter()

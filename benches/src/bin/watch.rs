@@ -11,7 +11,7 @@ use clientbank_sandbox::{Config, Sandbox};
 use clientbank_watch::{Daemon, Options, Settings};
 
 fn today() -> String {
-    clientbank_watch::engine::today_in_moscow()
+    clientbank_payment::clock::today_in_moscow()
         .format("%d.%m.%Y")
         .to_string()
 }

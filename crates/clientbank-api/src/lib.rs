@@ -25,10 +25,17 @@ mod token;
 pub mod types;
 pub mod webhook;
 
+pub use chrono::{NaiveDate, NaiveDateTime};
 pub use client::{Client, ClientBuilder, Retry};
 pub use error::Error;
+pub use rust_decimal::Decimal;
 pub use token::{Token, TokenResponse};
 pub use types::{
     BankAccount, Company, ErrorBody, HistoryFilter, Notification, Operation, SignRequest,
     TokenRequest, UnreadableUpload, UploadResult,
 };
+
+/// The README's Rust blocks, compiled as doc tests (the crate that sees every library).
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeDoctests;

@@ -151,7 +151,7 @@ pub mod moscow_time {
     pub const FORMAT: &str = "%Y-%m-%dT%H:%M:%S%.f";
 
     /// Moscow time is UTC+3 all year (no daylight saving since 2014).
-    const MOSCOW_OFFSET_MINUTES: i64 = 3 * 60;
+    const MOSCOW_OFFSET_MINUTES: i64 = clientbank_payment::clock::MOSCOW_OFFSET_SECONDS as i64 / 60;
 
     /// Reads `YYYY-MM-DDTHH:MM[:SS[.fff]]` or `YYYY-MM-DD` as Moscow time. A time with an offset
     /// (`Z`, `+05:00`, `+0500`, `+05`) is converted to Moscow time. Total: any text gives a

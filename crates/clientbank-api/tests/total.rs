@@ -195,3 +195,12 @@ fn times_with_an_offset_are_moscow_time() {
         "12:20:34.192"
     );
 }
+
+/// A shrunk failure of `every_wire_type_from_json_with_the_api_names`: `-0` was read and came
+/// back as `0`.
+#[test]
+fn negative_zero_in_an_array_round_trips() {
+    fuzz::wire(br#"{"id": [-0]}"#);
+    fuzz::webhook(br#"{"id": [-0]}"#);
+    fuzz::wire(br#"{"id": [-0.0, 1.0], "amount": {"x": -0}}"#);
+}

@@ -109,6 +109,7 @@ impl fmt::Display for Encoding {
 
 /// How the parser chose the encoding of a file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Detection {
     /// The bytes are UTF-8 with non-ASCII text (after a BOM if one is present).
     Utf8Content,

@@ -38,6 +38,24 @@ impl Place {
             Place::Document => "a document (СекцияДокумент)",
         }
     }
+
+    /// The section in Russian, in the genitive ("ключ заголовка").
+    pub(crate) fn of_ru(self) -> &'static str {
+        match self {
+            Place::Header => "заголовка",
+            Place::Account => "секции расчётного счёта (СекцияРасчСчет)",
+            Place::Document => "документа (СекцияДокумент)",
+        }
+    }
+
+    /// The section in Russian, after "в" ("не допускается в заголовке").
+    pub(crate) fn in_ru(self) -> &'static str {
+        match self {
+            Place::Header => "в заголовке",
+            Place::Account => "в секции расчётного счёта (СекцияРасчСчет)",
+            Place::Document => "в документе (СекцияДокумент)",
+        }
+    }
 }
 
 /// What a key's value is.

@@ -9,7 +9,8 @@
 //! - [`SyntaxTree::to_exchange`] gives the owned, typed [`Exchange`]; [`Exchange::to_bytes`]
 //!   writes new files canonically.
 //! - [`Reader`] streams sections from any `io::Read` for statements of any size.
-//! - Every finding is a [`Diagnostic`] with a stable [`Code`], line, column and key;
+//! - Every finding is a [`Diagnostic`] (the workspace's one, from `clientbank-diagnostic`)
+//!   with a stable [`Code`], line, column and key, and its message in English and Russian;
 //!   [`Renderer`] shows it to people.
 //!
 //! ```
@@ -55,7 +56,11 @@ pub mod value;
 #[doc(hidden)]
 pub mod fuzz;
 
-pub use diagnostic::{Code, Diagnostic, LIMIT_PER_CODE, Renderer, Severity, make_strict};
+pub use chrono::NaiveDate;
+pub use clientbank_diagnostic::{
+    Code, Diagnostic, DiagnosticJson, LIMIT_PER_CODE, Lang, Limit, Message, Renderer, Severity,
+    SourceText, make_strict,
+};
 pub use encoding::{Detection, Encoding};
 pub use key::{Key, Place, ValueKind};
 pub use model::{
@@ -63,6 +68,9 @@ pub use model::{
     WriteErrorKind,
 };
 pub use parse::{Refused, SectionKind};
+pub use rust_decimal::Decimal;
 pub use stream::{OwnedSection, Reader, StreamError};
 pub use syntax::{LineEnding, Marker};
-pub use tree::{Field, Parsed, SectionMut, SectionRef, SyntaxTree, parse, parse_owned};
+pub use tree::{
+    Entry, Parsed, SectionMut, SectionRef, SyntaxTree, ValueAt, key_decodes, parse, parse_owned,
+};

@@ -468,6 +468,7 @@ pub struct WriteError {
 
 /// What went wrong in a [`WriteError`].
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum WriteErrorKind {
     /// The target encoding has no such character.
     Unmappable {

@@ -6,6 +6,8 @@
 use chrono::NaiveDate;
 use rust_decimal::Decimal;
 
+use clientbank_diagnostic::{Message, tr};
+
 use crate::diagnostic::{Code, Diagnostic, LIMIT_PER_CODE, short, short_bytes};
 use crate::encoding::{self, Detection};
 use crate::key::{Place, ValueKind};
@@ -121,8 +123,15 @@ pub(crate) fn preamble(buf: &[u8]) -> Result<Preamble, Refused> {
     };
     if buf.is_empty() {
         return Err(refuse(
-            Diagnostic::new(Code::EmptyInput, "the input is empty")
-                .expected("an exchange file starting with 1CClientBankExchange"),
+            Diagnostic::new(
+                Code::EmptyInput,
+                Message::new("the input is empty", "файл пуст"),
+            )
+            .at(0..0, 1, 1)
+            .expected(Message::new(
+                "an exchange file starting with 1CClientBankExchange",
+                "файл обмена, начинающийся строкой 1CClientBankExchange",
+            )),
         ));
     }
     let body = if buf.starts_with(BOM) { BOM.len() } else { 0 };
@@ -139,16 +148,22 @@ pub(crate) fn preamble(buf: &[u8]) -> Result<Preamble, Refused> {
             String::from_utf8_lossy(&first[..first.len().min(60)]).into_owned()
         };
         let message = if binary {
-            "this is binary data, not an exchange file".to_string()
+            Message::new(
+                "this is binary data, not an exchange file",
+                "это двоичные данные, а не файл обмена",
+            )
         } else {
-            "line 1 is not 1CClientBankExchange: this is not an exchange file".to_string()
+            Message::new(
+                "line 1 is not 1CClientBankExchange: this is not an exchange file",
+                "в строке 1 нет 1CClientBankExchange: это не файл обмена",
+            )
         };
         let end = body + first.len().min(60);
         return Err(refuse(
             Diagnostic::new(Code::NotAnExchangeFile, message)
                 .at(body..end.max(body + 1).min(buf.len()), 1, 1)
                 .found(found)
-                .expected("1CClientBankExchange"),
+                .expected(Message::same("1CClientBankExchange")),
         ));
     }
     let sample = &buf[body..buf.len().min(body + encoding::SAMPLE)];
@@ -186,7 +201,7 @@ pub(crate) fn first_non_ascii_line(buf: &[u8], body: usize) -> Option<usize> {
 pub(crate) fn check_line_encoding(
     content: &[u8],
     encoding: Encoding,
-) -> Result<(), (Code, usize, String)> {
+) -> Result<(), (Code, usize, Message)> {
     // One pass: the ASCII start is valid in every encoding; UTF-8 is checked from the first
     // byte that is not ASCII.
     let Some(first) = content.iter().position(|b| !b.is_ascii()) else {
@@ -195,31 +210,39 @@ pub(crate) fn check_line_encoding(
     let utf8 = std::str::from_utf8(&content[first..]).map_err(|e| (e, first));
     let fffd = || memchr::memmem::find(content, "\u{FFFD}".as_bytes());
     match (encoding, utf8) {
-        (Encoding::Utf8, Err((error, first))) => Err((
-            Code::MixedEncoding,
-            first + error.valid_up_to(),
-            format!("this line is not UTF-8 like the rest of the file (it reads as CP1251: {})", short_bytes(content, Encoding::Cp1251)),
-        )),
+        (Encoding::Utf8, Err((error, first))) => {
+            Err((Code::MixedEncoding, first + error.valid_up_to(), {
+                let shown = short_bytes(content, Encoding::Cp1251);
+                tr!(
+                    "this line is not UTF-8 like the rest of the file (it reads as CP1251: {shown})" ;
+                    "эта строка не в UTF-8, как остальной файл (в CP1251 она читается так: {shown})"
+                )
+            }))
+        }
         (_, Ok(_)) if fffd().is_some() => Err((
             Code::ReplacementCharacter,
             fffd().unwrap_or(0),
-            "the text holds U+FFFD: it was destroyed by a lossy conversion before it got here and cannot be recovered".into(),
-        )),
-        (Encoding::Cp1251 | Encoding::Cp866, Ok(text)) if encoding::plausible_utf8(text) => Err((
-            Code::MixedEncoding,
-            first,
-            format!(
-                "this line is UTF-8 ({}) while the rest of the file is {encoding}",
-                short_bytes(content, Encoding::Utf8)
+            Message::new(
+                "the text holds U+FFFD: it was destroyed by a lossy conversion before it got here and cannot be recovered",
+                "в тексте есть символ U+FFFD: текст испортили при перекодировании ещё до нас, восстановить его нельзя",
             ),
         )),
+        (Encoding::Cp1251 | Encoding::Cp866, Ok(text)) if encoding::plausible_utf8(text) => {
+            Err((Code::MixedEncoding, first, {
+                let shown = short_bytes(content, Encoding::Utf8);
+                tr!(
+                    "this line is UTF-8 ({shown}) while the rest of the file is {encoding}" ;
+                    "эта строка в UTF-8 ({shown}), а остальной файл — в {encoding}"
+                )
+            }))
+        }
         _ => Ok(()),
     }
 }
 
 pub(crate) fn refuse_line(
     code: Code,
-    message: String,
+    message: Message,
     content: &[u8],
     at: usize,
     absolute_start: usize,
@@ -234,7 +257,7 @@ pub(crate) fn refuse_line(
                     number,
                     column(content, at, encoding),
                 )
-                .expected(format!("{encoding} text throughout")),
+                .expected(tr!("{encoding} text throughout" ; "весь текст в {encoding}")),
         ),
         encoding: Some(encoding),
     }
@@ -435,7 +458,8 @@ impl Grouper {
             .filter(|d| once(d.code) & already == 0)
             .collect();
         let (before_closing, after): (Vec<_>, Vec<_>) = mine.into_iter().partition(|d| {
-            d.line == first_line && matches!(d.code, Code::LineEnding | Code::EmptyDocumentType)
+            d.line == Some(first_line)
+                && matches!(d.code, Code::LineEnding | Code::EmptyDocumentType)
         });
         self.diagnostics = earlier.diagnostics;
         let at = closing_at.min(self.diagnostics.len());
@@ -520,7 +544,7 @@ impl Grouper {
         buf: &[u8],
         line: &Line,
         range: std::ops::Range<usize>,
-        message: String,
+        message: Message,
     ) -> Reported<'_> {
         let index = code as usize;
         self.counts[index] += 1;
@@ -559,7 +583,7 @@ impl Grouper {
         }
     }
 
-    fn report_once(&mut self, flag: u8, code: Code, buf: &[u8], line: &Line, message: String) {
+    fn report_once(&mut self, flag: u8, code: Code, buf: &[u8], line: &Line, message: Message) {
         if self.reported & flag == 0 {
             self.reported |= flag;
             let len = line.len as usize;
@@ -571,19 +595,20 @@ impl Grouper {
     pub(crate) fn push(&mut self, buf: &[u8], mut line: Line) -> Option<Section> {
         let content = line.content(buf);
         if line.ending != LineEnding::Crlf && line.ending != LineEnding::None {
-            let name = if line.ending == LineEnding::Lf {
-                "LF"
+            let (name, name_ru) = if line.ending == LineEnding::Lf {
+                ("LF", "LF")
             } else {
-                "a lone CR"
+                ("a lone CR", "одиночным CR")
             };
+            let number = line.number;
             self.report_once(
                 REPORTED_ENDING,
                 Code::LineEnding,
                 buf,
                 &line,
-                format!(
-                    "line {} ends with {name}; 1C writes CRLF (reported once per file)",
-                    line.number
+                tr!(
+                    "line {number} ends with {name}; 1C writes CRLF (reported once per file)" ;
+                    "строка {number} заканчивается {name_ru}, а 1С пишет CRLF (сообщается один раз на файл)"
                 ),
             );
         }
@@ -597,7 +622,10 @@ impl Grouper {
                         Code::ContentAfterEndOfFile,
                         buf,
                         &line,
-                        "text after КонецФайла is ignored".into(),
+                        Message::new(
+                            "text after КонецФайла is ignored",
+                            "текст после КонецФайла не читается",
+                        ),
                     );
                     LineKind::Junk
                 }
@@ -613,7 +641,10 @@ impl Grouper {
                     Code::BlankLine,
                     buf,
                     &line,
-                    "blank line (1C skips them; reported once per file)".into(),
+                    Message::new(
+                        "blank line (1C skips them; reported once per file)",
+                        "пустая строка (1С их пропускает; сообщается один раз на файл)",
+                    ),
                 );
                 self.push_line(line);
                 None
@@ -626,9 +657,15 @@ impl Grouper {
                     buf,
                     &line,
                     0..len,
-                    "this line is neither a marker nor Key=Value; it is kept and ignored".into(),
+                    Message::new(
+                        "this line is neither a marker nor Key=Value; it is kept and ignored",
+                        "строка — не маркер и не Ключ=Значение; она сохранена, но не читается",
+                    ),
                 )
-                .expected("Key=Value or a section marker");
+                .expected(Message::new(
+                    "Key=Value or a section marker",
+                    "Ключ=Значение или маркер секции",
+                ));
                 self.push_line(line);
                 None
             }
@@ -652,10 +689,13 @@ impl Grouper {
                         buf,
                         &line,
                         at..at + written.len(),
-                        format!("`{name}` is read as `{}`", marker.name()),
+                        tr!(
+                            "`{name}` is read as `{}`", marker.name() ;
+                            "`{name}` прочитан как `{}`", marker.name()
+                        ),
                     )
-                    .key(&name)
-                    .expected(marker.name());
+                    .key(name.clone())
+                    .expected(Message::same(marker.name()));
                 }
                 if content.trim_ascii().len() != content.len() && marker != Marker::DocumentStart {
                     let len = content.len();
@@ -664,7 +704,7 @@ impl Grouper {
                         buf,
                         &line,
                         0..len,
-                        format!("spaces around {}", marker.name()),
+                        tr!("spaces around {}", marker.name() ; "пробелы вокруг {}", marker.name()),
                     );
                 }
                 self.marker(buf, line, marker)
@@ -687,7 +727,10 @@ impl Grouper {
                         buf,
                         &line,
                         0..len,
-                        "1CClientBankExchange again: only line 1 may hold it".into(),
+                        Message::new(
+                            "1CClientBankExchange again: only line 1 may hold it",
+                            "1CClientBankExchange ещё раз: эта строка допустима только первой",
+                        ),
                     );
                 }
                 self.push_line(line);
@@ -703,9 +746,12 @@ impl Grouper {
                         buf,
                         &line,
                         0..len,
-                        format!("{} closes a section of the other kind", marker.name()),
+                        tr!(
+                            "{} closes a section of the other kind", marker.name() ;
+                            "{} закрывает секцию другого вида", marker.name()
+                        ),
                     )
-                    .expected(expected_end.map_or("", Marker::name));
+                    .expected(Message::same(expected_end.map_or("", Marker::name)));
                     self.open = false;
                 } else {
                     self.report(
@@ -713,7 +759,10 @@ impl Grouper {
                         buf,
                         &line,
                         0..len,
-                        format!("{} with no section open", marker.name()),
+                        tr!(
+                            "{} with no section open", marker.name() ;
+                            "{} без открытой секции", marker.name()
+                        ),
                     );
                 }
                 self.push_line(line);
@@ -738,9 +787,15 @@ impl Grouper {
                             buf,
                             &line,
                             0..len,
-                            "СекцияДокумент names no document type".into(),
+                            Message::new(
+                                "СекцияДокумент names no document type",
+                                "в СекцияДокумент не указан вид документа",
+                            ),
                         )
-                        .expected("СекцияДокумент=Платежное поручение (or another document type)");
+                        .expected(Message::new(
+                            "СекцияДокумент=Платежное поручение (or another document type)",
+                            "СекцияДокумент=Платежное поручение (или другой вид документа)",
+                        ));
                     }
                 }
                 let finished = self.finish_section(buf, &line);
@@ -775,16 +830,13 @@ impl Grouper {
             LineKind::StrayPair
         };
         if key_bytes.len() != raw_key.len() {
-            self.report(
-                Code::StraySpaces,
-                buf,
-                line,
-                0..eq + 1,
-                format!(
-                    "spaces around the key `{}`: 1C would not know it",
-                    key_name()
-                ),
-            )
+            self.report(Code::StraySpaces, buf, line, 0..eq + 1, {
+                let key = key_name();
+                tr!(
+                    "spaces around the key `{key}`: 1C would not know it" ;
+                    "пробелы вокруг ключа `{key}`: 1С его не распознает"
+                )
+            })
             .key(key_name());
         }
         let value = &content[eq + 1..];
@@ -796,14 +848,17 @@ impl Grouper {
                 buf,
                 line,
                 eq + 1..content.len(),
-                format!(
-                    "the value of `{}` reads as mojibake in {encoding} but as {other} text: {read}; it was written in another encoding than the file",
-                    key_name()
-                ),
+                {
+                    let key = key_name();
+                    tr!(
+                        "the value of `{key}` reads as mojibake in {encoding} but as {other} text: {read}; it was written in another encoding than the file" ;
+                        "значение `{key}` в {encoding} читается как набор случайных знаков, а в {other} — как текст: {read}; его записали не в той кодировке, что весь файл"
+                    )
+                },
             )
             .key(key_name())
             .found(shown)
-            .expected(format!("{encoding} text"));
+            .expected(tr!("{encoding} text" ; "текст в {encoding}"));
         }
         // `Кодировка` spelled in another encoding than the one the content chose is still the
         // encoding key: its (ASCII) value is checked against the choice and a mismatch warned.
@@ -814,32 +869,26 @@ impl Grouper {
                 .then_some((Key::Encoding, false))
         });
         let Some(place) = place else {
-            self.report(
-                Code::KeyOutsideSection,
-                buf,
-                line,
-                0..eq,
-                format!(
-                    "`{}` stands between sections; it belongs to none and is ignored",
-                    key_name()
-                ),
-            )
+            self.report(Code::KeyOutsideSection, buf, line, 0..eq, {
+                let key = key_name();
+                tr!(
+                    "`{key}` stands between sections; it belongs to none and is ignored" ;
+                    "`{key}` стоит между секциями, не относится ни к одной и не читается"
+                )
+            })
             .key(key_name());
             return;
         };
         let Some((key, folded)) = found else {
-            self.report(
-                Code::UnknownKey,
-                buf,
-                line,
-                0..eq,
-                format!(
-                    "`{}` is not a key of the 1.03 format; it is kept as written",
-                    key_name()
-                ),
-            )
+            self.report(Code::UnknownKey, buf, line, 0..eq, {
+                let key = key_name();
+                tr!(
+                    "`{key}` is not a key of the 1.03 format; it is kept as written" ;
+                    "`{key}` — не ключ формата 1.03; он сохранён как есть"
+                )
+            })
             .key(key_name())
-            .expected(format!("a key of {}", place.describe()));
+            .expected(tr!("a key of {}", place.describe() ; "ключ {}", place.of_ru()));
             return;
         };
         line.key = Some(key);
@@ -849,10 +898,13 @@ impl Grouper {
                 buf,
                 line,
                 0..eq,
-                format!("`{}` is read as `{}`", key_name(), key.name()),
+                tr!(
+                    "`{}` is read as `{}`", key_name(), key.name() ;
+                    "`{}` прочитан как `{}`", key_name(), key.name()
+                ),
             )
             .key(key_name())
-            .expected(key.name());
+            .expected(Message::same(key.name()));
         }
         if !key.allowed_in(place) {
             self.report(
@@ -860,7 +912,10 @@ impl Grouper {
                 buf,
                 line,
                 0..eq,
-                format!("`{}` does not belong in {}", key.name(), place.describe()),
+                tr!(
+                    "`{}` does not belong in {}", key.name(), place.describe() ;
+                    "`{}` не допускается {}", key.name(), place.in_ru()
+                ),
             )
             .key(key.name());
             return;
@@ -872,9 +927,9 @@ impl Grouper {
                 buf,
                 line,
                 0..eq,
-                format!(
-                    "`{}` stands twice in this section; the first value is used",
-                    key.name()
+                tr!(
+                    "`{}` stands twice in this section; the first value is used", key.name() ;
+                    "`{}` повторяется в этой секции; берётся первое значение", key.name()
                 ),
             )
             .key(key.name());
@@ -892,24 +947,31 @@ impl Grouper {
         let trimmed = value.trim_ascii();
         if trimmed.is_empty() && key.kind() != ValueKind::Version {
             if required_value(self.kind).contains(&key) {
-                let place = match self.kind {
-                    SectionKind::Header => "the header",
-                    SectionKind::Account => "an account section",
-                    _ => "a document",
+                let (place, place_ru) = match self.kind {
+                    SectionKind::Header => ("the header", "в заголовке"),
+                    SectionKind::Account => ("an account section", "в секции расчётного счёта"),
+                    _ => ("a document", "в документе"),
                 };
                 let expected = match key.kind() {
-                    ValueKind::Date => "a date, ДД.ММ.ГГГГ",
-                    ValueKind::Amount { .. } => "an amount, e.g. 1500.00",
-                    ValueKind::EncodingLabel => "Windows or DOS",
-                    _ if key == Key::Account => "the 20-digit account number",
-                    _ => "the document number",
+                    ValueKind::Date => Message::new("a date, ДД.ММ.ГГГГ", "дата ДД.ММ.ГГГГ"),
+                    ValueKind::Amount { .. } => {
+                        Message::new("an amount, e.g. 1500.00", "сумма, например 1500.00")
+                    }
+                    ValueKind::EncodingLabel => Message::new("Windows or DOS", "Windows или DOS"),
+                    _ if key == Key::Account => {
+                        Message::new("the 20-digit account number", "номер счёта из 20 цифр")
+                    }
+                    _ => Message::new("the document number", "номер документа"),
                 };
                 self.report(
                     Code::EmptyValue,
                     buf,
                     line,
                     start..start,
-                    format!("`{}` has no value; {place} needs one", key.name()),
+                    tr!(
+                        "`{}` has no value; {place} needs one", key.name() ;
+                        "у ключа `{}` нет значения, а {place_ru} оно обязательно", key.name()
+                    ),
                 )
                 .key(key.name())
                 .expected(expected);
@@ -931,12 +993,18 @@ impl Grouper {
                     }
                     return;
                 }
-                None => (Code::InvalidDate, "ДД.ММ.ГГГГ, a calendar date".to_string()),
+                None => (
+                    Code::InvalidDate,
+                    Message::new(
+                        "ДД.ММ.ГГГГ, a calendar date",
+                        "ДД.ММ.ГГГГ, существующая дата",
+                    ),
+                ),
             },
             ValueKind::Time => match value::parse_time(value) {
                 Some((_, false)) => return,
-                Some((_, true)) => (Code::TimeWithDots, "ЧЧ:ММ:СС".to_string()),
-                None => (Code::InvalidTime, "ЧЧ:ММ:СС".to_string()),
+                Some((_, true)) => (Code::TimeWithDots, Message::same("ЧЧ:ММ:СС")),
+                None => (Code::InvalidTime, Message::same("ЧЧ:ММ:СС")),
             },
             ValueKind::Amount { signed } => {
                 let slot = match key {
@@ -958,36 +1026,65 @@ impl Grouper {
                     true => return,
                     false if signed => (
                         Code::InvalidSum,
-                        "rubles with up to two decimals after a dot, e.g. 1500.00 or -20.5"
-                            .to_string(),
+                        Message::new(
+                            "rubles with up to two decimals after a dot, e.g. 1500.00 or -20.5",
+                            "рубли и не больше двух знаков копеек после точки, например 1500.00 или -20.5",
+                        ),
                     ),
                     false => (
                         Code::InvalidSum,
-                        "rubles with up to two decimals after a dot, e.g. 1500.00, not negative"
-                            .to_string(),
+                        Message::new(
+                            "rubles with up to two decimals after a dot, e.g. 1500.00, not negative",
+                            "рубли и не больше двух знаков копеек после точки, например 1500.00, без минуса",
+                        ),
                     ),
                 }
             }
             ValueKind::Integer => match value::parse_integer(value) {
                 Some(_) => return,
-                None => (Code::InvalidInteger, "a whole number of days".to_string()),
+                None => (
+                    Code::InvalidInteger,
+                    Message::new("a whole number of days", "целое число дней"),
+                ),
             },
             ValueKind::Version => match value::parse_version(value) {
                 Some(_) => return,
-                None => (Code::UnsupportedVersion, "1.01, 1.02 or 1.03".to_string()),
+                None => (
+                    Code::UnsupportedVersion,
+                    Message::new("1.01, 1.02 or 1.03", "1.01, 1.02 или 1.03"),
+                ),
             },
             ValueKind::EncodingLabel => {
                 self.check_label(buf, line, value, span);
                 return;
             }
         };
+        let (name, value) = (key.name(), shown());
         let message = match code {
-            Code::InvalidDate => format!("`{}` is not a valid date: {}", key.name(), shown()),
-            Code::InvalidTime => format!("`{}` is not a valid time: {}", key.name(), shown()),
-            Code::TimeWithDots => format!("`{}` is written with dots: {}", key.name(), shown()),
-            Code::InvalidSum => format!("`{}` is not a valid amount: {}", key.name(), shown()),
-            Code::InvalidInteger => format!("`{}` is not a whole number: {}", key.name(), shown()),
-            _ => format!("format version {} is not supported", shown()),
+            Code::InvalidDate => tr!(
+                "`{name}` is not a valid date: {value}" ;
+                "`{name}` — неверная дата: {value}"
+            ),
+            Code::InvalidTime => tr!(
+                "`{name}` is not a valid time: {value}" ;
+                "`{name}` — неверное время: {value}"
+            ),
+            Code::TimeWithDots => tr!(
+                "`{name}` is written with dots: {value}" ;
+                "`{name}` записано через точки: {value}"
+            ),
+            Code::InvalidSum => tr!(
+                "`{name}` is not a valid amount: {value}" ;
+                "`{name}` — неверная сумма: {value}"
+            ),
+            Code::InvalidInteger => tr!(
+                "`{name}` is not a whole number: {value}" ;
+                "`{name}` — не целое число: {value}"
+            ),
+            _ => tr!(
+                "format version {value} is not supported" ;
+                "версия формата {value} не поддерживается"
+            ),
         };
         let found = shown();
         self.report(code, buf, line, span, message)
@@ -1005,14 +1102,17 @@ impl Grouper {
                     buf,
                     line,
                     span,
-                    format!(
-                        "Кодировка={label} names no encoding we know; the file is read as {}",
-                        self.encoding
-                    ),
+                    {
+                        let encoding = self.encoding;
+                        tr!(
+                            "Кодировка={label} names no encoding we know; the file is read as {encoding}" ;
+                            "Кодировка={label} — неизвестная кодировка; файл прочитан как {encoding}"
+                        )
+                    },
                 )
                 .key(Key::Encoding.name())
                 .found(label)
-                .expected("Windows or DOS");
+                .expected(Message::new("Windows or DOS", "Windows или DOS"));
             }
             Some((declared, standard)) => {
                 if declared != self.encoding && self.detection != Detection::Ascii {
@@ -1022,22 +1122,31 @@ impl Grouper {
                         buf,
                         line,
                         span.clone(),
-                        format!("the file says Кодировка={label} but its bytes are {}; it is read as {}", self.encoding, self.encoding),
+                        {
+                            let encoding = self.encoding;
+                            tr!(
+                                "the file says Кодировка={label} but its bytes are {encoding}; it is read as {encoding}" ;
+                                "в файле указано Кодировка={label}, но его байты — в {encoding}; он прочитан как {encoding}"
+                            )
+                        },
                     )
                     .key(Key::Encoding.name())
                     .found(label.clone())
-                    .expected(actual);
+                    .expected(Message::same(actual));
                 } else if !standard {
                     self.report(
                         Code::NonstandardEncodingLabel,
                         buf,
                         line,
                         span,
-                        format!("Кодировка={label} is not one of the two values 1C knows"),
+                        tr!(
+                            "Кодировка={label} is not one of the two values 1C knows" ;
+                            "Кодировка={label} — не одно из двух значений, которые знает 1С"
+                        ),
                     )
                     .key(Key::Encoding.name())
                     .found(label)
-                    .expected(declared.label());
+                    .expected(Message::same(declared.label()));
                 }
             }
         }
@@ -1054,35 +1163,41 @@ impl Grouper {
             };
             let first = self.pending()[0];
             let len = first.len as usize;
+            let (opened, next_line) = (first.number, next.number);
             let message = if next.len == 0 && next.number == 0 {
-                format!(
-                    "the section opened at line {} is not closed before the end of the input",
-                    first.number
+                tr!(
+                    "the section opened at line {opened} is not closed before the end of the input" ;
+                    "секция, открытая в строке {opened}, не закрыта до конца файла"
                 )
             } else {
-                format!(
-                    "the section opened at line {} is not closed before line {}",
-                    first.number, next.number
+                tr!(
+                    "the section opened at line {opened} is not closed before line {next_line}" ;
+                    "секция, открытая в строке {opened}, не закрыта до строки {next_line}"
                 )
             };
             self.report(Code::UnclosedSection, buf, &first, 0..len, message)
-                .expected(end.name());
+                .expected(Message::same(end.name()));
         }
         if let Some(&first) = self.pending().first() {
             for &key in required(kind) {
                 if self.seen & (1u128 << (key as u32)) == 0 {
                     let len = first.len as usize;
-                    let place = match kind {
-                        SectionKind::Header => "the header",
-                        SectionKind::Account => "this account section",
-                        _ => "this document",
+                    let (place, place_ru) = match kind {
+                        SectionKind::Header => ("the header", "в заголовке"),
+                        SectionKind::Account => {
+                            ("this account section", "в этой секции расчётного счёта")
+                        }
+                        _ => ("this document", "в этом документе"),
                     };
                     self.report(
                         Code::MissingKey,
                         buf,
                         &first,
                         0..len,
-                        format!("{place} has no `{}`", key.name()),
+                        tr!(
+                            "{place} has no `{}`", key.name() ;
+                            "{place_ru} нет `{}`", key.name()
+                        ),
                     )
                     .key(key.name());
                 }
@@ -1096,7 +1211,14 @@ impl Grouper {
                         buf,
                         &first,
                         0..len,
-                        format!("closing balance {closing} is not opening {opening} + credited {} − debited {} = {computed}", credited.unwrap_or_default(), debited.unwrap_or_default()),
+                        {
+                            let (credited, debited) =
+                                (credited.unwrap_or_default(), debited.unwrap_or_default());
+                            tr!(
+                                "closing balance {closing} is not opening {opening} + credited {credited} − debited {debited} = {computed}" ;
+                                "конечный остаток {closing} не равен начальному {opening} + поступило {credited} − списано {debited} = {computed}"
+                            )
+                        },
                     )
                     .key(Key::ClosingBalance.name());
                 }
@@ -1111,17 +1233,13 @@ impl Grouper {
                     .copied()
                     .unwrap_or(first);
                 let len = line.len as usize;
-                self.report(
-                    Code::PeriodReversed,
-                    buf,
-                    &line,
-                    0..len,
-                    format!(
-                        "ДатаНачала {} is after ДатаКонца {}",
-                        value::format_date(start),
-                        value::format_date(end)
-                    ),
-                )
+                self.report(Code::PeriodReversed, buf, &line, 0..len, {
+                    let (start, end) = (value::format_date(start), value::format_date(end));
+                    tr!(
+                        "ДатаНачала {start} is after ДатаКонца {end}" ;
+                        "ДатаНачала {start} позже ДатаКонца {end}"
+                    )
+                })
                 .key(Key::EndDate.name());
             }
         }
@@ -1189,9 +1307,12 @@ impl Grouper {
                 buf,
                 &line,
                 len..len,
-                "the file has no КонецФайла; it may have been cut short".into(),
+                Message::new(
+                    "the file has no КонецФайла; it may have been cut short",
+                    "в файле нет КонецФайла; возможно, он обрезан",
+                ),
             )
-            .expected("КонецФайла");
+            .expected(Message::same("КонецФайла"));
         }
         self.summarise();
         Finished {
@@ -1207,9 +1328,12 @@ impl Grouper {
 struct Reported<'a>(Option<&'a mut Diagnostic>);
 
 impl Reported<'_> {
-    fn key(mut self, key: impl AsRef<str>) -> Self {
+    fn key(mut self, key: impl Into<std::borrow::Cow<'static, str>>) -> Self {
         if let Some(d) = &mut self.0 {
-            d.key = Some(short(key.as_ref()));
+            d.key = Some(match key.into() {
+                std::borrow::Cow::Owned(key) => std::borrow::Cow::Owned(short(&key)),
+                key => key,
+            });
         }
         self
     }
@@ -1219,9 +1343,9 @@ impl Reported<'_> {
         }
         self
     }
-    fn expected(mut self, expected: impl Into<String>) -> Self {
+    fn expected(mut self, expected: Message) -> Self {
         if let Some(d) = &mut self.0 {
-            d.expected = Some(expected.into());
+            d.expected = Some(expected);
         }
         self
     }

@@ -49,6 +49,7 @@ impl OwnedSection {
 
 /// Why the streaming reader stopped.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum StreamError {
     /// Reading the input failed.
     Io(io::Error),
@@ -65,7 +66,14 @@ impl std::fmt::Display for StreamError {
     }
 }
 
-impl std::error::Error for StreamError {}
+impl std::error::Error for StreamError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            StreamError::Io(e) => Some(e),
+            StreamError::Refused(r) => Some(r),
+        }
+    }
+}
 
 /// Reads an exchange file section by section: the header, then each account section and
 /// document, then `КонецФайла`. Findings gather in [`Reader::diagnostics`].

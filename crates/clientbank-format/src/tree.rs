@@ -258,10 +258,16 @@ impl SyntaxTree {
     fn index(buf: &[u8], parallel: bool) -> Result<Index, Refused> {
         if u32::try_from(buf.len()).is_err() {
             return Err(Refused {
-                diagnostic: Box::new(Diagnostic::new(
-                    crate::Code::TooLarge,
-                    "the input is larger than 4 GiB; read it with the streaming reader",
-                )),
+                diagnostic: Box::new(
+                    Diagnostic::new(
+                        crate::Code::TooLarge,
+                        crate::Message::new(
+                            "the input is larger than 4 GiB; read it with the streaming reader",
+                            "файл больше 4 ГиБ; читайте его потоковым чтением (Reader)",
+                        ),
+                    )
+                    .at(0..0, 1, 1),
+                ),
                 encoding: None,
             });
         }
@@ -565,7 +571,7 @@ impl SyntaxTree {
 
 /// One `Key=Value` line of a section.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Field<'a> {
+pub struct Entry<'a> {
     /// The key as written (spaces around it removed).
     pub key: Cow<'a, str>,
     /// The value exactly as written after the first `=`.
@@ -574,6 +580,53 @@ pub struct Field<'a> {
     pub known: Option<Key>,
     /// 1-based line in the input; 0 for a line added by an edit.
     pub line: u32,
+}
+
+/// Where a `Key=Value` line's value stands in the input: what a finding about the value
+/// points at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ValueAt {
+    /// 1-based line (0 for a line added by an edit).
+    pub line: u32,
+    /// 1-based column of the value's first character, in characters.
+    pub column: u32,
+    /// Byte offset of the value in the input.
+    pub start: usize,
+    /// Byte offset just past the value (the line's end); at least `start + 1`, so that an
+    /// empty value still has a place to point at.
+    pub end: usize,
+}
+
+fn value_at(line: &Line, buf: &[u8], encoding: Encoding) -> ValueAt {
+    let content = line.content(buf);
+    let eq = if line.eq == NO_EQ {
+        content.len()
+    } else {
+        line.eq as usize + 1
+    };
+    let start = line.start as usize + eq;
+    ValueAt {
+        line: line.number,
+        column: parse::column(content, eq, encoding),
+        start,
+        end: (line.start as usize + content.len()).max(start + 1),
+    }
+}
+
+thread_local! {
+    static KEY_DECODES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+fn count_key_decode() {
+    KEY_DECODES.with(|c| c.set(c.get() + 1));
+}
+
+/// How many keys this thread decoded through [`SectionRef::fields`] and
+/// [`SectionRef::unknown_keys`] (for tests that bound the work done per key).
+#[doc(hidden)]
+pub fn key_decodes() -> usize {
+    KEY_DECODES.with(std::cell::Cell::get)
 }
 
 /// A read-only view of one section.
@@ -693,11 +746,35 @@ impl<'a> SectionRef<'a> {
         self.pairs().filter_map(|l| l.key.map(|k| (k, l.number)))
     }
 
-    /// Every `Key=Value` line of the section in order, known keys and unknown.
-    pub fn fields(&self) -> impl Iterator<Item = Field<'a>> + 'a {
+    /// Where the value of every `Key=Value` line stands, in order, with the known key it is
+    /// (if any), without decoding anything.
+    pub fn value_places(&self) -> impl Iterator<Item = (Option<Key>, ValueAt)> + 'a {
         let (buf, encoding) = (self.buf, self.encoding);
-        self.pairs().map(move |l| Field {
-            key: encoding.decode(l.key_bytes(buf)),
+        self.pairs()
+            .map(move |l| (l.key, value_at(l, buf, encoding)))
+    }
+
+    /// The keys that are not the format's, as written, each with where its value stands;
+    /// only these keys are decoded.
+    pub fn unknown_keys(&self) -> impl Iterator<Item = (Cow<'a, str>, ValueAt)> + 'a {
+        let (buf, encoding) = (self.buf, self.encoding);
+        self.pairs().filter(|l| l.key.is_none()).map(move |l| {
+            count_key_decode();
+            (
+                encoding.decode(l.key_bytes(buf)),
+                value_at(l, buf, encoding),
+            )
+        })
+    }
+
+    /// Every `Key=Value` line of the section in order, known keys and unknown.
+    pub fn fields(&self) -> impl Iterator<Item = Entry<'a>> + 'a {
+        let (buf, encoding) = (self.buf, self.encoding);
+        self.pairs().map(move |l| Entry {
+            key: {
+                count_key_decode();
+                encoding.decode(l.key_bytes(buf))
+            },
             value: encoding.decode(l.value_bytes(buf)),
             known: l.key,
             line: l.number,

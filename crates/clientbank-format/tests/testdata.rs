@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use clientbank_format::{Reader, Renderer, Severity, parse};
+use clientbank_format::{Encoding, Reader, Renderer, Severity, parse};
 
 fn testdata() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata")
@@ -35,14 +35,15 @@ fn rendered(path: &Path, bytes: &[u8]) -> String {
     );
     match parse(bytes) {
         Ok(parsed) => {
-            let renderer = Renderer::new(&shown, bytes, Some(parsed.tree.encoding()));
+            let renderer = Renderer::new(&shown, bytes, Some(parsed.tree.encoding().as_source()));
             parsed
                 .diagnostics
                 .iter()
                 .map(|d| renderer.render(d))
                 .collect()
         }
-        Err(refused) => Renderer::new(&shown, bytes, refused.encoding).render(&refused.diagnostic),
+        Err(refused) => Renderer::new(&shown, bytes, refused.encoding.map(Encoding::as_source))
+            .render(&refused.diagnostic),
     }
 }
 

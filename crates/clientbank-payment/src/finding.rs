@@ -1,8 +1,11 @@
-//! Findings about payments: what a rule or a mapping found, where, and what to do about it.
+//! The fields of a payment, and where a payment order's keys stood in its 1C file: what
+//! findings about payments are located by. The findings themselves are the workspace's one
+//! [`Diagnostic`].
 
-use std::fmt;
+use std::collections::HashMap;
 
-use clientbank_format::{Key, Severity};
+use clientbank_diagnostic::{Code, Diagnostic, Message};
+use clientbank_format::{Key, SectionRef, ValueAt};
 
 macro_rules! fields {
     ($( $(#[$doc:meta])* $variant:ident = $json:expr, $key:ident; )*) => {
@@ -104,260 +107,112 @@ fields! {
     ThirdPartyKpp = Some("PayformDataThirdPerson.KPP"), PayerKpp;
 }
 
-macro_rules! codes {
-    ($( $(#[$doc:meta])* $variant:ident = $name:literal, $severity:ident; )*) => {
-        /// What a finding is about: stable kebab-case names that users filter by.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        #[non_exhaustive]
-        pub enum Code { $( $(#[$doc])* $variant, )* }
-
-        impl Code {
-            /// Every code.
-            pub const ALL: &'static [Code] = &[$(Code::$variant),*];
-
-            /// The stable name.
-            pub fn as_str(self) -> &'static str {
-                match self { $(Code::$variant => $name,)* }
-            }
-
-            /// Error (blocks an upload) or warning (does not).
-            pub fn severity(self) -> Severity {
-                match self { $(Code::$variant => Severity::$severity,)* }
-            }
-        }
-    };
-}
-
-codes! {
-    /// A field the bank needs is empty.
-    Missing = "missing", Error;
-    /// The document number is not 1–6 digits, or is zero.
-    NumberInvalid = "number-invalid", Error;
-    /// The document number is longer than the form's six digits.
-    NumberLong = "number-long", Warning;
-    /// The date is after today.
-    DateInFuture = "date-in-future", Warning;
-    /// The date is more than ten days ago: the bank takes a payment order for ten days.
-    DateStale = "date-stale", Warning;
-    /// The sum is zero or negative.
-    SumNotPositive = "sum-not-positive", Error;
-    /// The sum has more than two decimals or more than 18 digits.
-    SumPrecision = "sum-precision", Error;
-    /// An INN that is not 10 or 12 digits (5, 10 or 12 for a budget payer).
-    InnFormat = "inn-format", Error;
-    /// An INN whose check digit is wrong.
-    InnCheckDigit = "inn-check-digit", Error;
-    /// An INN starting with `00` in a budget payment.
-    InnZeroPrefix = "inn-zero-prefix", Error;
-    /// A KPP that is not `NNNNPPNNN` (or `0` where allowed).
-    KppFormat = "kpp-format", Error;
-    /// A KPP starting with `00` in a budget payment.
-    KppZeroPrefix = "kpp-zero-prefix", Error;
-    /// A BIK that is not nine digits starting with `0`.
-    BikFormat = "bik-format", Error;
-    /// An account that is not 20 digits.
-    AccountFormat = "account-format", Error;
-    /// An account whose control key disagrees with the bank's BIK.
-    AccountKey = "account-key", Error;
-    /// A treasury account (`03…`) without the structure of one.
-    TreasuryAccount = "treasury-account", Error;
-    /// A correspondent account that is not `301…` (or the treasury's `40102…`).
-    CorrAccountFormat = "corr-account-format", Error;
-    /// A budget payment's UIN that is not `0`, 20 or 25 digits, or is all zeros.
-    UinFormat = "uin-format", Error;
-    /// A UIN whose check digit is wrong.
-    UinCheckDigit = "uin-check-digit", Error;
-    /// Field 22 of an ordinary payment holding something other than a valid UIN: the payee's
-    /// own payment identifier, which has no check digit.
-    PayeeIdentifier = "payee-identifier", Warning;
-    /// A KBK that is not 20 digits or is all zeros.
-    KbkFormat = "kbk-format", Error;
-    /// A KBK with the template administrator `000`.
-    KbkTemplate = "kbk-template", Warning;
-    /// An OKTMO that is not 8 or 11 digits (or `0`).
-    OktmoFormat = "oktmo-format", Error;
-    /// A payer status that is not two digits of 107n's list.
-    PayerStatusInvalid = "payer-status-invalid", Error;
-    /// A payer status removed in 2021 (`09`–`12`).
-    PayerStatusRemoved = "payer-status-removed", Error;
-    /// A basis of payment (field 106) not in 107n's list.
-    BasisInvalid = "basis-invalid", Error;
-    /// A tax period (field 107) not in 107n's forms.
-    PeriodInvalid = "period-invalid", Error;
-    /// A basis document number (field 108) that is too long, contains `№`, or is `0` where the
-    /// basis needs one.
-    DocNumberInvalid = "doc-number-invalid", Error;
-    /// A basis document date (field 109) that is neither `ДД.ММ.ГГГГ` nor `0`.
-    DocDateInvalid = "doc-date-invalid", Error;
-    /// A budget field left empty: 107n wants `0` when there is no value.
-    BudgetPlaceholder = "budget-placeholder", Warning;
-    /// A payment to a treasury revenue account (`03100…`) without budget fields.
-    BudgetFieldsMissing = "budget-fields-missing", Warning;
-    /// Field 110 filled: it is obsolete since 2015.
-    PaymentTypeObsolete = "payment-type-obsolete", Warning;
-    /// A single tax payment (ЕНП) whose requisites differ from the ones the FNS publishes.
-    EnpRequisite = "enp-requisite", Error;
-    /// A single tax payment with an outdated or unusual, but not wrong, requisite.
-    EnpOutdated = "enp-outdated", Warning;
-    /// A third-party payment whose purpose does not start with `ИНН//КПП//name//`.
-    ThirdPartyPurpose = "third-party-purpose", Warning;
-    /// A third-party payment that 107n does not allow (a tax agent's payment).
-    ThirdPartyNotAllowed = "third-party-not-allowed", Warning;
-    /// The salary-deduction INN given with a payer status other than `19`.
-    DeductionInnStatus = "deduction-inn-status", Warning;
-    /// Field 21 is not one digit 1–5.
-    PriorityInvalid = "priority-invalid", Error;
-    /// Field 21 other than 5 for an ordinary or a voluntary tax payment.
-    PriorityUnusual = "priority-unusual", Warning;
-    /// Field 20 other than one digit 1–5.
-    PurposeCodeInvalid = "purpose-code-invalid", Error;
-    /// Field 18 other than `01` in a payment order.
-    OperationKindUnusual = "operation-kind-unusual", Warning;
-    /// The purpose is longer than 210 characters.
-    PurposeTooLong = "purpose-too-long", Error;
-    /// A name longer than 160 characters.
-    NameTooLong = "name-too-long", Error;
-    /// A line break, tab or other control character in any field: a 1C file cannot hold it.
-    ControlCharacter = "control-character", Error;
-    /// A character the 1C file's encoding (CP1251, or the one asked for) cannot hold.
-    Unrepresentable = "unrepresentable-character", Error;
-    /// A commercial payment whose purpose does not mention VAT (Tax Code art. 168).
-    VatNotMentioned = "vat-not-mentioned", Warning;
-    /// The VAT amount in the purpose does not match the sum and rate.
-    VatAmount = "vat-amount", Warning;
-    /// A code with spaces around it.
-    Whitespace = "whitespace", Warning;
-    /// A 1C key that the JSON upload request cannot carry; the bank will not see it.
-    NotCarried = "not-carried", Warning;
-    /// A document that is not a payment order; it is not converted.
-    NotAPaymentOrder = "not-a-payment-order", Warning;
-    /// A payer's requisite (INN, KPP, name, bank) that a 1C payment order needs but the JSON
-    /// upload request does not carry, and no `--payer-from` file gave: the keys are written
-    /// empty.
-    PayerUnknown = "payer-unknown", Warning;
-    /// The payee's bank name (`ПолучательБанк1`), which a JSON upload request does not carry
-    /// (the bank takes it from the BIK): the 1C file holds the key empty.
-    RecipientBankUnknown = "recipient-bank-unknown", Warning;
-    /// A JSON field that the upload request does not have.
-    UnknownField = "unknown-field", Warning;
-    /// JSON that is not an upload request (or an array of them).
-    JsonInvalid = "json-invalid", Error;
-}
-
-impl fmt::Display for Code {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+impl Field {
+    /// The field a finding is about, told by its JSON name and 1C key.
+    pub fn of(finding: &Diagnostic) -> Option<Field> {
+        let key = finding.key.as_deref()?;
+        Field::ALL
+            .iter()
+            .copied()
+            .find(|f| f.json() == finding.field && f.key().name() == key)
     }
 }
 
-/// One finding about one payment.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Finding {
-    /// What it is about.
-    pub code: Code,
-    /// Error blocks an upload; warning does not.
-    pub severity: Severity,
-    /// The payment field, if the finding is about one.
-    pub field: Option<Field>,
-    /// The 1C key, if any (a field's key, or a key that has no field).
-    pub key: Option<Key>,
-    /// The payment's position among the payments of its input (0-based).
-    pub payment: Option<usize>,
-    /// The 1-based line in the 1C file, when the payment came from one.
-    pub line: Option<u32>,
-    /// The value found, as text.
-    pub found: Option<String>,
-    /// What to fix, for a person.
-    pub message: String,
-}
-
-impl Finding {
-    /// A finding about `field`.
-    pub fn new(code: Code, field: Option<Field>, message: impl Into<String>) -> Finding {
-        Finding {
-            code,
-            severity: code.severity(),
-            field,
-            key: field.map(Field::key),
-            payment: None,
-            line: None,
-            found: None,
-            message: message.into(),
+/// A finding of `code` about `field` (its JSON name and 1C key), not located yet.
+pub(crate) fn about(code: Code, field: Option<Field>, message: Message) -> Diagnostic {
+    let mut finding = Diagnostic::new(code, message);
+    if let Some(field) = field {
+        finding = finding.key(field.key().name());
+        if let Some(json) = field.json() {
+            finding = finding.field(json);
         }
     }
-
-    /// With the value found.
-    pub fn found(mut self, found: impl Into<String>) -> Finding {
-        self.found = Some(found.into());
-        self
-    }
-
-    /// With the 1C key (when it is not the field's own).
-    pub fn key(mut self, key: Key) -> Finding {
-        self.key = Some(key);
-        self
-    }
-
-    /// Whether it blocks an upload.
-    pub fn is_error(&self) -> bool {
-        self.severity == Severity::Error
-    }
-
-    /// Where the finding is, for a person: the JSON field and 1C key.
-    pub fn place(&self) -> String {
-        let json = self.field.and_then(Field::json);
-        match (json, self.key) {
-            (Some(json), Some(key)) => format!("{json} ({})", key.name()),
-            (Some(json), None) => json.to_string(),
-            (None, Some(key)) => key.name().to_string(),
-            (None, None) => String::new(),
-        }
-    }
+    finding
 }
 
-impl fmt::Display for Finding {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}[{}]", self.severity.as_str(), self.code)?;
-        if let Some(line) = self.line {
-            write!(f, " at line {line}")?;
-        }
-        let place = self.place();
-        if !place.is_empty() {
-            write!(f, " {place}")?;
-        }
-        write!(f, ": {}", self.message)
-    }
+/// The 1-based position of the payment at 0-based `index`.
+pub(crate) fn position(index: usize) -> u32 {
+    u32::try_from(index).map_or(u32::MAX, |i| i.saturating_add(1))
 }
 
-/// Where each 1C key of a payment order stood in its file, for locating findings.
+/// Where each 1C key of a payment order stood in its file, for locating findings: built in
+/// one pass over the section (only keys that are not the format's are decoded).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Lines {
     /// The line of `СекцияДокумент`.
-    pub section: Option<u32>,
-    /// The line of each key present.
-    pub keys: Vec<(Key, u32)>,
+    section: Option<u32>,
+    /// Where the first value of each known key stands, indexed by the key.
+    keys: Vec<Option<ValueAt>>,
+    /// Where the first value of each key that is not the format's stands, by name.
+    unknown: HashMap<String, ValueAt>,
 }
 
 impl Lines {
-    /// The line of `key`, or of the section when the key is absent.
-    pub fn of(&self, key: Key) -> Option<u32> {
-        self.keys
-            .iter()
-            .find(|(k, _)| *k == key)
-            .map(|&(_, line)| line)
-            .or(self.section)
+    /// The places of a document section's keys, in one pass.
+    pub fn of_section(section: &SectionRef<'_>) -> Lines {
+        let mut lines = Lines::at_section(Some(section.line()).filter(|&l| l > 0));
+        for (key, at) in section.value_places() {
+            if let Some(key) = key {
+                lines.keys[key as usize].get_or_insert(at);
+            }
+        }
+        for (name, at) in section.unknown_keys() {
+            if !lines.unknown.contains_key(name.as_ref()) {
+                lines.unknown.insert(name.into_owned(), at);
+            }
+        }
+        lines
     }
 
-    /// Locates findings: their line in the file, and which payment they are about.
-    pub fn locate(&self, findings: &mut [Finding], payment: Option<usize>) {
+    /// No keys located yet; the section's line, if known.
+    pub fn at_section(section: Option<u32>) -> Lines {
+        Lines {
+            section,
+            keys: vec![None; Key::ALL.len()],
+            unknown: HashMap::new(),
+        }
+    }
+
+    /// The line of the section's marker.
+    pub fn section(&self) -> Option<u32> {
+        self.section
+    }
+
+    /// Where the value of `key` stands, when the section has it.
+    pub fn of(&self, key: Key) -> Option<ValueAt> {
+        self.keys.get(key as usize).copied().flatten()
+    }
+
+    /// The line of `key`, or of the section when the key is absent.
+    pub fn line_of(&self, key: Key) -> Option<u32> {
+        self.of(key).map(|at| at.line).or(self.section)
+    }
+
+    /// Where the key named `name` (the format's or not) stands.
+    fn named(&self, name: &str) -> Option<ValueAt> {
+        match Key::ALL.iter().find(|k| k.name() == name) {
+            Some(&key) => self.of(key),
+            None => self.unknown.get(name).copied(),
+        }
+    }
+
+    /// Locates findings: at the value of their key (line, column and bytes), or at the
+    /// section's line when the key is absent; and marks them as payment `payment` (1-based)
+    /// when they are about none yet.
+    pub fn locate(&self, findings: &mut [Diagnostic], payment: u32) {
         for finding in findings {
             if finding.line.is_none() {
-                finding.line = match finding.key {
-                    Some(key) => self.of(key),
-                    None => self.section,
-                };
+                let at = finding.key.as_deref().and_then(|name| self.named(name));
+                match at {
+                    Some(at) if at.line > 0 => {
+                        finding.span = Some(at.start..at.end);
+                        finding.line = Some(at.line);
+                        finding.column = Some(at.column);
+                    }
+                    _ => finding.line = self.section,
+                }
             }
-            finding.payment = finding.payment.or(payment);
+            finding.payment = finding.payment.or(Some(payment));
         }
     }
 }
@@ -365,20 +220,6 @@ impl Lines {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn codes_are_unique_kebab_case() {
-        let mut names: Vec<_> = Code::ALL.iter().map(|c| c.as_str()).collect();
-        assert!(
-            names
-                .iter()
-                .all(|n| n.chars().all(|c| c.is_ascii_lowercase() || c == '-'))
-        );
-        names.sort_unstable();
-        let before = names.len();
-        names.dedup();
-        assert_eq!(names.len(), before);
-    }
 
     #[test]
     fn json_names_are_unique() {
@@ -390,12 +231,33 @@ mod tests {
     }
 
     #[test]
-    fn lines_fall_back_to_the_section() {
-        let lines = Lines {
-            section: Some(10),
-            keys: vec![(Key::Sum, 13)],
-        };
-        assert_eq!(lines.of(Key::Sum), Some(13));
-        assert_eq!(lines.of(Key::Number), Some(10));
+    fn findings_stand_at_their_value_or_the_section() {
+        let text = "1CClientBankExchange\nСекцияДокумент=Платежное поручение\nНомер=1\n\
+                    Сумма=10\nМойКлюч=x\nКонецДокумента\nКонецФайла\n";
+        let parsed = clientbank_format::parse(text.as_bytes()).unwrap();
+        let section = parsed.tree.documents().next().unwrap();
+        let lines = Lines::of_section(&section);
+        assert_eq!(lines.line_of(Key::Sum), Some(4));
+        assert_eq!(lines.line_of(Key::Date), Some(2));
+        let mut findings = vec![
+            about(Code::SumNotPositive, Some(Field::Sum), Message::same("x")),
+            about(Code::Missing, Some(Field::Date), Message::same("x")),
+            Diagnostic::new(Code::NotCarried, Message::same("x")).key("МойКлюч".to_string()),
+        ];
+        lines.locate(&mut findings, 3);
+        let at: Vec<_> = findings
+            .iter()
+            .map(|f| (f.line, f.column, f.payment))
+            .collect();
+        assert_eq!(
+            at,
+            [
+                (Some(4), Some(7), Some(3)),
+                (Some(2), None, Some(3)),
+                (Some(5), Some(9), Some(3))
+            ]
+        );
+        let span = findings[0].span.clone().unwrap();
+        assert_eq!(&text.as_bytes()[span], b"10");
     }
 }

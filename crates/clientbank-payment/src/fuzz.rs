@@ -15,10 +15,10 @@ pub fn json(data: &[u8]) {
     };
     for (index, request) in read.iter().enumerate() {
         for finding in &request.findings {
-            assert_eq!(finding.payment, Some(index), "{finding}");
+            assert_eq!(finding.payment, Some(index as u32 + 1), "{finding}");
             assert!(finding.line.is_some_and(|l| l > 0), "{finding}");
         }
-        let findings = request.validate(index, &Context::default(), Encoding::Cp1251);
+        let findings = request.validate(index, &Context::history(), Encoding::Cp1251);
         if !request.readable {
             assert_eq!(findings.len(), request.findings.len());
             continue;
@@ -42,14 +42,23 @@ pub fn json(data: &[u8]) {
 }
 
 /// Any bytes as a 1C file: every payment order maps to a payment and a JSON request, and
-/// validation runs, without panicking; the request's JSON reads back to itself.
+/// validation runs, without panicking; the request's JSON reads back to itself. The batch
+/// layer reads the same bytes into as many items as the file has documents, and renders every
+/// finding, without panicking.
 pub fn mapping(data: &[u8]) {
+    if let Ok(batch) = crate::batch::Batch::read(data, &Context::history()) {
+        let items = batch.items().count();
+        if let Some(parsed) = batch.parsed() {
+            assert_eq!(items, parsed.tree.documents().count());
+        }
+        let _ = batch.render("fuzz.txt", clientbank_diagnostic::Lang::Ru);
+    }
     let Ok(parsed) = clientbank_format::parse(data) else {
         return;
     };
     let (orders, _) = onec::payment_orders(&parsed.tree);
     for order in orders {
-        let _ = validate(&order.payment, &Context::default());
+        let _ = validate(&order.payment, &Context::history());
         let (json, _) = PaymentJson::from_payment(&order.payment);
         let text = serde_json::to_string(&json).expect("serialisable");
         let read: PaymentJson = serde_json::from_str(&text).expect("reads back");

@@ -7,13 +7,15 @@
 //! two decimals, `TypeIndicator` `0` when there is no UIN, and budget fields `0` when they have
 //! no value.
 
-use chrono::{DateTime, FixedOffset, NaiveDate, NaiveDateTime};
+use chrono::{DateTime, NaiveDate, NaiveDateTime};
 use clientbank_format::Encoding;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use crate::finding::{Code, Field, Finding};
+use clientbank_diagnostic::{Code, Diagnostic, Message, tr};
+
+use crate::finding::{Field, about, position};
 use crate::payment::{Budget, Payment, ThirdParty};
 use crate::validate::{Context, validate_in};
 
@@ -185,8 +187,7 @@ pub fn parse_date(text: &str) -> Option<NaiveDate> {
         return Some(date);
     }
     if let Ok(at) = DateTime::parse_from_rfc3339(text) {
-        let moscow = FixedOffset::east_opt(3 * 3600)?;
-        return Some(at.with_timezone(&moscow).date_naive());
+        return Some(at.with_timezone(&crate::clock::MOSCOW).date_naive());
     }
     NaiveDateTime::parse_from_str(text, "%Y-%m-%dT%H:%M:%S%.f")
         .or_else(|_| NaiveDateTime::parse_from_str(text, "%Y-%m-%dT%H:%M"))
@@ -204,7 +205,7 @@ pub struct ReadRequest {
     pub readable: bool,
     /// What reading found, located: fields the request does not have (`unknown-field`),
     /// values of the wrong type or form (`json-invalid`).
-    pub findings: Vec<Finding>,
+    pub findings: Vec<Diagnostic>,
     /// The 1-based line where the request starts.
     pub line: Option<u32>,
     /// The line of each payment field present, by its JSON name (`Date`,
@@ -215,10 +216,10 @@ pub struct ReadRequest {
 }
 
 impl ReadRequest {
-    /// The line of `field` when the JSON has it, else the request's.
-    pub fn line_of(&self, field: Option<Field>) -> Option<u32> {
+    /// The line of the field named `field` (`RecipientINN`) when the JSON has it, else the
+    /// request's.
+    pub fn line_of(&self, field: Option<&str>) -> Option<u32> {
         field
-            .and_then(Field::json)
             .and_then(|name| self.lines.iter().find(|(n, _)| n == name))
             .map(|&(_, line)| line)
             .or(self.line)
@@ -227,42 +228,50 @@ impl ReadRequest {
     /// The request's findings: reading's, then every rule's (characters checked against
     /// `encoding`), each located by its field's line and marked as payment `index` (0-based).
     /// A field whose value could not be read is not reported missing as well.
-    pub fn validate(&self, index: usize, context: &Context, encoding: Encoding) -> Vec<Finding> {
+    pub fn validate(&self, index: usize, context: &Context, encoding: Encoding) -> Vec<Diagnostic> {
         let mut findings = self.findings.clone();
         if self.readable {
             let payment = self.request.payment.to_payment();
-            let mut found = validate_in(&payment, context, encoding);
-            found.retain(|f| {
-                f.code != Code::Missing || !f.field.is_some_and(|x| self.unread.contains(&x))
-            });
-            for finding in &mut found {
-                finding.line = self.line_of(finding.field);
-            }
-            findings.extend(found);
+            findings.extend(self.locate(validate_in(&payment, context, encoding)));
         }
         for finding in &mut findings {
-            finding.payment = Some(index);
+            finding.payment = Some(position(index));
         }
         findings
     }
+
+    /// Validation findings of this request located by their field's line; a field whose value
+    /// could not be read is not reported missing as well.
+    pub(crate) fn locate(&self, mut found: Vec<Diagnostic>) -> Vec<Diagnostic> {
+        found.retain(|f| {
+            f.code != Code::Missing
+                || !self
+                    .unread
+                    .iter()
+                    .any(|x| x.json().is_some() && x.json() == f.field)
+        });
+        for finding in &mut found {
+            if finding.line.is_none() {
+                finding.line = self.line_of(finding.field);
+            }
+        }
+        found
+    }
 }
 
-/// The lines of a text, for locating offsets without rescanning it.
+/// The lines of a text, for locating offsets without rescanning it. The text's buffer must
+/// not move while the index is used (the index of an [`Upload`] is of its own bytes).
+#[derive(Debug)]
 struct LineIndex {
     base: usize,
     newlines: Vec<usize>,
 }
 
 impl LineIndex {
-    fn new(text: &str) -> LineIndex {
+    fn new(text: &[u8]) -> LineIndex {
         LineIndex {
             base: text.as_ptr() as usize,
-            newlines: text
-                .bytes()
-                .enumerate()
-                .filter(|&(_, b)| b == b'\n')
-                .map(|(i, _)| i)
-                .collect(),
+            newlines: memchr::memchr_iter(b'\n', text).collect(),
         }
     }
 
@@ -305,15 +314,15 @@ impl<'de> Deserialize<'de> for Entries<'de> {
     }
 }
 
-/// What a JSON value is, for messages.
-fn kind_of(raw: &str) -> &'static str {
+/// What a JSON value is, for messages, in English and Russian.
+fn kind_of(raw: &str) -> (&'static str, &'static str) {
     match raw.trim_start().bytes().next() {
-        Some(b'{') => "an object",
-        Some(b'[') => "an array",
-        Some(b'"') => "a string",
-        Some(b't' | b'f') => "a boolean",
-        Some(b'n') => "null",
-        _ => "a number",
+        Some(b'{') => ("an object", "объект"),
+        Some(b'[') => ("an array", "массив"),
+        Some(b'"') => ("a string", "строка"),
+        Some(b't' | b'f') => ("a boolean", "логическое значение"),
+        Some(b'n') => ("null", "null"),
+        _ => ("a number", "число"),
     }
 }
 
@@ -336,13 +345,18 @@ fn object_members(raw: &RawValue) -> Option<Vec<(String, &RawValue)>> {
         .map(|e| e.0)
 }
 
-fn text_value(raw: &str) -> Result<Option<String>, String> {
-    serde_json::from_str::<Option<String>>(raw)
-        .map_err(|_| format!("expected a string in quotes, found {}", kind_of(raw)))
+fn text_value(raw: &str) -> Result<Option<String>, Message> {
+    serde_json::from_str::<Option<String>>(raw).map_err(|_| {
+        let (kind, kind_ru) = kind_of(raw);
+        tr!(
+            "expected a string in quotes, found {kind}" ;
+            "ожидается строка в кавычках, а найдено: {kind_ru}"
+        )
+    })
 }
 
 /// Reads one member of `payment` into `json`; `None` when the request has no such field.
-fn read_field(json: &mut PaymentJson, name: &str, raw: &str) -> Option<Result<(), String>> {
+fn read_field(json: &mut PaymentJson, name: &str, raw: &str) -> Option<Result<(), Message>> {
     let text = |slot: &mut Option<String>| text_value(raw).map(|v| *slot = v);
     Some(match name {
         "Number" => text(&mut json.number),
@@ -350,9 +364,12 @@ fn read_field(json: &mut PaymentJson, name: &str, raw: &str) -> Option<Result<()
             json.date = match v.as_deref().map(str::trim) {
                 None | Some("") => None,
                 Some(value) => Some(parse_date(value).ok_or_else(|| {
-                    "expected a date that exists, written ДД.ММ.ГГГГ, YYYY-MM-DD or as an ISO \
-                     8601 date-time"
-                        .to_string()
+                    Message::new(
+                        "expected a date that exists, written ДД.ММ.ГГГГ, YYYY-MM-DD or as an ISO \
+                         8601 date-time",
+                        "ожидается существующая дата в виде ДД.ММ.ГГГГ, ГГГГ-ММ-ДД или даты-времени \
+                         ISO 8601",
+                    )
                 })?),
             };
             Ok(())
@@ -362,7 +379,10 @@ fn read_field(json: &mut PaymentJson, name: &str, raw: &str) -> Option<Result<()
             rust_decimal::serde::arbitrary_precision_option::deserialize(&mut deserializer)
                 .map(|sum| json.sum = sum)
                 .map_err(|_| {
-                    "expected an amount: a number or a numeric string such as 1500.00".to_string()
+                    Message::new(
+                        "expected an amount: a number or a numeric string such as 1500.00",
+                        "ожидается сумма: число или строка с числом, например 1500.00",
+                    )
                 })
         }
         "PayerAccount" => text(&mut json.payer_account),
@@ -395,9 +415,10 @@ struct Reading<'t> {
 }
 
 impl Reading<'_> {
-    fn invalid(&mut self, field: Option<Field>, raw: &str, line: u32, message: String) {
-        let mut finding = Finding::new(Code::JsonInvalid, field, message).found(shown(raw));
-        finding.line = Some(line);
+    fn invalid(&mut self, field: Option<Field>, raw: &str, line: u32, message: Message) {
+        let finding = about(Code::JsonInvalid, field, message)
+            .found(shown(raw))
+            .line(line);
         self.read.findings.push(finding);
         if let Some(field) = field {
             self.read.unread.push(field);
@@ -405,13 +426,15 @@ impl Reading<'_> {
     }
 
     fn unknown(&mut self, name: String, line: u32) {
-        let mut finding = Finding::new(
+        let finding = Diagnostic::new(
             Code::UnknownField,
-            None,
-            format!("the upload request has no field {name}; it is ignored"),
+            tr!(
+                "the upload request has no field {name}; it is ignored" ;
+                "в запросе на загрузку нет поля {name}; оно пропущено"
+            ),
         )
-        .found(name);
-        finding.line = Some(line);
+        .found(name)
+        .line(line);
         self.read.findings.push(finding);
     }
 
@@ -422,13 +445,16 @@ impl Reading<'_> {
             return false;
         }
         let line = self.lines.line_of(raw.get());
-        let mut finding = Finding::new(
+        let finding = about(
             Code::JsonInvalid,
             field,
-            format!("{name} is given twice; the first value is read — keep one"),
+            tr!(
+                "{name} is given twice; the first value is read — keep one" ;
+                "{name} указано дважды; читается первое значение — оставьте одно"
+            ),
         )
-        .found(shown(raw.get()));
-        finding.line = Some(line);
+        .found(shown(raw.get()))
+        .line(line);
         self.read.findings.push(finding);
         true
     }
@@ -449,7 +475,7 @@ impl Reading<'_> {
                 None => self.unknown(format!("payment.{name}"), line),
                 Some(Ok(())) => self.read.lines.push((name, line)),
                 Some(Err(why)) => {
-                    let message = format!("{name}: {why}");
+                    let message = tr!("{name}: {}", why.en() ; "{name}: {}", why.ru());
                     self.read.lines.push((name, line));
                     self.invalid(field, raw.get(), line, message);
                 }
@@ -463,10 +489,12 @@ impl Reading<'_> {
             return;
         }
         let Some(members) = object_members(raw) else {
-            let message = format!(
+            let (kind, kind_ru) = kind_of(raw.get());
+            let message = tr!(
                 "PayformDataThirdPerson: expected an object {{\"Name\", \"INN\", \"KPP\"}}, \
-                 found {}",
-                kind_of(raw.get())
+                 found {kind}" ;
+                "PayformDataThirdPerson: ожидается объект {{\"Name\", \"INN\", \"KPP\"}}, \
+                 а найдено: {kind_ru}"
             );
             self.invalid(Some(Field::ThirdPartyName), raw.get(), line, message);
             return;
@@ -491,7 +519,10 @@ impl Reading<'_> {
             self.read.lines.push((full.clone(), line));
             match text_value(value.get()) {
                 Ok(text) => *slot = text.unwrap_or_default(),
-                Err(why) => self.invalid(field, value.get(), line, format!("{full}: {why}")),
+                Err(why) => {
+                    let message = tr!("{full}: {}", why.en() ; "{full}: {}", why.ru());
+                    self.invalid(field, value.get(), line, message);
+                }
             }
         }
         self.read.request.payment.payform_data_third_person = Some(third);
@@ -501,9 +532,10 @@ impl Reading<'_> {
         let line = self.lines.line_of(raw.get());
         self.read.line = Some(line);
         let Some(members) = object_members(raw) else {
-            let message = format!(
-                "expected an upload request {{\"payment\": {{…}}}}, found {}",
-                kind_of(raw.get())
+            let (kind, kind_ru) = kind_of(raw.get());
+            let message = tr!(
+                "expected an upload request {{\"payment\": {{…}}}}, found {kind}" ;
+                "ожидается запрос на загрузку {{\"payment\": {{…}}}}, а найдено: {kind_ru}"
             );
             self.invalid(None, raw.get(), line, message);
             return;
@@ -521,7 +553,11 @@ impl Reading<'_> {
                     Ok(parameters) => self.read.request.parameters = parameters,
                     Err(e) => {
                         let line = self.lines.line_in(value.get(), &e);
-                        self.invalid(None, value.get(), line, format!("parameters: {e}"));
+                        let message = tr!(
+                            "parameters: {e}" ;
+                            "parameters: неверное значение ({e})"
+                        );
+                        self.invalid(None, value.get(), line, message);
                     }
                 },
                 _ => top.push((name, line)),
@@ -532,7 +568,10 @@ impl Reading<'_> {
         }
         match payment {
             None => {
-                let message = "the request has no \"payment\" object".to_string();
+                let message = Message::new(
+                    "the request has no \"payment\" object",
+                    "в запросе нет объекта \"payment\"",
+                );
                 self.invalid(None, "", line, message);
                 if let Some(finding) = self.read.findings.last_mut() {
                     finding.found = None;
@@ -545,8 +584,11 @@ impl Reading<'_> {
                 }
                 None => {
                     let line = self.lines.line_of(raw.get());
-                    let message =
-                        format!("payment: expected an object, found {}", kind_of(raw.get()));
+                    let (kind, kind_ru) = kind_of(raw.get());
+                    let message = tr!(
+                        "payment: expected an object, found {kind}" ;
+                        "payment: ожидается объект, а найдено: {kind_ru}"
+                    );
                     self.invalid(None, raw.get(), line, message);
                 }
             },
@@ -561,68 +603,143 @@ impl Reading<'_> {
 /// value of the wrong type or form (`"Date": "31.11.2026"`, `"Sum": "12,50"`), a field the
 /// request does not have are findings of that request, located by line, and every other
 /// request and field is still read.
-pub fn read_upload(bytes: &[u8]) -> Result<Vec<ReadRequest>, Finding> {
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    let refuse = |message: String, line: usize| {
-        let mut finding = Finding::new(Code::JsonInvalid, None, message);
-        finding.line = u32::try_from(line).ok().filter(|&l| l > 0);
-        finding
-    };
-    let text = std::str::from_utf8(bytes).map_err(|e| {
-        let at = e.valid_up_to();
-        let line = bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1;
-        refuse(
-            format!("the upload request is not UTF-8 (byte {} is not)", at + 1),
-            line,
-        )
-    })?;
-    // A syntax error is described as a plain reading describes it ("trailing comma").
-    let syntax = |e: serde_json::Error| {
-        let e = serde_json::from_str::<serde_json::Value>(text)
-            .err()
-            .unwrap_or(e);
-        refuse(e.to_string(), e.line())
-    };
-    let top: &RawValue = serde_json::from_str(text).map_err(syntax)?;
-    let lines = LineIndex::new(text);
-    let items: Vec<&RawValue> = match top.get().trim_start().bytes().next() {
-        Some(b'[') => {
-            serde_json::from_str(top.get()).map_err(|e| refuse(e.to_string(), e.line()))?
-        }
-        Some(b'{') => vec![top],
-        _ => {
-            return Err(refuse(
-                format!(
-                    "expected an upload request {{\"payment\": {{…}}}} or an array of them, \
-                     found {}",
-                    kind_of(top.get())
-                ),
-                lines.line_of(top.get()) as usize,
-            ));
-        }
-    };
-    Ok(items
-        .into_iter()
-        .enumerate()
-        .map(|(index, raw)| {
-            let mut reading = Reading {
-                lines: &lines,
-                read: ReadRequest::default(),
-                seen: Vec::new(),
-            };
-            reading.request(raw);
-            for finding in &mut reading.read.findings {
-                finding.payment = Some(index);
-            }
-            reading.read
+pub fn read_upload(bytes: &[u8]) -> Result<Vec<ReadRequest>, Box<Diagnostic>> {
+    let upload = Upload::new(bytes.to_vec()).map_err(|(refusal, _)| refusal)?;
+    Ok((0..upload.len()).map(|index| upload.read(index)).collect())
+}
+
+/// A JSON upload checked and cut into its requests; each request is read when asked for, so
+/// that the requests are never all held at once.
+#[derive(Debug)]
+pub(crate) struct Upload {
+    bytes: Vec<u8>,
+    /// Where each request stands in `bytes`.
+    elements: Vec<std::ops::Range<usize>>,
+    lines: LineIndex,
+}
+
+impl Upload {
+    /// Checks that `bytes` are an upload (UTF-8, JSON, an object or an array); refused with
+    /// one finding and the bytes back otherwise.
+    pub(crate) fn new(bytes: Vec<u8>) -> Result<Upload, (Box<Diagnostic>, Vec<u8>)> {
+        let body = if bytes.starts_with(b"\xEF\xBB\xBF") {
+            3
+        } else {
+            0
+        };
+        let (elements, lines) = match Upload::cut(&bytes, body) {
+            Ok(cut) => cut,
+            Err(refusal) => return Err((refusal, bytes)),
+        };
+        Ok(Upload {
+            bytes,
+            elements,
+            lines,
         })
-        .collect())
+    }
+
+    fn cut(
+        bytes: &[u8],
+        body: usize,
+    ) -> Result<(Vec<std::ops::Range<usize>>, LineIndex), Box<Diagnostic>> {
+        let refuse = |message: Message, line: usize| {
+            let mut finding = Diagnostic::new(Code::JsonInvalid, message);
+            finding.line = u32::try_from(line).ok().filter(|&l| l > 0);
+            Box::new(finding)
+        };
+        let text = std::str::from_utf8(&bytes[body..]).map_err(|e| {
+            let at = e.valid_up_to();
+            let line = bytes[body..body + at]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count()
+                + 1;
+            let byte = at + 1;
+            refuse(
+                tr!(
+                    "the upload request is not UTF-8 (byte {byte} is not)" ;
+                    "запрос на загрузку не в UTF-8 (байт {byte} — не UTF-8)"
+                ),
+                line,
+            )
+        })?;
+        // A syntax error is described as a plain reading describes it ("trailing comma").
+        let syntax = |e: serde_json::Error| {
+            let e = serde_json::from_str::<serde_json::Value>(text)
+                .err()
+                .unwrap_or(e);
+            refuse(syntax_message(&e), e.line())
+        };
+        let top: &RawValue = serde_json::from_str(text).map_err(syntax)?;
+        let lines = LineIndex::new(bytes);
+        let items: Vec<&RawValue> = match top.get().trim_start().bytes().next() {
+            Some(b'[') => {
+                serde_json::from_str(top.get()).map_err(|e| refuse(syntax_message(&e), e.line()))?
+            }
+            Some(b'{') => vec![top],
+            _ => {
+                let (kind, kind_ru) = kind_of(top.get());
+                return Err(refuse(
+                    tr!(
+                        "expected an upload request {{\"payment\": {{…}}}} or an array of them, \
+                         found {kind}" ;
+                        "ожидается запрос на загрузку {{\"payment\": {{…}}}} или массив таких \
+                         запросов, а найдено: {kind_ru}"
+                    ),
+                    lines.line_of(top.get()) as usize,
+                ));
+            }
+        };
+        let base = bytes.as_ptr() as usize;
+        let elements = items
+            .into_iter()
+            .map(|raw| {
+                let start = (raw.get().as_ptr() as usize).saturating_sub(base);
+                start..start + raw.get().len()
+            })
+            .collect();
+        Ok((elements, lines))
+    }
+
+    /// How many requests (elements of the array) the upload holds.
+    pub(crate) fn len(&self) -> usize {
+        self.elements.len()
+    }
+
+    /// The bytes as given.
+    pub(crate) fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// Request `index` (0-based), read field by field.
+    pub(crate) fn read(&self, index: usize) -> ReadRequest {
+        let mut reading = Reading {
+            lines: &self.lines,
+            read: ReadRequest::default(),
+            seen: Vec::new(),
+        };
+        let element = self
+            .elements
+            .get(index)
+            .and_then(|range| self.bytes.get(range.clone()))
+            .and_then(|bytes| std::str::from_utf8(bytes).ok())
+            .and_then(|text| serde_json::from_str::<&RawValue>(text).ok());
+        if let Some(raw) = element {
+            reading.request(raw);
+        }
+        for finding in &mut reading.read.findings {
+            finding.payment = Some(position(index));
+        }
+        reading.read
+    }
 }
 
 /// Reads a JSON file holding one upload request or an array of them: [`read_upload`], with
 /// one request per element of the array (empty where the element is not a request) and
 /// reading's findings of them all.
-pub fn read_requests(bytes: &[u8]) -> Result<(Vec<UploadRequest>, Vec<Finding>), Finding> {
+pub fn read_requests(
+    bytes: &[u8],
+) -> Result<(Vec<UploadRequest>, Vec<Diagnostic>), Box<Diagnostic>> {
     let mut requests = Vec::new();
     let mut findings = Vec::new();
     for read in read_upload(bytes)? {
@@ -630,6 +747,11 @@ pub fn read_requests(bytes: &[u8]) -> Result<(Vec<UploadRequest>, Vec<Finding>),
         requests.push(read.request);
     }
     Ok((requests, findings))
+}
+
+/// A syntax error as serde_json describes it ("trailing comma at line 3 column 5").
+fn syntax_message(e: &serde_json::Error) -> Message {
+    tr!("{e}" ; "ошибка синтаксиса JSON: {e}")
 }
 
 fn nonempty(value: &Option<String>) -> Option<String> {
@@ -703,7 +825,7 @@ impl PaymentJson {
 
     /// The request for a payment, canonically; and a finding for each field of the payment that
     /// the JSON route cannot carry.
-    pub fn from_payment(payment: &Payment) -> (PaymentJson, Vec<Finding>) {
+    pub fn from_payment(payment: &Payment) -> (PaymentJson, Vec<Diagnostic>) {
         let mut findings = Vec::new();
         let zero = |v: &Option<String>| Some(v.clone().unwrap_or_else(|| "0".to_string()));
         let mut json = PaymentJson {
@@ -742,10 +864,14 @@ impl PaymentJson {
                 .filter(|t| !matches!(t.trim(), "" | "0"))
             {
                 findings.push(
-                    Finding::new(
+                    about(
                         Code::NotCarried,
                         Some(Field::PaymentType),
-                        "the JSON request has no field 110 (obsolete since 2015); it is not sent",
+                        Message::new(
+                            "the JSON request has no field 110 (obsolete since 2015); it is not sent",
+                            "в JSON-запросе нет поля 110 (не заполняется с 2015 года); оно не \
+                             отправляется",
+                        ),
                     )
                     .found(kind),
                 );
@@ -762,11 +888,15 @@ impl PaymentJson {
         });
         if let Some(priority) = payment.priority.as_deref().filter(|p| p.trim() != "5") {
             findings.push(
-                Finding::new(
+                about(
                     Code::NotCarried,
                     Some(Field::Priority),
-                    "the JSON request cannot carry the priority; the bank assigns 5 — \
-                     upload the 1C file instead to keep it",
+                    Message::new(
+                        "the JSON request cannot carry the priority; the bank assigns 5 — \
+                         upload the 1C file instead to keep it",
+                        "JSON-запрос не передаёт очерёдность, банк поставит 5 — чтобы сохранить \
+                         её, загрузите файл 1С",
+                    ),
                 )
                 .found(priority),
             );
@@ -777,11 +907,15 @@ impl PaymentJson {
             .filter(|k| k.trim() != "01")
         {
             findings.push(
-                Finding::new(
+                about(
                     Code::NotCarried,
                     Some(Field::OperationKind),
-                    "the JSON request creates payment orders (01) only; this kind of operation \
-                     is not sent",
+                    Message::new(
+                        "the JSON request creates payment orders (01) only; this kind of \
+                         operation is not sent",
+                        "JSON-запрос создаёт только платёжные поручения (01); этот вид операции \
+                         не отправляется",
+                    ),
                 )
                 .found(kind),
             );
@@ -922,22 +1056,17 @@ mod tests {
         assert_eq!(
             summary,
             [
-                (
-                    Code::JsonInvalid,
-                    Some(Field::RecipientInn),
-                    Some(0),
-                    Some(3)
-                ),
-                (Code::JsonInvalid, Some(Field::Date), Some(1), Some(5)),
-                (Code::JsonInvalid, Some(Field::Sum), Some(2), Some(7)),
-                (Code::JsonInvalid, None, Some(4), Some(9)),
+                (Code::JsonInvalid, Some("RecipientINN"), Some(1), Some(3)),
+                (Code::JsonInvalid, Some("Date"), Some(2), Some(5)),
+                (Code::JsonInvalid, Some("Sum"), Some(3), Some(7)),
+                (Code::JsonInvalid, None, Some(5), Some(9)),
             ]
         );
         let inn = &read[0].findings[0];
-        assert!(inn.message.contains("expected a string"), "{inn}");
+        assert!(inn.message.en().contains("expected a string"), "{inn}");
         assert_eq!(inn.found.as_deref(), Some("7707083893"));
         assert!(
-            read[1].findings[0].message.contains("exists"),
+            read[1].findings[0].message.en().contains("exists"),
             "{}",
             read[1].findings[0]
         );
@@ -948,22 +1077,22 @@ mod tests {
         assert!(read[..4].iter().all(|r| r.readable));
         assert!(!read[4].readable);
         // Validation does not call the unreadable Date missing, and locates by line.
-        let found = read[1].validate(1, &Context::default(), Encoding::Cp1251);
+        let found = read[1].validate(1, &Context::history(), Encoding::Cp1251);
         assert_eq!(found[0].code, Code::JsonInvalid);
         assert!(
             !found
                 .iter()
-                .any(|f| f.field == Some(Field::Date) && f.code == Code::Missing)
+                .any(|f| f.field == Some("Date") && f.code == Code::Missing)
         );
         assert!(
             found
                 .iter()
-                .all(|f| f.payment == Some(1) && f.line == Some(5))
+                .all(|f| f.payment == Some(2) && f.line == Some(5))
         );
         // The unreadable element is not validated.
         assert_eq!(
             read[4]
-                .validate(4, &Context::default(), Encoding::Cp1251)
+                .validate(4, &Context::history(), Encoding::Cp1251)
                 .len(),
             1
         );
@@ -995,7 +1124,7 @@ mod tests {
             .collect();
         assert_eq!(codes, [(false, 1), (false, 1), (true, 1)]);
         assert_eq!(read[2].request.payment.sum, Some(Decimal::ONE));
-        assert!(read[2].findings[0].message.contains("twice"));
+        assert!(read[2].findings[0].message.en().contains("twice"));
     }
 
     #[test]

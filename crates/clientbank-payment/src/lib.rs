@@ -2,7 +2,7 @@
 //! mapping both ways to the 1C exchange format, and every validation rule of a payment order.
 //!
 //! ```
-//! use clientbank_payment::{json::PaymentJson, validate, Context, Kind};
+//! use clientbank_payment::{json::PaymentJson, validate, Context, Kind, NaiveDate};
 //!
 //! let json = r#"{"payment": {
 //!     "Number": "42", "Date": "28.03.2024", "Sum": "1200.00",
@@ -16,7 +16,7 @@
 //! assert!(unknown.is_empty());
 //! let payment = requests[0].payment.to_payment();
 //! assert_eq!(payment.kind(), Kind::Ordinary);
-//! assert!(validate(&payment, &Context::default()).is_empty());
+//! assert!(validate(&payment, &Context::as_of(NaiveDate::from_ymd_opt(2024, 3, 28).unwrap())).is_empty());
 //!
 //! // To a 1C payment order and back.
 //! let (document, _) = clientbank_payment::onec::to_document(&payment);
@@ -26,6 +26,8 @@
 
 #![warn(missing_docs)]
 
+pub mod batch;
+pub mod clock;
 mod finding;
 #[doc(hidden)]
 pub mod fuzz;
@@ -35,7 +37,13 @@ mod payment;
 pub mod rules;
 mod validate;
 
-pub use finding::{Code, Field, Finding, Lines};
+pub use chrono::NaiveDate;
+pub use clientbank_diagnostic::{
+    Code, Diagnostic, DiagnosticJson, LIMIT_PER_CODE, Lang, Limit, Message, Renderer, Severity,
+    make_strict,
+};
+pub use finding::{Field, Lines};
 pub use json::{PaymentJson, UploadRequest};
 pub use payment::{AccountHolder, Bank, Budget, Kind, Payment, ThirdParty, enp};
+pub use rust_decimal::Decimal;
 pub use validate::{Context, MAX_NAME, MAX_PURPOSE, VALID_DAYS, validate, validate_in};

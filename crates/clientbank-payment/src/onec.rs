@@ -11,7 +11,9 @@ use clientbank_format::{
     Document, Encoding, Exchange, Header, Key, Party, SectionKind, SectionRef, SyntaxTree,
 };
 
-use crate::finding::{Code, Field, Finding, Lines};
+use clientbank_diagnostic::{Code, Diagnostic, Message, short, tr};
+
+use crate::finding::{Field, Lines, about, position};
 use crate::payment::{AccountHolder, Bank, Budget, Payment, ThirdParty};
 
 /// The document type of a payment order.
@@ -39,12 +41,12 @@ pub struct FromFile {
     /// Lines of its keys.
     pub lines: Lines,
     /// Keys the payment model has no place for, located.
-    pub findings: Vec<Finding>,
+    pub findings: Vec<Diagnostic>,
 }
 
 /// Every payment order of a file, in order; documents of other types give one
 /// `not-a-payment-order` finding each (in the returned list) and are skipped.
-pub fn payment_orders(tree: &SyntaxTree) -> (Vec<FromFile>, Vec<Finding>) {
+pub fn payment_orders(tree: &SyntaxTree) -> (Vec<FromFile>, Vec<Diagnostic>) {
     let mut orders = Vec::new();
     let mut skipped = Vec::new();
     for (index, section) in tree.documents().enumerate() {
@@ -52,51 +54,45 @@ pub fn payment_orders(tree: &SyntaxTree) -> (Vec<FromFile>, Vec<Finding>) {
         if is_payment_order(&kind) {
             orders.push(from_section(index, &section));
         } else {
-            let mut finding = Finding::new(
-                Code::NotAPaymentOrder,
-                None,
-                format!("document {} is a {kind:?}, not a payment order", index + 1),
-            )
-            .found(kind.into_owned());
-            finding.line = Some(section.line()).filter(|&l| l > 0);
-            finding.payment = Some(index);
-            skipped.push(finding);
+            skipped.push(not_a_payment_order(index, &section));
         }
     }
     (orders, skipped)
 }
 
-/// One document section as a payment, with its lines.
+/// The finding about document `index` (0-based) of a file, which is not a payment order.
+pub fn not_a_payment_order(index: usize, section: &SectionRef<'_>) -> Diagnostic {
+    let kind = section.document_type().unwrap_or_default();
+    let number = index + 1;
+    let mut finding = Diagnostic::new(
+        Code::NotAPaymentOrder,
+        tr!(
+            "document {number} is a {kind:?}, not a payment order" ;
+            "документ {number} — {kind:?}, а не платёжное поручение"
+        ),
+    )
+    .found(&kind)
+    .payment(position(index));
+    if section.line() > 0 {
+        finding = finding.line(section.line());
+    }
+    finding
+}
+
+/// One document section as a payment, with where its keys stand; the findings (keys the
+/// payment has no place for) are located at their values. The section is walked once to
+/// locate every key, whatever the number of findings.
 pub fn from_section(index: usize, section: &SectionRef<'_>) -> FromFile {
     debug_assert_eq!(section.kind(), SectionKind::Document);
     let document = Document::from_section(section);
     let (payment, mut findings) = from_document(&document);
-    let lines = Lines {
-        section: Some(section.line()).filter(|&l| l > 0),
-        keys: section.key_lines().collect(),
-    };
-    for finding in &mut findings {
-        // Unknown keys have no `Key`: find their line by name.
-        if finding.key.is_none() && finding.code == Code::NotCarried {
-            finding.line = section
-                .fields()
-                .find(|f| f.known.is_none() && Some(f.key.as_ref()) == finding.found_key())
-                .map(|f| f.line);
-        }
-    }
-    lines.locate(&mut findings, Some(index));
+    let lines = Lines::of_section(section);
+    lines.locate(&mut findings, position(index));
     FromFile {
         document: index,
         payment,
         lines,
         findings,
-    }
-}
-
-impl Finding {
-    /// The unknown key a `not-carried` finding names.
-    fn found_key(&self) -> Option<&str> {
-        self.found.as_deref()?.split_once('=').map(|(k, _)| k)
     }
 }
 
@@ -153,22 +149,28 @@ fn purpose_lines(document: &Document) -> Vec<&str> {
 }
 
 /// The 1C keys a payment holds no place for, as `not-carried` findings.
-fn not_carried(document: &Document) -> Vec<Finding> {
+fn not_carried(document: &Document) -> Vec<Diagnostic> {
     let mut findings = Vec::new();
-    let mut report = |key: Key, value: &Option<String>, why: &str| {
+    let mut report = |key: Key, value: &Option<String>, why: (&str, &str)| {
         if let Some(value) = value {
+            let (name, (why, why_ru)) = (key.name(), why);
             findings.push(
-                Finding::new(
+                Diagnostic::new(
                     Code::NotCarried,
-                    None,
-                    format!("{} is not part of a payment: {why}", key.name()),
+                    tr!(
+                        "{name} is not part of a payment: {why}" ;
+                        "{name} не входит в платёж: {why_ru}"
+                    ),
                 )
-                .key(key)
-                .found(value.clone()),
+                .key(name)
+                .found(value),
             );
         }
     };
-    let indirect = "indirect settlements are not supported by the bank's upload";
+    let indirect = (
+        "indirect settlements are not supported by the bank's upload",
+        "расчёты через другие банки при загрузке в банк не поддерживаются",
+    );
     for (i, key) in [Key::Payer2, Key::Payer3, Key::Payer4]
         .into_iter()
         .enumerate()
@@ -189,7 +191,10 @@ fn not_carried(document: &Document) -> Vec<Finding> {
             report(key, &party.settlement_account, indirect);
         }
     }
-    let statement = "it is a statement's record of the bank";
+    let statement = (
+        "it is a statement's record of the bank",
+        "это отметка банка в выписке",
+    );
     report(
         Key::DebitedDate,
         &document
@@ -226,10 +231,16 @@ fn not_carried(document: &Document) -> Vec<Finding> {
     report(
         Key::PaymentMethod,
         &document.payment_method,
-        "the bank sends every payment electronically",
+        (
+            "the bank sends every payment electronically",
+            "банк отправляет все платежи электронно",
+        ),
     );
     let terms = &document.terms;
-    let requirement = "it belongs to payment requirements and letters of credit";
+    let requirement = (
+        "it belongs to payment requirements and letters of credit",
+        "это реквизит платёжных требований и аккредитивов",
+    );
     report(
         Key::AcceptanceTerm,
         &terms.acceptance_days.map(|d| d.to_string()),
@@ -290,26 +301,33 @@ fn not_carried(document: &Document) -> Vec<Finding> {
                 report(
                     key,
                     value,
-                    "it differs from НазначениеПлатежа, which is the one sent",
+                    (
+                        "it differs from НазначениеПлатежа, which is the one sent",
+                        "оно расходится с НазначениеПлатежа, а отправляется НазначениеПлатежа",
+                    ),
                 );
             }
         }
     }
     for (key, value) in &document.extra {
+        let name = short(key);
         findings.push(
-            Finding::new(
+            Diagnostic::new(
                 Code::NotCarried,
-                None,
-                format!("{key} is not a key of the 1.03 format; it is not sent"),
+                tr!(
+                    "{name} is not a key of the 1.03 format; it is not sent" ;
+                    "{name} — не ключ формата 1.03; он не отправляется"
+                ),
             )
-            .found(format!("{key}={value}")),
+            .key(name)
+            .found(value),
         );
     }
     findings
 }
 
 /// The payment a document describes, and a finding for each key it has no place for.
-pub fn from_document(document: &Document) -> (Payment, Vec<Finding>) {
+pub fn from_document(document: &Document) -> (Payment, Vec<Diagnostic>) {
     let findings = not_carried(document);
     let purpose = document.purpose.clone().or_else(|| {
         let lines = purpose_lines(document);
@@ -396,7 +414,7 @@ fn fill_party(party: &mut Party, holder: &AccountHolder) {
 
 /// The payment order of a payment, ready to be written canonically; and a finding when a
 /// third party's name cannot be carried (the purpose does not start with it).
-pub fn to_document(payment: &Payment) -> (Document, Vec<Finding>) {
+pub fn to_document(payment: &Payment) -> (Document, Vec<Diagnostic>) {
     let mut findings = Vec::new();
     let mut document = Document {
         kind: PAYMENT_ORDER.to_string(),
@@ -446,13 +464,19 @@ pub fn to_document(payment: &Payment) -> (Document, Vec<Finding>) {
             .is_some_and(|p| p.name == third.name.trim());
         if !carried {
             findings.push(
-                Finding::new(
+                about(
                     Code::ThirdPartyPurpose,
                     Some(Field::ThirdPartyName),
-                    "a 1C payment order carries the third party's name only at the start of the \
-                     purpose: write it as `ИНН//КПП//name//…` (payer's INN and KPP, then the name)",
+                    Message::new(
+                        "a 1C payment order carries the third party's name only at the start of \
+                         the purpose: write it as `ИНН//КПП//name//…` (payer's INN and KPP, then \
+                         the name)",
+                        "в платёжном поручении 1С наименование третьего лица передаётся только в \
+                         начале назначения платежа: запишите его как `ИНН//КПП//наименование//…` \
+                         (ИНН и КПП плательщика, затем наименование)",
+                    ),
                 )
-                .found(third.name.clone()),
+                .found(&third.name),
             );
         }
     }
@@ -461,13 +485,13 @@ pub fn to_document(payment: &Payment) -> (Document, Vec<Finding>) {
 
 /// A new exchange file holding `payments`: header with the payers' accounts and the period
 /// the documents span, one payment order each. Write it with [`Exchange::to_bytes`].
-pub fn to_exchange(payments: &[Payment], encoding: Encoding) -> (Exchange, Vec<Finding>) {
+pub fn to_exchange(payments: &[Payment], encoding: Encoding) -> (Exchange, Vec<Diagnostic>) {
     let mut findings = Vec::new();
     let mut documents = Vec::with_capacity(payments.len());
     for (index, payment) in payments.iter().enumerate() {
         let (document, mut found) = to_document(payment);
         for finding in &mut found {
-            finding.payment = Some(index);
+            finding.payment = Some(position(index));
         }
         findings.extend(found);
         documents.push(document);
@@ -502,6 +526,50 @@ pub fn to_exchange(payments: &[Payment], encoding: Encoding) -> (Exchange, Vec<F
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unknown_keys_are_located_in_one_pass() {
+        // 3000 unknown keys: each one's finding stands at its own line, and the section's keys
+        // are decoded once, not once per finding (the quadratic path of issue 8).
+        let n = 3000;
+        let mut text = String::from(
+            "1CClientBankExchange\nВерсияФормата=1.03\nСекцияДокумент=Платежное поручение\nНомер=1\n",
+        );
+        for i in 0..n {
+            text.push_str(&format!("Ключ{i}={}\n", "x".repeat(i % 300)));
+        }
+        text.push_str("КонецДокумента\nКонецФайла\n");
+        let parsed = clientbank_format::parse(text.as_bytes()).unwrap();
+        let section = parsed.tree.documents().next().unwrap();
+        let before = clientbank_format::key_decodes();
+        let order = from_section(0, &section);
+        let decoded = clientbank_format::key_decodes() - before;
+        assert!(
+            decoded <= n + 1,
+            "{decoded} key decodes for {n} unknown keys"
+        );
+        let located: Vec<_> = order
+            .findings
+            .iter()
+            .filter(|f| f.code == Code::NotCarried)
+            .map(|f| (f.line, f.column, f.payment))
+            .collect();
+        assert_eq!(located.len(), n);
+        for (i, at) in located.iter().enumerate() {
+            let column = format!("Ключ{i}=").chars().count() as u32 + 1;
+            assert_eq!(*at, (Some(i as u32 + 5), Some(column), Some(1)));
+        }
+        // What a finding keeps of a value is cut short.
+        let long = order
+            .findings
+            .iter()
+            .find(|f| f.key.as_deref() == Some("Ключ299"));
+        assert_eq!(
+            long.and_then(|f| f.found.as_ref())
+                .map(|v| v.chars().count()),
+            Some(101)
+        );
+    }
 
     #[test]
     fn payment_order_names() {

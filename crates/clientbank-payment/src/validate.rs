@@ -4,16 +4,42 @@ use chrono::NaiveDate;
 use clientbank_format::Encoding;
 use rust_decimal::Decimal;
 
-use crate::finding::{Code, Field, Finding};
+use clientbank_diagnostic::{Code, Diagnostic, Message, tr};
+
+use crate::finding::{Field, about};
 use crate::payment::{Budget, Kind, Payment, ThirdParty, enp};
 use crate::rules::{self, Defect, since};
 
-/// What the rules need to know beyond the payment.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// What the rules need to know beyond the payment: the day the date rules count from.
+///
+/// There is no default: say which day ([`Context::today_in_moscow`], [`Context::as_of`]) or
+/// that the payments are history ([`Context::history`]), whose dates are not checked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Context {
-    /// Today in Moscow, for the date rules; `None` skips them (a statement's records are
-    /// history, not orders to execute).
-    pub today: Option<NaiveDate>,
+    today: Option<NaiveDate>,
+}
+
+impl Context {
+    /// Dates checked against today in Moscow, the bank's day.
+    pub fn today_in_moscow() -> Context {
+        Context::as_of(crate::clock::today_in_moscow())
+    }
+
+    /// Dates checked as of `today`.
+    pub fn as_of(today: NaiveDate) -> Context {
+        Context { today: Some(today) }
+    }
+
+    /// The payments are history (a statement's records, not orders to execute): the date
+    /// rules (`date-in-future`, `date-stale`) are not applied.
+    pub fn history() -> Context {
+        Context { today: None }
+    }
+
+    /// The day dates are checked against; `None` for history.
+    pub fn today(&self) -> Option<NaiveDate> {
+        self.today
+    }
 }
 
 /// How many days after its date the bank still takes a payment order (383-P).
@@ -26,7 +52,7 @@ pub const MAX_NAME: usize = 160;
 
 /// Checks `payment` against every rule, for a 1C file in Windows-1251 (the format's own
 /// encoding): [`validate_in`] with [`Encoding::Cp1251`].
-pub fn validate(payment: &Payment, context: &Context) -> Vec<Finding> {
+pub fn validate(payment: &Payment, context: &Context) -> Vec<Diagnostic> {
     validate_in(payment, context, Encoding::Cp1251)
 }
 
@@ -35,7 +61,7 @@ pub fn validate(payment: &Payment, context: &Context) -> Vec<Finding> {
 /// changed over time apply as they stood on the payment's date (today's rules when it has
 /// none). Characters come first, then field by field; a field holding a character that cannot
 /// be written gets that finding and none about its format.
-pub fn validate_in(payment: &Payment, context: &Context, encoding: Encoding) -> Vec<Finding> {
+pub fn validate_in(payment: &Payment, context: &Context, encoding: Encoding) -> Vec<Diagnostic> {
     let mut check = Check {
         date: payment.date,
         ..Check::default()
@@ -58,8 +84,8 @@ pub fn validate_in(payment: &Payment, context: &Context, encoding: Encoding) -> 
                     Code::BudgetFieldsMissing,
                     Field::PayerStatus,
                     None,
-                    "the recipient is a treasury account for budget revenues: fill in the budget \
-                     fields 101 and 104–109",
+                    Message::new("the recipient is a treasury account for budget revenues: fill in the budget \
+                     fields 101 and 104–109", "счёт получателя — казначейский счёт для доходов бюджета: заполните бюджетные поля 101 и 104–109"),
                 );
             }
         }
@@ -72,7 +98,7 @@ pub fn validate_in(payment: &Payment, context: &Context, encoding: Encoding) -> 
 
 #[derive(Default)]
 struct Check {
-    findings: Vec<Finding>,
+    findings: Vec<Diagnostic>,
     /// The payment's date: which version of the rules applies.
     date: Option<NaiveDate>,
     /// Fields with a character that cannot be written.
@@ -162,51 +188,59 @@ impl Check {
     fn characters(&mut self, payment: &Payment, encoding: Encoding) {
         for (field, value) in texts(payment) {
             if let Some(c) = value.chars().find(|c| c.is_control()) {
-                let what = match c {
-                    '\n' => " (a line feed)",
-                    '\r' => " (a carriage return)",
-                    '\t' => " (a tab)",
-                    _ => "",
+                let (what, what_ru) = match c {
+                    '\n' => (" (a line feed)", " (перевод строки)"),
+                    '\r' => (" (a carriage return)", " (возврат каретки)"),
+                    '\t' => (" (a tab)", " (табуляция)"),
+                    _ => ("", ""),
                 };
+                let code = c as u32;
                 self.add(
                     Code::ControlCharacter,
                     field,
                     Some(value),
-                    format!(
-                        "remove the control character U+{:04X}{what}: a 1C file holds each value \
-                         on one line, without tabs or other control characters",
-                        c as u32
+                    tr!(
+                        "remove the control character U+{code:04X}{what}: a 1C file holds each \
+                         value on one line, without tabs or other control characters" ;
+                        "удалите управляющий символ U+{code:04X}{what_ru}: в файле 1С каждое \
+                         значение занимает одну строку, без табуляций и других управляющих символов"
                     ),
                 );
                 self.unwritable.push(field);
             } else if let Err(c) = encoding.encode(value) {
-                self.add(
-                    Code::Unrepresentable,
-                    field,
-                    Some(value),
-                    format!(
-                        "replace {c:?} (U+{:04X}): the payment order is written in {}, which has \
-                         no such character",
-                        c as u32,
-                        encoding_name(encoding)
-                    ),
-                );
+                self.add(Code::Unrepresentable, field, Some(value), {
+                    let (code, name) = (c as u32, encoding_name(encoding));
+                    tr!(
+                        "replace {c:?} (U+{code:04X}): the payment order is written in {name}, \
+                         which has no such character" ;
+                        "замените {c:?} (U+{code:04X}): платёжное поручение записывается в \
+                         кодировке {name}, в ней такого символа нет"
+                    )
+                });
                 self.unwritable.push(field);
             }
         }
     }
 
-    fn add(&mut self, code: Code, field: Field, found: Option<&str>, message: impl Into<String>) {
+    fn add(&mut self, code: Code, field: Field, found: Option<&str>, message: Message) {
         if !despite_characters(code) && self.unwritable.contains(&field) {
             return;
         }
-        let mut finding = Finding::new(code, Some(field), message);
-        finding.found = found.map(str::to_string);
+        let mut finding = about(code, Some(field), message);
+        if let Some(found) = found {
+            finding = finding.found(found);
+        }
         self.findings.push(finding);
     }
 
-    fn missing(&mut self, field: Field, what: &str) {
-        self.add(Code::Missing, field, None, format!("fill in {what}"));
+    /// `what` is in English and in Russian, in the accusative ("заполните сумму").
+    fn missing(&mut self, field: Field, what: &str, what_ru: &str) {
+        self.add(
+            Code::Missing,
+            field,
+            None,
+            tr!("fill in {what}" ; "заполните {what_ru}"),
+        );
     }
 
     /// The value with spaces around it removed, warning when there were any (control
@@ -218,7 +252,10 @@ impl Check {
                 Code::Whitespace,
                 field,
                 Some(value),
-                "remove the spaces around the value",
+                Message::new(
+                    "remove the spaces around the value",
+                    "уберите пробелы вокруг значения",
+                ),
             );
         }
         trimmed
@@ -233,7 +270,10 @@ impl Check {
                     Code::InnFormat,
                     field,
                     Some(value),
-                    "a КИО cannot be all zeros",
+                    Message::new(
+                        "a КИО cannot be all zeros",
+                        "КИО не может состоять из одних нулей",
+                    ),
                 );
             }
             return;
@@ -244,23 +284,23 @@ impl Check {
                 field,
                 Some(value),
                 if budget {
-                    "an INN has 10 digits (organisation) or 12 (person), or a foreign \
-                     organisation's КИО has 5"
+                    Message::new("an INN has 10 digits (organisation) or 12 (person), or a foreign \
+                     organisation's КИО has 5", "ИНН состоит из 10 цифр (организация) или 12 (физическое лицо), КИО иностранной организации — из 5")
                 } else {
-                    "an INN has 10 digits (organisation) or 12 (person)"
+                    Message::new("an INN has 10 digits (organisation) or 12 (person)", "ИНН состоит из 10 цифр (организация) или 12 (физическое лицо)")
                 },
             ),
             Err(Defect::CheckDigit) => self.add(
                 Code::InnCheckDigit,
                 field,
                 Some(value),
-                "the INN's check digit is wrong: check the INN against the counterparty's documents",
+                Message::new("the INN's check digit is wrong: check the INN against the counterparty's documents", "неверное контрольное число ИНН: сверьте ИНН с документами контрагента"),
             ),
             Ok(()) if budget && value.starts_with("00") && self.since(since::NO_ZERO_PREFIX) => self.add(
                 Code::InnZeroPrefix,
                 field,
                 Some(value),
-                "an INN in a budget payment cannot start with 00",
+                Message::new("an INN in a budget payment cannot start with 00", "ИНН в платеже в бюджет не может начинаться с 00"),
             ),
             Ok(()) => {}
         }
@@ -272,18 +312,23 @@ impl Check {
             return;
         }
         if rules::kpp(value).is_err() {
-            let hint = if value.chars().any(|c| ('А'..='я').contains(&c)) {
-                " (Cyrillic letters look like Latin ones but are not allowed)"
+            let (hint, hint_ru) = if value.chars().any(|c| ('А'..='я').contains(&c)) {
+                (
+                    " (Cyrillic letters look like Latin ones but are not allowed)",
+                    " (русские буквы похожи на латинские, но не допускаются)",
+                )
             } else {
-                ""
+                ("", "")
             };
             self.add(
                 Code::KppFormat,
                 field,
                 Some(value),
-                format!(
+                tr!(
                     "a KPP is 9 characters: 4 digits, 2 digits or capital Latin letters, 3 digits, \
-                     or 0{hint}"
+                     or 0{hint}" ;
+                    "КПП — 9 знаков: 4 цифры, 2 цифры или заглавные латинские буквы, 3 цифры; \
+                     либо 0{hint_ru}"
                 ),
             );
         } else if budget && value.starts_with("00") && self.since(since::NO_ZERO_PREFIX) {
@@ -291,7 +336,10 @@ impl Check {
                 Code::KppZeroPrefix,
                 field,
                 Some(value),
-                "a KPP in a budget payment cannot start with 00",
+                Message::new(
+                    "a KPP in a budget payment cannot start with 00",
+                    "КПП в платеже в бюджет не может начинаться с 00",
+                ),
             );
         }
     }
@@ -304,7 +352,10 @@ impl Check {
                 Code::BikFormat,
                 field,
                 Some(value),
-                "a BIK is 9 digits starting with 0",
+                Message::new(
+                    "a BIK is 9 digits starting with 0",
+                    "БИК — 9 цифр, первая из них 0",
+                ),
             );
         }
         ok
@@ -319,7 +370,10 @@ impl Check {
                 Code::AccountFormat,
                 field,
                 Some(value),
-                "an account number has 20 digits",
+                Message::new(
+                    "an account number has 20 digits",
+                    "номер счёта состоит из 20 цифр",
+                ),
             );
             return;
         }
@@ -329,7 +383,10 @@ impl Check {
                     Code::TreasuryAccount,
                     field,
                     Some(value),
-                    "a treasury account is 03, four digits, 643, then the budget's codes",
+                    Message::new(
+                        "a treasury account is 03, four digits, 643, then the budget's codes",
+                        "казначейский счёт — это 03, четыре цифры, 643 и затем коды бюджета",
+                    ),
                 );
             }
             return;
@@ -342,9 +399,10 @@ impl Check {
                 Code::AccountKey,
                 field,
                 Some(value),
-                format!(
+                tr!(
                     "the account's control key does not match BIK {bik}: check the account and \
-                     the bank"
+                     the bank" ;
+                    "контрольный ключ счёта не сходится с БИК {bik}: проверьте счёт и банк"
                 ),
             );
         }
@@ -357,7 +415,10 @@ impl Check {
                 Code::CorrAccountFormat,
                 field,
                 Some(trimmed),
-                "a bank's correspondent account starts with 301 (or 40102 for the treasury)",
+                Message::new(
+                    "a bank's correspondent account starts with 301 (or 40102 for the treasury)",
+                    "корреспондентский счёт банка начинается с 301 (у казначейства — с 40102)",
+                ),
             );
             return;
         }
@@ -366,7 +427,7 @@ impl Check {
 
     fn document(&mut self, payment: &Payment, context: &Context) {
         match payment.number.as_deref() {
-            None => self.missing(Field::Number, "the document number"),
+            None => self.missing(Field::Number, "the document number", "номер документа"),
             Some(number) => {
                 let number = self.trimmed(Field::Number, number);
                 if number.is_empty()
@@ -377,42 +438,51 @@ impl Check {
                         Code::NumberInvalid,
                         Field::Number,
                         Some(number),
-                        "a payment order's number is digits, not all zeros",
+                        Message::new(
+                            "a payment order's number is digits, not all zeros",
+                            "номер платёжного поручения — цифры, не одни нули",
+                        ),
                     );
                 } else if number.len() > 6 {
                     self.add(
                         Code::NumberLong,
                         Field::Number,
                         Some(number),
-                        "the payment order form holds six digits; the bank may cut the number",
+                        Message::new("the payment order form holds six digits; the bank may cut the number", "в бланке платёжного поручения под номер шесть цифр; банк может обрезать номер"),
                     );
                 }
             }
         }
         match (payment.date, context.today) {
-            (None, _) => self.missing(Field::Date, "the document date"),
+            (None, _) => self.missing(Field::Date, "the document date", "дату документа"),
             (Some(date), Some(today)) if date > today => self.add(
                 Code::DateInFuture,
                 Field::Date,
                 Some(&clientbank_format::value::format_date(date)),
-                format!(
-                    "the date is after today ({}); the bank executes orders on or after their date",
-                    clientbank_format::value::format_date(today)
-                ),
+                {
+                    let today = clientbank_format::value::format_date(today);
+                    tr!(
+                        "the date is after today ({today}); the bank executes orders on or after \
+                         their date" ;
+                        "дата позже сегодняшней ({today}); банк исполняет поручение не раньше его даты"
+                    )
+                },
             ),
             (Some(date), Some(today)) if (today - date).num_days() > VALID_DAYS => self.add(
                 Code::DateStale,
                 Field::Date,
                 Some(&clientbank_format::value::format_date(date)),
-                format!(
+                tr!(
                     "the order is dated more than {VALID_DAYS} days ago; the bank may refuse it: \
-                     re-issue it with today's date"
+                     re-issue it with today's date" ;
+                    "поручение выписано более {VALID_DAYS} дней назад, банк может его не принять: \
+                     выпишите его заново сегодняшней датой"
                 ),
             ),
             _ => {}
         }
         match payment.sum {
-            None => self.missing(Field::Sum, "the sum"),
+            None => self.missing(Field::Sum, "the sum", "сумму"),
             Some(sum) => {
                 let text = sum.to_string();
                 if sum <= Decimal::ZERO {
@@ -420,7 +490,10 @@ impl Check {
                         Code::SumNotPositive,
                         Field::Sum,
                         Some(&text),
-                        "the sum must be more than zero",
+                        Message::new(
+                            "the sum must be more than zero",
+                            "сумма должна быть больше нуля",
+                        ),
                     );
                 }
                 let normal = sum.normalize();
@@ -430,7 +503,7 @@ impl Check {
                         Code::SumPrecision,
                         Field::Sum,
                         Some(&text),
-                        "a sum has at most two decimals (kopecks) and 18 digits",
+                        Message::new("a sum has at most two decimals (kopecks) and 18 digits", "в сумме не больше двух знаков после точки (копейки) и не больше 18 цифр"),
                     );
                 }
             }
@@ -446,7 +519,10 @@ impl Check {
                 Code::OperationKindUnusual,
                 Field::OperationKind,
                 Some(kind),
-                "a payment order's kind of operation (field 18) is 01",
+                Message::new(
+                    "a payment order's kind of operation (field 18) is 01",
+                    "вид операции (поле 18) платёжного поручения — 01",
+                ),
             );
         }
         if let Some(code) = payment.purpose_code.as_deref()
@@ -459,7 +535,10 @@ impl Check {
                 Code::PurposeCodeInvalid,
                 Field::PurposeCode,
                 Some(code),
-                "the purpose code (field 20) is one digit from 1 to 5, or empty",
+                Message::new(
+                    "the purpose code (field 20) is one digit from 1 to 5, or empty",
+                    "код назначения платежа (поле 20) — одна цифра от 1 до 5 или пусто",
+                ),
             );
         }
     }
@@ -476,9 +555,11 @@ impl Check {
                     Code::PayeeIdentifier,
                     Field::Uin,
                     Some(uin),
-                    format!(
+                    tr!(
                         "field 22 holds {length} characters, more than the 25 of a payment \
-                         identifier: the bank may cut or refuse it"
+                         identifier: the bank may cut or refuse it" ;
+                        "поле 22 длиннее 25 знаков, допустимых для идентификатора платежа \
+                         ({length}): банк может обрезать его или не принять платёж"
                     ),
                 );
             } else if result.is_err() {
@@ -486,9 +567,9 @@ impl Check {
                     Code::PayeeIdentifier,
                     Field::Uin,
                     Some(uin),
-                    "field 22 is not a UIN (20 or 25 digits with a check digit): in an ordinary \
+                    Message::new("field 22 is not a UIN (20 or 25 digits with a check digit): in an ordinary \
                      payment it may be the payee's own payment identifier — make sure the payee \
-                     gave it",
+                     gave it", "в поле 22 не УИН (20 или 25 цифр с контрольным разрядом): в обычном платеже это может быть собственный идентификатор платежа получателя — убедитесь, что его дал получатель"),
                 );
             }
             return;
@@ -498,13 +579,13 @@ impl Check {
                 Code::UinFormat,
                 Field::Uin,
                 Some(uin),
-                "a UIN is 20 or 25 digits, not all zeros; write 0 when there is none",
+                Message::new("a UIN is 20 or 25 digits, not all zeros; write 0 when there is none", "УИН — 20 или 25 цифр, не одни нули; если УИН нет, укажите 0"),
             ),
             Err(Defect::CheckDigit) => self.add(
                 Code::UinCheckDigit,
                 Field::Uin,
                 Some(uin),
-                "the UIN's check digit is wrong: copy it again from the bill",
+                Message::new("the UIN's check digit is wrong: copy it again from the bill", "неверный контрольный разряд УИН: перепишите УИН из счёта или требования заново"),
             ),
             Ok(()) => {}
         }
@@ -516,10 +597,14 @@ impl Check {
             return;
         };
         let priority = priority.trim();
-        let (last, range) = if self.since(since::FIVE_PRIORITIES) {
-            ("5", "1 to 5")
+        let (last, range, range_ru) = if self.since(since::FIVE_PRIORITIES) {
+            ("5", "1 to 5", "от 1 до 5")
         } else {
-            ("6", "1 to 6 (before 31.12.2013)")
+            (
+                "6",
+                "1 to 6 (before 31.12.2013)",
+                "от 1 до 6 (до 31.12.2013)",
+            )
         };
         let valid = priority.len() == 1 && ("1"..=last).contains(&priority);
         if !valid {
@@ -527,14 +612,20 @@ impl Check {
                 Code::PriorityInvalid,
                 Field::Priority,
                 Some(priority),
-                format!("the priority is one digit from {range}"),
+                tr!(
+                    "the priority is one digit from {range}" ;
+                    "очерёдность платежа — одна цифра {range_ru}"
+                ),
             );
         } else if priority != last && payment.kind() == Kind::Ordinary {
             self.add(
                 Code::PriorityUnusual,
                 Field::Priority,
                 Some(priority),
-                format!("ordinary payments and voluntary tax payments have priority {last}"),
+                tr!(
+                    "ordinary payments and voluntary tax payments have priority {last}" ;
+                    "у обычных платежей и добровольных налоговых платежей очерёдность {last}"
+                ),
             );
         }
     }
@@ -547,7 +638,11 @@ impl Check {
             self.bik(Field::PayerBik, bik);
         }
         match payer.account.as_deref() {
-            None => self.missing(Field::PayerAccount, "the payer's account"),
+            None => self.missing(
+                Field::PayerAccount,
+                "the payer's account",
+                "счёт плательщика",
+            ),
             Some(account) => self.account(Field::PayerAccount, account, bik),
         }
         if let Some(corr) = payer.bank.corr_account.as_deref() {
@@ -563,8 +658,8 @@ impl Check {
                         Code::InnFormat,
                         Field::PayerInn,
                         Some(inn),
-                        "a budget payment without a UIN needs the payer's INN (0 is allowed \
-                         only with a UIN)",
+                        Message::new("a budget payment without a UIN needs the payer's INN (0 is allowed \
+                         only with a UIN)", "в платеже в бюджет без УИН нужен ИНН плательщика (0 допустим только при наличии УИН)"),
                     );
                 }
             } else if inn.trim() != "0" {
@@ -577,12 +672,17 @@ impl Check {
     }
 
     fn name(&mut self, field: Field, name: &str) {
+        // Spaces around a name do not survive a 1C file (its readers trim values).
+        let name = self.trimmed(field, name);
         if name.chars().count() > MAX_NAME {
             self.add(
                 Code::NameTooLong,
                 field,
                 Some(name),
-                format!("a name has at most {MAX_NAME} characters"),
+                tr!(
+                    "a name has at most {MAX_NAME} characters" ;
+                    "наименование — не длиннее {MAX_NAME} знаков"
+                ),
             );
         }
     }
@@ -591,19 +691,31 @@ impl Check {
         let recipient = &payment.recipient;
         let budget = payment.kind() != Kind::Ordinary;
         match recipient.name.as_deref() {
-            None => self.missing(Field::RecipientName, "the recipient's name"),
+            None => self.missing(
+                Field::RecipientName,
+                "the recipient's name",
+                "наименование получателя",
+            ),
             Some(name) => self.name(Field::RecipientName, name),
         }
         let bik = recipient.bank.bik.as_deref();
         let bik_ok = match bik {
             None => {
-                self.missing(Field::RecipientBik, "the recipient bank's BIK");
+                self.missing(
+                    Field::RecipientBik,
+                    "the recipient bank's BIK",
+                    "БИК банка получателя",
+                );
                 false
             }
             Some(bik) => self.bik(Field::RecipientBik, bik),
         };
         match recipient.account.as_deref() {
-            None => self.missing(Field::RecipientAccount, "the recipient's account"),
+            None => self.missing(
+                Field::RecipientAccount,
+                "the recipient's account",
+                "счёт получателя",
+            ),
             Some(account) => self.account(Field::RecipientAccount, account, bik),
         }
         match recipient.bank.corr_account.as_deref() {
@@ -615,12 +727,15 @@ impl Check {
                 self.missing(
                     Field::RecipientCorrAccount,
                     "the recipient bank's correspondent account",
+                    "корреспондентский счёт банка получателя",
                 );
             }
             None => {}
         }
         match recipient.inn.as_deref() {
-            None if budget => self.missing(Field::RecipientInn, "the recipient's INN"),
+            None if budget => {
+                self.missing(Field::RecipientInn, "the recipient's INN", "ИНН получателя")
+            }
             Some(inn) if inn.trim() != "0" || budget => {
                 let before = self.findings.len();
                 self.inn(Field::RecipientInn, inn, budget);
@@ -630,21 +745,26 @@ impl Check {
                         Code::InnFormat,
                         Field::RecipientInn,
                         Some(inn),
-                        "the recipient of a budget payment is an organisation: its INN has 10 digits",
+                        Message::new("the recipient of a budget payment is an organisation: its INN has 10 digits", "получатель платежа в бюджет — организация, её ИНН состоит из 10 цифр"),
                     );
                 }
             }
             _ => {}
         }
         match recipient.kpp.as_deref() {
-            None if budget => self.missing(Field::RecipientKpp, "the recipient's KPP"),
+            None if budget => {
+                self.missing(Field::RecipientKpp, "the recipient's KPP", "КПП получателя")
+            }
             Some(kpp) => {
                 if budget && kpp.trim() == "0" {
                     self.add(
                         Code::KppFormat,
                         Field::RecipientKpp,
                         Some(kpp),
-                        "the recipient of a budget payment has a 9-character KPP",
+                        Message::new(
+                            "the recipient of a budget payment has a 9-character KPP",
+                            "у получателя платежа в бюджет КПП из 9 знаков",
+                        ),
                     );
                 } else {
                     self.kpp(Field::RecipientKpp, kpp, budget);
@@ -656,16 +776,24 @@ impl Check {
 
     fn purpose(&mut self, payment: &Payment) {
         let Some(purpose) = payment.purpose.as_deref() else {
-            self.missing(Field::Purpose, "the purpose of payment");
+            self.missing(
+                Field::Purpose,
+                "the purpose of payment",
+                "назначение платежа",
+            );
             return;
         };
+        let purpose = self.trimmed(Field::Purpose, purpose);
         let length = purpose.chars().count();
         if length > MAX_PURPOSE {
             self.add(
                 Code::PurposeTooLong,
                 Field::Purpose,
                 Some(purpose),
-                format!("the purpose has {length} characters; shorten it to {MAX_PURPOSE}"),
+                tr!(
+                    "the purpose has {length} characters; shorten it to {MAX_PURPOSE}" ;
+                    "назначение платежа длиннее {MAX_PURPOSE} знаков ({length}): сократите его"
+                ),
             );
         }
         if payment.kind() != Kind::Ordinary {
@@ -676,8 +804,8 @@ impl Check {
                 Code::VatNotMentioned,
                 Field::Purpose,
                 None,
-                "say whether the sum includes VAT (\"в т.ч. НДС 20% - …\" or \"Без налога (НДС)\"), \
-                 as the Tax Code art. 168 asks",
+                Message::new("say whether the sum includes VAT (\"в т.ч. НДС 20% - …\" or \"Без налога (НДС)\"), \
+                 as the Tax Code art. 168 asks", "укажите, включён ли в сумму НДС («в т.ч. НДС 20% - …» или «Без налога (НДС)»), как требует ст. 168 НК РФ"),
             ),
             Some(Vat::Amount { rate, amount }) => {
                 if let Some(sum) = payment.sum {
@@ -687,8 +815,9 @@ impl Check {
                             Code::VatAmount,
                             Field::Purpose,
                             Some(&amount.to_string()),
-                            format!(
-                                "VAT {rate}% of {sum} is {expected}, the purpose says {amount}"
+                            tr!(
+                                "VAT {rate}% of {sum} is {expected}, the purpose says {amount}" ;
+                                "НДС {rate}% от {sum} — {expected}, а в назначении платежа {amount}"
                             ),
                         );
                     }
@@ -704,7 +833,7 @@ impl Check {
             .as_deref()
             .map(|v| self.trimmed(Field::PayerStatus, v));
         match status {
-            None => self.missing(Field::PayerStatus, "the payer status (field 101), e.g. 01"),
+            None => self.missing(Field::PayerStatus, "the payer status (field 101), e.g. 01", "статус плательщика (поле 101), например 01"),
             Some(status)
                 if rules::REMOVED_PAYER_STATUSES.contains(&status)
                     && !self.since(since::STATUSES_REMOVED) => {}
@@ -712,15 +841,15 @@ impl Check {
                 Code::PayerStatusRemoved,
                 Field::PayerStatus,
                 Some(status),
-                "statuses 09–12 were removed on 01.10.2021: individual entrepreneurs, notaries, \
-                 lawyers and farm heads use 13 (or 01 for the single tax payment)",
+                Message::new("statuses 09–12 were removed on 01.10.2021: individual entrepreneurs, notaries, \
+                 lawyers and farm heads use 13 (or 01 for the single tax payment)", "статусы 09–12 отменены с 01.10.2021: индивидуальные предприниматели, нотариусы, адвокаты и главы КФХ указывают 13 (или 01 в едином налоговом платеже)"),
             ),
             Some(status) if !rules::PAYER_STATUSES.contains(&status) => self.add(
                 Code::PayerStatusInvalid,
                 Field::PayerStatus,
                 Some(status),
-                "the payer status is two digits of 107n's list, e.g. 01 (taxpayer), 02 (tax \
-                 agent), 13 (person)",
+                Message::new("the payer status is two digits of 107n's list, e.g. 01 (taxpayer), 02 (tax \
+                 agent), 13 (person)", "статус плательщика — две цифры из перечня приказа 107н, например 01 (налогоплательщик), 02 (налоговый агент), 13 (физическое лицо)"),
             ),
             Some(_) => {}
         }
@@ -729,20 +858,20 @@ impl Check {
                 Code::KbkFormat,
                 Field::Kbk,
                 Some("0"),
-                "a budget payment needs its KBK; 0 is allowed only with a UIN",
+                Message::new("a budget payment needs its KBK; 0 is allowed only with a UIN", "в платеже в бюджет нужен КБК; 0 допустим только при наличии УИН"),
             ),
             Some("0") | None => {}
             Some(kbk) if rules::kbk(kbk).is_err() => self.add(
                 Code::KbkFormat,
                 Field::Kbk,
                 Some(kbk),
-                "a KBK is 20 digits, not all zeros",
+                Message::new("a KBK is 20 digits, not all zeros", "КБК — 20 цифр, не одни нули"),
             ),
             Some(kbk) if kbk.starts_with("000") => self.add(
                 Code::KbkTemplate,
                 Field::Kbk,
                 Some(kbk),
-                "a KBK starting with 000 is a template; put the administrator's code first",
+                Message::new("a KBK starting with 000 is a template; put the administrator's code first", "КБК, начинающийся с 000, — это шаблон: первыми укажите код главного администратора доходов"),
             ),
             Some(_) => {}
         }
@@ -754,7 +883,10 @@ impl Check {
                 Code::OktmoFormat,
                 Field::Oktmo,
                 Some(oktmo),
-                "an OKTMO code is 8 or 11 digits, not all zeros, or 0",
+                Message::new(
+                    "an OKTMO code is 8 or 11 digits, not all zeros, or 0",
+                    "код ОКТМО — 8 или 11 цифр, не одни нули, либо 0",
+                ),
             );
         }
         let basis = self.placeholder(Field::Basis, &budget.basis);
@@ -765,8 +897,8 @@ impl Check {
                 Code::BasisInvalid,
                 Field::Basis,
                 Some(basis),
-                "the basis (field 106) is two capital Cyrillic letters of 107n's list (ТП, ЗД, ТР, \
-                 …) or 0",
+                Message::new("the basis (field 106) is two capital Cyrillic letters of 107n's list (ТП, ЗД, ТР, \
+                 …) or 0", "основание платежа (поле 106) — две заглавные русские буквы из перечня приказа 107н (ТП, ЗД, ТР, …) или 0"),
             );
         }
         let kbk = field_text(&budget.kbk);
@@ -777,8 +909,8 @@ impl Check {
                 Code::PeriodInvalid,
                 Field::Period,
                 Some(period),
-                "the tax period is МС.01–12, КВ.01–04, ПЛ.01–02 or ГД.00 with the year \
-                 (МС.03.2024), a date ДД.ММ.ГГГГ, a customs code, or 0",
+                Message::new("the tax period is МС.01–12, КВ.01–04, ПЛ.01–02 or ГД.00 with the year \
+                 (МС.03.2024), a date ДД.ММ.ГГГГ, a customs code, or 0", "налоговый период — МС.01–12, КВ.01–04, ПЛ.01–02 или ГД.00 с годом (МС.03.2024), дата ДД.ММ.ГГГГ, код таможенного органа или 0"),
             );
         }
         if let Some(number) = self.placeholder(Field::BudgetDocNumber, &budget.number) {
@@ -787,7 +919,10 @@ impl Check {
                     Code::DocNumberInvalid,
                     Field::BudgetDocNumber,
                     Some(number),
-                    "the document number (field 108) has at most 15 characters and no № sign",
+                    Message::new(
+                        "the document number (field 108) has at most 15 characters and no № sign",
+                        "номер документа (поле 108) — не длиннее 15 знаков и без знака №",
+                    ),
                 );
             } else if number == "0"
                 && payment.uin.is_none()
@@ -797,10 +932,13 @@ impl Check {
                     Code::DocNumberInvalid,
                     Field::BudgetDocNumber,
                     Some(number),
-                    format!(
-                        "with basis {} give the number of the demand or decision (or its UIN)",
-                        basis.unwrap_or_default()
-                    ),
+                    {
+                        let basis = basis.unwrap_or_default();
+                        tr!(
+                            "with basis {basis} give the number of the demand or decision (or its UIN)" ;
+                            "при основании {basis} укажите номер требования или решения (или его УИН)"
+                        )
+                    },
                 );
             }
         }
@@ -812,7 +950,10 @@ impl Check {
                 Code::DocDateInvalid,
                 Field::BudgetDocDate,
                 Some(date),
-                "the document date (field 109) is ДД.ММ.ГГГГ or 0",
+                Message::new(
+                    "the document date (field 109) is ДД.ММ.ГГГГ or 0",
+                    "дата документа (поле 109) — ДД.ММ.ГГГГ или 0",
+                ),
             );
         }
         if let Some(kind) = field_text(&budget.payment_type)
@@ -823,7 +964,7 @@ impl Check {
                 Code::PaymentTypeObsolete,
                 Field::PaymentType,
                 Some(kind),
-                "field 110 is obsolete since 2015: leave it empty (some banks refuse ПЕ and ПЦ)",
+                Message::new("field 110 is obsolete since 2015: leave it empty (some banks refuse ПЕ and ПЦ)", "поле 110 не заполняется с 2015 года: оставьте его пустым (некоторые банки не принимают ПЕ и ПЦ)"),
             );
         }
         if let Some(inn) = payment.deduction_inn.as_deref() {
@@ -833,7 +974,7 @@ impl Check {
                     Code::DeductionInnStatus,
                     Field::DeductionInn,
                     Some(inn),
-                    "the INN of a person a salary deduction is made for goes with payer status 19",
+                    Message::new("the INN of a person a salary deduction is made for goes with payer status 19", "ИНН физического лица, из дохода которого удержаны деньги, указывают только со статусом плательщика 19"),
                 );
             }
         }
@@ -850,7 +991,10 @@ impl Check {
                 Code::BudgetPlaceholder,
                 field,
                 None,
-                "write 0 when a budget field has no value (107n); it is written 0",
+                Message::new(
+                    "write 0 when a budget field has no value (107n); it is written 0",
+                    "если у бюджетного поля нет значения, укажите 0 (приказ 107н); записывается 0",
+                ),
             );
         }
         value
@@ -875,9 +1019,9 @@ impl Check {
                     Code::EnpRequisite,
                     field,
                     value,
-                    format!(
-                        "the single tax payment (KBK {}) goes to {expected}",
-                        enp::KBK
+                    tr!(
+                        "the single tax payment (KBK {}) goes to {expected}", enp::KBK ;
+                        "реквизит единого налогового платежа (КБК {}) — {expected}", enp::KBK
                     ),
                 );
             }
@@ -889,16 +1033,19 @@ impl Check {
                 Code::EnpOutdated,
                 Field::RecipientKpp,
                 Some(enp::OLD_KPP),
-                format!(
-                    "the FNS changed the single tax payment's recipient KPP to {} in December 2025",
-                    enp::KPP
+                tr!(
+                    "the FNS changed the single tax payment's recipient KPP to {} in December 2025", enp::KPP ;
+                    "в декабре 2025 года ФНС сменила КПП получателя единого налогового платежа на {}", enp::KPP
                 ),
             ),
             Some(other) => self.add(
                 Code::EnpRequisite,
                 Field::RecipientKpp,
                 Some(other),
-                format!("the single tax payment's recipient KPP is {}", enp::KPP),
+                tr!(
+                    "the single tax payment's recipient KPP is {}", enp::KPP ;
+                    "КПП получателя единого налогового платежа — {}", enp::KPP
+                ),
             ),
         }
         if let Some(status) = budget.payer_status.as_deref().map(str::trim)
@@ -908,7 +1055,10 @@ impl Check {
                 Code::EnpOutdated,
                 Field::PayerStatus,
                 Some(status),
-                "since 2023 every payer of the single tax payment uses status 01",
+                Message::new(
+                    "since 2023 every payer of the single tax payment uses status 01",
+                    "с 2023 года в едином налоговом платеже все плательщики указывают статус 01",
+                ),
             );
         }
         for (field, value) in [
@@ -926,8 +1076,8 @@ impl Check {
                     Code::EnpOutdated,
                     field,
                     Some(value),
-                    "the single tax payment has 0 in fields 105–109: the tax office assigns the \
-                     money itself",
+                    Message::new("the single tax payment has 0 in fields 105–109: the tax office assigns the \
+                     money itself", "в едином налоговом платеже в полях 105–109 ставится 0: налоговый орган сам распределяет деньги"),
                 );
             }
         }
@@ -935,7 +1085,11 @@ impl Check {
 
     fn third_party(&mut self, payment: &Payment, third: &ThirdParty) {
         if third.name.trim().is_empty() {
-            self.missing(Field::ThirdPartyName, "the name of the third party");
+            self.missing(
+                Field::ThirdPartyName,
+                "the name of the third party",
+                "наименование третьего лица",
+            );
         } else {
             self.name(Field::ThirdPartyName, &third.name);
         }
@@ -947,7 +1101,10 @@ impl Check {
                 Code::KppFormat,
                 Field::ThirdPartyKpp,
                 Some(kpp),
-                "a person (12-digit INN) has no KPP: write 0",
+                Message::new(
+                    "a person (12-digit INN) has no KPP: write 0",
+                    "у физического лица (ИНН из 12 цифр) нет КПП: укажите 0",
+                ),
             );
         } else if !kpp.is_empty() {
             self.kpp(Field::ThirdPartyKpp, kpp, true);
@@ -962,7 +1119,10 @@ impl Check {
                 Code::ThirdPartyNotAllowed,
                 Field::PayerStatus,
                 Some("02"),
-                "a tax agent's payment (status 02) cannot be made by a third party",
+                Message::new(
+                    "a tax agent's payment (status 02) cannot be made by a third party",
+                    "третье лицо не может заплатить за налогового агента (статус 02)",
+                ),
             );
         }
         let starts_with_inn = payment.purpose.as_deref().is_some_and(|p| {
@@ -976,8 +1136,8 @@ impl Check {
                 Code::ThirdPartyPurpose,
                 Field::Purpose,
                 None,
-                "a payment for a third party starts its purpose with the payer's INN//KPP// and \
-                 the third party's name//",
+                Message::new("a payment for a third party starts its purpose with the payer's INN//KPP// and \
+                 the third party's name//", "назначение платежа за третье лицо начинается с ИНН//КПП// плательщика и наименования третьего лица//"),
             );
         }
     }

@@ -62,7 +62,7 @@ fn errors_of(dir: &Path) -> (Found, usize, Vec<String>) {
         let (orders, _) = onec::payment_orders(&parsed.tree);
         for order in orders {
             orders_checked += 1;
-            let findings = validate(&order.payment, &Context { today: None });
+            let findings = validate(&order.payment, &Context::history());
             if findings
                 .iter()
                 .any(|f| f.code.as_str() == "payee-identifier")
@@ -71,7 +71,7 @@ fn errors_of(dir: &Path) -> (Found, usize, Vec<String>) {
                 identifiers.push(name.clone());
             }
             for finding in findings.iter().filter(|f| f.is_error()) {
-                let key = finding.key.map_or("", |k| k.name());
+                let key = finding.key.as_deref().unwrap_or("");
                 *found
                     .entry((name.clone(), finding.code.as_str().into(), key.into()))
                     .or_default() += 1;

@@ -316,7 +316,7 @@ proptest! {
 
     #[test]
     fn generated_payments_are_valid(payment in any_payment()) {
-        let errors: Vec<_> = validate(&payment, &Context::default())
+        let errors: Vec<_> = validate(&payment, &Context::history())
             .into_iter()
             .filter(|f| f.is_error())
             .collect();
@@ -361,7 +361,7 @@ proptest! {
         if let Ok((requests, _)) = read_requests(text.as_bytes()) {
             for request in requests {
                 let payment = request.payment.to_payment();
-                let _ = validate(&payment, &Context::default());
+                let _ = validate(&payment, &Context::history());
             }
         }
     }

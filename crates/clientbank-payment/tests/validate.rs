@@ -90,9 +90,9 @@ fn single_tax_payment() -> Payment {
 }
 
 fn codes(payment: &Payment) -> Vec<(Code, Option<Field>)> {
-    validate(payment, &Context::default())
+    validate(payment, &Context::history())
         .into_iter()
-        .map(|f| (f.code, f.field))
+        .map(|f| (f.code, Field::of(&f)))
         .collect()
 }
 
@@ -323,17 +323,13 @@ fn sum_date_purpose_number() {
 
     let today = NaiveDate::from_ymd_opt(2026, 11, 22);
     let p = ordinary();
-    let stale = Context {
-        today: NaiveDate::from_ymd_opt(2026, 12, 1),
-    };
+    let stale = Context::as_of(NaiveDate::from_ymd_opt(2026, 12, 1).unwrap());
     let found: Vec<_> = validate(&p, &stale).iter().map(|f| f.code).collect();
     assert_eq!(found, [Code::DateStale]);
-    let early = Context {
-        today: NaiveDate::from_ymd_opt(2026, 11, 19),
-    };
+    let early = Context::as_of(NaiveDate::from_ymd_opt(2026, 11, 19).unwrap());
     let found: Vec<_> = validate(&p, &early).iter().map(|f| f.code).collect();
     assert_eq!(found, [Code::DateInFuture]);
-    assert!(validate(&p, &Context { today }).is_empty());
+    assert!(validate(&p, &Context::as_of(today.unwrap())).is_empty());
 }
 
 #[test]
@@ -342,7 +338,7 @@ fn every_finding_says_what_to_fix_and_where() {
     p.recipient.inn = s("770708389");
     p.budget.as_mut().unwrap().basis = s("TP");
     p.priority = s("9");
-    let findings = validate(&p, &Context::default());
+    let findings = validate(&p, &Context::history());
     let found: Vec<_> = findings.iter().map(|f| f.code).collect();
     assert_eq!(
         found,
@@ -350,8 +346,8 @@ fn every_finding_says_what_to_fix_and_where() {
         "all at once, once each"
     );
     for finding in &findings {
-        assert!(finding.key.is_some() && finding.field.is_some());
-        assert!(finding.message.len() > 20);
+        assert!(finding.key.is_some() && Field::of(finding).is_some());
+        assert!(finding.message.en().len() > 20 && finding.message.ru().len() > 20);
         assert_eq!(finding.severity, finding.code.severity());
     }
 }
@@ -413,11 +409,11 @@ fn field_22_is_a_uin_only_in_budget_payments() {
     p.uin = s("18810192085432512980");
     assert_eq!(codes(&p), []);
     p.uin = s("ДОГ-2026/11/20-000001234567");
-    let findings = validate(&p, &Context::default());
+    let findings = validate(&p, &Context::history());
     assert_eq!(findings.len(), 1);
     assert_eq!(findings[0].code, Code::PayeeIdentifier);
     assert!(
-        findings[0].message.contains("27 characters"),
+        findings[0].message.en().contains("27 characters"),
         "{}",
         findings[0]
     );
@@ -571,9 +567,9 @@ fn characters_that_cannot_be_written_are_errors_in_every_field() {
     p.purpose = s("Оплата по счету № 45 — в т.ч. НДС 22% - 10639.34");
     p.recipient.bank.name = s("АО «ТБанк»");
     let in_encoding = |p: &Payment, encoding| -> Vec<(Code, Option<Field>)> {
-        validate_in(p, &Context::default(), encoding)
+        validate_in(p, &Context::history(), encoding)
             .into_iter()
-            .map(|f| (f.code, f.field))
+            .map(|f| (f.code, Field::of(&f)))
             .collect()
     };
     assert_eq!(in_encoding(&p, Encoding::Cp1251), []);
@@ -584,8 +580,8 @@ fn characters_that_cannot_be_written_are_errors_in_every_field() {
             (Code::Unrepresentable, Some(Field::Purpose))
         ]
     );
-    let found = validate_in(&p, &Context::default(), Encoding::Cp866);
-    assert!(found[0].message.contains("CP866"), "{}", found[0]);
+    let found = validate_in(&p, &Context::history(), Encoding::Cp866);
+    assert!(found[0].message.en().contains("CP866"), "{}", found[0]);
     p.recipient.name = s("ООО \"Лютик\" 🌼");
     assert_eq!(
         in_encoding(&p, Encoding::Cp1251),

@@ -18,7 +18,8 @@ use chrono::{NaiveDate, NaiveDateTime};
 use clientbank_api::types::{OperationCategory, OperationStatus, moscow_time};
 use clientbank_api::webhook::{self, WebhookKey};
 use clientbank_api::{ErrorBody, HistoryFilter, Notification, Operation, Token};
-use clientbank_payment::{Context, Payment, UploadRequest, onec, validate};
+use clientbank_payment::batch::{Batch, Item};
+use clientbank_payment::{Context, Diagnostic, Lang, Payment};
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -496,36 +497,33 @@ fn today(shared: &Shared) -> NaiveDate {
     shared.now_moscow().date()
 }
 
-/// Validates and stores one payment; its id, or the reason it was refused.
+/// A finding as the bank's answer says it: `code: place: message`.
+fn said(finding: &Diagnostic) -> String {
+    let place = finding.place();
+    let message = finding.message(Lang::En);
+    if place.is_empty() {
+        format!("{}: {message}", finding.code)
+    } else {
+        format!("{}: {place}: {message}", finding.code)
+    }
+}
+
+/// The errors of an uploaded payment (as the bank refuses it), and its warnings.
+fn verdict(item: &Item) -> (Vec<String>, Vec<String>) {
+    let (errors, warnings): (Vec<_>, Vec<_>) = item.findings().iter().partition(|f| f.is_error());
+    (
+        errors.into_iter().map(said).collect(),
+        warnings.into_iter().map(said).collect(),
+    )
+}
+
+/// Stores one payment the rules let through; its id, or the reason it was refused.
 fn create_payment(
     shared: &Shared,
     who: &Caller,
     payment: Payment,
     in_signing: bool,
-) -> Result<(String, Vec<String>), (StatusCode, String, String)> {
-    let findings = validate(
-        &payment,
-        &Context {
-            today: Some(today(shared)),
-        },
-    );
-    let errors: Vec<String> = findings
-        .iter()
-        .filter(|f| f.is_error())
-        .map(|f| format!("{}: {}: {}", f.code, f.place(), f.message))
-        .collect();
-    let warnings = findings
-        .iter()
-        .filter(|f| !f.is_error())
-        .map(|f| format!("{}: {}", f.code, f.message))
-        .collect();
-    if !errors.is_empty() {
-        return Err((
-            StatusCode::BAD_REQUEST,
-            "ValidationError".into(),
-            errors.join("; "),
-        ));
-    }
+) -> Result<String, (StatusCode, String, String)> {
     let mut state = shared.lock();
     let number = payment.payer.account.clone().unwrap_or_default();
     let Some(account) = state.account(&number).cloned() else {
@@ -565,19 +563,54 @@ fn create_payment(
         signing: false,
         payment,
     });
-    Ok((id, warnings))
+    Ok(id)
+}
+
+/// The drop of an upload: read by the same layer `clientbank check` reads files with, dated
+/// by the bank's clock.
+fn read_drop(shared: &Shared, bytes: impl Into<Vec<u8>>) -> Result<Batch, Reply> {
+    Batch::read(bytes, &Context::as_of(today(shared))).map_err(|refusal| {
+        error(
+            StatusCode::BAD_REQUEST,
+            "ValidationError",
+            said(&refusal.diagnostic),
+        )
+    })
 }
 
 async fn upload(State(shared): Shr, headers: HeaderMap, uri: Uri, body: Bytes) -> Reply {
     let who = authorized!(shared, headers, uri, "money-transfer");
-    let request: UploadRequest = match parse_body(&headers, &body) {
-        Ok(request) => request,
+    let batch = match read_drop(&shared, body.to_vec()) {
+        Ok(batch) => batch,
         Err(reply) => return reply,
     };
+    if batch.form() != clientbank_payment::batch::Form::Json {
+        return error(
+            StatusCode::BAD_REQUEST,
+            "ValidationError",
+            "the body is one upload request, a JSON object {\"payment\": {…}}",
+        );
+    }
+    let mut items = batch.items();
+    let (Some(item), None) = (items.next(), items.next()) else {
+        return error(
+            StatusCode::BAD_REQUEST,
+            "ValidationError",
+            "one upload request per call, a JSON object {\"payment\": {…}}",
+        );
+    };
+    let (errors, warnings) = verdict(&item);
+    if !errors.is_empty() {
+        return error(
+            StatusCode::BAD_REQUEST,
+            "ValidationError",
+            errors.join("; "),
+        );
+    }
     // Absent: a draft; `InSigning`: awaiting signature; anything else is refused, not guessed.
-    let in_signing = match request
-        .parameters
-        .as_ref()
+    let in_signing = match item
+        .request()
+        .and_then(|r| r.parameters.as_ref())
         .and_then(|p| p.target_status.as_deref())
     {
         None => false,
@@ -593,8 +626,15 @@ async fn upload(State(shared): Shr, headers: HeaderMap, uri: Uri, body: Bytes) -
             );
         }
     };
-    match create_payment(&shared, &who, request.payment.to_payment(), in_signing) {
-        Ok((id, warnings)) => ok(&json!({
+    let Some(payment) = item.into_payment() else {
+        return error(
+            StatusCode::BAD_REQUEST,
+            "ValidationError",
+            "the body is not an upload request",
+        );
+    };
+    match create_payment(&shared, &who, payment, in_signing) {
+        Ok(id) => ok(&json!({
             "id": id, "totalLoaded": 1, "errors": [], "warnings": warnings,
         })),
         Err((status, kind, message)) => error(status, &kind, message),
@@ -614,28 +654,41 @@ async fn upload_1c(State(shared): Shr, headers: HeaderMap, uri: Uri, body: Bytes
             "document: the whole exchange file as a string is required",
         );
     };
-    let parsed = match clientbank_format::parse(document.as_bytes()) {
-        Ok(parsed) => parsed,
-        Err(refused) => {
-            return error(
-                StatusCode::BAD_REQUEST,
-                "ValidationError",
-                refused.to_string(),
-            );
-        }
+    if clientbank_payment::batch::is_json(document.as_bytes()) {
+        return error(
+            StatusCode::BAD_REQUEST,
+            "ValidationError",
+            "document: an exchange file (1CClientBankExchange) is expected, not JSON",
+        );
+    }
+    let batch = match read_drop(&shared, document.as_bytes()) {
+        Ok(batch) => batch,
+        Err(reply) => return reply,
     };
-    let (orders, _) = onec::payment_orders(&parsed.tree);
     let mut ids = Vec::new();
     let mut errors = Vec::new();
-    for order in orders {
-        let number = order.payment.number.clone().unwrap_or_default();
-        match create_payment(&shared, &who, order.payment, false) {
-            Ok((id, _)) => ids.push(id),
-            Err((_, _, message)) => errors.push(format!(
-                "документ {} (№ {number}, строка {}): {message}",
-                order.document + 1,
-                order.lines.section.unwrap_or(0)
-            )),
+    for item in batch.items() {
+        let Some(payment) = item.payment() else {
+            // Documents other than payment orders are not uploaded.
+            continue;
+        };
+        let number = payment.number.clone().unwrap_or_default();
+        let place = format!(
+            "документ {} (№ {number}, строка {})",
+            item.position(),
+            item.line().unwrap_or(0)
+        );
+        let (refused, _) = verdict(&item);
+        if !refused.is_empty() {
+            errors.push(format!("{place}: {}", refused.join("; ")));
+            continue;
+        }
+        let Some(payment) = item.into_payment() else {
+            continue;
+        };
+        match create_payment(&shared, &who, payment, false) {
+            Ok(id) => ids.push(id),
+            Err((_, _, message)) => errors.push(format!("{place}: {message}")),
         }
     }
     ok(&json!({"ids": ids, "totalLoaded": ids.len(), "errors": errors}))

@@ -371,8 +371,10 @@ impl Shared {
     /// Now in Moscow (UTC+3), as the bank writes times.
     pub(crate) fn now_moscow(&self) -> NaiveDateTime {
         let now = self.now_utc();
-        now.checked_add_signed(chrono::Duration::hours(3))
-            .unwrap_or(now)
+        now.checked_add_signed(chrono::Duration::seconds(i64::from(
+            clientbank_payment::clock::MOSCOW_OFFSET_SECONDS,
+        )))
+        .unwrap_or(now)
     }
 
     /// Moves the clock by `by`, within [`MAX_CLOCK_OFFSET_DAYS`] of the real time.

@@ -37,7 +37,8 @@ pub fn incomplete(bytes: &[u8]) -> Option<String> {
     Some(match cut.code {
         Code::UnclosedSection => format!(
             "a section is not closed (line {}: {})",
-            cut.line, cut.message
+            cut.line.unwrap_or(0),
+            cut.message.en()
         ),
         _ => format!(
             "it does not end with КонецФайла (it has {} line(s))",

@@ -11,10 +11,11 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant, SystemTime};
 
 use chrono::NaiveDate;
+use clientbank_payment::clock::today_in_moscow;
 use serde::Serialize;
 
 use crate::config::{Settings, Signing};
-use crate::engine::{Begun, Engine, Sent, Verdict, content_hash, today_in_moscow};
+use crate::engine::{Begun, Engine, Sent, Verdict, content_hash};
 use crate::folders::{Claimer, Layout, move_into, rename_no_replace, unique_name};
 use crate::journal::{Journal, file_state, payment_state as ps};
 use crate::lock::{DirLock, Holder};

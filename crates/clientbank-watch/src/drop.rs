@@ -1,18 +1,17 @@
-//! Reading a drop: the ONE place where a dropped file (1C or JSON bytes) becomes located,
-//! validated payments with their upload requests and findings.
+//! Reading a drop: the ONE place of the daemon where a dropped file (1C or JSON bytes) becomes
+//! located, validated payments with their upload requests and findings.
 //!
-//! Everything else of the daemon and the commands goes through [`read`]. It stands on the
-//! functions `clientbank check` uses (`onec::payment_orders`, `json::read_upload`, `validate`,
-//! the format crate's `Renderer`); when the pipeline layer of the payment crate lands, this
-//! module's body is what gets switched to it.
+//! Everything else of the daemon and the commands goes through [`read`]. Its body is the batch
+//! layer of the payment crate ([`clientbank_payment::batch`]), the one `clientbank check`
+//! stands on: the drop is read, mapped and checked there, its findings are rendered by the one
+//! renderer, in the language of the locale (or the one the command line chose, [`set_lang`]).
 
-use std::fmt::Write as _;
 use std::path::Path;
+use std::sync::OnceLock;
 
 use chrono::NaiveDate;
-use clientbank_format::{Encoding, Renderer, Severity};
-use clientbank_payment::json::{PaymentJson, read_upload};
-use clientbank_payment::{Code, Context, Finding, Payment, UploadRequest, onec, validate};
+use clientbank_payment::batch::{self, Batch, Form};
+use clientbank_payment::{Context, Lang, Payment, UploadRequest};
 use rust_decimal::Decimal;
 
 /// What identifies a payment at the bank, for "never twice": payer account, number
@@ -33,16 +32,9 @@ pub struct Identity {
 }
 
 impl Identity {
-    /// The identity of a payment.
+    /// The identity of a payment (the batch layer's: texts trimmed, the sum normalised).
     pub fn of(payment: &Payment) -> Identity {
-        let text = |v: &Option<String>| v.as_deref().unwrap_or_default().trim().to_string();
-        Identity {
-            payer_account: text(&payment.payer.account),
-            number: normalise_number(&text(&payment.number)),
-            date: payment.date,
-            sum: payment.sum.map(|s| s.normalize()),
-            recipient_account: text(&payment.recipient.account),
-        }
+        Identity::from(batch::Identity::of(payment))
     }
 
     /// The journal's key: `payer|number|YYYY-MM-DD|sum|recipient`.
@@ -67,6 +59,18 @@ pub fn normalise_number(number: &str) -> String {
         if stripped.is_empty() { "0" } else { stripped }.to_string()
     } else {
         number.to_string()
+    }
+}
+
+impl From<batch::Identity> for Identity {
+    fn from(identity: batch::Identity) -> Identity {
+        Identity {
+            payer_account: identity.payer_account.unwrap_or_default(),
+            number: normalise_number(&identity.number.unwrap_or_default()),
+            date: identity.date,
+            sum: identity.sum,
+            recipient_account: identity.recipient_account.unwrap_or_default(),
+        }
     }
 }
 
@@ -130,175 +134,101 @@ impl Drop {
             document_1c: None,
         }
     }
-
-    fn count(&mut self, severity: Severity) {
-        match severity {
-            Severity::Error => {
-                self.errors += 1;
-                self.has_errors = true;
-            }
-            Severity::Warning => self.warnings += 1,
-        }
-    }
 }
 
 /// Whether the bytes are JSON (an upload request or an array of them) rather than a 1C file.
 pub fn is_json(bytes: &[u8]) -> bool {
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    matches!(
-        bytes.iter().find(|b| !b.is_ascii_whitespace()),
-        Some(b'{' | b'[')
-    )
+    batch::is_json(bytes)
+}
+
+static LANG: OnceLock<Lang> = OnceLock::new();
+
+/// The language of the findings people read in `FILE.errors.txt` and the reports: chosen once
+/// by the command line (`--lang`); the locale's when it was not.
+pub fn set_lang(lang: Lang) {
+    let _ = LANG.set(lang);
+}
+
+/// The language chosen by [`set_lang`], else the locale's.
+pub fn lang() -> Lang {
+    *LANG.get_or_init(Lang::from_locale)
 }
 
 /// Reads a drop: 1C or JSON, every finding (format and payment rules, dates as of `today`),
 /// and the payments with their upload requests. Never panics on any bytes.
 pub fn read(path: &Path, bytes: &[u8], today: NaiveDate) -> Drop {
+    read_in(path, bytes, today, lang())
+}
+
+/// [`read`] with the findings rendered in `lang`.
+pub fn read_in(path: &Path, bytes: &[u8], today: NaiveDate, lang: Lang) -> Drop {
     let name = path.display().to_string();
-    if is_json(bytes) {
-        read_json(&name, bytes, today)
-    } else {
-        read_1c(&name, bytes, today)
-    }
-}
-
-fn read_json(name: &str, bytes: &[u8], today: NaiveDate) -> Drop {
-    let read = match read_upload(bytes) {
-        Ok(read) => read,
-        Err(refused) => return Drop::refused(Kind::Json, render(&refused, name, None)),
+    let batch = match Batch::read(bytes, &Context::as_of(today)) {
+        Ok(batch) => batch,
+        Err(refusal) => {
+            let kind = match refusal.form() {
+                Form::Json => Kind::Json,
+                _ => Kind::OneC,
+            };
+            return Drop::refused(kind, refusal.render(&name, lang));
+        }
     };
+    let kind = match batch.form() {
+        Form::Json => Kind::Json,
+        _ => Kind::OneC,
+    };
+    let (errors, warnings) = batch.counts();
     let mut drop = Drop {
-        kind: Kind::Json,
-        errors_text: String::new(),
-        has_errors: false,
-        errors: 0,
-        warnings: 0,
+        kind,
+        errors_text: batch.render(&name, lang),
+        has_errors: batch.has_errors(),
+        errors,
+        warnings,
         payments: Vec::new(),
-        document_1c: None,
+        document_1c: batch.document_text(),
     };
-    let context = Context { today: Some(today) };
-    for (index, request) in read.iter().enumerate() {
-        for finding in request.validate(index, &context, Encoding::Cp1251) {
-            drop.count(finding.severity);
-            drop.errors_text.push_str(&render(&finding, name, None));
-        }
-        if request.readable {
-            let payment = request.request.payment.to_payment();
-            drop.payments.push(Planned {
-                identity: Identity::of(&payment),
-                request: UploadRequest::new(request.request.payment.clone(), false),
-                carried_by_json: true,
-                line: request.line,
-                recipient: payment.recipient.name.clone().unwrap_or_default(),
-            });
-        }
-    }
-    if read.is_empty() {
-        drop.count(Severity::Error);
-        drop.errors_text
-            .push_str(&format!("error: {name} holds no upload request\n"));
-    }
-    drop
-}
-
-fn read_1c(name: &str, bytes: &[u8], today: NaiveDate) -> Drop {
-    let parsed = match clientbank_format::parse(bytes) {
-        Ok(parsed) => parsed,
-        Err(refused) => {
-            let renderer = Renderer::new(name, bytes, refused.encoding);
-            return Drop::refused(Kind::OneC, renderer.render(&refused.diagnostic));
-        }
-    };
-    let renderer = Renderer::new(name, bytes, Some(parsed.tree.encoding()));
-    let mut drop = Drop {
-        kind: Kind::OneC,
-        errors_text: String::new(),
-        has_errors: false,
-        errors: 0,
-        warnings: 0,
-        payments: Vec::new(),
-        document_1c: None,
-    };
-    for diagnostic in &parsed.diagnostics {
-        drop.count(diagnostic.severity);
-        drop.errors_text.push_str(&renderer.render(diagnostic));
-    }
-    if parsed.tree.accounts().next().is_some() {
-        drop.count(Severity::Error);
-        let _ = writeln!(
-            drop.errors_text,
-            "error: {name} is a statement (it has account sections), not payment orders to send"
-        );
-    }
-    let context = Context { today: Some(today) };
-    let (orders, skipped) = onec::payment_orders(&parsed.tree);
-    let mut findings: Vec<Finding> = skipped;
-    for order in &orders {
-        let (json, mut not_carried) = PaymentJson::from_payment(&order.payment);
-        order.lines.locate(&mut not_carried, Some(order.document));
-        let mut found = validate(&order.payment, &context);
-        order.lines.locate(&mut found, Some(order.document));
-        let carried = !order
-            .findings
-            .iter()
-            .chain(&not_carried)
-            .any(|f| f.code == Code::NotCarried);
-        findings.extend(order.findings.iter().cloned());
-        findings.extend(not_carried);
-        findings.extend(found);
+    let mut items = 0;
+    for item in batch.items() {
+        items += 1;
+        let (Some(payment), Some(request)) = (item.payment(), item.request()) else {
+            continue;
+        };
         drop.payments.push(Planned {
-            identity: Identity::of(&order.payment),
-            request: UploadRequest::new(json, false),
-            carried_by_json: carried,
-            line: order.lines.section,
-            recipient: order.payment.recipient.name.clone().unwrap_or_default(),
+            identity: item.identity().into(),
+            // A draft: the sender sets `targetStatus`.
+            request: UploadRequest::new(request.payment.clone(), false),
+            carried_by_json: item.carried_by_json(),
+            line: item.line(),
+            recipient: payment.recipient.name.clone().unwrap_or_default(),
         });
     }
-    for finding in &findings {
-        drop.count(finding.severity);
-        drop.errors_text
-            .push_str(&render(finding, name, Some(&renderer)));
-    }
-    if orders.is_empty() {
-        drop.count(Severity::Error);
-        let _ = writeln!(drop.errors_text, "error: {name} holds no payment order");
-    }
-    // The document travels as a JSON string, so as UTF-8 whatever its Кодировка says.
-    drop.document_1c = Some(
-        parsed
-            .tree
-            .encoding()
-            .decode(&parsed.tree.to_bytes())
-            .into_owned(),
-    );
-    drop
-}
-
-/// A payment finding for people, as `clientbank check` renders it.
-fn render(finding: &Finding, path: &str, renderer: Option<&Renderer<'_>>) -> String {
-    let head = format!(
-        "{}[{}]: {}",
-        finding.severity.as_str(),
-        finding.code,
-        finding.message
-    );
-    let mut out = match (finding.line, renderer) {
-        (Some(line), Some(renderer)) => renderer.render_line(&head, line, None),
-        (Some(line), None) => format!("{head}\n --> {path}:{line}\n"),
-        (None, _) => format!("{head}\n --> {path}\n"),
+    let refused = match (batch.form(), items, drop.payments.len()) {
+        (Form::Statement, _, _) => Some((
+            format!("{name} is a statement (it has account sections), not payment orders to send"),
+            format!(
+                "{name} — выписка (в нём есть секции счёта), а не платёжные поручения к отправке"
+            ),
+        )),
+        (Form::Json, 0, _) => Some((
+            format!("{name} holds no upload request"),
+            format!("в {name} нет ни одного запроса на загрузку"),
+        )),
+        (Form::Orders, _, 0) => Some((
+            format!("{name} holds no payment order"),
+            format!("в {name} нет ни одного платёжного поручения"),
+        )),
+        _ => None,
     };
-    if let Some(payment) = finding.payment {
-        let _ = write!(out, "  = payment {}", payment + 1);
-        let place = finding.place();
-        if !place.is_empty() {
-            let _ = write!(out, ", {place}");
-        }
-        if let Some(found) = &finding.found {
-            let _ = write!(out, ": found {found:?}");
-        }
-        out.push('\n');
+    if let Some((en, ru)) = refused {
+        drop.errors += 1;
+        drop.has_errors = true;
+        let line = match lang {
+            Lang::Ru => format!("ошибка: {ru}\n"),
+            _ => format!("error: {en}\n"),
+        };
+        drop.errors_text.push_str(&line);
     }
-    out
+    drop
 }
 
 #[cfg(test)]
@@ -328,6 +258,42 @@ mod tests {
         assert_eq!(normalise_number("000"), "0");
         assert_eq!(normalise_number("А-0402"), "А-0402");
         assert_ne!(normalise_number("4020"), normalise_number("402"));
+    }
+
+    #[test]
+    fn the_errors_file_is_the_one_renderer_in_either_language() {
+        let today = NaiveDate::from_ymd_opt(2024, 3, 28).unwrap();
+        let json = br#"[{"payment": {"Number": "7", "Date": "28.03.2024", "Sum": "-5"}}]"#;
+        let en = read_in(Path::new("a.json"), json, today, Lang::En);
+        let ru = read_in(Path::new("a.json"), json, today, Lang::Ru);
+        assert!(en.has_errors && ru.has_errors);
+        assert_eq!((en.errors, en.warnings), (ru.errors, ru.warnings));
+        assert!(
+            en.errors_text.contains("error[sum-not-positive]:")
+                && en.errors_text.contains(" --> a.json:1"),
+            "{}",
+            en.errors_text
+        );
+        assert!(
+            ru.errors_text
+                .contains("ошибка[sum-not-positive]: сумма должна быть больше нуля"),
+            "{}",
+            ru.errors_text
+        );
+        assert_eq!(en.payments.len(), 1);
+        assert_eq!(en.payments[0].identity.number, "7");
+        assert_eq!(en.payments[0].line, Some(1));
+        assert!(en.document_1c.is_none());
+        let statement = "1CClientBankExchange\r\nВерсияФормата=1.03\r\nКодировка=Windows\r\n\
+                         СекцияРасчСчет\r\nРасчСчет=40702810938000012345\r\nКонецРасчСчет\r\n\
+                         КонецФайла\r\n";
+        let drop = read_in(Path::new("s.txt"), statement.as_bytes(), today, Lang::Ru);
+        assert!(drop.has_errors);
+        assert!(
+            drop.errors_text.contains("ошибка: s.txt — выписка"),
+            "{}",
+            drop.errors_text
+        );
     }
 
     #[test]

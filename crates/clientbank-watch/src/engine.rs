@@ -3,7 +3,6 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use chrono::NaiveDate;
 use clientbank_api::{Client, SignRequest};
 use clientbank_payment::json::{IN_SIGNING, Parameters};
 use sha2::{Digest, Sha256};
@@ -40,10 +39,8 @@ pub fn new_payment(payment: &crate::drop::Planned, company: Option<String>) -> N
     }
 }
 
-/// Today in Moscow (UTC+3), the bank's day.
-pub fn today_in_moscow() -> NaiveDate {
-    (chrono::Utc::now() + chrono::Duration::hours(3)).date_naive()
-}
+/// Today in Moscow, the bank's day: the workspace's one clock (`clientbank_payment::clock`).
+pub use clientbank_payment::clock::today_in_moscow;
 
 /// How sending a file's payments ended.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -6,12 +6,10 @@ use clap::Parser;
 
 mod cli;
 mod cmd;
-mod dedupe;
 mod exit;
 mod io;
 mod output;
 mod payer;
-mod payments;
 mod report;
 mod term;
 mod view;

@@ -6,8 +6,9 @@
 use std::io::{self, Write};
 use std::path::Path;
 
-use clientbank_format::{Diagnostic, Encoding, Parsed, Refused, Renderer, Severity, parse_owned};
-use serde_json::{Value, json};
+use clientbank_format::{
+    Code, Diagnostic, Encoding, Message, Parsed, Refused, Renderer, parse_owned,
+};
 
 /// One input file as read: what the reader made of it (a parsed tree holds the bytes).
 pub(crate) struct Input {
@@ -68,7 +69,12 @@ impl Input {
     }
 
     pub(crate) fn renderer(&self) -> Renderer<'_> {
-        Renderer::new(&self.path, self.bytes(), self.encoding())
+        Renderer::new(
+            &self.path,
+            self.bytes(),
+            self.encoding().map(Encoding::as_source),
+        )
+        .lang(crate::term::lang())
     }
 
     /// Writes the reason a file is unreadable to stderr, for people.
@@ -96,24 +102,16 @@ pub(crate) fn encoding_name(encoding: Encoding) -> &'static str {
     }
 }
 
-/// One finding as JSON, with the severity it has in this run (`--strict` makes every finding
-/// an error). A summary of findings past the per-file limit has `omitted`, their number.
-pub(crate) fn diagnostic_json(d: &Diagnostic, severity: Severity) -> Value {
-    let mut value = json!({
-        "severity": severity.as_str(),
-        "code": d.code.as_str(),
-        "line": d.line,
-        "column": d.column,
-        "key": d.key,
-        "message": d.message,
-        "found": d.found,
-        "expected": d.expected,
-        "byte_offset": d.span.start,
-    });
-    if d.omitted > 0 {
-        value["omitted"] = json!(d.omitted);
-    }
-    value
+/// The finding about a file that cannot be read (`io`), for the report.
+pub(crate) fn io_diagnostic(path: &Path, e: &io::Error) -> Diagnostic {
+    let shown = crate::io::shown(path);
+    Diagnostic::new(
+        Code::Io,
+        Message::new(
+            format!("cannot read {shown}: {e}"),
+            format!("не удалось прочитать {shown}: {e}"),
+        ),
+    )
 }
 
 /// Writes `items` as the members of a JSON array, one per line, each as it comes; `indent`
@@ -150,6 +148,8 @@ pub(crate) fn print_json<T: serde::Serialize + ?Sized>(value: &T) -> io::Result<
 mod tests {
     use std::cell::RefCell;
     use std::rc::Rc;
+
+    use serde_json::{Value, json};
 
     use super::*;
 

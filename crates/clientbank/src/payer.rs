@@ -19,7 +19,7 @@
 
 use std::path::Path;
 
-use clientbank_payment::{Code, Field, Finding, Payment};
+use clientbank_payment::{Code, Diagnostic, Field, Message, Payment};
 use serde::Deserialize;
 
 use crate::term::tr;
@@ -119,7 +119,7 @@ fn toml_error(path: &Path, e: &toml::de::Error) -> String {
 /// Fills each payment's payer requisites that are empty from the payer of its account. Every
 /// account without its payer gets one `payer-unknown` finding (at its first payment) naming
 /// what the 1C file will lack and in how many payments.
-pub(crate) fn fill(payments: &mut [Payment], payers: &[Payer]) -> Vec<Finding> {
+pub(crate) fn fill(payments: &mut [Payment], payers: &[Payer]) -> Vec<Diagnostic> {
     // (account, first payment, count), in order of first appearance.
     let mut unknown: Vec<(Option<String>, usize, usize)> = Vec::new();
     for (index, payment) in payments.iter_mut().enumerate() {
@@ -164,26 +164,28 @@ pub(crate) fn fill(payments: &mut [Payment], payers: &[Payer]) -> Vec<Finding> {
     unknown
         .into_iter()
         .map(|(account, index, count)| {
-            let whose = match &account {
-                Some(account) => tr(format!("account {account}"), format!("счёта {account}")),
-                None => tr("a payment without PayerAccount", "платежа без PayerAccount"),
+            let (whose_en, whose_ru) = match &account {
+                Some(account) => (format!("account {account}"), format!("счёта {account}")),
+                None => (
+                    "a payment without PayerAccount".to_string(),
+                    "платежа без PayerAccount".to_string(),
+                ),
             };
-            let message = tr(
+            let message = Message::new(
                 format!(
-                    "the payer's name, INN, KPP and bank of {whose} are not known: the 1C file \
+                    "the payer's name, INN, KPP and bank of {whose_en} are not known: the 1C file \
                      leaves `Плательщик`, `ПлательщикИНН`, `ПлательщикКПП`, `ПлательщикБанк1`, \
                      `ПлательщикБИК` and `ПлательщикКорсчет` empty in {count} payment(s); give \
                      them with --payer-from ACCOUNT-FILE"
                 ),
                 format!(
-                    "наименование, ИНН, КПП и банк плательщика для {whose} неизвестны: в файле 1С \
+                    "наименование, ИНН, КПП и банк плательщика для {whose_ru} неизвестны: в файле 1С \
                      `Плательщик`, `ПлательщикИНН`, `ПлательщикКПП`, `ПлательщикБанк1`, \
                      `ПлательщикБИК` и `ПлательщикКорсчет` останутся пустыми в платежах: {count}; \
                      укажите их в --payer-from ФАЙЛ-СЧЁТА"
                 ),
             );
-            let mut finding = Finding::new(Code::PayerUnknown, Some(Field::PayerAccount), message);
-            finding.payment = Some(index);
+            let mut finding = about(Code::PayerUnknown, Field::PayerAccount, message, index);
             if let Some(account) = account {
                 finding = finding.found(account);
             }
@@ -194,7 +196,7 @@ pub(crate) fn fill(payments: &mut [Payment], payers: &[Payer]) -> Vec<Finding> {
 
 /// The payee's bank name is not in a JSON request: each payment without one gets the key
 /// empty, and the file one `recipient-bank-unknown` finding (at the first such payment).
-pub(crate) fn recipient_banks(payments: &mut [Payment]) -> Option<Finding> {
+pub(crate) fn recipient_banks(payments: &mut [Payment]) -> Option<Diagnostic> {
     let mut first = None;
     let mut count = 0;
     for (index, payment) in payments.iter_mut().enumerate() {
@@ -204,7 +206,7 @@ pub(crate) fn recipient_banks(payments: &mut [Payment]) -> Option<Finding> {
             count += 1;
         }
     }
-    let message = tr(
+    let message = Message::new(
         format!(
             "the payee's bank name is not in a JSON upload request (the bank takes it from the \
              BIK): `ПолучательБанк1` is written empty in {count} payment(s)"
@@ -215,14 +217,24 @@ pub(crate) fn recipient_banks(payments: &mut [Payment]) -> Option<Finding> {
         ),
     );
     first.map(|index| {
-        let mut finding = Finding::new(
+        about(
             Code::RecipientBankUnknown,
-            Some(Field::RecipientBankName),
+            Field::RecipientBankName,
             message,
-        );
-        finding.payment = Some(index);
-        finding
+            index,
+        )
     })
+}
+
+/// A finding of `code` about `field` of the payment at 0-based `index`.
+fn about(code: Code, field: Field, message: Message, index: usize) -> Diagnostic {
+    let mut finding = Diagnostic::new(code, message)
+        .key(field.key().name())
+        .payment(u32::try_from(index + 1).unwrap_or(u32::MAX));
+    if let Some(json) = field.json() {
+        finding = finding.field(json);
+    }
+    finding
 }
 
 #[cfg(test)]
@@ -307,11 +319,17 @@ corr_account = "30101810400000000225"
         );
         assert_eq!(findings.len(), 1);
         assert_eq!(findings[0].code, Code::PayerUnknown);
-        assert_eq!(findings[0].payment, Some(1));
+        assert_eq!(findings[0].payment, Some(2), "the second payment, 1-based");
+        assert_eq!(findings[0].field, Some("PayerAccount"));
         assert!(
-            findings[0].message.contains("2 payment(s)"),
+            findings[0].message.en().contains("2 payment(s)"),
             "{}",
             findings[0].message
+        );
+        assert!(
+            findings[0].message.ru().contains("в платежах: 2"),
+            "{}",
+            findings[0].message.ru()
         );
         let none = fill(&mut [Payment::default()], &[]);
         assert_eq!(none.len(), 1);

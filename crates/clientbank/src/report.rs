@@ -9,21 +9,18 @@
 
 use std::io::{self, Write};
 
-use clientbank_format::{Diagnostic, Renderer, Severity};
-use clientbank_payment::Finding;
+use clientbank_format::{Diagnostic, DiagnosticJson, Renderer, Severity};
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::cli::Mode;
 use crate::exit::Outcome;
-use crate::output::diagnostic_json;
-use crate::payments;
 use crate::term::{self, Stream, tr};
 
 /// Where one file's findings go, as they come.
 pub(crate) struct FileOut<'a, W: Write> {
     out: &'a mut W,
     mode: Mode,
-    strict: bool,
     file: String,
     encoding: Option<&'static str>,
     readable: bool,
@@ -39,7 +36,6 @@ impl<'a, W: Write> FileOut<'a, W> {
     pub(crate) fn start(
         out: &'a mut W,
         mode: Mode,
-        strict: bool,
         file: String,
         encoding: Option<&'static str>,
         readable: bool,
@@ -55,7 +51,6 @@ impl<'a, W: Write> FileOut<'a, W> {
         Ok(FileOut {
             out,
             mode,
-            strict,
             file,
             encoding,
             readable,
@@ -77,14 +72,6 @@ impl<'a, W: Write> FileOut<'a, W> {
         self.out
     }
 
-    fn severity(&self, severity: Severity) -> Severity {
-        if self.strict {
-            Severity::Error
-        } else {
-            severity
-        }
-    }
-
     fn count(&mut self, severity: Severity, count: usize) {
         match severity {
             Severity::Error => self.errors += count,
@@ -101,14 +88,18 @@ impl<'a, W: Write> FileOut<'a, W> {
         self.out.write_all(term::paint(text, stream).as_bytes())
     }
 
-    fn json(&mut self, mut value: Value) -> io::Result<()> {
+    /// One finding, as it is: the batch layer gave it the severity it has in this run
+    /// (`--strict` makes every finding an error).
+    pub(crate) fn diagnostic(
+        &mut self,
+        diagnostic: &Diagnostic,
+        renderer: &Renderer<'_>,
+    ) -> io::Result<()> {
+        self.count(diagnostic.severity, diagnostic.count());
+        let lang = term::lang();
         match self.mode {
-            Mode::JsonLines => record(
-                &mut *self.out,
-                &[("kind", json!("diagnostic")), ("file", json!(self.file))],
-                &mut value,
-            ),
-            _ => {
+            Mode::JsonLines => diagnostic_record(&mut *self.out, diagnostic, Some(&self.file)),
+            Mode::Json => {
                 let separator: &[u8] = if self.first {
                     b"\n      "
                 } else {
@@ -116,37 +107,10 @@ impl<'a, W: Write> FileOut<'a, W> {
                 };
                 self.first = false;
                 self.out.write_all(separator)?;
-                serde_json::to_writer(&mut *self.out, &value).map_err(io::Error::from)
+                serde_json::to_writer(&mut *self.out, &diagnostic.to_json(lang))
+                    .map_err(io::Error::from)
             }
-        }
-    }
-
-    /// A finding of the format.
-    pub(crate) fn diagnostic(
-        &mut self,
-        diagnostic: &Diagnostic,
-        renderer: &Renderer<'_>,
-    ) -> io::Result<()> {
-        self.diagnostic_as(diagnostic, diagnostic.severity, renderer)
-    }
-
-    /// A finding of the format, with a severity of its own (see `dedupe`).
-    pub(crate) fn diagnostic_as(
-        &mut self,
-        diagnostic: &Diagnostic,
-        severity: Severity,
-        renderer: &Renderer<'_>,
-    ) -> io::Result<()> {
-        let severity = self.severity(severity);
-        self.count(severity, diagnostic.count());
-        if self.mode != Mode::Text {
-            self.json(diagnostic_json(diagnostic, severity))
-        } else if severity == diagnostic.severity {
-            self.text(&renderer.render(diagnostic))
-        } else {
-            let mut strict = diagnostic.clone();
-            strict.severity = severity;
-            self.text(&renderer.render(&strict))
+            Mode::Text => self.text(&renderer.render(diagnostic)),
         }
     }
 
@@ -161,42 +125,25 @@ impl<'a, W: Write> FileOut<'a, W> {
             return Ok(());
         }
         term::error(&tr(
-            format!("{}: unreadable: {}", self.file, diagnostic.message),
-            format!("{}: не прочитан: {}", self.file, diagnostic.message),
+            format!("{}: unreadable: {}", self.file, diagnostic.message.en()),
+            format!("{}: не прочитан: {}", self.file, diagnostic.message.ru()),
         ));
         Ok(())
     }
 
-    /// A finding of the payment rules.
-    pub(crate) fn finding(
-        &mut self,
-        mut finding: Finding,
-        renderer: Option<&Renderer<'_>>,
-    ) -> io::Result<()> {
-        if self.strict {
-            payments::make_strict(std::slice::from_mut(&mut finding));
-        }
-        self.count(finding.severity, 1);
-        if self.mode != Mode::Text {
-            self.json(payments::finding_json(&finding))
-        } else {
-            let file = self.file.clone();
-            self.text(&payments::render(&finding, &file, renderer))
-        }
-    }
-
     /// A file that cannot be read at all (or a JSON input refused): in the report, and one
     /// line on stderr.
-    pub(crate) fn io_error(&mut self, message: &str) -> io::Result<()> {
-        self.errors += 1;
+    pub(crate) fn io_error(&mut self, diagnostic: &Diagnostic) -> io::Result<()> {
+        let message = diagnostic.message(term::lang()).to_string();
         if self.mode != Mode::Text {
-            self.json(json!({"severity": "error", "code": "io", "message": message}))?;
+            self.diagnostic(diagnostic, &Renderer::new(&self.file.clone(), b"", None))?;
         } else {
+            self.errors += 1;
             let line = format!("{} {message}\n", term::error_prefix());
             self.text(&line)?;
         }
         if !self.on_stderr {
-            term::error(message);
+            term::error(&message);
         }
         Ok(())
     }
@@ -273,6 +220,33 @@ pub(crate) fn record(
         serde_json::to_writer(&mut *out, value)?;
     }
     out.write_all(b"}\n")
+}
+
+/// A finding as one JSON Lines record: `kind`, then `file` (when given), then the members of
+/// the finding's one JSON form.
+pub(crate) fn diagnostic_record(
+    out: &mut impl Write,
+    diagnostic: &Diagnostic,
+    file: Option<&str>,
+) -> io::Result<()> {
+    #[derive(Serialize)]
+    struct Record<'a> {
+        kind: &'static str,
+        #[serde(flatten)]
+        diagnostic: DiagnosticJson<'a>,
+    }
+    let mut json = diagnostic.to_json(term::lang());
+    if let Some(file) = file {
+        json = json.with_file(file);
+    }
+    serde_json::to_writer(
+        &mut *out,
+        &Record {
+            kind: "diagnostic",
+            diagnostic: json,
+        },
+    )?;
+    out.write_all(b"\n")
 }
 
 /// Opens the whole report.

@@ -10,28 +10,8 @@ use anstyle::{AnsiColor, Style};
 
 use crate::cli::{Color, Global, LangArg};
 
-/// The language of the binary's own messages (findings keep their library's wording until
-/// the diagnostic crate brings both languages).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Lang {
-    En,
-    Ru,
-}
-
-impl Lang {
-    /// Russian when the locale says so (`LC_ALL`, then `LC_MESSAGES`, then `LANG`: the first
-    /// set and not empty, as POSIX orders them), English otherwise.
-    pub(crate) fn from_locale(get: impl Fn(&str) -> Option<String>) -> Lang {
-        let locale = ["LC_ALL", "LC_MESSAGES", "LANG"]
-            .into_iter()
-            .filter_map(&get)
-            .find(|v| !v.is_empty());
-        match locale {
-            Some(l) if l.to_ascii_lowercase().starts_with("ru") => Lang::Ru,
-            _ => Lang::En,
-        }
-    }
-}
+/// The language of every text people read: the findings' and the binary's own.
+pub(crate) use clientbank_format::Lang;
 
 struct Settings {
     lang: Lang,
@@ -46,7 +26,7 @@ pub(crate) fn init(global: &Global) {
     let lang = match global.lang {
         Some(LangArg::Ru) => Lang::Ru,
         Some(LangArg::En) => Lang::En,
-        None => Lang::from_locale(|name| std::env::var(name).ok()),
+        None => Lang::from_locale(),
     };
     let choice = match global.color {
         Color::Auto => anstream::ColorChoice::Auto,
@@ -79,8 +59,8 @@ pub(crate) fn lang() -> Lang {
 /// The text in the language chosen.
 pub(crate) fn tr(en: impl Into<String>, ru: impl Into<String>) -> String {
     match lang() {
-        Lang::En => en.into(),
         Lang::Ru => ru.into(),
+        _ => en.into(),
     }
 }
 
@@ -107,16 +87,16 @@ const BOLD: Style = Style::new().bold();
 /// The one error prefix of every message that is not a finding: `error:` or `ошибка:`.
 pub(crate) fn error_prefix() -> &'static str {
     match lang() {
-        Lang::En => "error:",
         Lang::Ru => "ошибка:",
+        _ => "error:",
     }
 }
 
 /// The one warning prefix: `warning:` or `предупреждение:`.
 pub(crate) fn warning_prefix() -> &'static str {
     match lang() {
-        Lang::En => "warning:",
         Lang::Ru => "предупреждение:",
+        _ => "warning:",
     }
 }
 
@@ -225,31 +205,6 @@ pub(crate) fn progress(len: u64, report_on_terminal: bool, json: bool) -> indica
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_locale_chooses_the_language() {
-        let env = |pairs: &'static [(&'static str, &'static str)]| {
-            move |name: &str| {
-                pairs
-                    .iter()
-                    .find(|(n, _)| *n == name)
-                    .map(|(_, v)| v.to_string())
-            }
-        };
-        assert_eq!(Lang::from_locale(env(&[("LANG", "ru_RU.UTF-8")])), Lang::Ru);
-        assert_eq!(Lang::from_locale(env(&[("LANG", "en_US.UTF-8")])), Lang::En);
-        assert_eq!(Lang::from_locale(env(&[])), Lang::En);
-        assert_eq!(
-            Lang::from_locale(env(&[("LC_ALL", "C"), ("LANG", "ru_RU.UTF-8")])),
-            Lang::En,
-            "LC_ALL first"
-        );
-        assert_eq!(
-            Lang::from_locale(env(&[("LC_ALL", ""), ("LC_MESSAGES", "ru_RU.CP1251")])),
-            Lang::Ru,
-            "an empty variable is not set"
-        );
-    }
 
     #[test]
     fn painting_colours_heads_gutters_and_carets_only() {

@@ -15,7 +15,7 @@ use std::io::{self, Write};
 use clientbank_format::{Detection, Diagnostic, Encoding, Parsed, SectionRef};
 use serde_json::json;
 
-use crate::output::{diagnostic_json, encoding_name};
+use crate::output::encoding_name;
 use crate::term::tr;
 
 /// `FILE: CP1251 (how it was told), version 1.03, N account section(s), M document(s)`.
@@ -37,6 +37,7 @@ pub(crate) fn summary(
             "ASCII only: as `Кодировка` says",
             "только ASCII: как указано в `Кодировка`",
         ),
+        _ => tr("told by its content", "определена по содержимому"),
     };
     let version = version.map_or_else(|| tr("unknown", "неизвестна"), str::to_string);
     tr(
@@ -97,11 +98,7 @@ pub(crate) fn write_lines(out: &mut impl Write, parsed: &Parsed) -> io::Result<(
 }
 
 fn diagnostic_line(out: &mut impl Write, d: &Diagnostic) -> io::Result<()> {
-    crate::report::record(
-        out,
-        &[("kind", json!("diagnostic"))],
-        &mut diagnostic_json(d, d.severity),
-    )
+    crate::report::diagnostic_record(out, d, None)
 }
 
 /// A refused file as JSON Lines.

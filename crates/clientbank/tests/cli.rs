@@ -160,10 +160,16 @@ fn check_counts_every_repeat_but_shows_the_first_ones() {
     let output = clientbank(&["check", "--json", &file]);
     assert_eq!(code(&output), 0);
     let value: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    let diagnostics = value["files"][0]["diagnostics"].as_array().unwrap();
+    let diagnostics: Vec<_> = value["files"][0]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "duplicate-key")
+        .collect();
     assert_eq!(diagnostics.len(), 1001, "the first 1000 and one summary");
     assert_eq!(diagnostics[1000]["omitted"], 500);
-    assert_eq!(value["warnings"], 1500, "every finding counted");
+    // And the document, a bank order, is not a payment order: one finding.
+    assert_eq!(value["warnings"], 1501, "every finding counted");
     let output = clientbank(&["check", "--strict", &file]);
     assert_eq!(code(&output), 1);
     let stdout = String::from_utf8(output.stdout).unwrap();
@@ -173,7 +179,7 @@ fn check_counts_every_repeat_but_shows_the_first_ones() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("FAILED (1500 error(s), 0 warning(s))"),
+        stdout.contains("FAILED (1501 error(s), 0 warning(s))"),
         "{stdout}"
     );
 }

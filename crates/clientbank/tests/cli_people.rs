@@ -128,12 +128,27 @@ fn every_message_has_one_error_prefix_in_both_languages() {
         .output()
         .unwrap();
     assert!(text(&en.stdout).contains("1 file(s) checked: 0 error(s), 1 warning(s)"));
-    // Codes and JSON keys do not change with the language.
-    let json = |lang: &str| -> Value {
-        serde_json::from_slice(&clientbank(&["--lang", lang, "check", "--json", &file]).stdout)
-            .unwrap()
+    // Codes and JSON keys do not change with the language; the messages do.
+    let json = |lang: &str| -> (Value, Vec<Value>) {
+        let mut value: Value =
+            serde_json::from_slice(&clientbank(&["--lang", lang, "check", "--json", &file]).stdout)
+                .unwrap();
+        let mut texts = Vec::new();
+        for d in value["files"][0]["diagnostics"].as_array_mut().unwrap() {
+            for member in ["message", "expected"] {
+                texts.push(d[member].take());
+            }
+        }
+        (value, texts)
     };
-    assert_eq!(json("ru"), json("en"));
+    let (ru, ru_texts) = json("ru");
+    let (en, en_texts) = json("en");
+    assert_eq!(ru, en);
+    assert!(!ru_texts.is_empty());
+    assert_ne!(
+        ru_texts, en_texts,
+        "the messages are in the language asked for"
+    );
 }
 
 #[test]

@@ -18,11 +18,73 @@ fn payments_dir() -> PathBuf {
 }
 
 fn clientbank(dir: &Path, args: &[&str]) -> Output {
+    clientbank_in(dir, args, "C.UTF-8")
+}
+
+/// The binary run with the locale `lang` (`LANG`; `LC_ALL` and `LC_MESSAGES` unset).
+fn clientbank_in(dir: &Path, args: &[&str], lang: &str) -> Output {
     Command::new(env!("CARGO_BIN_EXE_clientbank"))
         .current_dir(dir)
         .args(args)
+        .env_remove("LC_ALL")
+        .env_remove("LC_MESSAGES")
+        .env("LANG", lang)
         .output()
         .expect("the binary runs")
+}
+
+#[test]
+fn check_speaks_the_locale_s_language_with_the_same_codes_and_keys() {
+    let dir = payments_dir();
+    let args = ["check", "--today", TODAY, "inn-check-digit.txt"];
+    let ru = clientbank_in(&dir, &args, "ru_RU.UTF-8");
+    let en = clientbank_in(&dir, &args, "en_US.UTF-8");
+    assert_eq!(ru.status.code(), en.status.code());
+    let text = String::from_utf8(ru.stdout).unwrap();
+    assert_eq!(
+        text,
+        "ошибка[inn-check-digit]: неверное контрольное число ИНН: сверьте ИНН с документами контрагента\n\
+         \x20 --> inn-check-digit.txt:24:15\n\
+         \x20  |\n\
+         24 | ПолучательИНН=5009876547\n\
+         \x20  |               ^^^^^^^^^^\n\
+         \x20  = примечание: файл прочитан как CP1251\n\
+         \x20  = платёж 1, RecipientINN (ПолучательИНН): найдено \"5009876547\"\n\
+         inn-check-digit.txt: ОШИБКИ (ошибок: 1, предупреждений: 0)\n\
+         \n\
+         проверено файлов: 1; ошибок: 1, предупреждений: 0\n"
+    );
+    assert!(
+        String::from_utf8(en.stdout)
+            .unwrap()
+            .starts_with("error[inn-check-digit]: the INN's")
+    );
+    // JSON: only `message` (and `expected`) change with the language.
+    let json = |lang| {
+        let output = clientbank_in(
+            &dir,
+            &["check", "--json", "--today", TODAY, "inn-check-digit.txt"],
+            lang,
+        );
+        serde_json::from_slice::<Value>(&output.stdout).unwrap()["files"][0]["diagnostics"][0]
+            .clone()
+    };
+    let (mut ru, mut en) = (json("ru_RU.UTF-8"), json("C"));
+    assert!(
+        ru["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("неверное контрольное число ИНН")
+    );
+    ru["message"] = Value::Null;
+    en["message"] = Value::Null;
+    assert_eq!(ru, en);
+    // A payment finding from a 1C line has the value's column.
+    assert_eq!(en["line"], 24);
+    assert_eq!(en["column"], 15);
+    assert_eq!(en["payment"], 1);
+    assert_eq!(en["field"], "RecipientINN");
+    assert_eq!(en["key"], "ПолучательИНН");
 }
 
 fn inputs() -> Vec<String> {

@@ -42,13 +42,15 @@ fn the_main_job_watch_sandbox_once_demo() {
     let dir = root.path().join("exchange");
     let out = clientbank(
         &[
+            "--lang",
+            "en",
             "watch",
             "--sandbox",
             "--once",
             "--demo",
             dir.to_str().unwrap(),
         ],
-        &[],
+        &[("LANG", "ru_RU.UTF-8")],
     );
     // The sample with an error is rejected, as designed: the demo exits 0.
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
@@ -73,8 +75,14 @@ fn the_main_job_watch_sandbox_once_demo() {
     );
     let report = std::fs::read_to_string(dir.join("done/payments.json.report.csv")).unwrap();
     assert_eq!(report.matches("uploaded, signed").count(), 4, "{report}");
+    // The one renderer wrote it, as `check` renders it, in the language of `--lang`.
     let errors = std::fs::read_to_string(dir.join("rejected/with-error.txt.errors.txt")).unwrap();
-    assert!(errors.contains("inn-check-digit"), "{errors}");
+    assert!(
+        errors.starts_with("error[inn-check-digit]: the INN's check digit is wrong")
+            && errors.contains("--> with-error.txt:27:15")
+            && errors.contains("= payment 1, RecipientINN (ПолучательИНН)"),
+        "{errors}"
+    );
     // status reads the same.
     let out = clientbank(&["status", dir.to_str().unwrap(), "--json"], &[]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
@@ -95,6 +103,24 @@ fn the_main_job_watch_sandbox_once_demo() {
     );
     assert_eq!(again.status.code(), Some(0), "{}", text(&again));
     assert_eq!(files(&dir, "done").len(), 4);
+    // Without --lang, the locale's language.
+    let again = clientbank(
+        &[
+            "watch",
+            "--sandbox",
+            "--once",
+            "--demo",
+            dir.to_str().unwrap(),
+        ],
+        &[("LC_ALL", ""), ("LC_MESSAGES", ""), ("LANG", "ru_RU.UTF-8")],
+    );
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again));
+    let errors = std::fs::read_to_string(dir.join("rejected/with-error.txt.errors.txt")).unwrap();
+    assert!(
+        errors.starts_with("ошибка[inn-check-digit]: неверное контрольное число ИНН")
+            && errors.contains("= платёж 1, RecipientINN (ПолучательИНН): найдено \"5009876547\""),
+        "{errors}"
+    );
     // A folder whose journal no demo made is refused and left as it is.
     let other = root.path().join("real");
     std::fs::create_dir_all(other.join(".clientbank")).unwrap();

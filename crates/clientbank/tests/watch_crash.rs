@@ -110,7 +110,7 @@ impl Random {
 }
 
 fn today() -> String {
-    clientbank_watch::engine::today_in_moscow()
+    clientbank_payment::clock::today_in_moscow()
         .format("%d.%m.%Y")
         .to_string()
 }

@@ -38,7 +38,7 @@ pub fn open(dir: &Path, settings: Settings) -> Daemon {
 }
 
 pub fn today() -> String {
-    clientbank_watch::engine::today_in_moscow()
+    clientbank_payment::clock::today_in_moscow()
         .format("%d.%m.%Y")
         .to_string()
 }

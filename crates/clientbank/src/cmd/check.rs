@@ -1,81 +1,59 @@
 //! `clientbank check FILE... [--strict] [--json]`: the format's findings and the payment rules'
 //! findings of every file (1C or JSON upload requests), and an exit code.
 //!
-//! Each finding is rendered (or serialised, with `--json`) as it is written, through one
-//! buffered writer: no report is held, and rendering costs the length of the finding's line.
+//! Each file is read by the batch layer (`clientbank_payment::batch`); each finding is
+//! rendered (or serialised, with `--json`) as it is produced, through one buffered writer: no report is held, and rendering costs the length of the finding's line.
 
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use chrono::NaiveDate;
+use clientbank_format::{Encoding, Renderer};
+use clientbank_payment::Context;
+use clientbank_payment::batch::{Batch, Form};
 
 use crate::cli::Mode;
-use crate::dedupe::SameDefect;
 use crate::exit::{Failure, Outcome};
-use crate::output::{Input, Unreadable, encoding_name};
-use crate::payments;
+use crate::output::{encoding_name, io_diagnostic};
 use crate::report::{self, FileOut};
 
-fn check_exchange<W: Write>(
+/// One file, read by the batch layer: the reader's findings, then each payment's (one
+/// finding per defect, at most `LIMIT_PER_CODE` of a code), as they are produced.
+fn check_file<W: Write>(
     out: &mut W,
     mode: Mode,
     strict: bool,
     path: &Path,
     bytes: Vec<u8>,
-    today: NaiveDate,
-) -> io::Result<(Outcome, usize, usize)> {
-    let input = Input::from_bytes(path, bytes);
-    let encoding = input.encoding().map(encoding_name);
-    let renderer = input.renderer();
-    let readable = input.read.is_ok();
-    let mut file = FileOut::start(out, mode, strict, input.path.clone(), encoding, readable)?;
-    match &input.read {
-        Ok(parsed) => {
-            let same = SameDefect::new(
-                &parsed.tree,
-                &parsed.diagnostics,
-                &payments::tree_context(&parsed.tree, today),
-            );
-            for diagnostic in &parsed.diagnostics {
-                file.diagnostic_as(diagnostic, same.severity(diagnostic), &renderer)?;
-            }
-            payments::validate_tree(&parsed.tree, today, |finding| {
-                if same.repeats(&finding) {
-                    return Ok(());
-                }
-                file.finding(finding, Some(&renderer))
-            })?;
-        }
-        Err(Unreadable::Refused(refused)) => {
-            // A refusal stays an error whatever `--strict` says.
-            file.refusal(&refused.diagnostic, &renderer)?;
-        }
-        Err(Unreadable::Io(e)) => file.io_error(&crate::io::cannot_read(path, e))?,
-    }
-    file.finish()
-}
-
-fn check_json<W: Write>(
-    out: &mut W,
-    mode: Mode,
-    strict: bool,
-    path: &Path,
-    bytes: &[u8],
-    today: NaiveDate,
+    context: &Context,
 ) -> io::Result<(Outcome, usize, usize)> {
     let name = crate::io::shown(path);
-    match payments::read_json(bytes, today) {
-        Ok((_, findings)) => {
-            let mut file = FileOut::start(out, mode, strict, name, Some("utf-8"), true)?;
-            for finding in findings {
-                file.finding(finding, None)?;
+    let lang = crate::term::lang();
+    match Batch::read(bytes, context) {
+        Ok(batch) => {
+            let batch = batch.strict(strict);
+            let encoding = batch.encoding().map_or("utf-8", encoding_name);
+            let renderer = batch.renderer(&name).lang(lang);
+            let mut file = FileOut::start(out, mode, name.clone(), Some(encoding), true)?;
+            for diagnostic in batch.findings() {
+                file.diagnostic(&diagnostic, &renderer)?;
             }
             file.finish()
         }
-        Err(refused) => {
-            crate::term::error(&format!("{name}: {}", refused.message));
-            let mut file = FileOut::start(out, mode, strict, name, Some("utf-8"), false)?;
-            file.finding(refused, None)?;
+        Err(refusal) => {
+            // A refusal stays an error whatever `--strict` says.
+            let encoding = match refusal.form() {
+                Form::Json => Some("utf-8"),
+                _ => refusal.encoding.map(encoding_name),
+            };
+            let renderer = Renderer::new(
+                &name,
+                refusal.bytes(),
+                refusal.encoding.map(Encoding::as_source),
+            )
+            .lang(lang);
+            let mut file = FileOut::start(out, mode, name.clone(), encoding, false)?;
+            file.refusal(&refusal.diagnostic, &renderer)?;
             file.finish()
         }
     }
@@ -91,7 +69,7 @@ pub(crate) fn run(
         crate::term::error(&message);
         return Ok(Outcome::Unreadable);
     }
-    let today = today.unwrap_or_else(payments::today_in_moscow);
+    let context = today.map_or_else(Context::today_in_moscow, Context::as_of);
     let mut outcome = Outcome::Clean;
     let (mut errors, mut warnings) = (0, 0);
     let progress = crate::term::progress(
@@ -110,14 +88,11 @@ pub(crate) fn run(
         report::next_file(&mut out, mode, i)?;
         progress.set_message(crate::io::shown(path));
         let (file_outcome, file_errors, file_warnings) = match crate::io::read(path, &progress) {
-            Ok(bytes) if payments::is_json(&bytes) => {
-                check_json(&mut out, mode, strict, path, &bytes, today)?
-            }
-            Ok(bytes) => check_exchange(&mut out, mode, strict, path, bytes, today)?,
+            Ok(bytes) => check_file(&mut out, mode, strict, path, bytes, &context)?,
             Err(e) => {
                 let name = crate::io::shown(path);
-                let mut file = FileOut::start(&mut out, mode, strict, name, None, false)?;
-                file.io_error(&crate::io::cannot_read(path, &e))?;
+                let mut file = FileOut::start(&mut out, mode, name, None, false)?;
+                file.io_error(&io_diagnostic(path, &e))?;
                 file.finish()?
             }
         };

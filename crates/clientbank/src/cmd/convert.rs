@@ -2,7 +2,8 @@
 //! orders to JSON upload requests, upload requests to a canonical 1.03 file, and a 1C file to
 //! a canonical 1C file in another encoding.
 //!
-//! The conversion is faithful: what one side cannot carry is reported on stderr with its line,
+//! The input is read by the batch layer (`clientbank_payment::batch`): each document is mapped
+//! and checked once, there. The conversion is faithful: what one side cannot carry is reported on stderr with its line,
 //! never dropped silently. Validation findings are reported too; an error among them (or a
 //! character the target encoding lacks) exits 1. The output is written unless the input is
 //! unreadable or the file cannot be encoded.
@@ -11,16 +12,14 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use chrono::NaiveDate;
-use clientbank_format::{Encoding, Renderer, Severity};
-use clientbank_payment::json::PaymentJson;
-use clientbank_payment::{Code, Finding, UploadRequest, onec, validate};
+use clientbank_format::{Diagnostic, Encoding, Renderer};
+use clientbank_payment::batch::{Batch, Form, is_json};
+use clientbank_payment::{Code, Context, UploadRequest, onec};
 
 use crate::cli::{Mode, Target, TargetEncoding};
-use crate::dedupe::SameDefect;
 use crate::exit::{Failure, Outcome};
 use crate::io::Sink;
-use crate::output::Input;
-use crate::payments;
+use crate::output::io_diagnostic;
 use crate::report::FileOut;
 use crate::term::{self, tr};
 
@@ -91,15 +90,17 @@ pub(crate) fn run(path: &Path, options: &Options) -> Result<Outcome, Failure> {
         },
         None => None,
     };
-    let today = options.today.unwrap_or_else(payments::today_in_moscow);
+    let context = options
+        .today
+        .map_or_else(Context::today_in_moscow, Context::as_of);
     let sink = Sink::new(options.output.as_deref());
     let bar = term::progress(0, sink.is_terminal(), false);
     bar.set_prefix(tr("reading", "чтение"));
     let bytes = match crate::io::read(path, &bar) {
         Ok(bytes) => bytes,
-        Err(e) => return refuse(&crate::io::cannot_read(path, &e)),
+        Err(e) => return refuse(io_diagnostic(path, &e).message(term::lang())),
     };
-    let from_json = payments::is_json(&bytes);
+    let from_json = is_json(&bytes);
     let to = options.to.unwrap_or(if from_json {
         Target::OneC
     } else {
@@ -122,34 +123,56 @@ pub(crate) fn run(path: &Path, options: &Options) -> Result<Outcome, Failure> {
         buffer: Vec::new(),
         bar,
     };
-    let outcome = match (from_json, to) {
-        (false, Target::Json) => {
-            exchange_to_json(path, bytes, options, today, &sink, &mut findings)
+    if from_json && to == Target::Json {
+        return refuse(&tr(
+            format!(
+                "{} is already JSON; convert goes from 1C to JSON, from JSON to 1C and \
+                 from 1C to 1C",
+                crate::io::shown(path)
+            ),
+            format!(
+                "{} уже в JSON; convert переводит 1С в JSON, JSON в 1С и 1С в 1С",
+                crate::io::shown(path)
+            ),
+        ));
+    }
+    let shown = crate::io::shown(path);
+    let outcome = match Batch::read(bytes, &context) {
+        Err(refusal) => {
+            let encoding = match refusal.form() {
+                Form::Json => Some(Encoding::Utf8),
+                _ => refusal.encoding,
+            };
+            let renderer = Renderer::new(
+                &shown,
+                refusal.bytes(),
+                refusal.encoding.map(Encoding::as_source),
+            )
+            .lang(term::lang());
+            let mut file = file_out(&mut findings.buffer, options, &shown, encoding, false)?;
+            file.refusal(&refusal.diagnostic, &renderer)?;
+            outcome_of(file)
         }
-        (false, Target::OneC) => {
-            exchange_to_exchange(path, bytes, options, today, &sink, &mut findings)
-        }
-        (true, Target::OneC) => json_to_exchange(
-            path,
-            &bytes,
-            options,
-            payers.as_deref(),
-            today,
-            &sink,
-            &mut findings,
-        ),
-        (true, Target::Json) => {
-            return refuse(&tr(
-                format!(
-                    "{} is already JSON; convert goes from 1C to JSON, from JSON to 1C and \
-                     from 1C to 1C",
-                    crate::io::shown(path)
+        Ok(batch) => {
+            let batch = batch.strict(options.strict);
+            match to {
+                Target::Json => exchange_to_json(&shown, &batch, options, &sink, &mut findings),
+                Target::OneC if from_json => json_to_exchange(
+                    &shown,
+                    &batch.with_encoding(encoding),
+                    options,
+                    payers.as_deref(),
+                    &sink,
+                    &mut findings,
                 ),
-                format!(
-                    "{} уже в JSON; convert переводит 1С в JSON, JSON в 1С и 1С в 1С",
-                    crate::io::shown(path)
+                Target::OneC => exchange_to_exchange(
+                    &shown,
+                    &batch.with_encoding(encoding),
+                    options,
+                    &sink,
+                    &mut findings,
                 ),
-            ));
+            }
         }
     };
     findings.bar.finish_and_clear();
@@ -168,7 +191,6 @@ fn file_out<'a>(
     Ok(FileOut::start(
         buffer,
         options.mode(),
-        options.strict,
         name.to_string(),
         encoding.map(crate::output::encoding_name),
         readable,
@@ -180,83 +202,50 @@ fn outcome_of(file: FileOut<'_, Vec<u8>>) -> Result<Outcome, Failure> {
     Ok(file.finish()?.0)
 }
 
+/// The reader's findings that `convert` shows: its errors (every finding with `--strict`); the
+/// warnings about the form of the file are `check`'s.
+fn file_findings<W: Write>(
+    file: &mut FileOut<'_, W>,
+    batch: &Batch,
+    renderer: &Renderer<'_>,
+) -> io::Result<()> {
+    for diagnostic in batch.file_diagnostics().filter(Diagnostic::is_error) {
+        file.diagnostic(&diagnostic, renderer)?;
+    }
+    Ok(())
+}
+
 /// 1C payment orders to a JSON array of upload requests, one document at a time: each
 /// request is written as it is made (formatted as `serde_json::to_vec_pretty` formats the
-/// whole array), each document's findings go to stderr as they are found.
+/// whole array), each document's findings (and what the JSON route cannot carry) go to stderr
+/// as they are found.
 fn exchange_to_json(
-    path: &Path,
-    bytes: Vec<u8>,
+    shown: &str,
+    batch: &Batch,
     options: &Options,
-    today: NaiveDate,
     sink: &Sink,
     findings: &mut Findings,
 ) -> Result<Outcome, Failure> {
-    let input = Input::from_bytes(path, bytes);
     let bar = findings.bar.clone();
-    let mut file = file_out(
-        &mut findings.buffer,
-        options,
-        &input.path,
-        input.encoding(),
-        input.read.is_ok(),
-    )?;
-    let renderer = input.renderer();
-    let parsed = match &input.read {
-        Ok(parsed) => parsed,
-        Err(crate::output::Unreadable::Refused(refused)) => {
-            file.refusal(&refused.diagnostic, &renderer)?;
-            return outcome_of(file);
-        }
-        Err(crate::output::Unreadable::Io(e)) => {
-            file.io_error(&crate::io::cannot_read(path, e))?;
-            return outcome_of(file);
-        }
-    };
-    let tree = &parsed.tree;
-    let context = payments::tree_context(tree, today);
-    let same = SameDefect::new(tree, &parsed.diagnostics, &context);
-    for diagnostic in &parsed.diagnostics {
-        let severity = same.severity(diagnostic);
-        if severity == Severity::Error || options.strict {
-            file.diagnostic_as(diagnostic, severity, &renderer)?;
-        }
-    }
+    let mut file = file_out(&mut findings.buffer, options, shown, batch.encoding(), true)?;
+    let renderer = batch.renderer(shown).lang(term::lang());
+    file_findings(&mut file, batch, &renderer)?;
     let mut out = sink.open()?;
     let mut count = 0;
-    bar.set_length(u64::try_from(tree.documents().count()).unwrap_or(0));
+    let documents = batch.parsed().map_or(0, |p| p.tree.documents().count());
+    bar.set_length(u64::try_from(documents).unwrap_or(0));
     bar.set_position(0);
     bar.set_prefix(tr("converting", "перевод"));
-    for (index, section) in tree.documents().enumerate() {
+    for item in batch.items() {
         bar.inc(1);
-        let kind = section.document_type().unwrap_or_default();
-        if !onec::is_payment_order(&kind) {
-            // As `onec::payment_orders` reports a document of another type.
-            let mut finding = Finding::new(
-                Code::NotAPaymentOrder,
-                None,
-                format!("document {} is a {kind:?}, not a payment order", index + 1),
-            )
-            .found(kind.into_owned());
-            finding.line = Some(section.line()).filter(|&l| l > 0);
-            finding.payment = Some(index);
-            file.finding(finding, Some(&renderer))?;
-            pass_on(&bar, file.writer());
-            continue;
-        }
-        let mut order = onec::from_section(index, &section);
-        let (json, mut not_carried) = PaymentJson::from_payment(&order.payment);
-        order.lines.locate(&mut not_carried, Some(order.document));
-        order.findings.append(&mut not_carried);
-        let mut found = validate(&order.payment, &context);
-        order.lines.locate(&mut found, Some(order.document));
-        order.findings.append(&mut found);
-        for finding in order.findings {
-            if !same.repeats(&finding) {
-                file.finding(finding, Some(&renderer))?;
-            }
+        for finding in item.findings().iter().chain(item.json_route()) {
+            file.diagnostic(finding, &renderer)?;
         }
         pass_on(&bar, file.writer());
-        let request = UploadRequest::new(json, options.in_signing);
+        let Some(request) = item.request() else {
+            continue;
+        };
+        let request = UploadRequest::new(request.payment.clone(), options.in_signing);
         let text = serde_json::to_string_pretty(&request).map_err(io::Error::other)?;
         out.write_all(if count == 0 { b"[\n  " } else { b",\n  " })?;
         out.write_all(text.replace('\n', "\n  ").as_bytes())?;
@@ -278,49 +267,29 @@ fn pass_on(bar: &indicatif::ProgressBar, buffer: &mut Vec<u8>) {
 }
 
 /// A 1C file written anew canonically (CRLF, 1C's key order) in the encoding asked for: the
-/// way to re-encode a UTF-8 file for 1C. Its findings are `check`'s.
+/// way to re-encode a UTF-8 file for 1C. Its findings are the payment rules' (in the target
+/// encoding) and the reader's errors; nothing is lost on the way, so there is no `not-carried`
+/// or `not-a-payment-order`.
 fn exchange_to_exchange(
-    path: &Path,
-    bytes: Vec<u8>,
+    shown: &str,
+    batch: &Batch,
     options: &Options,
-    today: NaiveDate,
     sink: &Sink,
     findings: &mut Findings,
 ) -> Result<Outcome, Failure> {
-    let input = Input::from_bytes(path, bytes);
-    let mut file = file_out(
-        &mut findings.buffer,
-        options,
-        &input.path,
-        input.encoding(),
-        input.read.is_ok(),
-    )?;
-    let renderer = input.renderer();
-    let parsed = match &input.read {
-        Ok(parsed) => parsed,
-        Err(crate::output::Unreadable::Refused(refused)) => {
-            file.refusal(&refused.diagnostic, &renderer)?;
-            return outcome_of(file);
-        }
-        Err(crate::output::Unreadable::Io(e)) => {
-            file.io_error(&crate::io::cannot_read(path, e))?;
-            return outcome_of(file);
-        }
-    };
-    let context = payments::tree_context(&parsed.tree, today);
-    let same = SameDefect::new(&parsed.tree, &parsed.diagnostics, &context);
-    for diagnostic in &parsed.diagnostics {
-        let severity = same.severity(diagnostic);
-        if severity == Severity::Error || options.strict {
-            file.diagnostic_as(diagnostic, severity, &renderer)?;
+    let mut file = file_out(&mut findings.buffer, options, shown, batch.encoding(), true)?;
+    let renderer = batch.renderer(shown).lang(term::lang());
+    file_findings(&mut file, batch, &renderer)?;
+    for item in batch.items() {
+        for finding in item.findings() {
+            if !matches!(finding.code, Code::NotCarried | Code::NotAPaymentOrder) {
+                file.diagnostic(finding, &renderer)?;
+            }
         }
     }
-    payments::validate_tree(&parsed.tree, today, |finding| {
-        if same.repeats(&finding) {
-            return Ok(());
-        }
-        file.finding(finding, Some(&renderer))
-    })?;
+    let Some(parsed) = batch.parsed() else {
+        return outcome_of(file);
+    };
     let written = parsed.tree.to_exchange().to_bytes(options.encoding());
     let (outcome, _, _) = file.finish()?;
     match written {
@@ -333,58 +302,64 @@ fn exchange_to_exchange(
         Err(e) => {
             findings.pass_on();
             term::error(&tr(
-                format!("{}: the 1C file is not written: {e}", input.path),
-                format!("{}: файл 1С не записан: {e}", input.path),
+                format!("{shown}: the 1C file is not written: {e}"),
+                format!("{shown}: файл 1С не записан: {e}"),
             ));
             Ok(Outcome::Findings)
         }
     }
 }
 
+/// JSON upload requests to a 1C file of payment orders, with the payer's requisites from
+/// `--payer-from`.
 fn json_to_exchange(
-    path: &Path,
-    bytes: &[u8],
+    shown: &str,
+    batch: &Batch,
     options: &Options,
     payers: Option<&[crate::payer::Payer]>,
-    today: NaiveDate,
     sink: &Sink,
     findings: &mut Findings,
 ) -> Result<Outcome, Failure> {
-    let shown = crate::io::shown(path);
     let encoding = options.encoding();
-    let renderer: Option<&Renderer<'_>> = None;
-    let (requests, mut found) = match payments::read_json_in(bytes, today, encoding) {
-        Ok(read) => read,
-        Err(refused) => {
-            let mut file = file_out(
-                &mut findings.buffer,
-                options,
-                &shown,
-                Some(Encoding::Utf8),
-                false,
-            )?;
-            file.finding(refused, renderer)?;
-            return outcome_of(file);
-        }
-    };
     let mut file = file_out(
         &mut findings.buffer,
         options,
-        &shown,
+        shown,
         Some(Encoding::Utf8),
         true,
     )?;
-    let mut payments: Vec<_> = requests.iter().map(|r| r.payment.to_payment()).collect();
-    found.extend(crate::payer::fill(
-        &mut payments,
-        payers.unwrap_or_default(),
-    ));
+    let renderer = batch.renderer(shown).lang(term::lang());
+    let mut payments = Vec::new();
+    // The line of each payment's request, to show the findings about the payment there.
+    let mut lines = Vec::new();
+    let mut unwritable = false;
+    for item in batch.items() {
+        for finding in item.findings() {
+            unwritable |= is_unwritable(finding);
+            file.diagnostic(finding, &renderer)?;
+        }
+        let line = item.line();
+        if let Some(payment) = item.into_payment() {
+            payments.push(payment);
+            lines.push(line);
+        }
+    }
+    let mut found = crate::payer::fill(&mut payments, payers.unwrap_or_default());
     found.extend(crate::payer::recipient_banks(&mut payments));
     let (exchange, mapping) = onec::to_exchange(&payments, encoding);
     found.extend(mapping);
-    let unwritable = payments::unwritable(&found);
-    for finding in found {
-        file.finding(finding, renderer)?;
+    for mut finding in found {
+        unwritable |= is_unwritable(&finding);
+        if finding.line.is_none()
+            && let Some(index) = finding.payment.and_then(|p| p.checked_sub(1))
+            && let Some(&line) = lines.get(index as usize)
+        {
+            finding.line = line;
+        }
+        if options.strict {
+            finding.severity = clientbank_payment::Severity::Error;
+        }
+        file.diagnostic(&finding, &renderer)?;
     }
     let (outcome, _, _) = file.finish()?;
     findings.pass_on();
@@ -412,4 +387,9 @@ fn json_to_exchange(
             Ok(Outcome::Findings)
         }
     }
+}
+
+/// Whether a finding is a character the 1C file cannot hold: such a file is not written.
+fn is_unwritable(finding: &Diagnostic) -> bool {
+    matches!(finding.code, Code::ControlCharacter | Code::Unrepresentable)
 }

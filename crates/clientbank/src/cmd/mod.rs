@@ -15,6 +15,8 @@ mod upload;
 mod watch;
 
 pub(crate) fn run(cli: Cli) -> Result<Outcome, Failure> {
+    // The daemon's `FILE.errors.txt` and reports speak the language chosen here.
+    clientbank_watch::drop::set_lang(crate::term::lang());
     match cli.command {
         Command::Parse { file, json } => parse::run(&file, json.mode()),
         Command::Check {

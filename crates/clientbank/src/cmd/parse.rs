@@ -6,12 +6,14 @@
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
-use clientbank_format::{Key, Parsed, SectionKind, SectionRef};
+use clientbank_format::{DiagnosticJson, Key, Parsed, SectionKind, SectionRef};
+use serde::Serialize;
 use serde_json::json;
 
 use crate::cli::Mode;
 use crate::exit::{Failure, Outcome};
-use crate::output::{Input, Unreadable, diagnostic_json, encoding_name, write_array};
+use crate::output::{Input, Unreadable, encoding_name, write_array};
+use crate::term::tr;
 
 /// `[["Key", "value"], …]`, one field at a time.
 fn write_fields(out: &mut impl Write, section: &SectionRef<'_>) -> io::Result<()> {
@@ -54,7 +56,7 @@ fn write_json(out: &mut impl Write, parsed: &Parsed) -> io::Result<()> {
     })?;
     out.write_all(b",\n  \"diagnostics\": ")?;
     write_array(out, "    ", &parsed.diagnostics, |out, d| {
-        serde_json::to_writer(&mut *out, &diagnostic_json(d, d.severity)).map_err(io::Error::from)
+        serde_json::to_writer(&mut *out, &d.to_json(crate::term::lang())).map_err(io::Error::from)
     })?;
     out.write_all(b"\n}\n")
 }
@@ -75,7 +77,7 @@ fn write_text(out: &mut impl Write, input: &Input, parsed: &Parsed) -> io::Resul
     )?;
     for section in tree.sections() {
         let title = match section.kind() {
-            SectionKind::Header => "Header".to_string(),
+            SectionKind::Header => tr("Header", "Заголовок"),
             SectionKind::Account => "СекцияРасчСчет".to_string(),
             SectionKind::Document => format!(
                 "СекцияДокумент={}",
@@ -83,7 +85,8 @@ fn write_text(out: &mut impl Write, input: &Input, parsed: &Parsed) -> io::Resul
             ),
             SectionKind::End => continue,
         };
-        writeln!(out, "\n{title} (line {})", section.line())?;
+        let line = tr("line", "строка");
+        writeln!(out, "\n{title} ({line} {})", section.line())?;
         for field in section.fields() {
             let mark = if field.known.is_some() { ' ' } else { '?' };
             writeln!(
@@ -94,6 +97,17 @@ fn write_text(out: &mut impl Write, input: &Input, parsed: &Parsed) -> io::Resul
         }
     }
     Ok(())
+}
+
+/// What `parse --json` prints for input the reader refuses: the same object, empty.
+#[derive(Serialize)]
+struct RefusedJson<'a> {
+    encoding: Option<&'static str>,
+    version: Option<&'static str>,
+    header: [(); 0],
+    accounts: [(); 0],
+    documents: [(); 0],
+    diagnostics: [DiagnosticJson<'a>; 1],
 }
 
 pub(crate) fn run(path: &Path, mode: Mode) -> Result<Outcome, Failure> {
@@ -114,12 +128,14 @@ pub(crate) fn run(path: &Path, mode: Mode) -> Result<Outcome, Failure> {
                 let mut out = BufWriter::new(io::stdout().lock());
                 serde_json::to_writer_pretty(
                     &mut out,
-                    &json!({
-                        "encoding": input.encoding().map(encoding_name),
-                        "version": null,
-                        "header": [], "accounts": [], "documents": [],
-                        "diagnostics": [diagnostic_json(&r.diagnostic, r.diagnostic.severity)],
-                    }),
+                    &RefusedJson {
+                        encoding: input.encoding().map(encoding_name),
+                        version: None,
+                        header: [],
+                        accounts: [],
+                        documents: [],
+                        diagnostics: [r.diagnostic.to_json(crate::term::lang())],
+                    },
                 )
                 .map_err(io::Error::from)?;
                 writeln!(out)?;

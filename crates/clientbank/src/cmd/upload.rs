@@ -45,7 +45,7 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Failure> {
     }
     let today = args
         .today
-        .unwrap_or_else(clientbank_watch::engine::today_in_moscow);
+        .unwrap_or_else(clientbank_payment::clock::today_in_moscow);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;

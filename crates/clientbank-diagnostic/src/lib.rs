@@ -1,0 +1,244 @@
+//! One diagnostic for the whole clientbank workspace.
+//!
+//! Every finding — of the 1C format reader, of the payment mapping and rules, of a JSON upload —
+//! is a [`Diagnostic`]: a stable [`Code`] (one registry, so every code is unique by
+//! construction), a [`Severity`], a location (byte span, line, column in characters, 1C key;
+//! the payment and its JSON field where there is one), what was found and expected, and one
+//! [`Message`] in Russian and English. People see it through the [`Renderer`] (the offending
+//! line with a caret, on a line index built once); programs through its JSON form
+//! ([`DiagnosticJson`], plain serde structs). Codes, JSON keys and exit codes never change with
+//! the language.
+//!
+//! ```
+//! use clientbank_diagnostic::{Code, Diagnostic, Lang, Message, Renderer};
+//!
+//! let bytes = "1CClientBankExchange\nДата=32.01.2024\n".as_bytes();
+//! let diagnostic = Diagnostic::new(
+//!     Code::InvalidDate,
+//!     Message::new("`Дата` is not a valid date", "`Дата` — не дата"),
+//! )
+//! .at(30..40, 2, 6)
+//! .expected(Message::new("ДД.ММ.ГГГГ", "ДД.ММ.ГГГГ"));
+//! let text = Renderer::new("a.txt", bytes, None).lang(Lang::Ru).render(&diagnostic);
+//! assert_eq!(
+//!     text,
+//!     "ошибка[invalid-date]: `Дата` — не дата\n --> a.txt:2:6\n  |\n2 | Дата=32.01.2024\n  |      ^^^^^^^^^^ ожидается ДД.ММ.ГГГГ\n"
+//! );
+//! let json = serde_json::to_value(diagnostic.to_json(Lang::En)).unwrap();
+//! assert_eq!(json["code"], "invalid-date");
+//! assert_eq!(json["column"], 6);
+//! ```
+
+#![warn(missing_docs)]
+#![warn(clippy::print_stdout, clippy::print_stderr)]
+
+use std::borrow::Cow;
+use std::fmt;
+
+mod code;
+mod diagnostic;
+mod json;
+mod render;
+
+pub use code::Code;
+pub use diagnostic::{Diagnostic, LIMIT_PER_CODE, Limit, SHOWN_CHARS, make_strict, short};
+pub use json::DiagnosticJson;
+pub use render::{Renderer, SourceText};
+
+/// The language of the texts people read. Codes, JSON keys and exit codes do not change with it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Lang {
+    /// English.
+    #[default]
+    En,
+    /// Russian.
+    Ru,
+}
+
+impl Lang {
+    /// The language of the locale: the first of `LC_ALL`, `LC_MESSAGES`, `LANG` that is set and
+    /// not empty decides; `ru…` is Russian, anything else (or nothing) English.
+    pub fn from_locale() -> Lang {
+        let var = |name: &str| std::env::var(name).ok();
+        Lang::from_locale_values(
+            var("LC_ALL").as_deref(),
+            var("LC_MESSAGES").as_deref(),
+            var("LANG").as_deref(),
+        )
+    }
+
+    /// [`Lang::from_locale`] on given values of `LC_ALL`, `LC_MESSAGES` and `LANG`.
+    pub fn from_locale_values(
+        lc_all: Option<&str>,
+        lc_messages: Option<&str>,
+        lang: Option<&str>,
+    ) -> Lang {
+        let chosen = [lc_all, lc_messages, lang]
+            .into_iter()
+            .flatten()
+            .find(|v| !v.is_empty());
+        match chosen {
+            Some(value) if value.get(..2).is_some_and(|p| p.eq_ignore_ascii_case("ru")) => Lang::Ru,
+            _ => Lang::En,
+        }
+    }
+
+    /// `en` or `ru`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Lang::En => "en",
+            Lang::Ru => "ru",
+        }
+    }
+}
+
+impl std::str::FromStr for Lang {
+    type Err = UnknownLang;
+
+    /// `en` or `ru`, in any letter case.
+    fn from_str(text: &str) -> Result<Lang, UnknownLang> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "en" => Ok(Lang::En),
+            "ru" => Ok(Lang::Ru),
+            _ => Err(UnknownLang(text.to_string())),
+        }
+    }
+}
+
+/// A language name that is neither `en` nor `ru`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownLang(pub String);
+
+impl fmt::Display for UnknownLang {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?} is not a language we speak: en or ru", self.0)
+    }
+}
+
+impl std::error::Error for UnknownLang {}
+
+/// A text for people, in both languages: each place that makes one states both once.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Message {
+    en: Cow<'static, str>,
+    ru: Cow<'static, str>,
+}
+
+impl Message {
+    /// The English and the Russian text.
+    pub fn new(en: impl Into<Cow<'static, str>>, ru: impl Into<Cow<'static, str>>) -> Message {
+        Message {
+            en: en.into(),
+            ru: ru.into(),
+        }
+    }
+
+    /// The same text in both languages (a value, a code, a number).
+    pub fn same(text: impl Into<Cow<'static, str>>) -> Message {
+        let text = text.into();
+        Message {
+            en: text.clone(),
+            ru: text,
+        }
+    }
+
+    /// The text in `lang`.
+    pub fn get(&self, lang: Lang) -> &str {
+        match lang {
+            Lang::En => &self.en,
+            Lang::Ru => &self.ru,
+        }
+    }
+
+    /// The English text.
+    pub fn en(&self) -> &str {
+        &self.en
+    }
+
+    /// The Russian text.
+    pub fn ru(&self) -> &str {
+        &self.ru
+    }
+}
+
+impl fmt::Display for Message {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.en)
+    }
+}
+
+/// A [`Message`] made with `format!` in each language:
+/// `tr!("{n} keys" ; "ключей: {n}")`.
+#[macro_export]
+macro_rules! tr {
+    ($($en:expr),+ ; $($ru:expr),+ $(,)?) => {
+        $crate::Message::new(format!($($en),+), format!($($ru),+))
+    };
+}
+
+/// How serious a finding is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    /// A deviation that real files contain and that is accepted; it does not fail a check.
+    Warning,
+    /// Something 1C or the bank would refuse; it fails a check (exit 1).
+    Error,
+}
+
+impl Severity {
+    /// `warning` or `error`: the stable name (JSON, codes).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+
+    /// The word people read: `error`/`warning`, `ошибка`/`предупреждение`.
+    pub fn word(self, lang: Lang) -> &'static str {
+        match (self, lang) {
+            (Severity::Warning, Lang::Ru) => "предупреждение",
+            (Severity::Error, Lang::Ru) => "ошибка",
+            (severity, _) => severity.as_str(),
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_locale_chooses_russian_for_ru_only() {
+        let pick = Lang::from_locale_values;
+        assert_eq!(pick(None, None, Some("ru_RU.UTF-8")), Lang::Ru);
+        assert_eq!(pick(None, None, Some("RU")), Lang::Ru);
+        assert_eq!(pick(None, None, Some("en_US.UTF-8")), Lang::En);
+        assert_eq!(pick(None, None, None), Lang::En);
+        assert_eq!(pick(None, None, Some("C")), Lang::En);
+        // LC_ALL before LC_MESSAGES before LANG; an empty one does not count.
+        assert_eq!(pick(Some("en_GB"), Some("ru_RU"), Some("ru_RU")), Lang::En);
+        assert_eq!(pick(Some(""), Some("ru_RU"), Some("en_US")), Lang::Ru);
+        assert_eq!(pick(None, Some(""), Some("ru_UA.KOI8-U")), Lang::Ru);
+        assert_eq!("RU".parse::<Lang>(), Ok(Lang::Ru));
+        assert!("de".parse::<Lang>().is_err());
+    }
+
+    #[test]
+    fn a_message_has_both_texts() {
+        let n = 3;
+        let message = tr!("{n} keys" ; "ключей: {n}");
+        assert_eq!(message.get(Lang::En), "3 keys");
+        assert_eq!(message.get(Lang::Ru), "ключей: 3");
+        assert_eq!(message.to_string(), "3 keys");
+        assert_eq!(Severity::Error.word(Lang::Ru), "ошибка");
+        assert_eq!(Severity::Warning.word(Lang::En), "warning");
+    }
+}

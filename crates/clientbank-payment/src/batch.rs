@@ -1,0 +1,710 @@
+//! One drop — a 1C exchange file or a JSON upload — read once into its payments: the layer
+//! `check`, `convert`, the sandbox bank's uploads and the daemon stand on.
+//!
+//! [`Batch::read`] takes the bytes and a [`Context`] (the day the date rules count from). It
+//! recognises JSON by its first character `{` or `[` (after spaces and a UTF-8 byte order
+//! mark); anything else is read as a 1C file. A file with account sections is a statement:
+//! its documents are the bank's history, so their dates are not checked against today and
+//! what the upload could not carry is not reported about them.
+//!
+//! The payments are produced one at a time by [`Batch::items`]: each [`Item`] is a document
+//! of the 1C file or an element of the JSON array, with its payment, its upload request, its
+//! line, its findings (reading or mapping, then every rule, located at their values) and
+//! whether the JSON route carries it whole. Nothing holds every payment at once: a 1C file is
+//! held as its lossless tree (under twice the file), a JSON upload as its bytes.
+//!
+//! ```
+//! use clientbank_payment::batch::Batch;
+//! use clientbank_payment::{Context, Lang, NaiveDate};
+//!
+//! let json = r#"[{"payment": {"Number": "7", "Date": "28.03.2024", "Sum": "-5"}}]"#;
+//! let today = NaiveDate::from_ymd_opt(2024, 3, 28).unwrap();
+//! let batch = Batch::read(json, &Context::as_of(today)).unwrap();
+//! let item = batch.items().next().unwrap();
+//! assert_eq!(item.identity().number.as_deref(), Some("7"));
+//! assert!(item.findings().iter().any(|f| f.code.as_str() == "sum-not-positive"));
+//! assert!(batch.has_errors());
+//! let report = batch.render("upload.json", Lang::Ru);
+//! assert!(report.contains("ошибка[sum-not-positive]: сумма должна быть больше нуля"));
+//! ```
+
+use std::cell::OnceCell;
+use std::collections::HashMap;
+use std::fmt;
+
+use chrono::NaiveDate;
+use clientbank_diagnostic::{Code, Diagnostic, Lang, Limit, Renderer, Severity};
+use clientbank_format::{Encoding, Parsed, SectionRef, parse_owned};
+use rust_decimal::Decimal;
+
+use crate::finding::position;
+use crate::json::{PaymentJson, ReadRequest, Upload, UploadRequest};
+use crate::onec;
+use crate::payment::Payment;
+use crate::validate::{Context, validate_in};
+
+/// One drop, read: its source, and its payments on demand.
+#[derive(Debug)]
+pub struct Batch {
+    source: Source,
+    /// The context the payments are checked in (history for a statement).
+    context: Context,
+    /// The encoding a payment's characters must fit (a 1C file is written in it).
+    encoding: Encoding,
+    strict: bool,
+    /// The lines whose value the 1C reader already reported (see [`Covered`]), found on first
+    /// use.
+    covered: OnceCell<Covered>,
+}
+
+/// One defect, one finding: a value the 1C reader already found unreadable or empty
+/// (`Сумма=1,50` is `invalid-sum`, `Сумма=` is `empty-value`) is not also a payment finding
+/// about the same line (`missing`, `sum-not-positive`). The reader's finding is kept, with the
+/// higher of the two severities, so whether the file has errors does not change.
+#[derive(Debug, Default)]
+struct Covered {
+    /// Each line the reader reported a value of, and whether a payment finding there was an
+    /// error.
+    lines: HashMap<u32, bool>,
+}
+
+/// The reader's codes about the form of one value: its line's payment findings are the same
+/// defect.
+fn is_value_code(code: Code) -> bool {
+    matches!(
+        code,
+        Code::InvalidDate
+            | Code::InvalidTime
+            | Code::InvalidSum
+            | Code::InvalidInteger
+            | Code::EmptyValue
+    )
+}
+
+#[derive(Debug)]
+enum Source {
+    OneC { parsed: Parsed, statement: bool },
+    Json(Upload),
+}
+
+/// What a drop is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Form {
+    /// A 1C exchange file of payment orders (to the bank).
+    Orders,
+    /// A 1C exchange file with account sections: a statement (from the bank).
+    Statement,
+    /// A JSON upload: one request or an array of them.
+    Json,
+}
+
+/// Whether the bytes are JSON (an upload request or an array of them) rather than a 1C file:
+/// their first character that is not a space is `{` or `[` (after a UTF-8 byte order mark).
+pub fn is_json(bytes: &[u8]) -> bool {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    matches!(
+        bytes.iter().find(|b| !b.is_ascii_whitespace()),
+        Some(b'{' | b'[')
+    )
+}
+
+/// The input is no drop at all: the 1C reader refused it (empty, not an exchange file, two
+/// encodings, destroyed text), or it is JSON that is not an upload (not UTF-8, a syntax
+/// error). Holds the bytes, to show where.
+#[derive(Debug)]
+pub struct Refusal {
+    /// The finding that made the reader stop.
+    pub diagnostic: Box<Diagnostic>,
+    /// The encoding the input was being read in, when it got that far.
+    pub encoding: Option<Encoding>,
+    form: Form,
+    bytes: Vec<u8>,
+}
+
+impl Refusal {
+    /// The bytes as given.
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// What the input looked like: [`Form::Json`] or a 1C file ([`Form::Orders`]).
+    pub fn form(&self) -> Form {
+        self.form
+    }
+
+    /// The refusal as `check` shows it, for the file named `path`.
+    pub fn render(&self, path: &str, lang: Lang) -> String {
+        Renderer::new(path, &self.bytes, self.encoding.map(Encoding::as_source))
+            .lang(lang)
+            .render(&self.diagnostic)
+    }
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.diagnostic.fmt(f)
+    }
+}
+
+impl std::error::Error for Refusal {}
+
+impl Batch {
+    /// Reads a drop: a JSON upload when its first character is `{` or `[`, else a 1C
+    /// exchange file. `context` gives the day the date rules count from; a statement's
+    /// documents are history whatever it says. Refused only when the input is no drop at all.
+    pub fn read(bytes: impl Into<Vec<u8>>, context: &Context) -> Result<Batch, Refusal> {
+        let bytes = bytes.into();
+        let source = if is_json(&bytes) {
+            match Upload::new(bytes) {
+                Ok(upload) => Source::Json(upload),
+                Err((diagnostic, bytes)) => {
+                    return Err(Refusal {
+                        diagnostic,
+                        encoding: None,
+                        form: Form::Json,
+                        bytes,
+                    });
+                }
+            }
+        } else {
+            match parse_owned(bytes) {
+                Ok(parsed) => {
+                    let statement = parsed.tree.accounts().next().is_some();
+                    Source::OneC { parsed, statement }
+                }
+                Err((refused, bytes)) => {
+                    return Err(Refusal {
+                        diagnostic: refused.diagnostic,
+                        encoding: refused.encoding,
+                        form: Form::Orders,
+                        bytes,
+                    });
+                }
+            }
+        };
+        let context = match &source {
+            Source::OneC {
+                statement: true, ..
+            } => Context::history(),
+            _ => *context,
+        };
+        Ok(Batch {
+            source,
+            context,
+            encoding: Encoding::Cp1251,
+            strict: false,
+            covered: OnceCell::new(),
+        })
+    }
+
+    /// The characters of every payment are checked against `encoding` (the encoding of the 1C
+    /// file they are or will be written in; CP1251 unless said otherwise).
+    pub fn with_encoding(mut self, encoding: Encoding) -> Batch {
+        self.encoding = encoding;
+        self.covered = OnceCell::new();
+        self
+    }
+
+    /// Every finding is an error, as 1C's own loader would treat it.
+    pub fn strict(mut self, strict: bool) -> Batch {
+        self.strict = strict;
+        self
+    }
+
+    /// What the drop is.
+    pub fn form(&self) -> Form {
+        match &self.source {
+            Source::OneC {
+                statement: true, ..
+            } => Form::Statement,
+            Source::OneC { .. } => Form::Orders,
+            Source::Json(_) => Form::Json,
+        }
+    }
+
+    /// The context the payments are checked in ([`Context::history`] for a statement).
+    pub fn context(&self) -> Context {
+        self.context
+    }
+
+    /// The bytes as given.
+    pub fn bytes(&self) -> &[u8] {
+        match &self.source {
+            Source::OneC { parsed, .. } => parsed.tree.source(),
+            Source::Json(upload) => upload.bytes(),
+        }
+    }
+
+    /// The encoding of a 1C file (JSON is UTF-8: `None`).
+    pub fn encoding(&self) -> Option<Encoding> {
+        match &self.source {
+            Source::OneC { parsed, .. } => Some(parsed.tree.encoding()),
+            Source::Json(_) => None,
+        }
+    }
+
+    /// The 1C file as read (`None` for JSON).
+    pub fn parsed(&self) -> Option<&Parsed> {
+        match &self.source {
+            Source::OneC { parsed, .. } => Some(parsed),
+            Source::Json(_) => None,
+        }
+    }
+
+    /// The text of a 1C file, as the `/operation-upload/1c` route takes it (a JSON string,
+    /// so UTF-8 whatever `Кодировка` says); `None` for JSON.
+    pub fn document_text(&self) -> Option<String> {
+        self.parsed()
+            .map(|p| p.tree.encoding().decode(p.tree.source()).into_owned())
+    }
+
+    /// The findings about the file as a whole: the 1C reader's (in file order), each with the
+    /// severity it has in this batch (a value the payment rules find an error in too is an
+    /// error; every finding in strict mode). Payments' findings, and documents or elements
+    /// that are not payments, come with [`Batch::items`].
+    pub fn file_diagnostics(&self) -> impl Iterator<Item = Diagnostic> + '_ {
+        let raw: &[Diagnostic] = match &self.source {
+            Source::OneC { parsed, .. } => &parsed.diagnostics,
+            Source::Json(_) => &[],
+        };
+        raw.iter().map(|d| {
+            let mut d = d.clone();
+            if self.strict || self.covers(&d) {
+                d.severity = Severity::Error;
+            }
+            d
+        })
+    }
+
+    /// Whether `d` is the reader's finding about a value that a payment rule finds an error in.
+    fn covers(&self, d: &Diagnostic) -> bool {
+        is_value_code(d.code)
+            && d.omitted == 0
+            && d.line
+                .is_some_and(|l| self.covered().lines.get(&l).copied().unwrap_or(false))
+    }
+
+    /// The lines of [`Covered`]: only the documents holding a value the reader reported are
+    /// looked at beforehand (usually none).
+    fn covered(&self) -> &Covered {
+        self.covered.get_or_init(|| {
+            let Source::OneC { parsed, .. } = &self.source else {
+                return Covered::default();
+            };
+            let mut lines: HashMap<u32, bool> = parsed
+                .diagnostics
+                .iter()
+                .filter(|d| is_value_code(d.code) && d.omitted == 0)
+                .filter_map(|d| d.line)
+                .map(|l| (l, false))
+                .collect();
+            if lines.is_empty() {
+                return Covered { lines };
+            }
+            let mut wanted: Vec<u32> = lines.keys().copied().collect();
+            wanted.sort_unstable();
+            let mut next = wanted.into_iter().peekable();
+            let mut documents = parsed.tree.documents().enumerate().peekable();
+            while let Some((index, section)) = documents.next() {
+                let end = documents.peek().map_or(u32::MAX, |(_, s)| s.line());
+                while next.peek().is_some_and(|&l| l < section.line()) {
+                    next.next();
+                }
+                if next.peek().is_none_or(|&l| l >= end) {
+                    continue;
+                }
+                while next.peek().is_some_and(|&l| l < end) {
+                    next.next();
+                }
+                let item = self.document_item(index, &section);
+                for finding in &item.findings {
+                    if let Some(line) = finding.line
+                        && let Some(error) = lines.get_mut(&line)
+                    {
+                        *error |= finding.is_error();
+                    }
+                }
+            }
+            Covered { lines }
+        })
+    }
+
+    /// The documents of the 1C file or the requests of the JSON upload, one at a time.
+    pub fn items(&self) -> Items<'_> {
+        Items {
+            batch: self,
+            inner: match &self.source {
+                Source::OneC { parsed, .. } => Inner::OneC(Box::new(parsed.tree.documents())),
+                Source::Json(upload) => Inner::Json(0..upload.len()),
+            },
+            index: 0,
+        }
+    }
+
+    /// Every finding in the order `check` shows them — the file's, then each item's — with
+    /// at most [`LIMIT_PER_CODE`](clientbank_diagnostic::LIMIT_PER_CODE) of each code and a
+    /// summary of the rest at the end; every one an error in strict mode.
+    pub fn findings(&self) -> Findings<'_> {
+        Findings {
+            strict: self.strict,
+            file: Box::new(self.file_diagnostics()),
+            items: self.items(),
+            pending: Vec::new().into_iter(),
+            limit: Limit::new(),
+            summaries: None,
+        }
+    }
+
+    /// Whether any finding is an error (in strict mode: whether there is any finding).
+    pub fn has_errors(&self) -> bool {
+        self.findings().any(|f| f.severity == Severity::Error)
+    }
+
+    /// How many errors and warnings, counting a summary for the findings it stands for.
+    pub fn counts(&self) -> (usize, usize) {
+        let (mut errors, mut warnings) = (0, 0);
+        for finding in self.findings() {
+            match finding.severity {
+                Severity::Error => errors += finding.count(),
+                Severity::Warning => warnings += finding.count(),
+            }
+        }
+        (errors, warnings)
+    }
+
+    /// A renderer of this drop's findings for the file named `path`.
+    pub fn renderer<'a>(&'a self, path: &'a str) -> Renderer<'a> {
+        Renderer::new(path, self.bytes(), self.encoding().map(Encoding::as_source))
+    }
+
+    /// Every finding rendered as `check` renders it (the daemon's `FILE.errors.txt`).
+    pub fn render(&self, path: &str, lang: Lang) -> String {
+        let renderer = self.renderer(path).lang(lang);
+        self.findings().map(|f| renderer.render(&f)).collect()
+    }
+
+    /// The item of document `index` of a 1C file, with every finding (before [`Covered`]).
+    fn document_item(&self, index: usize, section: &SectionRef<'_>) -> Item {
+        let statement = self.form() == Form::Statement;
+        let kind = section.document_type().unwrap_or_default();
+        if onec::is_payment_order(&kind) {
+            let order = onec::from_section(index, section);
+            let carried = order.findings.iter().all(|f| f.code != Code::NotCarried);
+            // A key that is not the format's is the reader's `unknown-key` already; the
+            // 1C route sends it as written, the JSON route loses it.
+            let (unknown, mapping): (Vec<_>, Vec<_>) = order.findings.into_iter().partition(|f| {
+                f.code == Code::NotCarried && f.key.as_deref().is_some_and(|k| !is_format_key(k))
+            });
+            let mut findings = if statement {
+                // The bank's records: what the upload cannot carry is no news.
+                Vec::new()
+            } else {
+                mapping
+            };
+            let mut found = validate_in(&order.payment, &self.context, self.encoding);
+            order.lines.locate(&mut found, position(index));
+            findings.extend(found);
+            let (json, mut json_route) = PaymentJson::from_payment(&order.payment);
+            order.lines.locate(&mut json_route, position(index));
+            let carried = carried && json_route.is_empty();
+            if !statement {
+                json_route.splice(0..0, unknown);
+            }
+            Item {
+                index,
+                line: order.lines.section(),
+                payment: Some(order.payment),
+                request: Some(UploadRequest::new(json, false)),
+                findings,
+                json_route,
+                carried,
+                covered_error: false,
+            }
+        } else {
+            let findings = if statement {
+                Vec::new()
+            } else {
+                vec![onec::not_a_payment_order(index, section)]
+            };
+            Item {
+                index,
+                line: Some(section.line()).filter(|&l| l > 0),
+                payment: None,
+                request: None,
+                findings,
+                json_route: Vec::new(),
+                carried: false,
+                covered_error: false,
+            }
+        }
+    }
+}
+
+enum Inner<'a> {
+    OneC(Box<dyn Iterator<Item = SectionRef<'a>> + 'a>),
+    Json(std::ops::Range<usize>),
+}
+
+/// The items of a [`Batch`], in order.
+pub struct Items<'a> {
+    batch: &'a Batch,
+    inner: Inner<'a>,
+    index: usize,
+}
+
+impl fmt::Debug for Items<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Items")
+            .field("index", &self.index)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Iterator for Items<'_> {
+    type Item = Item;
+
+    fn next(&mut self) -> Option<Item> {
+        let batch = self.batch;
+        let item = match &mut self.inner {
+            Inner::OneC(documents) => {
+                let section = documents.next()?;
+                let mut item = batch.document_item(self.index, &section);
+                let covered = batch.covered();
+                if !covered.lines.is_empty() {
+                    item.findings.retain(|f| {
+                        let repeats = f.line.is_some_and(|l| covered.lines.contains_key(&l));
+                        item.covered_error |= repeats && f.is_error();
+                        !repeats
+                    });
+                }
+                item
+            }
+            Inner::Json(indices) => {
+                let index = indices.next()?;
+                let Source::Json(upload) = &batch.source else {
+                    return None;
+                };
+                json_item(upload.read(index), index, batch)
+            }
+        };
+        self.index += 1;
+        let mut item = item;
+        if batch.strict {
+            clientbank_diagnostic::make_strict(&mut item.findings);
+        }
+        Some(item)
+    }
+}
+
+/// Whether `name` is a key of the 1.03 format.
+fn is_format_key(name: &str) -> bool {
+    clientbank_format::Key::ALL.iter().any(|k| k.name() == name)
+}
+
+fn json_item(read: ReadRequest, index: usize, batch: &Batch) -> Item {
+    let mut findings = read.findings.clone();
+    let mut payment = None;
+    if read.readable {
+        let paid = read.request.payment.to_payment();
+        findings.extend(read.locate(validate_in(&paid, &batch.context, batch.encoding)));
+        payment = Some(paid);
+    }
+    for finding in &mut findings {
+        finding.payment = Some(position(index));
+    }
+    Item {
+        index,
+        line: read.line,
+        payment,
+        // The request carries what it says: the JSON route loses nothing of it.
+        carried: read.readable,
+        request: read.readable.then_some(read.request),
+        findings,
+        json_route: Vec::new(),
+        covered_error: false,
+    }
+}
+
+/// A document of a 1C file or an element of a JSON upload: a payment with everything known
+/// about it, or (for a document that is not a payment order, an element that is not a
+/// request) only the finding that says so.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Item {
+    index: usize,
+    line: Option<u32>,
+    payment: Option<Payment>,
+    request: Option<UploadRequest>,
+    findings: Vec<Diagnostic>,
+    json_route: Vec<Diagnostic>,
+    carried: bool,
+    /// A payment finding left out because the reader's finding about the same value stands
+    /// for it ([`Covered`]) was an error.
+    covered_error: bool,
+}
+
+/// What tells one payment from another: what a journal keys it by.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct Identity {
+    /// The payer's account.
+    pub payer_account: Option<String>,
+    /// The document number.
+    pub number: Option<String>,
+    /// The document date.
+    pub date: Option<NaiveDate>,
+    /// The sum.
+    pub sum: Option<Decimal>,
+    /// The recipient's account.
+    pub recipient_account: Option<String>,
+}
+
+impl Identity {
+    /// The identity of a payment: texts trimmed, the sum normalised (`1500`, `1500.0` and
+    /// `1500.00` are one sum and hash alike).
+    pub fn of(p: &Payment) -> Identity {
+        let text = |v: &Option<String>| v.as_deref().map(|v| v.trim().to_string());
+        Identity {
+            payer_account: text(&p.payer.account),
+            number: text(&p.number),
+            date: p.date,
+            sum: p.sum.map(|s| s.normalize()),
+            recipient_account: text(&p.recipient.account),
+        }
+    }
+}
+
+impl fmt::Display for Identity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let text = |v: &Option<String>| v.clone().unwrap_or_else(|| "?".into());
+        write!(
+            f,
+            "№ {} of {} for {} from {} to {}",
+            text(&self.number),
+            self.date
+                .map_or_else(|| "?".into(), clientbank_format::value::format_date),
+            self.sum.map_or_else(|| "?".into(), |s| s.to_string()),
+            text(&self.payer_account),
+            text(&self.recipient_account)
+        )
+    }
+}
+
+impl Item {
+    /// The 0-based position among the file's documents (or the upload's requests).
+    pub fn index(&self) -> usize {
+        self.index
+    }
+
+    /// The 1-based position, as findings name it.
+    pub fn position(&self) -> u32 {
+        position(self.index)
+    }
+
+    /// The line where it starts: its `СекцияДокумент` marker, or its request's first line.
+    pub fn line(&self) -> Option<u32> {
+        self.line
+    }
+
+    /// The payment; `None` for a document that is not a payment order or an element that is
+    /// not an upload request.
+    pub fn payment(&self) -> Option<&Payment> {
+        self.payment.as_ref()
+    }
+
+    /// The payment, given away.
+    pub fn into_payment(self) -> Option<Payment> {
+        self.payment
+    }
+
+    /// The upload request for `/operation-upload`: a 1C payment order's as a draft, a JSON
+    /// request as it was written.
+    pub fn request(&self) -> Option<&UploadRequest> {
+        self.request.as_ref()
+    }
+
+    /// Its identity: payer account, number, date, sum, recipient account (texts trimmed, the
+    /// sum normalised).
+    pub fn identity(&self) -> Identity {
+        self.payment.as_ref().map(Identity::of).unwrap_or_default()
+    }
+
+    /// Its findings, located: reading or mapping (`not-carried`: 1C keys the payment holds no
+    /// place for, in files to the bank), then every rule.
+    pub fn findings(&self) -> &[Diagnostic] {
+        &self.findings
+    }
+
+    /// Whether a finding is an error, or the 1C reader's finding about one of its values stands
+    /// for an error of the payment rules (`Сумма=1,50`: the file's `invalid-sum`, not a second
+    /// `missing` here).
+    pub fn has_errors(&self) -> bool {
+        self.covered_error || self.findings.iter().any(Diagnostic::is_error)
+    }
+
+    /// What the JSON route (`/operation-upload`) would not carry of a 1C payment order: keys
+    /// that are not the format's (the reader's `unknown-key` findings already name them; the
+    /// 1C route sends them as written), the priority, a kind of operation other than 01,
+    /// field 110 (`not-carried`, located; none for a statement).
+    pub fn json_route(&self) -> &[Diagnostic] {
+        &self.json_route
+    }
+
+    /// Whether the JSON route carries the payment whole: no `not-carried` finding, neither of
+    /// the 1C mapping nor of the JSON request. A payment that is not carried whole goes by
+    /// `/operation-upload/1c`, or is reported.
+    pub fn carried_by_json(&self) -> bool {
+        self.carried
+    }
+}
+
+/// The findings of a [`Batch`], in order, limited per code.
+pub struct Findings<'a> {
+    strict: bool,
+    file: Box<dyn Iterator<Item = Diagnostic> + 'a>,
+    items: Items<'a>,
+    pending: std::vec::IntoIter<Diagnostic>,
+    limit: Limit,
+    summaries: Option<std::vec::IntoIter<Diagnostic>>,
+}
+
+impl fmt::Debug for Findings<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Findings").finish_non_exhaustive()
+    }
+}
+
+impl Findings<'_> {
+    fn next_raw(&mut self) -> Option<Diagnostic> {
+        if let Some(d) = self.file.next() {
+            return Some(d);
+        }
+        loop {
+            if let Some(d) = self.pending.next() {
+                return Some(d);
+            }
+            let item = self.items.next()?;
+            self.pending = item.findings.into_iter();
+        }
+    }
+}
+
+impl Iterator for Findings<'_> {
+    type Item = Diagnostic;
+
+    fn next(&mut self) -> Option<Diagnostic> {
+        if self.summaries.is_none() {
+            while let Some(d) = self.next_raw() {
+                if let Some(d) = self.limit.admit(d) {
+                    return Some(d);
+                }
+            }
+            let mut summaries = self.limit.summaries();
+            if self.strict {
+                clientbank_diagnostic::make_strict(&mut summaries);
+            }
+            self.summaries = Some(summaries.into_iter());
+        }
+        self.summaries.as_mut()?.next()
+    }
+}

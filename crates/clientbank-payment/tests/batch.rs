@@ -1,0 +1,241 @@
+//! The batch layer: one drop read once into its payments, with every finding `check` shows.
+
+use clientbank_format::Encoding;
+use clientbank_payment::batch::{Batch, Form};
+use clientbank_payment::{Code, Context, Lang, NaiveDate, Severity};
+
+fn today() -> Context {
+    Context::as_of(NaiveDate::from_ymd_opt(2026, 11, 20).unwrap())
+}
+
+/// One payment order of the sample file, with `extra` lines before its end.
+fn order(number: u32, extra: &str) -> String {
+    format!(
+        "СекцияДокумент=Платежное поручение\nНомер={number}\nДата=15.11.2026\nСумма=175000.00\n\
+         ПлательщикСчет=40702810938000012345\nПлательщикИНН=7701234560\n\
+         Плательщик1=ООО \"Ромашка\"\nПлательщикКПП=770101001\nПлательщикБИК=044525225\n\
+         ПлательщикКорсчет=30101810400000000225\nПолучательСчет=40702810210000054321\n\
+         Получатель1=ООО \"Лютик\"\nПолучательИНН=5009876546\nПолучательКПП=500101001\n\
+         ПолучательБИК=044525974\nПолучательКорсчет=30101810145250000974\nВидОплаты=01\nКод=0\n\
+         НазначениеПлатежа=Оплата по счету № 9125, в т.ч. НДС 20% 29166.67\n{extra}КонецДокумента\n"
+    )
+}
+
+/// A CP1251 file (with LF endings: one `line-ending` warning).
+fn file(body: &str) -> Vec<u8> {
+    let text = format!(
+        "1CClientBankExchange\nВерсияФормата=1.03\nКодировка=Windows\nДатаНачала=15.11.2026\n\
+         ДатаКонца=15.11.2026\nРасчСчет=40702810938000012345\n{body}КонецФайла\n"
+    );
+    Encoding::Cp1251.encode(&text).unwrap().into_owned()
+}
+
+fn codes(batch: &Batch) -> Vec<&'static str> {
+    batch.findings().map(|f| f.code.as_str()).collect()
+}
+
+#[test]
+fn an_order_file_reports_mapping_findings_and_documents_that_are_not_orders() {
+    let text = file(&format!(
+        "{}{}СекцияДокумент=Банковский ордер\nНомер=3\nДата=15.11.2026\nСумма=1.00\nКонецДокумента\n",
+        order(1, "Плательщик2=через банк\n"),
+        order(2, "")
+    ));
+    let batch = Batch::read(text.clone(), &today()).unwrap();
+    assert_eq!(batch.form(), Form::Orders);
+    assert_eq!(
+        codes(&batch),
+        ["line-ending", "not-carried", "not-a-payment-order"],
+        "the mapping's own finding and the other document are kept"
+    );
+    let items: Vec<_> = batch.items().collect();
+    assert_eq!(items.len(), 3);
+    assert!(items[2].payment().is_none() && items[2].request().is_none());
+    assert_eq!(items[2].findings()[0].code, Code::NotAPaymentOrder);
+    assert_eq!(items[2].findings()[0].payment, Some(3));
+    // Located at its value: line and column in characters.
+    let carried = &items[0].findings()[0];
+    assert_eq!((carried.line, carried.column), (Some(26), Some(13)));
+    assert_eq!(carried.payment, Some(1));
+    assert!(!items[0].carried_by_json());
+    assert!(items[1].carried_by_json());
+    assert_eq!(items[1].line(), Some(28));
+    let identity = items[1].identity();
+    assert_eq!(identity.number.as_deref(), Some("2"));
+    assert_eq!(
+        identity.payer_account.as_deref(),
+        Some("40702810938000012345")
+    );
+    assert_eq!(
+        identity.recipient_account.as_deref(),
+        Some("40702810210000054321")
+    );
+    assert_eq!(
+        identity.sum.map(|s| s.to_string()).as_deref(),
+        Some("175000"),
+        "one sum however it is written"
+    );
+    assert_eq!(identity.date, NaiveDate::from_ymd_opt(2026, 11, 15));
+    let request = items[1].request().unwrap();
+    assert_eq!(request.payment.number.as_deref(), Some("2"));
+    assert!(request.parameters.is_none(), "a draft");
+    let decoded = Encoding::Cp1251.decode(&text).into_owned();
+    assert_eq!(batch.document_text(), Some(decoded));
+    assert!(!batch.has_errors());
+    assert_eq!(batch.counts(), (0, 3));
+}
+
+#[test]
+fn what_only_the_json_route_loses_is_its_own_list() {
+    let text = file(&order(1, "Очередность=3\nМойКлюч=1\n"));
+    let batch = Batch::read(text, &today()).unwrap();
+    let item = batch.items().next().unwrap();
+    // `unknown-key` is the reader's; the priority is the rules' (an ordinary payment has 5).
+    assert_eq!(
+        codes(&batch),
+        ["line-ending", "unknown-key", "priority-unusual"]
+    );
+    let route: Vec<_> = item
+        .json_route()
+        .iter()
+        .map(|f| {
+            (
+                f.code,
+                f.key.as_deref().unwrap_or_default().to_string(),
+                f.line,
+            )
+        })
+        .collect();
+    assert_eq!(
+        route,
+        [
+            (Code::NotCarried, "МойКлюч".to_string(), Some(27)),
+            (Code::NotCarried, "Очередность".to_string(), Some(26)),
+        ]
+    );
+    assert!(!item.carried_by_json());
+}
+
+#[test]
+fn a_statement_is_history() {
+    let text = file(&format!(
+        "СекцияРасчСчет\nДатаНачала=01.01.2020\nДатаКонца=01.01.2020\n\
+         РасчСчет=40702810938000012345\nНачальныйОстаток=0\nКонецРасчСчет\n{}\
+         СекцияДокумент=Банковский ордер\nНомер=3\nДата=01.01.2020\nСумма=1.00\nКонецДокумента\n",
+        order(1, "ДатаСписано=01.01.2020\n").replace("15.11.2026", "01.01.2020")
+    ));
+    let batch = Batch::read(text, &today()).unwrap();
+    assert_eq!(batch.form(), Form::Statement);
+    assert_eq!(batch.context(), Context::history());
+    // No `date-stale` for a payment of 2020, no `not-carried` for the bank's own keys, no
+    // `not-a-payment-order` for its orders.
+    assert_eq!(codes(&batch), ["line-ending"]);
+    assert_eq!(batch.items().count(), 2);
+    // The same order in a file to the bank is stale.
+    let orders = file(&order(1, "").replace("15.11.2026", "01.01.2020"));
+    let batch = Batch::read(orders, &today()).unwrap();
+    assert!(codes(&batch).contains(&"date-stale"));
+}
+
+#[test]
+fn json_is_read_request_by_request() {
+    let json =
+        "\u{FEFF}  [{\"payment\": {\"Number\": \"1\", \"Sum\": \"1,5\"}}, 42,\n{\"payment\": {}}]";
+    let batch = Batch::read(json, &today()).unwrap();
+    assert_eq!(batch.form(), Form::Json);
+    assert!(batch.document_text().is_none());
+    let items: Vec<_> = batch.items().collect();
+    assert_eq!(items.len(), 3);
+    assert!(items[0].payment().is_some() && items[0].carried_by_json());
+    assert!(items[1].payment().is_none() && !items[1].carried_by_json());
+    assert_eq!(items[1].findings().len(), 1);
+    assert_eq!(items[1].findings()[0].code, Code::JsonInvalid);
+    assert_eq!(items[2].line(), Some(2));
+    assert!(
+        items
+            .iter()
+            .all(|i| i.findings().iter().all(|f| f.payment == Some(i.position())))
+    );
+    assert!(batch.has_errors());
+    // Refusals: no upload at all, and no exchange file.
+    for bad in [&b"[1,"[..], b"{\"payment\": \"\xff\"}"] {
+        let refusal = Batch::read(bad, &today()).unwrap_err();
+        assert_eq!(refusal.form(), Form::Json);
+        assert_eq!(refusal.diagnostic.code, Code::JsonInvalid);
+        assert!(
+            refusal
+                .render("a.json", Lang::Ru)
+                .starts_with("ошибка[json-invalid]")
+        );
+    }
+    let refusal = Batch::read(Vec::new(), &today()).unwrap_err();
+    assert_eq!(refusal.diagnostic.code, Code::EmptyInput);
+    assert_eq!(
+        refusal.render("a.txt", Lang::En),
+        "error[empty-input]: the input is empty\n --> a.txt:1:1\n  = expected an exchange file starting with 1CClientBankExchange\n"
+    );
+}
+
+#[test]
+fn findings_are_limited_per_code_across_payments_and_strict_makes_errors() {
+    let body: String = (1..=1005)
+        .map(|n| order(n, "").replace("15.11.2026", "01.10.2026"))
+        .collect();
+    let batch = Batch::read(file(&body), &today()).unwrap();
+    let stale: Vec<_> = batch
+        .findings()
+        .filter(|f| f.code == Code::DateStale)
+        .collect();
+    assert_eq!(stale.len(), 1001, "the first 1000 and a summary");
+    assert_eq!(stale[1000].omitted, 5);
+    // With the file's one `line-ending`.
+    assert_eq!(batch.counts(), (0, 1006));
+    assert!(!batch.has_errors());
+    let strict = batch.strict(true);
+    assert!(strict.findings().all(|f| f.severity == Severity::Error));
+    assert_eq!(strict.counts(), (1006, 0));
+    // The daemon's report is `check`'s text.
+    let report = strict.render("in.txt", Lang::En);
+    assert!(report.contains("error[date-stale]"), "{report}");
+    assert!(report.contains("and 5 more `date-stale` finding(s)"));
+}
+
+#[test]
+fn one_defect_is_one_finding_with_the_worse_severity() {
+    // `Сумма=1,50` is the reader's `invalid-sum`, not also the rules' `missing`; an empty `Дата`
+    // is the reader's `empty-value` (a warning to the reader), an error of the rules: it stays
+    // one finding, an error.
+    let first = order(1, "").replace("Сумма=175000.00", "Сумма=1,50");
+    let second = order(2, "").replace("Дата=15.11.2026", "Дата=");
+    let batch = Batch::read(file(&format!("{first}{second}{}", order(3, ""))), &today()).unwrap();
+    let findings: Vec<_> = batch.findings().collect();
+    let of = |code: &str| findings.iter().filter(|f| f.code.as_str() == code).count();
+    assert_eq!(of("invalid-sum"), 1, "{findings:#?}");
+    assert_eq!(of("empty-value"), 1, "{findings:#?}");
+    assert_eq!(
+        of("missing"),
+        0,
+        "no second finding for one defect: {findings:#?}"
+    );
+    let empty = findings
+        .iter()
+        .find(|f| f.code.as_str() == "empty-value")
+        .unwrap();
+    assert_eq!(
+        empty.severity,
+        Severity::Error,
+        "the rules' severity is the worse"
+    );
+    let items: Vec<_> = batch.items().collect();
+    assert!(items[0].findings().iter().all(|f| f.code != Code::Missing));
+    assert!(
+        items[0].has_errors() && items[1].has_errors(),
+        "the left-out error still counts for its payment"
+    );
+    assert!(!items[2].has_errors());
+    assert!(batch.has_errors());
+    // Where the reader found nothing, the rules' findings stay.
+    let third = order(4, "").replace("Сумма=175000.00", "Сумма=0");
+    let batch = Batch::read(file(&third), &today()).unwrap();
+    assert!(codes(&batch).contains(&"sum-not-positive"));
+}
