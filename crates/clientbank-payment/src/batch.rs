@@ -353,6 +353,24 @@ impl Batch {
             pending: Vec::new().into_iter(),
             limit: Limit::new(),
             summaries: None,
+            progress: None,
+            read: 0,
+        }
+    }
+
+    /// As [`Batch::findings`], telling `progress` after each item how many have been read
+    /// (of [`Batch::item_count`]): a progress bar over a big file.
+    pub fn findings_with_progress<'a>(&'a self, progress: impl FnMut(usize) + 'a) -> Findings<'a> {
+        let mut findings = self.findings();
+        findings.progress = Some(Box::new(progress));
+        findings
+    }
+
+    /// How many items (documents of the 1C file, requests of the JSON upload) the batch has.
+    pub fn item_count(&self) -> usize {
+        match &self.source {
+            Source::OneC { parsed, .. } => parsed.tree.documents().count(),
+            Source::Json(upload) => upload.len(),
         }
     }
 
@@ -666,6 +684,9 @@ pub struct Findings<'a> {
     pending: std::vec::IntoIter<Diagnostic>,
     limit: Limit,
     summaries: Option<std::vec::IntoIter<Diagnostic>>,
+    /// Told how many items have been read after each one.
+    progress: Option<Box<dyn FnMut(usize) + 'a>>,
+    read: usize,
 }
 
 impl fmt::Debug for Findings<'_> {
@@ -684,6 +705,10 @@ impl Findings<'_> {
                 return Some(d);
             }
             let item = self.items.next()?;
+            self.read += 1;
+            if let Some(progress) = &mut self.progress {
+                progress(self.read);
+            }
             self.pending = item.findings.into_iter();
         }
     }

@@ -239,3 +239,20 @@ fn one_defect_is_one_finding_with_the_worse_severity() {
     let batch = Batch::read(file(&third), &today()).unwrap();
     assert!(codes(&batch).contains(&"sum-not-positive"));
 }
+
+/// A progress bar over a big file hears of every item, in order, also where an item has no
+/// finding; and the findings are those of `findings()`.
+#[test]
+fn findings_with_progress_tell_every_item_read() {
+    let body: String = (1..=5).map(|n| order(n, "")).collect();
+    let batch = Batch::read(file(&body), &today()).unwrap();
+    assert_eq!(batch.item_count(), 5);
+    let mut heard = Vec::new();
+    let with: Vec<_> = batch
+        .findings_with_progress(|read| heard.push(read))
+        .map(|d| d.code)
+        .collect();
+    assert_eq!(heard, [1, 2, 3, 4, 5]);
+    let without: Vec<_> = batch.findings().map(|d| d.code).collect();
+    assert_eq!(with, without);
+}

@@ -26,6 +26,7 @@ fn check_file<W: Write>(
     path: &Path,
     bytes: Vec<u8>,
     context: &Context,
+    progress: &indicatif::ProgressBar,
 ) -> io::Result<(Outcome, usize, usize)> {
     let name = crate::io::shown(path);
     let lang = crate::term::lang();
@@ -35,9 +36,15 @@ fn check_file<W: Write>(
             let encoding = batch.encoding().map_or("utf-8", encoding_name);
             let renderer = batch.renderer(&name).lang(lang);
             let mut file = FileOut::start(out, mode, name.clone(), Some(encoding), true)?;
-            for diagnostic in batch.findings() {
+            // The bar runs over the bytes twice: read, then checked item by item.
+            let (start, size) = (progress.position(), batch.bytes().len() as u64);
+            let count = batch.item_count().max(1) as u64;
+            let bar = progress.clone();
+            let advance = move |read: usize| bar.set_position(start + size * read as u64 / count);
+            for diagnostic in batch.findings_with_progress(advance) {
                 file.diagnostic(&diagnostic, &renderer)?;
             }
+            progress.set_position(start + size);
             file.finish()
         }
         Err(refusal) => {
@@ -76,7 +83,7 @@ pub(crate) fn run(
         files
             .iter()
             .filter_map(|p| std::fs::metadata(p).ok())
-            .map(|m| m.len())
+            .map(|m| 2 * m.len())
             .sum(),
         io::stdout().is_terminal(),
         mode != Mode::Text,
@@ -88,7 +95,7 @@ pub(crate) fn run(
         report::next_file(&mut out, mode, i)?;
         progress.set_message(crate::io::shown(path));
         let (file_outcome, file_errors, file_warnings) = match crate::io::read(path, &progress) {
-            Ok(bytes) => check_file(&mut out, mode, strict, path, bytes, &context)?,
+            Ok(bytes) => check_file(&mut out, mode, strict, path, bytes, &context, &progress)?,
             Err(e) => {
                 let name = crate::io::shown(path);
                 let mut file = FileOut::start(&mut out, mode, name, None, false)?;
