@@ -118,6 +118,13 @@ fn the_main_job_watch_sandbox_once_demo() {
         &[("LC_ALL", ""), ("LC_MESSAGES", ""), ("LANG", "ru_RU.UTF-8")],
     );
     assert_eq!(again.status.code(), Some(0), "{}", text(&again));
+    let summary = String::from_utf8_lossy(&again.stdout);
+    assert!(
+        summary.contains("done/       файлов: 2")
+            && summary.contains("платежи: загружено 7")
+            && summary.contains("подписано 7"),
+        "{summary}"
+    );
     let errors = std::fs::read_to_string(dir.join("rejected/with-error.txt.errors.txt")).unwrap();
     assert!(
         errors.starts_with("ошибка[inn-check-digit]: неверное контрольное число ИНН")

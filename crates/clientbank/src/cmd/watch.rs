@@ -240,98 +240,141 @@ fn print_summary(dir: &Path, summary: &Summary, daemon: &Daemon) {
             format!(": {}", names.join(", "))
         }
     };
+    use crate::term::tr;
     println!("{}:", dir.display());
     if let Some(seeded) = &summary.journal_seeded {
         println!("  {seeded}");
     }
+    let files = |n: usize| tr(format!("{n} file(s)"), format!("файлов: {n}"));
     println!(
-        "  done/       {} file(s){}",
-        summary.done.len(),
+        "  done/       {}{}",
+        files(summary.done.len()),
         list(&summary.done)
     );
     println!(
-        "  rejected/   {} file(s){}",
-        summary.rejected.len(),
+        "  rejected/   {}{}",
+        files(summary.rejected.len()),
         list(&summary.rejected)
     );
     println!(
-        "  review/     {} file(s){}",
-        summary.review.len(),
+        "  review/     {}{}",
+        files(summary.review.len()),
         list(&summary.review)
     );
     if !summary.waiting.is_empty() {
-        println!(
-            "  processing/ {} file(s) waiting for the bank{}",
-            summary.waiting.len(),
-            list(&summary.waiting)
+        let n = summary.waiting.len();
+        let what = tr(
+            format!("{n} file(s) waiting for the bank"),
+            format!("файлов ждут банк: {n}"),
         );
+        println!("  processing/ {what}{}", list(&summary.waiting));
     }
     if !summary.queued.is_empty() {
-        println!(
-            "  processing/ {} file(s) waiting for the same payments in another file (sent once, \
-             from there){}",
-            summary.queued.len(),
-            list(&summary.queued)
+        let n = summary.queued.len();
+        let what = tr(
+            format!(
+                "{n} file(s) waiting for the same payments in another file (sent once, from there)"
+            ),
+            format!(
+                "файлов ждут те же платежи в другом файле (они отправляются один раз, оттуда): {n}"
+            ),
         );
+        println!("  processing/ {what}{}", list(&summary.queued));
     }
     if !summary.interrupted.is_empty() {
-        println!(
-            "  processing/ {} file(s) stopped part-way (the rest is sent on the next start){}",
-            summary.interrupted.len(),
-            list(&summary.interrupted)
+        let n = summary.interrupted.len();
+        let what = tr(
+            format!("{n} file(s) stopped part-way (the rest is sent on the next start)"),
+            format!("файлов остановлены на середине (остальное уйдёт при следующем запуске): {n}"),
         );
+        println!("  processing/ {what}{}", list(&summary.interrupted));
     }
+    let (up, al, re, doubt, signed) = (
+        summary.uploaded,
+        summary.already,
+        summary.refused,
+        summary.doubt,
+        summary.signed,
+    );
     println!(
-        "  payments: {} uploaded, {} already at the bank (not sent again), {} refused by the \
-         bank, {} in doubt, {} signed",
-        summary.uploaded, summary.already, summary.refused, summary.doubt, summary.signed
+        "  {}",
+        tr(
+            format!(
+                "payments: {up} uploaded, {al} already at the bank (not sent again), {re} refused \
+                 by the bank, {doubt} in doubt, {signed} signed"
+            ),
+            format!(
+                "платежи: загружено {up}, уже в банке (повторно не отправлены) {al}, отклонено \
+                 банком {re}, под сомнением {doubt}, подписано {signed}"
+            ),
+        )
     );
     if let Ok(awaiting) = daemon.engine.journal.awaiting_signature()
         && !awaiting.is_empty()
     {
+        let (n, quoted) = (awaiting.len(), shell_quote(&dir.display().to_string()));
         println!(
-            "  {} payment(s) await signature: `clientbank sign --dir {}`",
-            awaiting.len(),
-            shell_quote(&dir.display().to_string())
+            "  {}",
+            tr(
+                format!("{n} payment(s) await signature: `clientbank sign --dir {quoted}`"),
+                format!("ждут подписи платежей: {n}; `clientbank sign --dir {quoted}`"),
+            )
         );
     }
     for failure in &summary.sign_failures {
-        println!("  signing: {failure}");
+        println!("  {}: {failure}", tr("signing", "подпись"));
     }
     for name in &summary.unreadable {
-        println!("  inbox/{name}: cannot be opened (see the log)");
+        println!(
+            "  inbox/{name}: {}",
+            tr(
+                "cannot be opened (see the log)",
+                "не открывается (см. журнал работы)"
+            )
+        );
     }
     for entry in &summary.incomplete {
-        println!("  inbox/{entry}: not complete yet, it waits");
+        println!(
+            "  inbox/{entry}: {}",
+            tr("not complete yet, it waits", "ещё не дописан, ждёт")
+        );
     }
     for entry in &summary.ignored {
-        println!("  inbox/{entry}: not a regular file: ignored");
+        println!(
+            "  inbox/{entry}: {}",
+            tr("not a regular file: ignored", "не обычный файл: пропущен")
+        );
     }
     if let Some(why) = &summary.token_refused {
-        println!("  the bank refuses the token: {why}");
+        println!(
+            "  {}: {why}",
+            tr("the bank refuses the token", "банк не принимает токен")
+        );
     }
     if let Some(why) = &summary.config_error {
-        println!("  nothing was sent, the configuration keeps requests from being made: {why}");
+        println!(
+            "  {}: {why}",
+            tr(
+                "nothing was sent, the configuration keeps requests from being made",
+                "ничего не отправлено: настройки не позволяют составить запрос"
+            )
+        );
     }
     if let Some(why) = &summary.bank_unavailable
         && !summary.waiting.is_empty()
     {
-        println!("  the bank is unavailable: {why}");
-    }
-    for name in &summary.rejected {
         println!(
-            "  see {}",
-            dir.join("rejected")
-                .join(format!("{name}.errors.txt"))
-                .display()
+            "  {}: {why}",
+            tr("the bank is unavailable", "банк недоступен")
         );
+    }
+    let see = tr("see", "см.");
+    for name in &summary.rejected {
+        let path = dir.join("rejected").join(format!("{name}.errors.txt"));
+        println!("  {see} {}", path.display());
     }
     for name in &summary.review {
-        println!(
-            "  see {}",
-            dir.join("review")
-                .join(format!("{name}.review.txt"))
-                .display()
-        );
+        let path = dir.join("review").join(format!("{name}.review.txt"));
+        println!("  {see} {}", path.display());
     }
 }
