@@ -99,10 +99,29 @@ pub fn refusals(name: &str, rows: &[PaymentRow]) -> String {
 
 /// `FILE.review.txt`: which payments may be at the bank, and how to settle it.
 pub fn review(name: &str, why: Option<&str>, rows: &[PaymentRow]) -> String {
-    let mut out = format!(
-        "{name} needs a person: some of its payments may or may not be at the bank.\n\
-         clientbank never sends such a payment again by itself.\n"
-    );
+    review_in(name, why, rows, crate::drop::lang())
+}
+
+/// [`review`] in `lang`.
+pub fn review_in(
+    name: &str,
+    why: Option<&str>,
+    rows: &[PaymentRow],
+    lang: clientbank_payment::Lang,
+) -> String {
+    let ru = lang == clientbank_payment::Lang::Ru;
+    let tr = |en: &'static str, ru_text: &'static str| if ru { ru_text } else { en };
+    let mut out = if ru {
+        format!(
+            "{name} требует решения человека: часть его платежей, возможно, уже в банке.\n\
+             clientbank никогда не отправляет такой платёж повторно сам.\n"
+        )
+    } else {
+        format!(
+            "{name} needs a person: some of its payments may or may not be at the bank.\n\
+             clientbank never sends such a payment again by itself.\n"
+        )
+    };
     if let Some(why) = why {
         let _ = writeln!(out, "\n{why}");
     }
@@ -116,7 +135,13 @@ pub fn review(name: &str, why: Option<&str>, rows: &[PaymentRow]) -> String {
         }
         let _ = writeln!(out, "\n{title}");
         for row in chosen {
-            let _ = write!(out, "  payment {} — {}", row.position + 1, line(row));
+            let _ = write!(
+                out,
+                "  {} {} — {}",
+                tr("payment", "платёж"),
+                row.position + 1,
+                line(row)
+            );
             if let Some(id) = &row.bank_id {
                 let _ = write!(out, ": id {id}");
             }
@@ -128,27 +153,54 @@ pub fn review(name: &str, why: Option<&str>, rows: &[PaymentRow]) -> String {
     };
     group(
         &mut out,
-        "MAY BE AT THE BANK (check these):",
+        tr(
+            "MAY BE AT THE BANK (check these):",
+            "ВОЗМОЖНО, УЖЕ В БАНКЕ (проверьте их):",
+        ),
         &[ps::DOUBT, ps::SENDING],
     );
-    group(&mut out, "Held (not sent):", &[ps::HELD, ps::QUEUED]);
     group(
         &mut out,
-        "At the bank (uploaded):",
+        tr("Held (not sent):", "Задержаны (не отправлены):"),
+        &[ps::HELD, ps::QUEUED],
+    );
+    group(
+        &mut out,
+        tr("At the bank (uploaded):", "В банке (загружены):"),
         &[ps::UPLOADED, ps::ALREADY],
     );
-    group(&mut out, "Refused by the bank:", &[ps::REFUSED]);
-    group(&mut out, "Not sent:", &[ps::PLANNED, ps::NOT_SENT]);
-    let quoted = shell_quote(name);
-    let _ = write!(
-        out,
-        "\nHow to check: look for these payments (number, date, sum) among the drafts and the \
-         payments awaiting signature in the bank's cabinet, or in the account's operation \
-         history. Then:\n  clientbank resolve DIR {quoted} --sent       they are at the \
-         bank: the file goes to done/ (payments not sent yet go back through the inbox)\n  \
-         clientbank resolve DIR {quoted} --not-sent   they are not: the file goes back to \
-         the inbox and they are sent once\n"
+    group(
+        &mut out,
+        tr("Refused by the bank:", "Отклонены банком:"),
+        &[ps::REFUSED],
     );
+    group(
+        &mut out,
+        tr("Not sent:", "Не отправлены:"),
+        &[ps::PLANNED, ps::NOT_SENT],
+    );
+    let quoted = shell_quote(name);
+    if ru {
+        let _ = write!(
+            out,
+            "\nКак проверить: найдите эти платежи (номер, дата, сумма) среди черновиков и платежей, \
+             ждущих подписи, в интернет-банке или в выписке по счёту. Затем:\n  \
+             clientbank resolve DIR {quoted} --sent       они в банке: файл уйдёт в done/ \
+             (ещё не отправленные платежи пройдут через inbox)\n  \
+             clientbank resolve DIR {quoted} --not-sent   их там нет: файл вернётся в inbox, \
+             и они будут отправлены один раз\n"
+        );
+    } else {
+        let _ = write!(
+            out,
+            "\nHow to check: look for these payments (number, date, sum) among the drafts and the \
+             payments awaiting signature in the bank's cabinet, or in the account's operation \
+             history. Then:\n  clientbank resolve DIR {quoted} --sent       they are at the \
+             bank: the file goes to done/ (payments not sent yet go back through the inbox)\n  \
+             clientbank resolve DIR {quoted} --not-sent   they are not: the file goes back to \
+             the inbox and they are sent once\n"
+        );
+    }
     out
 }
 
@@ -170,6 +222,19 @@ pub fn shell_quote(word: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::shell_quote;
+
+    #[test]
+    fn the_review_file_speaks_both_languages() {
+        use clientbank_payment::Lang;
+        let en = super::review_in("a b.txt", Some("the answer was lost"), &[], Lang::En);
+        let ru = super::review_in("a b.txt", Some("the answer was lost"), &[], Lang::Ru);
+        assert!(en.starts_with("a b.txt needs a person"), "{en}");
+        assert!(ru.starts_with("a b.txt требует решения человека"), "{ru}");
+        for text in [&en, &ru] {
+            assert!(text.contains("clientbank resolve DIR"), "{text}");
+            assert!(text.contains("--not-sent"), "{text}");
+        }
+    }
 
     #[cfg(unix)]
     #[test]
