@@ -146,10 +146,12 @@ impl Engine {
 
     /// The bank client (made once from the settings).
     pub fn client(&mut self) -> Result<Client, Error> {
-        if self.client.is_none() {
-            self.client = Some(self.settings.client()?);
+        if let Some(client) = &self.client {
+            return Ok(client.clone());
         }
-        Ok(self.client.clone().expect("set above"))
+        let client = self.settings.client()?;
+        self.client = Some(client.clone());
+        Ok(client)
     }
 
     /// The companies by account number (asked once).
