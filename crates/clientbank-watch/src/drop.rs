@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 
 use chrono::NaiveDate;
 use clientbank_payment::batch::{self, Batch, Form};
-use clientbank_payment::{Context, Lang, Payment, UploadRequest};
+use clientbank_payment::{Context, Lang, Payment, Severity, UploadRequest};
 use rust_decimal::Decimal;
 
 /// What identifies a payment at the bank, for "never twice": payer account, number
@@ -177,11 +177,20 @@ pub fn read_in(path: &Path, bytes: &[u8], today: NaiveDate, lang: Lang) -> Drop 
         Form::Json => Kind::Json,
         _ => Kind::OneC,
     };
-    let (errors, warnings) = batch.counts();
+    // One pass over the findings: the errors file, the counts and the verdict.
+    let renderer = batch.renderer(&name).lang(lang);
+    let (mut errors_text, mut errors, mut warnings) = (String::new(), 0, 0);
+    for finding in batch.findings() {
+        match finding.severity {
+            Severity::Error => errors += finding.count(),
+            Severity::Warning => warnings += finding.count(),
+        }
+        errors_text.push_str(&renderer.render(&finding));
+    }
     let mut drop = Drop {
         kind,
-        errors_text: batch.render(&name, lang),
-        has_errors: batch.has_errors(),
+        errors_text,
+        has_errors: errors > 0,
         errors,
         warnings,
         payments: Vec::new(),
