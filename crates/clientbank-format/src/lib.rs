@@ -7,7 +7,7 @@
 //! - The tree has typed accessors ([`SectionRef::date`], [`SectionRef::amount`], …) and edits
 //!   ([`SectionMut::set`], [`SyntaxTree::push_document`]) that rewrite only the lines they touch.
 //! - [`SyntaxTree::to_exchange`] gives the owned, typed [`Exchange`]; [`Exchange::to_bytes`]
-//!   writes new files canonically.
+//!   writes new files canonically; [`Writer`] writes them section by section, for any size.
 //! - [`Reader`] streams sections from any `io::Read` for statements of any size.
 //! - Every finding is a [`Diagnostic`] (the workspace's one, from `clientbank-diagnostic`)
 //!   with a stable [`Code`], line, column and key, and its message in English and Russian;
@@ -65,7 +65,7 @@ pub use encoding::{Detection, Encoding};
 pub use key::{Key, Place, ValueKind};
 pub use model::{
     AccountSection, Budget, Document, Exchange, Extra, Header, Party, Receipt, Terms, WriteError,
-    WriteErrorKind,
+    WriteErrorKind, Writer,
 };
 pub use parse::{Refused, SectionKind};
 pub use rust_decimal::Decimal;

@@ -481,6 +481,8 @@ pub enum WriteErrorKind {
     Precision(Decimal),
     /// A line break (CR or LF) inside a value: it would split the `Key=Value` line.
     LineBreak,
+    /// The output failed ([`Writer`] only): its kind and message.
+    Io(std::io::ErrorKind, String),
 }
 
 /// Encodes one `Key=Value` line of a file being written: refuses a character the encoding
@@ -507,6 +509,15 @@ impl WriteError {
             number: document.number.clone(),
             key: key.to_string(),
             kind,
+        }
+    }
+
+    fn io(error: std::io::Error) -> WriteError {
+        WriteError {
+            document: None,
+            number: None,
+            key: String::new(),
+            kind: WriteErrorKind::Io(error.kind(), error.to_string()),
         }
     }
 
@@ -547,6 +558,7 @@ impl fmt::Display for WriteError {
                 "key {}: a line break inside the value would split the line",
                 self.key
             ),
+            WriteErrorKind::Io(_, message) => write!(f, "the file could not be written: {message}"),
         }
     }
 }
@@ -556,83 +568,262 @@ impl std::error::Error for WriteError {}
 impl Exchange {
     /// Writes a new file canonically: CRLF, 1C's key order, sums with two decimals,
     /// `ДД.ММ.ГГГГ`, in `encoding` (1C's default is [`Encoding::Cp1251`]). A character the
-    /// encoding cannot hold is an error naming the document and key.
+    /// encoding cannot hold is an error naming the document and key. [`Writer`] does the same
+    /// section by section, for files too big to hold.
     pub fn to_bytes(&self, encoding: Encoding) -> Result<Vec<u8>, WriteError> {
-        let mut writer = CanonicalWriter {
-            out: Vec::new(),
+        let mut writer = Writer::new(Vec::new(), encoding, &self.header)?;
+        for account in &self.accounts {
+            writer.account(account)?;
+        }
+        for document in &self.documents {
+            writer.document(document)?;
+        }
+        writer.finish()
+    }
+}
+
+/// The canonical writer, one section at a time: the header when made, then account sections,
+/// then documents, then [`Writer::finish`] for `КонецФайла`. A section is encoded whole before
+/// any of it is written, so a value that cannot be written leaves nothing of its section
+/// behind. Memory stays that of one section whatever the file's size.
+///
+/// ```
+/// use clientbank_format::{Document, Encoding, Header, Writer, parse};
+///
+/// let mut writer = Writer::new(Vec::new(), Encoding::Cp1251, &Header::default()).unwrap();
+/// for number in 1..=3 {
+///     let document = Document {
+///         kind: "Платежное поручение".into(),
+///         number: Some(number.to_string()),
+///         ..Document::default()
+///     };
+///     writer.document(&document).unwrap();
+/// }
+/// let bytes = writer.finish().unwrap();
+/// assert_eq!(parse(bytes).unwrap().tree.documents().count(), 3);
+/// ```
+#[derive(Debug)]
+pub struct Writer<W: std::io::Write> {
+    out: W,
+    encoding: Encoding,
+    /// The section being encoded.
+    section: Vec<u8>,
+    /// Documents written so far (the index a [`WriteError`] names).
+    documents: usize,
+}
+
+impl<W: std::io::Write> Writer<W> {
+    /// Starts a file: writes `1CClientBankExchange` and the header, with `Кодировка` naming
+    /// `encoding` whatever `header.encoding` says.
+    pub fn new(out: W, encoding: Encoding, header: &Header) -> Result<Writer<W>, WriteError> {
+        let mut writer = Writer {
+            out,
             encoding,
-            document: None,
-            number: None,
+            section: Vec::new(),
+            documents: 0,
         };
-        let header = &self.header;
-        writer.line(Marker::Start.name(), None)?;
+        writer.line(Marker::Start.name(), None, None)?;
         writer.pair(
             Key::FormatVersion.name(),
             header.version.as_deref().unwrap_or("1.03"),
+            None,
         )?;
-        writer.pair(Key::Encoding.name(), encoding.label())?;
-        writer.pairs(&header.fields()?, &[])?;
+        writer.pair(Key::Encoding.name(), encoding.label(), None)?;
+        writer.pairs(&header.fields()?, &[], None)?;
         for account in &header.accounts {
-            writer.pair(Key::Account.name(), account)?;
+            writer.pair(Key::Account.name(), account, None)?;
         }
         for kind in &header.document_types {
-            writer.pair(Key::DocumentType.name(), kind)?;
+            writer.pair(Key::DocumentType.name(), kind, None)?;
         }
-        writer.pairs(&[], &header.extra)?;
-        for account in &self.accounts {
-            writer.line(Marker::AccountStart.name(), None)?;
-            writer.pairs(&account.fields()?, &account.extra)?;
-            writer.line(Marker::AccountEnd.name(), None)?;
-        }
-        for (index, document) in self.documents.iter().enumerate() {
-            writer.document = Some(index);
-            writer.number = document.number.clone();
-            let fields = document.fields().map_err(|e| WriteError {
+        writer.pairs(&[], &header.extra, None)?;
+        writer.flush_section()?;
+        Ok(writer)
+    }
+
+    /// Writes a `СекцияРасчСчет` … `КонецРасчСчет` section (before the first document, as
+    /// 1C expects).
+    pub fn account(&mut self, account: &AccountSection) -> Result<(), WriteError> {
+        let written = self
+            .line(Marker::AccountStart.name(), None, None)
+            .and_then(|()| {
+                self.pairs(&account.fields()?, &account.extra, None)?;
+                self.line(Marker::AccountEnd.name(), None, None)
+            });
+        self.end_section(written)
+    }
+
+    /// Writes a `СекцияДокумент=…` … `КонецДокумента` section.
+    pub fn document(&mut self, document: &Document) -> Result<(), WriteError> {
+        let index = self.documents;
+        let at = Some((index, document.number.as_deref()));
+        let written = document
+            .fields()
+            .map_err(|e| WriteError {
                 document: Some(index),
                 number: document.number.clone(),
                 ..e
-            })?;
-            writer.pair(Marker::DocumentStart.name(), &document.kind)?;
-            writer.pairs(&fields, &document.extra)?;
-            writer.line(Marker::DocumentEnd.name(), None)?;
-        }
-        writer.document = None;
-        writer.line(Marker::FileEnd.name(), None)?;
-        Ok(writer.out)
+            })
+            .and_then(|fields| {
+                self.pair(Marker::DocumentStart.name(), &document.kind, at)?;
+                self.pairs(&fields, &document.extra, at)?;
+                self.line(Marker::DocumentEnd.name(), None, at)
+            });
+        self.end_section(written)?;
+        self.documents += 1;
+        Ok(())
     }
-}
 
-struct CanonicalWriter {
-    out: Vec<u8>,
-    encoding: Encoding,
-    document: Option<usize>,
-    number: Option<String>,
-}
+    /// Writes `КонецФайла`, flushes, and gives the output back.
+    pub fn finish(mut self) -> Result<W, WriteError> {
+        self.line(Marker::FileEnd.name(), None, None)?;
+        self.flush_section()?;
+        self.out.flush().map_err(WriteError::io)?;
+        Ok(self.out)
+    }
 
-impl CanonicalWriter {
-    fn line(&mut self, text: &str, key: Option<&str>) -> Result<(), WriteError> {
+    fn end_section(&mut self, written: Result<(), WriteError>) -> Result<(), WriteError> {
+        match written {
+            Ok(()) => self.flush_section(),
+            Err(e) => {
+                self.section.clear();
+                Err(e)
+            }
+        }
+    }
+
+    fn flush_section(&mut self) -> Result<(), WriteError> {
+        let written = self.out.write_all(&self.section);
+        self.section.clear();
+        written.map_err(WriteError::io)
+    }
+
+    fn line(
+        &mut self,
+        text: &str,
+        key: Option<&str>,
+        at: Option<(usize, Option<&str>)>,
+    ) -> Result<(), WriteError> {
         let bytes = encode_line(self.encoding, text).map_err(|kind| WriteError {
-            document: self.document,
-            number: self.number.clone(),
+            document: at.map(|(index, _)| index),
+            number: at.and_then(|(_, number)| number.map(str::to_string)),
             key: key.unwrap_or(text).to_string(),
             kind,
         })?;
-        self.out.extend_from_slice(&bytes);
-        self.out.extend_from_slice(b"\r\n");
+        self.section.extend_from_slice(&bytes);
+        self.section.extend_from_slice(b"\r\n");
         Ok(())
     }
 
-    fn pair(&mut self, key: &str, value: &str) -> Result<(), WriteError> {
-        self.line(&format!("{key}={value}"), Some(key))
+    fn pair(
+        &mut self,
+        key: &str,
+        value: &str,
+        at: Option<(usize, Option<&str>)>,
+    ) -> Result<(), WriteError> {
+        self.line(&format!("{key}={value}"), Some(key), at)
     }
 
-    fn pairs(&mut self, fields: &[(Key, String)], extra: &[Extra]) -> Result<(), WriteError> {
+    fn pairs(
+        &mut self,
+        fields: &[(Key, String)],
+        extra: &[Extra],
+        at: Option<(usize, Option<&str>)>,
+    ) -> Result<(), WriteError> {
         for (key, value) in fields {
-            self.pair(key.name(), value)?;
+            self.pair(key.name(), value, at)?;
         }
         for (key, value) in extra {
-            self.pair(key, value)?;
+            self.pair(key, value, at)?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn order(number: &str, purpose: &str) -> Document {
+        Document {
+            kind: "Платежное поручение".into(),
+            number: Some(number.into()),
+            date: NaiveDate::from_ymd_opt(2026, 11, 23),
+            sum: Some(Decimal::new(12345, 2)),
+            purpose: Some(purpose.into()),
+            ..Document::default()
+        }
+    }
+
+    #[test]
+    fn a_section_that_cannot_be_written_leaves_nothing_behind() {
+        let mut writer = Writer::new(Vec::new(), Encoding::Cp1251, &Header::default()).unwrap();
+        writer.document(&order("1", "первый")).unwrap();
+        let e = writer
+            .document(&order("2", "строка\nразорвана"))
+            .unwrap_err();
+        assert_eq!((e.document, e.number.as_deref()), (Some(1), Some("2")));
+        assert_eq!(e.kind, WriteErrorKind::LineBreak);
+        let e = writer.document(&order("3", "Ωmega")).unwrap_err();
+        assert_eq!(e.document, Some(1), "a refused document takes no index");
+        writer.document(&order("4", "четвёртый")).unwrap();
+        let bytes = writer.finish().unwrap();
+        let parsed = crate::parse(bytes).unwrap();
+        let numbers: Vec<String> = parsed
+            .tree
+            .documents()
+            .filter_map(|d| d.text(Key::Number).map(|n| n.into_owned()))
+            .collect();
+        assert_eq!(numbers, ["1", "4"]);
+        assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+    }
+
+    #[test]
+    fn the_streamed_file_is_the_one_to_bytes_writes() {
+        let exchange = Exchange {
+            header: Header {
+                accounts: vec!["40702810938000012345".into()],
+                ..Header::default()
+            },
+            accounts: vec![AccountSection {
+                account: Some("40702810938000012345".into()),
+                opening_balance: Some(Decimal::new(-500, 2)),
+                ..AccountSection::default()
+            }],
+            documents: vec![order("1", "a"), order("2", "b")],
+        };
+        let mut writer = Writer::new(Vec::new(), Encoding::Cp866, &exchange.header).unwrap();
+        writer.account(&exchange.accounts[0]).unwrap();
+        for document in &exchange.documents {
+            writer.document(document).unwrap();
+        }
+        let streamed = writer.finish().unwrap();
+        assert_eq!(streamed, exchange.to_bytes(Encoding::Cp866).unwrap());
+        assert!(streamed.ends_with(&Encoding::Cp866.encode("КонецФайла\r\n").unwrap()));
+    }
+
+    #[derive(Debug)]
+    struct Full;
+
+    impl std::io::Write for Full {
+        fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+            Err(std::io::Error::new(
+                std::io::ErrorKind::StorageFull,
+                "disk full",
+            ))
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn an_output_that_fails_is_an_error_not_a_short_file() {
+        let e = Writer::new(Full, Encoding::Cp1251, &Header::default()).unwrap_err();
+        assert!(matches!(
+            e.kind,
+            WriteErrorKind::Io(std::io::ErrorKind::StorageFull, _)
+        ));
+        assert!(e.to_string().contains("disk full"), "{e}");
     }
 }
