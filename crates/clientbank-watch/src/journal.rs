@@ -12,7 +12,7 @@ use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, 
 use crate::Error;
 
 /// The schema version this build writes (`PRAGMA user_version`).
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// The payment states in which an identity is *active*: planned, being sent, at the bank
 /// (awaiting signature, signed, a draft) or in doubt. An identity is active in at most one
@@ -68,6 +68,59 @@ const MIGRATIONS: &[&str] = &[
         message TEXT NOT NULL
     );",
 ];
+
+/// Schema 3: the bank's operations (from the history and from webhooks, one row per operation
+/// id) and, per account, how far the statement has been synced.
+const MIGRATION_3: &str = "CREATE TABLE operations (
+        id TEXT PRIMARY KEY,
+        account TEXT NOT NULL,
+        executed TEXT,
+        source TEXT NOT NULL,
+        body TEXT NOT NULL,
+        received_at TEXT NOT NULL
+    );
+    CREATE INDEX operations_account ON operations(account, executed);
+    CREATE TABLE statement_sync (
+        account TEXT PRIMARY KEY,
+        synced_till TEXT NOT NULL,
+        last_operation TEXT,
+        updated_at TEXT NOT NULL
+    );";
+
+/// Where an operation row came from.
+pub mod operation_source {
+    /// The operation history (`/operation-history`).
+    pub const HISTORY: &str = "history";
+    /// A webhook notification.
+    pub const WEBHOOK: &str = "webhook";
+}
+
+/// How far an account's statement has been synced.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StatementSync {
+    /// The account number.
+    pub account: String,
+    /// The last day whose history was fetched whole (`YYYY-MM-DD`); the next sync starts there
+    /// (the day may have gone on).
+    pub synced_till: String,
+    /// The id of the last operation synced (the newest by execution).
+    pub last_operation: Option<String>,
+}
+
+/// One operation of the bank, as recorded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OperationRow {
+    /// The bank's id.
+    pub id: String,
+    /// The own account number.
+    pub account: String,
+    /// Execution, Moscow time (`YYYY-MM-DDTHH:MM:SS`), if executed.
+    pub executed: Option<String>,
+    /// See [`operation_source`].
+    pub source: String,
+    /// The record as JSON.
+    pub body: String,
+}
 
 /// Where a file is in its life.
 pub mod file_state {
@@ -308,6 +361,12 @@ impl Journal {
             let tx = journal.db.transaction().map_err(&map)?;
             migrate_2(&tx).map_err(&map)?;
             tx.pragma_update(None, "user_version", 2).map_err(&map)?;
+            tx.commit().map_err(&map)?;
+        }
+        if version < 3 {
+            let tx = journal.db.transaction().map_err(&map)?;
+            tx.execute_batch(MIGRATION_3).map_err(&map)?;
+            tx.pragma_update(None, "user_version", 3).map_err(&map)?;
             tx.commit().map_err(&map)?;
         }
         Ok(journal)
@@ -846,6 +905,93 @@ impl Journal {
         Ok(())
     }
 
+    /// Records an operation of the bank once: `true` when it is new, `false` when one with
+    /// its id is already recorded (a webhook delivered again, a history page seen again).
+    pub fn record_operation(&mut self, row: &OperationRow) -> Result<bool, Error> {
+        let added = self
+            .db
+            .execute(
+                "INSERT INTO operations (id, account, executed, source, body, received_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (id) DO NOTHING",
+                params![
+                    row.id,
+                    row.account,
+                    row.executed,
+                    row.source,
+                    row.body,
+                    now()
+                ],
+            )
+            .map_err(self.err())?;
+        Ok(added == 1)
+    }
+
+    /// The operations of `account` executed from `from` to `till` (inclusive days,
+    /// `YYYY-MM-DD`), oldest first.
+    pub fn operations_between(
+        &self,
+        account: &str,
+        from: &str,
+        till: &str,
+    ) -> Result<Vec<OperationRow>, Error> {
+        let mut statement = self
+            .db
+            .prepare(
+                "SELECT id, account, executed, source, body FROM operations
+                 WHERE account = ?1 AND executed >= ?2 AND executed < ?3
+                 ORDER BY executed, id",
+            )
+            .map_err(self.err())?;
+        // `till` inclusive: every time of that day sorts before the day's `T` suffix + 1.
+        let end = format!("{till}U");
+        statement
+            .query_map(params![account, from, end], |r| {
+                Ok(OperationRow {
+                    id: r.get(0)?,
+                    account: r.get(1)?,
+                    executed: r.get(2)?,
+                    source: r.get(3)?,
+                    body: r.get(4)?,
+                })
+            })
+            .map_err(self.err())?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(self.err())
+    }
+
+    /// How far `account`'s statement has been synced.
+    pub fn statement_sync(&self, account: &str) -> Result<Option<StatementSync>, Error> {
+        self.db
+            .query_row(
+                "SELECT account, synced_till, last_operation FROM statement_sync
+                 WHERE account = ?1",
+                [account],
+                |r| {
+                    Ok(StatementSync {
+                        account: r.get(0)?,
+                        synced_till: r.get(1)?,
+                        last_operation: r.get(2)?,
+                    })
+                },
+            )
+            .optional()
+            .map_err(self.err())
+    }
+
+    /// Records how far `sync.account`'s statement has been synced.
+    pub fn set_statement_sync(&mut self, sync: &StatementSync) -> Result<(), Error> {
+        self.db
+            .execute(
+                "INSERT INTO statement_sync (account, synced_till, last_operation, updated_at)
+                 VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT (account) DO UPDATE SET synced_till = ?2, last_operation = ?3,
+                 updated_at = ?4",
+                params![sync.account, sync.synced_till, sync.last_operation, now()],
+            )
+            .map_err(self.err())?;
+        Ok(())
+    }
+
     /// The last `n` errors, newest first: (when, file, message).
     pub fn last_events(&self, n: usize) -> Result<Vec<(String, Option<String>, String)>, Error> {
         let mut statement = self
@@ -1014,6 +1160,79 @@ fn migrate_2(tx: &Transaction<'_>) -> rusqlite::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn operation(id: &str, executed: Option<&str>, source: &str) -> OperationRow {
+        OperationRow {
+            id: id.into(),
+            account: "40702810938000012345".into(),
+            executed: executed.map(str::to_string),
+            source: source.into(),
+            body: format!("{{\"id\":\"{id}\"}}"),
+        }
+    }
+
+    #[test]
+    fn an_operation_is_recorded_once_and_read_by_its_days() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut journal = Journal::open(&dir.path().join("j.sqlite"), true).unwrap();
+        let webhook = operation("b", Some("2026-11-23T23:59:59"), operation_source::WEBHOOK);
+        assert!(journal.record_operation(&webhook).unwrap());
+        assert!(
+            !journal.record_operation(&webhook).unwrap(),
+            "delivered again"
+        );
+        let history = operation("b", Some("2026-11-23T23:59:59"), operation_source::HISTORY);
+        assert!(
+            !journal.record_operation(&history).unwrap(),
+            "seen in the history too"
+        );
+        for (id, at) in [("a", "2026-11-22T09:00:00"), ("c", "2026-11-24T00:00:00")] {
+            assert!(
+                journal
+                    .record_operation(&operation(id, Some(at), "history"))
+                    .unwrap()
+            );
+        }
+        assert!(
+            journal
+                .record_operation(&operation("x", None, "history"))
+                .unwrap()
+        );
+        let ids = |from, till| -> Vec<String> {
+            let rows = journal.operations_between("40702810938000012345", from, till);
+            rows.unwrap().into_iter().map(|r| r.id).collect()
+        };
+        assert_eq!(ids("2026-11-23", "2026-11-23"), ["b"]);
+        assert_eq!(ids("2026-11-22", "2026-11-24"), ["a", "b", "c"]);
+        assert_eq!(ids("2026-11-25", "2026-11-30"), Vec::<String>::new());
+        let rows = journal.operations_between("40702810938000012345", "2026-11-23", "2026-11-23");
+        assert_eq!(rows.unwrap()[0].source, "webhook", "the first record stays");
+    }
+
+    #[test]
+    fn the_statement_sync_survives_a_reopen() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.sqlite");
+        let sync = StatementSync {
+            account: "40702810938000012345".into(),
+            synced_till: "2026-11-23".into(),
+            last_operation: Some("b".into()),
+        };
+        {
+            let mut journal = Journal::open(&path, true).unwrap();
+            assert_eq!(journal.statement_sync(&sync.account).unwrap(), None);
+            journal.set_statement_sync(&sync).unwrap();
+            let later = StatementSync {
+                synced_till: "2026-11-24".into(),
+                ..sync.clone()
+            };
+            journal.set_statement_sync(&later).unwrap();
+        }
+        let journal = Journal::open(&path, false).unwrap();
+        let read = journal.statement_sync(&sync.account).unwrap().unwrap();
+        assert_eq!(read.synced_till, "2026-11-24");
+        assert_eq!(read.last_operation.as_deref(), Some("b"));
+    }
 
     /// A schema-1 journal in which the old defect left one payment active in two files (and
     /// one uploaded twice) opens as schema 2: one active row each, the numbers normalised.
