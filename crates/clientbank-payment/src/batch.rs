@@ -186,7 +186,7 @@ impl Batch {
         let context = match &source {
             Source::OneC {
                 statement: true, ..
-            } => Context::history(),
+            } => Context::statement(),
             _ => *context,
         };
         Ok(Batch {

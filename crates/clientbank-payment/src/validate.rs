@@ -13,10 +13,12 @@ use crate::rules::{self, Defect, since};
 /// What the rules need to know beyond the payment: the day the date rules count from.
 ///
 /// There is no default: say which day ([`Context::today_in_moscow`], [`Context::as_of`]) or
-/// that the payments are history ([`Context::history`]), whose dates are not checked.
+/// that the payments are history ([`Context::history`]), whose dates are not checked, or a
+/// statement's records ([`Context::statement`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Context {
     today: Option<NaiveDate>,
+    statement: bool,
 }
 
 impl Context {
@@ -27,13 +29,30 @@ impl Context {
 
     /// Dates checked as of `today`.
     pub fn as_of(today: NaiveDate) -> Context {
-        Context { today: Some(today) }
+        Context {
+            today: Some(today),
+            statement: false,
+        }
     }
 
     /// The payments are history (a statement's records, not orders to execute): the date
     /// rules (`date-in-future`, `date-stale`) are not applied.
     pub fn history() -> Context {
-        Context { today: None }
+        Context {
+            today: None,
+            statement: false,
+        }
+    }
+
+    /// The payments are the records of a bank statement: history, and only what a statement
+    /// must carry (FORMAT.md §5, the "Stmt" column: number, date, sum, both accounts and INNs)
+    /// is `missing` when absent — the bank's record of an executed payment lacks no bank
+    /// detail it did not need.
+    pub fn statement() -> Context {
+        Context {
+            today: None,
+            statement: true,
+        }
     }
 
     /// The day dates are checked against; `None` for history.
@@ -64,6 +83,7 @@ pub fn validate(payment: &Payment, context: &Context) -> Vec<Diagnostic> {
 pub fn validate_in(payment: &Payment, context: &Context, encoding: Encoding) -> Vec<Diagnostic> {
     let mut check = Check {
         date: payment.date,
+        history: context.statement,
         ..Check::default()
     };
     check.characters(payment, encoding);
@@ -96,6 +116,17 @@ pub fn validate_in(payment: &Payment, context: &Context, encoding: Encoding) -> 
     check.findings
 }
 
+/// What a document of a statement must carry (1C's table, "Stmt" column).
+const REQUIRED_IN_STATEMENT: &[Field] = &[
+    Field::Number,
+    Field::Date,
+    Field::Sum,
+    Field::PayerAccount,
+    Field::PayerInn,
+    Field::RecipientAccount,
+    Field::RecipientInn,
+];
+
 #[derive(Default)]
 struct Check {
     findings: Vec<Diagnostic>,
@@ -103,6 +134,9 @@ struct Check {
     date: Option<NaiveDate>,
     /// Fields with a character that cannot be written.
     unwritable: Vec<Field>,
+    /// The payment is a statement's record: only what a statement requires is missing when
+    /// absent.
+    history: bool,
 }
 
 /// Every field of a payment that is written to a 1C file, with its value.
@@ -235,6 +269,11 @@ impl Check {
 
     /// `what` is in English and in Russian, in the accusative ("заполните сумму").
     fn missing(&mut self, field: Field, what: &str, what_ru: &str) {
+        // A statement requires less than an order (FORMAT.md §5, the "Stmt" column): the
+        // bank's record of an executed payment lacks no bank details it did not need.
+        if self.history && !REQUIRED_IN_STATEMENT.contains(&field) {
+            return;
+        }
         self.add(
             Code::Missing,
             field,

@@ -126,11 +126,26 @@ fn a_statement_is_history() {
     ));
     let batch = Batch::read(text, &today()).unwrap();
     assert_eq!(batch.form(), Form::Statement);
-    assert_eq!(batch.context(), Context::history());
+    assert_eq!(batch.context(), Context::statement());
     // No `date-stale` for a payment of 2020, no `not-carried` for the bank's own keys, no
     // `not-a-payment-order` for its orders.
     assert_eq!(codes(&batch), ["line-ending"]);
     assert_eq!(batch.items().count(), 2);
+    // A statement's record lacks no bank detail it did not need: without the recipient's
+    // correspondent account and name, only what a statement must carry is `missing`.
+    let body = format!(
+        "СекцияРасчСчет\nДатаНачала=01.01.2020\nДатаКонца=01.01.2020\n\
+         РасчСчет=40702810938000012345\nНачальныйОстаток=0\nКонецРасчСчет\n{}",
+        order(1, "ДатаСписано=01.01.2020\n")
+            .replace("15.11.2026", "01.01.2020")
+            .replace("ПолучательКорсчет=30101810145250000974\n", "")
+            .replace("Получатель1=ООО \"Лютик\"\n", "")
+    );
+    let batch = Batch::read(file(&body), &today()).unwrap();
+    assert_eq!(codes(&batch), ["line-ending"]);
+    let without_sum = body.replace("Сумма=175000.00\n", "");
+    let batch = Batch::read(file(&without_sum), &today()).unwrap();
+    assert_eq!(codes(&batch), ["line-ending", "missing-key", "missing"]);
     // The same order in a file to the bank is stale.
     let orders = file(&order(1, "").replace("15.11.2026", "01.01.2020"));
     let batch = Batch::read(orders, &today()).unwrap();

@@ -451,7 +451,8 @@ async fn history(
 }
 
 fn matches_filter(op: &Operation, filter: &HistoryFilter) -> bool {
-    let day = op.executed.map(|at| at.date());
+    // A cancelled operation has no execution time: it belongs to the day it was made.
+    let day = op.executed.or(op.created).map(|at| at.date());
     let eq = |wanted: &Option<String>, have: &Option<String>| {
         wanted.is_none() || wanted.as_deref() == have.as_deref()
     };

@@ -173,6 +173,44 @@ pub struct Scan {
     pub cut_short: Vec<String>,
 }
 
+/// Writes `target` whole or not at all: `write` fills a temporary file beside it (hidden, in
+/// the same folder, so the rename cannot cross file systems), which is flushed, synced and then
+/// renamed over `target` in one step. A reader (1C loading `kl_to_1c.txt`) sees the old file or
+/// the new one, never half of one; on any error the temporary file is removed and `target` is
+/// left as it was.
+pub fn replace_atomically<T>(
+    target: &Path,
+    write: impl FnOnce(&mut io::BufWriter<&fs::File>) -> Result<T, crate::Error>,
+) -> Result<T, crate::Error> {
+    let folder = match target.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let failed = |e: io::Error| crate::Error::Io(format!("{}: {e}", target.display()));
+    let temporary = tempfile::Builder::new()
+        .prefix(".clientbank-")
+        .suffix(".tmp")
+        .tempfile_in(folder)
+        .map_err(failed)?;
+    let value = {
+        let mut out = io::BufWriter::with_capacity(1 << 16, temporary.as_file());
+        let value = write(&mut out)?;
+        io::Write::flush(&mut out).map_err(failed)?;
+        value
+    };
+    // The temporary file is made readable by its owner only; the file it becomes is as
+    // readable as the one it replaces, or as a new file is (1C may run as another user).
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = fs::metadata(target).map_or(0o644, |m| m.permissions().mode() & 0o777);
+        fs::set_permissions(temporary.path(), fs::Permissions::from_mode(mode)).map_err(failed)?;
+    }
+    temporary.as_file().sync_all().map_err(failed)?;
+    temporary.persist(target).map_err(|e| failed(e.error))?;
+    Ok(value)
+}
+
 /// What kind of thing a directory entry that is no regular file is, for people.
 pub fn kind_of(file_type: fs::FileType) -> &'static str {
     #[cfg(unix)]

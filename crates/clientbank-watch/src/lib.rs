@@ -9,6 +9,7 @@
 //! - [`drop::read`] is the one place where a drop's bytes become validated payments.
 //! - [`engine::Engine`] sends a file's payments and signs; `clientbank upload` and
 //!   `clientbank sign` use it too.
+//! - [`statement`] brings the bank's operations back as `kl_to_1c.txt`.
 
 #![warn(missing_docs)]
 
@@ -24,6 +25,7 @@ pub mod journal;
 pub mod lock;
 pub mod report;
 pub mod signer;
+pub mod statement;
 
 pub use config::{Route, Settings, Signing};
 pub use daemon::{Daemon, Options, Summary};
@@ -53,6 +55,9 @@ pub enum Error {
     /// The signer command failed.
     #[error("signer: {0}")]
     Signer(String),
+    /// A statement cannot be made (the history and the balance disagree, an unknown account).
+    #[error("statement: {0}")]
+    Statement(String),
     /// The bank (before anything was sent: companies for signing).
     #[error("{0}")]
     Bank(clientbank_api::Error),

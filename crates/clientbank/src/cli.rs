@@ -280,6 +280,49 @@ Examples:
         #[arg(long)]
         new_journal: bool,
     },
+    /// The bank's operations of a period as a 1.03 statement (kl_to_1c.txt) that 1C loads: one
+    /// balance section per day, one document per executed operation (cancelled ones left out
+    /// and counted), the balance identity checked against the bank's balances.
+    #[command(after_help = "\
+Examples:
+  clientbank statement --account 40702810938000012345 --from 2026-11-01 --till 2026-11-23
+  clientbank statement --sandbox --account 40702810938000012345 --from 2026-08-01 --till 2026-11-23 -o kl_to_1c.txt
+  clientbank statement --account A --account B --from 01.11.2026 --till 23.11.2026 --per-account
+
+Several accounts go into one file with one РасчСчет line each (1C's exchange folder takes one
+kl_to_1c.txt and loads the accounts it knows); --per-account writes kl_to_1c_ACCOUNT.txt each.")]
+    Statement {
+        /// The account: its 20-digit number or the bank's id (repeat for several).
+        #[arg(long = "account", required = true, value_name = "ACCOUNT")]
+        accounts: Vec<String>,
+        /// The first day (ДД.ММ.ГГГГ or YYYY-MM-DD).
+        #[arg(long, value_parser = parse_day)]
+        from: NaiveDate,
+        /// The last day, inclusive.
+        #[arg(long, value_parser = parse_day)]
+        till: NaiveDate,
+        /// Where to write (`-`: standard output); replaced whole, never half-written.
+        #[arg(short, long, default_value = "kl_to_1c.txt")]
+        output: PathBuf,
+        /// The encoding of the file.
+        #[arg(long, value_enum, default_value = "windows")]
+        encoding: TargetEncoding,
+        /// One file per account (the account number added to the file name).
+        #[arg(long)]
+        per_account: bool,
+        /// Print what was written as one JSON object.
+        #[arg(long)]
+        json: bool,
+        /// The folder whose configuration (`DIR/clientbank.toml`) is used.
+        #[arg(long, default_value = ".")]
+        dir: PathBuf,
+        /// The configuration file (default `DIR/clientbank.toml`).
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// Use the built-in sandbox bank, started in-process.
+        #[arg(long)]
+        sandbox: bool,
+    },
     /// Files per folder, payments per state, ids awaiting signature per company, last errors.
     #[command(after_help = "\
 Examples:

@@ -10,6 +10,7 @@ mod parse;
 mod resolve;
 mod sandbox;
 mod sign;
+mod statement;
 mod status;
 mod upload;
 mod watch;
@@ -91,6 +92,29 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome, Failure> {
             config,
             log_format,
             new_journal,
+        }),
+        Command::Statement {
+            accounts,
+            from,
+            till,
+            output,
+            encoding,
+            per_account,
+            json,
+            dir,
+            config,
+            sandbox,
+        } => statement::run(statement::Args {
+            accounts,
+            from,
+            till,
+            output,
+            encoding,
+            per_account,
+            json,
+            dir,
+            config,
+            sandbox,
         }),
         Command::Status { dir, json } => status::run(&dir, json),
         Command::Resolve {

@@ -23,6 +23,33 @@ pub(crate) struct Args {
 /// The token of the built-in sandbox bank with every right.
 const SANDBOX_TOKEN: &str = "cabinet-token-full-rights";
 
+/// With `sandbox`: the built-in sandbox bank, started in-process on a free loopback port, and
+/// `settings` pointed at it with its full-rights token (what `--sandbox` does for every command).
+pub(crate) async fn sandbox_bank(
+    sandbox: bool,
+    settings: &mut Settings,
+) -> Result<Option<clientbank_sandbox::Sandbox>, Outcome> {
+    if !sandbox {
+        return Ok(None);
+    }
+    match clientbank_sandbox::Sandbox::start(clientbank_sandbox::Config::default()).await {
+        Ok(bank) => {
+            tracing::info!(url = %bank.url(), "the built-in sandbox bank runs in-process");
+            settings.bank_url = Some(bank.url());
+            settings.token = Some(Token::new(SANDBOX_TOKEN));
+            settings.sandbox = false;
+            Ok(Some(bank))
+        }
+        Err(e) => {
+            crate::term::error(&crate::term::tr(
+                format!("cannot start the sandbox bank: {e}"),
+                format!("не удалось запустить тестовый банк: {e}"),
+            ));
+            Err(Outcome::Unreadable)
+        }
+    }
+}
+
 /// Logs to stderr, as text or JSON lines (`RUST_LOG` filters; `info` by default).
 pub(crate) fn init_logging(json: bool) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
@@ -103,25 +130,9 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
         .build()?;
     let sandbox = args.sandbox || args.demo && settings.bank_url.is_none();
     runtime.block_on(async move {
-        let bank = if sandbox {
-            match clientbank_sandbox::Sandbox::start(clientbank_sandbox::Config::default()).await {
-                Ok(bank) => {
-                    tracing::info!(url = %bank.url(), "the built-in sandbox bank runs in-process");
-                    settings.bank_url = Some(bank.url());
-                    settings.token = Some(Token::new(SANDBOX_TOKEN));
-                    settings.sandbox = false;
-                    Some(bank)
-                }
-                Err(e) => {
-                    crate::term::error(&crate::term::tr(
-                        format!("cannot start the sandbox bank: {e}"),
-                        format!("не удалось запустить тестовый банк: {e}"),
-                    ));
-                    return Ok(Outcome::Unreadable);
-                }
-            }
-        } else {
-            None
+        let bank = match sandbox_bank(sandbox, &mut settings).await {
+            Ok(bank) => bank,
+            Err(outcome) => return Ok(outcome),
         };
         let fixed = settings.clone();
         let options = Options {

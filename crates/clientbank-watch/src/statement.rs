@@ -1,0 +1,627 @@
+//! Statements back to the accounting software: the bank's operations of a period as a 1.03
+//! `kl_to_1c.txt` that 1C loads.
+//!
+//! One [`Collector`] per account takes the operations in any order and any number (from the
+//! history's pages, or from the journal): it keeps each executed operation of the period once
+//! (by id) in a spool file beside nothing else in memory than its index entry and the day's
+//! totals, and counts what it leaves out (cancelled, not executed, outside the period, seen
+//! twice). [`Collector::finish`] checks the balance identity on every day against the bank's
+//! opening and closing balances; [`write`] writes the header, one `СекцияРасчСчет` per day
+//! with movement, and every document oldest first, with the format crate's canonical
+//! [`Writer`] (CP1251 and CRLF by default).
+//!
+//! What an operation lacks for a 1C key is left out, never invented; what a key cannot hold (a
+//! character the encoding lacks, a line break) is replaced and reported in
+//! [`Written::notes`].
+
+use std::collections::{BTreeMap, HashSet};
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+
+use chrono::{Duration, NaiveDate, NaiveDateTime};
+use clientbank_api::types::{OperationCategory, OperationStatus};
+use clientbank_api::{BankAccount, Client, Company, HistoryFilter, Operation};
+use clientbank_format::{AccountSection, Document, Encoding, Header, Party, Writer};
+use rust_decimal::Decimal;
+use serde::Serialize;
+
+use crate::Error;
+
+/// A page of the history: the most the bank gives at once.
+pub const PAGE: u32 = 50;
+
+/// The document type of an ordinary operation.
+const PAYMENT_ORDER: &str = "Платежное поручение";
+/// The document type of an SBP or card operation: the bank's own order.
+const BANK_ORDER: &str = "Банковский ордер";
+
+/// An account of the user's own, with what a statement says of its owner and bank.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct OwnAccount {
+    /// The bank's id of the account.
+    pub id: String,
+    /// The 20-digit number.
+    pub number: String,
+    /// The company's name.
+    pub company: Option<String>,
+    /// The company's INN.
+    pub inn: Option<String>,
+    /// The company's KPP.
+    pub kpp: Option<String>,
+    /// The bank's name.
+    pub bank_name: Option<String>,
+    /// The bank's BIK.
+    pub bik: Option<String>,
+    /// The bank's correspondent account.
+    pub corr_account: Option<String>,
+}
+
+impl OwnAccount {
+    /// The account as `/account-info` shows it.
+    pub fn of(company: &Company, account: &BankAccount) -> OwnAccount {
+        OwnAccount {
+            id: account.id.clone(),
+            number: account.number.clone().unwrap_or_default(),
+            company: company.company_name.clone(),
+            inn: company.inn.clone(),
+            kpp: company.kpp.clone(),
+            bank_name: account.bank_name.clone(),
+            bik: account.bank_bic.clone(),
+            corr_account: account.bank_correspondent_account.clone(),
+        }
+    }
+}
+
+/// The accounts named (by number or id), from `/account-info`, in the order named; an account
+/// the user cannot see is an error naming it.
+pub async fn accounts(client: &Client, wanted: &[String]) -> Result<Vec<OwnAccount>, Error> {
+    let companies = client.companies().await.map_err(Error::Bank)?;
+    let mut all = Vec::new();
+    for company in &companies {
+        for account in &company.bank_accounts {
+            all.push(OwnAccount::of(company, account));
+        }
+    }
+    wanted
+        .iter()
+        .map(|name| {
+            let name = name.trim();
+            all.iter()
+                .find(|a| a.id == name || a.number == name)
+                .cloned()
+                .ok_or_else(|| {
+                    Error::Statement(format!(
+                        "no account {name} among the {} accounts this token sees \
+                         (`clientbank accounts` lists them)",
+                        all.len()
+                    ))
+                })
+        })
+        .collect()
+}
+
+/// The days a statement covers, both inclusive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Period {
+    /// The first day.
+    pub from: NaiveDate,
+    /// The last day.
+    pub till: NaiveDate,
+}
+
+impl Period {
+    /// The period, if `from` is not after `till`.
+    pub fn new(from: NaiveDate, till: NaiveDate) -> Result<Period, Error> {
+        if from > till {
+            return Err(Error::Statement(format!(
+                "the period starts {from} after it ends {till}"
+            )));
+        }
+        Ok(Period { from, till })
+    }
+
+    /// Whether `day` is in the period.
+    pub fn contains(&self, day: NaiveDate) -> bool {
+        (self.from..=self.till).contains(&day)
+    }
+}
+
+/// What one account's operations came to.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Counts {
+    /// Documents in the statement.
+    pub documents: u64,
+    /// Incoming documents and their sum.
+    pub incoming: u64,
+    /// See `incoming`.
+    pub incoming_sum: Decimal,
+    /// Outgoing documents and their sum.
+    pub outgoing: u64,
+    /// See `outgoing`.
+    pub outgoing_sum: Decimal,
+    /// Cancelled operations, left out.
+    pub cancelled: u64,
+    /// Operations not executed (sent to the bank, rejected), left out.
+    pub not_executed: u64,
+    /// Operations executed outside the period (the sandbox's history ignores dates), left out.
+    pub outside_period: u64,
+    /// Records seen again (the same id), left out.
+    pub duplicates: u64,
+    /// Records without a readable id, amount, direction or execution time, left out and named
+    /// in the notes.
+    pub unreadable: u64,
+}
+
+/// The totals of one day.
+#[derive(Clone, Copy, Debug, Default)]
+struct Day {
+    credited: Decimal,
+    debited: Decimal,
+}
+
+/// Where a spooled operation is.
+#[derive(Clone, Copy, Debug)]
+struct Spooled {
+    executed: NaiveDateTime,
+    /// The order it came in, to keep the bank's order within one time.
+    sequence: u64,
+    offset: u64,
+    len: u32,
+}
+
+/// Collects one account's operations for a period.
+#[derive(Debug)]
+pub struct Collector {
+    account: OwnAccount,
+    period: Period,
+    spool: BufWriter<File>,
+    written: u64,
+    index: Vec<Spooled>,
+    days: BTreeMap<NaiveDate, Day>,
+    seen: HashSet<String>,
+    counts: Counts,
+    notes: Vec<String>,
+}
+
+impl Collector {
+    /// A collector spooling to a temporary file (removed when it is dropped).
+    pub fn new(account: OwnAccount, period: Period) -> Result<Collector, Error> {
+        let spool = tempfile::tempfile()
+            .map_err(|e| Error::Io(format!("cannot make a temporary file: {e}")))?;
+        Ok(Collector {
+            account,
+            period,
+            spool: BufWriter::new(spool),
+            written: 0,
+            index: Vec::new(),
+            days: BTreeMap::new(),
+            seen: HashSet::new(),
+            counts: Counts::default(),
+            notes: Vec::new(),
+        })
+    }
+
+    /// The account collected.
+    pub fn account(&self) -> &OwnAccount {
+        &self.account
+    }
+
+    /// Operations seen so far (kept or not).
+    pub fn seen(&self) -> u64 {
+        let c = &self.counts;
+        c.documents
+            + c.cancelled
+            + c.not_executed
+            + c.outside_period
+            + c.duplicates
+            + c.unreadable
+    }
+
+    /// Takes one operation: kept when executed in the period and not seen before.
+    pub fn push(&mut self, operation: &Operation) -> Result<(), Error> {
+        let c = &mut self.counts;
+        match operation.status {
+            Some(OperationStatus::Canceled) => {
+                c.cancelled += 1;
+                return Ok(());
+            }
+            Some(OperationStatus::SendToBank | OperationStatus::RejectByBank) => {
+                c.not_executed += 1;
+                return Ok(());
+            }
+            _ => {}
+        }
+        let (Some(executed), Some(amount), Some(incoming), false) = (
+            operation.executed,
+            operation.amount,
+            match operation.category {
+                Some(OperationCategory::Debet) => Some(true),
+                Some(OperationCategory::Credit) => Some(false),
+                _ => None,
+            },
+            operation.id.is_empty(),
+        ) else {
+            c.unreadable += 1;
+            if self.notes.len() < NOTES_LIMIT {
+                self.notes.push(format!(
+                    "operation {:?} left out: no readable id, amount, category or execution \
+                     time{}",
+                    operation.id,
+                    if operation.problems.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" ({})", operation.problems.join("; "))
+                    }
+                ));
+            }
+            return Ok(());
+        };
+        if !self.period.contains(executed.date()) {
+            c.outside_period += 1;
+            return Ok(());
+        }
+        if !self.seen.insert(operation.id.clone()) {
+            c.duplicates += 1;
+            return Ok(());
+        }
+        let day = self.days.entry(executed.date()).or_default();
+        if incoming {
+            day.credited += amount;
+            c.incoming += 1;
+            c.incoming_sum += amount;
+        } else {
+            day.debited += amount;
+            c.outgoing += 1;
+            c.outgoing_sum += amount;
+        }
+        c.documents += 1;
+        let mut line = serde_json::to_vec(operation)
+            .map_err(|e| Error::Io(format!("cannot spool operation {}: {e}", operation.id)))?;
+        line.push(b'\n');
+        self.spool
+            .write_all(&line)
+            .map_err(|e| Error::Io(format!("cannot write the spool file: {e}")))?;
+        self.index.push(Spooled {
+            executed,
+            sequence: self.index.len() as u64,
+            offset: self.written,
+            len: line.len() as u32,
+        });
+        self.written += line.len() as u64;
+        Ok(())
+    }
+
+    /// Ends the account: the day sections from the bank's balance at the end of the day before
+    /// the period (`opening`), checked against its balance at the end of the last day
+    /// (`closing`). A difference means the history and the balance disagree: an error naming
+    /// both figures, and no statement.
+    pub fn finish(mut self, opening: Decimal, closing: Decimal) -> Result<AccountStatement, Error> {
+        let mut sections = Vec::new();
+        let mut balance = opening;
+        for (day, totals) in &self.days {
+            let end = balance + totals.credited - totals.debited;
+            sections.push(AccountSection {
+                start_date: Some(*day),
+                end_date: Some(*day),
+                account: Some(self.account.number.clone()),
+                opening_balance: Some(balance),
+                credited: Some(totals.credited),
+                debited: Some(totals.debited),
+                closing_balance: Some(end),
+                ..AccountSection::default()
+            });
+            balance = end;
+        }
+        if sections.is_empty() {
+            sections.push(AccountSection {
+                start_date: Some(self.period.from),
+                end_date: Some(self.period.till),
+                account: Some(self.account.number.clone()),
+                opening_balance: Some(opening),
+                credited: Some(Decimal::ZERO),
+                debited: Some(Decimal::ZERO),
+                closing_balance: Some(opening),
+                ..AccountSection::default()
+            });
+        }
+        if balance != closing {
+            return Err(Error::Statement(format!(
+                "account {}: the bank's balance at the end of {} is {closing}, but the balance \
+                 at the end of {} ({opening}) with the period's {} operations (in {}, out {}) \
+                 comes to {balance}: the history and the balance disagree; no statement written",
+                self.account.number,
+                self.period.till,
+                self.period.from - Duration::days(1),
+                self.counts.documents,
+                self.counts.incoming_sum,
+                self.counts.outgoing_sum,
+            )));
+        }
+        let spool = self
+            .spool
+            .into_inner()
+            .map_err(|e| Error::Io(format!("cannot write the spool file: {}", e.error())))?;
+        self.index.sort_by_key(|s| (s.executed, s.sequence));
+        Ok(AccountStatement {
+            account: self.account,
+            sections,
+            spool,
+            index: self.index,
+            counts: self.counts,
+            notes: self.notes,
+        })
+    }
+}
+
+/// The most notes kept per account (then only counted).
+const NOTES_LIMIT: usize = 100;
+
+/// One account's part of a statement, ready to write.
+#[derive(Debug)]
+pub struct AccountStatement {
+    account: OwnAccount,
+    sections: Vec<AccountSection>,
+    spool: File,
+    index: Vec<Spooled>,
+    counts: Counts,
+    notes: Vec<String>,
+}
+
+impl AccountStatement {
+    /// The account.
+    pub fn account(&self) -> &OwnAccount {
+        &self.account
+    }
+
+    /// What its operations came to.
+    pub fn counts(&self) -> &Counts {
+        &self.counts
+    }
+
+    /// Its `СекцияРасчСчет` sections, one per day with movement.
+    pub fn sections(&self) -> &[AccountSection] {
+        &self.sections
+    }
+}
+
+/// Fetches one account's statement from the bank: the history of the period page by page (50
+/// at a time, `skip += 50` until a short page), each page into the collector as it comes, and
+/// the balances at the end of the day before and of the last day. `progress` is called with the
+/// operations seen so far after each page.
+pub async fn fetch(
+    client: &Client,
+    account: OwnAccount,
+    period: Period,
+    progress: &mut (dyn FnMut(u64) + Send),
+) -> Result<AccountStatement, Error> {
+    let mut collector = Collector::new(account, period)?;
+    let id = collector.account().id.clone();
+    let mut skip: u32 = 0;
+    loop {
+        let filter = HistoryFilter {
+            from: Some(period.from),
+            till: Some(period.till),
+            skip: Some(skip),
+            records: Some(PAGE),
+            ..HistoryFilter::default()
+        };
+        let page = client
+            .operation_history(&id, &filter)
+            .await
+            .map_err(Error::Bank)?;
+        let short = (page.len() as u32) < PAGE;
+        for operation in &page {
+            collector.push(operation)?;
+        }
+        progress(collector.seen());
+        if short {
+            break;
+        }
+        skip = skip.checked_add(PAGE).ok_or_else(|| {
+            Error::Statement("the history does not end: more than 4 billion records".into())
+        })?;
+    }
+    let opening = client
+        .balance_on(&id, period.from - Duration::days(1))
+        .await
+        .map_err(Error::Bank)?;
+    let closing = client
+        .balance_on(&id, period.till)
+        .await
+        .map_err(Error::Bank)?;
+    collector.finish(opening, closing)
+}
+
+/// What [`write`] wrote.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Written {
+    /// Documents written.
+    pub documents: u64,
+    /// Values changed to fit a key (a character the encoding lacks, a line break) and
+    /// operations left out for want of something 1C needs, one line each.
+    pub notes: Vec<String>,
+}
+
+/// Writes a statement of `accounts` for `period` to `out`: the header (with one `РасчСчет` per
+/// account), each account's day sections, then the documents of each account oldest first.
+/// `progress` is called with the documents written so far.
+pub fn write<W: Write>(
+    out: W,
+    encoding: Encoding,
+    period: Period,
+    now: NaiveDateTime,
+    accounts: &mut [AccountStatement],
+    progress: &mut dyn FnMut(u64),
+) -> Result<Written, Error> {
+    let header = Header {
+        version: Some("1.03".into()),
+        sender: Some(format!("clientbank {}", env!("CARGO_PKG_VERSION"))),
+        recipient: Some("1С:Предприятие".into()),
+        created_on: Some(now.date()),
+        created_at: Some(now.time()),
+        start_date: Some(period.from),
+        end_date: Some(period.till),
+        accounts: accounts.iter().map(|a| a.account.number.clone()).collect(),
+        ..Header::default()
+    };
+    let failed = |e: clientbank_format::WriteError| Error::Io(format!("statement: {e}"));
+    let mut writer = Writer::new(out, encoding, &header).map_err(failed)?;
+    for account in accounts.iter() {
+        for section in &account.sections {
+            writer.account(section).map_err(failed)?;
+        }
+    }
+    let mut written = Written::default();
+    for account in accounts.iter_mut() {
+        written.notes.append(&mut account.notes);
+        account
+            .spool
+            .seek(SeekFrom::Start(0))
+            .map_err(|e| Error::Io(format!("cannot read the spool file: {e}")))?;
+        let mut reader = BufReader::new(&account.spool);
+        let mut position = 0u64;
+        let mut line = Vec::new();
+        for spooled in &account.index {
+            if spooled.offset != position {
+                reader
+                    .seek(SeekFrom::Start(spooled.offset))
+                    .map_err(|e| Error::Io(format!("cannot read the spool file: {e}")))?;
+            }
+            line.clear();
+            line.resize(spooled.len as usize, 0);
+            reader
+                .read_exact(&mut line)
+                .map_err(|e| Error::Io(format!("cannot read the spool file: {e}")))?;
+            position = spooled.offset + u64::from(spooled.len);
+            let value: serde_json::Value = serde_json::from_slice(&line)
+                .map_err(|e| Error::Io(format!("the spool file is damaged: {e}")))?;
+            let operation = Operation::from_json(value);
+            let mut fit = Fit {
+                encoding,
+                id: &operation.id,
+                notes: &mut written.notes,
+            };
+            let document = document_of(&operation, &account.account, &mut fit);
+            writer.document(&document).map_err(failed)?;
+            written.documents += 1;
+            if written.documents.is_multiple_of(256) {
+                progress(written.documents);
+            }
+        }
+    }
+    progress(written.documents);
+    writer.finish().map_err(failed)?;
+    Ok(written)
+}
+
+/// Makes text fit a 1C key: one line, characters of the target encoding; each change noted.
+struct Fit<'a> {
+    encoding: Encoding,
+    id: &'a str,
+    notes: &'a mut Vec<String>,
+}
+
+impl Fit<'_> {
+    fn text(&mut self, field: &str, text: Option<&str>) -> Option<String> {
+        let text = text?.trim();
+        if text.is_empty() {
+            return None;
+        }
+        let mut changed = Vec::new();
+        let mut out = String::with_capacity(text.len());
+        for c in text.chars() {
+            if c == '\r' || c == '\n' || c == '\t' {
+                if !changed.contains(&"a line break or tab, now a space") {
+                    changed.push("a line break or tab, now a space");
+                }
+                out.push(' ');
+            } else if self.encoding.encode(c.encode_utf8(&mut [0; 4])).is_err() {
+                if !changed.contains(&"a character the encoding lacks, now `?`") {
+                    changed.push("a character the encoding lacks, now `?`");
+                }
+                out.push('?');
+            } else {
+                out.push(c);
+            }
+        }
+        if !changed.is_empty() && self.notes.len() < NOTES_LIMIT {
+            self.notes.push(format!(
+                "operation {}: {field} held {}",
+                self.id,
+                changed.join(" and ")
+            ));
+        }
+        Some(out)
+    }
+}
+
+/// The document 1C loads for an operation of `account`.
+fn document_of(operation: &Operation, account: &OwnAccount, fit: &mut Fit<'_>) -> Document {
+    let incoming = operation.category == Some(OperationCategory::Debet);
+    let executed = operation.executed.map(|at| at.date());
+    let bank_order = operation.sbp_oper_id.as_deref().is_some_and(|s| !s.is_empty())
+        || operation.rcv_qrc_id.as_deref().is_some_and(|s| !s.is_empty())
+        || operation.card_id.as_deref().is_some_and(|s| !s.is_empty());
+    let own = Party {
+        account: Some(account.number.clone()),
+        name: fit.text("companyName", account.company.as_deref()),
+        inn: fit.text("inn", account.inn.as_deref()),
+        lines: [
+            fit.text("companyName", account.company.as_deref()),
+            None,
+            None,
+            None,
+        ],
+        settlement_account: Some(account.number.clone()),
+        bank_name: fit.text("bankName", account.bank_name.as_deref()),
+        bik: fit.text("bankBic", account.bik.as_deref()),
+        corr_account: fit.text("bankCorrespondentAccount", account.corr_account.as_deref()),
+        kpp: fit.text("kpp", account.kpp.as_deref()),
+        ..Party::default()
+    };
+    let name = fit.text("contragentName", operation.contragent_name.as_deref());
+    let other = Party {
+        account: fit.text("contragentBankAccountNumber",
+            operation.contragent_bank_account_number.as_deref(),
+        ),
+        name: name.clone(),
+        inn: fit.text("contragentInn", operation.contragent_inn.as_deref()),
+        lines: [name, None, None, None],
+        settlement_account: fit.text("contragentBankAccountNumber",
+            operation.contragent_bank_account_number.as_deref(),
+        ),
+        bank_name: fit.text("contragentBankName", operation.contragent_bank_name.as_deref()),
+        bik: fit.text("contragentBankBic", operation.contragent_bank_bic.as_deref()),
+        kpp: fit.text("contragentKpp", operation.contragent_kpp.as_deref()),
+        ..Party::default()
+    };
+    let (mut payer, mut recipient) = if incoming { (other, own) } else { (own, other) };
+    if incoming {
+        recipient.date = executed;
+    } else {
+        payer.date = executed;
+    }
+    let budget = clientbank_format::Budget {
+        payer_status: fit.text("payerStatus", operation.payer_status.as_deref()),
+        kbk: fit.text("kbk", operation.kbk.as_deref()),
+        oktmo: fit.text("oktmo", operation.oktmo.as_deref()),
+        basis: fit.text("paymentBasis", operation.payment_basis.as_deref()),
+        period: fit.text("taxCode", operation.tax_code.as_deref()),
+        number: fit.text("taxDocNum", operation.tax_doc_num.as_deref()),
+        date: fit.text("taxDocDate", operation.tax_doc_date.as_deref()),
+        payment_type: None,
+    };
+    Document {
+        kind: if bank_order { BANK_ORDER } else { PAYMENT_ORDER }.into(),
+        number: fit.text("docNumber", operation.doc_number.as_deref()),
+        date: operation.created.map(|at| at.date()).or(executed),
+        sum: operation.amount,
+        payer,
+        recipient,
+        operation_kind: Some(if bank_order { "17" } else { "01" }.into()),
+        uin: fit.text("uin", operation.uin.as_deref()),
+        purpose: fit.text("paymentPurpose", operation.payment_purpose.as_deref()),
+        budget,
+        ..Document::default()
+    }
+}

@@ -1,0 +1,235 @@
+//! `clientbank statement --account ACCOUNT... --from D --till D [-o FILE]`: the bank's
+//! operations of a period as a 1.03 statement (`kl_to_1c.txt`) that 1C loads.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use chrono::NaiveDate;
+use clientbank_format::Encoding;
+use clientbank_watch::statement::{self, AccountStatement, Period};
+use serde_json::json;
+
+use super::watch::{error_outcome, init_logging, load};
+use crate::cli::TargetEncoding;
+use crate::exit::{Failure, Outcome};
+use crate::term::{self, tr};
+
+pub(crate) struct Args {
+    pub(crate) accounts: Vec<String>,
+    pub(crate) from: NaiveDate,
+    pub(crate) till: NaiveDate,
+    pub(crate) output: PathBuf,
+    pub(crate) encoding: TargetEncoding,
+    pub(crate) per_account: bool,
+    pub(crate) json: bool,
+    pub(crate) dir: PathBuf,
+    pub(crate) config: Option<PathBuf>,
+    pub(crate) sandbox: bool,
+}
+
+pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
+    let period = match Period::new(args.from, args.till) {
+        Ok(period) => period,
+        Err(e) => {
+            term::error(&e.to_string());
+            return Ok(Outcome::Unreadable);
+        }
+    };
+    let to_stdout = crate::io::is_std(&args.output);
+    if to_stdout && (args.per_account || args.json) {
+        term::error(&tr(
+            "-o - writes one statement to standard output: not with --per-account or --json",
+            "-o - выводит одну выписку на стандартный вывод: без --per-account и --json",
+        ));
+        return Ok(Outcome::Unreadable);
+    }
+    let mut settings = match load(&args.dir, args.config.as_deref()) {
+        Ok(settings) => settings,
+        Err(outcome) => return Ok(outcome),
+    };
+    init_logging(false);
+    let encoding = match args.encoding {
+        TargetEncoding::Windows => Encoding::Cp1251,
+        TargetEncoding::Dos => Encoding::Cp866,
+        TargetEncoding::Utf8 => Encoding::Utf8,
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async move {
+        let _bank = match super::watch::sandbox_bank(args.sandbox, &mut settings).await {
+            Ok(bank) => bank,
+            Err(outcome) => return Ok(outcome),
+        };
+        let client = match settings.client() {
+            Ok(client) => client,
+            Err(e) => {
+                term::error(&e.to_string());
+                return Ok(error_outcome(&e));
+            }
+        };
+        let accounts = match statement::accounts(&client, &args.accounts).await {
+            Ok(accounts) => accounts,
+            Err(e) => return Ok(failed(&e)),
+        };
+        let bar = term::progress(0, false, args.json);
+        bar.set_prefix(tr("history", "история"));
+        let mut parts = Vec::new();
+        for account in accounts {
+            bar.set_message(account.number.clone());
+            let seen_before = bar.position();
+            let mut progress = |seen: u64| bar.set_position(seen_before + seen);
+            match statement::fetch(&client, account, period, &mut progress).await {
+                Ok(part) => parts.push(part),
+                Err(e) => {
+                    bar.finish_and_clear();
+                    return Ok(failed(&e));
+                }
+            }
+        }
+        bar.finish_and_clear();
+        let groups: Vec<Vec<AccountStatement>> = if args.per_account {
+            parts.into_iter().map(|p| vec![p]).collect()
+        } else {
+            vec![parts]
+        };
+        let mut report = Vec::new();
+        for mut group in groups {
+            let target = if args.per_account {
+                per_account_path(&args.output, &group[0].account().number)
+            } else {
+                args.output.clone()
+            };
+            let total: u64 = group.iter().map(|p| p.counts().documents).sum();
+            let bar = term::progress(total, false, args.json);
+            bar.set_prefix(tr("writing", "запись"));
+            let mut progress = |done: u64| bar.set_position(done);
+            let now = clientbank_payment::clock::now_in_moscow();
+            let written = if to_stdout {
+                let out = std::io::BufWriter::new(std::io::stdout().lock());
+                statement::write(out, encoding, period, now, &mut group, &mut progress)
+            } else {
+                write_atomically(&target, |out| {
+                    statement::write(out, encoding, period, now, &mut group, &mut progress)
+                })
+            };
+            bar.finish_and_clear();
+            let written = match written {
+                Ok(written) => written,
+                Err(e) => return Ok(failed(&e)),
+            };
+            for note in &written.notes {
+                term::warning(note);
+            }
+            report.push((target, group, written));
+        }
+        if args.json {
+            let files: Vec<_> = report
+                .iter()
+                .map(|(target, group, written)| {
+                    json!({
+                        "file": target.display().to_string(),
+                        "documents": written.documents,
+                        "notes": written.notes,
+                        "accounts": group.iter().map(|p| json!({
+                            "account": p.account().number,
+                            "id": p.account().id,
+                            "opening": p.sections().first().and_then(|s| s.opening_balance),
+                            "closing": p.sections().last().and_then(|s| s.closing_balance),
+                            "days": p.sections().len(),
+                            "counts": p.counts(),
+                        })).collect::<Vec<_>>(),
+                    })
+                })
+                .collect();
+            crate::output::print_json(&json!({
+                "from": period.from, "till": period.till, "files": files
+            }))?;
+        } else {
+            let mut err = std::io::stderr().lock();
+            for (target, group, _) in &report {
+                for part in group {
+                    let c = part.counts();
+                    let opening = part.sections().first().and_then(|s| s.opening_balance);
+                    let closing = part.sections().last().and_then(|s| s.closing_balance);
+                    let shown = if to_stdout {
+                        "-".to_string()
+                    } else {
+                        target.display().to_string()
+                    };
+                    writeln!(
+                        err,
+                        "{}",
+                        tr(
+                            format!(
+                                "{shown}: account {}: {} documents ({} in, {}; {} out, {}), \
+                                 balance {} -> {}; left out: {} cancelled, {} not executed",
+                                part.account().number,
+                                c.documents,
+                                c.incoming,
+                                c.incoming_sum,
+                                c.outgoing,
+                                c.outgoing_sum,
+                                money(opening),
+                                money(closing),
+                                c.cancelled,
+                                c.not_executed,
+                            ),
+                            format!(
+                                "{shown}: счёт {}: документов {} (поступило {} на {}; списано \
+                                 {} на {}), остаток {} -> {}; не вошли: отменённых {}, \
+                                 неисполненных {}",
+                                part.account().number,
+                                c.documents,
+                                c.incoming,
+                                c.incoming_sum,
+                                c.outgoing,
+                                c.outgoing_sum,
+                                money(opening),
+                                money(closing),
+                                c.cancelled,
+                                c.not_executed,
+                            ),
+                        )
+                    )?;
+                }
+            }
+        }
+        Ok(Outcome::Clean)
+    })
+}
+
+fn money(amount: Option<clientbank_format::Decimal>) -> String {
+    amount.map_or_else(|| "?".into(), |a| a.to_string())
+}
+
+fn failed(e: &clientbank_watch::Error) -> Outcome {
+    term::error(&e.to_string());
+    match e {
+        // The history and the balance disagree: the bank's data, not the user's input.
+        clientbank_watch::Error::Statement(_) => Outcome::Findings,
+        _ => error_outcome(e),
+    }
+}
+
+/// `kl_to_1c.txt` and account `40702…` give `kl_to_1c_40702….txt`.
+fn per_account_path(output: &Path, account: &str) -> PathBuf {
+    let stem = output
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "kl_to_1c".into());
+    let name = match output.extension() {
+        Some(ext) => format!("{stem}_{account}.{}", ext.to_string_lossy()),
+        None => format!("{stem}_{account}"),
+    };
+    output.with_file_name(name)
+}
+
+/// Writes `target` whole or not at all: a temporary file beside it, flushed and synced, then
+/// renamed over it (an older statement is replaced in one step; 1C never sees half a file).
+pub(crate) fn write_atomically<T>(
+    target: &Path,
+    write: impl FnOnce(&mut std::io::BufWriter<&std::fs::File>) -> Result<T, clientbank_watch::Error>,
+) -> Result<T, clientbank_watch::Error> {
+    clientbank_watch::folders::replace_atomically(target, write)
+}
