@@ -209,12 +209,7 @@ impl Collector {
     /// Operations seen so far (kept or not).
     pub fn seen(&self) -> u64 {
         let c = &self.counts;
-        c.documents
-            + c.cancelled
-            + c.not_executed
-            + c.outside_period
-            + c.duplicates
-            + c.unreadable
+        c.documents + c.cancelled + c.not_executed + c.outside_period + c.duplicates + c.unreadable
     }
 
     /// Takes one operation: kept when executed in the period and not seen before.
@@ -559,8 +554,14 @@ impl Fit<'_> {
 fn document_of(operation: &Operation, account: &OwnAccount, fit: &mut Fit<'_>) -> Document {
     let incoming = operation.category == Some(OperationCategory::Debet);
     let executed = operation.executed.map(|at| at.date());
-    let bank_order = operation.sbp_oper_id.as_deref().is_some_and(|s| !s.is_empty())
-        || operation.rcv_qrc_id.as_deref().is_some_and(|s| !s.is_empty())
+    let bank_order = operation
+        .sbp_oper_id
+        .as_deref()
+        .is_some_and(|s| !s.is_empty())
+        || operation
+            .rcv_qrc_id
+            .as_deref()
+            .is_some_and(|s| !s.is_empty())
         || operation.card_id.as_deref().is_some_and(|s| !s.is_empty());
     let own = Party {
         account: Some(account.number.clone()),
@@ -581,17 +582,25 @@ fn document_of(operation: &Operation, account: &OwnAccount, fit: &mut Fit<'_>) -
     };
     let name = fit.text("contragentName", operation.contragent_name.as_deref());
     let other = Party {
-        account: fit.text("contragentBankAccountNumber",
+        account: fit.text(
+            "contragentBankAccountNumber",
             operation.contragent_bank_account_number.as_deref(),
         ),
         name: name.clone(),
         inn: fit.text("contragentInn", operation.contragent_inn.as_deref()),
         lines: [name, None, None, None],
-        settlement_account: fit.text("contragentBankAccountNumber",
+        settlement_account: fit.text(
+            "contragentBankAccountNumber",
             operation.contragent_bank_account_number.as_deref(),
         ),
-        bank_name: fit.text("contragentBankName", operation.contragent_bank_name.as_deref()),
-        bik: fit.text("contragentBankBic", operation.contragent_bank_bic.as_deref()),
+        bank_name: fit.text(
+            "contragentBankName",
+            operation.contragent_bank_name.as_deref(),
+        ),
+        bik: fit.text(
+            "contragentBankBic",
+            operation.contragent_bank_bic.as_deref(),
+        ),
         kpp: fit.text("contragentKpp", operation.contragent_kpp.as_deref()),
         ..Party::default()
     };
@@ -612,7 +621,12 @@ fn document_of(operation: &Operation, account: &OwnAccount, fit: &mut Fit<'_>) -
         payment_type: None,
     };
     Document {
-        kind: if bank_order { BANK_ORDER } else { PAYMENT_ORDER }.into(),
+        kind: if bank_order {
+            BANK_ORDER
+        } else {
+            PAYMENT_ORDER
+        }
+        .into(),
         number: fit.text("docNumber", operation.doc_number.as_deref()),
         date: operation.created.map(|at| at.date()).or(executed),
         sum: operation.amount,
@@ -623,5 +637,163 @@ fn document_of(operation: &Operation, account: &OwnAccount, fit: &mut Fit<'_>) -
         purpose: fit.text("paymentPurpose", operation.payment_purpose.as_deref()),
         budget,
         ..Document::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn day(d: u32) -> NaiveDate {
+        NaiveDate::from_ymd_opt(2026, 11, d).unwrap()
+    }
+
+    fn op(id: &str, d: u32, incoming: bool, kopecks: i64) -> Operation {
+        Operation {
+            id: id.into(),
+            status: Some(if incoming {
+                OperationStatus::Received
+            } else {
+                OperationStatus::Executed
+            }),
+            category: Some(if incoming {
+                OperationCategory::Debet
+            } else {
+                OperationCategory::Credit
+            }),
+            amount: Some(Decimal::new(kopecks, 2)),
+            executed: day(d).and_hms_opt(10, 0, 0),
+            doc_number: Some(id.into()),
+            contragent_inn: Some("5009876546".into()),
+            contragent_bank_account_number: Some("40702810210000054321".into()),
+            ..Operation::default()
+        }
+    }
+
+    fn own() -> OwnAccount {
+        OwnAccount {
+            number: "40702810938000012345".into(),
+            inn: Some("7701234560".into()),
+            ..OwnAccount::default()
+        }
+    }
+
+    fn written(mut part: AccountStatement) -> (Vec<u8>, Written) {
+        let period = Period::new(day(20), day(23)).unwrap();
+        let mut out = Vec::new();
+        let now = day(23).and_hms_opt(12, 0, 0).unwrap();
+        let w = write(
+            &mut out,
+            Encoding::Cp1251,
+            period,
+            now,
+            std::slice::from_mut(&mut part),
+            &mut |_| {},
+        )
+        .unwrap();
+        (out, w)
+    }
+
+    #[test]
+    fn days_balance_and_what_is_left_out_is_counted() {
+        let period = Period::new(day(20), day(23)).unwrap();
+        let mut c = Collector::new(own(), period).unwrap();
+        // 120 operations on one day: more than two pages.
+        for i in 0..120 {
+            c.push(&op(&format!("a{i}"), 21, i % 2 == 0, 100)).unwrap();
+        }
+        c.push(&op("a0", 21, true, 100)).unwrap();
+        c.push(&op("late", 24, true, 100)).unwrap();
+        let mut cancelled = op("x", 22, false, 5000);
+        cancelled.status = Some(OperationStatus::Canceled);
+        c.push(&cancelled).unwrap();
+        let mut sent = op("s", 22, false, 5000);
+        sent.status = Some(OperationStatus::SendToBank);
+        c.push(&sent).unwrap();
+        let mut odd = op("odd", 22, false, 1);
+        odd.amount = None;
+        c.push(&odd).unwrap();
+        c.push(&op("b", 23, false, 2550)).unwrap();
+        assert_eq!(c.seen(), 126);
+        let part = c
+            .finish(Decimal::new(100_000, 2), Decimal::new(97_450, 2))
+            .unwrap();
+        let counts = part.counts().clone();
+        assert_eq!(
+            (counts.documents, counts.duplicates, counts.outside_period),
+            (121, 1, 1)
+        );
+        assert_eq!(
+            (counts.cancelled, counts.not_executed, counts.unreadable),
+            (1, 1, 1)
+        );
+        assert_eq!(counts.incoming_sum, Decimal::new(6000, 2));
+        let days: Vec<_> = part
+            .sections()
+            .iter()
+            .map(|s| {
+                (
+                    s.start_date.unwrap(),
+                    s.opening_balance.unwrap(),
+                    s.closing_balance.unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            days,
+            [
+                (day(21), Decimal::new(100_000, 2), Decimal::new(100_000, 2)),
+                (day(23), Decimal::new(100_000, 2), Decimal::new(97_450, 2)),
+            ]
+        );
+        let (bytes, w) = written(part);
+        assert_eq!(w.documents, 121);
+        assert!(w.notes.iter().any(|n| n.contains("odd")), "{:?}", w.notes);
+        let parsed = clientbank_format::parse(bytes).unwrap();
+        assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+        // Oldest first: the day-23 document is the last.
+        let last = parsed.tree.documents().last().unwrap();
+        assert_eq!(
+            last.text(clientbank_format::Key::Number).as_deref(),
+            Some("b")
+        );
+    }
+
+    #[test]
+    fn a_balance_the_history_does_not_explain_is_an_error() {
+        let period = Period::new(day(20), day(23)).unwrap();
+        let mut c = Collector::new(own(), period).unwrap();
+        c.push(&op("a", 21, true, 100)).unwrap();
+        let e = c.finish(Decimal::ZERO, Decimal::new(200, 2)).unwrap_err();
+        let text = e.to_string();
+        assert!(text.contains("2.00") && text.contains("1.00"), "{text}");
+        // Without operations, one section spans the period.
+        let c = Collector::new(own(), period).unwrap();
+        let part = c.finish(Decimal::ONE, Decimal::ONE).unwrap();
+        assert_eq!(part.sections().len(), 1);
+        assert_eq!(part.sections()[0].end_date, Some(day(23)));
+    }
+
+    #[test]
+    fn what_a_key_cannot_hold_is_replaced_and_noted() {
+        let period = Period::new(day(20), day(23)).unwrap();
+        let mut c = Collector::new(own(), period).unwrap();
+        let mut odd = op("p", 21, true, 100);
+        odd.payment_purpose = Some("строка\r\nвторая 😀 ok".into());
+        c.push(&odd).unwrap();
+        let part = c.finish(Decimal::ZERO, Decimal::ONE).unwrap();
+        let (bytes, w) = written(part);
+        assert_eq!(w.notes.len(), 1, "{:?}", w.notes);
+        assert!(w.notes[0].contains("paymentPurpose"), "{:?}", w.notes);
+        let parsed = clientbank_format::parse(bytes).unwrap();
+        let purpose = parsed
+            .tree
+            .documents()
+            .next()
+            .unwrap()
+            .text(clientbank_format::Key::Purpose)
+            .unwrap()
+            .into_owned();
+        assert_eq!(purpose, "строка  вторая ? ok");
     }
 }
