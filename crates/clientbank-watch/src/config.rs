@@ -57,6 +57,75 @@ pub struct SignerConfig {
     pub command: Vec<String>,
 }
 
+/// `[statements]` as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StatementsFile {
+    accounts: Vec<String>,
+    days: Option<u32>,
+    interval: Option<Span>,
+    encoding: Option<String>,
+    file: Option<String>,
+}
+
+/// Statements back: which accounts, how many days, how often, written where.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Statements {
+    /// The accounts (numbers or the bank's ids), all in one file.
+    pub accounts: Vec<String>,
+    /// The days the statement covers, ending today (default 2: yesterday and today).
+    pub days: u32,
+    /// How often the statement is brought up to date (default 10 min; a webhook sooner).
+    pub interval: Duration,
+    /// The file's encoding (default CP1251).
+    pub encoding: clientbank_format::Encoding,
+    /// Its name in `DIR/outbox/` (default `kl_to_1c.txt`).
+    pub file: String,
+}
+
+impl Statements {
+    fn from_file(file: StatementsFile) -> Result<Statements, Error> {
+        let bad = |text: String| Error::Config(format!("statements.{text}"));
+        if file.accounts.iter().all(|a| a.trim().is_empty()) {
+            return Err(bad(
+                "accounts: name at least one account (its number or id)".into(),
+            ));
+        }
+        let days = file.days.unwrap_or(2);
+        if !(1..=366).contains(&days) {
+            return Err(bad(format!("days: {days}: from 1 to 366")));
+        }
+        let interval = span("statements.interval", file.interval)?
+            .unwrap_or(Duration::from_secs(600));
+        if interval < Duration::from_secs(1) {
+            return Err(bad("interval: at least 1s".into()));
+        }
+        let encoding = match file.encoding.as_deref().map(str::to_ascii_lowercase).as_deref() {
+            None | Some("windows") => clientbank_format::Encoding::Cp1251,
+            Some("dos") => clientbank_format::Encoding::Cp866,
+            Some("utf-8") => clientbank_format::Encoding::Utf8,
+            Some(other) => {
+                return Err(bad(format!(
+                    "encoding: {other:?}: expected \"windows\", \"dos\" or \"utf-8\""
+                )));
+            }
+        };
+        let name = file.file.unwrap_or_else(|| "kl_to_1c.txt".into());
+        if name.is_empty() || name.contains(['/', '\\', ':']) || name.starts_with('.') {
+            return Err(bad(format!(
+                "file: {name:?}: a file name in outbox/, without a folder"
+            )));
+        }
+        Ok(Statements {
+            accounts: file.accounts,
+            days,
+            interval,
+            encoding,
+            file: name,
+        })
+    }
+}
+
 /// A duration in the file: seconds as a number, or text such as `200ms`, `2s`, `5m`.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(untagged)]
@@ -122,6 +191,7 @@ struct FileConfig {
     incomplete_after: Option<Span>,
     patterns: Option<Vec<String>>,
     log_format: Option<String>,
+    statements: Option<StatementsFile>,
 }
 
 /// Everything the daemon and the commands need, resolved.
@@ -165,6 +235,8 @@ pub struct Settings {
     pub patterns: Vec<String>,
     /// `text` or `json`.
     pub log_format: String,
+    /// Statements back to `outbox/`, if configured.
+    pub statements: Option<Statements>,
     /// Warnings about the configuration (a token file others can read), to log.
     pub warnings: Vec<String>,
     /// The file read, if any.
@@ -192,6 +264,7 @@ impl Default for Settings {
             incomplete_after: Duration::from_secs(600),
             patterns: vec!["*.txt".into(), "*.json".into()],
             log_format: "text".into(),
+            statements: None,
             warnings: Vec::new(),
             file: None,
         }
@@ -378,6 +451,7 @@ impl Settings {
             }
             settings.log_format = format;
         }
+        settings.statements = file.statements.map(Statements::from_file).transpose()?;
         settings.warnings = warnings;
         Ok(settings)
     }

@@ -76,6 +76,10 @@ pub struct Summary {
     pub journal_seeded: Option<String>,
     /// The bank was unavailable (maintenance, no connection).
     pub bank_unavailable: Option<String>,
+    /// The last statement written to outbox/: its place and what it holds.
+    pub statement: Option<String>,
+    /// Why the last statement could not be written, if it could not.
+    pub statement_error: Option<String>,
 }
 
 impl Summary {
@@ -133,6 +137,8 @@ pub struct Daemon {
     reload: Option<Box<dyn Fn() -> Result<Settings, Error> + Send>>,
     interrupted: Vec<String>,
     move_failures: HashMap<i64, (Instant, String)>,
+    /// When the outbox statement is due again (`None`: now).
+    next_statement: Option<Instant>,
 }
 
 impl std::fmt::Debug for Daemon {
@@ -177,6 +183,7 @@ impl Daemon {
             reload: None,
             interrupted: Vec::new(),
             move_failures: HashMap::new(),
+            next_statement: None,
         };
         daemon.engine.lock = Some(lock);
         if fresh && options.new_journal {
@@ -423,7 +430,89 @@ impl Daemon {
             self.sign_leftovers = false;
             self.sign_now(None).await;
         }
+        if self
+            .next_statement
+            .is_none_or(|due| Instant::now() >= due)
+            && !self.engine.stop.load(Ordering::SeqCst)
+        {
+            self.refresh_statement().await?;
+        }
         Ok(())
+    }
+
+    /// Asks for the outbox statement to be brought up to date on the next pass (a webhook told
+    /// of a new operation).
+    pub fn statement_due(&mut self) {
+        self.next_statement = None;
+    }
+
+    /// Brings `outbox/FILE` up to date, if statements are configured: the journal's operations
+    /// of each account synced from the bank's history, the statement of the period (ending
+    /// today) written whole and renamed over the old one. The bank unavailable or a balance the
+    /// history does not explain is logged and tried again later (the old statement stays);
+    /// only a journal failure stops the daemon.
+    pub async fn refresh_statement(&mut self) -> Result<(), Error> {
+        let Some(config) = self.engine.settings.statements.clone() else {
+            self.next_statement = Some(Instant::now() + Duration::from_secs(3600));
+            return Ok(());
+        };
+        let retry = config.interval.min(Duration::from_secs(60));
+        match self.write_statement(&config).await {
+            Ok(written) => {
+                tracing::info!("{written}");
+                self.summary.statement = Some(written);
+                self.summary.statement_error = None;
+                self.next_statement = Some(Instant::now() + config.interval);
+                Ok(())
+            }
+            Err(e @ (Error::Journal(_) | Error::JournalDamaged(_))) => Err(e),
+            Err(e) => {
+                let message = format!("the statement was not brought up to date: {e}");
+                tracing::error!("{message}");
+                self.engine.journal.event(None, &message)?;
+                self.summary.statement_error = Some(message);
+                self.next_statement = Some(Instant::now() + retry);
+                Ok(())
+            }
+        }
+    }
+
+    async fn write_statement(
+        &mut self,
+        config: &crate::config::Statements,
+    ) -> Result<String, Error> {
+        use crate::statement;
+        let client = self.engine.client()?;
+        let today = self.today();
+        let from = today - chrono::Duration::days(i64::from(config.days) - 1);
+        let period = statement::Period::new(from, today)?;
+        let accounts = statement::accounts(&client, &config.accounts).await?;
+        let mut parts = Vec::new();
+        for account in accounts {
+            statement::sync(&client, &mut self.engine.journal, &account, from, today).await?;
+            parts.push(
+                statement::from_journal(&client, &self.engine.journal, account, period).await?,
+            );
+        }
+        let outbox = self.layout.folder("outbox");
+        fs::create_dir_all(&outbox)
+            .map_err(|e| Error::Io(format!("cannot create {}: {e}", outbox.display())))?;
+        let target = outbox.join(&config.file);
+        let now = clientbank_payment::clock::now_in_moscow();
+        let written = crate::folders::replace_atomically(&target, |out| {
+            statement::write(out, config.encoding, period, now, &mut parts, &mut |_| {})
+        })?;
+        for note in &written.notes {
+            tracing::warn!("statement: {note}");
+        }
+        Ok(format!(
+            "{}: {} document(s) of {} account(s), {} to {}",
+            Layout::place("outbox", &config.file),
+            written.documents,
+            parts.len(),
+            period.from,
+            period.till
+        ))
     }
 
     async fn sign_now(&mut self, file: Option<i64>) {
@@ -812,6 +901,8 @@ impl Daemon {
     /// settle, retries files the bank did not take for up to `once_patience`.
     pub async fn run_once(&mut self) -> Result<Summary, Error> {
         let started = Instant::now();
+        // The statement is written once, at the end.
+        self.next_statement = Some(started + Duration::from_secs(86_400));
         loop {
             self.pass().await?;
             if self.engine.stop.load(Ordering::SeqCst) {
@@ -838,6 +929,10 @@ impl Daemon {
                 .saturating_duration_since(now)
                 .max(Duration::from_millis(20));
             tokio::time::sleep(wait).await;
+        }
+        // The statement written last, with what this run uploaded and signed.
+        if self.engine.settings.statements.is_some() && !self.engine.stop.load(Ordering::SeqCst) {
+            self.refresh_statement().await?;
         }
         Ok(self.finish_summary())
     }
@@ -948,6 +1043,9 @@ impl Daemon {
             }
             if let Some(at) = self.token_refused {
                 wake_at = wake_at.min(at + self.engine.settings.token_retry);
+            }
+            if let Some(at) = self.next_statement {
+                wake_at = wake_at.min(at);
             }
             let wait = wake_at
                 .saturating_duration_since(now)

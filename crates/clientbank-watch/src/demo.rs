@@ -87,3 +87,15 @@ pub fn signers(keys: &Path) -> Result<BTreeMap<String, Vec<String>>, Error> {
     }
     Ok(out)
 }
+
+/// The demo's statements: the accounts of the sample drops' payers, yesterday and today, in
+/// `outbox/kl_to_1c.txt` (CP1251), so the demo shows the way back too.
+pub fn statements() -> crate::config::Statements {
+    crate::config::Statements {
+        accounts: vec!["40702810938000012345".into(), "40802810438000054321".into()],
+        days: 2,
+        interval: std::time::Duration::from_secs(600),
+        encoding: clientbank_format::Encoding::Cp1251,
+        file: "kl_to_1c.txt".into(),
+    }
+}

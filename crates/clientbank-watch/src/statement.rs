@@ -427,6 +427,113 @@ pub async fn fetch(
     collector.finish(opening, closing)
 }
 
+/// Brings the journal's operations of `account` up to date: the history from the last day
+/// synced (or `from`, whichever is later) to `today`, each operation recorded once
+/// ([`Journal::record_operation`](crate::journal::Journal::record_operation)); then the day
+/// reached and the newest operation are recorded, so a restart fetches only from there.
+/// Returns how many operations were new.
+pub async fn sync(
+    client: &Client,
+    journal: &mut crate::journal::Journal,
+    account: &OwnAccount,
+    from: NaiveDate,
+    today: NaiveDate,
+) -> Result<u64, Error> {
+    use crate::journal::{OperationRow, StatementSync, operation_source};
+    let synced = journal.statement_sync(&account.number)?;
+    let start = synced
+        .as_ref()
+        .and_then(|s| NaiveDate::parse_from_str(&s.synced_till, "%Y-%m-%d").ok())
+        .map_or(from, |day| day.max(from))
+        .min(today);
+    let mut newest: Option<(NaiveDateTime, String)> = None;
+    let mut added = 0;
+    let mut skip: u32 = 0;
+    loop {
+        let filter = HistoryFilter {
+            from: Some(start),
+            till: Some(today),
+            skip: Some(skip),
+            records: Some(PAGE),
+            ..HistoryFilter::default()
+        };
+        let page = client
+            .operation_history(&account.id, &filter)
+            .await
+            .map_err(Error::Bank)?;
+        let short = (page.len() as u32) < PAGE;
+        for operation in &page {
+            if operation.id.is_empty() {
+                continue;
+            }
+            if let Some(at) = operation.executed
+                && newest.as_ref().is_none_or(|(t, _)| at > *t)
+            {
+                newest = Some((at, operation.id.clone()));
+            }
+            let body = serde_json::to_string(operation)
+                .map_err(|e| Error::Io(format!("operation {}: {e}", operation.id)))?;
+            let row = OperationRow {
+                id: operation.id.clone(),
+                account: account.number.clone(),
+                executed: operation
+                    .executed
+                    .map(|at| at.format("%Y-%m-%dT%H:%M:%S").to_string()),
+                source: operation_source::HISTORY.into(),
+                body,
+            };
+            if journal.record_operation(&row)? {
+                added += 1;
+            }
+        }
+        if short {
+            break;
+        }
+        skip = skip.checked_add(PAGE).ok_or_else(|| {
+            Error::Statement("the history does not end: more than 4 billion records".into())
+        })?;
+    }
+    journal.set_statement_sync(&StatementSync {
+        account: account.number.clone(),
+        synced_till: today.format("%Y-%m-%d").to_string(),
+        last_operation: newest
+            .map(|(_, id)| id)
+            .or(synced.and_then(|s| s.last_operation)),
+    })?;
+    Ok(added)
+}
+
+/// One account's statement from the journal's operations of `period` (see [`sync`]) and the
+/// bank's balances.
+pub async fn from_journal(
+    client: &Client,
+    journal: &crate::journal::Journal,
+    account: OwnAccount,
+    period: Period,
+) -> Result<AccountStatement, Error> {
+    let rows = journal.operations_between(
+        &account.number,
+        &period.from.format("%Y-%m-%d").to_string(),
+        &period.till.format("%Y-%m-%d").to_string(),
+    )?;
+    let id = account.id.clone();
+    let mut collector = Collector::new(account, period)?;
+    for row in rows {
+        let value: serde_json::Value = serde_json::from_str(&row.body)
+            .map_err(|e| Error::Journal(format!("operation {}: {e}", row.id)))?;
+        collector.push(&Operation::from_json(value))?;
+    }
+    let opening = client
+        .balance_on(&id, period.from - Duration::days(1))
+        .await
+        .map_err(Error::Bank)?;
+    let closing = client
+        .balance_on(&id, period.till)
+        .await
+        .map_err(Error::Bank)?;
+    collector.finish(opening, closing)
+}
+
 /// What [`write`] wrote.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Written {

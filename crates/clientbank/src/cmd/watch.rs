@@ -112,6 +112,9 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
             return Ok(Outcome::Unreadable);
         }
     };
+    if args.demo && settings.statements.is_none() {
+        settings.statements = Some(demo::statements());
+    }
     if let Some(keys) = &keys {
         match demo::signers(keys.path()) {
             Ok(signers) => {
@@ -182,7 +185,9 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
                 Ok(if args.demo {
                     // The demo's samples include a file with an error: the demo went as
                     // designed when exactly that one was rejected and the others are done.
-                    if demo::as_designed(&summary.done, &summary.rejected, &summary.review) {
+                    if demo::as_designed(&summary.done, &summary.rejected, &summary.review)
+                        && summary.statement.is_some()
+                    {
                         Outcome::Clean
                     } else {
                         Outcome::Findings
@@ -320,6 +325,18 @@ fn print_summary(dir: &Path, summary: &Summary, daemon: &Daemon) {
             ),
         )
     );
+    if let Some(statement) = &summary.statement {
+        println!(
+            "  {}",
+            tr(
+                format!("statement: {statement}"),
+                format!("выписка: {statement}")
+            )
+        );
+    }
+    if let Some(error) = &summary.statement_error {
+        println!("  {error}");
+    }
     if let Ok(awaiting) = daemon.engine.journal.awaiting_signature()
         && !awaiting.is_empty()
     {
