@@ -95,12 +95,17 @@ impl Statements {
         if !(1..=366).contains(&days) {
             return Err(bad(format!("days: {days}: from 1 to 366")));
         }
-        let interval = span("statements.interval", file.interval)?
-            .unwrap_or(Duration::from_secs(600));
+        let interval =
+            span("statements.interval", file.interval)?.unwrap_or(Duration::from_secs(600));
         if interval < Duration::from_secs(1) {
             return Err(bad("interval: at least 1s".into()));
         }
-        let encoding = match file.encoding.as_deref().map(str::to_ascii_lowercase).as_deref() {
+        let encoding = match file
+            .encoding
+            .as_deref()
+            .map(str::to_ascii_lowercase)
+            .as_deref()
+        {
             None | Some("windows") => clientbank_format::Encoding::Cp1251,
             Some("dos") => clientbank_format::Encoding::Cp866,
             Some("utf-8") => clientbank_format::Encoding::Utf8,

@@ -430,9 +430,7 @@ impl Daemon {
             self.sign_leftovers = false;
             self.sign_now(None).await;
         }
-        if self
-            .next_statement
-            .is_none_or(|due| Instant::now() >= due)
+        if self.next_statement.is_none_or(|due| Instant::now() >= due)
             && !self.engine.stop.load(Ordering::SeqCst)
         {
             self.refresh_statement().await?;

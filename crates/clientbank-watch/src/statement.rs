@@ -431,14 +431,14 @@ pub async fn fetch(
 /// synced (or `from`, whichever is later) to `today`, each operation recorded once
 /// ([`Journal::record_operation`](crate::journal::Journal::record_operation)); then the day
 /// reached and the newest operation are recorded, so a restart fetches only from there.
-/// Returns how many operations were new.
+/// Says how many records the bank sent and how many of them were new.
 pub async fn sync(
     client: &Client,
     journal: &mut crate::journal::Journal,
     account: &OwnAccount,
     from: NaiveDate,
     today: NaiveDate,
-) -> Result<u64, Error> {
+) -> Result<Synced, Error> {
     use crate::journal::{OperationRow, StatementSync, operation_source};
     let synced = journal.statement_sync(&account.number)?;
     let start = synced
@@ -447,7 +447,7 @@ pub async fn sync(
         .map_or(from, |day| day.max(from))
         .min(today);
     let mut newest: Option<(NaiveDateTime, String)> = None;
-    let mut added = 0;
+    let mut synced_now = Synced::default();
     let mut skip: u32 = 0;
     loop {
         let filter = HistoryFilter {
@@ -462,6 +462,7 @@ pub async fn sync(
             .await
             .map_err(Error::Bank)?;
         let short = (page.len() as u32) < PAGE;
+        synced_now.fetched += page.len() as u64;
         for operation in &page {
             if operation.id.is_empty() {
                 continue;
@@ -483,7 +484,7 @@ pub async fn sync(
                 body,
             };
             if journal.record_operation(&row)? {
-                added += 1;
+                synced_now.added += 1;
             }
         }
         if short {
@@ -500,7 +501,16 @@ pub async fn sync(
             .map(|(_, id)| id)
             .or(synced.and_then(|s| s.last_operation)),
     })?;
-    Ok(added)
+    Ok(synced_now)
+}
+
+/// What [`sync`] did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Synced {
+    /// Records the bank sent.
+    pub fetched: u64,
+    /// Operations recorded for the first time.
+    pub added: u64,
 }
 
 /// One account's statement from the journal's operations of `period` (see [`sync`]) and the
