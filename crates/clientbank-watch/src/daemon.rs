@@ -488,9 +488,8 @@ impl Daemon {
         let mut parts = Vec::new();
         for account in accounts {
             statement::sync(&client, &mut self.engine.journal, &account, from, today).await?;
-            parts.push(
-                statement::from_journal(&client, &self.engine.journal, account, period).await?,
-            );
+            let collector = statement::from_journal(&self.engine.journal, account, period)?;
+            parts.push(statement::balanced(&client, collector).await?);
         }
         let outbox = self.layout.folder("outbox");
         fs::create_dir_all(&outbox)

@@ -416,15 +416,7 @@ pub async fn fetch(
             Error::Statement("the history does not end: more than 4 billion records".into())
         })?;
     }
-    let opening = client
-        .balance_on(&id, period.from - Duration::days(1))
-        .await
-        .map_err(Error::Bank)?;
-    let closing = client
-        .balance_on(&id, period.till)
-        .await
-        .map_err(Error::Bank)?;
-    collector.finish(opening, closing)
+    balanced(client, collector).await
 }
 
 /// Brings the journal's operations of `account` up to date: the history from the last day
@@ -513,26 +505,32 @@ pub struct Synced {
     pub added: u64,
 }
 
-/// One account's statement from the journal's operations of `period` (see [`sync`]) and the
-/// bank's balances.
-pub async fn from_journal(
-    client: &Client,
+/// A collector holding the journal's operations of `account` in `period` (see [`sync`]); end
+/// it with [`balanced`].
+pub fn from_journal(
     journal: &crate::journal::Journal,
     account: OwnAccount,
     period: Period,
-) -> Result<AccountStatement, Error> {
+) -> Result<Collector, Error> {
     let rows = journal.operations_between(
         &account.number,
         &period.from.format("%Y-%m-%d").to_string(),
         &period.till.format("%Y-%m-%d").to_string(),
     )?;
-    let id = account.id.clone();
     let mut collector = Collector::new(account, period)?;
     for row in rows {
         let value: serde_json::Value = serde_json::from_str(&row.body)
             .map_err(|e| Error::Journal(format!("operation {}: {e}", row.id)))?;
         collector.push(&Operation::from_json(value))?;
     }
+    Ok(collector)
+}
+
+/// Ends `collector` on the bank's balances: at the end of the day before the period and at
+/// the end of its last day ([`Collector::finish`] checks the identity).
+pub async fn balanced(client: &Client, collector: Collector) -> Result<AccountStatement, Error> {
+    let id = collector.account.id.clone();
+    let period = collector.period;
     let opening = client
         .balance_on(&id, period.from - Duration::days(1))
         .await
