@@ -3,9 +3,11 @@
 use crate::cli::{Cli, Command};
 use crate::exit::{Failure, Outcome};
 
+mod bank;
 mod check;
 mod convert;
 mod generate;
+mod login;
 mod parse;
 mod resolve;
 mod sandbox;
@@ -99,6 +101,26 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome, Failure> {
             sent,
             not_sent: _,
         } => resolve::run(&dir, &file, sent),
+        Command::Login {
+            bank,
+            no_browser,
+            timeout,
+        } => login::login(&bank, no_browser, timeout),
+        Command::Logout { bank } => login::logout(&bank),
+        Command::Accounts { bank, format } => bank::accounts(&bank, &format),
+        Command::Balance {
+            account,
+            on,
+            bank,
+            json,
+        } => bank::balance(&bank, &account, on, json),
+        Command::History {
+            account,
+            from,
+            till,
+            bank,
+            format,
+        } => bank::history(&bank, &account, from, till, &format),
         Command::Completions { shell } => generate::completions(shell),
         Command::Man => generate::man(),
     }
