@@ -867,4 +867,134 @@ mod tests {
         let s = Settings::from_toml("token = \"s3cr3t-token\"\n", Path::new("c.toml")).unwrap();
         assert!(!format!("{s:?}").contains("s3cr3t-token"));
     }
+
+    #[test]
+    fn app_table_resolves_with_defaults_and_a_redacted_secret() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("secret.txt"), "app-s3cret\n").unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(
+                dir.path().join("secret.txt"),
+                std::fs::Permissions::from_mode(0o600),
+            )
+            .unwrap();
+        }
+        let config = dir.path().join("clientbank.toml");
+        std::fs::write(
+            &config,
+            "[app]\nclient_id = \"myapp\"\nclient_secret_file = \"secret.txt\"\n\
+             redirect_uri = \"http://127.0.0.1:8080/callback\"\n",
+        )
+        .unwrap();
+        let s = Settings::load(dir.path(), None, &BTreeMap::new()).unwrap();
+        let app = s.app.clone().unwrap();
+        assert_eq!(app.client_id, "myapp");
+        assert_eq!(app.scope, DEFAULT_SCOPE);
+        assert_eq!(
+            app.client_secret.as_ref().unwrap().expose_secret(),
+            "app-s3cret"
+        );
+        assert!(!format!("{s:?}").contains("app-s3cret"));
+        assert!(s.warnings.is_empty(), "{:?}", s.warnings);
+        // The environment's secret wins.
+        let env = BTreeMap::from([(
+            "CLIENTBANK_CLIENT_SECRET".to_string(),
+            "from-env".to_string(),
+        )]);
+        let s = Settings::load(dir.path(), None, &env).unwrap();
+        assert_eq!(
+            s.app.unwrap().client_secret.unwrap().expose_secret(),
+            "from-env"
+        );
+        // Inline and file at once, an unknown key, an empty client id: refused.
+        for bad in [
+            "[app]\nclient_id = \"a\"\nclient_secret = \"x\"\nclient_secret_file = \"s\"\n\
+             redirect_uri = \"http://127.0.0.1:1/\"\n",
+            "[app]\nclient_id = \"a\"\nredirect_uri = \"http://127.0.0.1:1/\"\nscopes = \"x\"\n",
+            "[app]\nclient_id = \" \"\nredirect_uri = \"http://127.0.0.1:1/\"\n",
+        ] {
+            assert!(Settings::from_toml(bad, Path::new("c.toml")).is_err(), "{bad}");
+        }
+        // A secret that cannot be sent is refused without showing it.
+        let e = Settings::from_toml(
+            "[app]\nclient_id = \"a\"\nclient_secret = \"two words\"\n\
+             redirect_uri = \"http://127.0.0.1:1/\"\n",
+            Path::new("c.toml"),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("client secret"), "{e}");
+        assert!(!e.to_string().contains("words"), "{e}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_inline_client_secret_others_can_read_gets_a_warning() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("clientbank.toml");
+        std::fs::write(
+            &config,
+            "[app]\nclient_id = \"a\"\nclient_secret = \"inline-s3cret\"\n\
+             redirect_uri = \"http://127.0.0.1:1/\"\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let s = Settings::load(dir.path(), None, &BTreeMap::new()).unwrap();
+        assert_eq!(s.warnings.len(), 1, "{:?}", s.warnings);
+        assert!(s.warnings[0].contains("client secret") && s.warnings[0].contains("chmod 600"));
+        assert!(!s.warnings[0].contains("inline-s3cret"));
+    }
+
+    #[test]
+    fn the_login_token_file_is_the_fallback_and_marks_the_token_as_logins() {
+        let dir = tempfile::tempdir().unwrap();
+        let xdg = dir.path().join("xdg");
+        let env = BTreeMap::from([
+            ("XDG_CONFIG_HOME".to_string(), xdg.display().to_string()),
+            ("HOME".to_string(), dir.path().join("home").display().to_string()),
+            ("APPDATA".to_string(), dir.path().join("appdata").display().to_string()),
+        ]);
+        let file = default_token_file(&env).unwrap();
+        if cfg!(all(unix, not(target_os = "macos"))) {
+            assert_eq!(file, xdg.join("clientbank").join("token"));
+        }
+        // Nothing stored yet: no token, the file named for login.
+        let s = Settings::load(dir.path(), None, &env).unwrap();
+        assert!(s.token.is_none() && !s.token_from_login);
+        assert_eq!(s.token_file.as_deref(), Some(file.as_path()));
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, "login-token\n").unwrap();
+        let s = Settings::load(dir.path(), None, &env).unwrap();
+        assert_eq!(s.token.as_ref().unwrap().expose_secret(), "login-token");
+        assert!(s.token_from_login);
+        // A token of the environment or the file wins and is not login's.
+        let mut with_env = env.clone();
+        with_env.insert("CLIENTBANK_TOKEN".into(), "cabinet".into());
+        let s = Settings::load(dir.path(), None, &with_env).unwrap();
+        assert_eq!(s.token.as_ref().unwrap().expose_secret(), "cabinet");
+        assert!(!s.token_from_login);
+        std::fs::write(dir.path().join("clientbank.toml"), "token = \"inline\"\n").unwrap();
+        let s = Settings::load(dir.path(), None, &env).unwrap();
+        assert_eq!(s.token.as_ref().unwrap().expose_secret(), "inline");
+        assert!(!s.token_from_login);
+        // `token_file` names where login writes; it may not exist yet.
+        std::fs::write(
+            dir.path().join("clientbank.toml"),
+            "bank_url = \"http://127.0.0.1:1/v1\"\ntoken_file = \"my-token\"\n\
+             [app]\nclient_id = \"a\"\n\
+             redirect_uri = \"http://127.0.0.1:1/\"\n",
+        )
+        .unwrap();
+        let s = Settings::load(dir.path(), None, &env).unwrap();
+        assert!(s.token.is_none());
+        assert_eq!(s.token_file, Some(dir.path().join("my-token")));
+        let e = s.client().unwrap_err();
+        assert!(e.to_string().contains("clientbank login"), "{e}");
+        std::fs::write(dir.path().join("my-token"), "written-by-login\n").unwrap();
+        let s = Settings::load(dir.path(), None, &env).unwrap();
+        assert_eq!(s.token.as_ref().unwrap().expose_secret(), "written-by-login");
+        assert!(s.token_from_login, "beside an [app] the token file is login's");
+    }
 }
