@@ -354,7 +354,7 @@ Examples:
         #[command(flatten)]
         format: TableArgs,
     },
-    /// An account's balance, now or at the start of a day.
+    /// An account's balance, now or on a day (the bank's balance of that date).
     #[command(after_help = "\
 Examples:
   clientbank balance 40702810938000012345            by account number

@@ -857,3 +857,48 @@ fn exit_codes_unavailable_3_refused_1() {
     );
     assert!(!text(&out).contains("not-a-token-the-bank-knows"));
 }
+
+/// The README's `--json` examples of `accounts`, `balance` and `history` have the members the
+/// binary prints.
+#[test]
+fn the_readmes_json_shapes_are_the_binarys() {
+    let readme = std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../README.md"),
+    )
+    .unwrap();
+    let section = readme
+        .split("## The bank at the terminal")
+        .nth(1)
+        .unwrap()
+        .split("\n## ")
+        .next()
+        .unwrap();
+    let examples: Vec<Value> = section
+        .split("```json\n")
+        .skip(1)
+        .map(|block| serde_json::from_str(block.split("```").next().unwrap()).unwrap())
+        .collect();
+    assert_eq!(examples.len(), 3);
+    let bank = Bank::new();
+    let keys = |v: &Value| -> Vec<String> {
+        let object = if v.is_array() { &v[0] } else { v };
+        let mut keys: Vec<String> = object.as_object().unwrap().keys().cloned().collect();
+        keys.sort();
+        keys
+    };
+    let json = |args: &[&str]| -> Value {
+        let out = bank.run(args);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let number = "40702810938000012345";
+    let accounts = json(&["accounts", "--json"]);
+    assert_eq!(keys(&examples[0]), keys(&accounts));
+    let balance = json(&["balance", number, "--on", "01.07.2026", "--json"]);
+    assert_eq!(keys(&examples[1]), keys(&balance));
+    assert_eq!(examples[1]["balance"], balance["balance"]);
+    let history = json(&[
+        "history", number, "--from", "01.06.2026", "--till", "30.09.2026", "--json",
+    ]);
+    assert_eq!(keys(&examples[2]), keys(&history));
+}
