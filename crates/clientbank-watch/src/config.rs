@@ -915,7 +915,10 @@ mod tests {
             "[app]\nclient_id = \"a\"\nredirect_uri = \"http://127.0.0.1:1/\"\nscopes = \"x\"\n",
             "[app]\nclient_id = \" \"\nredirect_uri = \"http://127.0.0.1:1/\"\n",
         ] {
-            assert!(Settings::from_toml(bad, Path::new("c.toml")).is_err(), "{bad}");
+            assert!(
+                Settings::from_toml(bad, Path::new("c.toml")).is_err(),
+                "{bad}"
+            );
         }
         // A secret that cannot be sent is refused without showing it.
         let e = Settings::from_toml(
@@ -953,8 +956,14 @@ mod tests {
         let xdg = dir.path().join("xdg");
         let env = BTreeMap::from([
             ("XDG_CONFIG_HOME".to_string(), xdg.display().to_string()),
-            ("HOME".to_string(), dir.path().join("home").display().to_string()),
-            ("APPDATA".to_string(), dir.path().join("appdata").display().to_string()),
+            (
+                "HOME".to_string(),
+                dir.path().join("home").display().to_string(),
+            ),
+            (
+                "APPDATA".to_string(),
+                dir.path().join("appdata").display().to_string(),
+            ),
         ]);
         let file = default_token_file(&env).unwrap();
         if cfg!(all(unix, not(target_os = "macos"))) {
@@ -994,7 +1003,13 @@ mod tests {
         assert!(e.to_string().contains("clientbank login"), "{e}");
         std::fs::write(dir.path().join("my-token"), "written-by-login\n").unwrap();
         let s = Settings::load(dir.path(), None, &env).unwrap();
-        assert_eq!(s.token.as_ref().unwrap().expose_secret(), "written-by-login");
-        assert!(s.token_from_login, "beside an [app] the token file is login's");
+        assert_eq!(
+            s.token.as_ref().unwrap().expose_secret(),
+            "written-by-login"
+        );
+        assert!(
+            s.token_from_login,
+            "beside an [app] the token file is login's"
+        );
     }
 }

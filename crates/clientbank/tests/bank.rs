@@ -291,7 +291,11 @@ fn login_end_to_end_then_accounts_then_logout() {
     // logout revokes it at the bank and removes the file.
     let out = clientbank(&["logout", "--dir", &setup.dir_arg()], setup.home(), &[]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    assert!(text(&out).contains("the bank revoked the token"), "{}", text(&out));
+    assert!(
+        text(&out).contains("the bank revoked the token"),
+        "{}",
+        text(&out)
+    );
     assert!(!file.exists());
     let refused = setup.runtime.block_on(api.accounts()).unwrap_err();
     assert!(
@@ -557,14 +561,14 @@ fn accounts_in_table_json_and_csv_match_the_api() {
         assert_eq!(row["inn"], company.inn.as_deref().unwrap());
         assert_eq!(row["account_id"], account.id.as_str());
         assert_eq!(row["number"], account.number.as_deref().unwrap());
-        assert_eq!(
-            row["currency"],
-            account.currency.as_ref().unwrap().as_str()
-        );
+        assert_eq!(row["currency"], account.currency.as_ref().unwrap().as_str());
         assert_eq!(row["status"], account.status.as_ref().unwrap().as_str());
         assert_eq!(decimal(&row["balance"]), account.balance);
     }
-    assert_eq!(rows.iter().map(|r| decimal(&r["balance"])).sum::<Decimal>(), total);
+    assert_eq!(
+        rows.iter().map(|r| decimal(&r["balance"])).sum::<Decimal>(),
+        total
+    );
 
     let out = bank.run(&["accounts", "--csv"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
@@ -608,7 +612,10 @@ fn balance_by_number_and_id_now_and_on_a_day() {
     let accounts = bank.runtime.block_on(bank.api.accounts()).unwrap();
     let (_, account) = &accounts[0];
     let number = account.number.clone().unwrap();
-    let now = bank.runtime.block_on(bank.api.balance(&account.id)).unwrap();
+    let now = bank
+        .runtime
+        .block_on(bank.api.balance(&account.id))
+        .unwrap();
     let day = NaiveDate::from_ymd_opt(2026, 7, 15).unwrap();
     let then = bank
         .runtime
@@ -645,7 +652,11 @@ fn balance_by_number_and_id_now_and_on_a_day() {
     // An account the token does not see: exit 2, named.
     let out = bank.run(&["balance", "40702810000000000000"]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    assert!(text(&out).contains("40702810000000000000"), "{}", text(&out));
+    assert!(
+        text(&out).contains("40702810000000000000"),
+        "{}",
+        text(&out)
+    );
 }
 
 #[test]
@@ -662,7 +673,11 @@ fn history_across_pages_in_table_json_and_csv_matches_the_api() {
         .runtime
         .block_on(bank.api.operations_between(&account.id, from, till))
         .unwrap();
-    assert!(expected.len() > 50, "paging is exercised: {}", expected.len());
+    assert!(
+        expected.len() > 50,
+        "paging is exercised: {}",
+        expected.len()
+    );
     let sum = |direction: &str| -> Decimal {
         expected
             .iter()
@@ -694,10 +709,7 @@ fn history_across_pages_in_table_json_and_csv_matches_the_api() {
         assert_eq!(row["doc_number"], op.doc_number.as_deref().unwrap());
         assert_eq!(
             row["executed"],
-            op.executed
-                .unwrap()
-                .format("%Y-%m-%dT%H:%M:%S")
-                .to_string()
+            op.executed.unwrap().format("%Y-%m-%dT%H:%M:%S").to_string()
         );
         let day = op.executed.unwrap().date();
         assert!(day >= from && day <= till);
@@ -837,7 +849,11 @@ fn exit_codes_unavailable_3_refused_1() {
     bank.bank.control().set_maintenance(true);
     let out = bank.run(&["accounts"]);
     assert_eq!(out.status.code(), Some(3), "{}", text(&out));
-    assert!(text(&out).contains("error: the bank is unavailable"), "{}", text(&out));
+    assert!(
+        text(&out).contains("error: the bank is unavailable"),
+        "{}",
+        text(&out)
+    );
     bank.bank.control().set_maintenance(false);
     let url = bank.bank.url();
     let dir = bank.home.path().display().to_string();
@@ -862,10 +878,9 @@ fn exit_codes_unavailable_3_refused_1() {
 /// binary prints.
 #[test]
 fn the_readmes_json_shapes_are_the_binarys() {
-    let readme = std::fs::read_to_string(
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../README.md"),
-    )
-    .unwrap();
+    let readme =
+        std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../README.md"))
+            .unwrap();
     let section = readme
         .split("## The bank at the terminal")
         .nth(1)
@@ -898,7 +913,13 @@ fn the_readmes_json_shapes_are_the_binarys() {
     assert_eq!(keys(&examples[1]), keys(&balance));
     assert_eq!(examples[1]["balance"], balance["balance"]);
     let history = json(&[
-        "history", number, "--from", "01.06.2026", "--till", "30.09.2026", "--json",
+        "history",
+        number,
+        "--from",
+        "01.06.2026",
+        "--till",
+        "30.09.2026",
+        "--json",
     ]);
     assert_eq!(keys(&examples[2]), keys(&history));
 }

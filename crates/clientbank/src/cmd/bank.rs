@@ -545,10 +545,7 @@ pub(crate) fn history(
         writeln!(
             out,
             "{}",
-            tr(
-                format!("{number}, {f}–{t}:"),
-                format!("{number}, {f}–{t}:")
-            )
+            tr(format!("{number}, {f}–{t}:"), format!("{number}, {f}–{t}:"))
         )?;
         table(&mut out, &head, &body, &[2])?;
         let n = rows.len();

@@ -172,11 +172,7 @@ pub(crate) fn login(args: &BankArgs, no_browser: bool, timeout: u64) -> Result<O
             path: &redirect.path,
             token_file: token_file.as_deref(),
         };
-        let result = tokio::time::timeout(
-            Duration::from_secs(timeout),
-            flow.wait(&listener),
-        )
-        .await;
+        let result = tokio::time::timeout(Duration::from_secs(timeout), flow.wait(&listener)).await;
         let outcome = match result {
             Err(_) => {
                 crate::term::error(&tr(
@@ -776,7 +772,10 @@ mod tests {
             "not a url",
         ] {
             let (en, ru) = Listen::of(bad).unwrap_err();
-            assert!(en.contains("redirect_uri") && ru.contains("redirect_uri"), "{en}");
+            assert!(
+                en.contains("redirect_uri") && ru.contains("redirect_uri"),
+                "{en}"
+            );
         }
     }
 
@@ -801,6 +800,9 @@ mod tests {
         store_token(&path, &Token::new("second-token")).unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "second-token\n");
         // No temporary file is left beside it.
-        assert_eq!(std::fs::read_dir(path.parent().unwrap()).unwrap().count(), 1);
+        assert_eq!(
+            std::fs::read_dir(path.parent().unwrap()).unwrap().count(),
+            1
+        );
     }
 }
