@@ -197,6 +197,64 @@ struct FileConfig {
     patterns: Option<Vec<String>>,
     log_format: Option<String>,
     statements: Option<StatementsFile>,
+    app: Option<AppConfig>,
+}
+
+/// `[app]`: the application registered at the bank, for `clientbank login`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AppConfig {
+    client_id: String,
+    client_secret: Option<String>,
+    client_secret_file: Option<PathBuf>,
+    redirect_uri: String,
+    scope: Option<String>,
+}
+
+/// The rights `clientbank login` asks for unless `[app] scope` says otherwise.
+pub const DEFAULT_SCOPE: &str = "account-info operation-history money-transfer";
+
+/// The application registered at the bank (`[app]`), for the OAuth flow of `clientbank login`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct App {
+    /// `model.clientId`.
+    pub client_id: String,
+    /// The application's secret word (`client_secret_file`, `CLIENTBANK_CLIENT_SECRET`, or
+    /// `client_secret`); its `Debug` is redacted. Without it the code cannot be exchanged.
+    pub client_secret: Option<Token>,
+    /// The redirect address registered at the bank (`login` listens on it: loopback only).
+    pub redirect_uri: String,
+    /// The rights asked for, separated by spaces.
+    pub scope: String,
+}
+
+impl App {
+    /// The fixed application of the sandbox bank (API.md, Sandbox mode).
+    pub fn sandbox() -> App {
+        App {
+            client_id: "sandboxapp".into(),
+            client_secret: Some(Token::new("sandboxappsecret")),
+            redirect_uri: "http://127.0.0.1:8080/callback".into(),
+            scope: DEFAULT_SCOPE.into(),
+        }
+    }
+}
+
+/// Where `clientbank login` stores the token unless `token_file` says otherwise:
+/// `<user config dir>/clientbank/token` — `%APPDATA%\clientbank\token` on Windows,
+/// `~/Library/Application Support/clientbank/token` on macOS, `$XDG_CONFIG_HOME/clientbank/token`
+/// or `~/.config/clientbank/token` elsewhere. `None` when no such folder can be named.
+pub fn default_token_file(env: &dyn Env) -> Option<PathBuf> {
+    let absolute = |value: Option<String>| value.map(PathBuf::from).filter(|p| p.is_absolute());
+    let config_dir = if cfg!(windows) {
+        absolute(env.get("APPDATA"))
+    } else if cfg!(target_os = "macos") {
+        absolute(env.get("HOME")).map(|home| home.join("Library").join("Application Support"))
+    } else {
+        absolute(env.get("XDG_CONFIG_HOME"))
+            .or_else(|| absolute(env.get("HOME")).map(|home| home.join(".config")))
+    }?;
+    Some(config_dir.join("clientbank").join("token"))
 }
 
 /// Everything the daemon and the commands need, resolved.
@@ -246,6 +304,15 @@ pub struct Settings {
     pub warnings: Vec<String>,
     /// The file read, if any.
     pub file: Option<PathBuf>,
+    /// The application registered at the bank (`[app]`), for `clientbank login`.
+    pub app: Option<App>,
+    /// Whether the token was read from the file `clientbank login` writes (the default login
+    /// token file, or `token_file` beside an `[app]` table): its webhooks are hashed with the
+    /// application's secret, a cabinet token's with the token.
+    pub token_from_login: bool,
+    /// The token file: `token_file` of the configuration, else the default login token file
+    /// ([`default_token_file`]). `clientbank login` writes it, `logout` removes it.
+    pub token_file: Option<PathBuf>,
 }
 
 impl Default for Settings {
@@ -272,6 +339,9 @@ impl Default for Settings {
             statements: None,
             warnings: Vec::new(),
             file: None,
+            app: None,
+            token_from_login: false,
+            token_file: None,
         }
     }
 }
@@ -321,6 +391,23 @@ impl Settings {
         settings.file = path;
         if let Some(token) = env.get("CLIENTBANK_TOKEN") {
             settings.token = Some(checked_token(token.trim(), "CLIENTBANK_TOKEN")?);
+            settings.token_from_login = false;
+        }
+        if let Some(app) = &mut settings.app
+            && let Some(secret) = env.get("CLIENTBANK_CLIENT_SECRET")
+        {
+            app.client_secret = Some(checked_secret(secret.trim(), "CLIENTBANK_CLIENT_SECRET")?);
+        }
+        if settings.token_file.is_none() {
+            settings.token_file = default_token_file(env);
+            // No token in the file or the environment: the one `clientbank login` stored.
+            if settings.token.is_none()
+                && let Some(login_file) = &settings.token_file
+                && let Some(token) = read_token_file(login_file, &mut settings.warnings)?
+            {
+                settings.token = Some(token);
+                settings.token_from_login = true;
+            }
         }
         if let Some(url) = env.get("CLIENTBANK_BASE_URL") {
             settings.bank_url = Some(url);
@@ -357,36 +444,15 @@ impl Settings {
         }
         if let Some(token_file) = file.token_file {
             let token_file = base.join(token_file);
-            let token = std::fs::read_to_string(&token_file).map_err(|e| {
-                Error::Config(format!(
-                    "token_file: cannot read {}: {e}",
-                    token_file.display()
-                ))
-            })?;
-            if token.trim().is_empty() {
-                return Err(Error::Config(format!(
-                    "token_file: {} is empty",
-                    token_file.display()
-                )));
+            // A token file that does not exist yet is where `clientbank login` will write.
+            if let Some(token) = read_token_file(&token_file, &mut warnings)? {
+                settings.token = Some(token);
+                settings.token_from_login = file.app.is_some();
             }
-            if readable_by_others(&token_file) {
-                warnings.push(format!(
-                    "the token file {} can be read by other users: chmod 600 it",
-                    token_file.display()
-                ));
-            }
-            let lines = token.trim().lines().count();
-            if lines > 1 {
-                return Err(Error::Config(format!(
-                    "token_file: {} holds {lines} lines: it must hold the token alone, on one \
-                     line",
-                    token_file.display()
-                )));
-            }
-            settings.token = Some(checked_token(
-                token.trim(),
-                &format!("token_file {}", token_file.display()),
-            )?);
+            settings.token_file = Some(token_file);
+        }
+        if let Some(app) = file.app {
+            settings.app = Some(resolve_app(app, path, base, &mut warnings)?);
         }
         settings.bank_url = file.bank_url;
         settings.root_ca = file.root_ca.map(|p| base.join(p));
@@ -479,9 +545,17 @@ impl Settings {
             ));
         };
         let Some(token) = &self.token else {
-            return Err(Error::Config(
-                "no token: set `token_file` in clientbank.toml or CLIENTBANK_TOKEN".into(),
-            ));
+            return Err(Error::Config(match &self.token_file {
+                Some(file) => format!(
+                    "no token: run `clientbank login` (it stores one in {}), or put a token \
+                     generated in the bank's cabinet in `token_file` of clientbank.toml or in \
+                     CLIENTBANK_TOKEN",
+                    file.display()
+                ),
+                None => "no token: run `clientbank login`, or put a token generated in the \
+                         bank's cabinet in `token_file` of clientbank.toml or in CLIENTBANK_TOKEN"
+                    .into(),
+            }));
         };
         let mut builder = clientbank_api::Client::builder(url.clone())
             .token(token.clone())
@@ -519,6 +593,131 @@ impl Settings {
             .iter()
             .any(|p| matches(&p.to_lowercase(), &lower))
     }
+}
+
+/// The token of a token file, or `None` when the file does not exist. An empty file, one of
+/// several lines or one that cannot be read is refused, naming the file, never the token; a
+/// file other users can read adds a warning.
+fn read_token_file(path: &Path, warnings: &mut Vec<String>) -> Result<Option<Token>, Error> {
+    let token = match std::fs::read_to_string(path) {
+        Ok(token) => token,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => {
+            return Err(Error::Config(format!(
+                "token_file: cannot read {}: {e}",
+                path.display()
+            )));
+        }
+    };
+    if token.trim().is_empty() {
+        return Err(Error::Config(format!(
+            "token_file: {} is empty",
+            path.display()
+        )));
+    }
+    if readable_by_others(path) {
+        warnings.push(format!(
+            "the token file {} can be read by other users: chmod 600 it",
+            path.display()
+        ));
+    }
+    let lines = token.trim().lines().count();
+    if lines > 1 {
+        return Err(Error::Config(format!(
+            "token_file: {} holds {lines} lines: it must hold the token alone, on one line",
+            path.display()
+        )));
+    }
+    Ok(Some(checked_token(
+        token.trim(),
+        &format!("token_file {}", path.display()),
+    )?))
+}
+
+/// `[app]` resolved: the secret read from its file (relative to the configuration's folder),
+/// inline with a warning when others can read the configuration, never both.
+fn resolve_app(
+    app: AppConfig,
+    path: &Path,
+    base: &Path,
+    warnings: &mut Vec<String>,
+) -> Result<App, Error> {
+    if app.client_id.trim().is_empty() {
+        return Err(Error::Config("app.client_id: empty".into()));
+    }
+    if app.redirect_uri.trim().is_empty() {
+        return Err(Error::Config(
+            "app.redirect_uri: empty (the redirect address registered at the bank, e.g. \
+             \"http://127.0.0.1:8080/callback\")"
+                .into(),
+        ));
+    }
+    let client_secret = match (app.client_secret, app.client_secret_file) {
+        (Some(_), Some(_)) => {
+            return Err(Error::Config(format!(
+                "{}: give app.client_secret or app.client_secret_file, not both",
+                path.display()
+            )));
+        }
+        (Some(secret), None) => {
+            if readable_by_others(path) {
+                warnings.push(format!(
+                    "{} holds the application's client secret and other users can read it: \
+                     chmod 600 it",
+                    path.display()
+                ));
+            }
+            Some(checked_secret(
+                secret.trim(),
+                &format!("app.client_secret in {}", path.display()),
+            )?)
+        }
+        (None, Some(file)) => {
+            let file = base.join(file);
+            let secret = std::fs::read_to_string(&file).map_err(|e| {
+                Error::Config(format!(
+                    "app.client_secret_file: cannot read {}: {e}",
+                    file.display()
+                ))
+            })?;
+            if readable_by_others(&file) {
+                warnings.push(format!(
+                    "the client secret file {} can be read by other users: chmod 600 it",
+                    file.display()
+                ));
+            }
+            Some(checked_secret(
+                secret.trim(),
+                &format!("app.client_secret_file {}", file.display()),
+            )?)
+        }
+        (None, None) => None,
+    };
+    let scope = app.scope.unwrap_or_else(|| DEFAULT_SCOPE.to_string());
+    if scope.split(' ').all(str::is_empty) {
+        return Err(Error::Config(format!(
+            "app.scope: empty (e.g. \"{DEFAULT_SCOPE}\")"
+        )));
+    }
+    Ok(App {
+        client_id: app.client_id.trim().to_string(),
+        client_secret,
+        redirect_uri: app.redirect_uri.trim().to_string(),
+        scope,
+    })
+}
+
+/// The application's secret word, checked as a token is (one line of printable ASCII).
+fn checked_secret(text: &str, source: &str) -> Result<Token, Error> {
+    let secret = Token::new(text);
+    secret.check().map_err(|why| {
+        Error::Config(format!(
+            "{source}: {}",
+            why.replace("the token", "the client secret")
+                .replace("a token is", "a client secret is")
+        ))
+    })?;
+    Ok(secret)
 }
 
 /// A token checked to be one line of printable ASCII without spaces ([`Token::check`]); the
@@ -746,5 +945,150 @@ mod tests {
     fn the_token_never_shows_in_debug() {
         let s = Settings::from_toml("token = \"s3cr3t-token\"\n", Path::new("c.toml")).unwrap();
         assert!(!format!("{s:?}").contains("s3cr3t-token"));
+    }
+
+    #[test]
+    fn app_table_resolves_with_defaults_and_a_redacted_secret() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("secret.txt"), "app-s3cret\n").unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(
+                dir.path().join("secret.txt"),
+                std::fs::Permissions::from_mode(0o600),
+            )
+            .unwrap();
+        }
+        let config = dir.path().join("clientbank.toml");
+        std::fs::write(
+            &config,
+            "[app]\nclient_id = \"myapp\"\nclient_secret_file = \"secret.txt\"\n\
+             redirect_uri = \"http://127.0.0.1:8080/callback\"\n",
+        )
+        .unwrap();
+        let s = Settings::load(dir.path(), None, &BTreeMap::new()).unwrap();
+        let app = s.app.clone().unwrap();
+        assert_eq!(app.client_id, "myapp");
+        assert_eq!(app.scope, DEFAULT_SCOPE);
+        assert_eq!(
+            app.client_secret.as_ref().unwrap().expose_secret(),
+            "app-s3cret"
+        );
+        assert!(!format!("{s:?}").contains("app-s3cret"));
+        assert!(s.warnings.is_empty(), "{:?}", s.warnings);
+        // The environment's secret wins.
+        let env = BTreeMap::from([(
+            "CLIENTBANK_CLIENT_SECRET".to_string(),
+            "from-env".to_string(),
+        )]);
+        let s = Settings::load(dir.path(), None, &env).unwrap();
+        assert_eq!(
+            s.app.unwrap().client_secret.unwrap().expose_secret(),
+            "from-env"
+        );
+        // Inline and file at once, an unknown key, an empty client id: refused.
+        for bad in [
+            "[app]\nclient_id = \"a\"\nclient_secret = \"x\"\nclient_secret_file = \"s\"\n\
+             redirect_uri = \"http://127.0.0.1:1/\"\n",
+            "[app]\nclient_id = \"a\"\nredirect_uri = \"http://127.0.0.1:1/\"\nscopes = \"x\"\n",
+            "[app]\nclient_id = \" \"\nredirect_uri = \"http://127.0.0.1:1/\"\n",
+        ] {
+            assert!(
+                Settings::from_toml(bad, Path::new("c.toml")).is_err(),
+                "{bad}"
+            );
+        }
+        // A secret that cannot be sent is refused without showing it.
+        let e = Settings::from_toml(
+            "[app]\nclient_id = \"a\"\nclient_secret = \"two words\"\n\
+             redirect_uri = \"http://127.0.0.1:1/\"\n",
+            Path::new("c.toml"),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("client secret"), "{e}");
+        assert!(!e.to_string().contains("words"), "{e}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_inline_client_secret_others_can_read_gets_a_warning() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("clientbank.toml");
+        std::fs::write(
+            &config,
+            "[app]\nclient_id = \"a\"\nclient_secret = \"inline-s3cret\"\n\
+             redirect_uri = \"http://127.0.0.1:1/\"\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let s = Settings::load(dir.path(), None, &BTreeMap::new()).unwrap();
+        assert_eq!(s.warnings.len(), 1, "{:?}", s.warnings);
+        assert!(s.warnings[0].contains("client secret") && s.warnings[0].contains("chmod 600"));
+        assert!(!s.warnings[0].contains("inline-s3cret"));
+    }
+
+    #[test]
+    fn the_login_token_file_is_the_fallback_and_marks_the_token_as_logins() {
+        let dir = tempfile::tempdir().unwrap();
+        let xdg = dir.path().join("xdg");
+        let env = BTreeMap::from([
+            ("XDG_CONFIG_HOME".to_string(), xdg.display().to_string()),
+            (
+                "HOME".to_string(),
+                dir.path().join("home").display().to_string(),
+            ),
+            (
+                "APPDATA".to_string(),
+                dir.path().join("appdata").display().to_string(),
+            ),
+        ]);
+        let file = default_token_file(&env).unwrap();
+        if cfg!(all(unix, not(target_os = "macos"))) {
+            assert_eq!(file, xdg.join("clientbank").join("token"));
+        }
+        // Nothing stored yet: no token, the file named for login.
+        let s = Settings::load(dir.path(), None, &env).unwrap();
+        assert!(s.token.is_none() && !s.token_from_login);
+        assert_eq!(s.token_file.as_deref(), Some(file.as_path()));
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, "login-token\n").unwrap();
+        let s = Settings::load(dir.path(), None, &env).unwrap();
+        assert_eq!(s.token.as_ref().unwrap().expose_secret(), "login-token");
+        assert!(s.token_from_login);
+        // A token of the environment or the file wins and is not login's.
+        let mut with_env = env.clone();
+        with_env.insert("CLIENTBANK_TOKEN".into(), "cabinet".into());
+        let s = Settings::load(dir.path(), None, &with_env).unwrap();
+        assert_eq!(s.token.as_ref().unwrap().expose_secret(), "cabinet");
+        assert!(!s.token_from_login);
+        std::fs::write(dir.path().join("clientbank.toml"), "token = \"inline\"\n").unwrap();
+        let s = Settings::load(dir.path(), None, &env).unwrap();
+        assert_eq!(s.token.as_ref().unwrap().expose_secret(), "inline");
+        assert!(!s.token_from_login);
+        // `token_file` names where login writes; it may not exist yet.
+        std::fs::write(
+            dir.path().join("clientbank.toml"),
+            "bank_url = \"http://127.0.0.1:1/v1\"\ntoken_file = \"my-token\"\n\
+             [app]\nclient_id = \"a\"\n\
+             redirect_uri = \"http://127.0.0.1:1/\"\n",
+        )
+        .unwrap();
+        let s = Settings::load(dir.path(), None, &env).unwrap();
+        assert!(s.token.is_none());
+        assert_eq!(s.token_file, Some(dir.path().join("my-token")));
+        let e = s.client().unwrap_err();
+        assert!(e.to_string().contains("clientbank login"), "{e}");
+        std::fs::write(dir.path().join("my-token"), "written-by-login\n").unwrap();
+        let s = Settings::load(dir.path(), None, &env).unwrap();
+        assert_eq!(
+            s.token.as_ref().unwrap().expose_secret(),
+            "written-by-login"
+        );
+        assert!(
+            s.token_from_login,
+            "beside an [app] the token file is login's"
+        );
     }
 }

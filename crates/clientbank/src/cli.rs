@@ -313,15 +313,8 @@ kl_to_1c.txt and loads the accounts it knows); --per-account writes kl_to_1c_ACC
         /// Print what was written as one JSON object.
         #[arg(long)]
         json: bool,
-        /// The folder whose configuration (`DIR/clientbank.toml`) is used.
-        #[arg(long, default_value = ".")]
-        dir: PathBuf,
-        /// The configuration file (default `DIR/clientbank.toml`).
-        #[arg(long)]
-        config: Option<PathBuf>,
-        /// Use the built-in sandbox bank, started in-process.
-        #[arg(long)]
-        sandbox: bool,
+        #[command(flatten)]
+        bank: BankArgs,
     },
     /// Files per folder, payments per state, ids awaiting signature per company, last errors.
     #[command(after_help = "\
@@ -357,6 +350,84 @@ Examples:
         #[arg(long)]
         not_sent: bool,
     },
+    /// Sign in to the bank (OAuth): prints (and on a desktop opens) the bank's sign-in address,
+    /// catches the redirect on the loopback listener of `[app] redirect_uri`, exchanges the
+    /// code at once and stores the token in a file only you can read.
+    #[command(after_help = "\
+Examples:
+  clientbank login                                   sign in; the token goes to the login token file
+  clientbank login --no-browser --timeout 600        print the address only, wait 10 minutes
+  clientbank login --sandbox                         the whole flow against the built-in sandbox bank")]
+    Login {
+        #[command(flatten)]
+        bank: BankArgs,
+        /// Print the address only; do not open a browser.
+        #[arg(long)]
+        no_browser: bool,
+        /// How long to wait for the bank's redirect, in seconds.
+        #[arg(long, default_value_t = 300, value_name = "SECS")]
+        timeout: u64,
+    },
+    /// Revoke the stored token at the bank and remove the token file.
+    #[command(after_help = "\
+Examples:
+  clientbank logout                                  revoke the token, remove the token file
+  clientbank logout --config ~/clientbank.toml")]
+    Logout {
+        #[command(flatten)]
+        bank: BankArgs,
+    },
+    /// Every company and account the token sees: name, INN, account number, currency, status,
+    /// balance, account id.
+    #[command(after_help = "\
+Examples:
+  clientbank accounts --sandbox                      the sandbox bank's test accounts
+  clientbank accounts --json | jq '.[].balance'
+  clientbank accounts --csv > accounts.csv")]
+    Accounts {
+        #[command(flatten)]
+        bank: BankArgs,
+        #[command(flatten)]
+        format: TableArgs,
+    },
+    /// An account's balance, now or on a day (the bank's balance of that date).
+    #[command(after_help = "\
+Examples:
+  clientbank balance 40702810938000012345            by account number
+  clientbank balance 40702810938000012345 --on 01.11.2026
+  clientbank balance ACCOUNT-ID --json")]
+    Balance {
+        /// The account: its number or its id.
+        account: String,
+        /// The balance on this day (ДД.ММ.ГГГГ or YYYY-MM-DD) instead of now.
+        #[arg(long, value_parser = parse_day, value_name = "D")]
+        on: Option<NaiveDate>,
+        #[command(flatten)]
+        bank: BankArgs,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// An account's operations executed in a period (both days included), newest first.
+    #[command(after_help = "\
+Examples:
+  clientbank history 40702810938000012345 --from 01.11.2026 --till 30.11.2026
+  clientbank history 40702810938000012345 --from 2026-11-01 --till 2026-11-30 --csv > nov.csv
+  clientbank history ACCOUNT-ID --from 01.11.2026 --till 01.11.2026 --json")]
+    History {
+        /// The account: its number or its id.
+        account: String,
+        /// The first day (ДД.ММ.ГГГГ or YYYY-MM-DD).
+        #[arg(long, value_parser = parse_day, value_name = "D")]
+        from: NaiveDate,
+        /// The last day, included.
+        #[arg(long, value_parser = parse_day, value_name = "D")]
+        till: NaiveDate,
+        #[command(flatten)]
+        bank: BankArgs,
+        #[command(flatten)]
+        format: TableArgs,
+    },
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     #[command(
         hide = true,
@@ -377,6 +448,32 @@ Examples:
   clientbank man > clientbank.1 && man ./clientbank.1"
     )]
     Man,
+}
+
+/// What the commands that talk to the bank take: where the configuration is, or the sandbox.
+#[derive(Debug, Args)]
+pub(crate) struct BankArgs {
+    /// The folder whose configuration (`DIR/clientbank.toml`) is used.
+    #[arg(long, default_value = ".")]
+    pub(crate) dir: PathBuf,
+    /// The configuration file (default `DIR/clientbank.toml`).
+    #[arg(long)]
+    pub(crate) config: Option<PathBuf>,
+    /// Use the built-in sandbox bank, started in-process on a free loopback port (its fixed
+    /// token `sandboxtoken` unless a token is configured).
+    #[arg(long)]
+    pub(crate) sandbox: bool,
+}
+
+/// `--json` or `--csv` for tables.
+#[derive(Debug, Args)]
+pub(crate) struct TableArgs {
+    /// Print a JSON array (shape in the README).
+    #[arg(long, conflicts_with = "csv")]
+    pub(crate) json: bool,
+    /// Print CSV with a header line.
+    #[arg(long)]
+    pub(crate) csv: bool,
 }
 
 /// How the daemon logs.

@@ -3,9 +3,11 @@
 use crate::cli::{Cli, Command};
 use crate::exit::{Failure, Outcome};
 
+mod bank;
 mod check;
 mod convert;
 mod generate;
+mod login;
 mod parse;
 mod resolve;
 mod sandbox;
@@ -101,9 +103,7 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome, Failure> {
             encoding,
             per_account,
             json,
-            dir,
-            config,
-            sandbox,
+            bank,
         } => statement::run(statement::Args {
             accounts,
             from,
@@ -112,9 +112,7 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome, Failure> {
             encoding,
             per_account,
             json,
-            dir,
-            config,
-            sandbox,
+            bank,
         }),
         Command::Status { dir, json } => status::run(&dir, json),
         Command::Resolve {
@@ -123,6 +121,26 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome, Failure> {
             sent,
             not_sent: _,
         } => resolve::run(&dir, &file, sent),
+        Command::Login {
+            bank,
+            no_browser,
+            timeout,
+        } => login::login(&bank, no_browser, timeout),
+        Command::Logout { bank } => login::logout(&bank),
+        Command::Accounts { bank, format } => bank::accounts(&bank, &format),
+        Command::Balance {
+            account,
+            on,
+            bank,
+            json,
+        } => bank::balance(&bank, &account, on, json),
+        Command::History {
+            account,
+            from,
+            till,
+            bank,
+            format,
+        } => bank::history(&bank, &account, from, till, &format),
         Command::Completions { shell } => generate::completions(shell),
         Command::Man => generate::man(),
     }

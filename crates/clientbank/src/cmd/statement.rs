@@ -9,8 +9,8 @@ use clientbank_format::Encoding;
 use clientbank_watch::statement::{self, AccountStatement, Period};
 use serde_json::json;
 
-use super::watch::{error_outcome, init_logging, load};
-use crate::cli::TargetEncoding;
+use super::watch::{error_outcome, init_logging};
+use crate::cli::{BankArgs, TargetEncoding};
 use crate::exit::{Failure, Outcome};
 use crate::term::{self, tr};
 
@@ -22,9 +22,7 @@ pub(crate) struct Args {
     pub(crate) encoding: TargetEncoding,
     pub(crate) per_account: bool,
     pub(crate) json: bool,
-    pub(crate) dir: PathBuf,
-    pub(crate) config: Option<PathBuf>,
-    pub(crate) sandbox: bool,
+    pub(crate) bank: BankArgs,
 }
 
 pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
@@ -43,7 +41,7 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
         ));
         return Ok(Outcome::Unreadable);
     }
-    let mut settings = match load(&args.dir, args.config.as_deref()) {
+    let mut settings = match super::bank::settings(&args.bank) {
         Ok(settings) => settings,
         Err(outcome) => return Ok(outcome),
     };
@@ -53,20 +51,21 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
         TargetEncoding::Dos => Encoding::Cp866,
         TargetEncoding::Utf8 => Encoding::Utf8,
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
-    runtime.block_on(async move {
-        let _bank = match super::watch::sandbox_bank(args.sandbox, &mut settings).await {
-            Ok(bank) => bank,
-            Err(outcome) => return Ok(outcome),
-        };
-        let client = match settings.client() {
-            Ok(client) => client,
-            Err(e) => {
-                term::error(&e.to_string());
-                return Ok(error_outcome(&e));
+    super::bank::run(async move {
+        let _bank = if args.bank.sandbox {
+            match super::bank::start_sandbox(None).await {
+                Ok(bank) => {
+                    super::bank::use_sandbox(&mut settings, &bank);
+                    Some(bank)
+                }
+                Err(outcome) => return Ok(outcome),
             }
+        } else {
+            None
+        };
+        let client = match super::bank::client(&settings) {
+            Ok(client) => client,
+            Err(outcome) => return Ok(outcome),
         };
         let accounts = match statement::accounts(&client, &args.accounts).await {
             Ok(accounts) => accounts,
@@ -204,11 +203,17 @@ fn money(amount: Option<clientbank_format::Decimal>) -> String {
 }
 
 fn failed(e: &clientbank_watch::Error) -> Outcome {
-    term::error(&e.to_string());
     match e {
-        // The history and the balance disagree: the bank's data, not the user's input.
-        clientbank_watch::Error::Statement(_) => Outcome::Findings,
-        _ => error_outcome(e),
+        clientbank_watch::Error::Bank(e) => super::bank::bank_failure(e),
+        // The history and the balance disagree, or no such account: the bank's answer.
+        clientbank_watch::Error::Statement(_) => {
+            term::error(&e.to_string());
+            Outcome::Findings
+        }
+        _ => {
+            term::error(&e.to_string());
+            error_outcome(e)
+        }
     }
 }
 

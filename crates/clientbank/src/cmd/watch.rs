@@ -24,30 +24,20 @@ pub(crate) struct Args {
 const SANDBOX_TOKEN: &str = "cabinet-token-full-rights";
 
 /// With `sandbox`: the built-in sandbox bank, started in-process on a free loopback port, and
-/// `settings` pointed at it with its full-rights token (what `--sandbox` does for every command).
-pub(crate) async fn sandbox_bank(
+/// `settings` pointed at it with its full-rights cabinet token (the daemon uploads and signs).
+async fn sandbox_bank(
     sandbox: bool,
     settings: &mut Settings,
 ) -> Result<Option<clientbank_sandbox::Sandbox>, Outcome> {
     if !sandbox {
         return Ok(None);
     }
-    match clientbank_sandbox::Sandbox::start(clientbank_sandbox::Config::default()).await {
-        Ok(bank) => {
-            tracing::info!(url = %bank.url(), "the built-in sandbox bank runs in-process");
-            settings.bank_url = Some(bank.url());
-            settings.token = Some(Token::new(SANDBOX_TOKEN));
-            settings.sandbox = false;
-            Ok(Some(bank))
-        }
-        Err(e) => {
-            crate::term::error(&crate::term::tr(
-                format!("cannot start the sandbox bank: {e}"),
-                format!("не удалось запустить тестовый банк: {e}"),
-            ));
-            Err(Outcome::Unreadable)
-        }
-    }
+    let bank = super::bank::start_sandbox(None).await?;
+    tracing::info!(url = %bank.url(), "the built-in sandbox bank runs in-process");
+    settings.bank_url = Some(bank.url());
+    settings.token = Some(Token::new(SANDBOX_TOKEN));
+    settings.sandbox = false;
+    Ok(Some(bank))
 }
 
 /// Logs to stderr, as text or JSON lines (`RUST_LOG` filters; `info` by default).
