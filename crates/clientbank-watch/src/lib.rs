@@ -24,6 +24,7 @@ pub mod journal;
 pub mod lock;
 pub mod report;
 pub mod signer;
+pub mod webhook;
 
 pub use config::{Route, Settings, Signing};
 pub use daemon::{Daemon, Options, Summary};
