@@ -13,6 +13,7 @@ mod sign;
 mod status;
 mod upload;
 mod watch;
+mod webhook;
 
 pub(crate) fn run(cli: Cli) -> Result<Outcome, Failure> {
     // The daemon's `FILE.errors.txt` and reports speak the language chosen here.
@@ -91,6 +92,17 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome, Failure> {
             config,
             log_format,
             new_journal,
+        }),
+        Command::Webhook {
+            addr,
+            dir,
+            config,
+            log_format,
+        } => webhook::run(webhook::Args {
+            addr,
+            dir,
+            config,
+            log_format,
         }),
         Command::Status { dir, json } => status::run(&dir, json),
         Command::Resolve {
