@@ -1684,7 +1684,9 @@ async fn admin_webhook(State(shared): Shr, body: Bytes) -> Reply {
             );
         }
     };
-    if let Err(e) = crate::Control::new(shared.clone()).set_webhook_with_token(url.clone(), token.as_deref()) {
+    if let Err(e) =
+        crate::Control::new(shared.clone()).set_webhook_with_token(url.clone(), token.as_deref())
+    {
         return error(StatusCode::BAD_REQUEST, "ValidationError", e.to_string());
     }
     ok(&json!({"url": url}))

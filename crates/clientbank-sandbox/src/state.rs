@@ -760,7 +760,10 @@ impl Shared {
     }
 
     /// See [`Control::receive`].
-    pub(crate) fn receive(self: &Arc<Self>, receive: &Receive) -> Result<Vec<Operation>, ControlError> {
+    pub(crate) fn receive(
+        self: &Arc<Self>,
+        receive: &Receive,
+    ) -> Result<Vec<Operation>, ControlError> {
         if receive.count == 0 || receive.count > MAX_RECEIVE {
             return Err(ControlError(format!(
                 "count is {}: expected 1 to {MAX_RECEIVE}",
@@ -768,7 +771,9 @@ impl Shared {
             )));
         }
         if let Some(amount) = receive.amount
-            && (amount <= Decimal::ZERO || amount.scale() > 2 || amount > Decimal::new(i64::MAX / 1000, 2))
+            && (amount <= Decimal::ZERO
+                || amount.scale() > 2
+                || amount > Decimal::new(i64::MAX / 1000, 2))
         {
             return Err(ControlError(format!(
                 "amount {amount}: expected a positive sum with at most two decimals"

@@ -829,8 +829,11 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.to_string().contains("client_secret_file"), "{e}");
-        let e = Settings::from_toml("[webhook]\naddr = \"127.0.0.1:1\"\nkey = \"sha\"\n", &config)
-            .unwrap_err();
+        let e = Settings::from_toml(
+            "[webhook]\naddr = \"127.0.0.1:1\"\nkey = \"sha\"\n",
+            &config,
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("client-secret"), "{e}");
         let s = Settings::from_toml("[webhook]\naddr = \"127.0.0.1:1\"\n", &config).unwrap();
         let e = s.webhook_key().unwrap_err();

@@ -222,7 +222,11 @@ impl Listener {
             .operation
             .and_then(|op| op.id)
             .map_or_else(|| "-".to_string(), |id| shown(&id));
-        if probe.sha1_hash.as_deref().is_none_or(|h| h.trim().is_empty()) {
+        if probe
+            .sha1_hash
+            .as_deref()
+            .is_none_or(|h| h.trim().is_empty())
+        {
             return Err(Refusal {
                 status: StatusCode::UNAUTHORIZED,
                 operation,

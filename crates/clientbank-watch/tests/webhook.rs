@@ -165,8 +165,10 @@ async fn notifications_of_every_kind_are_verified_and_recorded_once() {
     }
     let executed: Vec<&Operation> = added.iter().filter(|op| op.executed.is_some()).collect();
     assert_eq!(executed.len(), 8, "the cancelled ones are not executed");
-    let deliveries =
-        deliveries_when(&bank, |d| d.iter().filter(|d| d.status == Some(200)).count() == 8).await;
+    let deliveries = deliveries_when(&bank, |d| {
+        d.iter().filter(|d| d.status == Some(200)).count() == 8
+    })
+    .await;
     assert!(deliveries.iter().all(|d| d.attempt == 1), "{deliveries:?}");
     let rows = hook.recorded(ROMASHKA);
     assert_eq!(rows.len(), 8, "{rows:?}");
@@ -176,7 +178,13 @@ async fn notifications_of_every_kind_are_verified_and_recorded_once() {
         assert_eq!(row.account, ROMASHKA);
         assert_eq!(
             row.executed.as_deref(),
-            Some(op.executed.unwrap().format("%Y-%m-%dT%H:%M:%S").to_string().as_str())
+            Some(
+                op.executed
+                    .unwrap()
+                    .format("%Y-%m-%dT%H:%M:%S")
+                    .to_string()
+                    .as_str()
+            )
         );
         let body = Operation::from_json(serde_json::from_str(&row.body).unwrap());
         assert_eq!(body.amount, op.amount);
@@ -216,7 +224,10 @@ async fn a_notification_answered_500_is_retried_and_recorded_once() {
     side.execute_batch("ALTER TABLE operations_away RENAME TO operations")
         .unwrap();
     assert!(hook.recorded(ROMASHKA).is_empty());
-    assert!(hook.news().is_empty(), "nothing signalled before the commit");
+    assert!(
+        hook.news().is_empty(),
+        "nothing signalled before the commit"
+    );
     let deliveries = deliveries_when(&bank, |d| d.iter().any(|d| d.status == Some(200))).await;
     let attempts: Vec<(u32, Option<u16>)> = deliveries
         .iter()
@@ -265,12 +276,20 @@ async fn bad_missing_and_oversized_notifications_are_refused_and_nothing_is_reco
     let json = "application/json";
     // Hashed with another token's key, altered, missing, empty: refused.
     assert_eq!(
-        post(&hook.url, json, notification(id, Some(WebhookKey::CabinetToken(&other)))).await,
+        post(
+            &hook.url,
+            json,
+            notification(id, Some(WebhookKey::CabinetToken(&other)))
+        )
+        .await,
         403
     );
-    let forged = notification(id, Some(WebhookKey::CabinetToken(&Token::new("sandboxtoken"))))
-        .replace("1500.5", "9999999.99")
-        .replace(id, "a4b825ca-a6f8-4996-a1db-a5f3028bb68e");
+    let forged = notification(
+        id,
+        Some(WebhookKey::CabinetToken(&Token::new("sandboxtoken"))),
+    )
+    .replace("1500.5", "9999999.99")
+    .replace(id, "a4b825ca-a6f8-4996-a1db-a5f3028bb68e");
     assert_eq!(post(&hook.url, json, forged).await, 403);
     assert_eq!(post(&hook.url, json, notification(id, None)).await, 401);
     let empty = notification(id, None).replace("}}", "}, \"SHA1Hash\": \"\"}");
@@ -376,7 +395,10 @@ async fn notifications_keyed_by_the_registered_token() {
     bank.control()
         .receive(&receive(ROMASHKA, 3, OperationKind::Incoming))
         .unwrap();
-    deliveries_when(&bank, |d| d.iter().filter(|d| d.status == Some(200)).count() == 3).await;
+    deliveries_when(&bank, |d| {
+        d.iter().filter(|d| d.status == Some(200)).count() == 3
+    })
+    .await;
     assert_eq!(hook.recorded(ROMASHKA).len(), 3);
     assert_eq!(hook.news().len(), 3);
     // A listener keyed by another token refuses them all (403), three times each.
@@ -390,8 +412,7 @@ async fn notifications_keyed_by_the_registered_token() {
         .unwrap()
         .remove(0);
     let deliveries = deliveries_when(&bank, |d| {
-        d.iter()
-            .any(|d| d.operation_id == op.id && d.attempt == 2)
+        d.iter().any(|d| d.operation_id == op.id && d.attempt == 2)
     })
     .await;
     assert!(
@@ -490,12 +511,30 @@ async fn thousands_of_operations_on_one_day_through_the_admin_interface_and_hist
     assert_eq!(status, 200);
     for (body, says) in [
         (serde_json::json!({"account": "nope"}), "no account"),
-        (serde_json::json!({"account": ROMASHKA, "kind": "gift"}), "kind"),
-        (serde_json::json!({"account": ROMASHKA, "count": 0}), "count"),
-        (serde_json::json!({"account": ROMASHKA, "date": "31.02.2026"}), "date"),
-        (serde_json::json!({"account": ROMASHKA, "amount": -1}), "amount"),
-        (serde_json::json!({"account": ROMASHKA, "amount": "1.005"}), "amount"),
-        (serde_json::json!({"account": ROMASHKA, "colour": "red"}), "colour"),
+        (
+            serde_json::json!({"account": ROMASHKA, "kind": "gift"}),
+            "kind",
+        ),
+        (
+            serde_json::json!({"account": ROMASHKA, "count": 0}),
+            "count",
+        ),
+        (
+            serde_json::json!({"account": ROMASHKA, "date": "31.02.2026"}),
+            "date",
+        ),
+        (
+            serde_json::json!({"account": ROMASHKA, "amount": -1}),
+            "amount",
+        ),
+        (
+            serde_json::json!({"account": ROMASHKA, "amount": "1.005"}),
+            "amount",
+        ),
+        (
+            serde_json::json!({"account": ROMASHKA, "colour": "red"}),
+            "colour",
+        ),
     ] {
         let (status, answer) = admin(&bank, "/operations", body.clone()).await;
         assert_eq!(status, 400, "{body}: {answer}");
@@ -517,7 +556,10 @@ async fn thousands_of_operations_on_one_day_through_the_admin_interface_and_hist
     )
     .await;
     assert_eq!(status, 400);
-    assert!(!answer.to_string().contains("secret-unknown-token"), "{answer}");
+    assert!(
+        !answer.to_string().contains("secret-unknown-token"),
+        "{answer}"
+    );
     let (status, answer) = admin(
         &bank,
         "/webhook",

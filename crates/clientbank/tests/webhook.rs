@@ -116,7 +116,10 @@ async fn the_listener_records_the_banks_notifications_once_and_refuses_forgeries
             amount: Some("1234.56".parse().unwrap()),
         })
         .unwrap();
-    deliveries_when(&bank, |d| d.iter().filter(|d| d.status == Some(200)).count() == 3).await;
+    deliveries_when(&bank, |d| {
+        d.iter().filter(|d| d.status == Some(200)).count() == 3
+    })
+    .await;
     // A forgery with the hash of another key, and one without a hash: refused.
     let forged_id = "forged-operation-0001";
     let other = Token::new("cabinet-token-full-rights");
@@ -133,7 +136,10 @@ async fn the_listener_records_the_banks_notifications_once_and_refuses_forgeries
     };
     let http = reqwest::Client::new();
     for (body, status) in [
-        (body(Some(hash(WebhookKey::CabinetToken(&other), forged_id))), 403),
+        (
+            body(Some(hash(WebhookKey::CabinetToken(&other), forged_id))),
+            403,
+        ),
         (body(None), 401),
     ] {
         let answer = http
@@ -162,7 +168,10 @@ async fn the_listener_records_the_banks_notifications_once_and_refuses_forgeries
     for op in &added {
         assert!(stderr.contains(&op.id), "{stderr}");
     }
-    assert!(stderr.contains("1234.56") && stderr.contains(ROMASHKA), "{stderr}");
+    assert!(
+        stderr.contains("1234.56") && stderr.contains(ROMASHKA),
+        "{stderr}"
+    );
     let refused: Vec<&str> = stderr
         .lines()
         .filter(|l| l.contains("webhook refused"))
@@ -177,7 +186,10 @@ async fn the_listener_records_the_banks_notifications_once_and_refuses_forgeries
     let secrets = [
         "sandboxtoken".to_string(),
         "sandboxtok".to_string(),
-        hash(WebhookKey::CabinetToken(&Token::new("sandboxtoken")), forged_id),
+        hash(
+            WebhookKey::CabinetToken(&Token::new("sandboxtoken")),
+            forged_id,
+        ),
         hash(WebhookKey::CabinetToken(&other), forged_id),
         "cabinet-to".to_string(),
     ];
@@ -196,10 +208,21 @@ fn without_an_address_or_a_key_the_command_says_what_is_missing() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("error: no address") && stderr.contains("--addr"), "{stderr}");
-    let out = clientbank(&["--lang", "ru", "webhook", "--addr", "127.0.0.1:0", "--dir", dir])
-        .output()
-        .unwrap();
+    assert!(
+        stderr.contains("error: no address") && stderr.contains("--addr"),
+        "{stderr}"
+    );
+    let out = clientbank(&[
+        "--lang",
+        "ru",
+        "webhook",
+        "--addr",
+        "127.0.0.1:0",
+        "--dir",
+        dir,
+    ])
+    .output()
+    .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("CLIENTBANK_TOKEN"), "{stderr}");
