@@ -102,6 +102,7 @@ pub(crate) fn router(shared: Arc<Shared>) -> Router {
         .route("/clock", post(admin_clock))
         .route("/webhook", post(admin_webhook))
         .route("/webhook/deliveries", get(admin_deliveries))
+        .route("/operations", post(admin_operations))
         .route("/payments", get(admin_payments))
         .route_layer(middleware::from_fn_with_state(shared.clone(), admin_guard));
     Router::new()
@@ -1654,6 +1655,10 @@ struct WebhookBody {
     /// Required; `null` removes the address.
     #[serde(deserialize_with = "present")]
     url: Option<String>,
+    /// The token whose kind keys notifications not caused by a signature (default
+    /// `sandboxtoken`).
+    #[serde(default)]
+    token: Option<String>,
 }
 
 /// A member that must be present, though it may be `null`.
@@ -1662,17 +1667,85 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::
 }
 
 async fn admin_webhook(State(shared): Shr, body: Bytes) -> Reply {
-    let url = match admin_body::<WebhookBody>(&body) {
-        Ok(body) => body.url,
-        Err(reply) => return reply,
+    let WebhookBody { url, token } = match serde_json::from_slice::<WebhookBody>(&body) {
+        Ok(body) => body,
+        // A body that may hold a token: serde's message could quote it, so it is not passed on.
+        Err(_) if body.windows(5).any(|w| w == b"token") => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                "ValidationError",
+                "the body: expected {\"url\": URL or null, \"token\": a token, optional}",
+            );
+        }
+        Err(e) => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                "ValidationError",
+                format!("the body: {e}"),
+            );
+        }
     };
-    if let Some(url) = &url
-        && let Err(e) = state::check_webhook_url(url)
+    if let Err(e) =
+        crate::Control::new(shared.clone()).set_webhook_with_token(url.clone(), token.as_deref())
     {
         return error(StatusCode::BAD_REQUEST, "ValidationError", e.to_string());
     }
-    shared.lock().webhook = url.clone();
     ok(&json!({"url": url}))
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OperationsBody {
+    /// The account's number or id.
+    account: String,
+    count: Option<usize>,
+    /// `YYYY-MM-DD` or `DD.MM.YYYY`.
+    date: Option<String>,
+    kind: Option<String>,
+    /// A number or a string of rubles.
+    amount: Option<Value>,
+}
+
+async fn admin_operations(State(shared): Shr, body: Bytes) -> Reply {
+    let body = match admin_body::<OperationsBody>(&body) {
+        Ok(body) => body,
+        Err(reply) => return reply,
+    };
+    let invalid = |message: String| error(StatusCode::BAD_REQUEST, "ValidationError", message);
+    let mut receive = state::Receive::new(body.account);
+    if let Some(count) = body.count {
+        receive.count = count;
+    }
+    if let Some(date) = &body.date {
+        match clientbank_payment::json::parse_date(date) {
+            Some(date) => receive.date = Some(date),
+            None => return invalid(format!("date {date:?}: expected YYYY-MM-DD or DD.MM.YYYY")),
+        }
+    }
+    if let Some(kind) = &body.kind {
+        match kind.parse() {
+            Ok(kind) => receive.kind = kind,
+            Err(e) => return invalid(format!("{e}")),
+        }
+    }
+    if let Some(amount) = &body.amount {
+        let text = match amount {
+            Value::String(text) => text.trim().to_string(),
+            Value::Number(number) => number.to_string(),
+            other => return invalid(format!("amount {other}: expected rubles, e.g. 1500.00")),
+        };
+        match text.parse::<rust_decimal::Decimal>() {
+            Ok(amount) => receive.amount = Some(amount),
+            Err(_) => return invalid(format!("amount {text:?}: expected rubles, e.g. 1500.00")),
+        }
+    }
+    match shared.receive(&receive) {
+        Ok(operations) => {
+            let ids: Vec<&str> = operations.iter().map(|op| op.id.as_str()).collect();
+            ok(&json!({"count": ids.len(), "ids": ids}))
+        }
+        Err(e) => invalid(e.to_string()),
+    }
 }
 
 async fn admin_deliveries(State(shared): Shr) -> Reply {

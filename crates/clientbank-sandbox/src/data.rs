@@ -269,7 +269,7 @@ pub(crate) fn companies() -> (Vec<CompanyRecord>, Vec<AccountRecord>) {
     (companies, accounts)
 }
 
-const COUNTERPARTIES: &[(&str, &str, &str, &str, &str)] = &[
+pub(crate) const COUNTERPARTIES: &[(&str, &str, &str, &str, &str)] = &[
     (
         "ООО \"Лютик\"",
         "5009876546",

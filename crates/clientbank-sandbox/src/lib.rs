@@ -32,7 +32,10 @@
 //! - Webhooks go only to HTTPS addresses (plain HTTP to loopback for tests), and only for
 //!   tokens with the `operation-history` right; redirects are not followed.
 //! - The admin interface under `/admin` switches maintenance, injects faults, moves the clock,
-//!   registers the webhook address and shows the payments and deliveries. It wants the per-run
+//!   registers the webhook address (with the token keying notifications not caused by a
+//!   signature), adds operations that arrive without a signature ([`Control::receive`],
+//!   `POST /admin/operations`: incoming money and the other kinds, each notified) and shows
+//!   the payments and deliveries. It wants the per-run
 //!   token ([`Sandbox::admin_token`]) as `Authorization: Bearer …`, a loopback `Host` with the
 //!   bank's port, and `Content-Type: application/json` on `POST`.
 
@@ -57,8 +60,8 @@ use tokio::task::JoinHandle;
 use tower::ServiceExt;
 
 pub use state::{
-    Control, ControlError, Delivery, Drop as DropConnection, Fault, MAX_TIME_SCALE,
-    OTHER_USER_TOKEN, PaymentView, check_time_scale, check_webhook_url,
+    Control, ControlError, Delivery, Drop as DropConnection, Fault, MAX_RECEIVE, MAX_TIME_SCALE,
+    OTHER_USER_TOKEN, OperationKind, PaymentView, Receive, check_time_scale, check_webhook_url,
 };
 
 /// Why the sandbox bank cannot check signatures on this machine (the `openssl` program it

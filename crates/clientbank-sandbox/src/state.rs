@@ -117,7 +117,12 @@ pub(crate) struct State {
     pub(crate) fault: Option<Fault>,
     pub(crate) clock_offset: chrono::Duration,
     pub(crate) webhook: Option<String>,
+    /// The key of notifications not caused by a signature ([`Control::receive`]): the token
+    /// given with the address (the sandbox token `sandboxtoken` when none was).
+    pub(crate) webhook_key: HookKey,
     pub(crate) deliveries: Vec<Delivery>,
+    /// How many operations [`Control::receive`] has added.
+    pub(crate) received: u64,
     /// The SBP retail points, by company.
     pub(crate) retail_points: Vec<RetailPoint>,
     /// Which retail point an SBP operation was paid at (the wire `Operation` does not say).
@@ -260,6 +265,9 @@ pub(crate) struct Shared {
     pub(crate) admin_token: String,
     state: Mutex<State>,
     pub(crate) http: reqwest::Client,
+    /// The runtime the bank was started on: deliveries started from [`Control`] outside a
+    /// runtime are spawned there.
+    runtime: Option<tokio::runtime::Handle>,
 }
 
 impl Shared {
@@ -312,7 +320,9 @@ impl Shared {
                 fault: None,
                 clock_offset: chrono::Duration::zero(),
                 webhook: None,
+                webhook_key: HookKey::sandbox(),
                 deliveries: Vec::new(),
+                received: 0,
                 retail_points,
                 operation_points,
             }),
@@ -322,6 +332,7 @@ impl Shared {
                 .redirect(reqwest::redirect::Policy::none())
                 .build()
                 .unwrap_or_default(),
+            runtime: tokio::runtime::Handle::try_current().ok(),
         }
     }
 
@@ -485,13 +496,46 @@ impl Control {
     }
 
     /// Registers the webhook address: HTTPS, or plain HTTP to loopback for tests
-    /// ([`check_webhook_url`]); `None` removes it.
+    /// ([`check_webhook_url`]); `None` removes it. Notifications not caused by a signature
+    /// ([`Control::receive`]) are keyed by the sandbox token `sandboxtoken`; see
+    /// [`Control::set_webhook_with_token`] for another.
     pub fn set_webhook(&self, url: Option<String>) -> Result<(), ControlError> {
+        self.set_webhook_with_token(url, None)
+    }
+
+    /// Registers the webhook address as [`Control::set_webhook`] does, with the token whose
+    /// kind keys the notifications not caused by a signature ([`Control::receive`]): a cabinet
+    /// token (or `sandboxtoken`, the default) by its first 10 characters, a token obtained
+    /// through the authorization flow by its application's secret word. The token must be
+    /// known, valid and hold `operation-history`; the error never quotes it. (Notifications of
+    /// signed payments stay keyed by the token that signed, as before.)
+    pub fn set_webhook_with_token(
+        &self,
+        url: Option<String>,
+        token: Option<&str>,
+    ) -> Result<(), ControlError> {
         if let Some(url) = &url {
             check_webhook_url(url)?;
         }
-        self.shared.lock().webhook = url;
+        let key = match token {
+            None => HookKey::sandbox(),
+            Some(token) => self.shared.hook_key(token)?,
+        };
+        let mut state = self.shared.lock();
+        state.webhook = url;
+        state.webhook_key = key;
         Ok(())
+    }
+
+    /// Adds `receive.count` operations to an account, executed on `receive.date` (today in
+    /// Moscow on the sandbox's clock by default), without a signature: money coming in (or
+    /// going out, a tax payment, an SBP payment, a cancelled payment), as the bank's own
+    /// history would show it. Each executed one is notified to the registered webhook address
+    /// (if the registered token's user owns the account), keyed as
+    /// [`Control::set_webhook_with_token`] says, with the documented retries. Cheap for
+    /// thousands: one lock, no scan of the existing operations. Returns the operations added.
+    pub fn receive(&self, receive: &Receive) -> Result<Vec<Operation>, ControlError> {
+        self.shared.receive(receive)
     }
 
     /// The per-run secret the admin interface wants in `Authorization: Bearer …`.
@@ -523,7 +567,15 @@ impl Control {
 
 /// Delivers a notification with the documented retries, recording each attempt.
 pub(crate) fn deliver(shared: Arc<Shared>, url: String, notification: Notification) {
-    tokio::spawn(async move {
+    let runtime = match tokio::runtime::Handle::try_current() {
+        Ok(current) => current,
+        Err(_) => match &shared.runtime {
+            Some(handle) => handle.clone(),
+            // No runtime to deliver on: nothing is sent (the bank's own failure to deliver).
+            None => return,
+        },
+    };
+    runtime.spawn(async move {
         let body = serde_json::to_string(&notification).unwrap_or_default();
         for (attempt, delay) in shared.webhook_delays().into_iter().enumerate() {
             tokio::time::sleep(delay).await;
@@ -553,4 +605,339 @@ pub(crate) fn deliver(shared: Arc<Shared>, url: String, notification: Notificati
             }
         }
     });
+}
+
+/// The sandbox token of sandbox mode (API.md): the default key of notifications.
+pub(crate) const SANDBOX_TOKEN: &str = "sandboxtoken";
+
+/// What keys the notifications not caused by a signature, and whose accounts they cover.
+#[derive(Clone)]
+pub(crate) struct HookKey {
+    pub(crate) kind: TokenKind,
+    /// The token itself (cabinet) — its first 10 characters key the hash.
+    pub(crate) token: String,
+    /// The token's user: only operations of this user's companies are notified.
+    pub(crate) user: &'static str,
+}
+
+impl std::fmt::Debug for HookKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("HookKey(****)")
+    }
+}
+
+impl HookKey {
+    pub(crate) fn sandbox() -> HookKey {
+        HookKey {
+            kind: TokenKind::Cabinet,
+            token: SANDBOX_TOKEN.into(),
+            user: data::USER,
+        }
+    }
+
+    /// The `SHA1Hash` of a notification of `operation_id`.
+    pub(crate) fn hash(&self, operation_id: &str) -> String {
+        use clientbank_api::webhook::{WebhookKey, hash};
+        match &self.kind {
+            TokenKind::Cabinet => hash(
+                WebhookKey::CabinetToken(&clientbank_api::Token::new(self.token.clone())),
+                operation_id,
+            ),
+            TokenKind::Authorized { client_secret } => hash(
+                WebhookKey::ClientSecret(&clientbank_api::Token::new(client_secret.clone())),
+                operation_id,
+            ),
+        }
+    }
+}
+
+/// What kind of operation [`Control::receive`] adds (as the sandbox's own test data has them).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum OperationKind {
+    /// Money in from a counterparty (`Debet`, `Received`).
+    #[default]
+    Incoming,
+    /// Money out to a counterparty (`Credit`, `Executed`).
+    Outgoing,
+    /// The single tax payment to the treasury, with the budget fields (`Credit`, `Executed`).
+    Budget,
+    /// An SBP payment by QR code, in (`Debet`, `Received`), with its SBP ids.
+    Sbp,
+    /// A payment out that was cancelled: `Canceled`, no execution date, never notified.
+    Cancelled,
+}
+
+impl std::str::FromStr for OperationKind {
+    type Err = ControlError;
+    fn from_str(text: &str) -> Result<OperationKind, ControlError> {
+        match text {
+            "incoming" => Ok(OperationKind::Incoming),
+            "outgoing" => Ok(OperationKind::Outgoing),
+            "budget" => Ok(OperationKind::Budget),
+            "sbp" => Ok(OperationKind::Sbp),
+            "cancelled" | "canceled" => Ok(OperationKind::Cancelled),
+            _ => Err(ControlError(format!(
+                "the kind {text:?} is not known: expected incoming, outgoing, budget, sbp or \
+                 cancelled"
+            ))),
+        }
+    }
+}
+
+/// Operations for [`Control::receive`] to add.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Receive {
+    /// The account: its number or its id.
+    pub account: String,
+    /// How many (1 to [`MAX_RECEIVE`]).
+    pub count: usize,
+    /// The day they are executed on; `None`: today in Moscow on the sandbox's clock.
+    pub date: Option<NaiveDate>,
+    /// Their kind.
+    pub kind: OperationKind,
+    /// The amount of each (positive, kopecks at most); `None`: believable amounts that vary.
+    pub amount: Option<Decimal>,
+}
+
+impl Receive {
+    /// One incoming operation today on `account`.
+    pub fn new(account: impl Into<String>) -> Receive {
+        Receive {
+            account: account.into(),
+            count: 1,
+            date: None,
+            kind: OperationKind::Incoming,
+            amount: None,
+        }
+    }
+}
+
+/// The most operations one [`Control::receive`] adds.
+pub const MAX_RECEIVE: usize = 100_000;
+/// The most operations the bank holds (its own test data included).
+pub(crate) const MAX_OPERATIONS: usize = 1_000_000;
+
+/// A 64-bit mix of `n` (splitmix64): varied, deterministic amounts and counterparties.
+fn mix(n: u64) -> u64 {
+    let mut z = n.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+impl Shared {
+    /// The key a registered token gives notifications; refused (without quoting the token)
+    /// when the token is unknown, revoked, expired or lacks `operation-history`.
+    pub(crate) fn hook_key(&self, token: &str) -> Result<HookKey, ControlError> {
+        if token == SANDBOX_TOKEN {
+            return Ok(HookKey::sandbox());
+        }
+        let now = self.now_utc();
+        let state = self.lock();
+        let Some(record) = state.tokens.get(token) else {
+            return Err(ControlError(
+                "the webhook token is not a token of this bank: give a cabinet token, a token \
+                 obtained through the authorization flow, or sandboxtoken"
+                    .into(),
+            ));
+        };
+        if record.revoked || record.expires < now {
+            return Err(ControlError(
+                "the webhook token is revoked or expired".into(),
+            ));
+        }
+        if !record.rights.iter().any(|r| r == "operation-history") {
+            return Err(ControlError(
+                "the webhook token lacks the right operation-history, which notifications need"
+                    .into(),
+            ));
+        }
+        Ok(HookKey {
+            kind: record.kind.clone(),
+            token: token.to_string(),
+            user: record.user,
+        })
+    }
+
+    /// See [`Control::receive`].
+    pub(crate) fn receive(
+        self: &Arc<Self>,
+        receive: &Receive,
+    ) -> Result<Vec<Operation>, ControlError> {
+        if receive.count == 0 || receive.count > MAX_RECEIVE {
+            return Err(ControlError(format!(
+                "count is {}: expected 1 to {MAX_RECEIVE}",
+                receive.count
+            )));
+        }
+        if let Some(amount) = receive.amount
+            && (amount <= Decimal::ZERO
+                || amount.scale() > 2
+                || amount > Decimal::new(i64::MAX / 1000, 2))
+        {
+            return Err(ControlError(format!(
+                "amount {amount}: expected a positive sum with at most two decimals"
+            )));
+        }
+        let day = receive.date.unwrap_or_else(|| self.now_moscow().date());
+        let (operations, company, webhook) = {
+            let mut state = self.lock();
+            let Some(record) = state.account(&receive.account).cloned() else {
+                return Err(ControlError(format!(
+                    "no account {:?} in the sandbox bank (give its number or id)",
+                    receive.account
+                )));
+            };
+            if state.operations.len() + receive.count > MAX_OPERATIONS {
+                return Err(ControlError(format!(
+                    "the bank holds at most {MAX_OPERATIONS} operations"
+                )));
+            }
+            let company = state
+                .companies
+                .iter()
+                .find(|c| c.company.company_id == record.company_id)
+                .cloned();
+            let point = state
+                .retail_points
+                .iter()
+                .find(|p| p.company_id == record.company_id)
+                .map(|p| p.id.clone());
+            let first = state.received;
+            state.received += receive.count as u64;
+            let mut operations = Vec::with_capacity(receive.count);
+            for i in 0..receive.count {
+                let n = first + i as u64 + 1;
+                // Spread over the working day, 09:00 to 18:00, in order.
+                let second = 9 * 3600 + (i as u64 * 9 * 3600 / receive.count as u64) as u32;
+                let at = day.and_time(
+                    chrono::NaiveTime::from_num_seconds_from_midnight_opt(second, 0)
+                        .unwrap_or(chrono::NaiveTime::MIN),
+                );
+                let id = random_uuid().map_err(|e| ControlError(e.to_string()))?;
+                let op = received_operation(id, n, &record, receive, at);
+                if receive.kind == OperationKind::Sbp
+                    && let Some(point) = &point
+                {
+                    state.operation_points.insert(op.id.clone(), point.clone());
+                }
+                state.operations.push(op.clone());
+                operations.push(op);
+            }
+            let owner = company.as_ref().map(|c| c.user);
+            let webhook = state
+                .webhook
+                .clone()
+                .filter(|_| owner == Some(state.webhook_key.user))
+                .map(|url| (url, state.webhook_key.clone()));
+            (operations, company, webhook)
+        };
+        if let Some((url, key)) = webhook {
+            let company = company.map(|c| c.company).unwrap_or_default();
+            for operation in operations.iter().filter(|op| op.executed.is_some()) {
+                deliver(
+                    self.clone(),
+                    url.clone(),
+                    Notification {
+                        company_inn: company.inn.clone().unwrap_or_default(),
+                        company_kpp: company.kpp.clone().unwrap_or_default(),
+                        operation: operation.clone(),
+                        sha1_hash: key.hash(&operation.id),
+                    },
+                );
+            }
+        }
+        Ok(operations)
+    }
+}
+
+/// One operation of [`Control::receive`], shaped as `data::operations` shapes its kind.
+fn received_operation(
+    id: String,
+    n: u64,
+    record: &AccountRecord,
+    receive: &Receive,
+    at: NaiveDateTime,
+) -> Operation {
+    let r = mix(n);
+    let party = data::COUNTERPARTIES[(r % data::COUNTERPARTIES.len() as u64) as usize];
+    let amount = receive
+        .amount
+        .unwrap_or_else(|| Decimal::new(10_000 + ((r >> 8) % 30_000_000) as i64, 2));
+    let incoming = matches!(receive.kind, OperationKind::Incoming | OperationKind::Sbp);
+    let number = 5000 + n;
+    let mut op = Operation {
+        id,
+        company_id: Some(record.company_id.clone()),
+        status: Some(if incoming {
+            OperationStatus::Received
+        } else {
+            OperationStatus::Executed
+        }),
+        category: Some(if incoming {
+            OperationCategory::Debet
+        } else {
+            OperationCategory::Credit
+        }),
+        contragent_name: Some(party.0.into()),
+        contragent_inn: Some(party.1.into()),
+        contragent_kpp: Some(party.2.into()),
+        contragent_bank_account_number: Some(party.3.into()),
+        contragent_bank_name: Some("АО \"Банк\"".into()),
+        contragent_bank_bic: Some(party.4.into()),
+        currency: record.account.currency.clone(),
+        amount: Some(amount),
+        amount_with_commission: (!incoming).then_some(amount),
+        bank_account_number: record.account.number.clone(),
+        payment_purpose: Some(format!(
+            "Оплата по счету № {} от {}, в т.ч. НДС 22% - {}",
+            number % 1000,
+            at.date().format("%d.%m.%Y"),
+            (amount * Decimal::new(22, 0) / Decimal::new(122, 0)).round_dp(2)
+        )),
+        executed: Some(at),
+        created: Some(at - chrono::Duration::minutes(30)),
+        doc_number: Some(number.to_string()),
+        abs_id: Some(format!("ABR{n:08}")),
+        ibso_id: n.is_multiple_of(2).then(|| format!("IBSR{n:08}")),
+        kbk: Some(String::new()),
+        oktmo: Some(String::new()),
+        payment_basis: Some(String::new()),
+        tax_code: Some(String::new()),
+        tax_doc_num: Some(String::new()),
+        tax_doc_date: Some(String::new()),
+        payer_status: Some(String::new()),
+        uin: Some(String::new()),
+        ..Operation::default()
+    };
+    match receive.kind {
+        OperationKind::Incoming | OperationKind::Outgoing => {}
+        OperationKind::Budget => {
+            op.contragent_name = Some("Казначейство России (ФНС России)".into());
+            op.contragent_inn = Some("7727406020".into());
+            op.contragent_kpp = Some("770701001".into());
+            op.contragent_bank_account_number = Some("03100643000000018500".into());
+            op.contragent_bank_bic = Some("017003983".into());
+            op.contragent_bank_name = Some("ОКЦ № 3 ГУ Банка России по ЦФО".into());
+            op.payment_purpose = Some("Единый налоговый платеж".into());
+            op.kbk = Some("18201061201010000510".into());
+            op.oktmo = Some("0".into());
+            op.payment_basis = Some("0".into());
+            op.tax_code = Some("0".into());
+            op.tax_doc_num = Some("0".into());
+            op.tax_doc_date = Some("0".into());
+            op.payer_status = Some("01".into());
+            op.uin = Some("0".into());
+        }
+        OperationKind::Sbp => {
+            op.sbp_oper_id = Some(format!("B{n:031}"));
+            op.rcv_qrc_id = Some(format!("BD{n:030}"));
+            op.payment_purpose = Some("Оплата по QR-коду СБП".into());
+        }
+        OperationKind::Cancelled => {
+            op.status = Some(OperationStatus::Canceled);
+            op.executed = None;
+        }
+    }
+    op
 }

@@ -198,6 +198,7 @@ struct FileConfig {
     log_format: Option<String>,
     statements: Option<StatementsFile>,
     app: Option<AppConfig>,
+    webhook: Option<WebhookFile>,
 }
 
 /// `[app]`: the application registered at the bank, for `clientbank login`.
@@ -257,6 +258,37 @@ pub fn default_token_file(env: &dyn Env) -> Option<PathBuf> {
     Some(config_dir.join("clientbank").join("token"))
 }
 
+/// The `[webhook]` table.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WebhookFile {
+    addr: Option<String>,
+    key: Option<WebhookKeyKind>,
+    client_secret_file: Option<PathBuf>,
+}
+
+/// Which secret keys the notifications' `SHA1Hash` (`[webhook] key`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WebhookKeyKind {
+    /// The access token's first 10 characters: for a token generated in the bank cabinet.
+    #[default]
+    Token,
+    /// The application's secret word: for a token obtained by `clientbank login`.
+    ClientSecret,
+}
+
+/// The webhook listener (`[webhook]`): where it listens and how notifications are checked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WebhookSettings {
+    /// Where to listen (`addr`, e.g. `"127.0.0.1:8091"`).
+    pub addr: std::net::SocketAddr,
+    /// See [`WebhookKeyKind`] (`key`, default `"token"`).
+    pub key: WebhookKeyKind,
+    /// The application's secret word, read from `client_secret_file` (never logged).
+    pub client_secret: Option<Token>,
+}
+
 /// Everything the daemon and the commands need, resolved.
 #[derive(Clone, Debug)]
 pub struct Settings {
@@ -313,6 +345,8 @@ pub struct Settings {
     /// The token file: `token_file` of the configuration, else the default login token file
     /// ([`default_token_file`]). `clientbank login` writes it, `logout` removes it.
     pub token_file: Option<PathBuf>,
+    /// The webhook listener, when the file has a `[webhook]` table.
+    pub webhook: Option<WebhookSettings>,
 }
 
 impl Default for Settings {
@@ -342,6 +376,7 @@ impl Default for Settings {
             app: None,
             token_from_login: false,
             token_file: None,
+            webhook: None,
         }
     }
 }
@@ -523,8 +558,55 @@ impl Settings {
             settings.log_format = format;
         }
         settings.statements = file.statements.map(Statements::from_file).transpose()?;
+        if let Some(webhook) = file.webhook {
+            settings.webhook = Some(webhook_settings(webhook, base, &mut warnings)?);
+        }
         settings.warnings = warnings;
         Ok(settings)
+    }
+
+    /// The key the webhook listener checks `SHA1Hash` with, from `[webhook] key`: the access
+    /// token (`token`, the default: its first 10 characters key the hash) or the application's
+    /// secret word (`client-secret`, from `client_secret_file`). The error says what is
+    /// missing, never a secret.
+    pub fn webhook_key(&self) -> Result<crate::webhook::Key, Error> {
+        let kind = self
+            .webhook
+            .as_ref()
+            .map_or(WebhookKeyKind::Token, |w| w.key);
+        let secret = self
+            .webhook
+            .as_ref()
+            .and_then(|w| w.client_secret.clone())
+            .or_else(|| self.app.as_ref().and_then(|a| a.client_secret.clone()));
+        // The bank keys a token of the authorization flow by the application's secret word,
+        // whatever `key` says: a token `clientbank login` stored is one.
+        let kind = match (kind, &secret) {
+            (WebhookKeyKind::Token, Some(_)) if self.token_from_login => {
+                WebhookKeyKind::ClientSecret
+            }
+            (kind, _) => kind,
+        };
+        match kind {
+            WebhookKeyKind::Token => match &self.token {
+                Some(token) => Ok(crate::webhook::Key::Token(token.clone())),
+                None => Err(Error::Config(
+                    "[webhook] key = \"token\" checks notifications with the access token: set \
+                     `token_file` in clientbank.toml or CLIENTBANK_TOKEN (or key = \
+                     \"client-secret\" with the application's secret, for a token obtained by \
+                     `clientbank login`)"
+                        .into(),
+                )),
+            },
+            WebhookKeyKind::ClientSecret => match secret {
+                Some(secret) => Ok(crate::webhook::Key::ClientSecret(secret)),
+                None => Err(Error::Config(
+                    "[webhook] key = \"client-secret\" needs the application's secret word: \
+                     `client_secret_file` in [app] (or in [webhook]), or CLIENTBANK_CLIENT_SECRET"
+                        .into(),
+                )),
+            },
+        }
     }
 
     /// The signer for a company: by its INN, then by its id, then the default.
@@ -718,6 +800,57 @@ fn checked_secret(text: &str, source: &str) -> Result<Token, Error> {
         ))
     })?;
     Ok(secret)
+}
+
+/// The `[webhook]` table, checked.
+fn webhook_settings(
+    file: WebhookFile,
+    base: &Path,
+    warnings: &mut Vec<String>,
+) -> Result<WebhookSettings, Error> {
+    let Some(addr) = file.addr else {
+        return Err(Error::Config(
+            "[webhook] addr: where the listener listens is missing (e.g. addr = \"127.0.0.1:8091\")"
+                .into(),
+        ));
+    };
+    let addr: std::net::SocketAddr = addr.trim().parse().map_err(|_| {
+        Error::Config(format!(
+            "[webhook] addr: {addr:?} is not an address with a port (e.g. \"127.0.0.1:8091\")"
+        ))
+    })?;
+    let client_secret = match file.client_secret_file {
+        None => None,
+        Some(path) => {
+            let path = base.join(path);
+            let text = std::fs::read_to_string(&path).map_err(|e| {
+                Error::Config(format!(
+                    "[webhook] client_secret_file: cannot read {}: {e}",
+                    path.display()
+                ))
+            })?;
+            let text = text.trim();
+            if text.is_empty() || text.lines().count() > 1 {
+                return Err(Error::Config(format!(
+                    "[webhook] client_secret_file: {} must hold the application's secret word alone, on one line",
+                    path.display()
+                )));
+            }
+            if readable_by_others(&path) {
+                warnings.push(format!(
+                    "the client secret file {} can be read by other users: chmod 600 it",
+                    path.display()
+                ));
+            }
+            Some(Token::new(text))
+        }
+    };
+    let key = file.key.unwrap_or_default();
+    Ok(WebhookSettings {
+        addr,
+        key,
+        client_secret,
+    })
 }
 
 /// A token checked to be one line of printable ASCII without spaces ([`Token::check`]); the
@@ -939,6 +1072,82 @@ mod tests {
         let e = Settings::load(dir.path(), None, &env).unwrap_err();
         assert!(e.to_string().contains("CLIENTBANK_TOKEN"), "{e}");
         assert!(!e.to_string().contains("words"), "{e}");
+    }
+
+    #[test]
+    fn the_webhook_table() {
+        use crate::webhook::Key;
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("clientbank.toml");
+        // No table: no listener; the key defaults to the token.
+        let s = Settings::from_toml("token = \"cabinet-token-1\"\n", &config).unwrap();
+        assert_eq!(s.webhook, None);
+        assert_eq!(
+            s.webhook_key().unwrap(),
+            Key::Token(Token::new("cabinet-token-1"))
+        );
+        let s = Settings::from_toml(
+            "token = \"cabinet-token-1\"\n[webhook]\naddr = \"127.0.0.1:8091\"\n",
+            &config,
+        )
+        .unwrap();
+        let webhook = s.webhook.clone().unwrap();
+        assert_eq!(webhook.addr, "127.0.0.1:8091".parse().unwrap());
+        assert_eq!(webhook.key, WebhookKeyKind::Token);
+        // The client secret from its file.
+        std::fs::write(dir.path().join("secret.txt"), "s3cret-word\n").unwrap();
+        let s = Settings::from_toml(
+            "[webhook]\naddr = \"0.0.0.0:9000\"\nkey = \"client-secret\"\n\
+             client_secret_file = \"secret.txt\"\n",
+            &config,
+        )
+        .unwrap();
+        assert_eq!(
+            s.webhook_key().unwrap(),
+            Key::ClientSecret(Token::new("s3cret-word"))
+        );
+        assert!(!format!("{s:?}").contains("s3cret-word"));
+        // What is missing or wrong is said, never a secret.
+        let e = Settings::from_toml("[webhook]\nkey = \"token\"\n", &config).unwrap_err();
+        assert!(e.to_string().contains("addr"), "{e}");
+        let e = Settings::from_toml("[webhook]\naddr = \"localhost\"\n", &config).unwrap_err();
+        assert!(e.to_string().contains("not an address"), "{e}");
+        // The application's secret may come from [app]: said when the key is asked for.
+        let s = Settings::from_toml(
+            "[webhook]\naddr = \"127.0.0.1:1\"\nkey = \"client-secret\"\n",
+            &config,
+        )
+        .unwrap();
+        let e = s.webhook_key().unwrap_err();
+        assert!(e.to_string().contains("client_secret_file"), "{e}");
+        let mut s = s;
+        s.app = Some(App::sandbox());
+        assert_eq!(
+            s.webhook_key().unwrap(),
+            Key::ClientSecret(Token::new("sandboxappsecret"))
+        );
+        // A token `clientbank login` stored is keyed by the application's secret.
+        s.webhook.as_mut().unwrap().key = WebhookKeyKind::Token;
+        s.token = Some(Token::new("login-token-0123456789"));
+        s.token_from_login = true;
+        assert_eq!(
+            s.webhook_key().unwrap(),
+            Key::ClientSecret(Token::new("sandboxappsecret"))
+        );
+        s.token_from_login = false;
+        assert_eq!(
+            s.webhook_key().unwrap(),
+            Key::Token(Token::new("login-token-0123456789"))
+        );
+        let e = Settings::from_toml(
+            "[webhook]\naddr = \"127.0.0.1:1\"\nkey = \"sha\"\n",
+            &config,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("client-secret"), "{e}");
+        let s = Settings::from_toml("[webhook]\naddr = \"127.0.0.1:1\"\n", &config).unwrap();
+        let e = s.webhook_key().unwrap_err();
+        assert!(e.to_string().contains("CLIENTBANK_TOKEN"), "{e}");
     }
 
     #[test]

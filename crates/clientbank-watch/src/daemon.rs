@@ -1024,6 +1024,32 @@ impl Daemon {
                 None
             }
         };
+        // The webhook listener beside the loop, on its own journal connection: a new operation
+        // brings the outbox statement up to date at once.
+        let (new_operations, mut arrived) = tokio::sync::mpsc::unbounded_channel();
+        let listener_stop = Arc::new(tokio::sync::Notify::new());
+        let _listener = match self.engine.settings.webhook.clone() {
+            Some(config) => {
+                let key = self.engine.settings.webhook_key()?;
+                let journal = Journal::open(&self.layout.journal(), false)?;
+                let socket = crate::webhook::bind(config.addr).await?;
+                tracing::info!(addr = %config.addr, "webhook listener");
+                let listener =
+                    crate::webhook::Listener::new(key, Arc::new(std::sync::Mutex::new(journal)))
+                        .on_new(new_operations);
+                let stop = listener_stop.clone();
+                Some(tokio::spawn(async move {
+                    let shutdown = async move { stop.notified().await };
+                    if let Err(e) = listener.serve(socket, shutdown).await {
+                        tracing::error!("the webhook listener stopped: {e}");
+                    }
+                }))
+            }
+            None => {
+                drop(new_operations);
+                None
+            }
+        };
         tracing::info!(dir = %self.layout.root.display(), "watching");
         loop {
             self.pass().await?;
@@ -1050,11 +1076,18 @@ impl Daemon {
             tokio::select! {
                 _ = wake.notified() => {}
                 _ = tokio::time::sleep(wait) => {}
+                Some(new) = arrived.recv() => {
+                    tracing::info!(account = %new.account, operation = %new.operation_id, "a new operation");
+                    if self.engine.settings.statements.is_some() {
+                        self.statement_due();
+                    }
+                }
             }
             if self.engine.stop.load(Ordering::SeqCst) {
                 break;
             }
         }
+        listener_stop.notify_one();
         tracing::info!("stopped");
         Ok(self.finish_summary())
     }

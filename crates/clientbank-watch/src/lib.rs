@@ -26,6 +26,7 @@ pub mod lock;
 pub mod report;
 pub mod signer;
 pub mod statement;
+pub mod webhook;
 
 pub use config::{Route, Settings, Signing};
 pub use daemon::{Daemon, Options, Summary};

@@ -130,3 +130,88 @@ async fn the_bank_unavailable_keeps_the_old_statement_and_says_why() {
         "no temporary file left"
     );
 }
+
+#[tokio::test]
+async fn a_webhook_brings_the_outbox_statement_up_to_date_at_once() {
+    let bank = bank().await;
+    let dir = tempfile::tempdir().unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut s = settings(&bank);
+    // Only the webhook makes the statement due again within the test's time.
+    s.statements = Some(statements(2));
+    s.webhook = Some(clientbank_watch::config::WebhookSettings {
+        addr: format!("127.0.0.1:{port}").parse().unwrap(),
+        key: clientbank_watch::config::WebhookKeyKind::Token,
+        client_secret: None,
+    });
+    bank.control()
+        .set_webhook_with_token(
+            Some(format!("http://127.0.0.1:{port}/notify")),
+            Some("cabinet-token-full-rights"),
+        )
+        .unwrap();
+    let mut daemon = open(dir.path(), s);
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let run = tokio::spawn(async move {
+        daemon
+            .run(async move {
+                let _ = stopped.await;
+            })
+            .await
+    });
+    let statement = dir.path().join("outbox/kl_to_1c.txt");
+    let documents = |path: &std::path::Path| -> Option<usize> {
+        let parsed = parse(std::fs::read(path).ok()?).ok()?;
+        Some(parsed.tree.documents().count())
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while documents(&statement).is_none() {
+        assert!(std::time::Instant::now() < deadline, "no first statement");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let before = documents(&statement).unwrap();
+    let arrived = bank
+        .control()
+        .receive(&clientbank_sandbox::Receive {
+            count: 3,
+            ..clientbank_sandbox::Receive::new(ROMASHKA)
+        })
+        .unwrap();
+    while documents(&statement) != Some(before + 3) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the statement did not follow the webhook: {:?} documents",
+            documents(&statement)
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    stop.send(()).unwrap();
+    run.await.unwrap().unwrap();
+    // Recorded once each, from the webhook (the history found them already there).
+    let journal = clientbank_watch::journal::Journal::open(
+        &dir.path().join(".clientbank/journal.sqlite"),
+        false,
+    )
+    .unwrap();
+    let today = clientbank_payment::clock::today_in_moscow()
+        .format("%Y-%m-%d")
+        .to_string();
+    let rows = journal
+        .operations_between(ROMASHKA, &today, &today)
+        .unwrap();
+    for operation in &arrived {
+        let row = rows.iter().find(|r| r.id == operation.id).unwrap();
+        assert_eq!(row.source, "webhook", "{row:?}");
+    }
+    assert!(
+        bank.control()
+            .deliveries()
+            .iter()
+            .filter(|d| arrived.iter().any(|o| o.id == d.operation_id))
+            .all(|d| d.status == Some(200) && d.attempt == 1)
+    );
+}

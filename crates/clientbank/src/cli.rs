@@ -316,6 +316,29 @@ kl_to_1c.txt and loads the accounts it knows); --per-account writes kl_to_1c_ACC
         #[command(flatten)]
         bank: BankArgs,
     },
+    /// Receive the bank's webhook notifications: each is verified (SHA1Hash) and its operation
+    /// recorded once in the journal of --dir; runs until Ctrl-C.
+    #[command(after_help = "\
+Examples:
+  clientbank webhook --addr 127.0.0.1:8091 --dir exchange   listen, record in exchange's journal
+  clientbank webhook --dir exchange                         the [webhook] addr of clientbank.toml
+  clientbank webhook --addr 127.0.0.1:0 --log-format json   any free port (printed), JSON logs")]
+    Webhook {
+        /// Where to listen (default: `addr` of the [webhook] table). Plain HTTP: the bank posts
+        /// to HTTPS addresses, so a reverse proxy terminates TLS in front of it.
+        #[arg(long)]
+        addr: Option<std::net::SocketAddr>,
+        /// The folder whose journal (`DIR/.clientbank/journal.sqlite`) and configuration are
+        /// used.
+        #[arg(long, default_value = ".")]
+        dir: PathBuf,
+        /// The configuration file (default `DIR/clientbank.toml`).
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// Log lines as text (default) or JSON.
+        #[arg(long)]
+        log_format: Option<LogFormat>,
+    },
     /// Files per folder, payments per state, ids awaiting signature per company, last errors.
     #[command(after_help = "\
 Examples:

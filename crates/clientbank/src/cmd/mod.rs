@@ -16,6 +16,7 @@ mod statement;
 mod status;
 mod upload;
 mod watch;
+mod webhook;
 
 pub(crate) fn run(cli: Cli) -> Result<Outcome, Failure> {
     // The daemon's `FILE.errors.txt` and reports speak the language chosen here.
@@ -113,6 +114,17 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome, Failure> {
             per_account,
             json,
             bank,
+        }),
+        Command::Webhook {
+            addr,
+            dir,
+            config,
+            log_format,
+        } => webhook::run(webhook::Args {
+            addr,
+            dir,
+            config,
+            log_format,
         }),
         Command::Status { dir, json } => status::run(&dir, json),
         Command::Resolve {

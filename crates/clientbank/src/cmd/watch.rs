@@ -201,7 +201,7 @@ fn keys_present(settings: &Settings) -> bool {
 }
 
 /// SIGINT, or SIGTERM on Unix.
-async fn shutdown() {
+pub(crate) async fn shutdown() {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};
