@@ -233,10 +233,16 @@ async fn history_limits_filters_and_paging() {
     let bank_mode = client(&bank, "cabinet-token-full-rights");
     let filtered = bank_mode.operation_history(MAIN, &july).await.unwrap();
     assert!(!filtered.is_empty());
+    // A cancelled operation, never executed, is placed on the day it was made.
     assert!(filtered.iter().all(|op| {
         op.executed
+            .or(op.created)
             .is_some_and(|e| e.date().format("%m").to_string() == "07")
     }));
+    assert!(
+        filtered.iter().any(|op| op.executed.is_none()),
+        "a cancelled one in July"
+    );
     // Paging through a whole period: more than one page, no duplicates.
     let all = bank_mode
         .operations_between(
@@ -260,10 +266,16 @@ async fn history_limits_filters_and_paging() {
         all.iter().any(|op| op.sbp_oper_id.is_some()),
         "SBP operations"
     );
+    // Cancelled ones come with the period they were made in, without an execution date.
+    let cancelled: Vec<_> = all
+        .iter()
+        .filter(|op| op.status == Some(OperationStatus::Canceled))
+        .collect();
+    assert!(!cancelled.is_empty());
     assert!(
-        all.iter()
-            .all(|op| op.status != Some(OperationStatus::Canceled)),
-        "cancelled ones have no execution date"
+        cancelled
+            .iter()
+            .all(|op| op.executed.is_none() && op.created.is_some())
     );
 }
 
