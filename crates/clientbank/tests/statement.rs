@@ -10,7 +10,7 @@ use chrono::NaiveDate;
 use clientbank_api::types::{OperationCategory, OperationStatus};
 use clientbank_api::{Client, Token};
 use clientbank_format::{Encoding, Key, parse};
-use clientbank_sandbox::{Config, Sandbox};
+use clientbank_sandbox::{Config, OperationKind, Receive, Sandbox};
 use rust_decimal::Decimal;
 
 const TOKEN: &str = "cabinet-token-full-rights";
@@ -167,12 +167,31 @@ fn read_back(path: &Path, number: &str) -> Expected {
 fn a_statement_round_trips_with_the_banks_counts_sums_and_balances() {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let sandbox = runtime.block_on(Sandbox::start(Config::default())).unwrap();
+    // Three pages on one day, of every kind the bank has.
+    let busy = day("2026-08-14");
+    for (kind, count) in [
+        (OperationKind::Incoming, 60),
+        (OperationKind::Outgoing, 40),
+        (OperationKind::Budget, 10),
+        (OperationKind::Sbp, 15),
+        (OperationKind::Cancelled, 5),
+    ] {
+        sandbox
+            .control()
+            .receive(&Receive {
+                count,
+                date: Some(busy),
+                kind,
+                ..Receive::new(ACCOUNT)
+            })
+            .unwrap();
+    }
     let client = Client::builder(sandbox.url())
         .token(Token::new(TOKEN))
         .build()
         .unwrap();
     let mut bank = runtime.block_on(expected(&client, ACCOUNT));
-    assert!(bank.documents > 50, "more than a page: {bank:?}");
+    assert!(bank.documents > 175, "pages on one day: {bank:?}");
     assert!(
         bank.budget > 0 && bank.sbp > 0 && bank.cancelled > 0,
         "{bank:?}"
@@ -229,6 +248,16 @@ fn a_statement_round_trips_with_the_banks_counts_sums_and_balances() {
     // Our reader: the same counts, sums and balances, the identity on every day.
     bank.cancelled = 0;
     assert_eq!(read_back(&out, ACCOUNT), bank);
+    let parsed = parse(bytes.clone()).unwrap();
+    let on_busy_day = parsed
+        .tree
+        .documents()
+        .filter(|d| d.date(Key::DebitedDate).or(d.date(Key::CreditedDate)) == Some(busy))
+        .count();
+    assert!(
+        on_busy_day >= 125,
+        "{on_busy_day} documents executed on the busy day"
+    );
 
     // No finding under `check --strict` (the reader's balance-mismatch rule included).
     let check = clientbank(&["check", "--strict", out.to_str().unwrap()], "");
