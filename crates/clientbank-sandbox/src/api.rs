@@ -428,26 +428,55 @@ async fn history(
         Ok(record) => record,
         Err(reply) => return reply,
     };
-    let state = shared.lock();
-    let mut operations: Vec<&Operation> = state
-        .operations
-        .iter()
-        .filter(|op| op.bank_account_number == record.account.number)
-        .filter(|op| {
-            who.sandbox
-                || (matches_filter(op, &filter)
+    let mut state = shared.lock();
+    let number = record.account.number.clone().unwrap_or_default();
+    let positions = state.history_of(&number).to_vec();
+    let state = &*state;
+    let day = |p: &usize| {
+        let op = &state.operations[*p];
+        op.executed.or(op.created).map(|at| at.date())
+    };
+    // Newest first: the days after `till` lead, those before `from` (and undated ones) trail.
+    let in_period: &[usize] = if who.sandbox {
+        &positions
+    } else {
+        let start = filter.till.map_or(0, |till| {
+            positions.partition_point(|p| day(p).is_some_and(|d| d > till))
+        });
+        let end = filter.from.map_or(positions.len(), |from| {
+            positions.partition_point(|p| day(p).is_some_and(|d| d >= from))
+        });
+        &positions[start..end.max(start)]
+    };
+    let skip = filter.skip.unwrap_or(0) as usize;
+    let narrowed = !who.sandbox
+        && (filter.category.is_some()
+            || filter.sbp_oper_id.is_some()
+            || filter.sbp_oper_id_for_refund.is_some()
+            || filter.rcv_qrc_id.is_some()
+            || filter.sbp_retail_point_id.is_some());
+    let page: Vec<&Operation> = if narrowed {
+        in_period
+            .iter()
+            .map(|&p| &state.operations[p])
+            .filter(|op| {
+                matches_filter(op, &filter)
                     && filter
                         .sbp_retail_point_id
                         .as_ref()
-                        .is_none_or(|point| state.operation_points.get(&op.id) == Some(point)))
-        })
-        .collect();
-    operations.sort_by_key(|op| std::cmp::Reverse(op.executed.or(op.created)));
-    let page: Vec<&Operation> = operations
-        .into_iter()
-        .skip(filter.skip.unwrap_or(0) as usize)
-        .take(records as usize)
-        .collect();
+                        .is_none_or(|point| state.operation_points.get(&op.id) == Some(point))
+            })
+            .skip(skip)
+            .take(records as usize)
+            .collect()
+    } else {
+        in_period
+            .iter()
+            .skip(skip)
+            .take(records as usize)
+            .map(|&p| &state.operations[p])
+            .collect()
+    };
     ok(&page)
 }
 

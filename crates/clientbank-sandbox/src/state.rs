@@ -127,6 +127,17 @@ pub(crate) struct State {
     pub(crate) retail_points: Vec<RetailPoint>,
     /// Which retail point an SBP operation was paid at (the wire `Operation` does not say).
     pub(crate) operation_points: HashMap<String, String>,
+    /// The history's order per account: positions in `operations`, newest first, built again
+    /// only when operations were added since (a page then costs its size, not the history's).
+    pub(crate) history_index: HistoryIndex,
+}
+
+/// Positions of each account's operations, newest first (by execution, else creation).
+#[derive(Debug, Default)]
+pub(crate) struct HistoryIndex {
+    /// `operations.len()` when built.
+    built_for: usize,
+    by_account: HashMap<String, Vec<usize>>,
 }
 
 /// An SBP retail point of a company.
@@ -322,6 +333,7 @@ impl Shared {
                 webhook: None,
                 webhook_key: HookKey::sandbox(),
                 deliveries: Vec::new(),
+                history_index: HistoryIndex::default(),
                 received: 0,
                 retail_points,
                 operation_points,
@@ -423,6 +435,34 @@ impl Shared {
 }
 
 impl State {
+    /// The positions of `account`'s operations in `operations`, newest first (operations are
+    /// only ever added: the index is rebuilt when their number changed).
+    pub(crate) fn history_of(&mut self, account: &str) -> &[usize] {
+        if self.history_index.built_for != self.operations.len() {
+            let mut by_account: HashMap<String, Vec<usize>> = HashMap::new();
+            for (position, op) in self.operations.iter().enumerate() {
+                if let Some(number) = &op.bank_account_number {
+                    by_account.entry(number.clone()).or_default().push(position);
+                }
+            }
+            let operations = &self.operations;
+            for positions in by_account.values_mut() {
+                positions.sort_by_key(|&p| {
+                    let op = &operations[p];
+                    (std::cmp::Reverse(op.executed.or(op.created)), p)
+                });
+            }
+            self.history_index = HistoryIndex {
+                built_for: self.operations.len(),
+                by_account,
+            };
+        }
+        self.history_index
+            .by_account
+            .get(account)
+            .map_or(&[], Vec::as_slice)
+    }
+
     /// Whose account this is: its record, if the user may see it.
     pub(crate) fn account(&self, id_or_number: &str) -> Option<&AccountRecord> {
         self.accounts.iter().find(|a| {
