@@ -1,12 +1,14 @@
 //! The sandbox bank's believable test data: companies, accounts of every category, currency and
 //! status, and a few hundred operations (ordinary, budget and SBP), generated deterministically.
 
-use chrono::{Duration, NaiveDate, NaiveTime};
+use chrono::{Duration, NaiveDate, NaiveDateTime, NaiveTime};
 use clientbank_api::types::{
     AccountCategory, AccountStatus, Currency, OperationCategory, OperationStatus,
 };
 use clientbank_api::{BankAccount, Company, Operation};
 use rust_decimal::Decimal;
+
+use crate::state::OperationKind;
 
 /// A company and whose it is.
 #[derive(Clone, Debug)]
@@ -300,6 +302,123 @@ pub(crate) const COUNTERPARTIES: &[(&str, &str, &str, &str, &str)] = &[
     ),
 ];
 
+/// What one operation is made of, besides its kind.
+pub(crate) struct Shape<'a> {
+    pub(crate) id: String,
+    /// Its serial number (the bank's own ids are made from it).
+    pub(crate) n: u64,
+    pub(crate) record: &'a AccountRecord,
+    /// Name, INN, KPP, account, BIK.
+    pub(crate) party: (
+        &'static str,
+        &'static str,
+        &'static str,
+        &'static str,
+        &'static str,
+    ),
+    pub(crate) amount: Decimal,
+    /// Executed (created half an hour before).
+    pub(crate) at: NaiveDateTime,
+    pub(crate) doc_number: u64,
+    /// The invoice number in the purpose.
+    pub(crate) invoice: u64,
+    /// Keeps the bank's ids of two series apart (`A` generated, `B` received).
+    pub(crate) series: char,
+}
+
+/// An operation of `kind` as the bank's history shows it: an ordinary payment in or out, the
+/// single tax payment with its budget fields, an SBP payment by QR code, or a cancelled
+/// payment (no execution time).
+pub(crate) fn operation(kind: OperationKind, shape: &Shape<'_>) -> Operation {
+    let Shape {
+        n,
+        party,
+        amount,
+        at,
+        series,
+        ..
+    } = *shape;
+    let incoming = matches!(kind, OperationKind::Incoming | OperationKind::Sbp);
+    let mut op = Operation {
+        id: shape.id.clone(),
+        company_id: Some(shape.record.company_id.clone()),
+        status: Some(if incoming {
+            OperationStatus::Received
+        } else {
+            OperationStatus::Executed
+        }),
+        category: Some(if incoming {
+            OperationCategory::Debet
+        } else {
+            OperationCategory::Credit
+        }),
+        contragent_name: Some(party.0.into()),
+        contragent_inn: Some(party.1.into()),
+        contragent_kpp: Some(party.2.into()),
+        contragent_bank_account_number: Some(party.3.into()),
+        contragent_bank_name: Some("АО \"Банк\"".into()),
+        contragent_bank_bic: Some(party.4.into()),
+        currency: shape.record.account.currency.clone(),
+        amount: Some(amount),
+        amount_with_commission: (!incoming).then_some(amount),
+        bank_account_number: shape.record.account.number.clone(),
+        payment_purpose: Some(format!(
+            "Оплата по счету № {} от {}, в т.ч. НДС 22% - {}",
+            shape.invoice,
+            at.date().format("%d.%m.%Y"),
+            (amount * Decimal::new(22, 0) / Decimal::new(122, 0)).round_dp(2)
+        )),
+        executed: Some(at),
+        created: Some(at - Duration::minutes(30)),
+        doc_number: Some(shape.doc_number.to_string()),
+        abs_id: Some(format!("ABS{series}{n:08}")),
+        ibso_id: n.is_multiple_of(2).then(|| format!("IBSO{series}{n:08}")),
+        kbk: Some(String::new()),
+        oktmo: Some(String::new()),
+        payment_basis: Some(String::new()),
+        tax_code: Some(String::new()),
+        tax_doc_num: Some(String::new()),
+        tax_doc_date: Some(String::new()),
+        payer_status: Some(String::new()),
+        uin: Some(String::new()),
+        ..Operation::default()
+    };
+    match kind {
+        OperationKind::Incoming | OperationKind::Outgoing => {}
+        OperationKind::Budget => {
+            op.contragent_name = Some("Казначейство России (ФНС России)".into());
+            op.contragent_inn = Some("7727406020".into());
+            op.contragent_kpp = Some("770701001".into());
+            op.contragent_bank_account_number = Some("03100643000000018500".into());
+            op.contragent_bank_bic = Some("017003983".into());
+            op.contragent_bank_name = Some("ОКЦ № 3 ГУ Банка России по ЦФО".into());
+            op.payment_purpose = Some("Единый налоговый платеж".into());
+            op.kbk = Some("18201061201010000510".into());
+            for field in [
+                &mut op.oktmo,
+                &mut op.payment_basis,
+                &mut op.tax_code,
+                &mut op.tax_doc_num,
+                &mut op.tax_doc_date,
+                &mut op.uin,
+            ] {
+                *field = Some("0".into());
+            }
+            op.payer_status = Some("01".into());
+        }
+        OperationKind::Sbp => {
+            op.sbp_oper_id = Some(format!("{series}{n:031}"));
+            op.rcv_qrc_id = Some(format!("{series}D{n:030}"));
+            op.payment_purpose = Some("Оплата по QR-коду СБП".into());
+        }
+        OperationKind::Cancelled => {
+            op.status = Some(OperationStatus::Canceled);
+            op.executed = None;
+        }
+    }
+    op
+}
+
 /// A few hundred operations of the visible companies' ruble accounts, and a few of the other
 /// company's, from `start` on.
 pub(crate) fn operations(accounts: &[AccountRecord], start: NaiveDate) -> Vec<Operation> {
@@ -323,86 +442,28 @@ pub(crate) fn operations(accounts: &[AccountRecord], start: NaiveDate) -> Vec<Op
             );
             let kind = rng.below(10);
             let party = COUNTERPARTIES[rng.below(COUNTERPARTIES.len() as u64) as usize];
-            let incoming = kind < 4;
             let amount = Decimal::new(10_000 + rng.below(30_000_000) as i64, 2);
-            let mut op = Operation {
-                id: uuid(3, n),
-                company_id: Some(record.company_id.clone()),
-                status: Some(if incoming {
-                    OperationStatus::Received
-                } else {
-                    OperationStatus::Executed
-                }),
-                category: Some(if incoming {
-                    OperationCategory::Debet
-                } else {
-                    OperationCategory::Credit
-                }),
-                contragent_name: Some(party.0.into()),
-                contragent_inn: Some(party.1.into()),
-                contragent_kpp: Some(party.2.into()),
-                contragent_bank_account_number: Some(party.3.into()),
-                contragent_bank_name: Some("АО \"Банк\"".into()),
-                contragent_bank_bic: Some(party.4.into()),
-                currency: Some(Currency::Rur),
-                amount: Some(amount),
-                amount_with_commission: (!incoming).then_some(amount),
-                bank_account_number: account.number.clone(),
-                payment_purpose: Some(format!(
-                    "Оплата по счету № {} от {}, в т.ч. НДС 22% - {}",
-                    100 + i,
-                    day.format("%d.%m.%Y"),
-                    (amount * Decimal::new(22, 0) / Decimal::new(122, 0)).round_dp(2)
-                )),
-                executed: Some(at),
-                created: Some(at - Duration::minutes(30)),
-                doc_number: Some((1000 + n).to_string()),
-                abs_id: Some(format!("ABS{n:08}")),
-                ibso_id: n.is_multiple_of(2).then(|| format!("IBSO{n:08}")),
-                kbk: Some(String::new()),
-                oktmo: Some(String::new()),
-                payment_basis: Some(String::new()),
-                tax_code: Some(String::new()),
-                tax_doc_num: Some(String::new()),
-                tax_doc_date: Some(String::new()),
-                payer_status: Some(String::new()),
-                uin: Some(String::new()),
-                ..Operation::default()
+            let kind = match kind {
+                0..=3 => OperationKind::Incoming,
+                4 => OperationKind::Budget,
+                5 => OperationKind::Sbp,
+                6 if i % 3 == 0 => OperationKind::Cancelled,
+                _ => OperationKind::Outgoing,
             };
-            match kind {
-                // A tax payment: the single tax payment.
-                4 => {
-                    op.contragent_name = Some("Казначейство России (ФНС России)".into());
-                    op.contragent_inn = Some("7727406020".into());
-                    op.contragent_kpp = Some("770701001".into());
-                    op.contragent_bank_account_number = Some("03100643000000018500".into());
-                    op.contragent_bank_bic = Some("017003983".into());
-                    op.payment_purpose = Some("Единый налоговый платеж".into());
-                    op.kbk = Some("18201061201010000510".into());
-                    op.oktmo = Some("0".into());
-                    op.payment_basis = Some("0".into());
-                    op.tax_code = Some("0".into());
-                    op.tax_doc_num = Some("0".into());
-                    op.tax_doc_date = Some("0".into());
-                    op.payer_status = Some("01".into());
-                    op.uin = Some("0".into());
-                }
-                // An SBP payment by QR code, incoming.
-                5 => {
-                    op.category = Some(OperationCategory::Debet);
-                    op.status = Some(OperationStatus::Received);
-                    op.amount_with_commission = None;
-                    op.sbp_oper_id = Some(format!("A{n:031}"));
-                    op.rcv_qrc_id = Some(format!("AD{n:030}"));
-                    op.payment_purpose = Some("Оплата по QR-коду СБП".into());
-                }
-                // A cancelled payment: no execution date.
-                6 if i % 3 == 0 => {
-                    op.status = Some(OperationStatus::Canceled);
-                    op.executed = None;
-                }
-                _ => {}
-            }
+            let op = operation(
+                kind,
+                &Shape {
+                    id: uuid(3, n),
+                    n,
+                    record,
+                    party,
+                    amount,
+                    at,
+                    doc_number: 1000 + n,
+                    invoice: 100 + i,
+                    series: 'A',
+                },
+            );
             out.push(op);
         }
     }

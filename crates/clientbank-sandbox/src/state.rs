@@ -904,80 +904,19 @@ fn received_operation(
     let amount = receive
         .amount
         .unwrap_or_else(|| Decimal::new(10_000 + ((r >> 8) % 30_000_000) as i64, 2));
-    let incoming = matches!(receive.kind, OperationKind::Incoming | OperationKind::Sbp);
     let number = 5000 + n;
-    let mut op = Operation {
-        id,
-        company_id: Some(record.company_id.clone()),
-        status: Some(if incoming {
-            OperationStatus::Received
-        } else {
-            OperationStatus::Executed
-        }),
-        category: Some(if incoming {
-            OperationCategory::Debet
-        } else {
-            OperationCategory::Credit
-        }),
-        contragent_name: Some(party.0.into()),
-        contragent_inn: Some(party.1.into()),
-        contragent_kpp: Some(party.2.into()),
-        contragent_bank_account_number: Some(party.3.into()),
-        contragent_bank_name: Some("АО \"Банк\"".into()),
-        contragent_bank_bic: Some(party.4.into()),
-        currency: record.account.currency.clone(),
-        amount: Some(amount),
-        amount_with_commission: (!incoming).then_some(amount),
-        bank_account_number: record.account.number.clone(),
-        payment_purpose: Some(format!(
-            "Оплата по счету № {} от {}, в т.ч. НДС 22% - {}",
-            number % 1000,
-            at.date().format("%d.%m.%Y"),
-            (amount * Decimal::new(22, 0) / Decimal::new(122, 0)).round_dp(2)
-        )),
-        executed: Some(at),
-        created: Some(at - chrono::Duration::minutes(30)),
-        doc_number: Some(number.to_string()),
-        abs_id: Some(format!("ABR{n:08}")),
-        ibso_id: n.is_multiple_of(2).then(|| format!("IBSR{n:08}")),
-        kbk: Some(String::new()),
-        oktmo: Some(String::new()),
-        payment_basis: Some(String::new()),
-        tax_code: Some(String::new()),
-        tax_doc_num: Some(String::new()),
-        tax_doc_date: Some(String::new()),
-        payer_status: Some(String::new()),
-        uin: Some(String::new()),
-        ..Operation::default()
-    };
-    match receive.kind {
-        OperationKind::Incoming | OperationKind::Outgoing => {}
-        OperationKind::Budget => {
-            op.contragent_name = Some("Казначейство России (ФНС России)".into());
-            op.contragent_inn = Some("7727406020".into());
-            op.contragent_kpp = Some("770701001".into());
-            op.contragent_bank_account_number = Some("03100643000000018500".into());
-            op.contragent_bank_bic = Some("017003983".into());
-            op.contragent_bank_name = Some("ОКЦ № 3 ГУ Банка России по ЦФО".into());
-            op.payment_purpose = Some("Единый налоговый платеж".into());
-            op.kbk = Some("18201061201010000510".into());
-            op.oktmo = Some("0".into());
-            op.payment_basis = Some("0".into());
-            op.tax_code = Some("0".into());
-            op.tax_doc_num = Some("0".into());
-            op.tax_doc_date = Some("0".into());
-            op.payer_status = Some("01".into());
-            op.uin = Some("0".into());
-        }
-        OperationKind::Sbp => {
-            op.sbp_oper_id = Some(format!("B{n:031}"));
-            op.rcv_qrc_id = Some(format!("BD{n:030}"));
-            op.payment_purpose = Some("Оплата по QR-коду СБП".into());
-        }
-        OperationKind::Cancelled => {
-            op.status = Some(OperationStatus::Canceled);
-            op.executed = None;
-        }
-    }
-    op
+    data::operation(
+        receive.kind,
+        &data::Shape {
+            id,
+            n,
+            record,
+            party,
+            amount,
+            at,
+            doc_number: number,
+            invoice: number % 1000,
+            series: 'B',
+        },
+    )
 }

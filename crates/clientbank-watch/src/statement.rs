@@ -391,31 +391,14 @@ pub async fn fetch(
 ) -> Result<AccountStatement, Error> {
     let mut collector = Collector::new(account, period)?;
     let id = collector.account().id.clone();
-    let mut skip: u32 = 0;
-    loop {
-        let filter = HistoryFilter {
-            from: Some(period.from),
-            till: Some(period.till),
-            skip: Some(skip),
-            records: Some(PAGE),
-            ..HistoryFilter::default()
-        };
-        let page = client
-            .operation_history(&id, &filter)
-            .await
-            .map_err(Error::Bank)?;
-        let short = (page.len() as u32) < PAGE;
-        for operation in &page {
+    each_page(client, &id, period.from, period.till, |page| {
+        for operation in page {
             collector.push(operation)?;
         }
         progress(collector.seen());
-        if short {
-            break;
-        }
-        skip = skip.checked_add(PAGE).ok_or_else(|| {
-            Error::Statement("the history does not end: more than 4 billion records".into())
-        })?;
-    }
+        Ok(())
+    })
+    .await?;
     balanced(client, collector).await
 }
 
@@ -440,22 +423,9 @@ pub async fn sync(
         .min(today);
     let mut newest: Option<(NaiveDateTime, String)> = None;
     let mut synced_now = Synced::default();
-    let mut skip: u32 = 0;
-    loop {
-        let filter = HistoryFilter {
-            from: Some(start),
-            till: Some(today),
-            skip: Some(skip),
-            records: Some(PAGE),
-            ..HistoryFilter::default()
-        };
-        let page = client
-            .operation_history(&account.id, &filter)
-            .await
-            .map_err(Error::Bank)?;
-        let short = (page.len() as u32) < PAGE;
+    each_page(client, &account.id, start, today, |page| {
         synced_now.fetched += page.len() as u64;
-        for operation in &page {
+        for operation in page {
             if operation.id.is_empty() {
                 continue;
             }
@@ -479,13 +449,9 @@ pub async fn sync(
                 synced_now.added += 1;
             }
         }
-        if short {
-            break;
-        }
-        skip = skip.checked_add(PAGE).ok_or_else(|| {
-            Error::Statement("the history does not end: more than 4 billion records".into())
-        })?;
-    }
+        Ok(())
+    })
+    .await?;
     journal.set_statement_sync(&StatementSync {
         account: account.number.clone(),
         synced_till: today.format("%Y-%m-%d").to_string(),
@@ -494,6 +460,38 @@ pub async fn sync(
             .or(synced.and_then(|s| s.last_operation)),
     })?;
     Ok(synced_now)
+}
+
+/// Every page of an account's history from `from` to `till`, 50 records at a time
+/// (`skip += 50` until a short page), each handed to `page` as it comes.
+async fn each_page(
+    client: &Client,
+    account_id: &str,
+    from: NaiveDate,
+    till: NaiveDate,
+    mut page: impl FnMut(&[Operation]) -> Result<(), Error>,
+) -> Result<(), Error> {
+    let mut skip: u32 = 0;
+    loop {
+        let filter = HistoryFilter {
+            from: Some(from),
+            till: Some(till),
+            skip: Some(skip),
+            records: Some(PAGE),
+            ..HistoryFilter::default()
+        };
+        let records = client
+            .operation_history(account_id, &filter)
+            .await
+            .map_err(Error::Bank)?;
+        page(&records)?;
+        if (records.len() as u32) < PAGE {
+            return Ok(());
+        }
+        skip = skip.checked_add(PAGE).ok_or_else(|| {
+            Error::Statement("the history does not end: more than 4 billion records".into())
+        })?;
+    }
 }
 
 /// What [`sync`] did.

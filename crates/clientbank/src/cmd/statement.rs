@@ -156,41 +156,26 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
                     } else {
                         target.display().to_string()
                     };
-                    writeln!(
-                        err,
-                        "{}",
-                        tr(
-                            format!(
-                                "{shown}: account {}: {} documents ({} in, {}; {} out, {}), \
-                                 balance {} -> {}; left out: {} cancelled, {} not executed",
-                                part.account().number,
-                                c.documents,
-                                c.incoming,
-                                c.incoming_sum,
-                                c.outgoing,
-                                c.outgoing_sum,
-                                money(opening),
-                                money(closing),
-                                c.cancelled,
-                                c.not_executed,
-                            ),
-                            format!(
-                                "{shown}: счёт {}: документов {} (поступило {} на {}; списано \
-                                 {} на {}), остаток {} -> {}; не вошли: отменённых {}, \
-                                 неисполненных {}",
-                                part.account().number,
-                                c.documents,
-                                c.incoming,
-                                c.incoming_sum,
-                                c.outgoing,
-                                c.outgoing_sum,
-                                money(opening),
-                                money(closing),
-                                c.cancelled,
-                                c.not_executed,
-                            ),
-                        )
-                    )?;
+                    let (number, documents) = (&part.account().number, c.documents);
+                    let (incoming, incoming_sum) = (c.incoming, c.incoming_sum);
+                    let (outgoing, outgoing_sum) = (c.outgoing, c.outgoing_sum);
+                    let (opening, closing) = (money(opening), money(closing));
+                    let (cancelled, not_executed) = (c.cancelled, c.not_executed);
+                    let line = tr(
+                        format!(
+                            "{shown}: account {number}: {documents} documents ({incoming} in, \
+                             {incoming_sum}; {outgoing} out, {outgoing_sum}), balance {opening} \
+                             -> {closing}; left out: {cancelled} cancelled, {not_executed} not \
+                             executed"
+                        ),
+                        format!(
+                            "{shown}: счёт {number}: документов {documents} (поступило {incoming} \
+                             на {incoming_sum}; списано {outgoing} на {outgoing_sum}), остаток \
+                             {opening} -> {closing}; не вошли: отменённых {cancelled}, \
+                             неисполненных {not_executed}"
+                        ),
+                    );
+                    writeln!(err, "{line}")?;
                 }
             }
         }
