@@ -58,6 +58,21 @@ pub(crate) async fn start_sandbox(redirect_uri: Option<&str>) -> Result<Sandbox,
     })
 }
 
+/// With `wanted` (`--sandbox`): the in-process sandbox bank, started and `settings` pointed at
+/// it ([`use_sandbox`]); `None` otherwise.
+pub(crate) async fn sandbox_if(
+    wanted: bool,
+    redirect_uri: Option<&str>,
+    settings: &mut Settings,
+) -> Result<Option<Sandbox>, Outcome> {
+    if !wanted {
+        return Ok(None);
+    }
+    let bank = start_sandbox(redirect_uri).await?;
+    use_sandbox(settings, &bank);
+    Ok(Some(bank))
+}
+
 /// Points the settings at the in-process sandbox bank: its address, and its fixed token in
 /// sandbox mode unless a token is configured (in the file or the environment, not login's).
 pub(crate) fn use_sandbox(settings: &mut Settings, bank: &Sandbox) {
@@ -144,16 +159,9 @@ where
         Err(outcome) => return Ok(outcome),
     };
     run(async move {
-        let bank = if args.sandbox {
-            match start_sandbox(None).await {
-                Ok(bank) => {
-                    use_sandbox(&mut settings, &bank);
-                    Some(bank)
-                }
-                Err(outcome) => return Ok(outcome),
-            }
-        } else {
-            None
+        let bank = match sandbox_if(args.sandbox, None, &mut settings).await {
+            Ok(bank) => bank,
+            Err(outcome) => return Ok(outcome),
         };
         let client = match client(&settings) {
             Ok(client) => client,

@@ -18,7 +18,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use url::Url;
 
-use super::bank::{bank_failure, client, run, settings, start_sandbox, use_sandbox};
+use super::bank::{bank_failure, client, run, sandbox_if, settings, start_sandbox, use_sandbox};
 use crate::cli::BankArgs;
 use crate::exit::{Failure, Outcome};
 use crate::term::tr;
@@ -96,16 +96,9 @@ pub(crate) fn login(args: &BankArgs, no_browser: bool, timeout: u64) -> Result<O
         }
     };
     run(async move {
-        let bank = if args.sandbox {
-            match start_sandbox(Some(&app.redirect_uri)).await {
-                Ok(bank) => {
-                    use_sandbox(&mut settings, &bank);
-                    Some(bank)
-                }
-                Err(outcome) => return Ok(outcome),
-            }
-        } else {
-            None
+        let bank = match sandbox_if(args.sandbox, Some(&app.redirect_uri), &mut settings).await {
+            Ok(bank) => bank,
+            Err(outcome) => return Ok(outcome),
         };
         let anonymous = match anonymous_client(&settings) {
             Ok(client) => client,

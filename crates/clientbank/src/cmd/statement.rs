@@ -52,16 +52,9 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
         TargetEncoding::Utf8 => Encoding::Utf8,
     };
     super::bank::run(async move {
-        let _bank = if args.bank.sandbox {
-            match super::bank::start_sandbox(None).await {
-                Ok(bank) => {
-                    super::bank::use_sandbox(&mut settings, &bank);
-                    Some(bank)
-                }
-                Err(outcome) => return Ok(outcome),
-            }
-        } else {
-            None
+        let _bank = match super::bank::sandbox_if(args.bank.sandbox, None, &mut settings).await {
+            Ok(bank) => bank,
+            Err(outcome) => return Ok(outcome),
         };
         let client = match super::bank::client(&settings) {
             Ok(client) => client,
