@@ -64,7 +64,11 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
             Ok(accounts) => accounts,
             Err(e) => return Ok(failed(&e)),
         };
+        // How many operations the history holds is not known beforehand: a count, not a bar.
         let bar = term::progress(0, false, args.json);
+        if let Ok(style) = indicatif::ProgressStyle::with_template("{prefix:>10} {pos} {msg}") {
+            bar.set_style(style);
+        }
         bar.set_prefix(tr("history", "история"));
         let mut parts = Vec::new();
         for account in accounts {
