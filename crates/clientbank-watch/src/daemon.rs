@@ -487,9 +487,21 @@ impl Daemon {
         let accounts = statement::accounts(&client, &config.accounts).await?;
         let mut parts = Vec::new();
         for account in accounts {
-            statement::sync(&client, &mut self.engine.journal, &account, from, today).await?;
-            let collector = statement::from_journal(&self.engine.journal, account, period)?;
-            parts.push(statement::balanced(&client, collector).await?);
+            let journal = &mut self.engine.journal;
+            statement::sync(&client, journal, &account, from, today, true).await?;
+            let collector = statement::from_journal(journal, account.clone(), period)?;
+            let part = match statement::balanced(&client, collector).await {
+                // The balance disagrees with what was synced: an operation may have come late
+                // to a day already synced, or changed. The whole period once more, then again.
+                Err(Error::Statement(_)) => {
+                    let journal = &mut self.engine.journal;
+                    statement::sync(&client, journal, &account, from, today, false).await?;
+                    let collector = statement::from_journal(journal, account, period)?;
+                    statement::balanced(&client, collector).await?
+                }
+                other => other?,
+            };
+            parts.push(part);
         }
         let outbox = self.layout.folder("outbox");
         fs::create_dir_all(&outbox)

@@ -77,7 +77,8 @@ const MIGRATION_3: &str = "CREATE TABLE operations (
         executed TEXT,
         source TEXT NOT NULL,
         body TEXT NOT NULL,
-        received_at TEXT NOT NULL
+        received_at TEXT NOT NULL,
+        confirmed INTEGER NOT NULL DEFAULT 0
     );
     CREATE INDEX operations_account ON operations(account, executed);
     CREATE TABLE statement_sync (
@@ -116,10 +117,13 @@ pub struct OperationRow {
     pub account: String,
     /// Execution, Moscow time (`YYYY-MM-DDTHH:MM:SS`), if executed.
     pub executed: Option<String>,
-    /// See [`operation_source`].
+    /// Where it was first seen: see [`operation_source`].
     pub source: String,
-    /// The record as JSON.
+    /// The record as JSON: the history's, once the history has it.
     pub body: String,
+    /// Whether the history has it (a webhook's word alone is a hint: only the history's records
+    /// go into statements).
+    pub confirmed: bool,
 }
 
 /// Where a file is in its life.
@@ -905,14 +909,27 @@ impl Journal {
         Ok(())
     }
 
-    /// Records an operation of the bank once: `true` when it is new, `false` when one with
-    /// its id is already recorded (a webhook delivered again, a history page seen again).
+    /// Records an operation of the bank once per id: `true` when it is new, or when the history
+    /// confirms or changes it. A webhook's record is kept as it came (a hint: it is not put in a
+    /// statement) and never replaces one; the history's record replaces a webhook's, and an
+    /// earlier history record of the same id (its status may have changed), and marks it
+    /// confirmed. `source` stays where it was first seen.
     pub fn record_operation(&mut self, row: &OperationRow) -> Result<bool, Error> {
-        let added = self
+        let history = row.source == operation_source::HISTORY;
+        let sql = if history {
+            "INSERT INTO operations (id, account, executed, source, body, received_at, confirmed)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, 1)
+             ON CONFLICT (id) DO UPDATE SET account = excluded.account,
+                executed = excluded.executed, body = excluded.body, confirmed = 1
+             WHERE operations.confirmed = 0 OR operations.body IS NOT excluded.body"
+        } else {
+            "INSERT INTO operations (id, account, executed, source, body, received_at, confirmed)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, 0) ON CONFLICT (id) DO NOTHING"
+        };
+        let changed = self
             .db
             .execute(
-                "INSERT INTO operations (id, account, executed, source, body, received_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (id) DO NOTHING",
+                sql,
                 params![
                     row.id,
                     row.account,
@@ -923,7 +940,7 @@ impl Journal {
                 ],
             )
             .map_err(self.err())?;
-        Ok(added == 1)
+        Ok(changed == 1)
     }
 
     /// The operations of `account` executed from `from` to `till` (inclusive days,
@@ -937,7 +954,7 @@ impl Journal {
         let mut statement = self
             .db
             .prepare(
-                "SELECT id, account, executed, source, body FROM operations
+                "SELECT id, account, executed, source, body, confirmed FROM operations
                  WHERE account = ?1 AND executed >= ?2 AND executed < ?3
                  ORDER BY executed, id",
             )
@@ -952,6 +969,7 @@ impl Journal {
                     executed: r.get(2)?,
                     source: r.get(3)?,
                     body: r.get(4)?,
+                    confirmed: r.get(5)?,
                 })
             })
             .map_err(self.err())?
@@ -1168,6 +1186,7 @@ mod tests {
             executed: executed.map(str::to_string),
             source: source.into(),
             body: format!("{{\"id\":\"{id}\"}}"),
+            confirmed: false,
         }
     }
 
@@ -1182,9 +1201,14 @@ mod tests {
             "delivered again"
         );
         let history = operation("b", Some("2026-11-23T23:59:59"), operation_source::HISTORY);
+        assert!(journal.record_operation(&history).unwrap(), "confirmed");
         assert!(
             !journal.record_operation(&history).unwrap(),
-            "seen in the history too"
+            "again: no change"
+        );
+        assert!(
+            !journal.record_operation(&webhook).unwrap(),
+            "never replaced by a webhook"
         );
         for (id, at) in [("a", "2026-11-22T09:00:00"), ("c", "2026-11-24T00:00:00")] {
             assert!(
@@ -1206,7 +1230,9 @@ mod tests {
         assert_eq!(ids("2026-11-22", "2026-11-24"), ["a", "b", "c"]);
         assert_eq!(ids("2026-11-25", "2026-11-30"), Vec::<String>::new());
         let rows = journal.operations_between("40702810938000012345", "2026-11-23", "2026-11-23");
-        assert_eq!(rows.unwrap()[0].source, "webhook", "the first record stays");
+        let rows = rows.unwrap();
+        assert_eq!(rows[0].source, "webhook", "where it was first seen");
+        assert!(rows[0].confirmed);
     }
 
     #[test]

@@ -72,8 +72,8 @@ impl OwnAccount {
     }
 }
 
-/// The accounts named (by number or id), from `/account-info`, in the order named; an account
-/// the user cannot see is an error naming it.
+/// The accounts named (by number or id), from `/account-info`, in the order named, each once;
+/// an account the user cannot see is an error naming it.
 pub async fn accounts(client: &Client, wanted: &[String]) -> Result<Vec<OwnAccount>, Error> {
     let companies = client.companies().await.map_err(Error::Bank)?;
     let mut all = Vec::new();
@@ -82,6 +82,7 @@ pub async fn accounts(client: &Client, wanted: &[String]) -> Result<Vec<OwnAccou
             all.push(OwnAccount::of(company, account));
         }
     }
+    let mut seen = HashSet::new();
     wanted
         .iter()
         .map(|name| {
@@ -97,6 +98,8 @@ pub async fn accounts(client: &Client, wanted: &[String]) -> Result<Vec<OwnAccou
                     ))
                 })
         })
+        // The same account named twice (by number and by id): once.
+        .filter(|found| found.as_ref().map_or(true, |a| seen.insert(a.id.clone())))
         .collect()
 }
 
@@ -403,7 +406,7 @@ pub async fn fetch(
 }
 
 /// Brings the journal's operations of `account` up to date: the history from the last day
-/// synced (or `from`, whichever is later) to `today`, each operation recorded once
+/// synced (with `resume`; or `from`, whichever is later) to `today`, each operation recorded once
 /// ([`Journal::record_operation`](crate::journal::Journal::record_operation)); then the day
 /// reached and the newest operation are recorded, so a restart fetches only from there.
 /// Says how many records the bank sent and how many of them were new.
@@ -413,11 +416,13 @@ pub async fn sync(
     account: &OwnAccount,
     from: NaiveDate,
     today: NaiveDate,
+    resume: bool,
 ) -> Result<Synced, Error> {
     use crate::journal::{OperationRow, StatementSync, operation_source};
     let synced = journal.statement_sync(&account.number)?;
     let start = synced
         .as_ref()
+        .filter(|_| resume)
         .and_then(|s| NaiveDate::parse_from_str(&s.synced_till, "%Y-%m-%d").ok())
         .map_or(from, |day| day.max(from))
         .min(today);
@@ -444,6 +449,7 @@ pub async fn sync(
                     .map(|at| at.format("%Y-%m-%dT%H:%M:%S").to_string()),
                 source: operation_source::HISTORY.into(),
                 body,
+                confirmed: false,
             };
             if journal.record_operation(&row)? {
                 synced_now.added += 1;
@@ -516,7 +522,8 @@ pub fn from_journal(
         &period.till.format("%Y-%m-%d").to_string(),
     )?;
     let mut collector = Collector::new(account, period)?;
-    for row in rows {
+    // Only what the history confirmed: a webhook proves its operation id, not its contents.
+    for row in rows.into_iter().filter(|r| r.confirmed) {
         let value: serde_json::Value = serde_json::from_str(&row.body)
             .map_err(|e| Error::Journal(format!("operation {}: {e}", row.id)))?;
         collector.push(&Operation::from_json(value))?;

@@ -270,6 +270,7 @@ impl Listener {
             executed: executed.clone(),
             source: operation_source::WEBHOOK.into(),
             body,
+            confirmed: false,
         };
         let journal = self.journal.clone();
         let written = tokio::task::spawn_blocking(move || {

@@ -89,9 +89,16 @@ async fn the_outbox_statement_follows_the_bank_and_a_restart_fetches_only_new_da
         .unwrap()
         .remove(0);
     let from = today - chrono::Duration::days(199);
-    let again = statement::sync(&client, &mut daemon.engine.journal, &account, from, today)
-        .await
-        .unwrap();
+    let again = statement::sync(
+        &client,
+        &mut daemon.engine.journal,
+        &account,
+        from,
+        today,
+        true,
+    )
+    .await
+    .unwrap();
     assert_eq!(again.added, 0);
     assert!(
         again.fetched < 50,
@@ -189,8 +196,59 @@ async fn a_webhook_brings_the_outbox_statement_up_to_date_at_once() {
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+    // A notification whose hash is right for a real id but whose contents were changed, sent
+    // before the bank's own (none comes: the address is unregistered), and one for an id the
+    // bank never had: hints only. The statement has the bank's record of the first, and no
+    // trace of the second.
+    bank.control().set_webhook(None).unwrap();
+    let late = bank
+        .control()
+        .receive(&clientbank_sandbox::Receive::new(ROMASHKA))
+        .unwrap();
+    let token = clientbank_api::Token::new("cabinet-token-full-rights");
+    let key = clientbank_api::webhook::WebhookKey::CabinetToken(&token);
+    let http = reqwest::Client::new();
+    let mut forged = serde_json::to_value(&late[0]).unwrap();
+    forged["contragentName"] = "ООО Мошенник".into();
+    let mut invented = forged.clone();
+    invented["id"] = "00000000-0000-4000-8000-00000000f00d".into();
+    for operation in [&forged, &invented] {
+        let id = operation["id"].as_str().unwrap();
+        let body = serde_json::json!({
+            "companyInn": "7701234560", "companyKpp": "770101001",
+            "operation": operation, "SHA1Hash": clientbank_api::webhook::hash(key, id),
+        });
+        let answer = http
+            .post(format!("http://127.0.0.1:{port}/notify"))
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(answer.status(), 200);
+    }
+    while documents(&statement) != Some(before + 4) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the forged notification's operation is not in the statement: {:?}",
+            documents(&statement)
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let text = Encoding::Cp1251
+        .decode(&std::fs::read(&statement).unwrap())
+        .into_owned();
+    assert!(
+        !text.contains("Мошенник"),
+        "a webhook's contents went into the statement"
+    );
+    assert!(text.contains(late[0].contragent_name.as_deref().unwrap()));
     stop.send(()).unwrap();
-    run.await.unwrap().unwrap();
+    let summary = run.await.unwrap().unwrap();
+    assert_eq!(
+        summary.statement_error, None,
+        "an invented id does not break the balance"
+    );
     // Recorded once each, from the webhook (the history found them already there).
     let journal = clientbank_watch::journal::Journal::open(
         &dir.path().join(".clientbank/journal.sqlite"),
@@ -214,4 +272,31 @@ async fn a_webhook_brings_the_outbox_statement_up_to_date_at_once() {
             .filter(|d| arrived.iter().any(|o| o.id == d.operation_id))
             .all(|d| d.status == Some(200) && d.attempt == 1)
     );
+}
+
+#[tokio::test]
+async fn an_operation_that_comes_late_to_a_day_already_synced_is_in_the_statement() {
+    let bank = bank().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = settings(&bank);
+    s.statements = Some(statements(2));
+    let mut daemon = open(dir.path(), s);
+    daemon.run_once().await.unwrap();
+    let (before, closing) = outbox(dir.path());
+    // Yesterday's day was synced; an operation of yesterday shows up only now.
+    let yesterday = clientbank_payment::clock::today_in_moscow()
+        .pred_opt()
+        .unwrap();
+    bank.control()
+        .receive(&clientbank_sandbox::Receive {
+            date: Some(yesterday),
+            amount: Some(Decimal::new(33_300, 2)),
+            ..clientbank_sandbox::Receive::new(ROMASHKA)
+        })
+        .unwrap();
+    let summary = daemon.run_once().await.unwrap();
+    assert_eq!(summary.statement_error, None, "{summary:?}");
+    let (after, new_closing) = outbox(dir.path());
+    assert_eq!(after, before + 1);
+    assert_eq!(new_closing, closing + Decimal::new(33_300, 2));
 }

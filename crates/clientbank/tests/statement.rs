@@ -386,6 +386,41 @@ fn an_unknown_account_and_a_backward_period_are_clear_errors_and_write_nothing()
         "{}",
         text(&run)
     );
+    // The same account by number and by id: one account, its documents once.
+    let client = Client::builder(sandbox.url())
+        .token(Token::new(TOKEN))
+        .build()
+        .unwrap();
+    let accounts = runtime.block_on(client.accounts()).unwrap();
+    let id = accounts
+        .iter()
+        .find(|(_, a)| a.number.as_deref() == Some(ACCOUNT))
+        .unwrap()
+        .1
+        .id
+        .clone();
+    let twice = dir.path().join("twice.txt");
+    let run = clientbank(
+        &[
+            "statement",
+            "--account",
+            ACCOUNT,
+            "--account",
+            &id,
+            "--from",
+            FROM,
+            "--till",
+            TILL,
+            "-o",
+            twice.to_str().unwrap(),
+            "--json",
+        ],
+        &sandbox.url(),
+    );
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    let summary: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    assert_eq!(summary["files"][0]["accounts"].as_array().unwrap().len(), 1);
+    std::fs::remove_file(&twice).unwrap();
     let run = clientbank(
         &[
             "statement",
