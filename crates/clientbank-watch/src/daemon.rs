@@ -512,7 +512,7 @@ impl Daemon {
             statement::write(out, config.encoding, period, now, &mut parts, &mut |_| {})
         })?;
         for note in &written.notes {
-            tracing::warn!("statement: {note}");
+            tracing::warn!("statement: {}", note.en());
         }
         Ok(format!(
             "{}: {} document(s) of {} account(s), {} to {}",

@@ -56,9 +56,13 @@ pub enum Error {
     /// The signer command failed.
     #[error("signer: {0}")]
     Signer(String),
-    /// A statement cannot be made (the history and the balance disagree, an unknown account).
-    #[error("statement: {0}")]
-    Statement(String),
+    /// A statement cannot be made: the history and the balance disagree (in both languages).
+    #[error("statement: {}", .0.en())]
+    Statement(clientbank_format::Message),
+    /// An account the token does not see, or a period that cannot be: the user's input (in
+    /// both languages).
+    #[error("{}", .0.en())]
+    Usage(clientbank_format::Message),
     /// The bank (before anything was sent: companies for signing).
     #[error("{0}")]
     Bank(clientbank_api::Error),

@@ -21,7 +21,7 @@ use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use chrono::{Duration, NaiveDate, NaiveDateTime};
 use clientbank_api::types::{OperationCategory, OperationStatus};
 use clientbank_api::{BankAccount, Client, Company, HistoryFilter, Operation};
-use clientbank_format::{AccountSection, Document, Encoding, Header, Party, Writer};
+use clientbank_format::{AccountSection, Document, Encoding, Header, Message, Party, Writer};
 use rust_decimal::Decimal;
 use serde::Serialize;
 
@@ -91,10 +91,16 @@ pub async fn accounts(client: &Client, wanted: &[String]) -> Result<Vec<OwnAccou
                 .find(|a| a.id == name || a.number == name)
                 .cloned()
                 .ok_or_else(|| {
-                    Error::Statement(format!(
-                        "no account {name} among the {} accounts this token sees \
-                         (`clientbank accounts` lists them)",
-                        all.len()
+                    let n = all.len();
+                    Error::Usage(Message::new(
+                        format!(
+                            "no account {name} among the {n} accounts this token sees \
+                             (`clientbank accounts` lists them)"
+                        ),
+                        format!(
+                            "счёта {name} нет среди {n} счетов, доступных по этому токену \
+                             (их список: `clientbank accounts`)"
+                        ),
                     ))
                 })
         })
@@ -116,8 +122,9 @@ impl Period {
     /// The period, if `from` is not after `till`.
     pub fn new(from: NaiveDate, till: NaiveDate) -> Result<Period, Error> {
         if from > till {
-            return Err(Error::Statement(format!(
-                "the period starts {from} after it ends {till}"
+            return Err(Error::Usage(Message::new(
+                format!("the period starts {from} after it ends {till}"),
+                format!("период начинается {from} — позже, чем кончается ({till})"),
             )));
         }
         Ok(Period { from, till })
@@ -183,7 +190,7 @@ pub struct Collector {
     days: BTreeMap<NaiveDate, Day>,
     seen: HashSet<String>,
     counts: Counts,
-    notes: Vec<String>,
+    notes: Vec<Message>,
 }
 
 impl Collector {
@@ -241,15 +248,21 @@ impl Collector {
         ) else {
             c.unreadable += 1;
             if self.notes.len() < NOTES_LIMIT {
-                self.notes.push(format!(
-                    "operation {:?} left out: no readable id, amount, category or execution \
-                     time{}",
-                    operation.id,
-                    if operation.problems.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" ({})", operation.problems.join("; "))
-                    }
+                let (id, problems) = (&operation.id, operation.problems.join("; "));
+                let problems = if problems.is_empty() {
+                    problems
+                } else {
+                    format!(" ({problems})")
+                };
+                self.notes.push(Message::new(
+                    format!(
+                        "operation {id:?} left out: no readable id, amount, category or \
+                         execution time{problems}"
+                    ),
+                    format!(
+                        "операция {id:?} не вошла: нет читаемого id, суммы, направления или \
+                         времени исполнения{problems}"
+                    ),
                 ));
             }
             return Ok(());
@@ -323,16 +336,23 @@ impl Collector {
             });
         }
         if balance != closing {
-            return Err(Error::Statement(format!(
-                "account {}: the bank's balance at the end of {} is {closing}, but the balance \
-                 at the end of {} ({opening}) with the period's {} operations (in {}, out {}) \
-                 comes to {balance}: the history and the balance disagree; no statement written",
-                self.account.number,
-                self.period.till,
-                self.period.from - Duration::days(1),
-                self.counts.documents,
-                self.counts.incoming_sum,
-                self.counts.outgoing_sum,
+            let (number, till) = (&self.account.number, self.period.till);
+            let before = self.period.from - Duration::days(1);
+            let c = &self.counts;
+            let (n, credited, debited) = (c.documents, c.incoming_sum, c.outgoing_sum);
+            return Err(Error::Statement(Message::new(
+                format!(
+                    "account {number}: the bank's balance at the end of {till} is {closing}, but \
+                     the balance at the end of {before} ({opening}) with the period's {n} \
+                     operations (in {credited}, out {debited}) comes to {balance}: the history \
+                     and the balance disagree; no statement written"
+                ),
+                format!(
+                    "счёт {number}: остаток банка на конец {till} — {closing}, а остаток на \
+                     конец {before} ({opening}) с {n} операциями периода (поступило {credited}, \
+                     списано {debited}) даёт {balance}: история и остаток расходятся; выписка не \
+                     записана"
+                ),
             )));
         }
         let spool = self
@@ -362,7 +382,7 @@ pub struct AccountStatement {
     spool: File,
     index: Vec<Spooled>,
     counts: Counts,
-    notes: Vec<String>,
+    notes: Vec<Message>,
 }
 
 impl AccountStatement {
@@ -495,7 +515,10 @@ async fn each_page(
             return Ok(());
         }
         skip = skip.checked_add(PAGE).ok_or_else(|| {
-            Error::Statement("the history does not end: more than 4 billion records".into())
+            Error::Statement(Message::new(
+                "the history does not end: more than 4 billion records",
+                "история не кончается: больше 4 миллиардов записей",
+            ))
         })?;
     }
 }
@@ -552,9 +575,11 @@ pub async fn balanced(client: &Client, collector: Collector) -> Result<AccountSt
 pub struct Written {
     /// Documents written.
     pub documents: u64,
-    /// Values changed to fit a key (a character the encoding lacks, a line break) and
-    /// operations left out for want of something 1C needs, one line each.
-    pub notes: Vec<String>,
+    /// Values changed to fit a key (a character the encoding lacks, a line break), values
+    /// longer than 1C's field, and operations left out for want of something 1C needs, one
+    /// each (JSON: the English text).
+    #[serde(serialize_with = "english")]
+    pub notes: Vec<Message>,
 }
 
 /// Writes a statement of `accounts` for `period` to `out`: the header (with one `РасчСчет` per
@@ -629,42 +654,68 @@ pub fn write<W: Write>(
     Ok(written)
 }
 
+fn english<S: serde::Serializer>(notes: &[Message], out: S) -> Result<S::Ok, S::Error> {
+    out.collect_seq(notes.iter().map(Message::en))
+}
+
 /// Makes text fit a 1C key: one line, characters of the target encoding; each change noted.
 struct Fit<'a> {
     encoding: Encoding,
     id: &'a str,
-    notes: &'a mut Vec<String>,
+    notes: &'a mut Vec<Message>,
 }
 
 impl Fit<'_> {
-    fn text(&mut self, field: &str, text: Option<&str>) -> Option<String> {
+    /// `text` as one line of the target encoding, noting a change; and noting (not cutting) a
+    /// value longer than `max` characters, which 1C's loader refuses.
+    fn text(&mut self, field: &str, text: Option<&str>, max: usize) -> Option<String> {
         let text = text?.trim();
         if text.is_empty() {
             return None;
         }
-        let mut changed = Vec::new();
+        let (mut breaks, mut lacking) = (false, false);
         let mut out = String::with_capacity(text.len());
         for c in text.chars() {
             if c == '\r' || c == '\n' || c == '\t' {
-                if !changed.contains(&"a line break or tab, now a space") {
-                    changed.push("a line break or tab, now a space");
-                }
+                breaks = true;
                 out.push(' ');
             } else if self.encoding.encode(c.encode_utf8(&mut [0; 4])).is_err() {
-                if !changed.contains(&"a character the encoding lacks, now `?`") {
-                    changed.push("a character the encoding lacks, now `?`");
-                }
+                lacking = true;
                 out.push('?');
             } else {
                 out.push(c);
             }
         }
-        if !changed.is_empty() && self.notes.len() < NOTES_LIMIT {
-            self.notes.push(format!(
-                "operation {}: {field} held {}",
-                self.id,
-                changed.join(" and ")
-            ));
+        let id = self.id;
+        let mut note = |en: String, ru: String| {
+            if self.notes.len() < NOTES_LIMIT {
+                self.notes.push(Message::new(en, ru));
+            }
+        };
+        if breaks {
+            note(
+                format!("operation {id}: {field} held a line break or tab, now a space"),
+                format!("операция {id}: в {field} был перевод строки или табуляция, теперь пробел"),
+            );
+        }
+        if lacking {
+            note(
+                format!("operation {id}: {field} held a character the encoding lacks, now `?`"),
+                format!("операция {id}: в {field} был знак, которого нет в кодировке, теперь `?`"),
+            );
+        }
+        let length = out.chars().count();
+        if length > max {
+            note(
+                format!(
+                    "operation {id}: {field} has {length} characters, more than the {max} 1C \
+                     takes: 1C may refuse the document"
+                ),
+                format!(
+                    "операция {id}: в {field} {length} знаков, больше {max}, которые принимает \
+                     1С: 1С может не загрузить документ"
+                ),
+            );
         }
         Some(out)
     }
@@ -685,43 +736,51 @@ fn document_of(operation: &Operation, account: &OwnAccount, fit: &mut Fit<'_>) -
         || operation.card_id.as_deref().is_some_and(|s| !s.is_empty());
     let own = Party {
         account: Some(account.number.clone()),
-        name: fit.text("companyName", account.company.as_deref()),
-        inn: fit.text("inn", account.inn.as_deref()),
+        name: fit.text("companyName", account.company.as_deref(), 160),
+        inn: fit.text("inn", account.inn.as_deref(), 12),
         lines: [
-            fit.text("companyName", account.company.as_deref()),
+            fit.text("companyName", account.company.as_deref(), 160),
             None,
             None,
             None,
         ],
         settlement_account: Some(account.number.clone()),
-        bank_name: fit.text("bankName", account.bank_name.as_deref()),
-        bik: fit.text("bankBic", account.bik.as_deref()),
-        corr_account: fit.text("bankCorrespondentAccount", account.corr_account.as_deref()),
-        kpp: fit.text("kpp", account.kpp.as_deref()),
+        bank_name: fit.text("bankName", account.bank_name.as_deref(), 160),
+        bik: fit.text("bankBic", account.bik.as_deref(), 9),
+        corr_account: fit.text(
+            "bankCorrespondentAccount",
+            account.corr_account.as_deref(),
+            20,
+        ),
+        kpp: fit.text("kpp", account.kpp.as_deref(), 9),
         ..Party::default()
     };
-    let name = fit.text("contragentName", operation.contragent_name.as_deref());
+    let name = fit.text("contragentName", operation.contragent_name.as_deref(), 160);
     let other = Party {
         account: fit.text(
             "contragentBankAccountNumber",
             operation.contragent_bank_account_number.as_deref(),
+            20,
         ),
         name: name.clone(),
-        inn: fit.text("contragentInn", operation.contragent_inn.as_deref()),
+        inn: fit.text("contragentInn", operation.contragent_inn.as_deref(), 12),
         lines: [name, None, None, None],
         settlement_account: fit.text(
             "contragentBankAccountNumber",
             operation.contragent_bank_account_number.as_deref(),
+            20,
         ),
         bank_name: fit.text(
             "contragentBankName",
             operation.contragent_bank_name.as_deref(),
+            160,
         ),
         bik: fit.text(
             "contragentBankBic",
             operation.contragent_bank_bic.as_deref(),
+            9,
         ),
-        kpp: fit.text("contragentKpp", operation.contragent_kpp.as_deref()),
+        kpp: fit.text("contragentKpp", operation.contragent_kpp.as_deref(), 9),
         ..Party::default()
     };
     let (mut payer, mut recipient) = if incoming { (other, own) } else { (own, other) };
@@ -731,13 +790,13 @@ fn document_of(operation: &Operation, account: &OwnAccount, fit: &mut Fit<'_>) -
         payer.date = executed;
     }
     let budget = clientbank_format::Budget {
-        payer_status: fit.text("payerStatus", operation.payer_status.as_deref()),
-        kbk: fit.text("kbk", operation.kbk.as_deref()),
-        oktmo: fit.text("oktmo", operation.oktmo.as_deref()),
-        basis: fit.text("paymentBasis", operation.payment_basis.as_deref()),
-        period: fit.text("taxCode", operation.tax_code.as_deref()),
-        number: fit.text("taxDocNum", operation.tax_doc_num.as_deref()),
-        date: fit.text("taxDocDate", operation.tax_doc_date.as_deref()),
+        payer_status: fit.text("payerStatus", operation.payer_status.as_deref(), 2),
+        kbk: fit.text("kbk", operation.kbk.as_deref(), 20),
+        oktmo: fit.text("oktmo", operation.oktmo.as_deref(), 11),
+        basis: fit.text("paymentBasis", operation.payment_basis.as_deref(), 2),
+        period: fit.text("taxCode", operation.tax_code.as_deref(), 10),
+        number: fit.text("taxDocNum", operation.tax_doc_num.as_deref(), 15),
+        date: fit.text("taxDocDate", operation.tax_doc_date.as_deref(), 10),
         payment_type: None,
     };
     Document {
@@ -747,14 +806,14 @@ fn document_of(operation: &Operation, account: &OwnAccount, fit: &mut Fit<'_>) -
             PAYMENT_ORDER
         }
         .into(),
-        number: fit.text("docNumber", operation.doc_number.as_deref()),
+        number: fit.text("docNumber", operation.doc_number.as_deref(), 15),
         date: operation.created.map(|at| at.date()).or(executed),
         sum: operation.amount,
         payer,
         recipient,
         operation_kind: Some(if bank_order { "17" } else { "01" }.into()),
-        uin: fit.text("uin", operation.uin.as_deref()),
-        purpose: fit.text("paymentPurpose", operation.payment_purpose.as_deref()),
+        uin: fit.text("uin", operation.uin.as_deref(), 25),
+        purpose: fit.text("paymentPurpose", operation.payment_purpose.as_deref(), 210),
         budget,
         ..Document::default()
     }
@@ -868,7 +927,11 @@ mod tests {
         );
         let (bytes, w) = written(part);
         assert_eq!(w.documents, 121);
-        assert!(w.notes.iter().any(|n| n.contains("odd")), "{:?}", w.notes);
+        assert!(
+            w.notes.iter().any(|n| n.en().contains("odd")),
+            "{:?}",
+            w.notes
+        );
         let parsed = clientbank_format::parse(bytes).unwrap();
         assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
         // Oldest first: the day-23 document is the last.
@@ -903,8 +966,9 @@ mod tests {
         c.push(&odd).unwrap();
         let part = c.finish(Decimal::ZERO, Decimal::ONE).unwrap();
         let (bytes, w) = written(part);
-        assert_eq!(w.notes.len(), 1, "{:?}", w.notes);
-        assert!(w.notes[0].contains("paymentPurpose"), "{:?}", w.notes);
+        assert_eq!(w.notes.len(), 2, "{:?}", w.notes);
+        assert!(w.notes[0].en().contains("paymentPurpose"), "{:?}", w.notes);
+        assert!(w.notes[1].ru().contains("нет в кодировке"), "{:?}", w.notes);
         let parsed = clientbank_format::parse(bytes).unwrap();
         let purpose = parsed
             .tree
@@ -915,5 +979,30 @@ mod tests {
             .unwrap()
             .into_owned();
         assert_eq!(purpose, "строка  вторая ? ok");
+    }
+
+    #[test]
+    fn a_value_longer_than_1c_takes_is_kept_and_noted() {
+        let period = Period::new(day(20), day(23)).unwrap();
+        let mut c = Collector::new(own(), period).unwrap();
+        let mut long = op("l", 21, true, 100);
+        long.payment_purpose = Some("а".repeat(300));
+        c.push(&long).unwrap();
+        let part = c.finish(Decimal::ZERO, Decimal::ONE).unwrap();
+        let (bytes, w) = written(part);
+        assert_eq!(w.notes.len(), 1, "{:?}", w.notes);
+        assert!(
+            w.notes[0]
+                .en()
+                .contains("300 characters, more than the 210")
+        );
+        let parsed = clientbank_format::parse(bytes).unwrap();
+        let document = parsed.tree.documents().next().unwrap();
+        let purpose = document.text(clientbank_format::Key::Purpose).unwrap();
+        assert_eq!(
+            purpose.chars().count(),
+            300,
+            "kept whole: the journal and 1C decide"
+        );
     }
 }

@@ -380,7 +380,7 @@ fn an_unknown_account_and_a_backward_period_are_clear_errors_and_write_nothing()
         ],
         &sandbox.url(),
     );
-    assert_eq!(run.status.code(), Some(1), "{}", text(&run));
+    assert_eq!(run.status.code(), Some(2), "{}", text(&run));
     assert!(
         text(&run).contains("no account 40702810000000000000"),
         "{}",

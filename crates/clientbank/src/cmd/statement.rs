@@ -28,10 +28,7 @@ pub(crate) struct Args {
 pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
     let period = match Period::new(args.from, args.till) {
         Ok(period) => period,
-        Err(e) => {
-            term::error(&e.to_string());
-            return Ok(Outcome::Unreadable);
-        }
+        Err(e) => return Ok(failed(&e)),
     };
     let to_stdout = crate::io::is_std(&args.output);
     if to_stdout && (args.per_account || args.json) {
@@ -115,7 +112,7 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
                 Err(e) => return Ok(failed(&e)),
             };
             for note in &written.notes {
-                term::warning(note);
+                term::warning(note.get(term::lang()));
             }
             report.push((target, group, written));
         }
@@ -126,7 +123,7 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
                     json!({
                         "file": target.display().to_string(),
                         "documents": written.documents,
-                        "notes": written.notes,
+                        "notes": written.notes.iter().map(|n| n.en()).collect::<Vec<_>>(),
                         "accounts": group.iter().map(|p| json!({
                             "account": p.account().number,
                             "id": p.account().id,
@@ -185,12 +182,21 @@ fn money(amount: Option<clientbank_format::Decimal>) -> String {
 }
 
 fn failed(e: &clientbank_watch::Error) -> Outcome {
+    use clientbank_watch::Error as E;
     match e {
-        clientbank_watch::Error::Bank(e) => super::bank::bank_failure(e),
-        // The history and the balance disagree, or no such account: the bank's answer.
-        clientbank_watch::Error::Statement(_) => {
-            term::error(&e.to_string());
+        E::Bank(e) => super::bank::bank_failure(e),
+        // The history and the balance disagree: the bank's answer (exit 1).
+        E::Statement(message) => {
+            term::error(&tr(
+                format!("statement: {}", message.en()),
+                format!("выписка: {}", message.ru()),
+            ));
             Outcome::Findings
+        }
+        // An account the token does not see, a period that cannot be (exit 2).
+        E::Usage(message) => {
+            term::error(message.get(term::lang()));
+            Outcome::Unreadable
         }
         _ => {
             term::error(&e.to_string());

@@ -224,7 +224,9 @@ pub(crate) async fn shutdown() {
 }
 
 fn outcome(summary: &Summary) -> Outcome {
-    if summary.needs_attention() {
+    // A statement that could not be written fails the run as a rejected file does: a job run
+    // from cron notices it.
+    if summary.needs_attention() || summary.statement_error.is_some() {
         Outcome::Findings
     } else if summary.token_refused.is_some() || summary.config_error.is_some() {
         Outcome::Unreadable
