@@ -182,11 +182,37 @@ pub fn replace_atomically<T>(
     target: &Path,
     write: impl FnOnce(&mut io::BufWriter<&fs::File>) -> Result<T, crate::Error>,
 ) -> Result<T, crate::Error> {
+    let failed = |e: io::Error| crate::Error::Io(format!("{}: {e}", target.display()));
+    // A link is written through (its file is replaced, the link stays); anything but a regular
+    // file (a FIFO, a device, a folder) or a read-only file is refused, never replaced.
+    let resolved;
+    let target = match fs::symlink_metadata(target) {
+        Ok(meta) if meta.file_type().is_symlink() => {
+            resolved = fs::canonicalize(target).map_err(failed)?;
+            resolved.as_path()
+        }
+        _ => target,
+    };
+    if let Ok(meta) = fs::metadata(target) {
+        if !meta.is_file() {
+            return Err(crate::Error::Io(format!(
+                "{} is {}: not replaced",
+                target.display(),
+                kind_of(meta.file_type())
+            )));
+        }
+        if meta.permissions().readonly() {
+            return Err(crate::Error::Io(format!(
+                "{} is read-only: not replaced",
+                target.display()
+            )));
+        }
+    }
     let folder = match target.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let failed = |e: io::Error| crate::Error::Io(format!("{}: {e}", target.display()));
+    remove_stale_temporaries(folder);
     let temporary = tempfile::Builder::new()
         .prefix(".clientbank-")
         .suffix(".tmp")
@@ -209,6 +235,32 @@ pub fn replace_atomically<T>(
     temporary.as_file().sync_all().map_err(failed)?;
     temporary.persist(target).map_err(|e| failed(e.error))?;
     Ok(value)
+}
+
+/// Removes what an interrupted [`replace_atomically`] left in `folder` (killed between making
+/// its temporary file and renaming it): `.clientbank-*.tmp` files untouched for an hour. Best
+/// effort: what cannot be removed stays.
+fn remove_stale_temporaries(folder: &Path) {
+    let Ok(entries) = fs::read_dir(folder) else {
+        return;
+    };
+    let hour_ago = SystemTime::now() - std::time::Duration::from_secs(3600);
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if !(name.starts_with(".clientbank-") && name.ends_with(".tmp")) {
+            continue;
+        }
+        let stale = entry
+            .metadata()
+            .ok()
+            .filter(fs::Metadata::is_file)
+            .and_then(|m| m.modified().ok())
+            .is_some_and(|at| at < hour_ago);
+        if stale {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
 }
 
 /// What kind of thing a directory entry that is no regular file is, for people.
@@ -365,6 +417,83 @@ fn check_complete(mut file: fs::File, size: u64) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(unix)]
+    use std::os::unix::fs::FileTypeExt;
+
+    fn write(target: &Path, text: &str) -> Result<(), crate::Error> {
+        replace_atomically(target, |out| {
+            io::Write::write_all(out, text.as_bytes()).map_err(|e| crate::Error::Io(e.to_string()))
+        })
+    }
+
+    #[test]
+    fn a_file_is_replaced_whole_and_nothing_else_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("kl_to_1c.txt");
+        write(&target, "one").unwrap();
+        write(&target, "two").unwrap();
+        assert_eq!(fs::read_to_string(&target).unwrap(), "two");
+        // A write that fails leaves the old file and no temporary one.
+        let failed = replace_atomically(&target, |_| -> Result<(), crate::Error> {
+            Err(crate::Error::Io("stopped".into()))
+        });
+        assert!(failed.is_err());
+        assert_eq!(fs::read_to_string(&target).unwrap(), "two");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+        // A folder and a read-only file are refused, not replaced.
+        let folder = dir.path().join("folder");
+        fs::create_dir(&folder).unwrap();
+        let e = write(&folder, "x").unwrap_err().to_string();
+        assert!(e.contains("a folder: not replaced"), "{e}");
+        let locked = dir.path().join("locked.txt");
+        fs::write(&locked, "keep").unwrap();
+        let mut read_only = fs::metadata(&locked).unwrap().permissions();
+        read_only.set_readonly(true);
+        fs::set_permissions(&locked, read_only).unwrap();
+        let e = write(&locked, "x").unwrap_err().to_string();
+        assert!(e.contains("read-only"), "{e}");
+        assert_eq!(fs::read_to_string(&locked).unwrap(), "keep");
+        // A temporary file an interrupted write left an hour ago is cleared; a fresh one stays.
+        let stale = dir.path().join(".clientbank-old.tmp");
+        let fresh = dir.path().join(".clientbank-new.tmp");
+        fs::write(&stale, "x").unwrap();
+        fs::write(&fresh, "x").unwrap();
+        fs::File::options()
+            .write(true)
+            .open(&stale)
+            .unwrap()
+            .set_modified(SystemTime::now() - std::time::Duration::from_secs(7200))
+            .unwrap();
+        write(&target, "three").unwrap();
+        assert!(!stale.exists() && fresh.exists());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_is_written_through_and_a_fifo_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real.txt");
+        fs::write(&real, "old").unwrap();
+        let link = dir.path().join("link.txt");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        write(&link, "new").unwrap();
+        assert!(
+            fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(fs::read_to_string(&real).unwrap(), "new");
+        let fifo = dir.path().join("fifo");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let e = write(&fifo, "x").unwrap_err().to_string();
+        assert!(e.contains("FIFO"), "{e}");
+        assert!(fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+    }
 
     #[test]
     fn unique_names_never_overwrite() {
