@@ -1045,7 +1045,15 @@ impl Daemon {
                 let key = self.engine.settings.webhook_key()?;
                 let journal = Journal::open(&self.layout.journal(), false)?;
                 let socket = crate::webhook::bind(config.addr).await?;
-                tracing::info!(addr = %config.addr, "webhook listener");
+                let addr = socket.local_addr().unwrap_or(config.addr);
+                tracing::info!(%addr, "webhook listener");
+                if !addr.ip().is_loopback() {
+                    tracing::warn!(
+                        %addr,
+                        "the webhook listener speaks plain HTTP on an address that is not \
+                         loopback: put an HTTPS reverse proxy in front of it"
+                    );
+                }
                 let listener =
                     crate::webhook::Listener::new(key, Arc::new(std::sync::Mutex::new(journal)))
                         .on_new(new_operations);

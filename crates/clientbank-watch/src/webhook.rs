@@ -41,9 +41,11 @@ use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use clientbank_api::webhook::{self as check, WebhookError, WebhookKey};
 use clientbank_api::{Notification, Token};
+use hyper::body::Incoming;
 use rust_decimal::Decimal;
 use tokio::net::TcpListener;
 use tokio::sync::mpsc::UnboundedSender;
+use tower::ServiceExt;
 
 use crate::Error;
 use crate::journal::{Journal, OperationRow, operation_source};
@@ -102,6 +104,13 @@ impl std::fmt::Debug for Listener {
     }
 }
 
+/// How long a connection may take to send its request head.
+pub const HEAD_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+/// How long a connection may last.
+pub const CONNECTION_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
+/// Connections served at once; more are closed at once.
+pub const MAX_CONNECTIONS: usize = 256;
+
 /// Binds the listener's address, with an error that says which and why.
 pub async fn bind(addr: SocketAddr) -> Result<TcpListener, Error> {
     TcpListener::bind(addr)
@@ -137,19 +146,57 @@ impl Listener {
         })
     }
 
-    /// Serves notifications on `listener` until `shutdown` completes (requests under way are
-    /// finished first).
+    /// Serves notifications on `listener` until `shutdown` completes. A connection must send
+    /// its request head within [`HEAD_TIMEOUT`] and is closed after [`CONNECTION_TIMEOUT`];
+    /// beyond [`MAX_CONNECTIONS`] at once, new ones are closed at once: connections held open
+    /// by anyone cannot use up the process's files (the daemon's inbox and journal need them).
     pub async fn serve(
         self,
         listener: TcpListener,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
-        let service = self
-            .router()
-            .into_make_service_with_connect_info::<SocketAddr>();
-        axum::serve(listener, service)
-            .with_graceful_shutdown(shutdown)
-            .await
+        let router = self.router();
+        let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+        tokio::pin!(shutdown);
+        loop {
+            let (stream, remote) = tokio::select! {
+                () = &mut shutdown => return Ok(()),
+                accepted = listener.accept() => match accepted {
+                    Ok(accepted) => accepted,
+                    Err(e) => {
+                        // Out of files, or the peer gone before it was taken: wait a little.
+                        tracing::warn!("webhook listener: cannot accept a connection: {e}");
+                        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+                        continue;
+                    }
+                },
+            };
+            let Ok(slot) = slots.clone().try_acquire_owned() else {
+                drop(stream);
+                continue;
+            };
+            let router = router.clone();
+            tokio::spawn(async move {
+                let _slot = slot;
+                let service =
+                    hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
+                        let mut request = request.map(Body::new);
+                        request.extensions_mut().insert(ConnectInfo(remote));
+                        let router = router.clone();
+                        async move {
+                            Ok::<_, std::convert::Infallible>(match router.oneshot(request).await {
+                                Ok(response) => response,
+                                Err(never) => match never {},
+                            })
+                        }
+                    });
+                let connection = hyper::server::conn::http1::Builder::new()
+                    .timer(hyper_util::rt::TokioTimer::new())
+                    .header_read_timeout(HEAD_TIMEOUT)
+                    .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+                let _ = tokio::time::timeout(CONNECTION_TIMEOUT, connection).await;
+            });
+        }
     }
 
     async fn handle(self, request: Request) -> Response {

@@ -576,3 +576,41 @@ async fn thousands_of_operations_on_one_day_through_the_admin_interface_and_hist
     assert_eq!(status, 200, "{answer}");
     assert!(!answer.to_string().contains("cabinet-token"), "{answer}");
 }
+
+/// Open file descriptors of this process (Linux).
+fn open_files() -> Option<usize> {
+    std::fs::read_dir("/proc/self/fd").ok().map(|d| d.count())
+}
+
+#[tokio::test]
+async fn connections_held_open_are_bounded_and_a_notification_gets_through_after() {
+    use tokio::io::AsyncWriteExt;
+    let hook = Hook::start(sandbox_key()).await;
+    let before = open_files();
+    // Many more connections than the listener serves at once, each sending half a request head.
+    let mut held = Vec::new();
+    for _ in 0..(webhook::MAX_CONNECTIONS + 300) {
+        let Ok(mut stream) = tokio::net::TcpStream::connect(hook.addr).await else {
+            break;
+        };
+        let _ = stream
+            .write_all(b"POST /hook HTTP/1.1\r\nHost: x\r\n")
+            .await;
+        held.push(stream);
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    if let (Some(before), Some(now)) = (before, open_files()) {
+        // This process holds both ends: ours (held) and the listener's (at most its slots).
+        let listener_side = now - before - held.len();
+        assert!(
+            listener_side <= webhook::MAX_CONNECTIONS + 8,
+            "the listener holds {listener_side} connections"
+        );
+    }
+    drop(held);
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let key = sandbox_key();
+    let body = notification("op-after-the-flood", Some(key.as_webhook_key()));
+    assert_eq!(post(&hook.url, "application/json", body).await, 200);
+    assert_eq!(hook.recorded(ROMASHKA).len(), 1);
+}
