@@ -237,12 +237,12 @@ pub(crate) fn accounts(args: &BankArgs, format: &TableArgs) -> Result<Outcome, F
             for r in &rows {
                 out.write_record([
                     r.company_id.as_str(),
-                    opt(&r.company),
+                    &cell(opt(&r.company)),
                     opt(&r.inn),
                     opt(&r.kpp),
                     &r.account_id,
                     opt(&r.number),
-                    opt(&r.name),
+                    &cell(opt(&r.name)),
                     opt(&r.category),
                     opt(&r.currency),
                     opt(&r.status),
@@ -265,7 +265,7 @@ pub(crate) fn accounts(args: &BankArgs, format: &TableArgs) -> Result<Outcome, F
                 .iter()
                 .map(|r| {
                     vec![
-                        cut(opt(&r.company), 40),
+                        cut(&cell(opt(&r.company)), 40),
                         opt(&r.inn).to_string(),
                         opt(&r.number).to_string(),
                         opt(&r.currency).to_string(),
@@ -488,11 +488,11 @@ pub(crate) fn history(
                     opt(&r.direction),
                     &r.amount.map(|a| a.to_string()).unwrap_or_default(),
                     opt(&r.currency),
-                    opt(&r.doc_number),
-                    opt(&r.counterparty),
+                    &cell(opt(&r.doc_number)),
+                    &cell(opt(&r.counterparty)),
                     opt(&r.counterparty_inn),
                     opt(&r.counterparty_account),
-                    opt(&r.purpose),
+                    &cell(opt(&r.purpose)),
                     opt(&r.status),
                     &r.id,
                 ])
@@ -532,10 +532,10 @@ pub(crate) fn history(
                     direction,
                     r.amount.map(|a| a.to_string()).unwrap_or_default(),
                     opt(&r.doc_number).to_string(),
-                    cut(opt(&r.counterparty), 30),
+                    cut(&cell(opt(&r.counterparty)), 30),
                     opt(&r.counterparty_inn).to_string(),
                     opt(&r.counterparty_account).to_string(),
-                    cut(opt(&r.purpose), 40),
+                    cut(&cell(opt(&r.purpose)), 40),
                     opt(&r.status).to_string(),
                     r.id.clone(),
                 ]
@@ -580,6 +580,17 @@ pub(crate) fn printable(text: &str) -> String {
 
 fn opt(value: &Option<String>) -> &str {
     value.as_deref().unwrap_or("")
+}
+
+/// A text cell of a CSV for spreadsheets: one that starts like a formula (`=`, `+`, `-`, `@`,
+/// a tab or a line break; a payer writes the purpose of an incoming payment) gets a leading `'`
+/// so that a spreadsheet shows it instead of running it.
+fn cell(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.starts_with(['=', '+', '-', '@', '\t', '\r', '\n']) {
+        std::borrow::Cow::Owned(format!("'{text}"))
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    }
 }
 
 fn csv_error(e: csv::Error) -> Failure {
@@ -661,5 +672,23 @@ mod tests {
         );
         assert_eq!(cut("абвгдеж", 4), "абв…");
         assert_eq!(cut("a\nb", 4), "a b");
+    }
+}
+
+#[cfg(test)]
+mod csv_tests {
+    use super::cell;
+
+    #[test]
+    fn a_cell_that_looks_like_a_formula_is_shown_not_run() {
+        assert_eq!(
+            cell("=HYPERLINK(\"http://x\")"),
+            "'=HYPERLINK(\"http://x\")"
+        );
+        for start in ["+1", "-1", "@SUM(A1)", "\tx"] {
+            assert!(cell(start).starts_with('\''), "{start}");
+        }
+        assert_eq!(cell("ООО \"Лютик\""), "ООО \"Лютик\"");
+        assert_eq!(cell(""), "");
     }
 }

@@ -508,6 +508,24 @@ impl Flow<'_> {
                 let _ = answer(&mut stream, Page::NotFound).await;
                 continue;
             }
+            // A request without this sign-in's `state` (a stray request, an old tab, a page
+            // that knows the address) is refused and waited past: it cannot end the flow.
+            let state = url
+                .query_pairs()
+                .find(|(k, _)| k == "state")
+                .map(|(_, v)| v);
+            if state.as_deref() != Some(self.state) {
+                crate::term::warning(&tr(
+                    "state mismatch: a request that does not answer the sign-in started here (an \
+                     old browser tab, or someone else's link) was refused; still waiting for the \
+                     bank's redirect",
+                    "state не совпадает: запрос, не относящийся к входу, начатому здесь (старая \
+                     вкладка браузера или чужая ссылка), отклонён; ожидание перенаправления банка \
+                     продолжается",
+                ));
+                let _ = answer(&mut stream, Page::Failed).await;
+                continue;
+            }
             let result = self.redirected(&url).await;
             let page = if result.is_ok() {
                 Page::Done

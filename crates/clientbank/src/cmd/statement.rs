@@ -30,6 +30,19 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
         Ok(period) => period,
         Err(e) => return Ok(failed(&e)),
     };
+    let today = clientbank_payment::clock::today_in_moscow();
+    if period.till > today {
+        term::warning(&tr(
+            format!(
+                "the period ends after today ({today}): its last days have no operations yet, and \
+                 the balance at their end is the balance now"
+            ),
+            format!(
+                "период кончается позже сегодняшнего дня ({today}): в последних днях операций ещё \
+                 нет, а остаток на их конец — нынешний"
+            ),
+        ));
+    }
     let to_stdout = crate::io::is_std(&args.output);
     if to_stdout && (args.per_account || args.json) {
         term::error(&tr(
