@@ -752,7 +752,7 @@ async fn uploads_json_and_1c() {
     }
     // Another user's account.
     let mut foreign = requests[0].clone();
-    foreign.payment.payer_account = Some("40702810338000099999".into());
+    foreign.payment.payer_account = Some("40702810938000099999".into());
     assert!(matches!(
         client.upload(&foreign).await,
         Err(Error::AccessDenied { status: 400, .. })

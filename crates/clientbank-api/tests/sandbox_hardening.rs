@@ -1051,7 +1051,7 @@ async fn nominal_account_sends_check_the_signature() {
     // Another user's account.
     assert!(matches!(
         client
-            .beneficiaries_report_send("40702810338000099999", &romashka.sign(&report))
+            .beneficiaries_report_send("40702810938000099999", &romashka.sign(&report))
             .await,
         Err(Error::AccessDenied { status: 400, .. })
     ));

@@ -171,7 +171,7 @@ pub(crate) fn companies() -> (Vec<CompanyRecord>, Vec<AccountRecord>) {
             &romashka,
             2,
             "Депозит",
-            "42102810538000000017",
+            "42102810038000000017",
             DepositAccount,
             Currency::Rur,
             New,
@@ -181,7 +181,7 @@ pub(crate) fn companies() -> (Vec<CompanyRecord>, Vec<AccountRecord>) {
             &romashka,
             3,
             "Корпоративная карта",
-            "40702810038000000056",
+            "40702810938000000056",
             CardAccount,
             Currency::Rur,
             Freezed,
@@ -191,7 +191,7 @@ pub(crate) fn companies() -> (Vec<CompanyRecord>, Vec<AccountRecord>) {
             &romashka,
             4,
             "Валютный USD",
-            "40702840238000000011",
+            "40702840338000000011",
             CheckingAccount,
             Currency::Usd,
             New,
@@ -201,7 +201,7 @@ pub(crate) fn companies() -> (Vec<CompanyRecord>, Vec<AccountRecord>) {
             &romashka,
             5,
             "Валютный EUR",
-            "40702978838000000011",
+            "40702978938000000011",
             CheckingAccount,
             Currency::Eur,
             ToClosed,
@@ -221,7 +221,7 @@ pub(crate) fn companies() -> (Vec<CompanyRecord>, Vec<AccountRecord>) {
             &romashka,
             7,
             "Старый расчётный",
-            "40702810738000000099",
+            "40702810238000000099",
             CheckingAccount,
             Currency::Rur,
             Closed,
@@ -241,7 +241,7 @@ pub(crate) fn companies() -> (Vec<CompanyRecord>, Vec<AccountRecord>) {
             &ivanov,
             9,
             "Резерв",
-            "40802810738000000077",
+            "40802810338000000077",
             ReservationAccounting,
             Currency::Rur,
             New,
@@ -251,7 +251,7 @@ pub(crate) fn companies() -> (Vec<CompanyRecord>, Vec<AccountRecord>) {
             &ivanov,
             10,
             "Вклад с процентами",
-            "42108810138000000022",
+            "42108810438000000022",
             DepositRateAccount,
             Currency::Rur,
             Deleted,
@@ -261,7 +261,7 @@ pub(crate) fn companies() -> (Vec<CompanyRecord>, Vec<AccountRecord>) {
             &other,
             11,
             "Расчётный",
-            "40702810338000099999",
+            "40702810938000099999",
             CheckingAccount,
             Currency::Rur,
             New,
@@ -430,7 +430,7 @@ pub(crate) fn operations(accounts: &[AccountRecord], start: NaiveDate) -> Vec<Op
         let count = match account.number.as_deref() {
             Some("40702810938000012345") => 260,
             Some("40802810438000054321") => 60,
-            Some("40702810338000099999") => 10,
+            Some("40702810938000099999") => 10,
             _ => 0,
         };
         for i in 0..count {
@@ -513,4 +513,34 @@ pub(crate) fn retail_points(
         }
     }
     (points, paid_at)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every account and counterparty of the sandbox passes the checks our own statement
+    /// reader makes (a statement of any sandbox account reads back without `account-key`).
+    #[test]
+    fn every_account_number_fits_its_bik() {
+        let (_, accounts) = companies();
+        for record in &accounts {
+            let (Some(bik), Some(number)) = (&record.account.bank_bic, &record.account.number)
+            else {
+                panic!("{record:?}");
+            };
+            assert_eq!(
+                clientbank_payment::rules::account(bik, number),
+                Ok(()),
+                "{number}"
+            );
+        }
+        for (name, _, _, account, bik) in COUNTERPARTIES {
+            assert_eq!(
+                clientbank_payment::rules::account(bik, account),
+                Ok(()),
+                "{name}"
+            );
+        }
+    }
 }

@@ -10,7 +10,7 @@ use clientbank_watch::{Daemon, Options, Settings};
 
 pub const ROMASHKA: &str = "40702810938000012345";
 pub const IVANOV: &str = "40802810438000054321";
-pub const OTHER_USER: &str = "40702810338000099999";
+pub const OTHER_USER: &str = "40702810938000099999";
 
 pub async fn bank() -> Sandbox {
     Sandbox::start(Config::default())
