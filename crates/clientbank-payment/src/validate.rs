@@ -847,9 +847,18 @@ impl Check {
                  as the Tax Code art. 168 asks", "укажите, включён ли в сумму НДС («в т.ч. НДС 20% - …» или «Без налога (НДС)»), как требует ст. 168 НК РФ"),
             ),
             Some(Vat::Amount { rate, amount }) => {
-                if let Some(sum) = payment.sum {
-                    let expected = (sum * rate / (Decimal::ONE_HUNDRED + rate)).round_dp(2);
-                    if (expected - amount).abs() > Decimal::new(1, 2) {
+                // Checked: a sum or a rate near the decimal's limits (the sum's own rules say
+                // what is wrong with it) has no VAT to compare.
+                let expected = payment.sum.and_then(|sum| {
+                    sum.checked_mul(rate)?
+                        .checked_div(Decimal::ONE_HUNDRED.checked_add(rate)?)
+                        .map(|v| v.round_dp(2))
+                });
+                if let Some(expected) = expected
+                    && let Some(sum) = payment.sum
+                {
+                    let off = expected.checked_sub(amount).map(|d| d.abs());
+                    if off.is_none_or(|off| off > Decimal::new(1, 2)) {
                         self.add(
                             Code::VatAmount,
                             Field::Purpose,

@@ -495,8 +495,12 @@ impl State {
                 (None, _) => false,
             })
             .fold(record.opening, |balance, op| match op.category {
-                Some(OperationCategory::Debet) => balance + op.amount.unwrap_or_default(),
-                Some(OperationCategory::Credit) => balance - op.amount.unwrap_or_default(),
+                Some(OperationCategory::Debet) => {
+                    balance.saturating_add(op.amount.unwrap_or_default())
+                }
+                Some(OperationCategory::Credit) => {
+                    balance.saturating_sub(op.amount.unwrap_or_default())
+                }
                 _ => balance,
             })
     }

@@ -276,15 +276,21 @@ impl Collector {
             return Ok(());
         }
         let day = self.days.entry(executed.date()).or_default();
-        if incoming {
-            day.credited += amount;
+        let (day_total, sum) = if incoming {
             c.incoming += 1;
-            c.incoming_sum += amount;
+            (&mut day.credited, &mut c.incoming_sum)
         } else {
-            day.debited += amount;
             c.outgoing += 1;
-            c.outgoing_sum += amount;
-        }
+            (&mut day.debited, &mut c.outgoing_sum)
+        };
+        // Checked: amounts near the decimal's limit (a broken answer) end the statement with
+        // an error, never a panic.
+        *day_total = day_total
+            .checked_add(amount)
+            .ok_or_else(|| overflow(&operation.id))?;
+        *sum = sum
+            .checked_add(amount)
+            .ok_or_else(|| overflow(&operation.id))?;
         c.documents += 1;
         let mut line = serde_json::to_vec(operation)
             .map_err(|e| Error::Io(format!("cannot spool operation {}: {e}", operation.id)))?;
@@ -310,7 +316,10 @@ impl Collector {
         let mut sections = Vec::new();
         let mut balance = opening;
         for (day, totals) in &self.days {
-            let end = balance + totals.credited - totals.debited;
+            let end = balance
+                .checked_add(totals.credited)
+                .and_then(|b| b.checked_sub(totals.debited))
+                .ok_or_else(|| overflow(&day.to_string()))?;
             sections.push(AccountSection {
                 start_date: Some(*day),
                 end_date: Some(*day),
@@ -369,6 +378,13 @@ impl Collector {
             notes: self.notes,
         })
     }
+}
+
+fn overflow(at: &str) -> Error {
+    Error::Statement(Message::new(
+        format!("the sums overflow at {at}: the bank's amounts are beyond what can be added"),
+        format!("суммы переполняются на {at}: суммы банка больше, чем можно сложить"),
+    ))
 }
 
 /// The most notes kept per account (then only counted).
@@ -1004,5 +1020,17 @@ mod tests {
             300,
             "kept whole: the journal and 1C decide"
         );
+    }
+
+    #[test]
+    fn amounts_beyond_what_adds_up_are_an_error_not_a_panic() {
+        let period = Period::new(day(20), day(23)).unwrap();
+        let mut c = Collector::new(own(), period).unwrap();
+        let mut huge = op("h1", 21, true, 0);
+        huge.amount = Some(Decimal::MAX);
+        c.push(&huge).unwrap();
+        huge.id = "h2".into();
+        let e = c.push(&huge).unwrap_err();
+        assert!(e.to_string().contains("overflow"), "{e}");
     }
 }

@@ -544,8 +544,8 @@ pub(crate) fn history(
         let (mut incoming, mut outgoing) = (Decimal::ZERO, Decimal::ZERO);
         for r in &rows {
             match r.direction.as_deref() {
-                Some("in") => incoming += r.amount.unwrap_or_default(),
-                Some("out") => outgoing += r.amount.unwrap_or_default(),
+                Some("in") => incoming = incoming.saturating_add(r.amount.unwrap_or_default()),
+                Some("out") => outgoing = outgoing.saturating_add(r.amount.unwrap_or_default()),
                 _ => {}
             }
         }
