@@ -185,33 +185,48 @@ pub fn replace_atomically<T>(
     let failed = |e: io::Error| crate::Error::Io(format!("{}: {e}", target.display()));
     // A link is written through (its file is replaced, the link stays); anything but a regular
     // file (a FIFO, a device, a folder) or a read-only file is refused, never replaced.
+    let refused =
+        |en: String, ru: String| crate::Error::Usage(clientbank_format::Message::new(en, ru));
+    let shown = target.display().to_string();
     let resolved;
     let target = match fs::symlink_metadata(target) {
         Ok(meta) if meta.file_type().is_symlink() => {
-            resolved = fs::canonicalize(target).map_err(failed)?;
+            resolved = fs::canonicalize(target).map_err(|e| {
+                refused(
+                    format!("{shown} is a link to nothing that can be written ({e}): not replaced"),
+                    format!("{shown} — ссылка, по которой нечего записать ({e}): не заменён"),
+                )
+            })?;
             resolved.as_path()
         }
         _ => target,
     };
     if let Ok(meta) = fs::metadata(target) {
         if !meta.is_file() {
-            return Err(crate::Error::Io(format!(
-                "{} is {}: not replaced",
-                target.display(),
-                kind_of(meta.file_type())
-            )));
+            let kind = kind_of(meta.file_type());
+            return Err(refused(
+                format!("{shown} is {kind}: not replaced"),
+                format!("{shown} — не обычный файл ({kind}): не заменён"),
+            ));
         }
         if meta.permissions().readonly() {
-            return Err(crate::Error::Io(format!(
-                "{} is read-only: not replaced",
-                target.display()
-            )));
+            return Err(refused(
+                format!("{shown} is read-only: not replaced"),
+                format!("{shown} только для чтения: не заменён"),
+            ));
         }
     }
     let folder = match target.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
+    if !folder.is_dir() {
+        let folder = folder.display();
+        return Err(refused(
+            format!("{shown}: the folder {folder} does not exist"),
+            format!("{shown}: папки {folder} нет"),
+        ));
+    }
     remove_stale_temporaries(folder);
     let temporary = tempfile::Builder::new()
         .prefix(".clientbank-")
@@ -452,6 +467,9 @@ mod tests {
         fs::set_permissions(&locked, read_only).unwrap();
         let e = write(&locked, "x").unwrap_err().to_string();
         assert!(e.contains("read-only"), "{e}");
+        let e = write(&dir.path().join("nowhere/kl_to_1c.txt"), "x").unwrap_err();
+        assert!(e.to_string().contains("does not exist"), "{e}");
+        assert!(!e.to_string().contains(".clientbank-"), "{e}");
         assert_eq!(fs::read_to_string(&locked).unwrap(), "keep");
         // A temporary file an interrupted write left an hour ago is cleared; a fresh one stays.
         let stale = dir.path().join(".clientbank-old.tmp");

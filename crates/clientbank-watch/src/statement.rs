@@ -88,7 +88,7 @@ pub async fn accounts(client: &Client, wanted: &[String]) -> Result<Vec<OwnAccou
         .map(|name| {
             let name = name.trim();
             all.iter()
-                .find(|a| a.id == name || a.number == name)
+                .find(|a| a.id.eq_ignore_ascii_case(name) || a.number == name)
                 .cloned()
                 .ok_or_else(|| {
                     let n = all.len();

@@ -60,7 +60,10 @@ pub(crate) fn same_as_input(input: &Path, output: &Path) -> Option<String> {
     if is_std(input) || is_std(output) {
         return None;
     }
-    let same = same_file::is_same_file(input, output).unwrap_or(false)
+    // Comparing opens both files: only regular ones (opening a FIFO waits for its writer).
+    let regular = |p: &Path| std::fs::metadata(p).is_ok_and(|m| m.is_file());
+    let same = (regular(input) && regular(output))
+        && same_file::is_same_file(input, output).unwrap_or(false)
         || match (input.canonicalize(), absolute_parent(output)) {
             (Ok(a), Some(b)) => a == b,
             _ => false,
@@ -149,5 +152,16 @@ mod tests {
             assert!(same_as_input(&input, &hard).is_some(), "a hard link");
         }
         assert!(same_as_input(Path::new("-"), Path::new("-")).is_none());
+        // A FIFO is not opened to be compared (that would wait for its writer).
+        #[cfg(unix)]
+        {
+            let fifo = dir.path().join("fifo");
+            let made = std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap();
+            assert!(made.success());
+            assert!(same_as_input(&input, &fifo).is_none());
+        }
     }
 }

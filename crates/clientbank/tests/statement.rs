@@ -406,7 +406,7 @@ fn an_unknown_account_and_a_backward_period_are_clear_errors_and_write_nothing()
             "--account",
             ACCOUNT,
             "--account",
-            &id,
+            &id.to_uppercase(),
             "--from",
             FROM,
             "--till",
