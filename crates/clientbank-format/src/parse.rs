@@ -227,7 +227,10 @@ pub(crate) fn check_line_encoding(
                 "в тексте есть символ U+FFFD: текст испортили при перекодировании ещё до нас, восстановить его нельзя",
             ),
         )),
-        (Encoding::Cp1251 | Encoding::Cp866, Ok(text)) if encoding::plausible_utf8(text) => {
+        (Encoding::Cp1251 | Encoding::Cp866, Ok(text))
+            if encoding::plausible_utf8(text)
+                && encoding::reads_better_as_utf8(&content[first..], text, encoding) =>
+        {
             Err((Code::MixedEncoding, first, {
                 let shown = short_bytes(content, Encoding::Utf8);
                 tr!(
