@@ -383,42 +383,46 @@ impl Client {
         Ok(page.into_iter().map(Operation::from_json).collect())
     }
 
-    /// All operations executed from `from` to `till` (inclusive): pages of 50 (`records`,
-    /// `skip += 50`) until a short page, deduplicated by id (records without a readable id are
-    /// all kept), in the bank's order.
+    /// The history of `account_id` from `from` to `till` (inclusive) page by page: 50 records
+    /// at a time (`records`, `skip += 50`) until a short page. Callers that hold the whole
+    /// period in memory use [`Client::operations_between`]; a long period is better taken a
+    /// page at a time, as it comes.
+    pub fn history_pages<'c>(
+        &'c self,
+        account_id: &'c str,
+        from: NaiveDate,
+        till: NaiveDate,
+    ) -> HistoryPages<'c> {
+        HistoryPages {
+            client: self,
+            account_id,
+            from,
+            till,
+            skip: Some(0),
+        }
+    }
+
+    /// All operations executed from `from` to `till` (inclusive), read by
+    /// [`Client::history_pages`], deduplicated by id (records without a readable id are all
+    /// kept), in the bank's order.
     pub async fn operations_between(
         &self,
         account_id: &str,
         from: NaiveDate,
         till: NaiveDate,
     ) -> Result<Vec<Operation>, Error> {
-        const PAGE: u32 = 50;
         let mut seen = std::collections::HashSet::new();
         let mut all = Vec::new();
-        let mut skip = 0;
-        loop {
-            let filter = HistoryFilter {
-                from: Some(from),
-                till: Some(till),
-                skip: Some(skip),
-                records: Some(PAGE),
-                ..HistoryFilter::default()
-            };
-            let page = self.operation_history(account_id, &filter).await?;
-            let short = (page.len() as u32) < PAGE;
+        let mut pages = self.history_pages(account_id, from, till);
+        while let Some(page) = pages.next().await? {
             for operation in page {
                 // A record without a readable id cannot be told from another: kept.
                 if operation.id.is_empty() || seen.insert(operation.id.clone()) {
                     all.push(operation);
                 }
             }
-            if short {
-                return Ok(all);
-            }
-            skip = skip.checked_add(PAGE).ok_or_else(|| {
-                Error::Decode("the history does not end: more than 4 billion records".into())
-            })?;
         }
+        Ok(all)
     }
 
     // --- Payment upload -------------------------------------------------------------------
@@ -905,5 +909,48 @@ mod not_sent_tests {
             .build()
             .unwrap_err();
         assert!(matches!(transport_error(&e), Error::Config(_)));
+    }
+}
+
+/// The pages of an account's history ([`Client::history_pages`]).
+#[derive(Debug)]
+pub struct HistoryPages<'c> {
+    client: &'c Client,
+    account_id: &'c str,
+    from: NaiveDate,
+    till: NaiveDate,
+    /// Where the next page starts; `None` once a short page has come.
+    skip: Option<u32>,
+}
+
+impl HistoryPages<'_> {
+    /// The most records the bank gives at once.
+    pub const PAGE: u32 = 50;
+
+    /// The next page, or `None` after the last one (the first page shorter than
+    /// [`HistoryPages::PAGE`]; an empty period gives one empty page).
+    pub async fn next(&mut self) -> Result<Option<Vec<Operation>>, Error> {
+        let Some(skip) = self.skip else {
+            return Ok(None);
+        };
+        let filter = HistoryFilter {
+            from: Some(self.from),
+            till: Some(self.till),
+            skip: Some(skip),
+            records: Some(Self::PAGE),
+            ..HistoryFilter::default()
+        };
+        let page = self
+            .client
+            .operation_history(self.account_id, &filter)
+            .await?;
+        self.skip = if (page.len() as u32) < Self::PAGE {
+            None
+        } else {
+            Some(skip.checked_add(Self::PAGE).ok_or_else(|| {
+                Error::Decode("the history does not end: more than 4 billion records".into())
+            })?)
+        };
+        Ok(Some(page))
     }
 }

@@ -1,7 +1,8 @@
 //! The async client of the business bank's API v1 (`../shared/API.md`) and its wire types.
 //!
 //! - [`Client`] covers every endpoint of the API: companies and accounts, balances, operation
-//!   history (with [`Client::operations_between`] paging and deduplicating), payment upload as
+//!   history (page by page with [`Client::history_pages`], or whole and deduplicated with
+//!   [`Client::operations_between`]), payment upload as
 //!   JSON or 1C, signing, the OAuth flow, nominal accounts and SBP.
 //! - TLS is always verified (extra root certificates from a PEM file); plain `http://` only
 //!   to loopback, for the sandbox bank.
@@ -26,7 +27,7 @@ pub mod types;
 pub mod webhook;
 
 pub use chrono::{NaiveDate, NaiveDateTime};
-pub use client::{Client, ClientBuilder, Retry};
+pub use client::{Client, ClientBuilder, HistoryPages, Retry};
 pub use error::Error;
 pub use rust_decimal::Decimal;
 pub use token::{Token, TokenResponse};

@@ -13,7 +13,7 @@ use clientbank_api::webhook::{self, WebhookKey};
 use clientbank_api::{Client, Error, HistoryFilter, Retry, SignRequest, Token, TokenRequest};
 use clientbank_payment::UploadRequest;
 use clientbank_payment::json::{PaymentJson, read_requests};
-use clientbank_sandbox::{Config, DropConnection, Fault, OTHER_USER_TOKEN, Sandbox};
+use clientbank_sandbox::{Config, DropConnection, Fault, OTHER_USER_TOKEN, Receive, Sandbox};
 use rust_decimal::Decimal;
 use serde_json::json;
 
@@ -277,6 +277,39 @@ async fn history_limits_filters_and_paging() {
             .iter()
             .all(|op| op.executed.is_none() && op.created.is_some())
     );
+}
+
+#[tokio::test]
+async fn history_pages_end_on_the_first_short_page() {
+    let bank = bank().await;
+    let api = client(&bank, "cabinet-token-full-rights");
+    let quiet = NaiveDate::from_ymd_opt(2025, 3, 10).unwrap();
+    let (bank, api) = (&bank, &api);
+    let pages = |count: usize| async move {
+        if count > 0 {
+            bank.control()
+                .receive(&Receive {
+                    count,
+                    date: Some(quiet),
+                    ..Receive::new(MAIN)
+                })
+                .unwrap();
+        }
+        let mut sizes = Vec::new();
+        let mut pager = api.history_pages(MAIN, quiet, quiet);
+        while let Some(page) = pager.next().await.unwrap() {
+            sizes.push(page.len());
+        }
+        assert_eq!(pager.next().await.unwrap(), None, "stays ended");
+        sizes
+    };
+    // An empty period is one empty page; a full last page needs one more (empty) to end.
+    assert_eq!(pages(0).await, [0]);
+    assert_eq!(pages(49).await, [49]);
+    assert_eq!(pages(1).await, [50, 0]);
+    assert_eq!(pages(51).await, [50, 50, 1]);
+    let all = api.operations_between(MAIN, quiet, quiet).await.unwrap();
+    assert_eq!(all.len(), 101);
 }
 
 #[tokio::test]

@@ -20,15 +20,12 @@ use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 
 use chrono::{Duration, NaiveDate, NaiveDateTime};
 use clientbank_api::types::{OperationCategory, OperationStatus};
-use clientbank_api::{BankAccount, Client, Company, HistoryFilter, Operation};
+use clientbank_api::{BankAccount, Client, Company, Operation};
 use clientbank_format::{AccountSection, Document, Encoding, Header, Message, Party, Writer};
 use rust_decimal::Decimal;
 use serde::Serialize;
 
 use crate::Error;
-
-/// A page of the history: the most the bank gives at once.
-pub const PAGE: u32 = 50;
 
 /// The document type of an ordinary operation.
 const PAYMENT_ORDER: &str = "Платежное поручение";
@@ -430,14 +427,13 @@ pub async fn fetch(
 ) -> Result<AccountStatement, Error> {
     let mut collector = Collector::new(account, period)?;
     let id = collector.account().id.clone();
-    each_page(client, &id, period.from, period.till, |page| {
-        for operation in page {
+    let mut pages = client.history_pages(&id, period.from, period.till);
+    while let Some(page) = pages.next().await.map_err(Error::Bank)? {
+        for operation in &page {
             collector.push(operation)?;
         }
         progress(collector.seen());
-        Ok(())
-    })
-    .await?;
+    }
     balanced(client, collector).await
 }
 
@@ -464,9 +460,10 @@ pub async fn sync(
         .min(today);
     let mut newest: Option<(NaiveDateTime, String)> = None;
     let mut synced_now = Synced::default();
-    each_page(client, &account.id, start, today, |page| {
+    let mut pages = client.history_pages(&account.id, start, today);
+    while let Some(page) = pages.next().await.map_err(Error::Bank)? {
         synced_now.fetched += page.len() as u64;
-        for operation in page {
+        for operation in &page {
             if operation.id.is_empty() {
                 continue;
             }
@@ -491,9 +488,7 @@ pub async fn sync(
                 synced_now.added += 1;
             }
         }
-        Ok(())
-    })
-    .await?;
+    }
     journal.set_statement_sync(&StatementSync {
         account: account.number.clone(),
         synced_till: today.format("%Y-%m-%d").to_string(),
@@ -502,41 +497,6 @@ pub async fn sync(
             .or(synced.and_then(|s| s.last_operation)),
     })?;
     Ok(synced_now)
-}
-
-/// Every page of an account's history from `from` to `till`, 50 records at a time
-/// (`skip += 50` until a short page), each handed to `page` as it comes.
-async fn each_page(
-    client: &Client,
-    account_id: &str,
-    from: NaiveDate,
-    till: NaiveDate,
-    mut page: impl FnMut(&[Operation]) -> Result<(), Error>,
-) -> Result<(), Error> {
-    let mut skip: u32 = 0;
-    loop {
-        let filter = HistoryFilter {
-            from: Some(from),
-            till: Some(till),
-            skip: Some(skip),
-            records: Some(PAGE),
-            ..HistoryFilter::default()
-        };
-        let records = client
-            .operation_history(account_id, &filter)
-            .await
-            .map_err(Error::Bank)?;
-        page(&records)?;
-        if (records.len() as u32) < PAGE {
-            return Ok(());
-        }
-        skip = skip.checked_add(PAGE).ok_or_else(|| {
-            Error::Statement(Message::new(
-                "the history does not end: more than 4 billion records",
-                "история не кончается: больше 4 миллиардов записей",
-            ))
-        })?;
-    }
 }
 
 /// What [`sync`] did.
