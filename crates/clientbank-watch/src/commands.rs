@@ -307,6 +307,9 @@ pub fn status(dir: &Path) -> Result<Status, Error> {
                 (ps::UPLOADED, Some(sign_state::AWAITING)) => "awaiting signature",
                 (ps::UPLOADED, Some(sign_state::SIGNED)) => "signed",
                 (ps::UPLOADED, Some(sign_state::DRAFT)) => "uploaded as drafts",
+                (ps::UPLOADED, Some(sign_state::NOT_AWAITING)) => {
+                    "no longer awaiting a signature at the bank (see the cabinet)"
+                }
                 (ps::UPLOADED, _) => "uploaded",
                 (ps::DOUBT, _) | (ps::SENDING, _) => "in doubt",
                 (ps::ALREADY, _) => "already at the bank (not sent again)",
@@ -337,14 +340,7 @@ pub fn status(dir: &Path) -> Result<Status, Error> {
             entries
                 .filter_map(Result::ok)
                 .filter_map(|e| {
-                    let kind = e.file_type().ok()?;
-                    (!kind.is_file()).then(|| {
-                        format!(
-                            "{} ({})",
-                            e.file_name().to_string_lossy(),
-                            crate::folders::kind_of(kind)
-                        )
-                    })
+                    crate::folders::ignored_entry(&e).map(|(name, kind)| format!("{name} ({kind})"))
                 })
                 .collect()
         })

@@ -72,10 +72,12 @@ pub struct Summary {
     pub token_refused: Option<String>,
     /// The configuration kept requests from being made (nothing was sent).
     pub config_error: Option<String>,
-    /// A new journal was started and seeded from done/ and review/: what it learnt.
+    /// A new journal was started and seeded from done/, review/ and rejected/: what it learnt.
     pub journal_seeded: Option<String>,
     /// The bank was unavailable (maintenance, no connection).
     pub bank_unavailable: Option<String>,
+    /// The journal could not be written (a full disk, a read-only file): nothing was sent.
+    pub journal_error: Option<String>,
     /// The last statement written to outbox/: its place and what it holds.
     pub statement: Option<String>,
     /// Why the last statement could not be written, if it could not.
@@ -103,9 +105,10 @@ pub fn open_journal(layout: &Layout, new_journal: bool) -> Result<(Journal, bool
             "the journal {} is missing, but {} shows earlier use (files in processing/, done/, \
              rejected/ or review/). clientbank does not start afresh by itself: a new journal \
              would not know which payments are already at the bank. Restore the journal (with \
-             its -wal file) from a backup; or check the files of processing/ and review/ at \
-             the bank and start with `clientbank watch {} --new-journal` (the files of \
-             processing/ then go to review/; the new journal is seeded from done/ and review/)",
+             its -wal file) from a backup; or check the files of processing/, review/ and \
+             rejected/ at the bank and start with `clientbank watch {} --new-journal` (the \
+             files of processing/ then go to review/; the new journal is seeded from done/, \
+             review/ and the reports of rejected/)",
             path.display(),
             layout.root.display(),
             report::shell_quote(&layout.root.display().to_string())
@@ -139,6 +142,8 @@ pub struct Daemon {
     move_failures: HashMap<i64, (Instant, String)>,
     /// When the outbox statement is due again (`None`: now).
     next_statement: Option<Instant>,
+    /// The last error making DIR's folders, said once.
+    folder_problem: Option<String>,
 }
 
 impl std::fmt::Debug for Daemon {
@@ -184,6 +189,7 @@ impl Daemon {
             interrupted: Vec::new(),
             move_failures: HashMap::new(),
             next_statement: None,
+            folder_problem: None,
         };
         daemon.engine.lock = Some(lock);
         if fresh && options.new_journal {
@@ -232,14 +238,17 @@ impl Daemon {
 
     /// A new journal over a used DIR learns what the folders say: each file of done/ (its
     /// content hash, its payments' identities as at the bank, with the ids of its
-    /// `FILE.report.csv` where present) and of review/ (its payments in doubt). A file dropped
-    /// again is then not sent again.
+    /// `FILE.report.csv` where present), of review/ (its payments in doubt) and of rejected/
+    /// (the payments its `FILE.report.csv` names at the bank or in doubt: a file the bank
+    /// refused a payment of may have had others uploaded). A file dropped again is then not
+    /// sent again.
     fn seed(&mut self) -> Result<String, Error> {
         let today = self.today();
         let mut said = Vec::new();
-        for (folder, file_state, state) in [
-            ("done", file_state::DONE, ps::UPLOADED),
-            ("review", file_state::REVIEW, ps::DOUBT),
+        for (folder, file_state) in [
+            ("done", file_state::DONE),
+            ("review", file_state::REVIEW),
+            ("rejected", file_state::REJECTED),
         ] {
             let (mut files, mut payments) = (0, 0);
             for name in self.layout.files(folder) {
@@ -256,15 +265,15 @@ impl Daemon {
                     }
                 };
                 let drop = drop::read(Path::new(&name), &bytes, today);
-                let ids = if folder == "done" {
-                    report_ids(
+                let report = if folder == "review" {
+                    Vec::new()
+                } else {
+                    report_rows(
                         &self
                             .layout
                             .folder(folder)
                             .join(format!("{name}.report.csv")),
                     )
-                } else {
-                    Vec::new()
                 };
                 let rows: Vec<_> = drop
                     .payments
@@ -272,10 +281,29 @@ impl Daemon {
                     .enumerate()
                     .map(|(position, p)| {
                         let mut row = crate::engine::new_payment(p, None);
-                        row.bank_id = ids.get(position).and_then(|(number, id)| {
-                            (drop::normalise_number(number) == p.identity.number && !id.is_empty())
-                                .then(|| id.clone())
+                        let line = report.get(position).filter(|line| {
+                            drop::normalise_number(&line.number) == p.identity.number
                         });
+                        row.state = match folder {
+                            "done" => ps::UPLOADED,
+                            "review" => ps::DOUBT,
+                            // No report: refused before anything was sent. A report
+                            // that does not name this payment: in doubt, the safe side.
+                            _ => match line {
+                                Some(line) => report::state_of_report_row(&line.state, &line.id),
+                                None if report.is_empty() => ps::NOT_SENT,
+                                None => ps::DOUBT,
+                            },
+                        };
+                        row.bank_id = line
+                            .filter(|line| !line.id.is_empty() && row.state == ps::UPLOADED)
+                            .map(|line| line.id.clone());
+                        if row.state == ps::NOT_SENT {
+                            row.message = Some(format!(
+                                "not at the bank by {place}.report.csv when the journal was \
+                                 started anew"
+                            ));
+                        }
                         row
                     })
                     .collect();
@@ -285,24 +313,23 @@ impl Daemon {
                 payments += self.engine.journal.seed_file(
                     (&name, &content_hash(&bytes), &place, file_state),
                     &rows,
-                    state,
                     &message,
                 )?;
                 files += 1;
             }
             said.push(format!(
                 "{folder}/ ({files} file(s), {payments} payment(s) {})",
-                if folder == "done" {
-                    "recorded as at the bank"
-                } else {
-                    "recorded as in doubt"
+                match folder {
+                    "done" => "recorded as at the bank",
+                    "review" => "recorded as in doubt",
+                    _ => "recorded as at the bank or in doubt by their reports",
                 }
             ));
         }
         Ok(format!(
             "journal started anew: it was seeded from {}; payments of these files dropped again \
              are not sent again",
-            said.join(" and ")
+            said.join(", ")
         ))
     }
 
@@ -376,6 +403,27 @@ impl Daemon {
         // The lock file still ours (D3): else another daemon may work here; stop.
         self.engine.check_lock()?;
         self.maybe_reload();
+        // A folder deleted while the daemon runs is made again: else claims and moves would
+        // fail as if the file had vanished, and the inbox would stall without a word.
+        match self.layout.restore() {
+            Ok(created) if !created.is_empty() => {
+                for folder in created {
+                    tracing::warn!(
+                        "{folder}/ was missing (deleted while clientbank ran?): created again"
+                    );
+                }
+                self.folder_problem = None;
+            }
+            Ok(_) => self.folder_problem = None,
+            Err(e) => {
+                // Said once; the moves that need the folder fail and say so themselves.
+                let said = e.to_string();
+                if self.folder_problem.as_ref() != Some(&said) {
+                    tracing::error!("{said}");
+                    self.folder_problem = Some(said);
+                }
+            }
+        }
         let inbox = self.layout.folder("inbox");
         let settings = self.engine.settings.clone();
         let scan = self
@@ -760,8 +808,8 @@ impl Daemon {
              processing/ (next try in {delay:?})"
         );
         self.summary
-            .bank_unavailable
-            .get_or_insert_with(|| format!("journal: {e}"));
+            .journal_error
+            .get_or_insert_with(|| e.to_string());
         Ok(())
     }
 
@@ -1113,9 +1161,15 @@ impl Daemon {
     }
 }
 
-/// The (number, id) of each payment of a `FILE.report.csv`, in file order; empty when it
-/// cannot be read.
-fn report_ids(path: &Path) -> Vec<(String, String)> {
+/// A row of a `FILE.report.csv`: what a journal started anew reads of it.
+struct ReportRow {
+    number: String,
+    id: String,
+    state: String,
+}
+
+/// The rows of a `FILE.report.csv`, in file order; empty when it cannot be read.
+fn report_rows(path: &Path) -> Vec<ReportRow> {
     let Ok(mut reader) = csv::Reader::from_path(path) else {
         return Vec::new();
     };
@@ -1123,17 +1177,18 @@ fn report_ids(path: &Path) -> Vec<(String, String)> {
         return Vec::new();
     };
     let column = |name: &str| headers.iter().position(|h| h == name);
-    let (Some(number), Some(id)) = (column("number"), column("id")) else {
+    let (Some(number), Some(id), Some(state)) = (column("number"), column("id"), column("state"))
+    else {
         return Vec::new();
     };
+    let cell = |r: &csv::StringRecord, i: usize| r.get(i).unwrap_or_default().to_string();
     reader
         .records()
         .map_while(Result::ok)
-        .map(|r| {
-            (
-                r.get(number).unwrap_or_default().to_string(),
-                r.get(id).unwrap_or_default().to_string(),
-            )
+        .map(|r| ReportRow {
+            number: cell(&r, number),
+            id: cell(&r, id),
+            state: cell(&r, state),
         })
         .collect()
 }

@@ -303,6 +303,12 @@ impl Engine {
                 target_status: Some(IN_SIGNING.to_string()),
             });
             let answer = client.upload(&request).await;
+            if let Err(e) = &answer
+                && let Some(why) = misconfiguration(e)
+            {
+                self.journal.set_payment(row.id, ps::PLANNED, None)?;
+                return Ok(Sent::Misconfigured(why));
+            }
             let outcome = match answer {
                 Ok(result) => {
                     let created = result.created();
@@ -331,14 +337,6 @@ impl Engine {
                         answer: Some(result.raw.clone()),
                         message: (!notes.is_empty()).then(|| notes.join("; ")),
                     }
-                }
-                Err(
-                    e
-                    @ (clientbank_api::Error::Config(_) | clientbank_api::Error::InvalidId { .. }),
-                ) => {
-                    // The request could not be made: nothing was sent.
-                    self.journal.set_payment(row.id, ps::PLANNED, None)?;
-                    return Ok(Sent::Misconfigured(e.to_string()));
                 }
                 Err(e) if e.not_taken() => {
                     self.journal.set_payment(row.id, ps::PLANNED, None)?;
@@ -481,7 +479,16 @@ impl Engine {
                 })
                 .collect::<Vec<_>>()
         };
-        match client.upload_1c(document).await {
+        let answer = client.upload_1c(document).await;
+        if let Err(e) = &answer
+            && let Some(why) = misconfiguration(e)
+        {
+            for &id in &ids {
+                self.journal.set_payment(id, ps::PLANNED, None)?;
+            }
+            return Ok(Sent::Misconfigured(why));
+        }
+        match answer {
             Ok(result) if result.ids.len() == todo.len() && result.errors.is_empty() => {
                 let results: Vec<_> = todo
                     .iter()
@@ -524,14 +531,6 @@ impl Engine {
                 );
                 self.journal
                     .record(&all(ps::DOUBT, message, Some(result.raw.clone())), &[])?;
-            }
-            Err(
-                e @ (clientbank_api::Error::Config(_) | clientbank_api::Error::InvalidId { .. }),
-            ) => {
-                for &id in &ids {
-                    self.journal.set_payment(id, ps::PLANNED, None)?;
-                }
-                return Ok(Sent::Misconfigured(e.to_string()));
             }
             Err(e) if e.not_taken() => {
                 for &id in &ids {
@@ -615,17 +614,14 @@ impl Engine {
             }
             ids.sort();
             ids.dedup();
-            let content = SignRequest::signed_content(&ids);
-            let mut group = SignGroup {
-                company: info.clone(),
-                ids: ids.clone(),
-                content: content.clone(),
-                result: String::new(),
-                signed: false,
-            };
             if dry_run {
-                group.result = "dry run: not signed".into();
-                out.push(group);
+                out.push(SignGroup {
+                    content: SignRequest::signed_content(&ids),
+                    company: info,
+                    ids,
+                    result: "dry run: not signed".into(),
+                    signed: false,
+                });
                 continue;
             }
             let Some(argv) = self
@@ -633,62 +629,147 @@ impl Engine {
                 .signer_for(info.inn.as_deref(), &info.id)
                 .map(<[String]>::to_vec)
             else {
-                group.result = format!(
+                let result = format!(
                     "failed: no signer for {}: add [signers.{}] command = [...] (or [signer]) \
                      to the configuration",
                     info.label(),
                     info.inn.as_deref().unwrap_or(&info.id)
                 );
-                self.journal.record_signature(&ids, false, &group.result)?;
-                out.push(group);
+                self.journal.record_signature(&ids, false, &result)?;
+                out.push(SignGroup {
+                    content: SignRequest::signed_content(&ids),
+                    company: info,
+                    ids,
+                    result,
+                    signed: false,
+                });
                 continue;
             };
-            let signed_content = content.clone();
-            let signature =
-                tokio::task::spawn_blocking(move || signer::sign(&argv, &signed_content))
-                    .await
-                    .map_err(|e| Error::Signer(format!("the signer did not finish: {e}")))?;
-            let signature = match signature {
-                Ok(signature) => signature,
-                Err(e) => {
-                    group.result = format!("failed: {e}");
-                    self.journal.record_signature(&ids, false, &group.result)?;
-                    self.journal.event(None, &group.result)?;
-                    out.push(group);
-                    continue;
-                }
-            };
-            let client = self.client()?;
-            let answer = client
-                .sign(&SignRequest {
-                    operations: ids.clone(),
-                    sign_base64: signature,
-                })
-                .await;
-            match answer {
-                Ok(_) => {
-                    group.result = "signed".into();
-                    group.signed = true;
-                    self.journal.record_signature(&ids, true, "signed")?;
-                    tracing::info!(company = %info.label(), count = ids.len(), "payments signed");
-                }
-                Err(clientbank_api::Error::SignCheck { message }) => {
-                    group.result = format!("refused: the bank refused the signature: {message}");
-                    self.journal.record_signature(&ids, false, &group.result)?;
-                    self.journal.event(None, &group.result)?;
-                    tracing::warn!(company = %info.label(), "{}", group.result);
-                }
-                Err(e) => {
-                    group.result = format!("failed: {e}");
-                    self.journal.record_signature(&ids, false, &group.result)?;
-                    self.journal.event(None, &group.result)?;
-                    tracing::warn!(company = %info.label(), "{}", group.result);
+            // One signature for the company's payments; when the bank refuses it for the state
+            // of a payment (one signed by an earlier run whose answer was lost, or cancelled),
+            // each is signed on its own, so that one payment never blocks the others.
+            let mut batches = vec![ids];
+            while let Some(ids) = batches.pop() {
+                let group = self.sign_batch(&info, &argv, ids).await?;
+                match group {
+                    Batch::Answered(group) => out.push(group),
+                    Batch::Split(ids) => batches.extend(ids.into_iter().rev().map(|id| vec![id])),
                 }
             }
-            out.push(group);
         }
         Ok(out)
     }
+
+    /// Signs `ids` of one company with `argv` and sends the signature; records the answer.
+    async fn sign_batch(
+        &mut self,
+        info: &CompanyInfo,
+        argv: &[String],
+        ids: Vec<String>,
+    ) -> Result<Batch, Error> {
+        let content = SignRequest::signed_content(&ids);
+        let mut group = SignGroup {
+            company: info.clone(),
+            ids: ids.clone(),
+            content: content.clone(),
+            result: String::new(),
+            signed: false,
+        };
+        let signer_argv = argv.to_vec();
+        let signed_content = content;
+        let signature =
+            tokio::task::spawn_blocking(move || signer::sign(&signer_argv, &signed_content))
+                .await
+                .map_err(|e| Error::Signer(format!("the signer did not finish: {e}")))?;
+        let signature = match signature {
+            Ok(signature) => signature,
+            Err(e) => {
+                group.result = format!("failed: {e}");
+                self.journal.record_signature(&ids, false, &group.result)?;
+                self.journal.event(None, &group.result)?;
+                return Ok(Batch::Answered(group));
+            }
+        };
+        let client = self.client()?;
+        let answer = client
+            .sign(&SignRequest {
+                operations: ids.clone(),
+                sign_base64: signature,
+            })
+            .await;
+        match answer {
+            Ok(_) => {
+                group.result = "signed".into();
+                group.signed = true;
+                self.journal.record_signature(&ids, true, "signed")?;
+                tracing::info!(company = %info.label(), count = ids.len(), "payments signed");
+            }
+            Err(clientbank_api::Error::SignCheck { message }) => {
+                group.result = format!("refused: the bank refused the signature: {message}");
+                self.journal.record_signature(&ids, false, &group.result)?;
+                self.journal.event(None, &group.result)?;
+                tracing::warn!(company = %info.label(), "{}", group.result);
+            }
+            // A payment the bank will not sign in its state: found by signing each alone.
+            Err(clientbank_api::Error::Api { status: 400, .. }) if ids.len() > 1 => {
+                tracing::warn!(
+                    company = %info.label(),
+                    count = ids.len(),
+                    "the bank refused to sign the payments together: each is signed on its own"
+                );
+                return Ok(Batch::Split(ids));
+            }
+            Err(clientbank_api::Error::Api {
+                status: 400,
+                message,
+                ..
+            }) => {
+                group.result = format!(
+                    "not signed: the bank no longer awaits a signature of this payment \
+                     ({message}); it may have been signed already (by an earlier run \
+                     whose answer was lost, or in the cabinet) or cancelled: see it in the bank's \
+                     cabinet. It is not offered for signing again"
+                );
+                self.journal.record_sign_state(
+                    &ids,
+                    Some(sign_state::NOT_AWAITING),
+                    &group.result,
+                )?;
+                self.journal.event(None, &group.result)?;
+                tracing::warn!(company = %info.label(), "{}", group.result);
+            }
+            Err(e) => {
+                group.result = format!("failed: {e}");
+                self.journal.record_signature(&ids, false, &group.result)?;
+                self.journal.event(None, &group.result)?;
+                tracing::warn!(company = %info.label(), "{}", group.result);
+            }
+        }
+        Ok(Batch::Answered(group))
+    }
+}
+
+/// What keeps an upload from reaching the bank's upload endpoint, so that nothing was sent: a
+/// request that could not be built, or a 404 — an address with no endpoint, not a refusal
+/// of the payment (a `bank_url` without `/v1`).
+fn misconfiguration(e: &clientbank_api::Error) -> Option<String> {
+    match e {
+        clientbank_api::Error::Config(_) | clientbank_api::Error::InvalidId { .. } => {
+            Some(e.to_string())
+        }
+        clientbank_api::Error::Api { status: 404, .. } => Some(format!(
+            "the bank has no such endpoint ({e}): bank_url must be the API's root, ending in /v1"
+        )),
+        _ => None,
+    }
+}
+
+/// What one signature of [`Engine::sign_batch`] came to.
+enum Batch {
+    /// The bank answered for the batch as a whole.
+    Answered(SignGroup),
+    /// The bank refused the batch for the state of one of its payments: sign each alone.
+    Split(Vec<String>),
 }
 
 /// Where a recorded file goes, by its payments' states.

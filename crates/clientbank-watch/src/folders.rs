@@ -35,13 +35,23 @@ impl Layout {
 
     /// Creates the folders that are missing.
     pub fn create(&self) -> io::Result<()> {
-        for folder in FOLDERS {
+        self.restore().map(drop)
+    }
+
+    /// Creates the folders that are missing (deleted while the daemon ran) and says which.
+    pub fn restore(&self) -> io::Result<Vec<&'static str>> {
+        let mut created = Vec::new();
+        for &folder in FOLDERS {
             let path = self.root.join(folder);
+            if path.is_dir() {
+                continue;
+            }
             fs::create_dir_all(&path).map_err(|e| {
                 io::Error::new(e.kind(), format!("cannot create {}: {e}", path.display()))
             })?;
+            created.push(folder);
         }
-        Ok(())
+        Ok(created)
     }
 
     /// A folder.
@@ -278,6 +288,21 @@ fn remove_stale_temporaries(folder: &Path) {
     }
 }
 
+/// Why the inbox leaves an entry where it is, for people: a name that is not valid Unicode (a
+/// network share mounted without its character set: the name cannot be recorded or reported
+/// faithfully), or no regular file. `None`: a file it takes. The name is given lossily.
+pub fn ignored_entry(entry: &fs::DirEntry) -> Option<(String, &'static str)> {
+    let name = entry.file_name();
+    if name.to_str().is_none() {
+        return Some((
+            name.to_string_lossy().into_owned(),
+            "a file whose name is not valid Unicode (rename it)",
+        ));
+    }
+    let file_type = entry.file_type().ok()?;
+    (!file_type.is_file()).then(|| (name.to_string_lossy().into_owned(), kind_of(file_type)))
+}
+
 /// What kind of thing a directory entry that is no regular file is, for people.
 pub fn kind_of(file_type: fs::FileType) -> &'static str {
     #[cfg(unix)]
@@ -318,21 +343,18 @@ impl Claimer {
             return scan;
         };
         for entry in entries.filter_map(Result::ok) {
-            let Ok(name) = entry.file_name().into_string() else {
-                continue;
-            };
+            let name = entry.file_name().to_string_lossy().into_owned();
             if !takes(&name) {
                 continue;
             }
             let Ok(meta) = entry.metadata() else { continue };
             present.push(name.clone());
-            if !meta.is_file() {
+            if let Some((_, kind)) = ignored_entry(&entry) {
                 if !self.ignored.contains_key(&name) {
-                    let kind = kind_of(meta.file_type());
                     tracing::warn!(
                         file = %name,
-                        "inbox/{name} is {kind}, not a regular file: ignored (move a copy of \
-                         the file itself into the inbox)"
+                        "inbox/{name} is {kind}, not a file clientbank can take: ignored (move \
+                         a copy of the file itself, under a readable name, into the inbox)"
                     );
                     self.ignored.insert(name.clone(), kind.to_string());
                 }

@@ -177,6 +177,10 @@ pub mod sign_state {
     pub const SIGNED: &str = "signed";
     /// A draft: signed in the bank's cabinet.
     pub const DRAFT: &str = "draft";
+    /// The bank refused a signature of this payment alone because it no longer awaits one
+    /// (signed by an earlier run whose answer was lost, in the cabinet, or cancelled): never
+    /// offered for signing again; the message says what the bank answered.
+    pub const NOT_AWAITING: &str = "not-awaiting";
 }
 
 /// A file row.
@@ -592,15 +596,15 @@ impl Journal {
         Ok((file_id, ids))
     }
 
-    /// Records a file found in done/ or review/ when a journal is started anew: its payments
-    /// as `state` (`uploaded`, with the ids of its report where known, or `doubt`), each one
-    /// whose identity is already active as `already` or `held` instead. Returns how many
-    /// payments got `state`.
+    /// Records a file found in done/, review/ or rejected/ when a journal is started anew: each
+    /// payment in its own `state` (`uploaded`, with the id of its report where known; `doubt`;
+    /// or `not-sent`), each one at the bank or in doubt whose identity is already active as
+    /// `already` or `held` instead. Returns how many payments were recorded at the bank or in
+    /// doubt.
     pub fn seed_file(
         &mut self,
         file: (&str, &str, &str, &str),
         payments: &[NewPayment],
-        state: &'static str,
         message: &str,
     ) -> Result<usize, Error> {
         let (name, hash, place, file_state) = file;
@@ -616,22 +620,27 @@ impl Journal {
         let file_id = tx.last_insert_rowid();
         let mut taken = 0;
         for (position, p) in payments.iter().enumerate() {
-            let (row_state, bank_id, row_message) =
-                match active_elsewhere(&tx, &p.identity, None).map_err(&map)? {
-                    Some(active) => {
-                        let (s, id, m) = active.blocks();
-                        let s = if s == payment_state::QUEUED {
-                            payment_state::HELD
-                        } else {
-                            s
-                        };
-                        (s, id, m)
-                    }
-                    None => {
-                        taken += 1;
-                        (state, p.bank_id.clone(), Some(message.to_string()))
-                    }
-                };
+            let active = if p.state == payment_state::NOT_SENT {
+                None
+            } else {
+                active_elsewhere(&tx, &p.identity, None).map_err(&map)?
+            };
+            let (row_state, bank_id, row_message) = match active {
+                Some(active) => {
+                    let (s, id, m) = active.blocks();
+                    let s = if s == payment_state::QUEUED {
+                        payment_state::HELD
+                    } else {
+                        s
+                    };
+                    (s, id, m)
+                }
+                None if p.state == payment_state::NOT_SENT => (p.state, None, p.message.clone()),
+                None => {
+                    taken += 1;
+                    (p.state, p.bank_id.clone(), Some(message.to_string()))
+                }
+            };
             tx.execute(
                 "INSERT INTO payments (file_id, position, identity, payer_account, number, date,
                     sum, recipient, recipient_account, company, state, bank_id, message,
@@ -837,25 +846,27 @@ impl Journal {
         signed: bool,
         message: &str,
     ) -> Result<(), Error> {
+        self.record_sign_state(bank_ids, signed.then_some(sign_state::SIGNED), message)
+    }
+
+    /// Records the answer to a signature of payments awaiting one: their new sign state
+    /// (`None`: still awaiting, only the message changes).
+    pub fn record_sign_state(
+        &mut self,
+        bank_ids: &[String],
+        state: Option<&str>,
+        message: &str,
+    ) -> Result<(), Error> {
         let now = now();
         let map = db_error(&self.path);
         let tx = self.db.transaction().map_err(&map)?;
         for id in bank_ids {
-            if signed {
-                tx.execute(
-                    "UPDATE payments SET sign = 'signed', message = ?2, updated_at = ?3
-                     WHERE bank_id = ?1 AND sign = 'awaiting'",
-                    params![id, message, now],
-                )
-                .map_err(&map)?;
-            } else {
-                tx.execute(
-                    "UPDATE payments SET message = ?2, updated_at = ?3
-                     WHERE bank_id = ?1 AND sign = 'awaiting'",
-                    params![id, message, now],
-                )
-                .map_err(&map)?;
-            }
+            tx.execute(
+                "UPDATE payments SET sign = COALESCE(?4, sign), message = ?2, updated_at = ?3
+                 WHERE bank_id = ?1 AND sign = 'awaiting'",
+                params![id, message, now, state],
+            )
+            .map_err(&map)?;
         }
         tx.commit().map_err(&map)
     }

@@ -10,6 +10,9 @@ pub fn state_label(row: &PaymentRow) -> String {
         (ps::UPLOADED, Some(sign_state::AWAITING)) => "uploaded, awaiting signature".into(),
         (ps::UPLOADED, Some(sign_state::SIGNED)) => "uploaded, signed".into(),
         (ps::UPLOADED, Some(sign_state::DRAFT)) => "uploaded as a draft".into(),
+        (ps::UPLOADED, Some(sign_state::NOT_AWAITING)) => {
+            "uploaded, no longer awaiting a signature".into()
+        }
         (ps::UPLOADED, _) => "uploaded".into(),
         (ps::ALREADY, _) => "already at the bank".into(),
         (ps::REFUSED, _) => "refused by the bank".into(),
@@ -21,6 +24,24 @@ pub fn state_label(row: &PaymentRow) -> String {
         (ps::SENDING, _) => "being sent".into(),
         (ps::NOT_SENT, _) => "not sent".into(),
         (other, _) => other.into(),
+    }
+}
+
+/// What a row of a `FILE.report.csv` says of its payment, for a journal started anew: at the
+/// bank (a bank id, or a label [`state_label`] gives a payment the bank has), in doubt, or
+/// neither (refused, not sent).
+pub fn state_of_report_row(label: &str, bank_id: &str) -> &'static str {
+    let label = label.trim();
+    if !bank_id.trim().is_empty()
+        || label.starts_with("uploaded")
+        || label == "already at the bank"
+        || label == "at the bank twice"
+    {
+        ps::UPLOADED
+    } else if label.starts_with("in doubt") || label == "being sent" {
+        ps::DOUBT
+    } else {
+        ps::NOT_SENT
     }
 }
 

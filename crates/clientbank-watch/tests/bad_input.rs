@@ -131,6 +131,9 @@ async fn a_full_disk_fails_the_journal_write_and_nothing_is_sent() {
         "nothing sent without its intent on disk"
     );
     assert_eq!(summary.waiting, ["full.json"], "{summary:?}");
+    // Said as what it is: the journal, not the bank.
+    assert!(summary.journal_error.is_some(), "{summary:?}");
+    assert!(summary.bank_unavailable.is_none(), "{summary:?}");
     // Space again: it goes through, once.
     daemon.engine.journal.limit_pages(1_000_000).unwrap();
     let summary = daemon.run_once().await.unwrap();

@@ -392,6 +392,70 @@ async fn a_refused_signature_leaves_the_ids_awaiting_then_a_good_one_signs() {
     assert_eq!(executed, 3, "{:?}", at_bank(&bank));
 }
 
+/// A run killed after the bank took its signature but before the journal recorded it: the
+/// payment no longer awaits a signature at the bank. It must not block the company's others.
+#[tokio::test]
+async fn a_payment_signed_by_a_lost_run_does_not_block_the_others() {
+    let bank = bank().await;
+    let dir = tempfile::tempdir().unwrap();
+    let keys = tempfile::tempdir().unwrap();
+    let mut s = settings(&bank);
+    let argv = signer(keys.path(), "7701234560");
+    s.signers.insert("7701234560".into(), argv.clone());
+    let mut daemon = open(dir.path(), s);
+    let payments = format!(
+        "[{}, {}, {}]",
+        request(ROMASHKA, 131, "131.00"),
+        request(ROMASHKA, 132, "132.00"),
+        request(ROMASHKA, 133, "133.00")
+    );
+    put(dir.path(), "lost.json", payments);
+    daemon.run_once().await.unwrap();
+    let awaiting = daemon.engine.journal.awaiting_signature().unwrap();
+    assert_eq!(awaiting.len(), 3);
+    // The lost run's signature of the second payment, taken by the bank.
+    let lost = awaiting[1].bank_id.clone().unwrap();
+    let content = clientbank_api::SignRequest::signed_content(std::slice::from_ref(&lost));
+    let api = clientbank_api::Client::builder(bank.url())
+        .token(Token::new("cabinet-token-full-rights"))
+        .build()
+        .unwrap();
+    api.sign(&clientbank_api::SignRequest {
+        operations: vec![lost.clone()],
+        sign_base64: clientbank_watch::signer::sign(&argv, &content).unwrap(),
+    })
+    .await
+    .unwrap();
+    let groups = daemon.engine.sign(None, false).await.unwrap();
+    let signed: Vec<_> = groups.iter().filter(|g| g.signed).collect();
+    assert_eq!(signed.len(), 2, "each of the others alone: {groups:?}");
+    let refused: Vec<_> = groups.iter().filter(|g| !g.signed).collect();
+    assert_eq!(refused.len(), 1, "{groups:?}");
+    assert_eq!(refused[0].ids, [lost.clone()]);
+    assert!(refused[0].result.contains("no longer awaits"), "{groups:?}");
+    assert_eq!(
+        at_bank(&bank)
+            .into_iter()
+            .filter(|p| p.3 == "Executed")
+            .count(),
+        3
+    );
+    // Nothing is offered for signing again; status says what happened.
+    assert!(
+        daemon
+            .engine
+            .journal
+            .awaiting_signature()
+            .unwrap()
+            .is_empty()
+    );
+    assert!(daemon.engine.sign(None, false).await.unwrap().is_empty());
+    drop(daemon);
+    let status = commands::status(dir.path()).unwrap();
+    let text = format!("{status:?}");
+    assert!(text.contains("no longer awaiting a signature"), "{text}");
+}
+
 #[tokio::test]
 async fn a_restart_with_files_in_every_folder() {
     let bank = bank().await;

@@ -64,3 +64,62 @@ async fn a_new_journal_is_seeded_from_done_and_review_and_nothing_is_sent_again(
     let said = clientbank_watch::commands::resolve(dir.path(), "doubt.json", true).unwrap();
     assert!(said.contains("done/"), "{said}");
 }
+
+/// A file the bank refused one payment of went to rejected/ with the others uploaded: a new
+/// journal learns them from its report, and the corrected export sends only the fixed one.
+#[tokio::test]
+async fn a_new_journal_learns_the_uploaded_payments_of_a_rejected_file() {
+    let bank = bank().await;
+    let dir = tempfile::tempdir().unwrap();
+    let refused_one = format!(
+        "[{},\n{},\n{}]\n",
+        request(ROMASHKA, 5600, "5600.00"),
+        request(OTHER_USER, 5601, "5601.00"),
+        request(ROMASHKA, 5602, "5602.00")
+    );
+    {
+        let mut daemon = open(dir.path(), settings(&bank));
+        put(dir.path(), "r.json", &refused_one);
+        daemon.run_once().await.unwrap();
+    }
+    assert_eq!(files(dir.path(), "rejected"), ["r.json"]);
+    assert_eq!(at_bank(&bank).len(), 2);
+    // And a file refused before anything was sent (no report): nothing of it is at the bank.
+    std::fs::write(
+        dir.path().join("rejected").join("bad.json"),
+        json_drop(&[5700]),
+    )
+    .unwrap();
+    let journal = dir.path().join(".clientbank").join("journal.sqlite");
+    std::fs::remove_file(&journal).unwrap();
+    let _ = std::fs::remove_file(dir.path().join(".clientbank").join("journal.sqlite-wal"));
+    let options = Options {
+        new_journal: true,
+        ..Options::default()
+    };
+    let mut daemon = Daemon::open(dir.path(), settings(&bank), options).unwrap();
+    let seeded = daemon.summary.journal_seeded.clone().unwrap();
+    assert!(
+        seeded.contains("rejected/ (2 file(s), 2 payment(s)"),
+        "{seeded}"
+    );
+    // The corrected export: the refused payment now from the right account.
+    let fixed = format!(
+        "[{},\n{},\n{}]\n",
+        request(ROMASHKA, 5600, "5600.00"),
+        request(ROMASHKA, 5601, "5601.00"),
+        request(ROMASHKA, 5602, "5602.00")
+    );
+    put(dir.path(), "fixed.json", &fixed);
+    put(dir.path(), "bad-again.json", json_drop(&[5700]));
+    let summary = daemon.run_once().await.unwrap();
+    let mut numbers: Vec<String> = at_bank(&bank).into_iter().map(|p| p.0).collect();
+    numbers.sort();
+    assert_eq!(numbers, ["5600", "5601", "5602", "5700"], "{summary:?}");
+    let report = read(dir.path(), "done", "fixed.json.report.csv");
+    assert_eq!(
+        report.matches(",already at the bank,").count(),
+        2,
+        "{report}"
+    );
+}

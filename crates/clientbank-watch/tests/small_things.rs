@@ -141,3 +141,66 @@ async fn a_number_with_leading_zeros_is_the_same_payment() {
     assert_eq!(summary.already, 1, "{summary:?}");
     assert_eq!(at_bank(&bank).len(), 1);
 }
+
+/// A name that is not valid Unicode (a share mounted without its character set) is said, not
+/// silently skipped.
+#[cfg(unix)]
+#[tokio::test]
+async fn a_name_that_is_not_unicode_is_said_and_counted() {
+    use std::os::unix::ffi::OsStrExt;
+    let bank = bank().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut daemon = open(dir.path(), settings(&bank));
+    let name = std::ffi::OsStr::from_bytes(b"d\xcf\xeb.json");
+    std::fs::write(dir.path().join("inbox").join(name), json_drop(&[7100])).unwrap();
+    let summary = daemon.run_once().await.unwrap();
+    assert_eq!(summary.ignored.len(), 1, "{summary:?}");
+    assert!(
+        summary.ignored[0].contains("not valid Unicode"),
+        "{summary:?}"
+    );
+    let status = commands::status(dir.path()).unwrap();
+    assert_eq!(status.ignored.len(), 1, "{:?}", status.ignored);
+    assert!(at_bank(&bank).is_empty());
+}
+
+/// processing/ (or any folder of DIR) deleted while the daemon runs: made again, files taken.
+#[tokio::test]
+async fn a_folder_deleted_while_running_is_made_again() {
+    let bank = bank().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut daemon = open(dir.path(), settings(&bank));
+    std::fs::remove_dir(dir.path().join("processing")).unwrap();
+    std::fs::remove_dir(dir.path().join("done")).unwrap();
+    put(dir.path(), "after.json", json_drop(&[7200]));
+    let summary = daemon.run_once().await.unwrap();
+    assert_eq!(summary.done, ["after.json"], "{summary:?}");
+    assert_eq!(at_bank(&bank).len(), 1);
+}
+
+/// A bank address without `/v1` answers 404 for every endpoint: a configuration error that
+/// keeps the file waiting, not a refusal of its payments.
+#[tokio::test]
+async fn a_bank_url_without_its_version_is_a_configuration_error() {
+    let bank = bank().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = settings(&bank);
+    s.bank_url = Some(bank.url().trim_end_matches("/v1").to_string());
+    s.once_patience = Duration::from_millis(300);
+    let mut daemon = open(dir.path(), s);
+    put(dir.path(), "requests.json", json_drop(&[7300]));
+    put(dir.path(), "carried.txt", onec_drop(&[7301], 3));
+    let summary = daemon.run_once().await.unwrap();
+    assert!(summary.rejected.is_empty(), "{summary:?}");
+    let why = summary.config_error.clone().unwrap_or_default();
+    assert!(why.contains("/v1"), "{summary:?}");
+    assert_eq!(files(dir.path(), "processing").len(), 2, "{summary:?}");
+    assert!(at_bank(&bank).is_empty());
+    // The address put right (a restart): both files go.
+    drop(daemon);
+    let mut daemon = open(dir.path(), settings(&bank));
+    let summary = daemon.run_once().await.unwrap();
+    let mut done = files(dir.path(), "done");
+    done.sort();
+    assert_eq!(done, ["carried.txt", "requests.json"], "{summary:?}");
+}

@@ -228,7 +228,10 @@ fn outcome(summary: &Summary) -> Outcome {
     // from cron notices it.
     if summary.needs_attention() || summary.statement_error.is_some() {
         Outcome::Findings
-    } else if summary.token_refused.is_some() || summary.config_error.is_some() {
+    } else if summary.token_refused.is_some()
+        || summary.config_error.is_some()
+        || summary.journal_error.is_some()
+    {
         Outcome::Unreadable
     } else if !summary.waiting.is_empty()
         || !summary.queued.is_empty()
@@ -377,6 +380,15 @@ fn print_summary(dir: &Path, summary: &Summary, daemon: &Daemon) {
             tr(
                 "nothing was sent, the configuration keeps requests from being made",
                 "ничего не отправлено: настройки не позволяют составить запрос"
+            )
+        );
+    }
+    if let Some(why) = &summary.journal_error {
+        println!(
+            "  {}: {why}",
+            tr(
+                "nothing was sent, the journal cannot be written",
+                "ничего не отправлено: журнал не записывается"
             )
         );
     }
