@@ -69,7 +69,7 @@ codes! {
     /// A `Key=Value` line between sections.
     KeyOutsideSection = "key-outside-section", Warning, false;
     /// A key that may stand once stands again.
-    DuplicateKey = "duplicate-key", Warning, false;
+    DuplicateKey = "duplicate-key", Error, false;
     /// Spaces around a key or a marker.
     StraySpaces = "stray-spaces", Warning, false;
     /// A line that is neither a marker nor `Key=Value`.

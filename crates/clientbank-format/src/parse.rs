@@ -931,8 +931,8 @@ impl Grouper {
                 line,
                 0..eq,
                 tr!(
-                    "`{}` stands twice in this section; the first value is used", key.name() ;
-                    "`{}` повторяется в этой секции; берётся первое значение", key.name()
+                    "`{}` stands twice in this section: which value is meant cannot be told (the first is read)", key.name() ;
+                    "`{}` повторяется в этой секции: какое значение верно, не понять (читается первое)", key.name()
                 ),
             )
             .key(key.name());

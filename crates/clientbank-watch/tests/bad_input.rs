@@ -233,3 +233,32 @@ async fn cyrillic_names_and_name_clashes() {
     let rows = daemon.engine.journal.all_payments().unwrap();
     assert!(rows.iter().all(|r| r.state == payment_state::UPLOADED));
 }
+
+/// A document with `Сумма` twice cannot be read one way (1C may take the other value): the
+/// file is rejected, nothing is sent, and the errors name the key and its line.
+#[tokio::test]
+async fn a_key_twice_in_a_payment_order_rejects_the_file() {
+    let bank = bank().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut daemon = open(dir.path(), settings(&bank));
+    let one = onec_drop(&[7400], 5);
+    let sum = encoding_rs::WINDOWS_1251.encode("Сумма=9400.00\r\n").0;
+    let at = one
+        .windows(sum.len())
+        .position(|w| w == &sum[..])
+        .expect("the sum line")
+        + sum.len();
+    let twice = [
+        &one[..at],
+        &encoding_rs::WINDOWS_1251.encode("Сумма=94.00\r\n").0[..],
+        &one[at..],
+    ]
+    .concat();
+    put(dir.path(), "twice.txt", twice);
+    let summary = daemon.run_once().await.unwrap();
+    assert_eq!(summary.rejected, ["twice.txt"], "{summary:?}");
+    assert!(at_bank(&bank).is_empty());
+    let errors = read(dir.path(), "rejected", "twice.txt.errors.txt");
+    assert!(errors.contains("duplicate-key"), "{errors}");
+    assert!(errors.contains("Сумма"), "{errors}");
+}
