@@ -1,6 +1,7 @@
 //! What `clientbank upload`, `status` and `resolve` do, as functions.
 
-use std::collections::BTreeMap;
+use std::collections::hash_map::Entry;
+use std::collections::{BTreeMap, HashMap};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -78,26 +79,45 @@ fn open_dir(dir: &Path, create_journal: bool) -> Result<DirLock, Error> {
 
 /// Refuses a DIR that does not exist, or (unless `create_journal`) has no journal.
 fn check_dir(dir: &Path, create_journal: bool) -> Result<(), Error> {
-    let layout = Layout::new(dir);
-    if !dir.is_dir() {
-        return Err(Error::Io(format!(
-            "{} does not exist or is not a folder: give the folder `clientbank watch` works on \
-             (--dir)",
-            dir.display()
-        )));
-    }
-    if !create_journal && !layout.journal().exists() {
-        return Err(Error::JournalMissing(format!(
-            "{} has no journal ({}): nothing was uploaded from it; give the folder \
-             `clientbank watch` works on, or run `clientbank watch {}` first",
-            dir.display(),
-            layout.journal().display(),
-            report::shell_quote(&dir.display().to_string())
-        )));
-    }
-    let private = layout.folder(".clientbank");
+    usable(dir, !create_journal)?;
+    let private = Layout::new(dir).folder(".clientbank");
     fs::create_dir_all(&private)
         .map_err(|e| Error::Io(format!("cannot create {}: {e}", private.display())))
+}
+
+/// Refuses a DIR that does not exist, or (when `journal`) has no journal: the user gave
+/// another folder than the one `clientbank watch` works on.
+fn usable(dir: &Path, journal: bool) -> Result<(), Error> {
+    let shown = dir.display();
+    if !dir.is_dir() {
+        return Err(Error::Usage(clientbank_format::Message::new(
+            format!(
+                "{shown} does not exist or is not a folder: give the folder `clientbank watch` \
+                 works on"
+            ),
+            format!(
+                "{shown} не существует или не папка: укажите папку, с которой работает \
+                 `clientbank watch`"
+            ),
+        )));
+    }
+    let path = Layout::new(dir).journal();
+    if journal && !path.exists() {
+        let quoted = report::shell_quote(&shown.to_string());
+        let path = path.display();
+        return Err(Error::JournalMissing(clientbank_format::Message::new(
+            format!(
+                "{shown} has no journal ({path}): nothing was uploaded from it; give the folder \
+                 `clientbank watch` works on, or run `clientbank watch {quoted}` first"
+            ),
+            format!(
+                "в {shown} нет журнала ({path}): из неё ничего не загружалось; укажите папку, с \
+                 которой работает `clientbank watch`, или сначала запустите `clientbank watch \
+                 {quoted}`"
+            ),
+        )));
+    }
+    Ok(())
 }
 
 /// Opens the journal of DIR for `clientbank sign`, under the signing lock only: signing sends
@@ -269,22 +289,85 @@ pub struct Status {
     pub ignored: Vec<String>,
 }
 
+/// How much a payment's row says of what the bank has: of one payment's rows in several
+/// files, `status` counts the weightiest (the latest among equals).
+fn weight(state: &str) -> u8 {
+    match state {
+        ps::DUPLICATE => 8,
+        ps::UPLOADED => 7,
+        ps::DOUBT | ps::SENDING => 6,
+        ps::PLANNED | ps::QUEUED => 5,
+        ps::HELD => 4,
+        ps::REFUSED => 3,
+        ps::ALREADY => 2,
+        ps::NOT_SENT => 1,
+        _ => 0,
+    }
+}
+
+/// A payment's state in `status`: in English (the key of `status --json`) and in Russian.
+pub fn state_label(state: &str, sign: Option<&str>) -> (&'static str, &'static str) {
+    match (state, sign) {
+        (ps::UPLOADED, Some(sign_state::AWAITING)) => ("awaiting signature", "ждут подписи"),
+        (ps::UPLOADED, Some(sign_state::SIGNED)) => ("signed", "подписаны"),
+        (ps::UPLOADED, Some(sign_state::DRAFT)) => ("uploaded as drafts", "загружены черновиками"),
+        (ps::UPLOADED, Some(sign_state::NOT_AWAITING)) => (
+            "no longer awaiting a signature at the bank (see the cabinet)",
+            "банк больше не ждёт их подписи (см. интернет-банк)",
+        ),
+        (ps::UPLOADED, _) => ("uploaded", "загружены"),
+        (ps::DOUBT | ps::SENDING, _) => ("in doubt", "под вопросом"),
+        (ps::ALREADY, _) => (
+            "already at the bank (not sent again)",
+            "уже в банке (повторно не отправлены)",
+        ),
+        (ps::REFUSED, _) => ("refused by the bank", "отклонены банком"),
+        (ps::HELD, _) => ("held", "задержаны"),
+        (ps::QUEUED, _) => (
+            "waiting for the same payment in another file",
+            "ждут тот же платёж в другом файле",
+        ),
+        (ps::DUPLICATE, _) => (
+            "at the bank twice (uploaded before the journal refused it)",
+            "в банке дважды (загружены до того, как журнал это запретил)",
+        ),
+        (ps::PLANNED, _) => ("waiting to be sent", "ждут отправки"),
+        (ps::NOT_SENT, _) => ("not sent", "не отправлены"),
+        _ => ("other", "прочие"),
+    }
+}
+
+/// The Russian of a key of [`Status::payments`].
+pub fn state_label_ru(key: &str) -> &'static str {
+    const STATES: &[&str] = &[
+        ps::UPLOADED,
+        ps::DOUBT,
+        ps::ALREADY,
+        ps::REFUSED,
+        ps::HELD,
+        ps::QUEUED,
+        ps::DUPLICATE,
+        ps::PLANNED,
+        ps::NOT_SENT,
+    ];
+    const SIGNS: &[Option<&str>] = &[
+        None,
+        Some(sign_state::AWAITING),
+        Some(sign_state::SIGNED),
+        Some(sign_state::DRAFT),
+        Some(sign_state::NOT_AWAITING),
+    ];
+    STATES
+        .iter()
+        .flat_map(|state| SIGNS.iter().map(move |sign| state_label(state, *sign)))
+        .find(|(en, _)| *en == key)
+        .map_or("прочие", |(_, ru)| ru)
+}
+
 /// Reads the folders and the journal of DIR (nothing is changed).
 pub fn status(dir: &Path) -> Result<Status, Error> {
+    usable(dir, true)?;
     let layout = Layout::new(dir);
-    if !dir.is_dir() {
-        return Err(Error::Io(format!(
-            "{} does not exist or is not a folder",
-            dir.display()
-        )));
-    }
-    if !layout.journal().exists() {
-        return Err(Error::JournalMissing(format!(
-            "{} has no journal ({}): give the folder `clientbank watch` works on",
-            dir.display(),
-            layout.journal().display()
-        )));
-    }
     let mut folders = BTreeMap::new();
     for folder in [
         "inbox",
@@ -302,25 +385,23 @@ pub fn status(dir: &Path) -> Result<Status, Error> {
     let mut last_errors = Vec::new();
     if journal_path.exists() {
         let journal = Journal::open(&journal_path, false)?;
+        // Each payment once: the same payment in several files (dropped again, a file
+        // retried) is counted by the row that says most of what the bank has of it.
+        let mut by_identity: HashMap<String, PaymentRow> = HashMap::new();
         for row in journal.all_payments()? {
-            let key = match (row.state.as_str(), row.sign.as_deref()) {
-                (ps::UPLOADED, Some(sign_state::AWAITING)) => "awaiting signature",
-                (ps::UPLOADED, Some(sign_state::SIGNED)) => "signed",
-                (ps::UPLOADED, Some(sign_state::DRAFT)) => "uploaded as drafts",
-                (ps::UPLOADED, Some(sign_state::NOT_AWAITING)) => {
-                    "no longer awaiting a signature at the bank (see the cabinet)"
+            match by_identity.entry(row.identity.clone()) {
+                Entry::Occupied(mut seen) => {
+                    if weight(&row.state) >= weight(&seen.get().state) {
+                        seen.insert(row);
+                    }
                 }
-                (ps::UPLOADED, _) => "uploaded",
-                (ps::DOUBT, _) | (ps::SENDING, _) => "in doubt",
-                (ps::ALREADY, _) => "already at the bank (not sent again)",
-                (ps::REFUSED, _) => "refused by the bank",
-                (ps::HELD, _) => "held",
-                (ps::QUEUED, _) => "waiting for the same payment in another file",
-                (ps::DUPLICATE, _) => "at the bank twice (uploaded before the journal refused it)",
-                (ps::PLANNED, _) => "waiting to be sent",
-                (ps::NOT_SENT, _) => "not sent",
-                _ => "other",
-            };
+                Entry::Vacant(slot) => {
+                    slot.insert(row);
+                }
+            }
+        }
+        for row in by_identity.values() {
+            let key = state_label(&row.state, row.sign.as_deref()).0;
             *payments.entry(key.to_string()).or_insert(0) += 1;
         }
         for row in journal.awaiting_signature()? {

@@ -62,10 +62,10 @@ pub struct SignerConfig {
 #[serde(deny_unknown_fields)]
 struct StatementsFile {
     accounts: Vec<String>,
-    days: Option<u32>,
-    interval: Option<Span>,
-    encoding: Option<String>,
-    file: Option<String>,
+    days: Option<Days>,
+    interval: Option<Wait<1000>>,
+    encoding: Option<StatementEncoding>,
+    file: Option<OutboxName>,
 }
 
 /// Statements back: which accounts, how many days, how often, written where.
@@ -85,49 +85,123 @@ pub struct Statements {
 
 impl Statements {
     fn from_file(file: StatementsFile) -> Result<Statements, Error> {
-        let bad = |text: String| Error::Config(format!("statements.{text}"));
         if file.accounts.iter().all(|a| a.trim().is_empty()) {
-            return Err(bad(
-                "accounts: name at least one account (its number or id)".into(),
+            return Err(Error::Config(
+                "statements.accounts: name at least one account (its number or id)".into(),
             ));
-        }
-        let days = file.days.unwrap_or(2);
-        if !(1..=366).contains(&days) {
-            return Err(bad(format!("days: {days}: from 1 to 366")));
-        }
-        let interval =
-            span("statements.interval", file.interval)?.unwrap_or(Duration::from_secs(600));
-        if interval < Duration::from_secs(1) {
-            return Err(bad("interval: at least 1s".into()));
-        }
-        let encoding = match file
-            .encoding
-            .as_deref()
-            .map(str::to_ascii_lowercase)
-            .as_deref()
-        {
-            None | Some("windows") => clientbank_format::Encoding::Cp1251,
-            Some("dos") => clientbank_format::Encoding::Cp866,
-            Some("utf-8") => clientbank_format::Encoding::Utf8,
-            Some(other) => {
-                return Err(bad(format!(
-                    "encoding: {other:?}: expected \"windows\", \"dos\" or \"utf-8\""
-                )));
-            }
-        };
-        let name = file.file.unwrap_or_else(|| "kl_to_1c.txt".into());
-        if name.is_empty() || name.contains(['/', '\\', ':']) || name.starts_with('.') {
-            return Err(bad(format!(
-                "file: {name:?}: a file name in outbox/, without a folder"
-            )));
         }
         Ok(Statements {
             accounts: file.accounts,
-            days,
-            interval,
-            encoding,
-            file: name,
+            days: file.days.map_or(2, |d| d.0),
+            interval: file.interval.map_or(Duration::from_secs(600), |w| w.0),
+            encoding: file
+                .encoding
+                .map_or(clientbank_format::Encoding::Cp1251, |e| e.0),
+            file: file.file.map_or_else(|| "kl_to_1c.txt".into(), |f| f.0),
         })
+    }
+}
+
+// Values checked as they are read, so that a bad one is refused with the file, line and column
+// of its value (toml puts the place of the value on the error).
+
+/// `[statements] days`: from 1 to 366.
+#[derive(Debug)]
+struct Days(u32);
+
+impl<'de> Deserialize<'de> for Days {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Days, D::Error> {
+        let days = i64::deserialize(d)?;
+        u32::try_from(days)
+            .ok()
+            .filter(|d| (1..=366).contains(d))
+            .map(Days)
+            .ok_or_else(|| serde::de::Error::custom(format!("days: {days}: from 1 to 366")))
+    }
+}
+
+/// `[statements] encoding`: `windows` (CP1251), `dos` (CP866) or `utf-8`.
+#[derive(Debug)]
+struct StatementEncoding(clientbank_format::Encoding);
+
+impl<'de> Deserialize<'de> for StatementEncoding {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<StatementEncoding, D::Error> {
+        let name = String::deserialize(d)?;
+        match name.to_ascii_lowercase().as_str() {
+            "windows" => Ok(clientbank_format::Encoding::Cp1251),
+            "dos" => Ok(clientbank_format::Encoding::Cp866),
+            "utf-8" => Ok(clientbank_format::Encoding::Utf8),
+            _ => Err(serde::de::Error::custom(format!(
+                "encoding: {name:?}: expected \"windows\", \"dos\" or \"utf-8\""
+            ))),
+        }
+        .map(StatementEncoding)
+    }
+}
+
+/// `[statements] file`: a file name in outbox/, without a folder.
+#[derive(Debug)]
+struct OutboxName(String);
+
+impl<'de> Deserialize<'de> for OutboxName {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<OutboxName, D::Error> {
+        let name = String::deserialize(d)?;
+        if name.is_empty() || name.contains(['/', '\\', ':']) || name.starts_with('.') {
+            return Err(serde::de::Error::custom(format!(
+                "file: {name:?}: a file name in outbox/, without a folder"
+            )));
+        }
+        Ok(OutboxName(name))
+    }
+}
+
+/// `patterns`: at least one.
+#[derive(Debug)]
+struct Patterns(Vec<String>);
+
+impl<'de> Deserialize<'de> for Patterns {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Patterns, D::Error> {
+        let patterns = Vec::<String>::deserialize(d)?;
+        if patterns.iter().all(|p| p.trim().is_empty()) {
+            return Err(serde::de::Error::custom(
+                "patterns: at least one pattern (e.g. [\"*.txt\", \"*.json\"])",
+            ));
+        }
+        Ok(Patterns(patterns))
+    }
+}
+
+/// `log_format`: `text` or `json`.
+#[derive(Debug)]
+struct LogFormat(String);
+
+impl<'de> Deserialize<'de> for LogFormat {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<LogFormat, D::Error> {
+        let format = String::deserialize(d)?;
+        if format != "text" && format != "json" {
+            return Err(serde::de::Error::custom(format!(
+                "log_format: {format:?}: expected \"text\" or \"json\""
+            )));
+        }
+        Ok(LogFormat(format))
+    }
+}
+
+/// A duration of at least `MIN_MS` milliseconds (and at most a day).
+#[derive(Clone, Copy, Debug)]
+struct Wait<const MIN_MS: u64>(Duration);
+
+impl<'de, const MIN_MS: u64> Deserialize<'de> for Wait<MIN_MS> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let value = Span::deserialize(d)?;
+        let duration = span(&value).map_err(serde::de::Error::custom)?;
+        let least = Duration::from_millis(MIN_MS);
+        if duration < least {
+            return Err(serde::de::Error::custom(format!(
+                "{duration:?} is too short: at least {least:?}"
+            )));
+        }
+        Ok(Wait(duration))
     }
 }
 
@@ -139,14 +213,11 @@ enum Span {
     Text(String),
 }
 
-fn span(key: &str, value: Option<Span>) -> Result<Option<Duration>, Error> {
-    let Some(value) = value else { return Ok(None) };
+fn span(value: &Span) -> Result<Duration, String> {
     let bad = |text: String| {
-        Error::Config(format!(
-            "{key}: {text} is not a duration (seconds, or e.g. \"200ms\", \"2s\", \"5m\")"
-        ))
+        format!("{text} is not a duration (seconds, or e.g. \"200ms\", \"2s\", \"5m\")")
     };
-    let seconds = match &value {
+    let seconds = match value {
         Span::Seconds(s) => *s,
         Span::Text(text) => {
             let text = text.trim();
@@ -169,7 +240,7 @@ fn span(key: &str, value: Option<Span>) -> Result<Option<Duration>, Error> {
     if !seconds.is_finite() || !(0.0..=86_400.0).contains(&seconds) {
         return Err(bad(format!("{seconds}")));
     }
-    Ok(Some(Duration::from_secs_f64(seconds)))
+    Ok(Duration::from_secs_f64(seconds))
 }
 
 /// The file's keys, all optional.
@@ -187,15 +258,15 @@ struct FileConfig {
     signer: Option<SignerConfig>,
     #[serde(default)]
     signers: BTreeMap<String, SignerConfig>,
-    poll_interval: Option<Span>,
-    settle: Option<Span>,
-    retry_min: Option<Span>,
-    retry_max: Option<Span>,
-    token_retry: Option<Span>,
-    once_patience: Option<Span>,
-    incomplete_after: Option<Span>,
-    patterns: Option<Vec<String>>,
-    log_format: Option<String>,
+    poll_interval: Option<Wait<50>>,
+    settle: Option<Wait<0>>,
+    retry_min: Option<Wait<10>>,
+    retry_max: Option<Wait<10>>,
+    token_retry: Option<Wait<1000>>,
+    once_patience: Option<Wait<0>>,
+    incomplete_after: Option<Wait<1000>>,
+    patterns: Option<Patterns>,
+    log_format: Option<LogFormat>,
     statements: Option<StatementsFile>,
     app: Option<AppConfig>,
     webhook: Option<WebhookFile>,
@@ -513,48 +584,37 @@ impl Settings {
             let argv = command(format!("signers.{company}"), signer)?;
             settings.signers.insert(company, argv);
         }
-        let set = |target: &mut Duration, key: &str, value: Option<Span>| -> Result<(), Error> {
-            if let Some(d) = span(key, value)? {
-                *target = d;
-            }
-            Ok(())
-        };
-        set(
-            &mut settings.poll_interval,
-            "poll_interval",
-            file.poll_interval,
-        )?;
-        set(&mut settings.settle, "settle", file.settle)?;
-        set(&mut settings.retry_min, "retry_min", file.retry_min)?;
-        set(&mut settings.retry_max, "retry_max", file.retry_max)?;
-        set(&mut settings.token_retry, "token_retry", file.token_retry)?;
-        set(
-            &mut settings.once_patience,
-            "once_patience",
-            file.once_patience,
-        )?;
-        set(
-            &mut settings.incomplete_after,
-            "incomplete_after",
-            file.incomplete_after,
-        )?;
-        if settings.poll_interval < Duration::from_millis(50) {
-            return Err(Error::Config("poll_interval: at least 50ms".into()));
+        let wait = |value: Option<Duration>, default: Duration| value.unwrap_or(default);
+        settings.poll_interval = wait(file.poll_interval.map(|w| w.0), settings.poll_interval);
+        settings.settle = wait(file.settle.map(|w| w.0), settings.settle);
+        settings.retry_min = wait(file.retry_min.map(|w| w.0), settings.retry_min);
+        settings.retry_max = wait(file.retry_max.map(|w| w.0), settings.retry_max);
+        settings.token_retry = wait(file.token_retry.map(|w| w.0), settings.token_retry);
+        settings.once_patience = wait(file.once_patience.map(|w| w.0), settings.once_patience);
+        settings.incomplete_after = wait(
+            file.incomplete_after.map(|w| w.0),
+            settings.incomplete_after,
+        );
+        if settings.retry_min > settings.retry_max {
+            return Err(Error::Config(format!(
+                "{}: retry_min ({:?}) is longer than retry_max ({:?}): the wait between tries \
+                 starts at retry_min and doubles up to retry_max",
+                path.display(),
+                settings.retry_min,
+                settings.retry_max
+            )));
         }
-        if let Some(patterns) = file.patterns {
-            if patterns.is_empty() {
-                return Err(Error::Config(
-                    "patterns: at least one pattern (e.g. [\"*.txt\", \"*.json\"])".into(),
+        if let Some(Patterns(patterns)) = file.patterns {
+            for pattern in patterns.iter().filter(|p| p.contains(['[', ']', '{', '}'])) {
+                warnings.push(format!(
+                    "{}: patterns: {pattern:?}: only `*` and `?` are wildcards; brackets and \
+                     braces are taken as they are",
+                    path.display()
                 ));
             }
             settings.patterns = patterns;
         }
-        if let Some(format) = file.log_format {
-            if format != "text" && format != "json" {
-                return Err(Error::Config(format!(
-                    "log_format: {format:?}: expected \"text\" or \"json\""
-                )));
-            }
+        if let Some(LogFormat(format)) = file.log_format {
             settings.log_format = format;
         }
         settings.statements = file.statements.map(Statements::from_file).transpose()?;
@@ -884,6 +944,13 @@ fn toml_error(path: &Path, text: &str, e: &toml::de::Error) -> Error {
         let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
         place = format!(":{line}:{column}");
         let line_text = text.lines().nth(line - 1).unwrap_or("");
+        // A value refused: the message names its key (as the line has it).
+        if let Some((key, _)) = line_text.split_once('=') {
+            let key = key.trim();
+            if !key.is_empty() && !key.starts_with('[') && !message.contains(key) {
+                message = format!("{key}: {message}");
+            }
+        }
         if line_text
             .split_once('=')
             .is_some_and(|(key, _)| secret_key(key))
@@ -1000,6 +1067,53 @@ mod tests {
         assert!(e.to_string().contains("setle"), "{e}");
         let e = Settings::from_toml("settle = \"2 weeks\"\n", Path::new("c.toml")).unwrap_err();
         assert!(e.to_string().contains("settle"), "{e}");
+    }
+
+    #[test]
+    fn bad_values_are_refused_at_their_place() {
+        for (text, place, said) in [
+            (
+                "settle = \"2s\"\nretry_max = \"2 weeks\"\n",
+                "c.toml:2:",
+                "not a duration",
+            ),
+            ("incomplete_after = \"0s\"\n", "c.toml:1:", "at least 1s"),
+            ("poll_interval = 0.01\n", "c.toml:1:", "at least 50ms"),
+            ("patterns = []\n", "c.toml:1:", "at least one pattern"),
+            ("log_format = \"xml\"\n", "c.toml:1:", "log_format"),
+            (
+                "[statements]\naccounts = [\"1\"]\ndays = 0\n",
+                "c.toml:3:",
+                "from 1 to 366",
+            ),
+            (
+                "[statements]\naccounts = [\"1\"]\ninterval = \"0s\"\n",
+                "c.toml:3:",
+                "at least 1s",
+            ),
+            (
+                "[statements]\naccounts = [\"1\"]\nencoding = \"koi8\"\n",
+                "c.toml:3:",
+                "koi8",
+            ),
+            (
+                "[statements]\naccounts = [\"1\"]\nfile = \"../x\"\n",
+                "c.toml:3:",
+                "without a folder",
+            ),
+        ] {
+            let e = Settings::from_toml(text, Path::new("c.toml")).unwrap_err();
+            let e = e.to_string();
+            assert!(e.contains(place) && e.contains(said), "{text:?}: {e}");
+        }
+        let e = Settings::from_toml(
+            "retry_min = \"5s\"\nretry_max = \"1s\"\n",
+            Path::new("c.toml"),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("retry_min"), "{e}");
+        let s = Settings::from_toml("patterns = [\"[ab].txt\"]\n", Path::new("c.toml")).unwrap();
+        assert_eq!(s.warnings.len(), 1, "{:?}", s.warnings);
     }
 
     #[cfg(unix)]

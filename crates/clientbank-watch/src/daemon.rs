@@ -68,6 +68,9 @@ pub struct Summary {
     pub signed: usize,
     /// Signatures that failed or were refused.
     pub sign_failures: Vec<String>,
+    /// Files of processing/ whose payments are all answered but that cannot be moved to their
+    /// folder (done/ read-only, say): the log says why; moved when that is possible.
+    pub unmoved: Vec<String>,
     /// The bank refused the token.
     pub token_refused: Option<String>,
     /// The configuration kept requests from being made (nothing was sent).
@@ -78,10 +81,22 @@ pub struct Summary {
     pub bank_unavailable: Option<String>,
     /// The journal could not be written (a full disk, a read-only file): nothing was sent.
     pub journal_error: Option<String>,
-    /// The last statement written to outbox/: its place and what it holds.
-    pub statement: Option<String>,
+    /// The last statement written to outbox/: its place and what it holds (in JSON, English).
+    #[serde(serialize_with = "english")]
+    pub statement: Option<clientbank_format::Message>,
     /// Why the last statement could not be written, if it could not.
     pub statement_error: Option<String>,
+}
+
+/// A message in JSON: its English text.
+fn english<S: serde::Serializer>(
+    message: &Option<clientbank_format::Message>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    match message {
+        Some(message) => serializer.serialize_some(message.en()),
+        None => serializer.serialize_none(),
+    }
 }
 
 impl Summary {
@@ -92,6 +107,7 @@ impl Summary {
             || !self.review.is_empty()
             || !self.sign_failures.is_empty()
             || !self.unreadable.is_empty()
+            || !self.unmoved.is_empty()
     }
 }
 
@@ -101,17 +117,27 @@ pub fn open_journal(layout: &Layout, new_journal: bool) -> Result<(Journal, bool
     let path = layout.journal();
     let fresh = !path.exists();
     if fresh && layout.used() && !new_journal {
-        return Err(Error::JournalMissing(format!(
-            "the journal {} is missing, but {} shows earlier use (files in processing/, done/, \
-             rejected/ or review/). clientbank does not start afresh by itself: a new journal \
-             would not know which payments are already at the bank. Restore the journal (with \
-             its -wal file) from a backup; or check the files of processing/, review/ and \
-             rejected/ at the bank and start with `clientbank watch {} --new-journal` (the \
-             files of processing/ then go to review/; the new journal is seeded from done/, \
-             review/ and the reports of rejected/)",
-            path.display(),
-            layout.root.display(),
-            report::shell_quote(&layout.root.display().to_string())
+        let (shown, root) = (path.display(), layout.root.display());
+        let quoted = report::shell_quote(&root.to_string());
+        return Err(Error::JournalMissing(clientbank_format::Message::new(
+            format!(
+                "the journal {shown} is missing, but {root} shows earlier use (files in \
+                 processing/, done/, rejected/ or review/). clientbank does not start afresh by \
+                 itself: a new journal would not know which payments are already at the bank. \
+                 Restore the journal (with its -wal file) from a backup; or check the files of \
+                 processing/, review/ and rejected/ at the bank and start with `clientbank \
+                 watch {quoted} --new-journal` (the files of processing/ then go to review/; the \
+                 new journal is seeded from done/, review/ and the reports of rejected/)"
+            ),
+            format!(
+                "журнала {shown} нет, а папка {root} уже использовалась (есть файлы в \
+                 processing/, done/, rejected/ или review/). clientbank не начинает с чистого \
+                 листа сам: новый журнал не знал бы, какие платежи уже в банке. Восстановите \
+                 журнал (вместе с файлом -wal) из резервной копии; или проверьте в банке файлы \
+                 processing/, review/ и rejected/ и запустите `clientbank watch {quoted} \
+                 --new-journal` (файлы processing/ уйдут в review/; новый журнал узнает \
+                 done/, review/ и отчёты rejected/)"
+            ),
         )));
     }
     if let Some(parent) = path.parent() {
@@ -505,7 +531,7 @@ impl Daemon {
         let retry = config.interval.min(Duration::from_secs(60));
         match self.write_statement(&config).await {
             Ok(written) => {
-                tracing::info!("{written}");
+                tracing::info!("{}", written.en());
                 self.summary.statement = Some(written);
                 self.summary.statement_error = None;
                 self.next_statement = Some(Instant::now() + config.interval);
@@ -526,7 +552,7 @@ impl Daemon {
     async fn write_statement(
         &mut self,
         config: &crate::config::Statements,
-    ) -> Result<String, Error> {
+    ) -> Result<clientbank_format::Message, Error> {
         use crate::statement;
         let client = self.engine.client()?;
         let today = self.today();
@@ -562,13 +588,12 @@ impl Daemon {
         for note in &written.notes {
             tracing::warn!("statement: {}", note.en());
         }
-        Ok(format!(
-            "{}: {} document(s) of {} account(s), {} to {}",
-            Layout::place("outbox", &config.file),
-            written.documents,
-            parts.len(),
-            period.from,
-            period.till
+        let place = Layout::place("outbox", &config.file);
+        let (documents, accounts) = (written.documents, parts.len());
+        let (from, till) = (period.from, period.till);
+        Ok(clientbank_format::Message::new(
+            format!("{place}: {documents} document(s) of {accounts} account(s), {from} to {till}"),
+            format!("{place}: документов {documents}, счетов {accounts}, с {from} по {till}"),
         ))
     }
 
@@ -885,7 +910,12 @@ impl Daemon {
                 }
             }
             _ => {
-                let text = report::review(&final_name, file.message.as_deref(), &rows);
+                let text = report::review(
+                    &self.layout.root,
+                    &final_name,
+                    file.message.as_deref(),
+                    &rows,
+                );
                 sidecars.push((format!("{final_name}.review.txt"), text.into_bytes()));
             }
         }
@@ -917,10 +947,10 @@ impl Daemon {
                 list.push(final_name.clone());
                 tracing::info!(file = %file.name, to = %file.place, "moved");
                 if file.state != file_state::DONE {
-                    let _ = self.engine.journal.event(
-                        Some(&final_name),
-                        &format!("{} → {}", file.name, file.place),
-                    );
+                    let _ = self
+                        .engine
+                        .journal
+                        .event(Some(&final_name), &format!("moved to {}", file.place));
                 }
             }
             Err(e) if e.kind() == io::ErrorKind::NotFound && !source.exists() => {
@@ -1008,7 +1038,12 @@ impl Daemon {
         self.summary.waiting.clear();
         self.summary.queued.clear();
         self.summary.interrupted.clear();
+        self.summary.unmoved.clear();
         for name in self.layout.files("processing") {
+            if self.unmoved.contains_key(&name) {
+                self.summary.unmoved.push(name);
+                continue;
+            }
             let place = Layout::place("processing", &name);
             let row = self.engine.journal.processing_file(&place).ok().flatten();
             let rows = row

@@ -44,9 +44,10 @@ pub enum Error {
     /// The journal is damaged: refused, with how to recover.
     #[error("the journal {0}")]
     JournalDamaged(String),
-    /// The journal is missing where the folders show earlier use.
-    #[error("{0}")]
-    JournalMissing(String),
+    /// The journal is missing where the folders show earlier use, or a command was given a
+    /// folder without one (in both languages).
+    #[error("{}", .0.en())]
+    JournalMissing(clientbank_format::Message),
     /// Another daemon runs on the folder.
     #[error("{0}")]
     Busy(String),
@@ -69,6 +70,39 @@ pub enum Error {
 }
 
 impl Error {
+    /// What people read, in both languages: the Russian of what the variant says, with the
+    /// text it carries (which is English where it comes from below: a file system, the bank).
+    pub fn message(&self) -> clientbank_format::Message {
+        use clientbank_format::Message;
+        let both = |ru: &str| Message::new(self.to_string(), format!("{ru}{}", self.detail()));
+        match self {
+            Error::Statement(m) => Message::new(
+                format!("statement: {}", m.en()),
+                format!("выписка: {}", m.ru()),
+            ),
+            Error::Usage(m) | Error::JournalMissing(m) => m.clone(),
+            Error::Config(_) => both("настройки: "),
+            Error::Journal(_) => both("журнал: "),
+            Error::JournalDamaged(_) => both("журнал "),
+            Error::Signer(_) => both("подпись: "),
+            Error::Busy(_) | Error::Io(_) | Error::Bank(_) => both(""),
+        }
+    }
+
+    /// The text a variant carries.
+    fn detail(&self) -> String {
+        match self {
+            Error::Config(s)
+            | Error::Journal(s)
+            | Error::JournalDamaged(s)
+            | Error::Busy(s)
+            | Error::Io(s)
+            | Error::Signer(s) => s.clone(),
+            Error::Bank(e) => e.to_string(),
+            Error::Statement(m) | Error::Usage(m) | Error::JournalMissing(m) => m.en().to_string(),
+        }
+    }
+
     /// The exit code: 3 when the bank is unavailable, 2 otherwise (usage, configuration, I/O).
     pub fn exit_code(&self) -> u8 {
         match self {

@@ -148,7 +148,8 @@ fn busy(root: &Path, path: &Path, holder: Holder, wait: Duration) -> String {
         Holder::Command => format!(
             "a clientbank watch (or another clientbank command) is working on {} (it holds \
              {}); waited {} s. One at a time per folder, so that no payment goes twice: stop \
-             the daemon (or wait for the command) and try again, or drop the file into {}",
+             the daemon (or wait for the command) and try again; a file to upload can instead \
+             be dropped into {}, where the daemon takes it",
             root.display(),
             path.display(),
             wait.as_secs(),

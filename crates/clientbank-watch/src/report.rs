@@ -80,15 +80,35 @@ fn line(row: &PaymentRow) -> String {
     )
 }
 
+fn line_ru(row: &PaymentRow) -> String {
+    format!(
+        "№ {} от {}, {} получателю {} ({})",
+        row.number, row.date, row.sum, row.recipient, row.recipient_account
+    )
+}
+
 /// `FILE.errors.txt` of a file some of whose payments the bank refused.
 pub fn refusals(name: &str, rows: &[PaymentRow]) -> String {
-    let mut out = format!("{name}: the bank refused payment(s); nothing else is wrong with it\n\n");
+    refusals_in(name, rows, crate::drop::lang())
+}
+
+/// [`refusals`] in `lang`.
+pub fn refusals_in(name: &str, rows: &[PaymentRow], lang: clientbank_payment::Lang) -> String {
+    let ru = lang == clientbank_payment::Lang::Ru;
+    let describe = |row: &PaymentRow| if ru { line_ru(row) } else { line(row) };
+    let mut out = if ru {
+        format!("{name}: банк отклонил платёж(и); в остальном файл в порядке\n\n")
+    } else {
+        format!("{name}: the bank refused payment(s); nothing else is wrong with it\n\n")
+    };
     for row in rows.iter().filter(|r| r.state == ps::REFUSED) {
         let _ = writeln!(
             out,
-            "refused: payment {} — {}\n  {}",
+            "{}: {} {} — {}\n  {}",
+            if ru { "отклонён" } else { "refused" },
+            if ru { "платёж" } else { "payment" },
             row.position + 1,
-            line(row),
+            describe(row),
             row.message.as_deref().unwrap_or("")
         );
     }
@@ -99,32 +119,53 @@ pub fn refusals(name: &str, rows: &[PaymentRow]) -> String {
     if !uploaded.is_empty() {
         let _ = writeln!(
             out,
-            "\nAt the bank (see {name}.report.csv), not sent again if the file is dropped anew:"
+            "{}",
+            if ru {
+                format!(
+                    "\nУже в банке (см. {name}.report.csv), повторно не отправляются, если файл \
+                     положить снова:"
+                )
+            } else {
+                format!(
+                    "\nAt the bank (see {name}.report.csv), not sent again if the file is dropped \
+                     anew:"
+                )
+            }
         );
         for row in uploaded {
             let _ = writeln!(
                 out,
-                "  payment {} — {}: id {}",
+                "  {} {} — {}: id {}",
+                if ru { "платёж" } else { "payment" },
                 row.position + 1,
-                line(row),
-                row.bank_id.as_deref().unwrap_or("not named")
+                describe(row),
+                row.bank_id.as_deref().unwrap_or(if ru {
+                    "не назван"
+                } else {
+                    "not named"
+                })
             );
         }
     }
-    out.push_str(
+    out.push_str(if ru {
+        "\nИсправьте отклонённые платежи в учётной программе и выгрузите снова: платежи, уже \
+         находящиеся в банке, будут узнаны и не уйдут дважды.\n"
+    } else {
         "\nFix the refused payment(s) in the accounting software and export again: payments \
-         already at the bank are recognised and not sent twice.\n",
-    );
+         already at the bank are recognised and not sent twice.\n"
+    });
     out
 }
 
-/// `FILE.review.txt`: which payments may be at the bank, and how to settle it.
-pub fn review(name: &str, why: Option<&str>, rows: &[PaymentRow]) -> String {
-    review_in(name, why, rows, crate::drop::lang())
+/// `FILE.review.txt` of a file of `dir`/review: which payments may be at the bank, and how to
+/// settle it (the command to run, with `dir`).
+pub fn review(dir: &std::path::Path, name: &str, why: Option<&str>, rows: &[PaymentRow]) -> String {
+    review_in(dir, name, why, rows, crate::drop::lang())
 }
 
 /// [`review`] in `lang`.
 pub fn review_in(
+    dir: &std::path::Path,
     name: &str,
     why: Option<&str>,
     rows: &[PaymentRow],
@@ -161,7 +202,7 @@ pub fn review_in(
                 "  {} {} — {}",
                 tr("payment", "платёж"),
                 row.position + 1,
-                line(row)
+                if ru { line_ru(row) } else { line(row) }
             );
             if let Some(id) = &row.bank_id {
                 let _ = write!(out, ": id {id}");
@@ -201,14 +242,15 @@ pub fn review_in(
         &[ps::PLANNED, ps::NOT_SENT],
     );
     let quoted = shell_quote(name);
+    let dir = shell_quote(&dir.display().to_string());
     if ru {
         let _ = write!(
             out,
             "\nКак проверить: найдите эти платежи (номер, дата, сумма) среди черновиков и платежей, \
              ждущих подписи, в интернет-банке или в выписке по счёту. Затем:\n  \
-             clientbank resolve DIR {quoted} --sent       они в банке: файл уйдёт в done/ \
+             clientbank resolve {dir} {quoted} --sent       они в банке: файл уйдёт в done/ \
              (ещё не отправленные платежи пройдут через inbox)\n  \
-             clientbank resolve DIR {quoted} --not-sent   их там нет: файл вернётся в inbox, \
+             clientbank resolve {dir} {quoted} --not-sent   их там нет: файл вернётся в inbox, \
              и они будут отправлены один раз\n"
         );
     } else {
@@ -216,9 +258,9 @@ pub fn review_in(
             out,
             "\nHow to check: look for these payments (number, date, sum) among the drafts and the \
              payments awaiting signature in the bank's cabinet, or in the account's operation \
-             history. Then:\n  clientbank resolve DIR {quoted} --sent       they are at the \
+             history. Then:\n  clientbank resolve {dir} {quoted} --sent       they are at the \
              bank: the file goes to done/ (payments not sent yet go back through the inbox)\n  \
-             clientbank resolve DIR {quoted} --not-sent   they are not: the file goes back to \
+             clientbank resolve {dir} {quoted} --not-sent   they are not: the file goes back to \
              the inbox and they are sent once\n"
         );
     }
@@ -245,14 +287,30 @@ mod tests {
     use super::shell_quote;
 
     #[test]
+    fn the_refusals_speak_both_languages() {
+        use clientbank_payment::Lang;
+        let en = super::refusals_in("a.txt", &[], Lang::En);
+        let ru = super::refusals_in("a.txt", &[], Lang::Ru);
+        assert!(en.contains("the bank refused"), "{en}");
+        assert!(ru.contains("банк отклонил"), "{ru}");
+        assert!(ru.contains("не уйдут дважды"), "{ru}");
+    }
+
+    #[test]
     fn the_review_file_speaks_both_languages() {
         use clientbank_payment::Lang;
-        let en = super::review_in("a b.txt", Some("the answer was lost"), &[], Lang::En);
-        let ru = super::review_in("a b.txt", Some("the answer was lost"), &[], Lang::Ru);
+        let dir = std::path::Path::new("Обмен с банком");
+        let en = super::review_in(dir, "a b.txt", Some("the answer was lost"), &[], Lang::En);
+        let ru = super::review_in(dir, "a b.txt", Some("the answer was lost"), &[], Lang::Ru);
         assert!(en.starts_with("a b.txt needs a person"), "{en}");
         assert!(ru.starts_with("a b.txt требует решения человека"), "{ru}");
         for text in [&en, &ru] {
-            assert!(text.contains("clientbank resolve DIR"), "{text}");
+            let command = if cfg!(windows) {
+                "clientbank resolve \"Обмен с банком\" \"a b.txt\""
+            } else {
+                "clientbank resolve 'Обмен с банком' 'a b.txt'"
+            };
+            assert!(text.contains(command), "{text}");
             assert!(text.contains("--not-sent"), "{text}");
         }
     }

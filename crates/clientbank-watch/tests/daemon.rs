@@ -431,7 +431,7 @@ async fn a_payment_signed_by_a_lost_run_does_not_block_the_others() {
     assert_eq!(signed.len(), 2, "each of the others alone: {groups:?}");
     let refused: Vec<_> = groups.iter().filter(|g| !g.signed).collect();
     assert_eq!(refused.len(), 1, "{groups:?}");
-    assert_eq!(refused[0].ids, [lost.clone()]);
+    assert_eq!(refused[0].ids, std::slice::from_ref(&lost));
     assert!(refused[0].result.contains("no longer awaits"), "{groups:?}");
     assert_eq!(
         at_bank(&bank)

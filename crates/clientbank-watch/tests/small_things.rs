@@ -114,7 +114,11 @@ async fn a_move_that_keeps_failing_is_logged_once() {
     std::fs::remove_dir(dir.path().join("done")).unwrap();
     std::fs::write(dir.path().join("done"), b"not a folder").unwrap();
     put(dir.path(), "a.json", json_drop(&[9200]));
-    daemon.run_once().await.unwrap();
+    let summary = daemon.run_once().await.unwrap();
+    // Sent, not waiting for the bank: a file that cannot be moved needs a person.
+    assert_eq!(summary.unmoved, ["a.json"], "{summary:?}");
+    assert!(summary.waiting.is_empty(), "{summary:?}");
+    assert!(summary.needs_attention());
     for _ in 0..10 {
         daemon.pass().await.unwrap();
     }
@@ -203,4 +207,29 @@ async fn a_bank_url_without_its_version_is_a_configuration_error() {
     let mut done = files(dir.path(), "done");
     done.sort();
     assert_eq!(done, ["carried.txt", "requests.json"], "{summary:?}");
+}
+
+/// The same payments dropped three times: status counts each payment once, by what the bank
+/// has of it, not once per file.
+#[tokio::test]
+async fn status_counts_each_payment_once() {
+    let bank = bank().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut daemon = open(dir.path(), settings(&bank));
+    for name in ["a.json", "b.json", "c.json"] {
+        put(dir.path(), name, json_drop(&[7500, 7501]));
+        daemon.run_once().await.unwrap();
+    }
+    assert_eq!(at_bank(&bank).len(), 2);
+    let status = commands::status(dir.path()).unwrap();
+    assert_eq!(
+        status.payments,
+        std::collections::BTreeMap::from([("awaiting signature".to_string(), 2)]),
+        "{:?}",
+        status.payments
+    );
+    assert_eq!(
+        commands::state_label_ru("awaiting signature"),
+        "ждут подписи"
+    );
 }

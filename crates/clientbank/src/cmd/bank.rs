@@ -89,7 +89,7 @@ pub(crate) fn use_sandbox(settings: &mut Settings, bank: &Sandbox) {
 /// The API client of the settings; a configuration that cannot make one is said (exit 2).
 pub(crate) fn client(settings: &Settings) -> Result<Client, Outcome> {
     settings.client().map_err(|e| {
-        crate::term::error(&e.to_string());
+        crate::term::error(e.message().get(crate::term::lang()));
         error_outcome(&e)
     })
 }

@@ -14,7 +14,7 @@ pub(crate) fn run(dir: &Path, file: &str, sent: bool) -> Result<Outcome, Failure
             Ok(Outcome::Clean)
         }
         Err(e) => {
-            crate::term::error(&e.to_string());
+            crate::term::error(e.message().get(crate::term::lang()));
             Ok(error_outcome(&e))
         }
     }

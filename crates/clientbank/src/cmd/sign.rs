@@ -25,7 +25,7 @@ pub(crate) fn run(
     let mut engine = match commands::signing_engine(dir, settings) {
         Ok(engine) => engine,
         Err(e) => {
-            crate::term::error(&e.to_string());
+            crate::term::error(e.message().get(crate::term::lang()));
             return Ok(error_outcome(&e));
         }
     };
@@ -35,7 +35,7 @@ pub(crate) fn run(
     let groups = match runtime.block_on(engine.sign(company, dry_run)) {
         Ok(groups) => groups,
         Err(e) => {
-            crate::term::error(&e.to_string());
+            crate::term::error(e.message().get(crate::term::lang()));
             return Ok(error_outcome(&e));
         }
     };
@@ -55,18 +55,34 @@ pub(crate) fn run(
     } else {
         let mut out = io::stdout().lock();
         if groups.is_empty() {
-            writeln!(out, "nothing awaits signature")?;
-        }
-        for g in &groups {
             writeln!(
                 out,
-                "{}: {} payment(s): {}",
-                g.company.label(),
-                g.ids.len(),
-                g.result
+                "{}",
+                crate::term::tr("nothing awaits signature", "подписи ничего не ждёт")
+            )?;
+        }
+        for g in &groups {
+            let (label, count) = (g.company.label(), g.ids.len());
+            let said = if g.signed {
+                crate::term::tr("signed", "подписаны")
+            } else {
+                g.result.clone()
+            };
+            writeln!(
+                out,
+                "{}",
+                crate::term::tr(
+                    format!("{label}: {count} payment(s): {said}"),
+                    format!("{label}: платежей {count}: {said}")
+                )
             )?;
             if dry_run {
-                writeln!(out, "  signed string: {}", g.content)?;
+                writeln!(
+                    out,
+                    "  {}: {}",
+                    crate::term::tr("signed string", "подписываемая строка"),
+                    g.content
+                )?;
             }
         }
     }

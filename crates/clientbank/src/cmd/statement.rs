@@ -212,7 +212,7 @@ fn failed(e: &clientbank_watch::Error) -> Outcome {
             Outcome::Unreadable
         }
         _ => {
-            term::error(&e.to_string());
+            term::error(e.message().get(crate::term::lang()));
             error_outcome(e)
         }
     }

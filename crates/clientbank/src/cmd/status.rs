@@ -13,7 +13,7 @@ pub(crate) fn run(dir: &Path, json: bool) -> Result<Outcome, Failure> {
     let status = match commands::status(dir) {
         Ok(status) => status,
         Err(e) => {
-            crate::term::error(&e.to_string());
+            crate::term::error(e.message().get(crate::term::lang()));
             return Ok(error_outcome(&e));
         }
     };
@@ -21,37 +21,50 @@ pub(crate) fn run(dir: &Path, json: bool) -> Result<Outcome, Failure> {
         print_json(&status)?;
         return Ok(Outcome::Clean);
     }
+    let ru = crate::term::lang() == crate::term::Lang::Ru;
+    let tr = |en: &'static str, ru_text: &'static str| if ru { ru_text } else { en };
     let mut out = io::stdout().lock();
     writeln!(out, "{}:", dir.display())?;
     for (folder, names) in &status.folders {
         writeln!(
             out,
-            "  {:<12} {} file(s)",
+            "  {:<12} {} {}",
             format!("{folder}/"),
-            names.len()
+            names.len(),
+            tr("file(s)", "файл(ов)")
         )?;
         for name in names.iter().take(20) {
             writeln!(out, "      {name}")?;
         }
         if names.len() > 20 {
-            writeln!(out, "      … and {} more", names.len() - 20)?;
+            writeln!(out, "      … {} {}", tr("and", "и ещё"), names.len() - 20)?;
         }
     }
     for entry in &status.ignored {
-        writeln!(out, "  inbox/{entry}: not a regular file: ignored")?;
+        writeln!(out, "  inbox/{entry}: {}", tr("ignored", "пропущен"))?;
     }
-    writeln!(out, "  payments:")?;
+    writeln!(out, "  {}", tr("payments:", "платежи:"))?;
     if status.payments.is_empty() {
-        writeln!(out, "      none recorded")?;
+        writeln!(out, "      {}", tr("none recorded", "ни одного"))?;
     }
     for (state, count) in &status.payments {
-        writeln!(out, "      {count:>6}  {state}")?;
+        let label = if ru {
+            commands::state_label_ru(state)
+        } else {
+            state.as_str()
+        };
+        writeln!(out, "      {count:>6}  {label}")?;
     }
     for (company, ids) in &status.awaiting_signature {
-        writeln!(out, "  awaiting signature, {company}: {}", ids.join(", "))?;
+        writeln!(
+            out,
+            "  {}, {company}: {}",
+            tr("awaiting signature", "ждут подписи"),
+            ids.join(", ")
+        )?;
     }
     if !status.last_errors.is_empty() {
-        writeln!(out, "  last errors:")?;
+        writeln!(out, "  {}", tr("last errors:", "последние ошибки:"))?;
         for (at, file, message) in &status.last_errors {
             writeln!(
                 out,

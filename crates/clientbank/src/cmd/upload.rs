@@ -35,12 +35,12 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Failure> {
     let mut engine = match commands::engine(&args.dir, settings, true) {
         Ok(engine) => engine,
         Err(e) => {
-            crate::term::error(&e.to_string());
+            crate::term::error(e.message().get(crate::term::lang()));
             return Ok(error_outcome(&e));
         }
     };
     if let Err(e) = engine.client() {
-        crate::term::error(&e.to_string());
+        crate::term::error(e.message().get(crate::term::lang()));
         return Ok(error_outcome(&e));
     }
     let today = args
@@ -52,7 +52,7 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Failure> {
     let uploads = match runtime.block_on(commands::upload(&mut engine, &args.files, today)) {
         Ok(uploads) => uploads,
         Err(e) => {
-            crate::term::error(&e.to_string());
+            crate::term::error(e.message().get(crate::term::lang()));
             return Ok(error_outcome(&e));
         }
     };

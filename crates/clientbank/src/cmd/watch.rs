@@ -59,7 +59,7 @@ pub(crate) fn init_logging(json: bool) {
 /// The configuration of DIR (or `config`), then the environment.
 pub(crate) fn load(dir: &Path, config: Option<&Path>) -> Result<Settings, Outcome> {
     Settings::load(dir, config, &ProcessEnv).map_err(|e| {
-        crate::term::error(&e.to_string());
+        crate::term::error(e.message().get(crate::term::lang()));
         Outcome::Unreadable
     })
 }
@@ -84,11 +84,11 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
     init_logging(json_logs);
     if args.demo {
         if let Err(e) = demo::start_afresh(&args.dir) {
-            crate::term::error(&e.to_string());
+            crate::term::error(e.message().get(crate::term::lang()));
             return Ok(Outcome::Unreadable);
         }
         if let Err(e) = demo::copy_drops(&args.dir.join("inbox")) {
-            crate::term::error(&e.to_string());
+            crate::term::error(e.message().get(crate::term::lang()));
             return Ok(Outcome::Unreadable);
         }
     }
@@ -113,7 +113,7 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
                 settings.in_signing = true;
             }
             Err(e) => {
-                crate::term::error(&e.to_string());
+                crate::term::error(e.message().get(crate::term::lang()));
                 return Ok(Outcome::Unreadable);
             }
         }
@@ -135,12 +135,12 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
         let mut daemon = match Daemon::open(&args.dir, settings, options) {
             Ok(daemon) => daemon,
             Err(e) => {
-                crate::term::error(&e.to_string());
+                crate::term::error(e.message().get(crate::term::lang()));
                 return Ok(error_outcome(&e));
             }
         };
         if let Err(e) = daemon.engine.client() {
-            crate::term::error(&e.to_string());
+            crate::term::error(e.message().get(crate::term::lang()));
             return Ok(error_outcome(&e));
         }
         {
@@ -189,7 +189,7 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
                 })
             }
             Err(e) => {
-                crate::term::error(&e.to_string());
+                crate::term::error(e.message().get(crate::term::lang()));
                 Ok(error_outcome(&e))
             }
         }
@@ -324,8 +324,8 @@ fn print_summary(dir: &Path, summary: &Summary, daemon: &Daemon) {
         println!(
             "  {}",
             tr(
-                format!("statement: {statement}"),
-                format!("выписка: {statement}")
+                format!("statement: {}", statement.en()),
+                format!("выписка: {}", statement.ru())
             )
         );
     }
@@ -346,6 +346,17 @@ fn print_summary(dir: &Path, summary: &Summary, daemon: &Daemon) {
     }
     for failure in &summary.sign_failures {
         println!("  {}: {failure}", tr("signing", "подпись"));
+    }
+    for name in &summary.unmoved {
+        println!(
+            "  processing/{name}: {}",
+            tr(
+                "sent, but it cannot be moved out of processing/ (see the log): it is moved when \
+                 that is possible",
+                "отправлен, но не переносится из processing/ (см. журнал работы): будет перенесён, \
+                 когда это станет возможно"
+            )
+        );
     }
     for name in &summary.unreadable {
         println!(
@@ -401,12 +412,13 @@ fn print_summary(dir: &Path, summary: &Summary, daemon: &Daemon) {
         );
     }
     let see = tr("see", "см.");
+    let quoted = |path: PathBuf| clientbank_watch::report::shell_quote(&path.display().to_string());
     for name in &summary.rejected {
         let path = dir.join("rejected").join(format!("{name}.errors.txt"));
-        println!("  {see} {}", path.display());
+        println!("  {see} {}", quoted(path));
     }
     for name in &summary.review {
         let path = dir.join("review").join(format!("{name}.review.txt"));
-        println!("  {see} {}", path.display());
+        println!("  {see} {}", quoted(path));
     }
 }

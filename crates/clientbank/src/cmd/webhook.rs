@@ -50,7 +50,7 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
     let key = match settings.webhook_key() {
         Ok(key) => key,
         Err(e) => {
-            crate::term::error(&e.to_string());
+            crate::term::error(e.message().get(crate::term::lang()));
             return Ok(Outcome::Unreadable);
         }
     };
@@ -73,7 +73,7 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
     let journal = match open_journal(&layout, false) {
         Ok((journal, _)) => Arc::new(Mutex::new(journal)),
         Err(e) => {
-            crate::term::error(&e.to_string());
+            crate::term::error(e.message().get(crate::term::lang()));
             return Ok(error_outcome(&e));
         }
     };
@@ -84,7 +84,7 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
         let socket = match webhook::bind(addr).await {
             Ok(socket) => socket,
             Err(e) => {
-                crate::term::error(&e.to_string());
+                crate::term::error(e.message().get(crate::term::lang()));
                 return Ok(Outcome::Unreadable);
             }
         };
