@@ -481,12 +481,22 @@ pub enum WriteErrorKind {
     Precision(Decimal),
     /// A line break (CR or LF) inside a value: it would split the `Key=Value` line.
     LineBreak,
+    /// The line would not read back as written: in a CP1251 or CP866 file its bytes read
+    /// better as UTF-8 text (the reader would refuse the file as mixed), or it holds U+FFFD.
+    Unreadable {
+        /// The target encoding.
+        encoding: Encoding,
+        /// What the reader would say of the line.
+        reason: crate::Message,
+    },
     /// The output failed ([`Writer`] only): its kind and message.
     Io(std::io::ErrorKind, String),
 }
 
 /// Encodes one `Key=Value` line of a file being written: refuses a character the encoding
-/// lacks and a line break, which would split the line.
+/// lacks and a line break, which would split the line; and a line the reader would not read
+/// back as written (checked as the reader checks every line), so that nothing written here is
+/// refused when read.
 pub(crate) fn encode_line(
     encoding: Encoding,
     text: &str,
@@ -494,12 +504,16 @@ pub(crate) fn encode_line(
     if text.contains(['\r', '\n']) {
         return Err(WriteErrorKind::LineBreak);
     }
-    encoding
+    let bytes = encoding
         .encode(text)
         .map_err(|character| WriteErrorKind::Unmappable {
             character,
             encoding,
-        })
+        })?;
+    match crate::parse::check_line_encoding(&bytes, encoding) {
+        Ok(()) => Ok(bytes),
+        Err((_, _, reason)) => Err(WriteErrorKind::Unreadable { encoding, reason }),
+    }
 }
 
 impl WriteError {
@@ -557,6 +571,13 @@ impl fmt::Display for WriteError {
                 f,
                 "key {}: a line break inside the value would split the line",
                 self.key
+            ),
+            WriteErrorKind::Unreadable { encoding, reason } => write!(
+                f,
+                "key {}: in {encoding} the line would not read back as written ({}); write the \
+                 file in another encoding",
+                self.key,
+                reason.en()
             ),
             WriteErrorKind::Io(_, message) => write!(f, "the file could not be written: {message}"),
         }

@@ -335,3 +335,32 @@ fn single_byte_words_that_happen_to_be_utf8_are_not_mixed_encoding() {
     };
     assert_eq!(refused.diagnostic.code, Code::MixedEncoding);
 }
+
+/// What the writer writes, the reader reads: a line whose CP1251 bytes are valid UTF-8 and
+/// read better so (an unknown key `РЃ`, the bytes of `Ё`) would make the file "mixed"; the
+/// writer refuses it in CP1251 and writes it in UTF-8 (the roundtrip fuzzer's find).
+#[test]
+fn the_writer_refuses_a_line_its_reader_would_refuse() {
+    use clientbank_format::{Encoding, WriteErrorKind, parse};
+    let text = "1CClientBankExchange\nВерсияФормата=1.03\nСекцияДокумент=Платежное поручение\n\
+                Номер=1\nРЃ=1\nКонецДокумента\nКонецФайла\n";
+    let exchange = parse(text.as_bytes()).unwrap().tree.to_exchange();
+    let e = exchange.to_bytes(Encoding::Cp1251).unwrap_err();
+    assert!(
+        matches!(
+            &e.kind,
+            WriteErrorKind::Unreadable {
+                encoding: Encoding::Cp1251,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    assert!(e.to_string().contains("key РЃ"), "{e}");
+    let utf8 = exchange.to_bytes(Encoding::Utf8).unwrap();
+    let again = parse(&utf8[..]).unwrap().tree.to_exchange();
+    assert_eq!(
+        again.documents[0].extra,
+        [("РЃ".to_string(), "1".to_string())]
+    );
+}
