@@ -88,7 +88,9 @@ async fn a_done_folder_that_cannot_be_written_keeps_the_file_in_processing() {
     std::fs::write(dir.path().join("done"), b"not a folder").unwrap();
     put(dir.path(), "a.json", json_drop(&[201]));
     let summary = daemon.run_once().await.unwrap();
-    assert_eq!(summary.waiting, ["a.json"], "{summary:?}");
+    // Sent, and said as a file that cannot be moved (not one waiting for the bank).
+    assert_eq!(summary.unmoved, ["a.json"], "{summary:?}");
+    assert!(summary.waiting.is_empty(), "{summary:?}");
     assert_eq!(at_bank(&bank).len(), 1, "uploaded once");
     let status = commands::status(dir.path()).unwrap();
     assert!(

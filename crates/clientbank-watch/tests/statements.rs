@@ -249,7 +249,8 @@ async fn a_webhook_brings_the_outbox_statement_up_to_date_at_once() {
         summary.statement_error, None,
         "an invented id does not break the balance"
     );
-    // Recorded once each, from the webhook (the history found them already there).
+    // Recorded once each; from the webhook, or from the history when the refresh a first
+    // notification started read it before its own notification came (a race under load).
     let journal = clientbank_watch::journal::Journal::open(
         &dir.path().join(".clientbank/journal.sqlite"),
         false,
@@ -261,10 +262,14 @@ async fn a_webhook_brings_the_outbox_statement_up_to_date_at_once() {
     let rows = journal
         .operations_between(ROMASHKA, &today, &today)
         .unwrap();
+    let mut from_webhook = 0;
     for operation in &arrived {
-        let row = rows.iter().find(|r| r.id == operation.id).unwrap();
-        assert_eq!(row.source, "webhook", "{row:?}");
+        let found: Vec<_> = rows.iter().filter(|r| r.id == operation.id).collect();
+        assert_eq!(found.len(), 1, "{rows:?}");
+        assert!(["webhook", "history"].contains(&found[0].source.as_str()));
+        from_webhook += usize::from(found[0].source == "webhook");
     }
+    assert!(from_webhook >= 1, "{rows:?}");
     assert!(
         bank.control()
             .deliveries()
