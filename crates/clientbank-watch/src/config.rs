@@ -584,6 +584,17 @@ impl Settings {
             let argv = command(format!("signers.{company}"), signer)?;
             settings.signers.insert(company, argv);
         }
+        if settings.signing == Signing::Auto
+            && settings.signer.is_none()
+            && settings.signers.is_empty()
+        {
+            return Err(Error::Config(format!(
+                "{}: signing = \"auto\" signs right after upload, but no signer is configured: \
+                 add [signer] command = [...] (or [signers.\"INN\"]), or sign with `clientbank \
+                 sign` (signing = \"manual\")",
+                path.display()
+            )));
+        }
         let wait = |value: Option<Duration>, default: Duration| value.unwrap_or(default);
         settings.poll_interval = wait(file.poll_interval.map(|w| w.0), settings.poll_interval);
         settings.settle = wait(file.settle.map(|w| w.0), settings.settle);
@@ -1063,6 +1074,8 @@ mod tests {
         assert_eq!(s.route, Route::OneC);
         assert_eq!(s.signer_for(Some("7701234560"), "x").unwrap()[0], "sign");
         assert!(s.signer_for(Some("1"), "x").is_none());
+        let e = Settings::from_toml("signing = \"auto\"\n", Path::new("c.toml")).unwrap_err();
+        assert!(e.to_string().contains("no signer"), "{e}");
         let e = Settings::from_toml("setle = 1\n", Path::new("c.toml")).unwrap_err();
         assert!(e.to_string().contains("setle"), "{e}");
         let e = Settings::from_toml("settle = \"2 weeks\"\n", Path::new("c.toml")).unwrap_err();
