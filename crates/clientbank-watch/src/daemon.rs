@@ -193,6 +193,9 @@ impl Daemon {
         let layout = Layout::new(dir);
         layout.create().map_err(|e| Error::Io(e.to_string()))?;
         let lock = DirLock::acquire(&layout, Holder::Daemon, Duration::ZERO)?;
+        if options.new_journal && !layout.journal().exists() {
+            unreadable_names(&layout)?;
+        }
         let (journal, fresh) = open_journal(&layout, options.new_journal)?;
         let config_stamp = stamp(settings.file.as_ref());
         for warning in &settings.warnings {
@@ -313,11 +316,13 @@ impl Daemon {
                         row.state = match folder {
                             "done" => ps::UPLOADED,
                             "review" => ps::DOUBT,
-                            // No report: refused before anything was sent. A report
-                            // that does not name this payment: in doubt, the safe side.
+                            // A file with error findings was refused before anything was
+                            // sent. One without went to the bank: its report says which
+                            // payments are there; a payment the report does not name (or
+                            // no report at all) is in doubt, the safe side.
                             _ => match line {
                                 Some(line) => report::state_of_report_row(&line.state, &line.id),
-                                None if report.is_empty() => ps::NOT_SENT,
+                                None if drop.has_errors => ps::NOT_SENT,
                                 None => ps::DOUBT,
                             },
                         };
@@ -326,8 +331,8 @@ impl Daemon {
                             .map(|line| line.id.clone());
                         if row.state == ps::NOT_SENT {
                             row.message = Some(format!(
-                                "not at the bank by {place}.report.csv when the journal was \
-                                 started anew"
+                                "not at the bank by {place} (its findings or its report) when \
+                                 the journal was started anew"
                             ));
                         }
                         row
@@ -1194,6 +1199,40 @@ impl Daemon {
         tracing::info!("stopped");
         Ok(self.finish_summary())
     }
+}
+
+/// A journal started anew learns processing/, done/, review/ and rejected/ by their files'
+/// names: one it cannot read (not valid Unicode) would be left out, and its payments sent
+/// again. Refused before anything is made, with the names to fix.
+fn unreadable_names(layout: &Layout) -> Result<(), Error> {
+    let mut names = Vec::new();
+    for folder in ["processing", "done", "review", "rejected"] {
+        let Ok(entries) = fs::read_dir(layout.folder(folder)) else {
+            continue;
+        };
+        for entry in entries.filter_map(Result::ok) {
+            let name = entry.file_name();
+            if name.to_str().is_none() {
+                names.push(format!("{folder}/{}", name.to_string_lossy()));
+            }
+        }
+    }
+    if names.is_empty() {
+        return Ok(());
+    }
+    let names = names.join(", ");
+    Err(Error::Usage(clientbank_format::Message::new(
+        format!(
+            "a new journal learns the folders by their files, and these names are not valid \
+             Unicode (a share mounted without its character set?): {names}. Rename them, then \
+             start with --new-journal again"
+        ),
+        format!(
+            "новый журнал узнаёт папки по их файлам, а эти имена — не в Юникоде (сетевая папка \
+             подключена без кодировки?): {names}. Переименуйте их и снова запустите с \
+             --new-journal"
+        ),
+    )))
 }
 
 /// A row of a `FILE.report.csv`: what a journal started anew reads of it.

@@ -304,10 +304,10 @@ impl Engine {
             });
             let answer = client.upload(&request).await;
             if let Err(e) = &answer
-                && let Some(why) = misconfiguration(e)
+                && let Some(sent) = set_up_problem(e)
             {
                 self.journal.set_payment(row.id, ps::PLANNED, None)?;
-                return Ok(Sent::Misconfigured(why));
+                return Ok(sent);
             }
             let outcome = match answer {
                 Ok(result) => {
@@ -342,10 +342,6 @@ impl Engine {
                     self.journal.set_payment(row.id, ps::PLANNED, None)?;
                     tracing::warn!(number = %row.number, "the bank did not take the payment: {e}");
                     return Ok(Sent::NotTaken(e.to_string()));
-                }
-                Err(e @ clientbank_api::Error::Unauthorized { .. }) => {
-                    self.journal.set_payment(row.id, ps::PLANNED, None)?;
-                    return Ok(Sent::TokenRefused(e.to_string()));
                 }
                 Err(e) if e.in_doubt() => {
                     tracing::error!(number = %row.number, "payment in doubt: {e}");
@@ -481,12 +477,12 @@ impl Engine {
         };
         let answer = client.upload_1c(document).await;
         if let Err(e) = &answer
-            && let Some(why) = misconfiguration(e)
+            && let Some(sent) = set_up_problem(e)
         {
             for &id in &ids {
                 self.journal.set_payment(id, ps::PLANNED, None)?;
             }
-            return Ok(Sent::Misconfigured(why));
+            return Ok(sent);
         }
         match answer {
             Ok(result) if result.ids.len() == todo.len() && result.errors.is_empty() => {
@@ -537,12 +533,6 @@ impl Engine {
                     self.journal.set_payment(id, ps::PLANNED, None)?;
                 }
                 return Ok(Sent::NotTaken(e.to_string()));
-            }
-            Err(e @ clientbank_api::Error::Unauthorized { .. }) => {
-                for &id in &ids {
-                    self.journal.set_payment(id, ps::PLANNED, None)?;
-                }
-                return Ok(Sent::TokenRefused(e.to_string()));
             }
             Err(e) if e.in_doubt() => {
                 let message = format!(
@@ -749,17 +739,27 @@ impl Engine {
     }
 }
 
-/// What keeps an upload from reaching the bank's upload endpoint, so that nothing was sent: a
-/// request that could not be built, or a 404 — an address with no endpoint, not a refusal
-/// of the payment (a `bank_url` without `/v1`).
-fn misconfiguration(e: &clientbank_api::Error) -> Option<String> {
+/// An answer to an upload that says nothing was taken because of the set-up, not because of
+/// the payment, so the file waits instead of being rejected: a request that could not be
+/// built; an address with no upload endpoint (404, 405, 415: a `bank_url` without `/v1`, or
+/// not the bank); a token the bank refuses (401) or that lacks the right to upload (403).
+fn set_up_problem(e: &clientbank_api::Error) -> Option<Sent> {
+    use clientbank_api::Error as E;
     match e {
-        clientbank_api::Error::Config(_) | clientbank_api::Error::InvalidId { .. } => {
-            Some(e.to_string())
+        E::Config(_) | E::InvalidId { .. } => Some(Sent::Misconfigured(e.to_string())),
+        E::Api {
+            status: 404 | 405 | 415,
+            ..
+        } => Some(Sent::Misconfigured(format!(
+            "the address is not the bank's upload endpoint ({e}): bank_url must be the API's \
+             root, ending in /v1"
+        ))),
+        E::Unauthorized { .. } => Some(Sent::TokenRefused(e.to_string())),
+        E::AccessDenied { status: 403, .. } | E::Api { status: 403, .. } => {
+            Some(Sent::TokenRefused(format!(
+                "{e}: the token may not upload payments (it needs the money-transfer right)"
+            )))
         }
-        clientbank_api::Error::Api { status: 404, .. } => Some(format!(
-            "the bank has no such endpoint ({e}): bank_url must be the API's root, ending in /v1"
-        )),
         _ => None,
     }
 }

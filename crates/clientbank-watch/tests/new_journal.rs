@@ -84,7 +84,10 @@ async fn a_new_journal_learns_the_uploaded_payments_of_a_rejected_file() {
     }
     assert_eq!(files(dir.path(), "rejected"), ["r.json"]);
     assert_eq!(at_bank(&bank).len(), 2);
-    // And a file refused before anything was sent (no report): nothing of it is at the bank.
+    // A file refused for its findings (a wrong INN): nothing of it went to the bank. And one
+    // without findings whose report was lost: the bank had it, so its payments are in doubt.
+    let wrong = json_drop(&[5800]).replace("5009876546", "5009876540");
+    std::fs::write(dir.path().join("rejected").join("wrong.json"), &wrong).unwrap();
     std::fs::write(
         dir.path().join("rejected").join("bad.json"),
         json_drop(&[5700]),
@@ -97,10 +100,24 @@ async fn a_new_journal_learns_the_uploaded_payments_of_a_rejected_file() {
         new_journal: true,
         ..Options::default()
     };
+    // Names a new journal cannot read stop it before anything is made.
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let odd = dir
+            .path()
+            .join("done")
+            .join(std::ffi::OsStr::from_bytes(b"d\xcf.json"));
+        std::fs::write(&odd, json_drop(&[5900])).unwrap();
+        let e = Daemon::open(dir.path(), settings(&bank), options.clone()).unwrap_err();
+        assert!(e.to_string().contains("not valid Unicode"), "{e}");
+        assert!(!journal.exists(), "nothing made");
+        std::fs::remove_file(&odd).unwrap();
+    }
     let mut daemon = Daemon::open(dir.path(), settings(&bank), options).unwrap();
     let seeded = daemon.summary.journal_seeded.clone().unwrap();
     assert!(
-        seeded.contains("rejected/ (2 file(s), 2 payment(s)"),
+        seeded.contains("rejected/ (3 file(s), 3 payment(s)"),
         "{seeded}"
     );
     // The corrected export: the refused payment now from the right account.
@@ -112,10 +129,13 @@ async fn a_new_journal_learns_the_uploaded_payments_of_a_rejected_file() {
     );
     put(dir.path(), "fixed.json", &fixed);
     put(dir.path(), "bad-again.json", json_drop(&[5700]));
+    put(dir.path(), "wrong-fixed.json", json_drop(&[5800]));
     let summary = daemon.run_once().await.unwrap();
     let mut numbers: Vec<String> = at_bank(&bank).into_iter().map(|p| p.0).collect();
     numbers.sort();
-    assert_eq!(numbers, ["5600", "5601", "5602", "5700"], "{summary:?}");
+    assert_eq!(numbers, ["5600", "5601", "5602", "5800"], "{summary:?}");
+    // The one in doubt is held for a person, not sent.
+    assert_eq!(summary.review, ["bad-again.json"], "{summary:?}");
     let report = read(dir.path(), "done", "fixed.json.report.csv");
     assert_eq!(
         report.matches(",already at the bank,").count(),

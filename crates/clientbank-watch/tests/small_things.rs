@@ -233,3 +233,22 @@ async fn status_counts_each_payment_once() {
         "ждут подписи"
     );
 }
+
+/// A token without the right to upload (403) is a set-up problem like a refused token: the
+/// file waits, it is not rejected as if its payments were wrong.
+#[tokio::test]
+async fn a_token_without_the_upload_right_keeps_the_file_waiting() {
+    let bank = bank().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = settings(&bank);
+    s.token = Some(clientbank_api::Token::new("cabinet-token-account-info"));
+    s.once_patience = Duration::from_millis(300);
+    let mut daemon = open(dir.path(), s);
+    put(dir.path(), "requests.json", json_drop(&[7600]));
+    let summary = daemon.run_once().await.unwrap();
+    assert!(summary.rejected.is_empty(), "{summary:?}");
+    let why = summary.token_refused.clone().unwrap_or_default();
+    assert!(why.contains("money-transfer"), "{summary:?}");
+    assert_eq!(files(dir.path(), "processing"), ["requests.json"]);
+    assert!(at_bank(&bank).is_empty());
+}
