@@ -665,6 +665,14 @@ impl Engine {
             result: String::new(),
             signed: false,
         };
+        // Said in the journal before the bank hears of it: a journal that cannot be written
+        // stops here, so that no payment is signed without a record of it.
+        self.journal.record_sign_state(
+            &ids,
+            None,
+            "being signed: if clientbank stopped now, see the payment in the bank's cabinet \
+             (the next signature says whether the bank still awaits one)",
+        )?;
         let signer_argv = argv.to_vec();
         let signed_content = content;
         let signature =

@@ -293,10 +293,18 @@ fn remove_stale_temporaries(folder: &Path) {
 /// faithfully), or no regular file. `None`: a file it takes. The name is given lossily.
 pub fn ignored_entry(entry: &fs::DirEntry) -> Option<(String, &'static str)> {
     let name = entry.file_name();
-    if name.to_str().is_none() {
+    let Some(text) = name.to_str() else {
         return Some((
             name.to_string_lossy().into_owned(),
             "a file whose name is not valid Unicode (rename it)",
+        ));
+    };
+    // A line break or an escape in a name would forge log lines or drive the terminal: shown
+    // escaped, never taken.
+    if text.chars().any(char::is_control) {
+        return Some((
+            text.escape_debug().to_string(),
+            "a file whose name holds control characters (rename it)",
         ));
     }
     let file_type = entry.file_type().ok()?;
@@ -349,15 +357,16 @@ impl Claimer {
             }
             let Ok(meta) = entry.metadata() else { continue };
             present.push(name.clone());
-            if let Some((_, kind)) = ignored_entry(&entry) {
-                if !self.ignored.contains_key(&name) {
+            if let Some((shown, kind)) = ignored_entry(&entry) {
+                if !self.ignored.contains_key(&shown) {
                     tracing::warn!(
-                        file = %name,
-                        "inbox/{name} is {kind}, not a file clientbank can take: ignored (move \
-                         a copy of the file itself, under a readable name, into the inbox)"
+                        file = %shown,
+                        "inbox/{shown} is {kind}: ignored (move a copy of the file itself, under \
+                         a readable name, into the inbox)"
                     );
-                    self.ignored.insert(name.clone(), kind.to_string());
+                    self.ignored.insert(shown.clone(), kind.to_string());
                 }
+                present.push(shown);
                 continue;
             }
             self.ignored.remove(&name);

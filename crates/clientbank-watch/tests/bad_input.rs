@@ -264,3 +264,34 @@ async fn a_key_twice_in_a_payment_order_rejects_the_file() {
     assert!(errors.contains("duplicate-key"), "{errors}");
     assert!(errors.contains("Сумма"), "{errors}");
 }
+
+/// A journal that cannot take the signing's record stops the signature before the bank hears
+/// of it: no payment is signed without a record.
+#[tokio::test]
+async fn a_full_journal_signs_nothing() {
+    let bank = bank().await;
+    let dir = tempfile::tempdir().unwrap();
+    let keys = tempfile::tempdir().unwrap();
+    let mut s = settings(&bank);
+    s.signers
+        .insert("7701234560".into(), signer(keys.path(), "7701234560"));
+    let mut daemon = open(dir.path(), s);
+    let numbers: Vec<u32> = (7700..7820).collect();
+    put(dir.path(), "many.json", json_drop(&numbers));
+    daemon.run_once().await.unwrap();
+    assert_eq!(
+        daemon.engine.journal.awaiting_signature().unwrap().len(),
+        120
+    );
+    let pages = daemon.engine.journal.page_count().unwrap();
+    daemon.engine.journal.limit_pages(pages).unwrap();
+    assert!(daemon.engine.sign(None, false).await.is_err());
+    let executed = |bank: &clientbank_sandbox::Sandbox| {
+        at_bank(bank).iter().filter(|p| p.3 == "Executed").count()
+    };
+    assert_eq!(executed(&bank), 0, "nothing signed without its record");
+    daemon.engine.journal.limit_pages(1_000_000).unwrap();
+    let groups = daemon.engine.sign(None, false).await.unwrap();
+    assert!(groups.iter().all(|g| g.signed), "{groups:?}");
+    assert_eq!(executed(&bank), 120);
+}

@@ -252,3 +252,25 @@ async fn a_token_without_the_upload_right_keeps_the_file_waiting() {
     assert_eq!(files(dir.path(), "processing"), ["requests.json"]);
     assert!(at_bank(&bank).is_empty());
 }
+
+/// A name with a line break or an escape is shown escaped and not taken: it cannot forge a log
+/// line or drive the terminal.
+#[cfg(unix)]
+#[tokio::test]
+async fn a_name_with_control_characters_is_shown_escaped_and_not_taken() {
+    let bank = bank().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut daemon = open(dir.path(), settings(&bank));
+    std::fs::write(
+        dir.path().join("inbox").join("a\nb\u{1b}[31m.json"),
+        json_drop(&[7900]),
+    )
+    .unwrap();
+    let summary = daemon.run_once().await.unwrap();
+    assert_eq!(summary.ignored.len(), 1, "{summary:?}");
+    assert!(
+        summary.ignored[0].starts_with("a\\nb\\u{1b}[31m.json: "),
+        "{summary:?}"
+    );
+    assert!(at_bank(&bank).is_empty());
+}

@@ -274,10 +274,21 @@ fn print_summary(dir: &Path, summary: &Summary, daemon: &Daemon) {
     );
     if !summary.waiting.is_empty() {
         let n = summary.waiting.len();
-        let what = tr(
-            format!("{n} file(s) waiting for the bank"),
-            format!("файлов ждут банк: {n}"),
-        );
+        // Waiting for the bank, or for the set-up to be put right (said below).
+        let set_up = summary.journal_error.is_some()
+            || summary.config_error.is_some()
+            || summary.token_refused.is_some();
+        let what = if set_up {
+            tr(
+                format!("{n} file(s) waiting, nothing sent (see below)"),
+                format!("файлов ждут, ничего не отправлено (см. ниже): {n}"),
+            )
+        } else {
+            tr(
+                format!("{n} file(s) waiting for the bank"),
+                format!("файлов ждут банк: {n}"),
+            )
+        };
         println!("  processing/ {what}{}", list(&summary.waiting));
     }
     if !summary.queued.is_empty() {
@@ -351,10 +362,10 @@ fn print_summary(dir: &Path, summary: &Summary, daemon: &Daemon) {
         println!(
             "  processing/{name}: {}",
             tr(
-                "sent, but it cannot be moved out of processing/ (see the log): it is moved when \
-                 that is possible",
-                "отправлен, но не переносится из processing/ (см. журнал работы): будет перенесён, \
-                 когда это станет возможно"
+                "finished, but it cannot be moved out of processing/ to its folder (see the log): \
+                 it is moved when that is possible",
+                "обработан, но не переносится из processing/ в свою папку (см. журнал работы): \
+                 будет перенесён, когда это станет возможно"
             )
         );
     }
@@ -374,10 +385,7 @@ fn print_summary(dir: &Path, summary: &Summary, daemon: &Daemon) {
         );
     }
     for entry in &summary.ignored {
-        println!(
-            "  inbox/{entry}: {}",
-            tr("not a regular file: ignored", "не обычный файл: пропущен")
-        );
+        println!("  inbox/{entry}: {}", tr("ignored", "пропущен"));
     }
     if let Some(why) = &summary.token_refused {
         println!(
