@@ -237,7 +237,12 @@ fn span(value: &Span) -> Result<Duration, String> {
             }
         }
     };
-    if !seconds.is_finite() || !(0.0..=86_400.0).contains(&seconds) {
+    if seconds.is_finite() && seconds > 86_400.0 {
+        return Err(format!(
+            "{seconds} s is more than a day (at most 86400 s, \"24h\")"
+        ));
+    }
+    if !seconds.is_finite() || seconds < 0.0 {
         return Err(bad(format!("{seconds}")));
     }
     Ok(Duration::from_secs_f64(seconds))
@@ -1092,6 +1097,7 @@ mod tests {
             ),
             ("incomplete_after = \"0s\"\n", "c.toml:1:", "at least 1s"),
             ("poll_interval = 0.01\n", "c.toml:1:", "at least 50ms"),
+            ("settle = 86401\n", "c.toml:1:", "more than a day"),
             ("patterns = []\n", "c.toml:1:", "at least one pattern"),
             ("log_format = \"xml\"\n", "c.toml:1:", "log_format"),
             (

@@ -313,13 +313,27 @@ impl Journal {
             )));
         }
         let map = db_error(path);
+        // DIR/.clientbank/journal.sqlite: the command to start afresh names DIR.
+        let dir = path.parent().and_then(Path::parent).map_or_else(
+            || "DIR".to_string(),
+            |d| crate::report::shell_quote(&d.display().to_string()),
+        );
         let damaged = |what: String| {
             Error::JournalDamaged(format!(
                 "{} is damaged ({what}). Restore it (and the -wal file beside it) from a \
-                 backup; or move it aside, check the files of review/ and processing/ at the \
-                 bank, and start with `clientbank watch DIR --new-journal`",
+                 backup; or move it aside, check the files of review/, processing/ and \
+                 rejected/ at the bank, and start with `clientbank watch {dir} --new-journal`",
                 path.display()
             ))
+        };
+        // Only what says the file itself is broken is "damaged"; a journal that cannot be
+        // opened or written (permissions, a read-only folder, a lock) is said as such: moving
+        // a good journal aside would lose what it knows.
+        let broken = |e: &rusqlite::Error| {
+            matches!(
+                e.sqlite_error_code(),
+                Some(rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase)
+            )
         };
         let db = Connection::open(path).map_err(&map)?;
         db.busy_timeout(std::time::Duration::from_secs(30))
@@ -327,7 +341,13 @@ impl Journal {
         if existed {
             let check: String = db
                 .query_row("PRAGMA quick_check", [], |r| r.get(0))
-                .map_err(|e| damaged(e.to_string()))?;
+                .map_err(|e| {
+                    if broken(&e) {
+                        damaged(e.to_string())
+                    } else {
+                        map(e)
+                    }
+                })?;
             if check != "ok" {
                 return Err(damaged(check));
             }

@@ -295,3 +295,34 @@ async fn a_full_journal_signs_nothing() {
     assert!(groups.iter().all(|g| g.signed), "{groups:?}");
     assert_eq!(executed(&bank), 120);
 }
+
+/// A good journal that cannot be opened (its -wal and -shm files blocked: permissions, a
+/// read-only folder) is said as such, never "damaged, move it aside".
+#[tokio::test]
+async fn a_journal_that_cannot_be_opened_is_not_called_damaged() {
+    let bank = bank().await;
+    let dir = tempfile::tempdir().unwrap();
+    drop(open(dir.path(), settings(&bank)));
+    let private = dir.path().join(".clientbank");
+    for blocked in ["journal.sqlite-wal", "journal.sqlite-shm"] {
+        let _ = std::fs::remove_file(private.join(blocked));
+        std::fs::create_dir(private.join(blocked)).unwrap();
+    }
+    let e = Daemon::open(dir.path(), settings(&bank), Options::default()).unwrap_err();
+    assert!(matches!(e, Error::Journal(_)), "{e}");
+    assert!(!e.to_string().contains("damaged"), "{e}");
+}
+
+/// The journal deleted under a running daemon stops it before anything more is sent.
+#[tokio::test]
+async fn a_journal_deleted_while_running_stops_the_daemon() {
+    let bank = bank().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut daemon = open(dir.path(), settings(&bank));
+    daemon.pass().await.unwrap();
+    std::fs::remove_file(dir.path().join(".clientbank").join("journal.sqlite")).unwrap();
+    put(dir.path(), "after.json", json_drop(&[7950]));
+    let e = daemon.run_once().await.unwrap_err();
+    assert!(e.to_string().contains("was deleted"), "{e}");
+    assert!(at_bank(&bank).is_empty());
+}
