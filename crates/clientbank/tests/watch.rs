@@ -277,6 +277,12 @@ fn a_bad_configuration_is_named() {
     let out = clientbank(&["watch", dir.to_str().unwrap(), "--once"], &[]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("settle"), "{}", text(&out));
+    // No bank address: refused before the folder is touched.
+    let fresh = dir.join("fresh");
+    let out = clientbank(&["watch", fresh.to_str().unwrap(), "--once"], &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("no bank address"), "{}", text(&out));
+    assert!(!fresh.exists(), "nothing made");
     std::fs::write(dir.join("clientbank.toml"), "").unwrap();
     let out = clientbank(&["upload", "x.json", "--dir", dir.to_str().unwrap()], &[]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));

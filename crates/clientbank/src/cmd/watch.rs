@@ -127,6 +127,11 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
             Ok(bank) => bank,
             Err(outcome) => return Ok(outcome),
         };
+        // A configuration that cannot reach a bank is refused before DIR is touched.
+        if let Err(e) = settings.client() {
+            crate::term::error(e.message().get(crate::term::lang()));
+            return Ok(error_outcome(&e));
+        }
         let fixed = settings.clone();
         let options = Options {
             new_journal: args.new_journal,
@@ -139,10 +144,6 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
                 return Ok(error_outcome(&e));
             }
         };
-        if let Err(e) = daemon.engine.client() {
-            crate::term::error(e.message().get(crate::term::lang()));
-            return Ok(error_outcome(&e));
-        }
         {
             // A changed configuration file is read again; what flags and --sandbox/--demo set
             // stays.
