@@ -510,10 +510,18 @@ pub(crate) fn encode_line(
             character,
             encoding,
         })?;
-    match crate::parse::check_line_encoding(&bytes, encoding) {
-        Ok(()) => Ok(bytes),
-        Err((_, _, reason)) => Err(WriteErrorKind::Unreadable { encoding, reason }),
+    // The reader decides a file's encoding by its content, so a CP866 file may be read as
+    // CP1251 (and back): a single-byte line is checked as either.
+    let readings: &[Encoding] = match encoding {
+        Encoding::Utf8 => &[Encoding::Utf8],
+        Encoding::Cp1251 | Encoding::Cp866 => &[Encoding::Cp1251, Encoding::Cp866],
+    };
+    for &reading in readings {
+        if let Err((_, _, reason)) = crate::parse::check_line_encoding(&bytes, reading) {
+            return Err(WriteErrorKind::Unreadable { encoding, reason });
+        }
     }
+    Ok(bytes)
 }
 
 impl WriteError {

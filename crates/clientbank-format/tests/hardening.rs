@@ -357,6 +357,22 @@ fn the_writer_refuses_a_line_its_reader_would_refuse() {
         "{e}"
     );
     assert!(e.to_string().contains("key РЃ"), "{e}");
+    // In CP866 too, when the bytes read as UTF-8 better than in CP1251 — the encoding a
+    // reader deciding by content may take (`Єхы№` in UTF-8 is `╨Д╤Е╤ЛтДЦ` in CP866).
+    let cp866 = "1CClientBankExchange\nВерсияФормата=1.03\nСекцияДокумент=Платежное поручение\n\
+                 Номер=1\n╨Д╤Е╤ЛтДЦ=1\nКонецДокумента\nКонецФайла\n";
+    let odd = parse(cp866.as_bytes()).unwrap().tree.to_exchange();
+    let e = odd.to_bytes(Encoding::Cp866).unwrap_err();
+    assert!(
+        matches!(
+            &e.kind,
+            WriteErrorKind::Unreadable {
+                encoding: Encoding::Cp866,
+                ..
+            }
+        ),
+        "{e}"
+    );
     let utf8 = exchange.to_bytes(Encoding::Utf8).unwrap();
     let again = parse(&utf8[..]).unwrap().tree.to_exchange();
     assert_eq!(
