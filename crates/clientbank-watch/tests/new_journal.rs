@@ -6,6 +6,18 @@ use clientbank_watch::journal::payment_state;
 use clientbank_watch::{Daemon, Options};
 use common::*;
 
+/// Deletes DIR's journal (and its -wal file); the options that start a new one.
+fn lose_journal(dir: &std::path::Path) -> (std::path::PathBuf, Options) {
+    let journal = dir.join(".clientbank").join("journal.sqlite");
+    std::fs::remove_file(&journal).unwrap();
+    let _ = std::fs::remove_file(dir.join(".clientbank").join("journal.sqlite-wal"));
+    let options = Options {
+        new_journal: true,
+        ..Options::default()
+    };
+    (journal, options)
+}
+
 #[tokio::test]
 async fn a_new_journal_is_seeded_from_done_and_review_and_nothing_is_sent_again() {
     let bank = bank().await;
@@ -22,13 +34,7 @@ async fn a_new_journal_is_seeded_from_done_and_review_and_nothing_is_sent_again(
         json_drop(&[9002]),
     )
     .unwrap();
-    let journal = dir.path().join(".clientbank").join("journal.sqlite");
-    std::fs::remove_file(&journal).unwrap();
-    let _ = std::fs::remove_file(dir.path().join(".clientbank").join("journal.sqlite-wal"));
-    let options = Options {
-        new_journal: true,
-        ..Options::default()
-    };
+    let (_, options) = lose_journal(dir.path());
     let mut daemon = Daemon::open(dir.path(), settings(&bank), options).unwrap();
     let seeded = daemon.summary.journal_seeded.clone().unwrap();
     assert!(
@@ -93,13 +99,7 @@ async fn a_new_journal_learns_the_uploaded_payments_of_a_rejected_file() {
         json_drop(&[5700]),
     )
     .unwrap();
-    let journal = dir.path().join(".clientbank").join("journal.sqlite");
-    std::fs::remove_file(&journal).unwrap();
-    let _ = std::fs::remove_file(dir.path().join(".clientbank").join("journal.sqlite-wal"));
-    let options = Options {
-        new_journal: true,
-        ..Options::default()
-    };
+    let (journal, options) = lose_journal(dir.path());
     // Names a new journal cannot read stop it before anything is made.
     #[cfg(unix)]
     {
