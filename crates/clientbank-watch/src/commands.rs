@@ -339,27 +339,13 @@ pub fn state_label(state: &str, sign: Option<&str>) -> (&'static str, &'static s
 
 /// The Russian of a key of [`Status::payments`].
 pub fn state_label_ru(key: &str) -> &'static str {
-    const STATES: &[&str] = &[
-        ps::UPLOADED,
-        ps::DOUBT,
-        ps::ALREADY,
-        ps::REFUSED,
-        ps::HELD,
-        ps::QUEUED,
-        ps::DUPLICATE,
-        ps::PLANNED,
-        ps::NOT_SENT,
-    ];
-    const SIGNS: &[Option<&str>] = &[
-        None,
-        Some(sign_state::AWAITING),
-        Some(sign_state::SIGNED),
-        Some(sign_state::DRAFT),
-        Some(sign_state::NOT_AWAITING),
-    ];
-    STATES
+    ps::ALL
         .iter()
-        .flat_map(|state| SIGNS.iter().map(move |sign| state_label(state, *sign)))
+        .flat_map(|state| {
+            sign_state::ALL
+                .iter()
+                .map(move |sign| state_label(state, *sign))
+        })
         .find(|(en, _)| *en == key)
         .map_or("прочие", |(_, ru)| ru)
 }

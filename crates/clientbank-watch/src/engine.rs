@@ -95,6 +95,19 @@ pub struct SignGroup {
     pub signed: bool,
 }
 
+impl SignGroup {
+    /// The group of `ids` of `company`, not signed (yet): `result` says why.
+    fn new(company: &CompanyInfo, ids: Vec<String>, result: String) -> SignGroup {
+        SignGroup {
+            content: SignRequest::signed_content(&ids),
+            company: company.clone(),
+            ids,
+            result,
+            signed: false,
+        }
+    }
+}
+
 /// The journal, the settings and the bank: what one file's upload and a signature need.
 #[derive(Debug)]
 pub struct Engine {
@@ -605,13 +618,7 @@ impl Engine {
             ids.sort();
             ids.dedup();
             if dry_run {
-                out.push(SignGroup {
-                    content: SignRequest::signed_content(&ids),
-                    company: info,
-                    ids,
-                    result: "dry run: not signed".into(),
-                    signed: false,
-                });
+                out.push(SignGroup::new(&info, ids, "dry run: not signed".into()));
                 continue;
             }
             let Some(argv) = self
@@ -626,13 +633,7 @@ impl Engine {
                     info.inn.as_deref().unwrap_or(&info.id)
                 );
                 self.journal.record_signature(&ids, false, &result)?;
-                out.push(SignGroup {
-                    content: SignRequest::signed_content(&ids),
-                    company: info,
-                    ids,
-                    result,
-                    signed: false,
-                });
+                out.push(SignGroup::new(&info, ids, result));
                 continue;
             };
             // One signature for the company's payments; when the bank refuses it for the state
@@ -657,14 +658,7 @@ impl Engine {
         argv: &[String],
         ids: Vec<String>,
     ) -> Result<Batch, Error> {
-        let content = SignRequest::signed_content(&ids);
-        let mut group = SignGroup {
-            company: info.clone(),
-            ids: ids.clone(),
-            content: content.clone(),
-            result: String::new(),
-            signed: false,
-        };
+        let mut group = SignGroup::new(info, ids.clone(), String::new());
         // Said in the journal before the bank hears of it: a journal that cannot be written
         // stops here, so that no payment is signed without a record of it.
         self.journal.record_sign_state(
@@ -674,7 +668,7 @@ impl Engine {
              (the next signature says whether the bank still awaits one)",
         )?;
         let signer_argv = argv.to_vec();
-        let signed_content = content;
+        let signed_content = group.content.clone();
         let signature =
             tokio::task::spawn_blocking(move || signer::sign(&signer_argv, &signed_content))
                 .await

@@ -167,6 +167,10 @@ pub mod payment_state {
     /// Uploaded although the same payment had been uploaded from another file (possible only
     /// before journal schema 2): it is at the bank twice; a person cancels one.
     pub const DUPLICATE: &str = "duplicate";
+    /// Every state, for what reads a state back from its label.
+    pub const ALL: &[&str] = &[
+        PLANNED, SENDING, UPLOADED, REFUSED, DOUBT, ALREADY, NOT_SENT, HELD, QUEUED, DUPLICATE,
+    ];
 }
 
 /// Signing state of an uploaded payment.
@@ -181,6 +185,14 @@ pub mod sign_state {
     /// (signed by an earlier run whose answer was lost, in the cabinet, or cancelled): never
     /// offered for signing again; the message says what the bank answered.
     pub const NOT_AWAITING: &str = "not-awaiting";
+    /// Every sign state, and none.
+    pub const ALL: &[Option<&str>] = &[
+        None,
+        Some(AWAITING),
+        Some(SIGNED),
+        Some(DRAFT),
+        Some(NOT_AWAITING),
+    ];
 }
 
 /// A file row.

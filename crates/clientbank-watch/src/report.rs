@@ -6,42 +6,46 @@ use crate::journal::{PaymentRow, payment_state as ps, sign_state};
 
 /// A payment's state for people.
 pub fn state_label(row: &PaymentRow) -> String {
-    match (row.state.as_str(), row.sign.as_deref()) {
-        (ps::UPLOADED, Some(sign_state::AWAITING)) => "uploaded, awaiting signature".into(),
-        (ps::UPLOADED, Some(sign_state::SIGNED)) => "uploaded, signed".into(),
-        (ps::UPLOADED, Some(sign_state::DRAFT)) => "uploaded as a draft".into(),
+    label(&row.state, row.sign.as_deref()).into()
+}
+
+/// The label of a state and sign state (a state this version does not know: as it is).
+fn label<'a>(state: &'a str, sign: Option<&str>) -> &'a str {
+    match (state, sign) {
+        (ps::UPLOADED, Some(sign_state::AWAITING)) => "uploaded, awaiting signature",
+        (ps::UPLOADED, Some(sign_state::SIGNED)) => "uploaded, signed",
+        (ps::UPLOADED, Some(sign_state::DRAFT)) => "uploaded as a draft",
         (ps::UPLOADED, Some(sign_state::NOT_AWAITING)) => {
-            "uploaded, no longer awaiting a signature".into()
+            "uploaded, no longer awaiting a signature"
         }
-        (ps::UPLOADED, _) => "uploaded".into(),
-        (ps::ALREADY, _) => "already at the bank".into(),
-        (ps::REFUSED, _) => "refused by the bank".into(),
-        (ps::DOUBT, _) => "in doubt: may be at the bank".into(),
-        (ps::HELD, _) => "not sent (held)".into(),
-        (ps::QUEUED, _) => "waits for the same payment in another file".into(),
-        (ps::DUPLICATE, _) => "at the bank twice".into(),
-        (ps::PLANNED, _) => "not sent yet".into(),
-        (ps::SENDING, _) => "being sent".into(),
-        (ps::NOT_SENT, _) => "not sent".into(),
-        (other, _) => other.into(),
+        (ps::UPLOADED, _) => "uploaded",
+        (ps::ALREADY, _) => "already at the bank",
+        (ps::REFUSED, _) => "refused by the bank",
+        (ps::DOUBT, _) => "in doubt: may be at the bank",
+        (ps::HELD, _) => "not sent (held)",
+        (ps::QUEUED, _) => "waits for the same payment in another file",
+        (ps::DUPLICATE, _) => "at the bank twice",
+        (ps::PLANNED, _) => "not sent yet",
+        (ps::SENDING, _) => "being sent",
+        (ps::NOT_SENT, _) => "not sent",
+        (other, _) => other,
     }
 }
 
-/// What a row of a `FILE.report.csv` says of its payment, for a journal started anew: at the
-/// bank (a bank id, or a label [`state_label`] gives a payment the bank has), in doubt, or
-/// neither (refused, not sent).
-pub fn state_of_report_row(label: &str, bank_id: &str) -> &'static str {
-    let label = label.trim();
-    if !bank_id.trim().is_empty()
-        || label.starts_with("uploaded")
-        || label == "already at the bank"
-        || label == "at the bank twice"
-    {
-        ps::UPLOADED
-    } else if label.starts_with("in doubt") || label == "being sent" {
-        ps::DOUBT
-    } else {
-        ps::NOT_SENT
+/// What a row of a `FILE.report.csv` says of its payment, for a journal started anew: the
+/// state whose [`state_label`] it is, read as at the bank (uploaded, already there, twice), in
+/// doubt (in doubt, being sent) or neither; a bank id means at the bank whatever the label.
+pub fn state_of_report_row(text: &str, bank_id: &str) -> &'static str {
+    let written = ps::ALL.iter().find(|state| {
+        sign_state::ALL
+            .iter()
+            .any(|sign| label(state, *sign) == text.trim())
+    });
+    match written.copied() {
+        _ if !bank_id.trim().is_empty() => ps::UPLOADED,
+        Some(ps::UPLOADED | ps::ALREADY | ps::DUPLICATE) => ps::UPLOADED,
+        Some(ps::DOUBT | ps::SENDING) => ps::DOUBT,
+        _ => ps::NOT_SENT,
     }
 }
 
@@ -285,6 +289,20 @@ pub fn shell_quote(word: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::shell_quote;
+
+    #[test]
+    fn a_report_row_is_read_back_by_its_label() {
+        use super::state_of_report_row as read;
+        use crate::journal::payment_state as ps;
+        assert_eq!(read("uploaded, awaiting signature", ""), ps::UPLOADED);
+        assert_eq!(read("already at the bank", ""), ps::UPLOADED);
+        assert_eq!(read("at the bank twice", ""), ps::UPLOADED);
+        assert_eq!(read("in doubt: may be at the bank", ""), ps::DOUBT);
+        assert_eq!(read("being sent", ""), ps::DOUBT);
+        assert_eq!(read("refused by the bank", ""), ps::NOT_SENT);
+        assert_eq!(read("refused by the bank", "an-id"), ps::UPLOADED);
+        assert_eq!(read("something else", ""), ps::NOT_SENT);
+    }
 
     #[test]
     fn the_refusals_speak_both_languages() {

@@ -8,6 +8,7 @@ use clientbank_watch::commands;
 use super::watch::error_outcome;
 use crate::exit::{Failure, Outcome};
 use crate::output::print_json;
+use crate::term::tr;
 
 pub(crate) fn run(dir: &Path, json: bool) -> Result<Outcome, Failure> {
     let status = match commands::status(dir) {
@@ -22,7 +23,6 @@ pub(crate) fn run(dir: &Path, json: bool) -> Result<Outcome, Failure> {
         return Ok(Outcome::Clean);
     }
     let ru = crate::term::lang() == crate::term::Lang::Ru;
-    let tr = |en: &'static str, ru_text: &'static str| if ru { ru_text } else { en };
     let mut out = io::stdout().lock();
     writeln!(out, "{}:", dir.display())?;
     for (folder, names) in &status.folders {
