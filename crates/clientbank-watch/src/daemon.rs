@@ -596,8 +596,10 @@ impl Daemon {
             .map_err(|e| Error::Io(format!("cannot create {}: {e}", outbox.display())))?;
         let target = outbox.join(&config.file);
         let now = clientbank_payment::clock::now_in_moscow();
+        let journal = &self.engine.journal;
         let written = crate::folders::replace_atomically(&target, |out| {
-            statement::write(out, config.encoding, period, now, &mut parts, &mut |_| {})
+            let (encoding, orders) = (config.encoding, Some(journal));
+            statement::write(out, encoding, period, now, &mut parts, orders, &mut |_| {})
         })?;
         for note in &written.notes {
             tracing::warn!("statement: {}", note.en());

@@ -66,11 +66,24 @@ pub fn start_afresh(dir: &Path) -> Result<(), Error> {
 /// The INNs of the sandbox bank's companies that the demo signs for.
 pub const SANDBOX_INNS: &[&str] = &["7701234560", "500100732259"];
 
-/// Copies the sample drops into `inbox`.
-pub fn copy_drops(inbox: &Path) -> Result<(), Error> {
+/// The day the sample orders were made, as `testdata/drops/` writes it: `ДД.ММ.ГГГГ` and ISO.
+const SAMPLES_DAY: (&str, &str) = ("20.11.2026", "2026-11-20");
+
+/// Copies the sample drops into `inbox`, their orders dated `today` (an accountant's orders are
+/// made the day they are sent; a sample dated once would be stale, and the bank would refuse
+/// it, ten days later).
+pub fn copy_drops(inbox: &Path, today: chrono::NaiveDate) -> Result<(), Error> {
     std::fs::create_dir_all(inbox)
         .map_err(|e| Error::Io(format!("cannot create {}: {e}", inbox.display())))?;
+    let days = [
+        (SAMPLES_DAY.0, today.format("%d.%m.%Y").to_string()),
+        (SAMPLES_DAY.1, today.format("%Y-%m-%d").to_string()),
+    ];
     for (name, bytes) in DROPS {
+        let mut bytes = bytes.to_vec();
+        for (from, to) in &days {
+            redate(&mut bytes, from.as_bytes(), to.as_bytes());
+        }
         let path = inbox.join(name);
         std::fs::write(&path, bytes)
             .map_err(|e| Error::Io(format!("cannot write {}: {e}", path.display())))?;
@@ -78,12 +91,30 @@ pub fn copy_drops(inbox: &Path) -> Result<(), Error> {
     Ok(())
 }
 
+/// Replaces every `from` in `bytes` by `to`: ASCII of the same length, so the same in CP1251,
+/// CP866 and UTF-8, and every line keeps its columns.
+fn redate(bytes: &mut [u8], from: &[u8], to: &[u8]) {
+    debug_assert_eq!(from.len(), to.len());
+    let mut at = 0;
+    while let Some(found) = memchr::memmem::find(&bytes[at..], from) {
+        let found = at + found;
+        bytes[found..found + to.len()].copy_from_slice(to);
+        at = found + to.len();
+    }
+}
+
 /// A throwaway openssl key and certificate per sandbox company, made in `keys`; the signers
 /// by INN.
-pub fn signers(keys: &Path) -> Result<BTreeMap<String, Vec<String>>, Error> {
+pub fn signers(
+    keys: &Path,
+    today: chrono::NaiveDate,
+) -> Result<BTreeMap<String, Vec<String>>, Error> {
     let mut out = BTreeMap::new();
     for inn in SANDBOX_INNS {
-        out.insert(inn.to_string(), signer::throwaway_openssl(keys, inn)?);
+        out.insert(
+            inn.to_string(),
+            signer::throwaway_openssl(keys, inn, today)?,
+        );
     }
     Ok(out)
 }
@@ -97,5 +128,27 @@ pub fn statements() -> crate::config::Statements {
         interval: std::time::Duration::from_secs(600),
         encoding: clientbank_format::Encoding::Cp1251,
         file: "kl_to_1c.txt".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_samples_are_dated_the_day_they_are_dropped() {
+        let inbox = tempfile::tempdir().unwrap();
+        let day = chrono::NaiveDate::from_ymd_opt(2031, 2, 3).unwrap();
+        copy_drops(inbox.path(), day).unwrap();
+        for (name, bytes) in DROPS {
+            let copied = std::fs::read(inbox.path().join(name)).unwrap();
+            assert_eq!(copied.len(), bytes.len(), "{name}");
+            let text = String::from_utf8_lossy(&copied);
+            assert!(
+                !text.contains("20.11.2026") && !text.contains("2026-11-20"),
+                "{name}"
+            );
+            assert!(text.contains("03.02.2031"), "{name}");
+        }
     }
 }

@@ -87,6 +87,31 @@ pub struct Planned {
     pub line: Option<u32>,
     /// The recipient's name, for reports.
     pub recipient: String,
+    /// The order as the drop has it ([`order_text`]), which the journal keeps for the statement.
+    pub order: Option<String>,
+}
+
+/// A payment order as a one-document 1.03 file in UTF-8: how the journal keeps the order, so
+/// that the statement gives 1C back the order's own number, date and requisites
+/// ([`order_from_text`] reads it). `None` when it cannot be written (the drop's findings say
+/// why).
+pub fn order_text(order: clientbank_format::Document) -> Option<String> {
+    let exchange = clientbank_format::Exchange {
+        header: clientbank_format::Header {
+            version: Some("1.03".into()),
+            ..clientbank_format::Header::default()
+        },
+        documents: vec![order],
+        ..clientbank_format::Exchange::default()
+    };
+    let bytes = exchange.to_bytes(clientbank_format::Encoding::Utf8).ok()?;
+    String::from_utf8(bytes).ok()
+}
+
+/// The order [`order_text`] wrote; `None` when the text is not one.
+pub fn order_from_text(text: &str) -> Option<clientbank_format::Document> {
+    let parsed = clientbank_format::parse(text.as_bytes()).ok()?;
+    parsed.tree.to_exchange().documents.into_iter().next()
 }
 
 /// What a drop is.
@@ -196,6 +221,12 @@ pub fn read_in(path: &Path, bytes: &[u8], today: NaiveDate, lang: Lang) -> Drop 
         payments: Vec::new(),
         document_1c: batch.document_text(),
     };
+    // A 1C order is kept as the file has it (`Код=0` and all); a JSON request as the order it
+    // makes.
+    let documents: Vec<_> = batch
+        .parsed()
+        .map(|parsed| parsed.tree.documents().collect())
+        .unwrap_or_default();
     let mut items = 0;
     for item in batch.items() {
         items += 1;
@@ -209,6 +240,17 @@ pub fn read_in(path: &Path, bytes: &[u8], today: NaiveDate, lang: Lang) -> Drop 
             carried_by_json: item.carried_by_json(),
             line: item.line(),
             recipient: payment.recipient.name.clone().unwrap_or_default(),
+            order: order_text(match documents.get(item.index()) {
+                Some(section) => clientbank_format::Document::from_section(section),
+                None => {
+                    let (mut order, _) = clientbank_payment::onec::to_document(payment);
+                    // The request's `TypeIndicator` as written (`0` too).
+                    if let Some(code) = request.payment.type_indicator.clone() {
+                        order.uin = Some(code);
+                    }
+                    order
+                }
+            }),
         });
     }
     let refused = match (batch.form(), items, drop.payments.len()) {

@@ -36,6 +36,7 @@ pub fn new_payment(payment: &crate::drop::Planned, company: Option<String>) -> N
         state: ps::PLANNED,
         bank_id: None,
         message: None,
+        order: payment.order.clone(),
     }
 }
 

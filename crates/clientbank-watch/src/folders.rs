@@ -237,12 +237,12 @@ pub fn replace_atomically<T>(
             format!("{shown}: папки {folder} нет"),
         ));
     }
-    remove_stale_temporaries(folder);
     let temporary = tempfile::Builder::new()
         .prefix(".clientbank-")
         .suffix(".tmp")
         .tempfile_in(folder)
         .map_err(failed)?;
+    remove_stale_temporaries(folder, temporary.path());
     let value = {
         let mut out = io::BufWriter::with_capacity(1 << 16, temporary.as_file());
         let value = write(&mut out)?;
@@ -263,17 +263,26 @@ pub fn replace_atomically<T>(
 }
 
 /// Removes what an interrupted [`replace_atomically`] left in `folder` (killed between making
-/// its temporary file and renaming it): `.clientbank-*.tmp` files untouched for an hour. Best
-/// effort: what cannot be removed stays.
-fn remove_stale_temporaries(folder: &Path) {
+/// its temporary file and renaming it): `.clientbank-*.tmp` files untouched for an hour. The
+/// hour is counted on the file system's clock — from the time of `ours`, the temporary file
+/// just made — not this machine's: a file server's clock may differ from ours by more than
+/// that, and a writer's fresh file on it must not look stale. Best effort: what cannot be
+/// removed stays.
+fn remove_stale_temporaries(folder: &Path, ours: &Path) {
+    let Some(hour_ago) = fs::metadata(ours)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|now| now.checked_sub(std::time::Duration::from_secs(3600)))
+    else {
+        return;
+    };
     let Ok(entries) = fs::read_dir(folder) else {
         return;
     };
-    let hour_ago = SystemTime::now() - std::time::Duration::from_secs(3600);
     for entry in entries.flatten() {
         let name = entry.file_name();
         let name = name.to_string_lossy();
-        if !(name.starts_with(".clientbank-") && name.ends_with(".tmp")) {
+        if !(name.starts_with(".clientbank-") && name.ends_with(".tmp")) || entry.path() == ours {
             continue;
         }
         let stale = entry
@@ -511,7 +520,10 @@ mod tests {
             .write(true)
             .open(&stale)
             .unwrap()
-            .set_modified(SystemTime::now() - std::time::Duration::from_secs(7200))
+            .set_modified(
+                fs::metadata(&fresh).unwrap().modified().unwrap()
+                    - std::time::Duration::from_secs(7200),
+            )
             .unwrap();
         write(&target, "three").unwrap();
         assert!(!stale.exists() && fresh.exists());

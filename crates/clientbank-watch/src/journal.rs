@@ -12,7 +12,7 @@ use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, 
 use crate::Error;
 
 /// The schema version this build writes (`PRAGMA user_version`).
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 
 /// The payment states in which an identity is *active*: planned, being sent, at the bank
 /// (awaiting signature, signed, a draft) or in doubt. An identity is active in at most one
@@ -87,6 +87,47 @@ const MIGRATION_3: &str = "CREATE TABLE operations (
         last_operation TEXT,
         updated_at TEXT NOT NULL
     );";
+
+/// Schema 4: each payment keeps the order as its file had it (`order_text`, a one-document 1.03
+/// file in UTF-8), so the statement brings the order back to 1C with its own number, date and
+/// requisites; operations are matched to payments by the bank's id.
+const MIGRATION_4: &str = "ALTER TABLE payments ADD COLUMN order_text TEXT;
+    CREATE INDEX payments_bank_id ON payments(bank_id);";
+
+/// Inserts one payment row of file `file_id` in `(state, bank id, message)`; its row id.
+fn insert_payment(
+    tx: &Transaction<'_>,
+    file_id: i64,
+    position: usize,
+    p: &NewPayment,
+    (state, bank_id, message): (&str, Option<&str>, Option<&str>),
+    now: &str,
+) -> rusqlite::Result<i64> {
+    tx.execute(
+        "INSERT INTO payments (file_id, position, identity, payer_account, number, date, sum,
+            recipient, recipient_account, company, state, bank_id, message, order_text,
+            updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+        params![
+            file_id,
+            position as i64,
+            p.identity,
+            p.payer_account,
+            p.number,
+            p.date,
+            p.sum,
+            p.recipient,
+            p.recipient_account,
+            p.company,
+            state,
+            bank_id,
+            message,
+            p.order,
+            now
+        ],
+    )?;
+    Ok(tx.last_insert_rowid())
+}
 
 /// Where an operation row came from.
 pub mod operation_source {
@@ -280,6 +321,9 @@ pub struct NewPayment {
     pub bank_id: Option<String>,
     /// See [`PaymentRow`].
     pub message: Option<String>,
+    /// The order as its file had it: a one-document 1.03 file in UTF-8
+    /// ([`crate::drop::order_text`]); what the statement gives back to 1C.
+    pub order: Option<String>,
 }
 
 /// The result of one payment's upload, to record.
@@ -407,6 +451,12 @@ impl Journal {
             let tx = journal.db.transaction().map_err(&map)?;
             tx.execute_batch(MIGRATION_3).map_err(&map)?;
             tx.pragma_update(None, "user_version", 3).map_err(&map)?;
+            tx.commit().map_err(&map)?;
+        }
+        if version < 4 {
+            let tx = journal.db.transaction().map_err(&map)?;
+            tx.execute_batch(MIGRATION_4).map_err(&map)?;
+            tx.pragma_update(None, "user_version", 4).map_err(&map)?;
             tx.commit().map_err(&map)?;
         }
         Ok(journal)
@@ -599,30 +649,8 @@ impl Journal {
         }
         let mut ids = Vec::with_capacity(payments.len());
         for (position, (p, (state, bank_id, message))) in payments.iter().zip(rows).enumerate() {
-            tx.execute(
-                "INSERT INTO payments (file_id, position, identity, payer_account, number, date,
-                    sum, recipient, recipient_account, company, state, bank_id, message,
-                    updated_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-                params![
-                    file_id,
-                    position as i64,
-                    p.identity,
-                    p.payer_account,
-                    p.number,
-                    p.date,
-                    p.sum,
-                    p.recipient,
-                    p.recipient_account,
-                    p.company,
-                    state,
-                    bank_id,
-                    message,
-                    now
-                ],
-            )
-            .map_err(&map)?;
-            ids.push(tx.last_insert_rowid());
+            let row = (state, bank_id.as_deref(), message.as_deref());
+            ids.push(insert_payment(&tx, file_id, position, p, row, &now).map_err(&map)?);
         }
         tx.commit().map_err(&map)?;
         Ok((file_id, ids))
@@ -673,29 +701,8 @@ impl Journal {
                     (p.state, p.bank_id.clone(), Some(message.to_string()))
                 }
             };
-            tx.execute(
-                "INSERT INTO payments (file_id, position, identity, payer_account, number, date,
-                    sum, recipient, recipient_account, company, state, bank_id, message,
-                    updated_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-                params![
-                    file_id,
-                    position as i64,
-                    p.identity,
-                    p.payer_account,
-                    p.number,
-                    p.date,
-                    p.sum,
-                    p.recipient,
-                    p.recipient_account,
-                    p.company,
-                    row_state,
-                    bank_id,
-                    row_message,
-                    now
-                ],
-            )
-            .map_err(&map)?;
+            let row = (row_state, bank_id.as_deref(), row_message.as_deref());
+            insert_payment(&tx, file_id, position, p, row, &now).map_err(&map)?;
         }
         tx.commit().map_err(&map)?;
         Ok(taken)
@@ -984,6 +991,51 @@ impl Journal {
             )
             .map_err(self.err())?;
         Ok(changed == 1)
+    }
+
+    /// The order (a one-document 1.03 file, see [`NewPayment::order`]) of the payment this
+    /// journal uploaded that the bank's operation `bank_id` is: the payment with that id; else,
+    /// for a bank whose operation ids are not its upload ids, the one uploaded payment with the
+    /// same payer account, number (as [`crate::drop::normalise_number`] gives it), sum (two
+    /// decimals) and recipient account. Two or more such payments match none: a wrong order
+    /// would be worse than the bank's own record.
+    pub fn order_of(&self, bank_id: &str, identity: [&str; 4]) -> Result<Option<String>, Error> {
+        let map = self.err();
+        let by_id: Option<String> = self
+            .db
+            .query_row(
+                "SELECT order_text FROM payments WHERE bank_id = ?1 AND order_text IS NOT NULL
+                 ORDER BY id LIMIT 1",
+                [bank_id],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(&map)?;
+        if by_id.is_some() {
+            return Ok(by_id);
+        }
+        let [payer_account, number, sum, recipient_account] = identity;
+        let mut statement = self
+            .db
+            .prepare_cached(
+                "SELECT DISTINCT order_text FROM payments
+                 WHERE payer_account = ?1 AND number = ?2 AND sum = ?3 AND recipient_account = ?4
+                   AND bank_id IS NOT NULL AND order_text IS NOT NULL
+                 LIMIT 2",
+            )
+            .map_err(&map)?;
+        let found = statement
+            .query_map(
+                params![payer_account, number, sum, recipient_account],
+                |r| r.get::<_, String>(0),
+            )
+            .map_err(&map)?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(&map)?;
+        Ok(match <[String; 1]>::try_from(found) {
+            Ok([order]) => Some(order),
+            Err(_) => None,
+        })
     }
 
     /// The operations of `account` executed from `from` to `till` (inclusive days,

@@ -59,48 +59,102 @@ pub fn sign(argv: &[String], content: &str) -> Result<String, Error> {
 }
 
 /// A throwaway EC key and self-signed certificate naming the company's INN (as the bank wants
-/// it: a 10-digit INN of a legal entity written `00` + INN), made with `openssl` in `dir`; the
-/// signer command that signs with them (`openssl cms -sign`, detached, DER).
-pub fn throwaway_openssl(dir: &std::path::Path, inn: &str) -> Result<Vec<String>, Error> {
+/// it: a 10-digit INN of a legal entity written `00` + INN), made with `openssl` in `dir`, valid
+/// from the day before `valid_on` to two days after it (on the bank's clock, which need not be
+/// this machine's: `openssl req -x509` would date it from this machine's now, so the
+/// certificate is issued with `openssl ca -selfsign`, which takes its dates); the signer
+/// command that signs with them (`openssl cms -sign`, detached, DER).
+pub fn throwaway_openssl(
+    dir: &std::path::Path,
+    inn: &str,
+    valid_on: chrono::NaiveDate,
+) -> Result<Vec<String>, Error> {
+    let io = |e: std::io::Error| Error::Signer(format!("cannot make a demo certificate: {e}"));
+    // openssl runs in the CA folder: every path it is given is absolute.
+    let dir = std::path::absolute(dir).map_err(io)?;
     let key = dir.join(format!("{inn}.key.pem"));
     let cert = dir.join(format!("{inn}.cert.pem"));
+    let ca = dir.join(format!("{inn}.ca"));
     let subject_inn = if inn.len() == 10 {
         format!("00{inn}")
     } else {
         inn.to_string()
     };
-    let ran = Command::new("openssl")
-        .args([
-            "req",
-            "-x509",
-            "-newkey",
-            "ec",
-            "-pkeyopt",
-            "ec_paramgen_curve:prime256v1",
-            "-nodes",
-            "-days",
-            "2",
-            "-utf8",
-            "-subj",
-            &format!("/CN=Demo signer/INN={subject_inn}"),
-            "-keyout",
-        ])
-        .arg(&key)
-        .arg("-out")
-        .arg(&cert)
-        .output()
-        .map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => Error::Signer(
-                "the `openssl` program is not found: the demo signs with it (install openssl)"
-                    .into(),
-            ),
-            _ => Error::Signer(format!("cannot run openssl: {e}")),
-        })?;
-    if !ran.status.success() {
-        return Err(Error::Signer(format!(
-            "openssl could not make a demo certificate: {}",
-            String::from_utf8_lossy(&ran.stderr).trim()
-        )));
+    std::fs::create_dir_all(&ca).map_err(io)?;
+    std::fs::write(ca.join("index.txt"), "").map_err(io)?;
+    std::fs::write(ca.join("serial"), "01\n").map_err(io)?;
+    // Paths in the configuration are relative to `ca`, where openssl runs: an absolute path
+    // there would need openssl's escapes (a Windows path's backslashes).
+    std::fs::write(
+        ca.join("ca.cnf"),
+        "[ca]\ndefault_ca = demo\n[demo]\ndatabase = index.txt\nnew_certs_dir = .\n\
+         serial = serial\ndefault_md = sha256\npolicy = any\npreserve = yes\n\
+         unique_subject = no\nemail_in_dn = no\n[any]\ncommonName = supplied\nINN = optional\n",
+    )
+    .map_err(io)?;
+    let day = |d: Option<chrono::NaiveDate>| d.unwrap_or(valid_on).format("%Y%m%d000000Z");
+    let (from, till) = (
+        day(valid_on.pred_opt()).to_string(),
+        day(valid_on.checked_add_days(chrono::Days::new(3))).to_string(),
+    );
+    let request = ca.join("request.csr");
+    let subject = format!("/CN=Demo signer/INN={subject_inn}");
+    let os = std::ffi::OsStr::new;
+    let steps: [Vec<&std::ffi::OsStr>; 2] = [
+        vec![
+            os("req"),
+            os("-new"),
+            os("-newkey"),
+            os("ec"),
+            os("-pkeyopt"),
+            os("ec_paramgen_curve:prime256v1"),
+            os("-nodes"),
+            os("-utf8"),
+            os("-subj"),
+            os(&subject),
+            os("-keyout"),
+            key.as_os_str(),
+            os("-out"),
+            request.as_os_str(),
+        ],
+        vec![
+            os("ca"),
+            os("-batch"),
+            os("-selfsign"),
+            os("-notext"),
+            os("-utf8"),
+            os("-config"),
+            os("ca.cnf"),
+            os("-keyfile"),
+            key.as_os_str(),
+            os("-in"),
+            request.as_os_str(),
+            os("-out"),
+            cert.as_os_str(),
+            os("-startdate"),
+            os(&from),
+            os("-enddate"),
+            os(&till),
+        ],
+    ];
+    for args in steps {
+        let ran = Command::new("openssl")
+            .args(args)
+            .current_dir(&ca)
+            .output()
+            .map_err(|e| match e.kind() {
+                std::io::ErrorKind::NotFound => Error::Signer(
+                    "the `openssl` program is not found: the demo signs with it (install openssl)"
+                        .into(),
+                ),
+                _ => Error::Signer(format!("cannot run openssl: {e}")),
+            })?;
+        if !ran.status.success() {
+            return Err(Error::Signer(format!(
+                "openssl could not make a demo certificate: {}",
+                String::from_utf8_lossy(&ran.stderr).trim()
+            )));
+        }
     }
     Ok(vec![
         "openssl".into(),

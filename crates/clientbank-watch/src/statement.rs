@@ -13,6 +13,12 @@
 //! What an operation lacks for a 1C key is left out, never invented; what a key cannot hold (a
 //! character the encoding lacks, a line break) is replaced and reported in
 //! [`Written::notes`].
+//!
+//! 1C matches an outgoing document to its own payment order by number, date, sum and account; a
+//! document it cannot match becomes a second one in the books. So a payment this project
+//! uploaded comes back as its order: [`write`] takes the order the journal kept
+//! ([`Journal::order_of`](crate::journal::Journal::order_of)) with every requisite as the order
+//! had it, and only the bank's own facts (the day the money left, `ДатаСписано`) from the bank.
 
 use std::collections::{BTreeMap, HashSet};
 use std::fs::File;
@@ -170,6 +176,9 @@ struct Day {
 #[derive(Clone, Copy, Debug)]
 struct Spooled {
     executed: NaiveDateTime,
+    /// The document number, for a stable order within one time: all-digit numbers by value,
+    /// before any other.
+    number: (u64, u64),
     /// The order it came in, to keep the bank's order within one time.
     sequence: u64,
     offset: u64,
@@ -297,6 +306,7 @@ impl Collector {
             .map_err(|e| Error::Io(format!("cannot write the spool file: {e}")))?;
         self.index.push(Spooled {
             executed,
+            number: number_key(operation.doc_number.as_deref()),
             sequence: self.index.len() as u64,
             offset: self.written,
             len: line.len() as u32,
@@ -365,7 +375,8 @@ impl Collector {
             .spool
             .into_inner()
             .map_err(|e| Error::Io(format!("cannot write the spool file: {}", e.error())))?;
-        self.index.sort_by_key(|s| (s.executed, s.sequence));
+        self.index
+            .sort_by_key(|s| (s.executed, s.number, s.sequence));
         Ok(AccountStatement {
             account: self.account,
             sections,
@@ -374,6 +385,15 @@ impl Collector {
             counts: self.counts,
             notes: self.notes,
         })
+    }
+}
+
+/// How documents of one execution time are ordered: an all-digit number by its value, before
+/// any other number or none (which keep the bank's order).
+fn number_key(number: Option<&str>) -> (u64, u64) {
+    match number.map(str::trim).and_then(|n| n.parse::<u64>().ok()) {
+        Some(n) => (0, n),
+        None => (1, 0),
     }
 }
 
@@ -559,14 +579,17 @@ pub struct Written {
 }
 
 /// Writes a statement of `accounts` for `period` to `out`: the header (with one `РасчСчет` per
-/// account), each account's day sections, then the documents of each account oldest first.
-/// `progress` is called with the documents written so far.
+/// account), each account's day sections, then the documents of each account oldest first
+/// (by execution time, then number). An outgoing operation that `orders` knows as a payment
+/// it uploaded is written as that order (see the module's text). `progress` is called with
+/// the documents written so far.
 pub fn write<W: Write>(
     out: W,
     encoding: Encoding,
     period: Period,
     now: NaiveDateTime,
     accounts: &mut [AccountStatement],
+    orders: Option<&crate::journal::Journal>,
     progress: &mut dyn FnMut(u64),
 ) -> Result<Written, Error> {
     let header = Header {
@@ -617,7 +640,13 @@ pub fn write<W: Write>(
                 id: &operation.id,
                 notes: &mut written.notes,
             };
-            let document = document_of(&operation, &account.account, &mut fit);
+            let order = match orders {
+                Some(journal) if operation.category == Some(OperationCategory::Credit) => {
+                    order_of(journal, &operation, &account.account)?
+                }
+                _ => None,
+            };
+            let document = document_of(&operation, &account.account, order, &mut fit);
             writer.document(&document).map_err(failed)?;
             written.documents += 1;
             if written.documents.is_multiple_of(256) {
@@ -697,8 +726,56 @@ impl Fit<'_> {
     }
 }
 
-/// The document 1C loads for an operation of `account`.
-fn document_of(operation: &Operation, account: &OwnAccount, fit: &mut Fit<'_>) -> Document {
+/// The order the journal kept of an outgoing `operation` of `account`, if this project
+/// uploaded it.
+fn order_of(
+    journal: &crate::journal::Journal,
+    operation: &Operation,
+    account: &OwnAccount,
+) -> Result<Option<Document>, Error> {
+    let number = crate::drop::normalise_number(operation.doc_number.as_deref().unwrap_or(""));
+    let sum = operation
+        .amount
+        .map(|s| format!("{s:.2}"))
+        .unwrap_or_default();
+    let recipient = operation
+        .contragent_bank_account_number
+        .as_deref()
+        .unwrap_or("");
+    let text = journal.order_of(&operation.id, [&account.number, &number, &sum, recipient])?;
+    Ok(text.as_deref().and_then(crate::drop::order_from_text))
+}
+
+/// What `order` lacks, taken from the bank's record of the same party.
+fn fill_from(order: &mut Party, bank: Party) {
+    fn keep(mine: &mut Option<String>, theirs: Option<String>) {
+        if mine.as_deref().is_none_or(|v| v.trim().is_empty()) {
+            *mine = theirs;
+        }
+    }
+    keep(&mut order.account, bank.account);
+    keep(&mut order.name, bank.name);
+    keep(&mut order.inn, bank.inn);
+    keep(&mut order.kpp, bank.kpp);
+    keep(&mut order.settlement_account, bank.settlement_account);
+    keep(&mut order.bank_name, bank.bank_name);
+    keep(&mut order.bank_city, bank.bank_city);
+    keep(&mut order.bik, bank.bik);
+    keep(&mut order.corr_account, bank.corr_account);
+    if order.lines.iter().all(Option::is_none) {
+        order.lines = bank.lines;
+    }
+}
+
+/// The document 1C loads for an operation of `account`: the `order` this project uploaded when
+/// there is one (its requisites as written; the day the money left and what the order lacks
+/// from the bank), else what the bank says.
+fn document_of(
+    operation: &Operation,
+    account: &OwnAccount,
+    order: Option<Document>,
+    fit: &mut Fit<'_>,
+) -> Document {
     let incoming = operation.category == Some(OperationCategory::Debet);
     let executed = operation.executed.map(|at| at.date());
     let bank_order = operation
@@ -759,6 +836,14 @@ fn document_of(operation: &Operation, account: &OwnAccount, fit: &mut Fit<'_>) -
         kpp: fit.text("contragentKpp", operation.contragent_kpp.as_deref(), 9),
         ..Party::default()
     };
+    if let Some(mut order) = order {
+        fill_from(&mut order.payer, own);
+        fill_from(&mut order.recipient, other);
+        order.payer.date = executed;
+        order.sum = order.sum.or(operation.amount);
+        order.line = None;
+        return order;
+    }
     let (mut payer, mut recipient) = if incoming { (other, own) } else { (own, other) };
     if incoming {
         recipient.date = executed;
@@ -843,10 +928,129 @@ mod tests {
             period,
             now,
             std::slice::from_mut(&mut part),
+            None,
             &mut |_| {},
         )
         .unwrap();
         (out, w)
+    }
+
+    fn documents(bytes: &[u8]) -> Vec<Document> {
+        let parsed = clientbank_format::parse(bytes.to_vec()).unwrap();
+        parsed.tree.to_exchange().documents
+    }
+
+    #[test]
+    fn documents_of_one_time_come_by_number() {
+        let period = Period::new(day(20), day(23)).unwrap();
+        let mut c = Collector::new(own(), period).unwrap();
+        for number in ["10", "9", "x", "100"] {
+            c.push(&op(number, 21, false, 100)).unwrap();
+        }
+        c.push(&op("1", 22, false, 100)).unwrap();
+        let opening = Decimal::new(1000, 0);
+        let part = c.finish(opening, opening - Decimal::new(5, 0)).unwrap();
+        let (out, _) = written(part);
+        let numbers: Vec<_> = documents(&out)
+            .into_iter()
+            .map(|d| d.number.unwrap())
+            .collect();
+        assert_eq!(numbers, ["9", "10", "100", "x", "1"]);
+    }
+
+    #[test]
+    fn an_uploaded_payment_comes_back_as_its_order() {
+        use crate::journal::{Journal, NewPayment, payment_state};
+        let dir = tempfile::tempdir().unwrap();
+        let mut journal = Journal::open(&dir.path().join("journal.sqlite"), true).unwrap();
+        let order = |number: &str| Document {
+            kind: PAYMENT_ORDER.into(),
+            number: Some(number.into()),
+            date: Some(day(2)),
+            sum: Some(Decimal::new(100, 2)),
+            priority: Some("3".into()),
+            uin: Some("0".into()),
+            payer: Party {
+                account: Some(own().number),
+                ..Party::default()
+            },
+            recipient: Party {
+                account: Some("40702810210000054321".into()),
+                bank_name: Some("АО \"ТБАНК\"".into()),
+                bik: Some("044525974".into()),
+                corr_account: Some("30101810145250000974".into()),
+                ..Party::default()
+            },
+            ..Document::default()
+        };
+        let recorded = |number: &str, bank_id: &str| NewPayment {
+            identity: format!("{number}|{bank_id}"),
+            payer_account: own().number,
+            number: number.into(),
+            sum: "1.00".into(),
+            recipient_account: "40702810210000054321".into(),
+            state: payment_state::PLANNED,
+            bank_id: Some(bank_id.into()),
+            order: crate::drop::order_text(order(number)),
+            ..NewPayment::default()
+        };
+        // "7" is matched by the bank's id, "8" (another id at the bank) by its identity.
+        let payments = [recorded("7", "op-7"), recorded("8", "upload-8")];
+        journal
+            .record_intents(("a.txt", "h", "processing/a.txt", "1c"), &payments, false)
+            .unwrap();
+        let period = Period::new(day(20), day(23)).unwrap();
+        let mut c = Collector::new(own(), period).unwrap();
+        for (id, number, incoming) in [
+            ("op-7", "7", false),
+            ("op-8", "8", false),
+            ("in", "8", true),
+        ] {
+            let mut operation = op(id, 21, incoming, 100);
+            operation.doc_number = Some(number.into());
+            c.push(&operation).unwrap();
+        }
+        let opening = Decimal::new(1000, 0);
+        let part = c.finish(opening, opening - Decimal::new(1, 0)).unwrap();
+        let mut out = Vec::new();
+        let now = day(23).and_hms_opt(12, 0, 0).unwrap();
+        let mut parts = [part];
+        write(
+            &mut out,
+            Encoding::Cp1251,
+            period,
+            now,
+            &mut parts,
+            Some(&journal),
+            &mut |_| {},
+        )
+        .unwrap();
+        let back = documents(&out);
+        assert_eq!(back.len(), 3);
+        for document in back
+            .iter()
+            .filter(|d| d.payer.account == Some(own().number))
+        {
+            // The order's date, priority, code and payee bank; the day it left from the bank.
+            assert_eq!(document.date, Some(day(2)), "{document:?}");
+            assert_eq!(document.priority.as_deref(), Some("3"));
+            assert_eq!(document.uin.as_deref(), Some("0"));
+            assert_eq!(document.recipient.bik.as_deref(), Some("044525974"));
+            assert_eq!(
+                document.recipient.bank_name.as_deref(),
+                Some("АО \"ТБАНК\"")
+            );
+            assert_eq!(document.payer.date, Some(day(21)));
+            // What the order lacks, from the bank.
+            assert_eq!(document.payer.inn.as_deref(), Some("7701234560"));
+        }
+        // Money coming in is the bank's record.
+        let incoming = back
+            .iter()
+            .find(|d| d.recipient.account == Some(own().number))
+            .unwrap();
+        assert_eq!(incoming.date, Some(day(21)));
+        assert_eq!(incoming.priority, None);
     }
 
     #[test]

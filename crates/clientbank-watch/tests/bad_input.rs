@@ -167,7 +167,7 @@ async fn a_missing_journal_refuses_to_start_and_says_how_to_recover() {
     // Knowingly: a new journal; the old file stays in done/.
     let options = Options {
         new_journal: true,
-        ..Options::default()
+        ..options()
     };
     Daemon::open(dir.path(), settings(&bank), options).unwrap();
     assert_eq!(files(dir.path(), "done"), ["a.json"]);

@@ -477,7 +477,7 @@ async fn a_restart_with_files_in_every_folder() {
             let drop = clientbank_watch::drop::read(
                 std::path::Path::new(name),
                 bytes.as_bytes(),
-                clientbank_payment::clock::today_in_moscow(),
+                today_date(),
             );
             let hash = clientbank_watch::engine::content_hash(bytes.as_bytes());
             let place = format!("processing/{name}");

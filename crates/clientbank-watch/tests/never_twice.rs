@@ -6,7 +6,7 @@ mod common;
 use std::time::Duration;
 
 use clientbank_watch::journal::{Journal, NewPayment, payment_state};
-use clientbank_watch::{Daemon, Error, Options, commands};
+use clientbank_watch::{Daemon, Error, commands};
 use common::*;
 
 fn patient(bank: &clientbank_sandbox::Sandbox) -> clientbank_watch::Settings {
@@ -214,7 +214,7 @@ async fn a_deleted_lock_stops_the_daemon_before_a_second_one_can_share_the_folde
     first.pass().await.unwrap();
     std::fs::remove_file(dir.path().join(".clientbank").join("lock")).unwrap();
     // A second daemon now gets a lock of its own...
-    let mut second = Daemon::open(dir.path(), settings(&bank), Options::default()).unwrap();
+    let mut second = Daemon::open(dir.path(), settings(&bank), options()).unwrap();
     put(dir.path(), "a.json", json_drop(&[6200, 6201]));
     // ...and the first stops at its next look, before it touches a file.
     let e = first.pass().await.unwrap_err();

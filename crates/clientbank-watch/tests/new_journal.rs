@@ -13,7 +13,7 @@ fn lose_journal(dir: &std::path::Path) -> (std::path::PathBuf, Options) {
     let _ = std::fs::remove_file(dir.join(".clientbank").join("journal.sqlite-wal"));
     let options = Options {
         new_journal: true,
-        ..Options::default()
+        ..options()
     };
     (journal, options)
 }

@@ -51,7 +51,7 @@ async fn the_outbox_statement_follows_the_bank_and_a_restart_fetches_only_new_da
     s.signing = Signing::Auto;
     s.signers
         .insert("7701234560".into(), signer(keys.path(), "7701234560"));
-    let today = clientbank_payment::clock::today_in_moscow();
+    let today = today_date();
     let client = Client::builder(bank.url())
         .token(clientbank_api::Token::new("cabinet-token-full-rights"))
         .build()
@@ -256,9 +256,7 @@ async fn a_webhook_brings_the_outbox_statement_up_to_date_at_once() {
         false,
     )
     .unwrap();
-    let today = clientbank_payment::clock::today_in_moscow()
-        .format("%Y-%m-%d")
-        .to_string();
+    let today = today_date().format("%Y-%m-%d").to_string();
     let rows = journal
         .operations_between(ROMASHKA, &today, &today)
         .unwrap();
@@ -289,9 +287,7 @@ async fn an_operation_that_comes_late_to_a_day_already_synced_is_in_the_statemen
     daemon.run_once().await.unwrap();
     let (before, closing) = outbox(dir.path());
     // Yesterday's day was synced; an operation of yesterday shows up only now.
-    let yesterday = clientbank_payment::clock::today_in_moscow()
-        .pred_opt()
-        .unwrap();
+    let yesterday = today_date().pred_opt().unwrap();
     bank.control()
         .receive(&clientbank_sandbox::Receive {
             date: Some(yesterday),

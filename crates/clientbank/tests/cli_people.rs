@@ -114,7 +114,7 @@ fn every_message_has_one_error_prefix_in_both_languages() {
     }
     // The locale chooses Russian; --lang overrides it.
     let file = testdata("odd/unknown-key.txt");
-    let ru = command(&["check", &file])
+    let ru = command(&["check", "--today", TODAY, &file])
         .env("LANG", "ru_RU.UTF-8")
         .output()
         .unwrap();
@@ -123,16 +123,17 @@ fn every_message_has_one_error_prefix_in_both_languages() {
         "{}",
         text(&ru.stdout)
     );
-    let en = command(&["--lang", "en", "check", &file])
+    let en = command(&["--lang", "en", "check", "--today", TODAY, &file])
         .env("LANG", "ru_RU.UTF-8")
         .output()
         .unwrap();
     assert!(text(&en.stdout).contains("1 file(s) checked: 0 error(s), 1 warning(s)"));
     // Codes and JSON keys do not change with the language; the messages do.
     let json = |lang: &str| -> (Value, Vec<Value>) {
-        let mut value: Value =
-            serde_json::from_slice(&clientbank(&["--lang", lang, "check", "--json", &file]).stdout)
-                .unwrap();
+        let mut value: Value = serde_json::from_slice(
+            &clientbank(&["--lang", lang, "check", "--json", "--today", TODAY, &file]).stdout,
+        )
+        .unwrap();
         let mut texts = Vec::new();
         for d in value["files"][0]["diagnostics"].as_array_mut().unwrap() {
             for member in ["message", "expected"] {

@@ -153,6 +153,137 @@ fn the_main_job_watch_sandbox_once_demo() {
     );
 }
 
+/// The documents of a 1.03 file as `(key, value)` lines, read naively (no clientbank code):
+/// every line from `СекцияДокумент=` to `КонецДокумента`.
+fn documents_of(bytes: &[u8]) -> Vec<Vec<(String, String)>> {
+    let text = clientbank_format::Encoding::Cp1251.decode(bytes);
+    let mut documents = Vec::new();
+    let mut current: Option<Vec<(String, String)>> = None;
+    for line in text.lines() {
+        if line.starts_with("СекцияДокумент=") {
+            current = Some(Vec::new());
+        } else if line == "КонецДокумента" {
+            documents.extend(current.take());
+        } else if let (Some(document), Some((key, value))) = (&mut current, line.split_once('=')) {
+            document.push((key.to_string(), value.to_string()));
+        }
+    }
+    documents
+}
+
+fn value<'a>(document: &'a [(String, String)], key: &str) -> Option<&'a str> {
+    document
+        .iter()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.as_str())
+}
+
+/// Issue 16: 1C matches an outgoing document of a statement to its own order by number, date,
+/// sum and account. The main job's statement, read back, carries every requisite of every
+/// uploaded order as the order had it; the day the money left is the bank's.
+#[test]
+fn the_main_jobs_statement_gives_each_order_back_as_it_was_written() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("exchange");
+    let out = clientbank(
+        &[
+            "watch",
+            "--sandbox",
+            "--once",
+            "--demo",
+            dir.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let statement = documents_of(&std::fs::read(dir.join("outbox/kl_to_1c.txt")).unwrap());
+    let by_number = |number: &str| -> &Vec<(String, String)> {
+        let found: Vec<_> = statement
+            .iter()
+            .filter(|d| value(d, "Номер") == Some(number))
+            .collect();
+        assert_eq!(found.len(), 1, "document {number} once in {statement:#?}");
+        found[0]
+    };
+    // The 1C drop (as sent: the demo dates its samples the day it runs): every non-empty line
+    // of each order, unchanged.
+    let drops = dir.join("done");
+    let orders = documents_of(&std::fs::read(drops.join("1c_to_kl.txt")).unwrap());
+    assert_eq!(orders.len(), 3);
+    for order in &orders {
+        let number = value(order, "Номер").unwrap();
+        let back = by_number(number);
+        for (key, v) in order.iter().filter(|(_, v)| !v.is_empty()) {
+            assert_eq!(
+                value(back, key),
+                Some(v.as_str()),
+                "order {number}: {key} as the order had it"
+            );
+        }
+        assert!(
+            value(back, "ДатаСписано").is_some(),
+            "order {number}: {back:?}"
+        );
+    }
+    // The JSON drop: each request's fields under their 1C keys.
+    let requests: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(drops.join("payments.json")).unwrap()).unwrap();
+    let keys = [
+        ("Number", "Номер"),
+        ("Date", "Дата"),
+        ("PayerAccount", "ПлательщикСчет"),
+        ("RecipientName", "Получатель1"),
+        ("RecipientINN", "ПолучательИНН"),
+        ("RecipientKPP", "ПолучательКПП"),
+        ("RecipientAccount", "ПолучательСчет"),
+        ("RecipientBankBik", "ПолучательБИК"),
+        ("RecipientBankCorrAccount", "ПолучательКорсчет"),
+        ("PaymentPurpose", "НазначениеПлатежа"),
+        ("TypeIndicator", "Код"),
+        ("PayerStatus", "СтатусСоставителя"),
+        ("KBK", "ПоказательКБК"),
+        ("OKTMO", "ОКАТО"),
+        ("PaymentBase", "ПоказательОснования"),
+        ("Period", "ПоказательПериода"),
+        ("BudgetDocNumber", "ПоказательНомера"),
+        ("BudgetDocDate", "ПоказательДаты"),
+    ];
+    for request in requests.as_array().unwrap() {
+        let payment = &request["payment"];
+        let number = payment["Number"].as_str().unwrap();
+        let back = by_number(number);
+        for (json, key) in keys {
+            let Some(v) = payment[json].as_str() else {
+                continue;
+            };
+            // A date-time's day, as 1C writes a date.
+            let v = match chrono::NaiveDateTime::parse_from_str(v, "%Y-%m-%dT%H:%M:%S") {
+                Ok(at) => at.format("%d.%m.%Y").to_string(),
+                Err(_) => v.to_string(),
+            };
+            assert_eq!(
+                value(back, key),
+                Some(v.as_str()),
+                "request {number}: {key}"
+            );
+        }
+        let sum: rust_decimal::Decimal = payment["Sum"]
+            .to_string()
+            .trim_matches('"')
+            .parse()
+            .unwrap();
+        assert_eq!(value(back, "Сумма"), Some(format!("{sum:.2}").as_str()));
+    }
+    // A stable order: within one execution time, by number.
+    let numbers: Vec<u64> = statement
+        .iter()
+        .map(|d| value(d, "Номер").unwrap().parse().unwrap())
+        .collect();
+    let mut sorted = numbers.clone();
+    sorted.sort();
+    assert_eq!(numbers, sorted, "the demo's payments execute at one time");
+}
+
 #[test]
 fn upload_status_sign_and_resolve() {
     let runtime = tokio::runtime::Runtime::new().unwrap();
@@ -218,7 +349,12 @@ fn upload_status_sign_and_resolve() {
     let keys = tempfile::tempdir().unwrap();
     let mut config = String::new();
     for inn in ["7701234560", "500100732259"] {
-        let argv = clientbank_watch::signer::throwaway_openssl(keys.path(), inn).unwrap();
+        let argv = clientbank_watch::signer::throwaway_openssl(
+            keys.path(),
+            inn,
+            clientbank_payment::clock::today_in_moscow(),
+        )
+        .unwrap();
         config.push_str(&format!("[signers.\"{inn}\"]\ncommand = {argv:?}\n"));
     }
     std::fs::write(dir.join("clientbank.toml"), config).unwrap();

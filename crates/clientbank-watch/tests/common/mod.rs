@@ -12,10 +12,39 @@ pub const ROMASHKA: &str = "40702810938000012345";
 pub const IVANOV: &str = "40802810438000054321";
 pub const OTHER_USER: &str = "40702810938000099999";
 
+/// The day the tests run on, whatever the machine's clock says: the daemon's "today"
+/// ([`options`]) and the sandbox bank's ([`bank`]), after the sandbox's sample history
+/// (June to September 2026).
+pub fn today_date() -> chrono::NaiveDate {
+    chrono::NaiveDate::from_ymd_opt(2026, 11, 20).unwrap()
+}
+
+/// A sandbox bank whose clock stands at noon (Moscow) of [`today_date`], and goes on from there.
 pub async fn bank() -> Sandbox {
-    Sandbox::start(Config::default())
+    let bank = Sandbox::start(Config::default())
         .await
-        .expect("sandbox bank")
+        .expect("sandbox bank");
+    set_clock(&bank);
+    bank
+}
+
+/// Moves `bank`'s clock to noon (Moscow) of [`today_date`].
+pub fn set_clock(bank: &Sandbox) {
+    let now = bank
+        .control()
+        .advance_clock(chrono::Duration::zero())
+        .unwrap();
+    // Noon in Moscow is 09:00 UTC.
+    let noon = today_date().and_hms_opt(9, 0, 0).unwrap();
+    bank.control().advance_clock(noon - now).unwrap();
+}
+
+/// The daemon's options with "today" given ([`today_date`]).
+pub fn options() -> Options {
+    Options {
+        today: Some(today_date()),
+        ..Options::default()
+    }
 }
 
 /// Settings for the sandbox bank, with short intervals.
@@ -34,13 +63,11 @@ pub fn settings(bank: &Sandbox) -> Settings {
 }
 
 pub fn open(dir: &Path, settings: Settings) -> Daemon {
-    Daemon::open(dir, settings, Options::default()).expect("daemon opens")
+    Daemon::open(dir, settings, options()).expect("daemon opens")
 }
 
 pub fn today() -> String {
-    clientbank_payment::clock::today_in_moscow()
-        .format("%d.%m.%Y")
-        .to_string()
+    today_date().format("%d.%m.%Y").to_string()
 }
 
 /// One ordinary payment request from `payer`, number `number`, sum `sum`.
@@ -142,5 +169,6 @@ pub fn assert_no_duplicates(bank: &Sandbox) {
 
 /// A signer made with openssl for `inn`, in `keys`.
 pub fn signer(keys: &Path, inn: &str) -> Vec<String> {
-    clientbank_watch::signer::throwaway_openssl(keys, inn).expect("openssl makes a certificate")
+    clientbank_watch::signer::throwaway_openssl(keys, inn, today_date())
+        .expect("openssl makes a certificate")
 }

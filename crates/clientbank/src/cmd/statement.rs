@@ -94,6 +94,17 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
             }
         }
         bar.finish_and_clear();
+        // The orders this folder's journal uploaded come back as their orders (1C matches
+        // them to its own); without a journal, what the bank says.
+        let journal_path = clientbank_watch::folders::Layout::new(&args.bank.dir).journal();
+        let orders = match journal_path
+            .exists()
+            .then(|| clientbank_watch::journal::Journal::open(&journal_path, false))
+            .transpose()
+        {
+            Ok(journal) => journal,
+            Err(e) => return Ok(failed(&e)),
+        };
         let groups: Vec<Vec<AccountStatement>> = if args.per_account {
             parts.into_iter().map(|p| vec![p]).collect()
         } else {
@@ -111,13 +122,22 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
             bar.set_prefix(tr("writing", "запись"));
             let mut progress = |done: u64| bar.set_position(done);
             let now = clientbank_payment::clock::now_in_moscow();
+            let orders = orders.as_ref();
+            let mut write = |out: &mut dyn Write| {
+                statement::write(
+                    out,
+                    encoding,
+                    period,
+                    now,
+                    &mut group,
+                    orders,
+                    &mut progress,
+                )
+            };
             let written = if to_stdout {
-                let out = std::io::BufWriter::new(std::io::stdout().lock());
-                statement::write(out, encoding, period, now, &mut group, &mut progress)
+                write(&mut std::io::BufWriter::new(std::io::stdout().lock()))
             } else {
-                write_atomically(&target, |out| {
-                    statement::write(out, encoding, period, now, &mut group, &mut progress)
-                })
+                write_atomically(&target, |out| write(out))
             };
             bar.finish_and_clear();
             let written = match written {

@@ -87,7 +87,10 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
             crate::term::error(e.message().get(crate::term::lang()));
             return Ok(Outcome::Unreadable);
         }
-        if let Err(e) = demo::copy_drops(&args.dir.join("inbox")) {
+        if let Err(e) = demo::copy_drops(
+            &args.dir.join("inbox"),
+            clientbank_payment::clock::today_in_moscow(),
+        ) {
             crate::term::error(e.message().get(crate::term::lang()));
             return Ok(Outcome::Unreadable);
         }
@@ -106,7 +109,7 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
         settings.statements = Some(demo::statements());
     }
     if let Some(keys) = &keys {
-        match demo::signers(keys.path()) {
+        match demo::signers(keys.path(), clientbank_payment::clock::today_in_moscow()) {
             Ok(signers) => {
                 settings.signers.extend(signers);
                 settings.signing = Signing::Auto;
