@@ -180,6 +180,29 @@ codes! {
     EnpRequisite = "enp-requisite", Error, false;
     /// A single tax payment with an outdated or unusual, but not wrong, requisite.
     EnpOutdated = "enp-outdated", Warning, false;
+    /// A payment to the single tax payment's account with a KBK that does not go there: another
+    /// administrator's, or (since 2024) a tax that is paid only as the ЕНП.
+    EnpKbk = "enp-kbk", Error, false;
+    /// A payment to the single tax payment's account with an FNS KBK that neither the ЕНП nor
+    /// the FNS's list of payments outside it settles.
+    EnpKbkUnsure = "enp-kbk-unsure", Warning, false;
+    /// A KBK whose administrator (digits 1–3) is not the payee's, the payee known by its INN.
+    KbkPayee = "kbk-payee", Error, false;
+    /// A KBK whose administrator is not the one the payee's name points to.
+    KbkPayeeUnsure = "kbk-payee-unsure", Warning, false;
+    /// A payer status (field 101) that the KBK's administrator does not take (a customs payment
+    /// with a taxpayer's status, a tax payment with a customs status).
+    PayerStatusKbk = "payer-status-kbk", Error, false;
+    /// A customs payment with a payer status the published customs lists do not name.
+    PayerStatusKbkUnsure = "payer-status-kbk-unsure", Warning, false;
+    /// An organisation's budget payment with field 102 (its KPP) empty.
+    PayerKppMissing = "payer-kpp-missing", Error, false;
+    /// A payment to a federal custody account (`03212…`, a court's deposit) without the code of
+    /// the legal act (код НПА) in field 22.
+    NpaCode = "npa-code", Error, false;
+    /// A payment to a treasury account that is not budget revenue whose fields 22 or 104–110 the
+    /// payee's own rules decide: what to check with the payee.
+    NonRevenueTreasury = "non-revenue-treasury", Warning, false;
     /// A third-party payment whose purpose does not start with `ИНН//КПП//name//`.
     ThirdPartyPurpose = "third-party-purpose", Warning, false;
     /// A third-party payment that 107n does not allow (a tax agent's payment).

@@ -81,6 +81,172 @@ pub fn treasury_account(account: &str) -> Result<(), Defect> {
     }
 }
 
+/// What a treasury account (`03…`) is for: its digits 2–5 are the kind of treasury account
+/// (the Federal Treasury's numbering of 2021; docs/rules.md §3.4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TreasuryKind {
+    /// `03100…`: revenue of the budget system, booked and distributed by the Treasury. Budget
+    /// payments; 107n applies (UIN in field 22, KBK, OKTMO and the rest in 101–109).
+    Revenue,
+    /// `03212…`: money in temporary custody of recipients of the federal budget (court
+    /// deposits, security for bids and contracts). Not budget revenue: field 22 carries the code
+    /// of the legal act (код НПА), 104–110 are `0` (приказ Минфина 119н of 23.06.2020).
+    FederalCustody,
+    /// `03222…`, `03232…`: the same kind of custody account of a region's or a municipality's
+    /// budget recipients; their own finance body's procedure, not 119n, governs field 22.
+    Custody,
+    /// Any other treasury account (`03211…` budget funds, `03214…` federal budget institutions,
+    /// `03224…`, `03234…` and the rest): not budget revenue; what fields 22 and 104–110 hold is
+    /// what the payee asks for.
+    Other,
+}
+
+/// The kind of a treasury account by its digits 1–5; `None` when it is not a treasury account.
+pub fn treasury_kind(account: &str) -> Option<TreasuryKind> {
+    if !is_treasury_account(account) {
+        return None;
+    }
+    Some(match account.get(..5) {
+        Some("03100") => TreasuryKind::Revenue,
+        Some("03212") => TreasuryKind::FederalCustody,
+        Some("03222" | "03232") => TreasuryKind::Custody,
+        _ => TreasuryKind::Other,
+    })
+}
+
+/// A code of a legal act (код НПА) for field 22 of a payment into temporary custody: four
+/// digits, not all zeros (`0002`, `0026`; the Treasury's list of acts under 119n).
+pub fn npa_code(value: &str) -> Result<(), Defect> {
+    let b = value.as_bytes();
+    if b.len() == 4 && b.iter().all(u8::is_ascii_digit) && b.iter().any(|&c| c != b'0') {
+        Ok(())
+    } else {
+        Err(Defect::Format)
+    }
+}
+
+/// The chief administrator of a KBK: its first three digits (`182` FNS, `153` FCS, `797` Social
+/// Fund, `188` MVD, …).
+pub fn kbk_administrator(kbk: &str) -> &str {
+    kbk.get(..3).unwrap_or(kbk)
+}
+
+/// How a KBK stands to the single tax payment's account (`03100643000000018500`) since
+/// 01.01.2024, when a payment order can no longer stand for a notification.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OnEnpAccount {
+    /// The ЕНП's own KBK, or a payment the FNS lists as outside the ЕНП, paid with its own KBK
+    /// to the same requisites.
+    Allowed(&'static str),
+    /// Administered by someone other than the FNS: its money does not go to this account.
+    OtherAdministrator,
+    /// A tax, insurance contribution, or their penalties: paid only as the ЕНП since 2024.
+    PaidAsEnp,
+    /// Another FNS KBK (fines, other revenue) that neither list settles.
+    Unknown,
+}
+
+/// The payments the FNS lists as not part of the ЕНП (its information of 08.10.2025; НК РФ
+/// art. 58 p. 1): KBK prefix and what it is.
+pub const OUTSIDE_ENP: &[(&str, &str, &str)] = &[
+    (
+        "18210102040",
+        "the fixed NDFL advance of a foreigner working under a patent",
+        "фиксированный авансовый платёж по НДФЛ иностранца, работающего по патенту",
+    ),
+    ("182108", "a state duty", "государственная пошлина"),
+    (
+        "18210506",
+        "the professional income tax (НПД)",
+        "налог на профессиональный доход (НПД)",
+    ),
+    (
+        "18210704",
+        "a fee for the use of wildlife or aquatic biological resources",
+        "сбор за пользование объектами животного мира или водных биоресурсов",
+    ),
+];
+
+/// Where a KBK stands on the single tax payment's account (docs/rules.md §4.9). KBK subgroups
+/// `1 01`–`1 07` and `1 09` of the FNS are taxes, insurance contributions and levies of the Tax
+/// Code (and their penalties and fines): since 2024 they are paid as the ЕНП.
+pub fn on_enp_account(kbk: &str) -> OnEnpAccount {
+    if kbk == crate::payment::enp::KBK {
+        return OnEnpAccount::Allowed("");
+    }
+    if kbk_administrator(kbk) != "182" {
+        return OnEnpAccount::OtherAdministrator;
+    }
+    if let Some((_, what, _)) = OUTSIDE_ENP.iter().find(|(p, _, _)| kbk.starts_with(p)) {
+        return OnEnpAccount::Allowed(what);
+    }
+    match kbk.get(3..6) {
+        Some("101" | "102" | "103" | "104" | "105" | "106" | "107" | "109") => {
+            OnEnpAccount::PaidAsEnp
+        }
+        _ => OnEnpAccount::Unknown,
+    }
+}
+
+/// Payees whose KBK administrator we know from their published requisites: INN, the
+/// administrator, the payee's name.
+pub const KNOWN_PAYEES: &[(&str, &str, &str)] = &[
+    ("7727406020", "182", "Казначейство России (ФНС России)"),
+    (
+        "7730176610",
+        "153",
+        "Межрегиональное операционное УФК (ФТС России)",
+    ),
+];
+
+/// The administrator a payee's name points to (the agency in the name of a treasury payee:
+/// `УФК по … (ИФНС …)`), when it points to exactly one we know; `None` otherwise.
+pub fn administrator_by_name(name: &str) -> Option<&'static str> {
+    let upper = name.to_uppercase();
+    let words: Vec<&str> = upper
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let has = |w: &str| words.contains(&w);
+    let found: Vec<&'static str> = [
+        (["ФНС", "ИФНС", "УФНС", "МИФНС"].into_iter().any(has), "182"),
+        (
+            has("ФТС") || words.iter().any(|w| w.starts_with("ТАМОЖН")),
+            "153",
+        ),
+        (
+            has("СФР")
+                || has("ОСФР")
+                || upper.contains("ПЕНСИОННОГО И СОЦИАЛЬНОГО СТРАХОВАНИЯ")
+                || upper.contains("СОЦИАЛЬНОГО ФОНДА")
+                || upper.contains("СОЦИАЛЬНЫЙ ФОНД"),
+            "797",
+        ),
+        (
+            ["МВД", "ГИБДД", "ОГИБДД", "УГИБДД"].into_iter().any(has),
+            "188",
+        ),
+    ]
+    .into_iter()
+    .filter(|(found, _)| *found)
+    .map(|(_, admin)| admin)
+    .collect();
+    match found[..] {
+        [one] => Some(one),
+        _ => None,
+    }
+}
+
+/// Payer statuses (field 101) that customs payments take: `06` a legal entity in foreign
+/// trade, `07` a customs authority, `16` a person, `17` an individual entrepreneur (as the FCS
+/// publishes them), and `28`, `30`, `34`, which a bank's public validator also accepts for
+/// customs payments (docs/rules.md §6.1).
+pub const CUSTOMS_STATUSES: &[&str] = &["06", "07", "16", "17", "28", "30", "34"];
+
+/// Payer statuses of tax payments that a customs payment never takes: `01` taxpayer, `02` tax
+/// agent, `13` a person paying tax.
+pub const TAX_ONLY_STATUSES: &[&str] = &["01", "02", "13"];
+
 /// Whether an account is keyed by the RKC rule (`0` + BIK digits 5–6) rather than by the
 /// credit institution's (BIK digits 7–9), CBR No. 515 and §3.3: accounts opened at the Bank of
 /// Russia — a bank's correspondent account (`30101…`, `30102…`), the single treasury accounts
@@ -268,6 +434,12 @@ pub mod since {
     pub const SINGLE_TAX_PAYMENT_NO_OKTMO: NaiveDate = day(2024, 1, 1);
     /// The single tax payment's recipient KPP changed from `770801001` to `770701001` (§4.9).
     pub const SINGLE_TAX_PAYMENT_KPP: NaiveDate = day(2025, 12, 5);
+    /// A payment order no longer stands for a notification: taxes go to the ЕНП account only
+    /// with the ЕНП's KBK (Federal Law 263-FZ's transitional rule ended, §4.9).
+    pub const ENP_ONLY: NaiveDate = day(2024, 1, 1);
+    /// Field 22 of a payment to a federal custody account (`03212…`) carries the code of the
+    /// legal act (приказ Минфина 119n; courts publish it from 01.01.2022).
+    pub const NPA_CODE: NaiveDate = day(2022, 1, 1);
 }
 
 #[cfg(test)]
@@ -447,6 +619,84 @@ mod tests {
         }
         for invalid in ["4537900", "00000000", "453790001"] {
             assert_eq!(oktmo(invalid), Err(Defect::Format), "{invalid}");
+        }
+    }
+
+    #[test]
+    fn treasury_kinds_and_codes() {
+        for (account, kind) in [
+            ("03100643000000018500", Some(TreasuryKind::Revenue)),
+            ("03212643000000011700", Some(TreasuryKind::FederalCustody)),
+            ("03222643010000001700", Some(TreasuryKind::Custody)),
+            ("03232643010000001700", Some(TreasuryKind::Custody)),
+            ("03214643000000011700", Some(TreasuryKind::Other)),
+            ("03224643450000007300", Some(TreasuryKind::Other)),
+            ("40702810938000012345", None),
+        ] {
+            assert_eq!(treasury_kind(account), kind, "{account}");
+        }
+        for valid in ["0002", "0026"] {
+            assert_eq!(npa_code(valid), Ok(()));
+        }
+        for invalid in ["0000", "26", "00026", "002A", "18810192085432512980"] {
+            assert_eq!(npa_code(invalid), Err(Defect::Format), "{invalid}");
+        }
+    }
+
+    #[test]
+    fn kbks_on_the_enp_account_and_administrators() {
+        assert_eq!(
+            on_enp_account("18201061201010000510"),
+            OnEnpAccount::Allowed("")
+        );
+        for kbk in [
+            "18210807010018000110",
+            "18210102040011000110",
+            "18210506000011000110",
+            "18210704010011000110",
+        ] {
+            assert!(
+                matches!(on_enp_account(kbk), OnEnpAccount::Allowed(w) if !w.is_empty()),
+                "{kbk}"
+            );
+        }
+        for kbk in [
+            "18210102010011000110",
+            "18210202000010000160",
+            "18210101011011000110",
+        ] {
+            assert_eq!(on_enp_account(kbk), OnEnpAccount::PaidAsEnp, "{kbk}");
+        }
+        assert_eq!(
+            on_enp_account("79710202050071000160"),
+            OnEnpAccount::OtherAdministrator
+        );
+        assert_eq!(
+            on_enp_account("18211601053010000140"),
+            OnEnpAccount::Unknown
+        );
+        assert_eq!(kbk_administrator("15311009000010000110"), "153");
+        for (name, admin) in [
+            ("Казначейство России (ФНС России)", Some("182")),
+            (
+                "УФК по г. Москве (ИФНС России № 46 по г. Москве)",
+                Some("182"),
+            ),
+            ("Межрегиональное операционное УФК (ФТС России)", Some("153")),
+            ("УФК по Тульской области (Тульская таможня)", Some("153")),
+            (
+                "УФК по г. Москве (ОСФР по г. Москве и Московской области)",
+                Some("797"),
+            ),
+            (
+                "Отделение Фонда пенсионного и социального страхования Российской Федерации по г. Москве",
+                Some("797"),
+            ),
+            ("УФК по г. Москве (ГУ МВД России по г. Москве)", Some("188")),
+            ("ООО Лифтсервис", None),
+            ("УФК по г. Москве (Росреестр)", None),
+        ] {
+            assert_eq!(administrator_by_name(name), admin, "{name}");
         }
     }
 

@@ -8,7 +8,7 @@ use clientbank_diagnostic::{Code, Diagnostic, Message, tr};
 
 use crate::finding::{Field, about};
 use crate::payment::{Budget, Kind, Payment, ThirdParty, enp};
-use crate::rules::{self, Defect, since};
+use crate::rules::{self, Defect, OnEnpAccount, TreasuryKind, since};
 
 /// What the rules need to know beyond the payment: the day the date rules count from.
 ///
@@ -84,6 +84,11 @@ pub fn validate_in(payment: &Payment, context: &Context, encoding: Encoding) -> 
     let mut check = Check {
         date: payment.date,
         history: context.statement,
+        treasury: payment
+            .recipient
+            .account
+            .as_deref()
+            .and_then(|a| rules::treasury_kind(a.trim())),
         ..Check::default()
     };
     check.characters(payment, encoding);
@@ -91,15 +96,14 @@ pub fn validate_in(payment: &Payment, context: &Context, encoding: Encoding) -> 
     check.payer(payment);
     check.recipient(payment);
     check.purpose(payment);
-    match &payment.budget {
-        Some(budget) => check.budget(payment, budget),
-        None => {
-            if payment
-                .recipient
-                .account
-                .as_deref()
-                .is_some_and(|a| a.starts_with("03100"))
-            {
+    match (&payment.budget, check.treasury) {
+        // Not budget revenue: 107n's fields do not apply; the custody rules decide (§4.8).
+        (_, Some(kind @ (TreasuryKind::FederalCustody | TreasuryKind::Custody))) => {
+            check.custody(payment, kind)
+        }
+        (Some(budget), _) => check.budget(payment, budget),
+        (None, kind) => {
+            if kind == Some(TreasuryKind::Revenue) {
                 check.add(
                     Code::BudgetFieldsMissing,
                     Field::PayerStatus,
@@ -137,6 +141,8 @@ struct Check {
     /// The payment is a statement's record: only what a statement requires is missing when
     /// absent.
     history: bool,
+    /// The kind of the recipient's account when it is a treasury account: which rules apply.
+    treasury: Option<TreasuryKind>,
 }
 
 /// Every field of a payment that is written to a 1C file, with its value.
@@ -547,7 +553,12 @@ impl Check {
                 }
             }
         }
-        if let Some(uin) = payment.uin.as_deref() {
+        if let Some(uin) = payment.uin.as_deref()
+            && !matches!(
+                self.treasury,
+                Some(TreasuryKind::FederalCustody | TreasuryKind::Custody)
+            )
+        {
             self.uin(payment, uin);
         }
         self.priority(payment);
@@ -609,6 +620,24 @@ impl Check {
                     Message::new("field 22 is not a UIN (20 or 25 digits with a check digit): in an ordinary \
                      payment it may be the payee's own payment identifier — make sure the payee \
                      gave it", "в поле 22 не УИН (20 или 25 цифр с контрольным разрядом): в обычном платеже это может быть собственный идентификатор платежа получателя — убедитесь, что его дал получатель"),
+                );
+            }
+            return;
+        }
+        if self.treasury == Some(TreasuryKind::Other) {
+            if result.is_err() && rules::npa_code(uin).is_err() {
+                self.add(
+                    Code::NonRevenueTreasury,
+                    Field::Uin,
+                    Some(uin),
+                    Message::new(
+                        "the recipient's treasury account is not budget revenue, so field 22 holds \
+                         what the payee asks for (a UIN, a code of the legal act, or 0); this is \
+                         neither a UIN nor a four-digit code: check it with the payee",
+                        "казначейский счёт получателя — не счёт доходов бюджета, поле 22 заполняется \
+                         так, как просит получатель (УИН, код НПА или 0); здесь ни УИН, ни \
+                         четырёхзначный код: сверьте с получателем",
+                    ),
                 );
             }
             return;
@@ -705,8 +734,46 @@ impl Check {
                 self.inn(Field::PayerInn, inn, budget);
             }
         }
-        if let Some(kpp) = payer.kpp.as_deref() {
-            self.kpp(Field::PayerKpp, kpp, budget);
+        match payer.kpp.as_deref() {
+            Some(kpp) if !kpp.trim().is_empty() => self.kpp(Field::PayerKpp, kpp, budget),
+            _ => self.payer_kpp_empty(payment),
+        }
+    }
+
+    /// Field 102 of an organisation's budget payment is its KPP, never empty (107n); the single
+    /// tax payment allows `0` (§4.9). A third party's KPP is [`Check::third_party`]'s.
+    fn payer_kpp_empty(&mut self, payment: &Payment) {
+        let organisation = field_text(&payment.payer.inn).is_some_and(|inn| inn.len() == 10);
+        let revenue = matches!(self.treasury, None | Some(TreasuryKind::Revenue));
+        // A statement's record is the bank's history, not an order to fill in.
+        if self.history || payment.kind() != Kind::Budget || !organisation || !revenue {
+            return;
+        }
+        let kbk = payment.budget.as_ref().and_then(|b| field_text(&b.kbk));
+        if kbk == Some(enp::KBK) && self.since(since::SINGLE_TAX_PAYMENT) {
+            self.add(
+                Code::BudgetPlaceholder,
+                Field::PayerKpp,
+                None,
+                Message::new(
+                    "field 102 is empty: in the single tax payment an organisation writes its KPP \
+                     or 0 (107n)",
+                    "поле 102 пустое: в едином налоговом платеже организация указывает свой КПП \
+                     или 0 (приказ 107н)",
+                ),
+            );
+        } else {
+            self.add(
+                Code::PayerKppMissing,
+                Field::PayerKpp,
+                None,
+                Message::new(
+                    "an organisation's budget payment carries its KPP in field 102 (107n, appendix \
+                     1): fill it in",
+                    "в платеже организации в бюджет в поле 102 указывается её КПП (приказ 107н, \
+                     приложение 1): заполните его",
+                ),
+            );
         }
     }
 
@@ -835,7 +902,7 @@ impl Check {
                 ),
             );
         }
-        if payment.kind() != Kind::Ordinary {
+        if payment.kind() != Kind::Ordinary || !vat_may_apply(payment, purpose) {
             return;
         }
         match vat(purpose) {
@@ -902,7 +969,7 @@ impl Check {
             Some(_) => {}
         }
         match self.placeholder(Field::Kbk, &budget.kbk) {
-            Some("0") if payment.uin.is_none() => self.add(
+            Some("0") if payment.uin.is_none() && self.treasury != Some(TreasuryKind::Other) => self.add(
                 Code::KbkFormat,
                 Field::Kbk,
                 Some("0"),
@@ -921,7 +988,7 @@ impl Check {
                 Some(kbk),
                 Message::new("a KBK starting with 000 is a template; put the administrator's code first", "КБК, начинающийся с 000, — это шаблон: первыми укажите код главного администратора доходов"),
             ),
-            Some(_) => {}
+            Some(kbk) => self.administrator(payment, budget, kbk),
         }
         if let Some(oktmo) = self.placeholder(Field::Oktmo, &budget.oktmo)
             && oktmo != "0"
@@ -1028,6 +1095,214 @@ impl Check {
         }
         if kbk == Some(enp::KBK) && self.since(since::SINGLE_TAX_PAYMENT) {
             self.single_tax_payment(payment, budget);
+        }
+    }
+
+    /// The KBK's administrator (digits 1–3) against the payee and the payer status (§6.1), and
+    /// the single tax payment's account against KBKs that do not go there (§4.9). Only a
+    /// mismatch with a payee we know is an error; what a payee's name suggests is a warning.
+    fn administrator(&mut self, payment: &Payment, budget: &Budget, kbk: &str) {
+        let admin = rules::kbk_administrator(kbk);
+        let recipient = &payment.recipient;
+        let on_enp_account = field_text(&recipient.account) == Some(enp::ACCOUNT)
+            && self.since(since::SINGLE_TAX_PAYMENT);
+        let mut payee_said = false;
+        if on_enp_account {
+            payee_said = true;
+            match rules::on_enp_account(kbk) {
+                OnEnpAccount::Allowed(_) => {}
+                OnEnpAccount::OtherAdministrator => self.add(
+                    Code::EnpKbk,
+                    Field::Kbk,
+                    Some(kbk),
+                    tr!(
+                        "account {} takes only the FNS's payments (KBK 182…); a KBK of administrator \
+                         {admin} goes to that administrator's own account (the Social Fund's \
+                         797… to its regional branch's)", enp::ACCOUNT ;
+                        "на счёт {} зачисляются только платежи ФНС (КБК 182…); КБК администратора \
+                         {admin} платят на счёт этого администратора (797… Социального фонда — на \
+                         счёт его регионального отделения)", enp::ACCOUNT
+                    ),
+                ),
+                OnEnpAccount::PaidAsEnp if self.since(since::ENP_ONLY) => self.add(
+                    Code::EnpKbk,
+                    Field::Kbk,
+                    Some(kbk),
+                    tr!(
+                        "since 2024 taxes and insurance contributions go to account {} only as \
+                         the single tax payment, with KBK {} (107n, appendix 2, p. 4.4): a \
+                         payment order no longer stands for a notification", enp::ACCOUNT, enp::KBK ;
+                        "с 2024 года налоги и страховые взносы перечисляют на счёт {} только \
+                         единым налоговым платежом с КБК {} (приказ 107н, приложение 2, п. 4.4): \
+                         платёжное поручение больше не заменяет уведомление", enp::ACCOUNT, enp::KBK
+                    ),
+                ),
+                OnEnpAccount::PaidAsEnp => {}
+                OnEnpAccount::Unknown => self.add(
+                    Code::EnpKbkUnsure,
+                    Field::Kbk,
+                    Some(kbk),
+                    tr!(
+                        "a payment with its own KBK on account {} must be one the FNS lists as \
+                         outside the single tax payment (patent NDFL, state duty, НПД, wildlife \
+                         fees); we cannot tell whether this FNS KBK is: check it with the tax \
+                         office", enp::ACCOUNT ;
+                        "платёж со своим КБК на счёт {} должен быть из перечня ФНС платежей вне ЕНП \
+                         (НДФЛ по патенту, госпошлина, НПД, сборы за животный мир); входит ли в него \
+                         этот КБК ФНС, мы определить не можем: уточните в налоговом органе", enp::ACCOUNT
+                    ),
+                ),
+            }
+        }
+        let inn = field_text(&recipient.inn);
+        let known = rules::KNOWN_PAYEES
+            .iter()
+            .find(|(known, _, _)| Some(*known) == inn);
+        if let Some(&(_, expected, name)) = known {
+            if !payee_said && admin != expected {
+                self.add(Code::KbkPayee, Field::Kbk, Some(kbk), {
+                    let inn = inn.unwrap_or_default();
+                    tr!(
+                        "the payee {name} (INN {inn}) takes KBKs of administrator {expected}; \
+                         {admin} is another administrator's: take that administrator's \
+                         requisites" ;
+                        "получатель {name} (ИНН {inn}) принимает КБК администратора {expected}, \
+                         а {admin} — КБК другого администратора: возьмите его реквизиты"
+                    )
+                });
+            }
+        } else if let Some(expected) = recipient
+            .name
+            .as_deref()
+            .and_then(rules::administrator_by_name)
+            && !payee_said
+            && admin != expected
+        {
+            self.add(
+                Code::KbkPayeeUnsure,
+                Field::Kbk,
+                Some(kbk),
+                tr!(
+                    "the payee's name points to administrator {expected}, the KBK's administrator \
+                     is {admin}; we do not know this payee's INN, so check the requisites with \
+                     the payee" ;
+                    "наименование получателя указывает на администратора {expected}, а администратор \
+                     КБК — {admin}; ИНН этого получателя нам неизвестен: сверьте реквизиты с \
+                     получателем"
+                ),
+            );
+        }
+        let Some(status) = field_text(&budget.payer_status) else {
+            return;
+        };
+        if kbk == enp::KBK || !rules::PAYER_STATUSES.contains(&status) {
+            return;
+        }
+        match admin {
+            "153" if rules::TAX_ONLY_STATUSES.contains(&status) => self.add(
+                Code::PayerStatusKbk,
+                Field::PayerStatus,
+                Some(status),
+                tr!(
+                    "KBK {kbk} is a customs payment: the payer status is 06 (organisation), 16 \
+                     (person) or 17 (individual entrepreneur), not the taxpayer's {status}" ;
+                    "КБК {kbk} — таможенный платёж: статус плательщика 06 (организация), 16 \
+                     (физическое лицо) или 17 (индивидуальный предприниматель), а не {status} \
+                     налогоплательщика"
+                ),
+            ),
+            "153" if !rules::CUSTOMS_STATUSES.contains(&status) => self.add(
+                Code::PayerStatusKbkUnsure,
+                Field::PayerStatus,
+                Some(status),
+                tr!(
+                    "KBK {kbk} is a customs payment; the customs statuses we could confirm are \
+                     06, 07, 16, 17, 28, 30 and 34, not {status}: check it against 107n's appendix 5" ;
+                    "КБК {kbk} — таможенный платёж; подтверждённые нами статусы для таможни — 06, \
+                     07, 16, 17, 28, 30 и 34, а не {status}: сверьте с приложением 5 к приказу 107н"
+                ),
+            ),
+            "182" if ["06", "16", "17"].contains(&status) => self.add(
+                Code::PayerStatusKbk,
+                Field::PayerStatus,
+                Some(status),
+                tr!(
+                    "status {status} is a foreign-trade payer's, for customs payments; a payment to \
+                     the FNS (KBK {kbk}) takes 01 (taxpayer), 02 (tax agent) or 13 (person)" ;
+                    "статус {status} — участника ВЭД, для таможенных платежей; в платеже ФНС \
+                     (КБК {kbk}) указывают 01 (налогоплательщик), 02 (налоговый агент) или 13 \
+                     (физическое лицо)"
+                ),
+            ),
+            _ => {}
+        }
+    }
+
+    /// A payment to a treasury account for money in temporary custody (a court's deposit, a
+    /// security): not budget revenue, so not 107n's budget fields but the custody rules (§4.8).
+    fn custody(&mut self, payment: &Payment, kind: TreasuryKind) {
+        let code = payment.uin.as_deref().map(|v| self.trimmed(Field::Uin, v));
+        let is_code = code.is_some_and(|c| rules::npa_code(c).is_ok());
+        match kind {
+            TreasuryKind::FederalCustody if !is_code && self.since(since::NPA_CODE) => self.add(
+                Code::NpaCode,
+                Field::Uin,
+                code,
+                Message::new(
+                    "a payment to a federal custody account (03212…, a court's deposit) carries in \
+                     field 22 the four-digit code of the legal act the payee names (e.g. 0026 for \
+                     a security in a court case, 119n); without it the money is booked as \
+                     unidentified",
+                    "в платеже на счёт для средств во временном распоряжении федеральных \
+                     получателей (03212…, депозит суда) в поле 22 указывают четырёхзначный код НПА, \
+                     который сообщает получатель (например, 0026 — обеспечение по делу; приказ \
+                     119н); без него деньги учитываются как невыясненные",
+                ),
+            ),
+            TreasuryKind::Custody if !is_code => self.add(
+                Code::NonRevenueTreasury,
+                Field::Uin,
+                code,
+                Message::new(
+                    "a custody account of a regional or municipal budget (03222…, 03232…) follows its \
+                     finance body's procedure, which usually asks for the code of the legal act in \
+                     field 22 as 119n does for federal ones; this is not such a four-digit code: \
+                     check it with the payee",
+                    "счёт для средств во временном распоряжении регионального или местного бюджета \
+                     (03222…, 03232…) ведётся по порядку его финансового органа, обычно с кодом НПА \
+                     в поле 22, как по приказу 119н для федеральных; четырёхзначного кода здесь \
+                     нет: сверьте с получателем",
+                ),
+            ),
+            _ => {}
+        }
+        let Some(budget) = &payment.budget else {
+            return;
+        };
+        for (field, value) in [
+            (Field::Kbk, &budget.kbk),
+            (Field::Oktmo, &budget.oktmo),
+            (Field::Basis, &budget.basis),
+            (Field::Period, &budget.period),
+            (Field::BudgetDocNumber, &budget.number),
+            (Field::BudgetDocDate, &budget.date),
+            (Field::PaymentType, &budget.payment_type),
+        ] {
+            if let Some(value) = field_text(value)
+                && !matches!(value, "" | "0")
+            {
+                self.add(
+                    Code::NonRevenueTreasury,
+                    field,
+                    Some(value),
+                    Message::new(
+                        "money in temporary custody (a deposit, a security) is not budget revenue: \
+                         fields 104–110 are 0",
+                        "средства во временном распоряжении (депозит, обеспечение) — не доход \
+                         бюджета: в полях 104–110 указывается 0",
+                    ),
+                );
+            }
         }
     }
 
@@ -1156,6 +1431,18 @@ impl Check {
             );
         } else if !kpp.is_empty() {
             self.kpp(Field::ThirdPartyKpp, kpp, true);
+        } else if inn.len() == 10 {
+            self.add(
+                Code::PayerKppMissing,
+                Field::ThirdPartyKpp,
+                None,
+                Message::new(
+                    "the organisation paid for carries its KPP in field 102 (107n, appendix 1): \
+                     fill it in",
+                    "КПП организации, за которую платят, указывается в поле 102 (приказ 107н, \
+                     приложение 1): заполните его",
+                ),
+            );
         }
         let status = payment
             .budget
@@ -1191,6 +1478,33 @@ impl Check {
     }
 }
 
+/// Whether VAT can be part of an ordinary payment (НК РФ art. 168 p. 4 is about a seller's
+/// goods and services, §5.3): not a payment to a treasury account (the budget, a court's
+/// deposit), not one to a person's account (40817, 40820 and the like, deposits 423…, 426…), not an income
+/// with its type code in field 20 (wages, alimony, benefits), not wages, alimony or stipends
+/// named in the purpose.
+fn vat_may_apply(payment: &Payment, purpose: &str) -> bool {
+    let account = field_text(&payment.recipient.account).unwrap_or_default();
+    if account.starts_with("03") || account.starts_with("40101") || account.starts_with("40102") {
+        return false;
+    }
+    if [
+        "40803", "40810", "40813", "40817", "40820", "40824", "40826", "423", "426",
+    ]
+    .iter()
+    .any(|p| account.starts_with(p))
+    {
+        return false;
+    }
+    if field_text(&payment.purpose_code).is_some_and(|c| matches!(c, "1" | "2" | "3" | "4" | "5")) {
+        return false;
+    }
+    let upper = purpose.to_uppercase();
+    !["ЗАРАБОТН", "ЗАРПЛАТ", "АЛИМЕНТ", "СТИПЕНД"]
+        .iter()
+        .any(|w| upper.contains(w))
+}
+
 fn field_text(value: &Option<String>) -> Option<&str> {
     value.as_deref().map(str::trim)
 }
@@ -1204,16 +1518,26 @@ enum Vat {
     Amount { rate: Decimal, amount: Decimal },
 }
 
-/// Finds a VAT mention: `НДС` in any letter case; with `N%` and then a number, the amount.
+/// Finds a VAT mention: `НДС` in any letter case. With a rate `N%` (`НДС 20%`, `НДС (22 %)`)
+/// followed, after only dashes, colons, brackets or "в сумме", by a number, the amount; a rate
+/// without an amount right after it (`в т.ч. НДС (20%), сумма комисс. 0.15`), an amount that
+/// cannot be read for sure (`1.666,67`), or two rates is only a mention: an unsure reading is
+/// never turned into a wrong number.
 fn vat(purpose: &str) -> Option<Vat> {
     let upper = purpose.to_uppercase();
     let at = upper.find("НДС")?;
     let rest = &upper[at + "НДС".len()..];
-    let percent = rest.find('%').filter(|&p| p < 12);
+    let percent = rest.find('%').filter(|&p| p < 24);
     let Some(percent) = percent else {
         return Some(Vat::Mentioned);
     };
+    // Two rates (`НДС 20% … НДС 10% …`): which amount is which is not ours to guess.
+    let after = &rest[percent + 1..];
+    if after.contains("НДС") && after.contains('%') {
+        return Some(Vat::Mentioned);
+    }
     let rate: String = rest[..percent]
+        .trim_end()
         .chars()
         .rev()
         .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == ',')
@@ -1222,17 +1546,42 @@ fn vat(purpose: &str) -> Option<Vat> {
         .rev()
         .collect();
     let rate = rate.replace(',', ".").parse::<Decimal>().ok();
-    let after = &rest[percent + 1..];
-    let start = after.find(|c: char| c.is_ascii_digit());
-    let amount = start.and_then(|start| number_at(&after[start..]));
+    let amount = amount_after_rate(after);
     match (rate, amount) {
         (Some(rate), Some(amount)) if rate > Decimal::ZERO => Some(Vat::Amount { rate, amount }),
         _ => Some(Vat::Mentioned),
     }
 }
 
+/// The amount written right after a VAT rate: only spaces, dashes, colons, `=`, brackets and the
+/// words "в сумме", "сумма", "составляет" may stand between (text upper-cased).
+fn amount_after_rate(after: &str) -> Option<Decimal> {
+    let mut text = after;
+    loop {
+        let trimmed = text.trim_start_matches(|c: char| {
+            c.is_whitespace() || matches!(c, '-' | '–' | '—' | ':' | '=' | ')' | '(')
+        });
+        let word = ["В СУММЕ", "СУММА", "СОСТАВЛЯЕТ"]
+            .iter()
+            .find_map(|w| trimmed.strip_prefix(w));
+        match word {
+            Some(rest) => text = rest,
+            None => {
+                text = trimmed;
+                break;
+            }
+        }
+    }
+    if !text.starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    number_at(text)
+}
+
 /// The number a text starts with: digits, one decimal point or comma, and spaces only as
-/// thousands separators (`1 803,28`).
+/// thousands separators (`1 803,28`); kopecks after a hyphen as people write them (`9999-99`)
+/// or in words (`1666 руб. 67 коп.`). `None` when the number does not end cleanly
+/// (`1.666,67`, `12-5`): a figure that may be misread is no figure.
 fn number_at(text: &str) -> Option<Decimal> {
     let chars: Vec<char> = text.chars().collect();
     let mut number = String::new();
@@ -1252,7 +1601,48 @@ fn number_at(text: &str) -> Option<Decimal> {
         }
         i += 1;
     }
-    number.trim_end_matches('.').parse().ok()
+    let digit = |k: usize| chars.get(k).is_some_and(char::is_ascii_digit);
+    // `9999-99`: a hyphen and exactly two digits are kopecks.
+    if !number.contains('.') && chars.get(i) == Some(&'-') && digit(i + 1) {
+        if digit(i + 2) && !digit(i + 3) {
+            number.push('.');
+            number.extend(&chars[i + 1..i + 3]);
+            i += 3;
+        } else {
+            return None;
+        }
+    }
+    // A point or comma that goes on with digits: `1.666,67` read as 1.666 would be wrong.
+    if matches!(chars.get(i), Some('.' | ',')) && digit(i + 1) {
+        return None;
+    }
+    if number.ends_with('.') {
+        number.pop();
+    }
+    let mut value: Decimal = number.parse().ok()?;
+    // `1666 руб. 67 коп.`
+    if value.scale() == 0 {
+        let tail: String = chars[i..].iter().collect::<String>().to_uppercase();
+        if let Some(kopecks) = kopecks_in_words(&tail) {
+            value += kopecks;
+        }
+    }
+    Some(value)
+}
+
+/// `РУБ. 67 КОП.` (or `РУБЛЕЙ 67 КОПЕЕК`) after a whole number of roubles: the kopecks.
+fn kopecks_in_words(tail: &str) -> Option<Decimal> {
+    let rest = tail.trim_start().strip_prefix("РУБ")?;
+    let rest = rest.trim_start_matches(|c: char| c.is_alphabetic() || c == '.');
+    let rest = rest.trim_start();
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    if digits.is_empty() || digits.len() > 2 {
+        return None;
+    }
+    if !rest[digits.len()..].trim_start().starts_with("КОП") {
+        return None;
+    }
+    Some(Decimal::new(digits.parse().ok()?, 2))
 }
 
 #[cfg(test)]
@@ -1266,6 +1656,22 @@ mod tests {
         assert_eq!(number_at("1666.67 2024"), Some(Decimal::new(166667, 2)));
         assert_eq!(number_at("10 2024"), Some(Decimal::new(10, 0)));
         assert_eq!(number_at("15."), Some(Decimal::new(15, 0)));
+        // Kopecks after a hyphen, as people write them; in words.
+        assert_eq!(number_at("9999-99"), Some(Decimal::new(999999, 2)));
+        assert_eq!(number_at("9 999-99 РУБ."), Some(Decimal::new(999999, 2)));
+        assert_eq!(
+            number_at("1666 РУБ. 67 КОП."),
+            Some(Decimal::new(166667, 2))
+        );
+        assert_eq!(
+            number_at("1666 РУБЛЕЙ 67 КОПЕЕК"),
+            Some(Decimal::new(166667, 2))
+        );
+        assert_eq!(number_at("1666 РУБ."), Some(Decimal::new(1666, 0)));
+        // What cannot be read for sure is no number.
+        assert_eq!(number_at("1.666,67"), None);
+        assert_eq!(number_at("12-5"), None);
+        assert_eq!(number_at("12-345"), None);
     }
 
     #[test]
@@ -1287,5 +1693,36 @@ mod tests {
                 amount: Decimal::new(180328, 2)
             })
         );
+        let amount = |rate, amount| Some(Vat::Amount { rate, amount });
+        assert_eq!(
+            vat("Оплата по договору 7, НДС 22 % - 9 999,99 рублей"),
+            amount(Decimal::new(22, 0), Decimal::new(999999, 2))
+        );
+        assert_eq!(
+            vat("Оплата по договору 7, НДС 20% 9999-99"),
+            amount(Decimal::new(20, 0), Decimal::new(999999, 2))
+        );
+        assert_eq!(
+            vat("в т.ч. НДС 20% в сумме 1666 руб. 67 коп."),
+            amount(Decimal::new(20, 0), Decimal::new(166667, 2))
+        );
+        assert_eq!(
+            vat("в т.ч. НДС по ставке 20% = 1666.67"),
+            amount(Decimal::new(20, 0), Decimal::new(166667, 2))
+        );
+        // A rate without its amount right after it is only a mention: the commission is not
+        // the VAT.
+        assert_eq!(vat("Оплата, в т.ч. НДС (20%)"), Some(Vat::Mentioned));
+        assert_eq!(
+            vat("Сумма плат. 15.00(в т.ч. НДС 18%), сумма комисс. 0.15"),
+            Some(Vat::Mentioned)
+        );
+        // Two rates, or an amount that may be misread: a mention, no amount check.
+        assert_eq!(
+            vat("НДС 20% - 100.00, НДС 10% - 50.00"),
+            Some(Vat::Mentioned)
+        );
+        assert_eq!(vat("НДС 20% 1.666,67"), Some(Vat::Mentioned));
+        assert_eq!(vat("НДС 20% 1666-6"), Some(Vat::Mentioned));
     }
 }

@@ -59,10 +59,12 @@ fn tax() -> Payment {
             ..Bank::default()
         },
     };
-    p.purpose = s("Налог на прибыль за 9 месяцев 2026 года");
+    // Since 2024 a tax goes to these requisites only as the ЕНП; a state duty still goes with
+    // its own KBK (the FNS's list of payments outside the ЕНП, docs/rules.md §4.9).
+    p.purpose = s("Государственная пошлина за регистрацию изменений в ЕГРЮЛ");
     p.budget = Some(Budget {
         payer_status: s("01"),
-        kbk: s("18210101011011000110"),
+        kbk: s("18210807010018000110"),
         oktmo: s("45379000"),
         basis: s("ТП"),
         period: s("КВ.03.2026"),
@@ -593,4 +595,293 @@ fn characters_that_cannot_be_written_are_errors_in_every_field() {
         in_encoding(&p, Encoding::Utf8),
         [(Code::ControlCharacter, Some(Field::Purpose))]
     );
+}
+
+/// An account with its control key for `bik`: the digit at position 9 that makes it valid.
+fn keyed(bik: &str, account: &str) -> String {
+    (0..10)
+        .map(|key| format!("{}{key}{}", &account[..8], &account[9..]))
+        .find(|a| clientbank_payment::rules::account(bik, a).is_ok())
+        .unwrap()
+}
+
+/// A security for a claim paid into a court's deposit: the federal custody account `03212…` of
+/// the Judicial Department in the Altai territory, as its courts publish it (sudrf.ru), the
+/// code of the legal act `0026` in field 22, fields 104–110 `0`.
+fn court_deposit() -> Payment {
+    let mut p = ordinary();
+    p.recipient = AccountHolder {
+        name: s(
+            "УФК по Алтайскому краю (Управление Судебного департамента в Алтайском крае л/с 05171279350)",
+        ),
+        inn: s("2225045607"),
+        kpp: s("222401001"),
+        account: s("03212643000000011700"),
+        bank: Bank {
+            bik: s("010173001"),
+            corr_account: s("40102810045370000009"),
+            ..Bank::default()
+        },
+    };
+    p.purpose = s("Обеспечение иска по делу 2-1234/2026, ООО Ромашка");
+    p.uin = s("0026");
+    p.budget = Some(Budget {
+        payer_status: s("01"),
+        kbk: s("0"),
+        oktmo: s("0"),
+        basis: s("0"),
+        period: s("0"),
+        number: s("0"),
+        date: s("0"),
+        ..Budget::default()
+    });
+    p
+}
+
+#[test]
+fn treasury_accounts_that_are_not_budget_revenue() {
+    // A correct court deposit passes (it failed with uin-format: 0026 is no UIN).
+    assert_eq!(codes(&court_deposit()), []);
+    // Without budget fields at all, as an ordinary 1C order: the same, and no VAT warning.
+    let mut p = court_deposit();
+    p.budget = None;
+    assert_eq!(codes(&p), []);
+    // Without the code it is npa-code (it failed with kbk-format); a UIN is not the code.
+    for uin in [None, s("18810192085432512980"), s("26")] {
+        let mut p = court_deposit();
+        p.uin = uin.clone();
+        assert_eq!(codes(&p), [(Code::NpaCode, Some(Field::Uin))], "{uin:?}");
+    }
+    // Before 2022 courts did not ask for the code.
+    let mut p = dated(court_deposit(), 1, 12, 2021);
+    p.uin = None;
+    assert_eq!(codes(&p), []);
+    // Fields 104–110 of money in custody are 0: a KBK is a warning, not a budget check.
+    let mut p = court_deposit();
+    p.budget.as_mut().unwrap().kbk = s("18811601123010001140");
+    assert_eq!(codes(&p), [(Code::NonRevenueTreasury, Some(Field::Kbk))]);
+    // A regional custody account: its finance body's rules, so a missing code is a warning.
+    let mut p = court_deposit();
+    p.recipient.account = s("03222643010000001700");
+    assert_eq!(codes(&p), []);
+    p.uin = None;
+    assert_eq!(codes(&p), [(Code::NonRevenueTreasury, Some(Field::Uin))]);
+    // Another non-revenue treasury account (a federal budget institution's, 03214…): field 22
+    // may be a UIN, a code or 0, KBK 0 needs no UIN; anything else is a warning.
+    let mut p = court_deposit();
+    p.recipient.account = s("03214643000000011700");
+    assert_eq!(codes(&p), []);
+    p.uin = None;
+    assert_eq!(codes(&p), []);
+    p.uin = s("ДОГ-17");
+    assert_eq!(codes(&p), [(Code::NonRevenueTreasury, Some(Field::Uin))]);
+    // The revenue account keeps 107n: 0026 there is not a UIN.
+    let mut p = tax();
+    p.uin = s("0026");
+    assert_eq!(codes(&p), [(Code::UinFormat, Some(Field::Uin))]);
+}
+
+#[test]
+fn the_single_tax_payment_account_takes_only_its_kbks() {
+    // NDFL withheld by a tax agent, paid with its own KBK to the ЕНП requisites in 2026.
+    let ndfl = |p: &mut Payment| {
+        let b = p.budget.as_mut().unwrap();
+        b.payer_status = s("02");
+        b.kbk = s("18210102010011000110");
+    };
+    let mut p = single_tax_payment();
+    ndfl(&mut p);
+    assert_eq!(codes(&p), [(Code::EnpKbk, Some(Field::Kbk))]);
+    // In 2023 a payment order could stand for a notification: no finding.
+    let mut p = dated(single_tax_payment(), 15, 6, 2023);
+    ndfl(&mut p);
+    assert_eq!(codes(&p), []);
+    // Injury contributions (Social Fund, 797): never on this account.
+    for year in [2023, 2026] {
+        let mut p = dated(single_tax_payment(), 15, 6, year);
+        p.budget.as_mut().unwrap().kbk = s("79710202050071000160");
+        assert_eq!(codes(&p), [(Code::EnpKbk, Some(Field::Kbk))], "{year}");
+    }
+    // The FNS's payments outside the ЕНП go there with their own KBK.
+    for kbk in [
+        "18210807010018000110", // state duty
+        "18210102040011000110", // patent NDFL of a foreigner
+        "18210506000011000110", // НПД
+    ] {
+        let mut p = single_tax_payment();
+        p.budget.as_mut().unwrap().kbk = s(kbk);
+        assert_eq!(codes(&p), [], "{kbk}");
+    }
+    // An FNS KBK neither list settles (an administrative fine): a warning with the reason.
+    let mut p = single_tax_payment();
+    p.budget.as_mut().unwrap().kbk = s("18211601053010000140");
+    let found = validate(&p, &Context::history());
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].code, Code::EnpKbkUnsure);
+    assert!(
+        found[0].message.en().contains("cannot tell"),
+        "{}",
+        found[0]
+    );
+}
+
+/// Customs payments: the FCS's requisites (Межрегиональное операционное УФК).
+fn customs() -> Payment {
+    let mut p = tax();
+    p.recipient = AccountHolder {
+        name: s("Межрегиональное операционное УФК (ФТС России)"),
+        inn: s("7730176610"),
+        kpp: s("773001001"),
+        account: s("03100643000000019502"),
+        bank: Bank {
+            bik: s("024501901"),
+            corr_account: s("40102810045370000002"),
+            ..Bank::default()
+        },
+    };
+    p.purpose = s("Авансовые платежи в счет будущих таможенных платежей");
+    let b = p.budget.as_mut().unwrap();
+    b.payer_status = s("06");
+    b.kbk = s("15311009000010000110");
+    b.oktmo = s("45328000");
+    b.basis = s("0");
+    b.period = s("10005000");
+    p
+}
+
+#[test]
+fn the_kbk_administrator_fits_the_payee_and_the_payer_status() {
+    assert_eq!(codes(&customs()), []);
+    // A known payee with another administrator's KBK.
+    let mut p = customs();
+    p.budget.as_mut().unwrap().kbk = s("18210807010018000110");
+    p.budget.as_mut().unwrap().payer_status = s("01");
+    p.budget.as_mut().unwrap().period = s("0");
+    assert_eq!(codes(&p), [(Code::KbkPayee, Some(Field::Kbk))]);
+    let mut p = tax();
+    p.recipient.account = s("03100643000000017300");
+    p.budget.as_mut().unwrap().kbk = s("79710202050071000160");
+    assert_eq!(codes(&p), [(Code::KbkPayee, Some(Field::Kbk))]);
+    // A payee known only by its name: a warning.
+    let mut p = tax();
+    p.recipient.name = s("УФК по г. Москве (ОСФР по г. Москве и Московской области)");
+    p.recipient.inn = s("5009876546");
+    p.recipient.account = s("03100643000000017300");
+    assert_eq!(codes(&p), [(Code::KbkPayeeUnsure, Some(Field::Kbk))]);
+    p.budget.as_mut().unwrap().kbk = s("79710202050071000160");
+    assert_eq!(codes(&p), []);
+    // An unknown payee: no finding.
+    p.recipient.name = s("УФК по г. Москве (Росреестр)");
+    p.budget.as_mut().unwrap().kbk = s("18210807010018000110");
+    assert_eq!(codes(&p), []);
+    // Customs payments take the customs statuses, not the taxpayer's.
+    for (status, expected) in [
+        ("06", vec![]),
+        ("16", vec![]),
+        ("17", vec![]),
+        ("01", vec![(Code::PayerStatusKbk, Some(Field::PayerStatus))]),
+        ("13", vec![(Code::PayerStatusKbk, Some(Field::PayerStatus))]),
+        (
+            "24",
+            vec![(Code::PayerStatusKbkUnsure, Some(Field::PayerStatus))],
+        ),
+    ] {
+        let p = {
+            let mut p = customs();
+            p.budget.as_mut().unwrap().payer_status = s(status);
+            p
+        };
+        assert_eq!(codes(&p), expected, "{status}");
+    }
+    // And an FNS payment does not take a customs status.
+    let p = with_budget(|b| b.payer_status = s("16"));
+    assert_eq!(
+        codes(&p),
+        [(Code::PayerStatusKbk, Some(Field::PayerStatus))]
+    );
+}
+
+#[test]
+fn field_102_of_an_organisation_is_never_silently_empty() {
+    let mut p = tax();
+    p.payer.kpp = None;
+    assert_eq!(codes(&p), [(Code::PayerKppMissing, Some(Field::PayerKpp))]);
+    p.payer.kpp = s("");
+    assert_eq!(codes(&p), [(Code::PayerKppMissing, Some(Field::PayerKpp))]);
+    // The ЕНП allows 0: empty is a warning to write 0 or the KPP.
+    let mut p = single_tax_payment();
+    p.payer.kpp = None;
+    assert_eq!(
+        codes(&p),
+        [(Code::BudgetPlaceholder, Some(Field::PayerKpp))]
+    );
+    p.payer.kpp = s("0");
+    assert_eq!(codes(&p), []);
+    // A person has no KPP; an ordinary payment needs none.
+    let mut p = tax();
+    p.payer.inn = s("500100732259");
+    p.payer.kpp = None;
+    assert_eq!(codes(&p), []);
+    let mut p = ordinary();
+    p.payer.kpp = None;
+    assert_eq!(codes(&p), []);
+    // A third party that is an organisation gives its KPP.
+    let mut p = single_tax_payment();
+    p.purpose = s("7701234560//770101001//ООО Лютик//ЕНП");
+    p.third_party = Some(ThirdParty {
+        name: "ООО Лютик".into(),
+        inn: "5009876546".into(),
+        kpp: String::new(),
+    });
+    assert_eq!(
+        codes(&p),
+        [(Code::PayerKppMissing, Some(Field::ThirdPartyKpp))]
+    );
+}
+
+#[test]
+fn vat_only_where_it_can_apply() {
+    // Read as people write it: 59 000.00 at 22 % holds 10 639.34 of VAT.
+    for purpose in [
+        "Оплата по счету 45, в т.ч. НДС 22 % - 10 639,34 рублей",
+        "Оплата по счету 45, НДС 22% 10639-34",
+        "Оплата по счету 45, в т.ч. НДС (22%)",
+        "Оплата по счету 45 в том числе НДС 22% в сумме 10639 руб. 34 коп.",
+        "Сумма 59000.00(в т.ч. НДС 22%), сумма комисс. 0.15",
+        "Оплата по счету 45, НДС 22% 1.639,34",
+    ] {
+        let mut p = ordinary();
+        p.purpose = s(purpose);
+        assert_eq!(codes(&p), [], "{purpose}");
+    }
+    let mut p = ordinary();
+    p.purpose = s("Оплата по счету 45, НДС 22% 10000-00");
+    assert_eq!(codes(&p), [(Code::VatAmount, Some(Field::Purpose))]);
+    // Salaries, alimony and other income to a person's account with its field 20 code.
+    let person = keyed("044525974", "40817810000000012345");
+    for (purpose, code) in [
+        ("Заработная плата за октябрь 2026 года", Some("1")),
+        (
+            "Алименты за октябрь 2026 года по исполнительному листу",
+            Some("1"),
+        ),
+        ("Перевод по договору 5", Some("1")),
+        ("Перевод по договору 5", None),
+    ] {
+        let mut p = ordinary();
+        p.recipient.account = s(&person);
+        p.recipient.inn = s("500100732259");
+        p.recipient.kpp = None;
+        p.purpose = s(purpose);
+        p.purpose_code = code.map(str::to_string);
+        assert_eq!(codes(&p), [], "{purpose} {code:?}");
+    }
+    // Alimony to an organisation's account named as such: no VAT either.
+    let mut p = ordinary();
+    p.purpose = s("Удержанные алименты за октябрь 2026 года, Иванов И.И.");
+    assert_eq!(codes(&p), []);
+    // A commercial payment without a word about VAT is still a warning.
+    let mut p = ordinary();
+    p.purpose = s("Оплата по счету 45");
+    assert_eq!(codes(&p), [(Code::VatNotMentioned, Some(Field::Purpose))]);
 }
