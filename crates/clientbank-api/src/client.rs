@@ -256,10 +256,16 @@ impl Client {
                     Idempotence::Read => error.retryable_read(),
                     Idempotence::Write => error.not_taken(),
                 };
-            if !again || attempt >= self.retry.retries {
+            // A bank that asks for a long wait is asked again by the caller's schedule (the
+            // daemon's backoff), not by a request held open here.
+            let long_wait = error
+                .retry_after()
+                .is_some_and(|a| a > RETRY_AFTER_IN_PLACE);
+            if !again || long_wait || attempt >= self.retry.retries {
                 return Err(error);
             }
-            tokio::time::sleep(self.retry.delay(attempt)).await;
+            let delay = self.retry.delay(attempt);
+            tokio::time::sleep(error.retry_after().map_or(delay, |after| after.max(delay))).await;
             attempt += 1;
         }
     }
@@ -813,8 +819,44 @@ pub(crate) fn read_upload_answer(status: u16, bytes: &[u8]) -> Result<UploadResu
 /// The error an answer that is not a success stands for.
 async fn error_of(response: reqwest::Response) -> Error {
     let status = response.status().as_u16();
+    let after = response
+        .headers()
+        .get(reqwest::header::RETRY_AFTER)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| retry_after(v, chrono::Utc::now()));
     let bytes = response.bytes().await.unwrap_or_default();
-    error_from(status, &bytes)
+    match error_from(status, &bytes) {
+        Error::NotTaken {
+            status, message, ..
+        } => Error::NotTaken {
+            status,
+            retry_after: after,
+            message,
+        },
+        other => other,
+    }
+}
+
+/// The longest `Retry-After` the client waits out itself before asking again.
+const RETRY_AFTER_IN_PLACE: Duration = Duration::from_secs(30);
+
+/// The longest wait a `Retry-After` is followed for: a bank asking for more is asked again then.
+pub const RETRY_AFTER_MAX: Duration = Duration::from_secs(3600);
+
+/// A `Retry-After` value (RFC 9110 §10.2.3): seconds, or an HTTP date, as a wait from `now`
+/// (at most [`RETRY_AFTER_MAX`]); `None` when it is neither.
+pub fn retry_after(value: &str, now: chrono::DateTime<chrono::Utc>) -> Option<Duration> {
+    let value = value.trim();
+    let wait = match value.parse::<u64>() {
+        Ok(seconds) => Duration::from_secs(seconds),
+        Err(_) => {
+            let at = chrono::DateTime::parse_from_rfc2822(value).ok()?;
+            (at.with_timezone(&chrono::Utc) - now)
+                .to_std()
+                .unwrap_or(Duration::ZERO)
+        }
+    };
+    Some(wait.min(RETRY_AFTER_MAX))
 }
 
 /// The `exceptionType` of the bank's own maintenance answer (the sandbox bank's too).
@@ -846,6 +888,11 @@ pub(crate) fn error_from(status: u16, bytes: &[u8]) -> Error {
         },
         (StatusCode::BAD_REQUEST, "SignCheckError") => Error::SignCheck { message },
         (StatusCode::UNAUTHORIZED, _) => Error::Unauthorized { message },
+        (StatusCode::TOO_MANY_REQUESTS | StatusCode::REQUEST_TIMEOUT, _) => Error::NotTaken {
+            status: status.as_u16(),
+            retry_after: None,
+            message,
+        },
         _ => Error::Api {
             status: status.as_u16(),
             exception_type: kind,
@@ -952,5 +999,46 @@ impl HistoryPages<'_> {
             })?)
         };
         Ok(Some(page))
+    }
+}
+
+#[cfg(test)]
+mod not_taken_tests {
+    use super::*;
+
+    /// A 429 or 408 is the bank not taking the request: an upload may be repeated, nothing is
+    /// in doubt; 500 stays in doubt.
+    #[test]
+    fn too_many_requests_and_request_timeout_are_not_taken() {
+        for status in [429, 408] {
+            let e = error_from(status, br#"{"exceptionType":"X","message":"slow down"}"#);
+            assert!(matches!(e, Error::NotTaken { .. }), "{e:?}");
+            assert!(
+                e.not_taken() && e.retryable_read() && !e.in_doubt(),
+                "{status}"
+            );
+            assert_eq!(e.status(), Some(status));
+        }
+        assert!(error_from(500, b"").in_doubt());
+    }
+
+    #[test]
+    fn retry_after_in_seconds_or_as_a_date() {
+        let now = chrono::DateTime::parse_from_rfc3339("2026-11-20T08:00:00Z")
+            .unwrap()
+            .with_timezone(&chrono::Utc);
+        assert_eq!(retry_after("120", now), Some(Duration::from_secs(120)));
+        assert_eq!(
+            retry_after("Fri, 20 Nov 2026 08:01:30 GMT", now),
+            Some(Duration::from_secs(90))
+        );
+        // A date already past: at once; a huge wait: at most an hour; nonsense: none.
+        assert_eq!(
+            retry_after("Fri, 20 Nov 2026 07:00:00 GMT", now),
+            Some(Duration::ZERO)
+        );
+        assert_eq!(retry_after("99999999999", now), Some(RETRY_AFTER_MAX));
+        assert_eq!(retry_after("soon", now), None);
+        assert_eq!(retry_after("-5", now), None);
     }
 }

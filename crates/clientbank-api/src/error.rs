@@ -28,6 +28,18 @@ pub enum Error {
         /// The bank's text.
         message: String,
     },
+    /// The bank did not take the request: too many requests (429) or the request was not
+    /// received whole in time (408). Nothing was acted on, so it may be repeated (an upload
+    /// too), after `retry_after` when the bank said it (`Retry-After`).
+    #[error("the bank did not take the request ({status}{}): try again later{}", suffix(.message), retry_text(.retry_after))]
+    NotTaken {
+        /// 429 or 408.
+        status: u16,
+        /// How long the bank asked to wait (`Retry-After`), when it said.
+        retry_after: Option<std::time::Duration>,
+        /// `message`, or the start of the body.
+        message: String,
+    },
     /// Any other answer that is not a success.
     #[error("the bank answered {status}{}{}", suffix(.exception_type), suffix(.message))]
     Api {
@@ -89,18 +101,38 @@ fn suffix(text: &str) -> String {
     }
 }
 
+fn retry_text(after: &Option<std::time::Duration>) -> String {
+    after.map_or_else(String::new, |d| {
+        format!(" (the bank asks to wait {} s)", d.as_secs())
+    })
+}
+
 impl Error {
+    /// How long the bank asked to wait before the request is made again (`Retry-After` of a
+    /// 429 or 408).
+    pub fn retry_after(&self) -> Option<std::time::Duration> {
+        match self {
+            Error::NotTaken { retry_after, .. } => *retry_after,
+            _ => None,
+        }
+    }
+
     /// Whether a read may be repeated: any 503, 429, no connection, timeouts and resets.
     pub fn retryable_read(&self) -> bool {
         match self {
-            Error::Maintenance | Error::Connect(_) | Error::Timeout | Error::Transport(_) => true,
-            Error::Api { status, .. } => *status == 429 || *status == 503,
+            Error::Maintenance
+            | Error::NotTaken { .. }
+            | Error::Connect(_)
+            | Error::Timeout
+            | Error::Transport(_) => true,
+            Error::Api { status, .. } => *status == 503,
             _ => false,
         }
     }
 
     /// Whether the bank provably did not take a request (so an upload may be repeated): it
-    /// gave its own maintenance answer ([`Error::Maintenance`]), or no connection was made, or
+    /// gave its own maintenance answer ([`Error::Maintenance`]) or said it did not take it
+    /// ([`Error::NotTaken`]: 429, 408), or no connection was made, or
     /// the request could not even be built ([`Error::Config`], [`Error::InvalidId`]: a
     /// configuration problem, nothing left this process; never in doubt). A 503 of any other
     /// shape does not prove it: a proxy may answer so after the bank took
@@ -108,7 +140,11 @@ impl Error {
     pub fn not_taken(&self) -> bool {
         matches!(
             self,
-            Error::Maintenance | Error::Connect(_) | Error::Config(_) | Error::InvalidId { .. }
+            Error::Maintenance
+                | Error::NotTaken { .. }
+                | Error::Connect(_)
+                | Error::Config(_)
+                | Error::InvalidId { .. }
         )
     }
 
@@ -131,6 +167,7 @@ impl Error {
             Error::Unauthorized { .. } => Some(401),
             Error::AccessDenied { status, .. }
             | Error::Api { status, .. }
+            | Error::NotTaken { status, .. }
             | Error::Unreadable { status, .. } => Some(*status),
             Error::SignCheck { .. } => Some(400),
             _ => None,

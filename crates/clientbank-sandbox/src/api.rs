@@ -200,10 +200,24 @@ fn too_large_message() -> String {
 /// An injected failure.
 pub(crate) fn failure(status: u16) -> Reply {
     let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    if status == StatusCode::SERVICE_UNAVAILABLE {
-        return maintenance();
+    match status {
+        StatusCode::SERVICE_UNAVAILABLE => maintenance(),
+        // A rate limit or a request not received in time: nothing acted on, and the bank
+        // says when to come back.
+        StatusCode::TOO_MANY_REQUESTS | StatusCode::REQUEST_TIMEOUT => {
+            let mut reply = error(
+                status,
+                "TooManyRequests",
+                "injected failure: try again later",
+            );
+            reply.headers_mut().insert(
+                axum::http::header::RETRY_AFTER,
+                axum::http::HeaderValue::from_static("1"),
+            );
+            reply
+        }
+        _ => error(status, "InternalError", "injected failure"),
     }
-    error(status, "InternalError", "injected failure")
 }
 
 async fn not_found() -> Reply {

@@ -200,7 +200,7 @@ pub async fn upload(
         };
         let sent = engine.send(file_id, &drop, route).await?;
         let outcome = match &sent {
-            Sent::NotTaken(why) | Sent::TokenRefused(why) | Sent::Misconfigured(why) => {
+            Sent::NotTaken { why, .. } | Sent::TokenRefused(why) | Sent::Misconfigured(why) => {
                 // Nothing of it was taken: the file is closed as not sent.
                 let rows = engine.journal.payments_of(file_id)?;
                 let not_sent: Vec<_> = rows

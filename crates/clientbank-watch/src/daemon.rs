@@ -685,12 +685,14 @@ impl Daemon {
         }
     }
 
-    fn backoff(&mut self, name: &str) -> Duration {
+    fn backoff(&mut self, name: &str, at_least: Option<Duration>) -> Duration {
         let settings = &self.engine.settings;
         let delay = match self.waiting.get(name) {
             Some((_, last)) => (*last * 2).min(settings.retry_max),
             None => settings.retry_min,
         };
+        // The bank's own `Retry-After` (429, 408) is kept, however short our backoff is.
+        let delay = at_least.map_or(delay, |after| delay.max(after));
         self.waiting
             .insert(name.to_string(), (Instant::now() + delay, delay));
         delay
@@ -772,8 +774,8 @@ impl Daemon {
             Err(e) => return self.journal_failed(name, e),
         };
         match sent {
-            Sent::NotTaken(why) => {
-                let delay = self.backoff(name);
+            Sent::NotTaken { why, retry_after } => {
+                let delay = self.backoff(name, retry_after);
                 tracing::warn!(file = %name, "the bank did not take it ({why}); it waits in processing/, next try in {delay:?}");
                 self.summary.bank_unavailable = Some(why);
                 return Ok(());
@@ -842,11 +844,12 @@ impl Daemon {
 
     /// A journal write failed (a full disk): nothing more is sent; the file waits.
     fn journal_failed(&mut self, name: &str, e: Error) -> Result<(), Error> {
-        let delay = self.backoff(name);
+        let delay = self.backoff(name, None);
         tracing::error!(
             file = %name,
-            "the journal cannot be written ({e}): nothing of the file is sent; it waits in \
-             processing/ (next try in {delay:?})"
+            "the journal cannot be written ({e}): nothing more of the file is sent (what \
+             reached the bank before stays recorded; a payment sent when the write failed is in \
+             doubt and is never sent again); it waits in processing/ (next try in {delay:?})"
         );
         self.summary
             .journal_error

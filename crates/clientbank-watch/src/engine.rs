@@ -48,9 +48,15 @@ pub use clientbank_payment::clock::today_in_moscow;
 pub enum Sent {
     /// Every payment has its answer (uploaded, refused, already, in doubt…).
     Finished,
-    /// The bank did not take the request (maintenance, no connection): try again later.
-    /// Nothing of the file is in doubt.
-    NotTaken(String),
+    /// The bank did not take the request (maintenance, no connection, too many requests):
+    /// try again later, not before `retry_after` when the bank asked for it. Nothing of the
+    /// file is in doubt.
+    NotTaken {
+        /// Why, for people.
+        why: String,
+        /// The wait the bank asked for (`Retry-After`).
+        retry_after: Option<std::time::Duration>,
+    },
     /// The bank refused the token (401): uploads stop until it changes.
     TokenRefused(String),
     /// The request could not even be made (a token that cannot be a header, an address):
@@ -355,7 +361,10 @@ impl Engine {
                 Err(e) if e.not_taken() => {
                     self.journal.set_payment(row.id, ps::PLANNED, None)?;
                     tracing::warn!(number = %row.number, "the bank did not take the payment: {e}");
-                    return Ok(Sent::NotTaken(e.to_string()));
+                    return Ok(Sent::NotTaken {
+                        why: e.to_string(),
+                        retry_after: e.retry_after(),
+                    });
                 }
                 Err(e) if e.in_doubt() => {
                     tracing::error!(number = %row.number, "payment in doubt: {e}");
@@ -546,7 +555,10 @@ impl Engine {
                 for &id in &ids {
                     self.journal.set_payment(id, ps::PLANNED, None)?;
                 }
-                return Ok(Sent::NotTaken(e.to_string()));
+                return Ok(Sent::NotTaken {
+                    why: e.to_string(),
+                    retry_after: e.retry_after(),
+                });
             }
             Err(e) if e.in_doubt() => {
                 let message = format!(

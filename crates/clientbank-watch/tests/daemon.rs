@@ -186,6 +186,44 @@ async fn a_503_storm_makes_the_file_wait_then_it_goes_through() {
     assert_no_duplicates(&bank);
 }
 
+/// Issue 17 item 6: a 429 (too many requests) or 408 (request not received in time) is the
+/// bank not taking the request: the file waits and is sent later, never rejected, nothing in
+/// doubt; the bank's `Retry-After` is kept.
+#[tokio::test]
+async fn a_429_or_408_makes_the_file_wait_not_rejected() {
+    for status in [429, 408] {
+        let bank = bank().await;
+        let dir = tempfile::tempdir().unwrap();
+        let mut daemon = open(dir.path(), settings(&bank));
+        bank.control().set_fault(Some(Fault {
+            status: Some(status),
+            ..Fault::default()
+        }));
+        put(dir.path(), "busy.json", json_drop(&[81, 82]));
+        for _ in 0..3 {
+            daemon.pass().await.unwrap();
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        assert_eq!(files(dir.path(), "processing"), ["busy.json"], "{status}");
+        assert!(files(dir.path(), "rejected").is_empty(), "{status}");
+        let why = daemon.summary.bank_unavailable.clone().unwrap();
+        assert!(
+            why.contains(&format!("({status}")) && why.contains("1 s"),
+            "{why}"
+        );
+        let rows = daemon.engine.journal.all_payments().unwrap();
+        assert!(
+            rows.iter().all(|r| r.state == payment_state::PLANNED),
+            "{status}: never sent, not in doubt: {rows:?}"
+        );
+        bank.control().set_fault(None);
+        let summary = daemon.run_once().await.unwrap();
+        assert_eq!(summary.done, ["busy.json"], "{status}: {summary:?}");
+        assert_eq!(at_bank(&bank).len(), 2);
+        assert_no_duplicates(&bank);
+    }
+}
+
 #[tokio::test]
 async fn refused_connections_are_retried_and_the_file_is_sent_once() {
     let bank = bank().await;
