@@ -841,11 +841,11 @@ async fn error_of(response: reqwest::Response) -> Error {
 const RETRY_AFTER_IN_PLACE: Duration = Duration::from_secs(30);
 
 /// The longest wait a `Retry-After` is followed for: a bank asking for more is asked again then.
-pub const RETRY_AFTER_MAX: Duration = Duration::from_secs(3600);
+pub(crate) const RETRY_AFTER_MAX: Duration = Duration::from_secs(3600);
 
 /// A `Retry-After` value (RFC 9110 §10.2.3): seconds, or an HTTP date, as a wait from `now`
 /// (at most [`RETRY_AFTER_MAX`]); `None` when it is neither.
-pub fn retry_after(value: &str, now: chrono::DateTime<chrono::Utc>) -> Option<Duration> {
+pub(crate) fn retry_after(value: &str, now: chrono::DateTime<chrono::Utc>) -> Option<Duration> {
     let value = value.trim();
     let wait = match value.parse::<u64>() {
         Ok(seconds) => Duration::from_secs(seconds),

@@ -120,6 +120,77 @@ fn usable(dir: &Path, journal: bool) -> Result<(), Error> {
     Ok(())
 }
 
+/// The folder with a journal that `file` lies in (its own folder or one above it): the folder
+/// of a `clientbank watch` whose inbox, processing/ or done/ holds it, for instance.
+pub fn journal_folder_of(file: &Path) -> Option<PathBuf> {
+    let file = fs::canonicalize(file).ok()?;
+    file.ancestors()
+        .skip(1)
+        .find(|folder| Layout::new(folder).journal().is_file())
+        .map(Path::to_path_buf)
+}
+
+/// The folder whose journal `clientbank upload FILES [--dir DIR]` records in, and whether its
+/// journal may be made. A file that lies in a folder with a journal is uploaded with that
+/// journal (and its lock: refused while a daemon works there) and no other, so a payment is
+/// never recorded in two journals and sent twice. Without `--dir`, that folder; a file in no
+/// such folder needs `--dir` (a journal is never made somewhere by itself). With `--dir`, a
+/// folder without a journal gets one.
+pub fn upload_dir(files: &[PathBuf], dir: Option<&Path>) -> Result<(PathBuf, bool), Error> {
+    let usage = |en: String, ru: String| Error::Usage(clientbank_format::Message::new(en, ru));
+    let wanted = dir.map(|d| fs::canonicalize(d).unwrap_or_else(|_| d.to_path_buf()));
+    let mut found: Option<PathBuf> = None;
+    for file in files {
+        let Some(owner) = journal_folder_of(file) else {
+            continue;
+        };
+        let (shown, folder) = (file.display(), owner.display());
+        if wanted.as_ref().is_some_and(|w| *w != owner) {
+            return Err(usage(
+                format!(
+                    "{shown} lies in {folder}, whose journal records what is sent from there: \
+                     upload it with --dir {folder} (or drop it into {folder}/inbox); nothing \
+                     was sent"
+                ),
+                format!(
+                    "{shown} лежит в {folder}, журнал которой записывает отправленное оттуда: \
+                     загрузите его с --dir {folder} (или положите в {folder}/inbox); ничего не \
+                     отправлено"
+                ),
+            ));
+        }
+        match &found {
+            Some(other) if *other != owner => {
+                let other = other.display();
+                return Err(usage(
+                    format!(
+                        "the files lie in two folders with journals ({other} and {folder}): \
+                         upload each folder's files with its --dir; nothing was sent"
+                    ),
+                    format!(
+                        "файлы лежат в двух папках с журналами ({other} и {folder}): загрузите \
+                         файлы каждой с её --dir; ничего не отправлено"
+                    ),
+                ));
+            }
+            _ => found = Some(owner),
+        }
+    }
+    match (dir, found) {
+        (Some(dir), _) => Ok((dir.to_path_buf(), true)),
+        (None, Some(owner)) => Ok((owner, false)),
+        (None, None) => Err(usage(
+            "no journal would say what was sent: give --dir DIR, the folder `clientbank watch` \
+             works on (a folder without a journal gets one); nothing was sent"
+                .into(),
+            "нет журнала, который записал бы отправленное: укажите --dir DIR, папку, с которой \
+             работает `clientbank watch` (в папке без журнала он будет создан); ничего не \
+             отправлено"
+                .into(),
+        )),
+    }
+}
+
 /// Opens the journal of DIR for `clientbank sign`, under the signing lock only: signing sends
 /// no payment, so it runs beside a daemon that uploads (the journal is shared through
 /// SQLite's own locking); two signers at once are not allowed.

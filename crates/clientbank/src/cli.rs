@@ -203,9 +203,11 @@ Examples:
         #[arg(required = true)]
         files: Vec<PathBuf>,
         /// The folder whose journal (`DIR/.clientbank/journal.sqlite`) and configuration
-        /// (`DIR/clientbank.toml`) are used.
-        #[arg(long, default_value = ".")]
-        dir: PathBuf,
+        /// (`DIR/clientbank.toml`) are used; a folder without a journal gets one. Without it,
+        /// the folder with a journal that the files lie in (a file in no such folder is
+        /// refused: a journal is never made by itself).
+        #[arg(long)]
+        dir: Option<PathBuf>,
         /// How payments go: auto (JSON payment by payment when it carries everything, else the
         /// 1C file whole), json, 1c.
         #[arg(long)]

@@ -505,6 +505,72 @@ fn upload_and_resolve_refuse_while_a_daemon_runs_on_the_folder_and_sign_runs_bes
     assert_eq!(resolve.status.code(), Some(2), "{}", text(&resolve));
 }
 
+/// Issue 17 item 2: `upload FILE` run from another folder beside a running `watch` made a
+/// journal where it ran and sent the daemon's payments a second time. A file that lies in a
+/// folder with a journal is uploaded with that journal (under its lock) or refused; without
+/// `--dir` no journal is ever made by itself.
+#[test]
+fn an_upload_uses_the_journal_of_the_folder_its_file_lies_in_or_none() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("exchange");
+    let d = dir.to_str().unwrap();
+    let elsewhere = root.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let upload = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_clientbank"))
+            .args(["--lang", "en", "upload"])
+            .args(args)
+            .current_dir(&elsewhere)
+            .env("CLIENTBANK_BASE_URL", "http://127.0.0.1:9/v1")
+            .env("CLIENTBANK_TOKEN", "cabinet-token-full-rights")
+            .env("RUST_LOG", "warn")
+            .output()
+            .unwrap()
+    };
+    let good = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/drops/payments.json");
+    // A file in no folder with a journal, without --dir: refused, nothing made.
+    let out = upload(&[good.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("give --dir DIR"), "{}", text(&out));
+    assert!(!elsewhere.join(".clientbank").exists());
+    // A daemon works on DIR; a file lies in DIR (not in its inbox).
+    let mut daemon = Command::new(env!("CARGO_BIN_EXE_clientbank"))
+        .args(["watch", d, "--sandbox"])
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while !dir.join(".clientbank/journal.sqlite").exists() {
+        assert!(started.elapsed() < Duration::from_secs(20), "never started");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    let kept = dir.join("archive");
+    std::fs::create_dir_all(&kept).unwrap();
+    let file = kept.join("payments.json");
+    std::fs::copy(&good, &file).unwrap();
+    let f = file.to_str().unwrap();
+    let beside = upload(&[f]);
+    let other = upload(&[f, "--dir", "."]);
+    let _ = Command::new("kill")
+        .args(["-TERM", &daemon.id().to_string()])
+        .status();
+    let _ = daemon.wait();
+    // DIR's journal and lock: refused while the daemon works there.
+    assert_eq!(beside.status.code(), Some(2), "{}", text(&beside));
+    assert!(text(&beside).contains("clientbank watch"), "{}", text(&beside));
+    // Another folder's journal: refused, naming the folder.
+    assert_eq!(other.status.code(), Some(2), "{}", text(&other));
+    assert!(
+        text(&other).contains("lies in") && text(&other).contains("--dir"),
+        "{}",
+        text(&other)
+    );
+    assert!(!elsewhere.join(".clientbank").exists(), "no journal made here");
+}
+
 #[test]
 fn sign_on_a_folder_that_does_not_exist_creates_nothing() {
     let root = tempfile::tempdir().unwrap();

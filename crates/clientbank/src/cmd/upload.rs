@@ -12,7 +12,7 @@ use crate::output::print_json;
 
 pub(crate) struct Args {
     pub(crate) files: Vec<PathBuf>,
-    pub(crate) dir: PathBuf,
+    pub(crate) dir: Option<PathBuf>,
     pub(crate) route: Option<Route>,
     pub(crate) in_signing: bool,
     pub(crate) json: bool,
@@ -21,7 +21,14 @@ pub(crate) struct Args {
 }
 
 pub(crate) fn run(args: &Args) -> Result<Outcome, Failure> {
-    let mut settings = match load(&args.dir, args.config.as_deref()) {
+    let (dir, create_journal) = match commands::upload_dir(&args.files, args.dir.as_deref()) {
+        Ok(found) => found,
+        Err(e) => {
+            crate::term::error(e.message().get(crate::term::lang()));
+            return Ok(error_outcome(&e));
+        }
+    };
+    let mut settings = match load(&dir, args.config.as_deref()) {
         Ok(settings) => settings,
         Err(outcome) => return Ok(outcome),
     };
@@ -32,7 +39,7 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Failure> {
     if args.in_signing {
         settings.in_signing = true;
     }
-    let mut engine = match commands::engine(&args.dir, settings, true) {
+    let mut engine = match commands::engine(&dir, settings, create_journal) {
         Ok(engine) => engine,
         Err(e) => {
             crate::term::error(e.message().get(crate::term::lang()));
