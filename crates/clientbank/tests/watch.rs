@@ -560,7 +560,11 @@ fn an_upload_uses_the_journal_of_the_folder_its_file_lies_in_or_none() {
     let _ = daemon.wait();
     // DIR's journal and lock: refused while the daemon works there.
     assert_eq!(beside.status.code(), Some(2), "{}", text(&beside));
-    assert!(text(&beside).contains("clientbank watch"), "{}", text(&beside));
+    assert!(
+        text(&beside).contains("clientbank watch"),
+        "{}",
+        text(&beside)
+    );
     // Another folder's journal: refused, naming the folder.
     assert_eq!(other.status.code(), Some(2), "{}", text(&other));
     assert!(
@@ -568,7 +572,10 @@ fn an_upload_uses_the_journal_of_the_folder_its_file_lies_in_or_none() {
         "{}",
         text(&other)
     );
-    assert!(!elsewhere.join(".clientbank").exists(), "no journal made here");
+    assert!(
+        !elsewhere.join(".clientbank").exists(),
+        "no journal made here"
+    );
 }
 
 #[test]
