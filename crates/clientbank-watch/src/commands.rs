@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use crate::daemon::open_journal;
 use crate::engine::{Begun, Engine, Sent, Verdict, content_hash};
-use crate::folders::{Layout, move_into};
+use crate::folders::{Layout, move_into, shown};
 use crate::journal::{Journal, Outcome, PaymentRow, file_state, payment_state as ps, sign_state};
 use crate::lock::{DirLock, Holder};
 use crate::{Error, drop, report};
@@ -434,7 +434,9 @@ pub fn status(dir: &Path) -> Result<Status, Error> {
         "review",
         "outbox",
     ] {
-        folders.insert(folder.to_string(), layout.files(folder));
+        let names = layout.files(folder);
+        let names = names.iter().map(|n| shown(n).into_owned()).collect();
+        folders.insert(folder.to_string(), names);
     }
     let journal_path = layout.journal();
     let mut payments = BTreeMap::new();

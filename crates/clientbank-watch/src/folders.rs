@@ -27,6 +27,20 @@ pub const FOLDERS: &[&str] = &[
 /// The suffixes of the files written beside a file: not files of their own.
 pub const SIDECARS: &[&str] = &[".report.csv", ".errors.txt", ".review.txt"];
 
+/// The longest inbox name taken, in bytes: 255 (what most file systems take) less the longest
+/// note suffix (`.report.csv`) and a suffix for a name already taken (` (99)`).
+pub const LONGEST_NAME: usize = 236;
+
+/// A file name as people are shown it: control characters (a line break, an escape) escaped,
+/// so that a name never forges a line of a listing or drives the terminal.
+pub fn shown(name: &str) -> std::borrow::Cow<'_, str> {
+    if name.chars().any(char::is_control) {
+        name.escape_debug().to_string().into()
+    } else {
+        name.into()
+    }
+}
+
 impl Layout {
     /// The layout of `root` (nothing is created).
     pub fn new(root: impl Into<PathBuf>) -> Layout {
@@ -312,8 +326,26 @@ pub fn ignored_entry(entry: &fs::DirEntry) -> Option<(String, &'static str)> {
     // escaped, never taken.
     if text.chars().any(char::is_control) {
         return Some((
-            text.escape_debug().to_string(),
+            shown(text).into_owned(),
             "a file whose name holds control characters (rename it)",
+        ));
+    }
+    // A name of clientbank's own notes would be taken for the notes of another file, and never
+    // shown as a file of its own.
+    if SIDECARS.iter().any(|s| text.ends_with(s)) {
+        return Some((
+            text.to_string(),
+            "a name clientbank gives its notes beside a file (….report.csv, ….errors.txt, \
+             ….review.txt): rename it",
+        ));
+    }
+    // Its notes (`NAME.report.csv`, and `NAME (2).report.csv` when the name is taken) must fit
+    // in a name the file system takes (255 bytes on most).
+    if text.len() > LONGEST_NAME {
+        return Some((
+            text.to_string(),
+            "a name too long for the notes written beside it (at most 236 bytes): rename it \
+             shorter",
         ));
     }
     let file_type = entry.file_type().ok()?;

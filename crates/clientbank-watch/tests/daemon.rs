@@ -590,3 +590,43 @@ async fn a_changed_configuration_lifts_a_refused_token() {
     assert!(summary.token_refused.is_none());
     assert_eq!(at_bank(&bank).len(), 1);
 }
+
+/// Issue 17 items 7 and 8: an inbox file named as clientbank's own notes (`*.errors.txt`,
+/// `*.review.txt`, `*.report.csv`) or too long for the notes beside it was claimed and never
+/// left processing/; now it stays in the inbox, said as ignored. `status` shows names with
+/// control characters escaped, never raw.
+#[tokio::test]
+async fn names_the_daemon_cannot_keep_notes_for_stay_in_the_inbox_and_are_said() {
+    let bank = bank().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut daemon = open(dir.path(), settings(&bank));
+    let long = format!("{}.json", "п".repeat(120));
+    assert!(long.len() > 236 && long.len() <= 255);
+    for name in [
+        "a.errors.txt",
+        "b.review.txt",
+        "c.report.csv",
+        long.as_str(),
+    ] {
+        put(dir.path(), name, json_drop(&[91]));
+    }
+    put(dir.path(), "fine.json", json_drop(&[92]));
+    let summary = daemon.run_once().await.unwrap();
+    assert_eq!(summary.done, ["fine.json"], "{summary:?}");
+    assert!(files(dir.path(), "processing").is_empty());
+    assert_eq!(at_bank(&bank).len(), 1);
+    let status = commands::status(dir.path()).unwrap();
+    assert_eq!(status.ignored.len(), 4, "{:?}", status.ignored);
+    assert!(
+        status
+            .ignored
+            .iter()
+            .any(|i| i.starts_with("a.errors.txt (a name clientbank gives"))
+    );
+    assert!(status.ignored.iter().any(|i| i.contains("too long")));
+    // A name with a line break and an escape, put in processing/ by hand.
+    std::fs::write(dir.path().join("processing/x\n\u{1b}[31m.json"), b"[]").unwrap();
+    let status = commands::status(dir.path()).unwrap();
+    let listed = &status.folders["processing"];
+    assert_eq!(listed, &["x\\n\\u{1b}[31m.json"], "{listed:?}");
+}
