@@ -495,11 +495,45 @@ pub fn status(dir: &Path) -> Result<Status, Error> {
     })
 }
 
-/// `clientbank resolve DIR FILE --sent|--not-sent`: a person settles a file of review/. With
-/// `sent`, its doubtful payments count as at the bank (ids unknown): the file goes to done/,
-/// or back to the inbox when some of its payments were never sent. With `!sent`, they count
-/// as not at the bank: the file goes back to the inbox and they are sent once.
+/// What a person says of the payments in doubt of a file of review/ (`clientbank resolve`):
+/// the numbers of those at the bank and of those not at the bank; an empty list is every
+/// payment in doubt (not named on the other side).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Settlement {
+    /// `--sent [N…]`.
+    pub sent: Option<Vec<String>>,
+    /// `--not-sent [N…]`.
+    pub not_sent: Option<Vec<String>>,
+}
+
+/// `clientbank resolve DIR FILE --sent|--not-sent`: every payment in doubt at the bank, or none
+/// ([`settle`] says it payment by payment).
 pub fn resolve(dir: &Path, file: &str, sent: bool) -> Result<String, Error> {
+    let all = Some(Vec::new());
+    let settlement = if sent {
+        Settlement {
+            sent: all,
+            not_sent: None,
+        }
+    } else {
+        Settlement {
+            sent: None,
+            not_sent: all,
+        }
+    };
+    settle(dir, file, &settlement)
+}
+
+/// `clientbank resolve DIR FILE [--sent [N…]] [--not-sent [N…]]`: a person settles the payments
+/// in doubt of a file of review/, payment by payment (by document number), as the bank's
+/// cabinet or history shows them. A payment said at the bank is recorded uploaded (id unknown),
+/// one said not at the bank is sent once; one not named stays in doubt, and the file stays in
+/// review/ until each is settled. Then the file goes to done/ when all its payments are at the
+/// bank, else back to the inbox, where what is at the bank is not sent again and the rest is
+/// sent once. A file whose content is not what the journal recorded (replaced while it was
+/// sent) goes back to the inbox whatever is said: its payments the journal does not know were
+/// never sent.
+pub fn settle(dir: &Path, file: &str, settlement: &Settlement) -> Result<String, Error> {
     let _lock = open_dir(dir, false)?;
     let layout = Layout::new(dir);
     let name = Path::new(file)
@@ -528,32 +562,48 @@ pub fn resolve(dir: &Path, file: &str, sent: bool) -> Result<String, Error> {
         .iter()
         .filter(|r| r.state == ps::DOUBT || r.state == ps::SENDING)
         .collect();
-    let outcome = |state: &'static str, message: &str| Outcome {
-        state,
-        message: Some(message.to_string()),
-        ..Outcome::default()
-    };
-    let results: Vec<_> = doubtful
+    let decisions = decide(&doubtful, settlement)?;
+    let results: Vec<_> = decisions
         .iter()
-        .map(|r| {
-            (
-                r.id,
-                if sent {
-                    outcome(
-                        ps::UPLOADED,
-                        "at the bank, a person said (clientbank resolve --sent); its id is not \
-                         known: sign it in the bank's cabinet",
-                    )
-                } else {
-                    outcome(
-                        ps::NOT_SENT,
-                        "not at the bank, a person said (clientbank resolve --not-sent)",
-                    )
-                },
-            )
+        .map(|&(id, sent)| {
+            let (state, message) = if sent {
+                (
+                    ps::UPLOADED,
+                    "at the bank, a person said (clientbank resolve --sent); its id is not \
+                     known: sign it in the bank's cabinet",
+                )
+            } else {
+                (
+                    ps::NOT_SENT,
+                    "not at the bank, a person said (clientbank resolve --not-sent)",
+                )
+            };
+            let outcome = Outcome {
+                state,
+                message: Some(message.to_string()),
+                ..Outcome::default()
+            };
+            (id, outcome)
         })
         .collect();
     journal.record(&results, &[])?;
+    let (at_bank, not_at_bank) = (
+        decisions.iter().filter(|d| d.1).count(),
+        decisions.iter().filter(|d| !d.1).count(),
+    );
+    let said = format!("{at_bank} payment(s) marked at the bank, {not_at_bank} not sent");
+    let left: Vec<&str> = doubtful
+        .iter()
+        .filter(|r| !decisions.iter().any(|d| d.0 == r.id))
+        .map(|r| r.number.as_str())
+        .collect();
+    if !left.is_empty() {
+        return Ok(format!(
+            "{name}: {said}; still in doubt: {} — the file stays in review/ until each is \
+             settled (`clientbank resolve … --sent N` or `--not-sent N`)",
+            left.join(", ")
+        ));
+    }
     journal.close_planned(
         row.id,
         "not sent: the file went to review/ before this payment was sent",
@@ -565,8 +615,11 @@ pub fn resolve(dir: &Path, file: &str, sent: bool) -> Result<String, Error> {
             ps::PLANNED | ps::NOT_SENT | ps::HELD | ps::QUEUED
         )
     });
+    let changed = fs::read(&path)
+        .map(|bytes| crate::engine::content_hash(&bytes) != row.hash)
+        .map_err(|e| Error::Io(format!("cannot read {place}: {e}")))?;
     let review_note = layout.folder("review").join(format!("{name}.review.txt"));
-    if unsent || !sent {
+    if unsent || changed {
         let moved = move_into(&path, &layout.folder("inbox"), &name)
             .map_err(|e| Error::Io(format!("cannot move {place} to the inbox: {e}")))?;
         journal.set_file(
@@ -576,11 +629,15 @@ pub fn resolve(dir: &Path, file: &str, sent: bool) -> Result<String, Error> {
             Some(&format!("back to the inbox as {moved} by a person")),
         )?;
         let _ = fs::remove_file(&review_note);
+        let why = if changed {
+            "the file is not what was recorded when it was sent (it was replaced): it is read \
+             anew from the inbox, where payments already at the bank are not sent again and \
+             the others are sent once"
+        } else {
+            "payments already at the bank are not sent again, the others are sent once"
+        };
         Ok(format!(
-            "{name}: {} payment(s) marked {}; the file is back in the inbox as inbox/{moved}: \
-             payments already at the bank are not sent again, the others are sent once",
-            results.len(),
-            if sent { "at the bank" } else { "not sent" }
+            "{name}: {said}; the file is back in the inbox as inbox/{moved}: {why}"
         ))
     } else {
         let moved = move_into(&path, &layout.folder("done"), &name)
@@ -593,9 +650,75 @@ pub fn resolve(dir: &Path, file: &str, sent: bool) -> Result<String, Error> {
         )
         .map_err(|e| Error::Io(format!("cannot write the report of {done}: {e}")))?;
         let _ = fs::remove_file(&review_note);
-        Ok(format!(
-            "{name}: {} payment(s) marked at the bank; the file is in done/{moved}",
-            results.len()
-        ))
+        Ok(format!("{name}: {said}; the file is in done/{moved}"))
     }
+}
+
+/// Which payments in doubt a [`Settlement`] says are at the bank (`true`) or not (`false`), by
+/// row id. A number that is not of a payment in doubt, named twice, or shared by two payments
+/// in doubt is refused with the numbers that are.
+fn decide(doubtful: &[&PaymentRow], settlement: &Settlement) -> Result<Vec<(i64, bool)>, Error> {
+    let numbers: Vec<&str> = doubtful.iter().map(|r| r.number.as_str()).collect();
+    let listed = if numbers.is_empty() {
+        "none".to_string()
+    } else {
+        numbers.join(", ")
+    };
+    let usage = |en: String, ru: String| Error::Usage(clientbank_format::Message::new(en, ru));
+    let named = |list: &Option<Vec<String>>| -> Vec<String> {
+        list.iter()
+            .flatten()
+            .map(|n| drop::normalise_number(n))
+            .collect()
+    };
+    let (sent, not_sent) = (named(&settlement.sent), named(&settlement.not_sent));
+    for number in sent.iter().chain(&not_sent) {
+        let count = doubtful.iter().filter(|r| r.number == *number).count();
+        if count != 1 {
+            let why = if count == 0 {
+                "is not a payment in doubt"
+            } else {
+                "is the number of several payments in doubt"
+            };
+            let why_ru = if count == 0 {
+                "не номер платежа под сомнением"
+            } else {
+                "номер нескольких платежей под сомнением"
+            };
+            return Err(usage(
+                format!("{number} {why}; in doubt: {listed}"),
+                format!("{number} — {why_ru}; под сомнением: {listed}"),
+            ));
+        }
+    }
+    if let Some(both) = sent.iter().find(|n| not_sent.contains(n)) {
+        return Err(usage(
+            format!("{both} is named both --sent and --not-sent"),
+            format!("{both} указан и в --sent, и в --not-sent"),
+        ));
+    }
+    // An empty list: every payment in doubt not named on the other side.
+    let all_sent = settlement.sent.as_ref().is_some_and(Vec::is_empty);
+    let all_not_sent = settlement.not_sent.as_ref().is_some_and(Vec::is_empty);
+    if all_sent && all_not_sent {
+        return Err(usage(
+            "--sent and --not-sent cannot both stand for every payment: name the numbers of one"
+                .into(),
+            "--sent и --not-sent не могут оба означать все платежи: назовите номера одного из них"
+                .into(),
+        ));
+    }
+    Ok(doubtful
+        .iter()
+        .filter_map(|r| {
+            let n = &r.number;
+            if sent.contains(n) || (all_sent && !not_sent.contains(n)) {
+                Some((r.id, true))
+            } else if not_sent.contains(n) || (all_not_sent && !sent.contains(n)) {
+                Some((r.id, false))
+            } else {
+                None
+            }
+        })
+        .collect())
 }

@@ -536,20 +536,8 @@ impl Engine {
                     .record(&all(ps::REFUSED, message, Some(result.raw.clone())), &[])?;
             }
             Ok(result) => {
-                let message = format!(
-                    "the bank created {} of {} payment(s) (ids {}){}: which ones cannot be \
-                     told for sure",
-                    result.created().len(),
-                    todo.len(),
-                    result.created().join(", "),
-                    if result.errors.is_empty() {
-                        String::new()
-                    } else {
-                        format!("; refused: {}", result.errors.join("; "))
-                    }
-                );
-                self.journal
-                    .record(&all(ps::DOUBT, message, Some(result.raw.clone())), &[])?;
+                let results = partly_created(todo, drop, &result);
+                self.journal.record(&results, &[])?;
             }
             Err(e) if e.not_taken() => {
                 for &id in &ids {
@@ -779,6 +767,113 @@ fn set_up_problem(e: &clientbank_api::Error) -> Option<Sent> {
     }
 }
 
+/// The payments of a 1C file the bank took in part, each as the answer says: one a refusal
+/// names (by its `№ N`, or the `строка L` of its section) is refused with that reason; when
+/// every refusal names its payment and the ids are as many as the payments left, those are
+/// created, the ids in the file's order (as for a file taken whole); otherwise they are in
+/// doubt, the ids the bank gave named, for a person to settle payment by payment
+/// (`clientbank resolve … --sent N --not-sent N`).
+fn partly_created(
+    todo: &[crate::journal::PaymentRow],
+    drop: &Drop,
+    result: &clientbank_api::UploadResult,
+) -> Vec<(i64, Outcome)> {
+    let mut refused: Vec<Option<&str>> = vec![None; todo.len()];
+    let mut unplaced = Vec::new();
+    for error in &result.errors {
+        match refused_payment(error, todo, drop) {
+            Some(at) => refused[at] = Some(error),
+            None => unplaced.push(error.as_str()),
+        }
+    }
+    let left = refused.iter().filter(|r| r.is_none()).count();
+    let created = result.created();
+    let told = unplaced.is_empty() && created.len() == left;
+    let mut ids = created.iter();
+    let answer = Some(result.raw.clone());
+    todo.iter()
+        .zip(&refused)
+        .map(|(row, refusal)| {
+            let outcome = match refusal {
+                Some(reason) => Outcome {
+                    state: ps::REFUSED,
+                    message: Some(format!("refused by the bank: {reason}")),
+                    answer: answer.clone(),
+                    ..Outcome::default()
+                },
+                None if told => Outcome {
+                    state: ps::UPLOADED,
+                    bank_id: ids.next().map(|id| id.to_string()),
+                    sign: Some(sign_state::DRAFT),
+                    answer: answer.clone(),
+                    message: Some("a draft (1C upload): sign it in the bank's cabinet".into()),
+                },
+                None => Outcome {
+                    state: ps::DOUBT,
+                    answer: answer.clone(),
+                    message: Some(format!(
+                        "the bank created {} of the file's payments (ids {}) and its answer \
+                         does not say which{}: see this one in the bank's cabinet",
+                        created.len(),
+                        created.join(", "),
+                        if unplaced.is_empty() {
+                            String::new()
+                        } else {
+                            format!("; it said: {}", unplaced.join("; "))
+                        }
+                    )),
+                    ..Outcome::default()
+                },
+            };
+            (row.id, outcome)
+        })
+        .collect()
+}
+
+/// Which of `todo` (by index) a refusal of a 1C upload names: the one payment whose number
+/// follows `№`, or whose section starts at the line after `строка`.
+fn refused_payment(error: &str, todo: &[crate::journal::PaymentRow], drop: &Drop) -> Option<usize> {
+    let after = |mark: &str| {
+        error.find(mark).map(|at| {
+            error[at + mark.len()..]
+                .trim_start()
+                .split(|c: char| c.is_whitespace() || matches!(c, ',' | ')' | ':' | ';'))
+                .next()
+                .unwrap_or("")
+                .to_string()
+        })
+    };
+    let one = |found: Vec<usize>| <[usize; 1]>::try_from(found).ok().map(|[at]| at);
+    let by_number = after("№")
+        .map(|n| crate::drop::normalise_number(&n))
+        .and_then(|n| {
+            one(todo
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| r.number == n)
+                .map(|(at, _)| at)
+                .collect())
+        });
+    let by_line = after("строка")
+        .and_then(|l| l.parse::<u32>().ok())
+        .and_then(|line| {
+            one(todo
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| {
+                    drop.payments
+                        .get(r.position as usize)
+                        .is_some_and(|p| p.line == Some(line))
+                })
+                .map(|(at, _)| at)
+                .collect())
+        });
+    match (by_number, by_line) {
+        (Some(a), Some(b)) if a != b => None,
+        (a, b) => a.or(b),
+    }
+}
+
 /// What one signature of [`Engine::sign_batch`] came to.
 enum Batch {
     /// The bank answered for the batch as a whole.
@@ -849,5 +944,85 @@ impl Engine {
         } else {
             Verdict::Done
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::journal::PaymentRow;
+
+    fn row(id: i64, number: &str) -> PaymentRow {
+        PaymentRow {
+            id,
+            file_id: 1,
+            position: id - 1,
+            identity: number.into(),
+            payer_account: String::new(),
+            number: number.into(),
+            date: String::new(),
+            sum: String::new(),
+            recipient: String::new(),
+            recipient_account: String::new(),
+            company: None,
+            state: ps::SENDING.into(),
+            bank_id: None,
+            sign: None,
+            answer: None,
+            message: None,
+            uploaded_at: None,
+        }
+    }
+
+    fn drop() -> Drop {
+        Drop {
+            kind: crate::drop::Kind::OneC,
+            errors_text: String::new(),
+            has_errors: false,
+            errors: 0,
+            warnings: 0,
+            payments: Vec::new(),
+            document_1c: None,
+        }
+    }
+
+    fn states(answer: &str) -> Vec<(&'static str, Option<String>)> {
+        let todo = [row(1, "7"), row(2, "8"), row(3, "9")];
+        let result = clientbank_api::UploadResult::from_answer(answer.as_bytes()).unwrap();
+        partly_created(&todo, &drop(), &result)
+            .into_iter()
+            .map(|(_, o)| (o.state, o.bank_id))
+            .collect()
+    }
+
+    /// The answer names the refused payment: the others are created, ids in the file's order.
+    #[test]
+    fn a_refusal_that_names_its_payment_settles_each() {
+        let named = r#"{"ids": ["a", "b"], "totalLoaded": 2,
+            "errors": ["документ 2 (№ 8, строка 40): нет доступа к счёту"]}"#;
+        assert_eq!(
+            states(named),
+            [
+                (ps::UPLOADED, Some("a".into())),
+                (ps::REFUSED, None),
+                (ps::UPLOADED, Some("b".into())),
+            ]
+        );
+    }
+
+    /// A refusal that names no payment of the file, or ids that do not add up: who was created
+    /// cannot be told, so the payments not named are in doubt (never guessed).
+    #[test]
+    fn an_answer_that_does_not_say_which_leaves_the_rest_in_doubt() {
+        let unnamed = r#"{"ids": ["a", "b"], "totalLoaded": 2, "errors": ["one refused"]}"#;
+        assert!(states(unnamed).iter().all(|s| *s == (ps::DOUBT, None)));
+        let short = r#"{"ids": ["a"], "totalLoaded": 1, "errors": ["№ 8: refused"]}"#;
+        assert_eq!(
+            states(short),
+            [(ps::DOUBT, None), (ps::REFUSED, None), (ps::DOUBT, None)]
+        );
+        // A number shared by two payments names neither.
+        let todo = [row(1, "7"), row(2, "7")];
+        assert_eq!(refused_payment("№ 7: refused", &todo, &drop()), None);
     }
 }

@@ -233,3 +233,107 @@ async fn a_deleted_lock_stops_the_daemon_before_a_second_one_can_share_the_folde
     std::fs::write(&lock, b"").unwrap();
     assert!(matches!(third.pass().await, Err(Error::Busy(_))));
 }
+
+/// Issue 17 item 1: a 1C file the bank takes in part (its third payment's payer account is not
+/// the token's) went wholly to doubt, and `resolve` settled it on one word: twice or never.
+/// Now each payment is recorded as the answer says: two created with their ids, the third
+/// refused with the bank's reason; the file is rejected with its report; a corrected drop of
+/// the third sends it once, and the first two are never sent again.
+#[tokio::test]
+async fn a_1c_file_the_bank_takes_in_part_is_recorded_payment_by_payment() {
+    let bank = bank().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut daemon = open(dir.path(), settings(&bank));
+    // Priority 3 is not carried by JSON: the file goes whole through /operation-upload/1c.
+    let drop = onec_drop_from(&[(121, ROMASHKA), (122, ROMASHKA), (123, OTHER_USER)], 3);
+    put(dir.path(), "part.txt", drop);
+    let summary = daemon.run_once().await.unwrap();
+    assert_eq!(summary.rejected, ["part.txt"], "{summary:?}");
+    assert_eq!(at_bank(&bank).len(), 2);
+    let rows = daemon.engine.journal.all_payments().unwrap();
+    let state = |n: &str| {
+        let row = rows.iter().find(|r| r.number == n).unwrap();
+        (row.state.clone(), row.bank_id.is_some())
+    };
+    assert_eq!(state("121"), (payment_state::UPLOADED.to_string(), true));
+    assert_eq!(state("122"), (payment_state::UPLOADED.to_string(), true));
+    assert_eq!(state("123"), (payment_state::REFUSED.to_string(), false));
+    let report = read(dir.path(), "rejected", "part.txt.report.csv");
+    assert!(report.contains("121") && report.contains("123"), "{report}");
+    // The ids recorded are the bank's ids of those numbers.
+    let by_number: std::collections::HashMap<_, _> = bank
+        .control()
+        .payments()
+        .into_iter()
+        .map(|p| (p.number.unwrap_or_default(), p.id))
+        .collect();
+    for row in rows.iter().filter(|r| r.bank_id.is_some()) {
+        assert_eq!(row.bank_id.as_ref(), by_number.get(&row.number), "{row:?}");
+    }
+    // The third, corrected, alone: sent once; the others never again.
+    put(dir.path(), "third.txt", onec_drop(&[123], 3));
+    let summary = daemon.run_once().await.unwrap();
+    assert_eq!(summary.done, ["third.txt"], "{summary:?}");
+    assert_eq!(at_bank(&bank).len(), 3);
+    assert_no_duplicates(&bank);
+}
+
+/// Issue 17 items 1 and 3: `resolve` settles payment by payment; a file replaced while it was
+/// being sent is read anew from the inbox (its unknown payments were never sent), and its
+/// report never lists payments that are not in it.
+#[tokio::test]
+async fn resolve_settles_payment_by_payment_and_a_replaced_file_goes_back_whole() {
+    let bank = bank().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut daemon = open(dir.path(), settings(&bank));
+    daemon.engine.companies().await.unwrap();
+    // The payment sent, its answer lost after the bank acted.
+    bank.control().set_fault(Some(clientbank_sandbox::Fault {
+        drop: Some(clientbank_sandbox::DropConnection::AfterActing),
+        times: Some(1),
+        ..Default::default()
+    }));
+    put(dir.path(), "lost.json", json_drop(&[131]));
+    let summary = daemon.run_once().await.unwrap();
+    assert_eq!(summary.review, ["lost.json"], "{summary:?}");
+    drop(daemon);
+    // A number not in doubt, or named on both sides, is refused with the numbers in doubt.
+    let both = commands::Settlement {
+        sent: Some(vec!["131".into()]),
+        not_sent: Some(vec!["131".into()]),
+    };
+    let e = commands::settle(dir.path(), "lost.json", &both).unwrap_err();
+    assert!(e.to_string().contains("both"), "{e}");
+    let wrong = commands::Settlement {
+        sent: Some(vec!["999".into()]),
+        not_sent: None,
+    };
+    let e = commands::settle(dir.path(), "lost.json", &wrong).unwrap_err();
+    assert!(e.to_string().contains("in doubt: 131"), "{e}");
+    // The file is replaced in review/ by other payments before it is settled.
+    std::fs::write(dir.path().join("review/lost.json"), json_drop(&[132, 133])).unwrap();
+    let said = commands::settle(
+        dir.path(),
+        "lost.json",
+        &commands::Settlement {
+            sent: Some(vec!["131".into()]),
+            not_sent: None,
+        },
+    )
+    .unwrap();
+    assert!(
+        said.contains("back in the inbox") && said.contains("replaced"),
+        "{said}"
+    );
+    let mut daemon = open(dir.path(), settings(&bank));
+    let summary = daemon.run_once().await.unwrap();
+    assert_eq!(summary.done, ["lost.json"], "{summary:?}");
+    // 131 once (the lost answer's), 132 and 133 once each.
+    assert_eq!(at_bank(&bank).len(), 3);
+    assert_no_duplicates(&bank);
+    let report = read(dir.path(), "done", "lost.json.report.csv");
+    assert!(
+        !report.contains("131"),
+        "the report is of the file as it is: {report}"
+    );
+}

@@ -353,27 +353,27 @@ Examples:
         #[arg(long)]
         json: bool,
     },
-    /// Settle a file of review/: its doubtful payments are at the bank (--sent) or not
-    /// (--not-sent: the file goes back to the inbox and they are sent once).
+    /// Settle a file of review/, payment by payment: the payments in doubt that are at the bank
+    /// (--sent) and those that are not (--not-sent: sent once, from the inbox), by document
+    /// number; a flag without numbers stands for every payment in doubt not named on the
+    /// other side. Look each up in the bank's cabinet or history first.
     #[command(after_help = "\
 Examples:
-  clientbank resolve exchange 1c_to_kl.txt --sent       the payments in doubt are at the bank
-  clientbank resolve exchange 1c_to_kl.txt --not-sent   back to the inbox, sent once")]
+  clientbank resolve exchange 1c_to_kl.txt --sent                 every payment in doubt is at the bank
+  clientbank resolve exchange 1c_to_kl.txt --not-sent             none is: back to the inbox, sent once
+  clientbank resolve exchange 1c_to_kl.txt --sent 301 302 --not-sent 303
+                                                                  301 and 302 are at the bank, 303 is not")]
     Resolve {
         /// The exchange folder.
         dir: PathBuf,
         /// The file's name in review/.
         file: String,
-        /// The payments in doubt are at the bank.
-        #[arg(
-            long,
-            conflicts_with = "not_sent",
-            required_unless_present = "not_sent"
-        )]
-        sent: bool,
-        /// The payments in doubt are not at the bank.
-        #[arg(long)]
-        not_sent: bool,
+        /// These payments in doubt (document numbers; none: all) are at the bank.
+        #[arg(long, num_args = 0.., value_name = "N", required_unless_present = "not_sent")]
+        sent: Option<Vec<String>>,
+        /// These payments in doubt (document numbers; none: all) are not at the bank.
+        #[arg(long, num_args = 0.., value_name = "N")]
+        not_sent: Option<Vec<String>>,
     },
     /// Sign in to the bank (OAuth): prints (and on a desktop opens) the bank's sign-in address,
     /// catches the redirect on the loopback listener of `[app] redirect_uri`, exchanges the

@@ -94,17 +94,23 @@ pub fn json_drop(numbers: &[u32]) -> String {
 /// A 1C drop (CP1251) of ordinary payments from Ромашка numbered `numbers`; `priority` other
 /// than 5 is something the JSON cannot carry (the file then goes whole through the 1C route).
 pub fn onec_drop(numbers: &[u32], priority: u32) -> Vec<u8> {
+    let payments: Vec<(u32, &str)> = numbers.iter().map(|n| (*n, ROMASHKA)).collect();
+    onec_drop_from(&payments, priority)
+}
+
+/// [`onec_drop`] with each payment's payer account: `(number, account)`.
+pub fn onec_drop_from(payments: &[(u32, &str)], priority: u32) -> Vec<u8> {
     let date = today();
     let mut text = format!(
         "1CClientBankExchange\r\nВерсияФормата=1.03\r\nКодировка=Windows\r\nОтправитель=Бухгалтерия\r\n\
          Получатель=\r\nДатаСоздания={date}\r\nВремяСоздания=10:00:00\r\nДатаНачала={date}\r\n\
          ДатаКонца={date}\r\nРасчСчет={ROMASHKA}\r\nДокумент=Платежное поручение\r\n"
     );
-    for n in numbers {
+    for (n, payer) in payments {
         text.push_str(&format!(
             "СекцияДокумент=Платежное поручение\r\nНомер={n}\r\nДата={date}\r\nСумма={sum}.00\r\n\
-             ПлательщикСчет={ROMASHKA}\r\nПлательщик=ООО \"Ромашка\"\r\nПлательщикИНН=7701234560\r\n\
-             Плательщик1=ООО \"Ромашка\"\r\nПлательщикРасчСчет={ROMASHKA}\r\nПлательщикБанк1=ПАО СБЕРБАНК\r\n\
+             ПлательщикСчет={payer}\r\nПлательщик=ООО \"Ромашка\"\r\nПлательщикИНН=7701234560\r\n\
+             Плательщик1=ООО \"Ромашка\"\r\nПлательщикРасчСчет={payer}\r\nПлательщикБанк1=ПАО СБЕРБАНК\r\n\
              ПлательщикБанк2=г. Москва\r\nПлательщикБИК=044525225\r\nПлательщикКорсчет=30101810400000000225\r\n\
              ПолучательСчет=40702810210000054321\r\nПолучатель=ООО \"Лютик\"\r\nПолучательИНН=5009876546\r\n\
              Получатель1=ООО \"Лютик\"\r\nПолучательРасчСчет=40702810210000054321\r\nПолучательБанк1=АО \"ТБАНК\"\r\n\

@@ -131,8 +131,12 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome, Failure> {
             dir,
             file,
             sent,
-            not_sent: _,
-        } => resolve::run(&dir, &file, sent),
+            not_sent,
+        } => resolve::run(
+            &dir,
+            &file,
+            &clientbank_watch::commands::Settlement { sent, not_sent },
+        ),
         Command::Login {
             bank,
             no_browser,

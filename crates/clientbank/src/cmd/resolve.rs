@@ -1,4 +1,4 @@
-//! `clientbank resolve DIR FILE --sent|--not-sent`.
+//! `clientbank resolve DIR FILE [--sent [N…]] [--not-sent [N…]]`.
 
 use std::path::Path;
 
@@ -7,8 +7,12 @@ use clientbank_watch::commands;
 use super::watch::error_outcome;
 use crate::exit::{Failure, Outcome};
 
-pub(crate) fn run(dir: &Path, file: &str, sent: bool) -> Result<Outcome, Failure> {
-    match commands::resolve(dir, file, sent) {
+pub(crate) fn run(
+    dir: &Path,
+    file: &str,
+    settlement: &commands::Settlement,
+) -> Result<Outcome, Failure> {
+    match commands::settle(dir, file, settlement) {
         Ok(message) => {
             println!("{message}");
             Ok(Outcome::Clean)
