@@ -4,8 +4,10 @@
 //! [`Batch::read`] takes the bytes and a [`Context`] (the day the date rules count from). It
 //! recognises JSON by its first character `{` or `[` (after spaces and a UTF-8 byte order
 //! mark); anything else is read as a 1C file. A file with account sections is a statement:
-//! its documents are the bank's history, so their dates are not checked against today and
-//! what the upload could not carry is not reported about them.
+//! its documents are the bank's history, so their dates are not checked against today, what
+//! the upload could not carry is not reported about them, and of the payment rules only those
+//! about the data itself apply ([`crate::in_statement`]: formats, check digits and keys, dates
+//! and sums, in the file's own encoding), not the advice for a payment being prepared.
 //!
 //! The payments are produced one at a time by [`Batch::items`]: each [`Item`] is a document
 //! of the 1C file or an element of the JSON array, with its payment, its upload request, its
@@ -183,23 +185,27 @@ impl Batch {
                 }
             }
         };
-        let context = match &source {
+        let (context, encoding) = match &source {
+            // The bank's record is checked in the encoding it was written in: whether 1C can
+            // write it again is no question about a statement.
             Source::OneC {
-                statement: true, ..
-            } => Context::statement(),
-            _ => *context,
+                statement: true,
+                parsed,
+            } => (Context::statement(), parsed.tree.encoding()),
+            _ => (*context, Encoding::Cp1251),
         };
         Ok(Batch {
             source,
             context,
-            encoding: Encoding::Cp1251,
+            encoding,
             strict: false,
             covered: OnceCell::new(),
         })
     }
 
     /// The characters of every payment are checked against `encoding` (the encoding of the 1C
-    /// file they are or will be written in; CP1251 unless said otherwise).
+    /// file they are or will be written in; CP1251 unless said otherwise, a statement's own
+    /// encoding for a statement).
     pub fn with_encoding(mut self, encoding: Encoding) -> Batch {
         self.encoding = encoding;
         self.covered = OnceCell::new();

@@ -46,4 +46,6 @@ pub use finding::{Field, Lines};
 pub use json::{PaymentJson, UploadRequest};
 pub use payment::{AccountHolder, Bank, Budget, Kind, Payment, ThirdParty, enp};
 pub use rust_decimal::Decimal;
-pub use validate::{Context, MAX_NAME, MAX_PURPOSE, VALID_DAYS, validate, validate_in};
+pub use validate::{
+    Context, MAX_NAME, MAX_PURPOSE, VALID_DAYS, in_statement, validate, validate_in,
+};

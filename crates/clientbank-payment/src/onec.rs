@@ -334,6 +334,9 @@ pub fn from_document(document: &Document) -> (Payment, Vec<Diagnostic>) {
         (!lines.is_empty()).then(|| lines.join(" "))
     });
     let budget = &document.budget;
+    // A budget payment has field 101 or a value in 104–109; `0`, `..`, `00.00.0000` (nothing
+    // but zeros, dots, dashes and spaces) are no value, so an ordinary payment that a bank
+    // writes with `ПоказательДаты=..` stays ordinary, and its field 109 is not checked.
     let has_budget = budget.payer_status.is_some()
         || [
             &budget.kbk,
@@ -344,7 +347,7 @@ pub fn from_document(document: &Document) -> (Payment, Vec<Diagnostic>) {
             &budget.date,
         ]
         .into_iter()
-        .any(|v| v.as_deref().is_some_and(|v| v != "0"));
+        .any(|v| v.as_deref().is_some_and(|v| !is_no_value(v)));
     let mut payment = Payment {
         number: document.number.clone(),
         date: document.date,
@@ -379,6 +382,12 @@ pub fn from_document(document: &Document) -> (Payment, Vec<Diagnostic>) {
         payment.budget = Some(budget.clone());
     }
     (payment, findings)
+}
+
+/// A budget field's value that says nothing: empty, or only zeros, dots, dashes and spaces
+/// (`0`, `..`, `00.00.0000`, `-`).
+fn is_no_value(value: &str) -> bool {
+    value.chars().all(|c| matches!(c, '0' | '.' | '-' | ' '))
 }
 
 /// One side of a payment order as an account holder.
@@ -526,6 +535,35 @@ pub fn to_exchange(payments: &[Payment], encoding: Encoding) -> (Exchange, Vec<D
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn budget_fields_without_a_value_do_not_make_a_budget_payment() {
+        let order = |fields: &str| {
+            let text = format!(
+                "1CClientBankExchange\nВерсияФормата=1.03\nСекцияДокумент=Платежное поручение\n\
+                 Номер=1\n{fields}КонецДокумента\nКонецФайла\n"
+            );
+            let parsed = clientbank_format::parse(text.as_bytes()).unwrap();
+            from_section(0, &parsed.tree.documents().next().unwrap()).payment
+        };
+        // What banks write in ordinary payments: no value, the payment stays ordinary and its
+        // field 109 is not a budget document's date.
+        for fields in [
+            "ПоказательДаты=..\n",
+            "ПоказательДаты=00.00.0000\nПоказательНомера=0\nПоказательПериода=0\n",
+            "ПоказательДаты=\nСтатусСоставителя=\n",
+        ] {
+            assert_eq!(order(fields).kind(), crate::Kind::Ordinary, "{fields}");
+        }
+        // A value, or field 101, makes one.
+        for fields in [
+            "ПоказательДаты=01.02.2024\n",
+            "СтатусСоставителя=01\n",
+            "ПоказательКБК=18201061201010000510\n",
+        ] {
+            assert_eq!(order(fields).kind(), crate::Kind::Budget, "{fields}");
+        }
+    }
 
     #[test]
     fn unknown_keys_are_located_in_one_pass() {

@@ -248,13 +248,14 @@ pub const CUSTOMS_STATUSES: &[&str] = &["06", "07", "16", "17", "28", "30", "34"
 pub const TAX_ONLY_STATUSES: &[&str] = &["01", "02", "13"];
 
 /// Whether an account is keyed by the RKC rule (`0` + BIK digits 5–6) rather than by the
-/// credit institution's (BIK digits 7–9), CBR No. 515 and §3.3: accounts opened at the Bank of
-/// Russia — a bank's correspondent account (`30101…`, `30102…`), the single treasury accounts
-/// (`40102…`), any account at a Bank of Russia division (BIK `…000`, `…001`, `…002`). Other
-/// `301…` accounts (loro `30109…`, `30111…`, `30110…`) are opened in a credit institution.
+/// credit institution's (BIK digits 7–9), CBR No. 515 p. 2 and §3.3: accounts opened at the
+/// Bank of Russia — a bank's correspondent account as the Bank of Russia numbers it (`30101…`,
+/// the number payment orders carry), the single treasury accounts (`40102…`), any account at a
+/// Bank of Russia division (BIK `…000`, `…001`, `…002`). Every `301…` account of 579-П's chart
+/// is a credit institution's own ledger account: `30102…` (its correspondent account at the Bank
+/// of Russia as its own books hold it), loro `30109…`, `30111…`, nostro `30110…` — BIK digits 7–9.
 pub fn keyed_at_bank_of_russia(bik: &str, account: &str) -> bool {
     account.starts_with("30101")
-        || account.starts_with("30102")
         || account.starts_with("40102")
         || bik
             .get(6..)
@@ -554,18 +555,24 @@ mod tests {
             assert!(!keyed_at_bank_of_russia(b, a), "{b} {a}");
         }
         // Constructed by the algorithm: 30110 (a credit institution's account with another)
-        // and 30102 (a correspondent account at the Bank of Russia) with BIK 044525225.
+        // with BIK 044525225.
         assert_eq!(account("044525225", "30110810900000000123"), Ok(()));
         assert_eq!(
             account("044525225", "30110810700000000123"),
             Err(Defect::CheckDigit)
         );
-        assert_eq!(account("044525225", "30102810200000000123"), Ok(()));
+        // 30102 is the credit institution's own ledger account (579-П): BIK digits 7–9. A
+        // Modulbank sample, 30102810675250000092 with BIK 044525092, holds by 092 and fails
+        // by the RKC rule (005).
+        assert_eq!(account("044525092", "30102810675250000092"), Ok(()));
+        assert!(!keyed_at_bank_of_russia(
+            "044525092",
+            "30102810675250000092"
+        ));
         assert_eq!(
-            account("044525225", "30102810400000000123"),
+            account("044525225", "30102810200000000123"),
             Err(Defect::CheckDigit)
         );
-        assert!(keyed_at_bank_of_russia("044525225", "30102810200000000123"));
         assert!(keyed_at_bank_of_russia("044525225", "30101810400000000225"));
         assert!(keyed_at_bank_of_russia("017003983", "40102810445370000059"));
         assert!(keyed_at_bank_of_russia("049805000", "40702810000000000001"));

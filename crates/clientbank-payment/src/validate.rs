@@ -47,7 +47,9 @@ impl Context {
     /// The payments are the records of a bank statement: history, and only what a statement
     /// must carry (FORMAT.md §5, the "Stmt" column: number, date, sum, both accounts and INNs)
     /// is `missing` when absent — the bank's record of an executed payment lacks no bank
-    /// detail it did not need.
+    /// detail it did not need. Only findings about the data itself are given ([`in_statement`]:
+    /// formats, check digits and keys, dates and sums); advice for a payment being prepared
+    /// (VAT wording, priority, which requisites go together) is left out.
     pub fn statement() -> Context {
         Context {
             today: None,
@@ -117,7 +119,52 @@ pub fn validate_in(payment: &Payment, context: &Context, encoding: Encoding) -> 
     if let Some(third) = &payment.third_party {
         check.third_party(payment, third);
     }
+    if context.statement {
+        check.findings.retain(|f| in_statement(f.code));
+    }
     check.findings
+}
+
+/// Whether a rule's finding is news about a bank statement's record (docs/rules.md, "Statements"):
+/// what is wrong with the data itself — a value's form, a check digit or control key, a date or
+/// sum that cannot be, a field the statement needs. The rest is advice for a payment being
+/// prepared (VAT wording, priority, staleness, which requisites go together, placeholders,
+/// optional requisites): the bank has executed the payment, no bookkeeper can act on it, so a
+/// statement leaves it out. A new rule is left out of statements until it is added here.
+pub fn in_statement(code: Code) -> bool {
+    matches!(
+        code,
+        Code::Missing
+            | Code::SumNotPositive
+            | Code::SumPrecision
+            | Code::InnFormat
+            | Code::InnCheckDigit
+            | Code::InnZeroPrefix
+            | Code::KppFormat
+            | Code::KppZeroPrefix
+            | Code::BikFormat
+            | Code::AccountFormat
+            | Code::AccountKey
+            | Code::TreasuryAccount
+            | Code::CorrAccountFormat
+            | Code::UinFormat
+            | Code::UinCheckDigit
+            | Code::KbkFormat
+            | Code::OktmoFormat
+            | Code::PayerStatusInvalid
+            | Code::PayerStatusRemoved
+            | Code::BasisInvalid
+            | Code::PeriodInvalid
+            | Code::DocNumberInvalid
+            | Code::DocDateInvalid
+            | Code::PriorityInvalid
+            | Code::PurposeCodeInvalid
+            | Code::PurposeTooLong
+            | Code::NameTooLong
+            | Code::ControlCharacter
+            | Code::Unrepresentable
+            | Code::JsonInvalid
+    )
 }
 
 /// What a document of a statement must carry (1C's table, "Stmt" column).
@@ -659,7 +706,9 @@ impl Check {
         }
     }
 
-    /// Field 21: five priorities since 31.12.2013, six before; ordinary payments take the last.
+    /// Field 21: five priorities since 31.12.2013, six before; ordinary payments take the last,
+    /// wages may take the third (ГК РФ art. 855 p. 2: settlements of wages with those working
+    /// under a labour contract).
     fn priority(&mut self, payment: &Payment) {
         let Some(priority) = payment.priority.as_deref() else {
             return;
@@ -685,7 +734,10 @@ impl Check {
                     "очерёдность платежа — одна цифра {range_ru}"
                 ),
             );
-        } else if priority != last && payment.kind() == Kind::Ordinary {
+        } else if priority != last
+            && payment.kind() == Kind::Ordinary
+            && !(priority == "3" && is_wages(payment))
+        {
             self.add(
                 Code::PriorityUnusual,
                 Field::Priority,
@@ -1488,21 +1540,63 @@ fn vat_may_apply(payment: &Payment, purpose: &str) -> bool {
     if account.starts_with("03") || account.starts_with("40101") || account.starts_with("40102") {
         return false;
     }
-    if [
-        "40803", "40810", "40813", "40817", "40820", "40824", "40826", "423", "426",
-    ]
-    .iter()
-    .any(|p| account.starts_with(p))
-    {
+    if to_persons_account(payment) {
         return false;
     }
-    if field_text(&payment.purpose_code).is_some_and(|c| matches!(c, "1" | "2" | "3" | "4" | "5")) {
+    if has_income_code(payment) {
         return false;
     }
     let upper = purpose.to_uppercase();
-    !["ЗАРАБОТН", "ЗАРПЛАТ", "АЛИМЕНТ", "СТИПЕНД"]
-        .iter()
-        .any(|w| upper.contains(w))
+    !(names_wages(&upper) || ["АЛИМЕНТ", "СТИПЕНД"].iter().any(|w| upper.contains(w)))
+}
+
+/// The accounts of persons of 579-П (a bank's public validator lists them): current accounts of
+/// individuals `40817`, `40820`, `40803`, `40810`, `40813`, `40824`, `40826`; deposits `423…`,
+/// `426…`.
+const PERSONS_ACCOUNTS: &[&str] = &[
+    "40803", "40810", "40813", "40817", "40820", "40824", "40826", "423", "426",
+];
+
+fn to_persons_account(payment: &Payment) -> bool {
+    let account = field_text(&payment.recipient.account).unwrap_or_default();
+    PERSONS_ACCOUNTS.iter().any(|p| account.starts_with(p))
+}
+
+/// Field 20 holds an income type code (762-П: wages and other income, codes 1–5).
+fn has_income_code(payment: &Payment) -> bool {
+    field_text(&payment.purpose_code).is_some_and(|c| matches!(c, "1" | "2" | "3" | "4" | "5"))
+}
+
+/// Whether an upper-cased purpose names wages: `заработн…`, `зарплат…`, `з/п`, `з/пл`,
+/// «оплата труда», `отпускн…`, or the payroll register (`по реестру` with `зачислен…` or
+/// `перечислен…` — a salary project's transfer for the employees' cards).
+fn names_wages(upper: &str) -> bool {
+    [
+        "ЗАРАБОТН",
+        "ЗАРПЛАТ",
+        "З/П",
+        "З/ПЛ",
+        "ОПЛАТА ТРУДА",
+        "ОПЛАТЫ ТРУДА",
+        "ОТПУСКН",
+    ]
+    .iter()
+    .any(|w| upper.contains(w))
+        || (upper.contains("ПО РЕЕСТРУ")
+            && (upper.contains("ЗАЧИСЛЕН") || upper.contains("ПЕРЕЧИСЛЕН")))
+}
+
+/// Whether a payment is wages, for the third priority (ГК РФ art. 855 p. 2): the purpose names
+/// wages, or it goes to a person's account with an income type code in field 20, or it pays a
+/// person's account an advance (`аванс`: the first half of a month's wages).
+fn is_wages(payment: &Payment) -> bool {
+    let upper = payment
+        .purpose
+        .as_deref()
+        .unwrap_or_default()
+        .to_uppercase();
+    names_wages(&upper)
+        || (to_persons_account(payment) && (has_income_code(payment) || upper.contains("АВАНС")))
 }
 
 fn field_text(value: &Option<String>) -> Option<&str> {
@@ -1724,5 +1818,105 @@ mod tests {
         );
         assert_eq!(vat("НДС 20% 1.666,67"), Some(Vat::Mentioned));
         assert_eq!(vat("НДС 20% 1666-6"), Some(Vat::Mentioned));
+        // The issue's own examples (real statements, 2018): the rate in brackets glued to НДС,
+        // kopecks after a hyphen.
+        assert_eq!(
+            vat("Оплата по счету 118, в т.ч. НДС(18%) - 2593-22"),
+            amount(Decimal::new(18, 0), Decimal::new(259322, 2))
+        );
+        assert_eq!(
+            vat("Сумма 85000-00 в т.ч. НДС (22%) 15327-87"),
+            amount(Decimal::new(22, 0), Decimal::new(1532787, 2))
+        );
+    }
+
+    fn ordinary(sum: &str, purpose: &str, date: &str) -> Payment {
+        Payment {
+            sum: Some(sum.parse().unwrap()),
+            date: clientbank_format::value::parse_date(date.as_bytes()),
+            purpose: Some(purpose.into()),
+            ..Payment::default()
+        }
+    }
+
+    fn codes(payment: &Payment) -> Vec<Code> {
+        let mut check = Check {
+            date: payment.date,
+            ..Check::default()
+        };
+        check.purpose(payment);
+        check.priority(payment);
+        check.findings.iter().map(|f| f.code).collect()
+    }
+
+    #[test]
+    fn vat_amounts_as_banks_write_them_are_checked_against_the_sum() {
+        // 17000.00 × 18 / 118 = 2593.22: right, whatever the date (18 % until 2019).
+        let p = ordinary(
+            "17000.00",
+            "Оплата по счету 118, в т.ч. НДС(18%) - 2593-22",
+            "10.07.2018",
+        );
+        assert_eq!(codes(&p), []);
+        // The commission beside the VAT is not the VAT.
+        let p = ordinary(
+            "15.00",
+            "Сумма плат. 15.00(в т.ч. НДС 18%), сумма комисс. 0.15",
+            "10.07.2018",
+        );
+        assert_eq!(codes(&p), []);
+        // A wrong figure is still found.
+        let p = ordinary("17000.00", "в т.ч. НДС(18%) - 2539-22", "10.07.2018");
+        assert_eq!(codes(&p), [Code::VatAmount]);
+    }
+
+    #[test]
+    fn wages_may_take_the_third_priority() {
+        let with = |purpose: &str, account: &str, code: Option<&str>, priority: &str| {
+            let mut p = ordinary("1000.00", purpose, "05.03.2024");
+            p.recipient.account = Some(account.into());
+            p.purpose_code = code.map(str::to_string);
+            p.priority = Some(priority.into());
+            codes(&p)
+        };
+        let company = "40702810900000000001";
+        let person = "40817810900000000001";
+        assert_eq!(
+            with(
+                "Зачисление заработной платы по реестру № 7",
+                company,
+                None,
+                "3"
+            ),
+            []
+        );
+        assert_eq!(with("Перечисление з/п за май", company, None, "3"), []);
+        assert_eq!(
+            with(
+                "Перечисление на счета сотрудников по реестру № 2",
+                company,
+                None,
+                "3"
+            ),
+            []
+        );
+        assert_eq!(with("Выплата по договору № 12", person, Some("1"), "3"), []);
+        assert_eq!(
+            with("Выплата аванса за август на карту", person, None, "3"),
+            []
+        );
+        // Not wages: the third priority is unusual, and the fourth is for anything.
+        assert_eq!(
+            with("Оплата по счету 5. Без НДС", company, None, "3"),
+            [Code::PriorityUnusual]
+        );
+        assert_eq!(
+            with("Выплата по договору № 12", person, None, "3"),
+            [Code::PriorityUnusual]
+        );
+        assert_eq!(
+            with("Заработная плата за май", company, None, "4"),
+            [Code::PriorityUnusual]
+        );
     }
 }

@@ -3,8 +3,9 @@
 //!
 //! JSON Lines shapes, one object per line:
 //! - `{"kind": "diagnostic", "file": F, <the members of a finding in --json>}` for each finding;
-//! - `{"kind": "file", "file": F, "encoding": E, "readable": B, "errors": N, "warnings": N}`
-//!   after each file's findings;
+//! - `{"kind": "file", "file": F, "encoding": E, "readable": B, "mode": M, "errors": N,
+//!   "warnings": N}` after each file's findings (`mode`, in `check` only: `"orders"`,
+//!   `"statement"`, or `null` for a file not read);
 //! - `{"kind": "summary", "files": N, "errors": N, "warnings": N}` last.
 
 use std::io::{self, Write};
@@ -16,6 +17,24 @@ use serde_json::{Value, json};
 use crate::cli::Mode;
 use crate::exit::Outcome;
 use crate::term::{self, Stream, tr};
+
+/// What `check` took a readable file for: orders to send (a 1C file without account sections,
+/// or a JSON upload), checked by every rule; or a statement (a 1C file with account sections),
+/// the bank's record, checked for what is wrong with its data only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Checked {
+    Orders,
+    Statement,
+}
+
+impl Checked {
+    fn name(self) -> &'static str {
+        match self {
+            Checked::Orders => "orders",
+            Checked::Statement => "statement",
+        }
+    }
+}
 
 /// Where one file's findings go, as they come.
 pub(crate) struct FileOut<'a, W: Write> {
@@ -30,6 +49,8 @@ pub(crate) struct FileOut<'a, W: Write> {
     /// The findings go to stderr beside another output (`convert`): no verdict line for
     /// people, no second line on stderr for a refusal.
     on_stderr: bool,
+    /// `check`'s report: its mode is said (`Some(None)` for a file that was not read).
+    checked: Option<Option<Checked>>,
 }
 
 impl<'a, W: Write> FileOut<'a, W> {
@@ -40,13 +61,58 @@ impl<'a, W: Write> FileOut<'a, W> {
         encoding: Option<&'static str>,
         readable: bool,
     ) -> io::Result<FileOut<'a, W>> {
-        if mode == Mode::Json {
-            write!(
-                out,
-                "    {{\"file\": {}, \"encoding\": {}, \"readable\": {readable}, \"diagnostics\": [",
-                json!(file),
-                json!(encoding)
-            )?;
+        FileOut::open(out, mode, file, encoding, readable, None)
+    }
+
+    /// A file of `check`'s report, with what it was checked as (`None` when it could not be
+    /// read): the `mode` member in JSON, and for a statement a line for people before its
+    /// findings.
+    pub(crate) fn for_check(
+        out: &'a mut W,
+        mode: Mode,
+        file: String,
+        encoding: Option<&'static str>,
+        readable: bool,
+        checked: Option<Checked>,
+    ) -> io::Result<FileOut<'a, W>> {
+        FileOut::open(out, mode, file, encoding, readable, Some(checked))
+    }
+
+    fn open(
+        out: &'a mut W,
+        mode: Mode,
+        file: String,
+        encoding: Option<&'static str>,
+        readable: bool,
+        checked: Option<Option<Checked>>,
+    ) -> io::Result<FileOut<'a, W>> {
+        match mode {
+            Mode::Json => {
+                write!(
+                    out,
+                    "    {{\"file\": {}, \"encoding\": {}, \"readable\": {readable}, ",
+                    json!(file),
+                    json!(encoding)
+                )?;
+                if let Some(checked) = checked {
+                    write!(out, "\"mode\": {}, ", json!(checked.map(Checked::name)))?;
+                }
+                write!(out, "\"diagnostics\": [")?;
+            }
+            Mode::Text if checked == Some(Some(Checked::Statement)) => {
+                let line = tr(
+                    format!(
+                        "{file}: statement: the bank's record checked, payment-preparation advice \
+                         left out\n"
+                    ),
+                    format!(
+                        "{file}: выписка: проверены данные банка, советы по подготовке платежей \
+                         не выводятся\n"
+                    ),
+                );
+                out.write_all(term::paint(&line, Stream::Out).as_bytes())?;
+            }
+            _ => {}
         }
         Ok(FileOut {
             out,
@@ -58,6 +124,7 @@ impl<'a, W: Write> FileOut<'a, W> {
             warnings: 0,
             first: true,
             on_stderr: false,
+            checked,
         })
     }
 
@@ -155,18 +222,20 @@ impl<'a, W: Write> FileOut<'a, W> {
                 let close: &[u8] = if self.first { b"]}" } else { b"\n    ]}" };
                 self.out.write_all(close)?;
             }
-            Mode::JsonLines => record(
-                &mut *self.out,
-                &[
+            Mode::JsonLines => {
+                let mut head = vec![
                     ("kind", json!("file")),
                     ("file", json!(self.file)),
                     ("encoding", json!(self.encoding)),
                     ("readable", json!(self.readable)),
-                    ("errors", json!(self.errors)),
-                    ("warnings", json!(self.warnings)),
-                ],
-                &mut Value::Null,
-            )?,
+                ];
+                if let Some(checked) = self.checked {
+                    head.push(("mode", json!(checked.map(Checked::name))));
+                }
+                head.push(("errors", json!(self.errors)));
+                head.push(("warnings", json!(self.warnings)));
+                record(&mut *self.out, &head, &mut Value::Null)?
+            }
             Mode::Text if self.on_stderr => {}
             Mode::Text => {
                 let verdict = if !self.readable {

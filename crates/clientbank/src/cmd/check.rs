@@ -1,6 +1,10 @@
 //! `clientbank check FILE... [--strict] [--json]`: the format's findings and the payment rules'
 //! findings of every file (1C or JSON upload requests), and an exit code.
 //!
+//! A file with account sections is a statement (the bank's record): only what is wrong with
+//! its data is reported, not advice for a payment being prepared, and the output says so (a
+//! line for people, `"mode": "statement"` in JSON; `"orders"` for everything else).
+//!
 //! Each file is read by the batch layer (`clientbank_payment::batch`); each finding is
 //! rendered (or serialised, with `--json`) as it is produced, through one buffered writer: no report is held, and rendering costs the length of the finding's line.
 
@@ -15,7 +19,7 @@ use clientbank_payment::batch::{Batch, Form};
 use crate::cli::Mode;
 use crate::exit::{Failure, Outcome};
 use crate::output::{encoding_name, io_diagnostic};
-use crate::report::{self, FileOut};
+use crate::report::{self, Checked, FileOut};
 
 /// One file, read by the batch layer: the reader's findings, then each payment's (one
 /// finding per defect, at most `LIMIT_PER_CODE` of a code), as they are produced.
@@ -35,7 +39,13 @@ fn check_file<W: Write>(
             let batch = batch.strict(strict);
             let encoding = batch.encoding().map_or("utf-8", encoding_name);
             let renderer = batch.renderer(&name).lang(lang);
-            let mut file = FileOut::start(out, mode, name.clone(), Some(encoding), true)?;
+            let checked = if batch.form() == Form::Statement {
+                Checked::Statement
+            } else {
+                Checked::Orders
+            };
+            let mut file =
+                FileOut::for_check(out, mode, name.clone(), Some(encoding), true, Some(checked))?;
             // The bar runs over the bytes twice: read, then checked item by item.
             let (start, size) = (progress.position(), batch.bytes().len() as u64);
             let count = batch.item_count().max(1) as u64;
@@ -59,7 +69,7 @@ fn check_file<W: Write>(
                 refusal.encoding.map(Encoding::as_source),
             )
             .lang(lang);
-            let mut file = FileOut::start(out, mode, name.clone(), encoding, false)?;
+            let mut file = FileOut::for_check(out, mode, name.clone(), encoding, false, None)?;
             file.refusal(&refusal.diagnostic, &renderer)?;
             file.finish()
         }
@@ -98,7 +108,7 @@ pub(crate) fn run(
             Ok(bytes) => check_file(&mut out, mode, strict, path, bytes, &context, &progress)?,
             Err(e) => {
                 let name = crate::io::shown(path);
-                let mut file = FileOut::start(&mut out, mode, name, None, false)?;
+                let mut file = FileOut::for_check(&mut out, mode, name, None, false, None)?;
                 file.io_error(&io_diagnostic(path, &e))?;
                 file.finish()?
             }
