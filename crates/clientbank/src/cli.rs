@@ -191,7 +191,7 @@ Examples:
         time_scale: f64,
     },
     /// Check and upload files of payment orders (1C or JSON) to the bank, print each payment
-    /// with its id, and record everything in the journal of --dir. A file with an error
+    /// with its id, and record everything in the journal of --dir (or of the folder the files lie in). A file with an error
     /// finding is refused whole (exit 1, nothing sent).
     #[command(after_help = "\
 Examples:
