@@ -433,15 +433,10 @@ impl Daemon {
     pub async fn pass(&mut self) -> Result<(), Error> {
         // The lock file still ours (D3): else another daemon may work here; stop.
         self.engine.check_lock()?;
-        // The journal deleted under a running daemon: what it writes would be lost with the
-        // deleted file, and a new one would not know what is at the bank. Stop.
-        if !self.layout.journal().exists() {
-            return Err(Error::Journal(format!(
-                "{} was deleted while clientbank ran: stopped, nothing more is sent. Restore \
-                 it from a backup, or start with --new-journal (see `clientbank watch --help`)",
-                self.layout.journal().display()
-            )));
-        }
+        // The journal or its write-ahead log deleted under a running daemon: what it writes
+        // would be lost with the deleted file, and a new one would not know what is at the
+        // bank. Stop.
+        self.engine.journal.check_files()?;
         self.maybe_reload();
         // A folder deleted while the daemon runs is made again: else claims and moves would
         // fail as if the file had vanished, and the inbox would stall without a word.

@@ -462,6 +462,53 @@ impl Journal {
         Ok(journal)
     }
 
+    /// The write-ahead log beside the journal (`journal.sqlite-wal`), where SQLite keeps the
+    /// last transactions until it copies them into the journal file.
+    pub fn wal_path(&self) -> PathBuf {
+        let mut name = self.path.clone().into_os_string();
+        name.push("-wal");
+        PathBuf::from(name)
+    }
+
+    /// Refuses to go on when the journal's files are not whole on disk: the journal file
+    /// deleted, or its write-ahead log (a process keeps writing into a deleted log, and a crash
+    /// then loses every record since the last checkpoint: payments sent again). What the
+    /// deleted log still holds is first copied into the journal file (a checkpoint), so that
+    /// nothing recorded so far is lost; nothing more is sent until clientbank starts again.
+    /// Called before any payment is marked `sending`, and by the daemon on every pass.
+    pub fn check_files(&mut self) -> Result<(), Error> {
+        if !self.path.exists() {
+            return Err(Error::Journal(format!(
+                "{} was deleted while clientbank ran: stopped, nothing more is sent. Restore \
+                 it from a backup, or start with --new-journal (see `clientbank watch --help`)",
+                self.path.display()
+            )));
+        }
+        let wal = self.wal_path();
+        if wal.exists() {
+            return Ok(());
+        }
+        let saved = self
+            .db
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| {
+                r.get::<_, i64>(0)
+            })
+            .map(|busy| busy == 0)
+            .unwrap_or(false);
+        Err(Error::Journal(format!(
+            "{} (the journal's write-ahead log) was deleted while clientbank ran: what it held \
+             would be lost in a crash, and payments sent again. {} Stopped, nothing more is \
+             sent: start clientbank again (the log is made anew)",
+            wal.display(),
+            if saved {
+                "Its records were saved into the journal file."
+            } else {
+                "Its records could not all be saved into the journal file: check the journal \
+                 against the bank before sending anything else."
+            }
+        )))
+    }
+
     fn err(&self) -> impl Fn(rusqlite::Error) -> Error + '_ {
         db_error(&self.path)
     }
@@ -789,6 +836,9 @@ impl Journal {
         results: &[(i64, Outcome)],
         sending: &[i64],
     ) -> Result<Vec<i64>, Error> {
+        if !sending.is_empty() {
+            self.check_files()?;
+        }
         let now = now();
         let map = db_error(&self.path);
         let tx = self.db.transaction().map_err(&map)?;
@@ -1283,6 +1333,56 @@ mod tests {
             body: format!("{{\"id\":\"{id}\"}}"),
             confirmed: false,
         }
+    }
+
+    /// Issue 17 item 5: the write-ahead log deleted under a running process, then a crash, lost
+    /// the last records (payments sent again). Now the next mark before a send is refused, what
+    /// the deleted log held is saved into the journal file first, and a crash loses nothing.
+    #[cfg(unix)]
+    #[test]
+    fn a_deleted_write_ahead_log_stops_sending_and_loses_no_record() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal.sqlite");
+        let mut journal = Journal::open(&path, true).unwrap();
+        let payment = |n: &str| NewPayment {
+            identity: format!("40702810938000012345|{n}"),
+            number: n.into(),
+            state: payment_state::PLANNED,
+            ..NewPayment::default()
+        };
+        let (file, ids) = journal
+            .record_intents(
+                ("a.json", "h", "processing/a.json", "json"),
+                &[payment("1"), payment("2")],
+                false,
+            )
+            .unwrap();
+        assert!(
+            journal.wal_path().exists(),
+            "WAL mode keeps a log beside the journal"
+        );
+        // The first is sent and answered; the log is deleted before the second is marked.
+        journal.record(&[], &ids[..1]).unwrap();
+        let uploaded = Outcome {
+            state: payment_state::UPLOADED,
+            bank_id: Some("id-1".into()),
+            ..Outcome::default()
+        };
+        journal.record(&[(ids[0], uploaded)], &[]).unwrap();
+        std::fs::remove_file(journal.wal_path()).unwrap();
+        let e = journal.record(&[], &ids[1..]).unwrap_err().to_string();
+        assert!(e.contains("write-ahead log") && e.contains("saved"), "{e}");
+        // A crash: the connection is never closed.
+        std::mem::forget(journal);
+        let journal = Journal::open(&path, false).unwrap();
+        let rows = journal.payments_of(file).unwrap();
+        assert_eq!(rows[0].state, payment_state::UPLOADED, "{rows:?}");
+        assert_eq!(rows[0].bank_id.as_deref(), Some("id-1"));
+        assert_eq!(
+            rows[1].state,
+            payment_state::PLANNED,
+            "never marked, never sent"
+        );
     }
 
     #[test]

@@ -630,3 +630,21 @@ async fn names_the_daemon_cannot_keep_notes_for_stay_in_the_inbox_and_are_said()
     let listed = &status.folders["processing"];
     assert_eq!(listed, &["x\\n\\u{1b}[31m.json"], "{listed:?}");
 }
+
+/// Issue 17 item 5, through the daemon: the journal's write-ahead log deleted while it runs
+/// stops it before anything more is sent, as a deleted journal does.
+#[cfg(unix)]
+#[tokio::test]
+async fn a_deleted_write_ahead_log_stops_the_daemon_before_it_sends() {
+    let bank = bank().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut daemon = open(dir.path(), settings(&bank));
+    put(dir.path(), "first.json", json_drop(&[141]));
+    let summary = daemon.run_once().await.unwrap();
+    assert_eq!(summary.done, ["first.json"], "{summary:?}");
+    std::fs::remove_file(dir.path().join(".clientbank/journal.sqlite-wal")).unwrap();
+    put(dir.path(), "second.json", json_drop(&[142]));
+    let e = daemon.run_once().await.unwrap_err().to_string();
+    assert!(e.contains("write-ahead log"), "{e}");
+    assert_eq!(at_bank(&bank).len(), 1, "nothing more sent");
+}
