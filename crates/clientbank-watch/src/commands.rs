@@ -542,7 +542,16 @@ pub fn settle(dir: &Path, file: &str, settlement: &Settlement) -> Result<String,
         .unwrap_or_default();
     let place = Layout::place("review", &name);
     let path = layout.path_of(&place);
-    if !path.exists() {
+    let mut journal = Journal::open(&layout.journal(), false)?;
+    let recorded = journal.file_at(&place)?;
+    // A file that vanished from processing/ with payments in doubt has its record (and note)
+    // in review/ without the file: its payments are settled all the same.
+    let present = path.exists();
+    if !present
+        && recorded
+            .as_ref()
+            .is_none_or(|r| r.state != file_state::REVIEW)
+    {
         return Err(Error::Io(format!(
             "{} is not in {}: `clientbank status {}` lists the files of review/",
             name,
@@ -550,8 +559,7 @@ pub fn settle(dir: &Path, file: &str, settlement: &Settlement) -> Result<String,
             report::shell_quote(&dir.display().to_string())
         )));
     }
-    let mut journal = Journal::open(&layout.journal(), false)?;
-    let Some(row) = journal.file_at(&place)? else {
+    let Some(row) = recorded else {
         return Err(Error::Journal(format!(
             "the journal has no record of {place}: check its payments at the bank, then move \
              it to the inbox yourself if they are not there"
@@ -609,6 +617,20 @@ pub fn settle(dir: &Path, file: &str, settlement: &Settlement) -> Result<String,
         "not sent: the file went to review/ before this payment was sent",
     )?;
     let rows = journal.payments_of(row.id)?;
+    let review_note = layout.folder("review").join(format!("{name}.review.txt"));
+    if !present {
+        journal.set_file(
+            row.id,
+            "resolved",
+            "",
+            Some("settled by a person; the file had vanished"),
+        )?;
+        let _ = fs::remove_file(&review_note);
+        return Ok(format!(
+            "{name}: {said}; the file itself had vanished from processing/: its payments not at \
+             the bank are sent once when a copy of it is dropped again"
+        ));
+    }
     let unsent = rows.iter().any(|r| {
         matches!(
             r.state.as_str(),
@@ -618,7 +640,6 @@ pub fn settle(dir: &Path, file: &str, settlement: &Settlement) -> Result<String,
     let changed = fs::read(&path)
         .map(|bytes| crate::engine::content_hash(&bytes) != row.hash)
         .map_err(|e| Error::Io(format!("cannot read {place}: {e}")))?;
-    let review_note = layout.folder("review").join(format!("{name}.review.txt"));
     if unsent || changed {
         let moved = move_into(&path, &layout.folder("inbox"), &name)
             .map_err(|e| Error::Io(format!("cannot move {place} to the inbox: {e}")))?;

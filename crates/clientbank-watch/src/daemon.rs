@@ -391,16 +391,8 @@ impl Daemon {
             );
         }
         for file in self.engine.journal.files_in(file_state::PROCESSING)? {
-            if !self.layout.path_of(&file.place).exists() {
-                let message = format!(
-                    "{} was no longer in processing/ at start; its payments stay as recorded",
-                    file.place
-                );
-                self.engine
-                    .journal
-                    .set_file(file.id, "missing", "", Some(&message))?;
-                self.engine.journal.event(Some(&file.name), &message)?;
-                tracing::error!("{message}");
+            if self.vanished(&file) {
+                self.release_vanished(&file)?;
                 continue;
             }
             if self.engine.verdict(file.id)? == Verdict::Review {
@@ -480,6 +472,13 @@ impl Daemon {
         let unmoved: Vec<(String, i64)> = self.unmoved.drain().collect();
         for (_, file_id) in unmoved {
             self.complete_move(file_id)?;
+        }
+        // A file of processing/ deleted, or moved away (back to the inbox), while it waited:
+        // its payments are released, so that another copy sends each once.
+        for file in self.engine.journal.files_in(file_state::PROCESSING)? {
+            if self.vanished(&file) {
+                self.release_vanished(&file)?;
+            }
         }
         let now = Instant::now();
         let token_blocked = self
@@ -702,10 +701,13 @@ impl Daemon {
         let bytes = match read_limited(&path) {
             Ok(bytes) => bytes,
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                self.waiting.remove(name);
+                if let Some(file) = self.engine.journal.processing_file(&place)? {
+                    return self.release_vanished(&file);
+                }
                 let message = format!("{place} vanished before it was read: nothing was sent");
                 tracing::warn!("{message}");
                 self.engine.journal.event(Some(name), &message)?;
-                self.waiting.remove(name);
                 return Ok(());
             }
             Err(e) => {
@@ -820,7 +822,8 @@ impl Daemon {
         if verdict != Verdict::Pending {
             // A writer that still held the file when it was claimed may have added to it
             // since it was read: what it added was not read, so not sent.
-            if file_stamp(&path) != stamp_read {
+            // (A file deleted meanwhile did not change: it is said so when it is moved.)
+            if path.exists() && file_stamp(&path) != stamp_read {
                 let note = format!(
                     "{name} changed after it was read (its size or time is not what was read): \
                      it was read up to line {}; the payments after line {} may not be sent. \
@@ -834,6 +837,84 @@ impl Daemon {
             }
             self.finish(file_id, name, verdict, None)?;
         }
+        Ok(())
+    }
+
+    /// Whether the journal's file of processing/ is gone from there (deleted, or moved away by
+    /// hand). Files `clientbank upload` recorded where they lie are not the daemon's.
+    fn vanished(&self, file: &crate::journal::FileRow) -> bool {
+        file.place.starts_with("processing/") && !self.layout.path_of(&file.place).exists()
+    }
+
+    /// Releases the payments of a file that vanished from processing/ while they waited: those
+    /// never sent are `not-sent` (another copy of the file sends each once); one being sent is
+    /// in doubt. With payments in doubt the file's record goes to review/ with a note saying
+    /// which (for `clientbank resolve`, though the file itself is gone); else it is closed.
+    fn release_vanished(&mut self, file: &crate::journal::FileRow) -> Result<(), Error> {
+        let journal = &mut self.engine.journal;
+        let rows = journal.payments_of(file.id)?;
+        let place = &file.place;
+        let outcome = |state: &'static str, message: String| crate::journal::Outcome {
+            state,
+            message: Some(message),
+            ..Default::default()
+        };
+        let released: Vec<_> = rows
+            .iter()
+            .filter_map(|r| match r.state.as_str() {
+                ps::PLANNED | ps::QUEUED | ps::HELD => Some((
+                    r.id,
+                    outcome(
+                        ps::NOT_SENT,
+                        format!(
+                            "not sent: {place} vanished before this payment was sent; from \
+                             another file it is sent once"
+                        ),
+                    ),
+                )),
+                ps::SENDING => Some((
+                    r.id,
+                    outcome(
+                        ps::DOUBT,
+                        format!(
+                            "{place} vanished while this payment was being sent: it may or may \
+                             not be at the bank"
+                        ),
+                    ),
+                )),
+                _ => None,
+            })
+            .collect();
+        journal.record(&released, &[])?;
+        let rows = journal.payments_of(file.id)?;
+        let doubt = rows
+            .iter()
+            .filter(|r| r.state == ps::DOUBT || r.state == ps::SENDING)
+            .count();
+        let not_sent = rows.iter().filter(|r| r.state == ps::NOT_SENT).count();
+        let message = format!(
+            "{place} vanished (deleted or moved away) while its payments waited: {not_sent} not \
+             sent (a copy dropped again sends them once){}",
+            if doubt > 0 {
+                format!("; {doubt} in doubt: see review/{}.review.txt", file.name)
+            } else {
+                String::new()
+            }
+        );
+        if doubt > 0 {
+            let review = self.layout.folder("review");
+            let note = report::review(&self.layout.root, &file.name, Some(&message), &rows);
+            fs::write(review.join(format!("{}.review.txt", file.name)), note)
+                .map_err(|e| Error::Io(format!("cannot write the review note: {e}")))?;
+            let review_place = Layout::place("review", &file.name);
+            journal.set_file(file.id, file_state::REVIEW, &review_place, Some(&message))?;
+            self.summary.review.push(file.name.clone());
+        } else {
+            journal.set_file(file.id, "missing", "", Some(&message))?;
+        }
+        journal.event(Some(&file.name), &message)?;
+        tracing::error!(file = %file.name, "{message}");
+        self.waiting.remove(&file.name);
         Ok(())
     }
 

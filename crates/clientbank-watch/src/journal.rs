@@ -90,9 +90,11 @@ const MIGRATION_3: &str = "CREATE TABLE operations (
 
 /// Schema 4: each payment keeps the order as its file had it (`order_text`, a one-document 1.03
 /// file in UTF-8), so the statement brings the order back to 1C with its own number, date and
-/// requisites; operations are matched to payments by the bank's id.
+/// requisites; operations are matched to payments by the bank's id; files are found by state
+/// (the daemon looks for files gone from processing/ on every pass).
 const MIGRATION_4: &str = "ALTER TABLE payments ADD COLUMN order_text TEXT;
-    CREATE INDEX payments_bank_id ON payments(bank_id);";
+    CREATE INDEX payments_bank_id ON payments(bank_id);
+    CREATE INDEX files_state ON files(state);";
 
 /// Inserts one payment row of file `file_id` in `(state, bank id, message)`; its row id.
 fn insert_payment(

@@ -177,16 +177,27 @@ pub fn review_in(
 ) -> String {
     let ru = lang == clientbank_payment::Lang::Ru;
     let tr = |en: &'static str, ru_text: &'static str| if ru { ru_text } else { en };
-    let mut out = if ru {
-        format!(
+    let in_doubt: Vec<&PaymentRow> = rows
+        .iter()
+        .filter(|r| r.state == ps::DOUBT || r.state == ps::SENDING)
+        .collect();
+    let mut out = match (in_doubt.is_empty(), ru) {
+        (false, true) => format!(
             "{name} требует решения человека: часть его платежей, возможно, уже в банке.\n\
              clientbank никогда не отправляет такой платёж повторно сам.\n"
-        )
-    } else {
-        format!(
+        ),
+        (false, false) => format!(
             "{name} needs a person: some of its payments may or may not be at the bank.\n\
              clientbank never sends such a payment again by itself.\n"
-        )
+        ),
+        (true, true) => format!(
+            "{name} требует решения человека: ни один его платёж не под сомнением, но не все \
+             могли быть отправлены из него (ниже сказано почему).\n"
+        ),
+        (true, false) => format!(
+            "{name} needs a person: none of its payments is in doubt, but not all could be sent \
+             from it (below, why).\n"
+        ),
     };
     if let Some(why) = why {
         let _ = writeln!(out, "\n{why}");
@@ -247,6 +258,23 @@ pub fn review_in(
     );
     let quoted = shell_quote(name);
     let dir = shell_quote(&dir.display().to_string());
+    // Numbers to settle payment by payment, when the payments in doubt are several.
+    let numbers: Vec<&str> = in_doubt.iter().map(|r| r.number.as_str()).collect();
+    let each = (numbers.len() > 1).then(|| {
+        let first = numbers[0];
+        let rest = numbers[1..].join(" ");
+        if ru {
+            format!(
+                "  clientbank resolve {dir} {quoted} --sent {first} --not-sent {rest}\n      \
+                 по каждому платежу (номера), когда одни в банке, а другие нет\n"
+            )
+        } else {
+            format!(
+                "  clientbank resolve {dir} {quoted} --sent {first} --not-sent {rest}\n      \
+                 payment by payment (numbers), when some are at the bank and some are not\n"
+            )
+        }
+    });
     if ru {
         let _ = write!(
             out,
@@ -268,6 +296,7 @@ pub fn review_in(
              the inbox and they are sent once\n"
         );
     }
+    out.extend(each);
     out
 }
 

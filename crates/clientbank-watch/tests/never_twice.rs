@@ -337,3 +337,45 @@ async fn resolve_settles_payment_by_payment_and_a_replaced_file_goes_back_whole(
         "the report is of the file as it is: {report}"
     );
 }
+
+/// Issue 17 item 4: a file removed from processing/ while it waits for the bank (deleted, or
+/// moved back to the inbox) blocked its payments forever ("queued" in any copy). Now its
+/// never-sent payments are released and the copy sends each once, through restarts too.
+#[tokio::test]
+async fn a_file_that_vanishes_from_processing_releases_its_payments() {
+    for moved_back in [false, true] {
+        let bank = bank().await;
+        let dir = tempfile::tempdir().unwrap();
+        let mut daemon = open(dir.path(), patient(&bank));
+        bank.control().set_maintenance(true);
+        put(dir.path(), "wait.json", json_drop(&[151, 152]));
+        daemon.run_once().await.unwrap();
+        assert_eq!(files(dir.path(), "processing"), ["wait.json"]);
+        let waiting = dir.path().join("processing/wait.json");
+        if moved_back {
+            std::fs::rename(&waiting, dir.path().join("inbox/wait.json")).unwrap();
+        } else {
+            std::fs::remove_file(&waiting).unwrap();
+            put(dir.path(), "again.json", json_drop(&[151, 152]));
+        }
+        // A restart in between, and the bank back.
+        drop(daemon);
+        bank.control().set_maintenance(false);
+        let mut daemon = open(dir.path(), settings(&bank));
+        let summary = daemon.run_once().await.unwrap();
+        let copy = if moved_back {
+            "wait.json"
+        } else {
+            "again.json"
+        };
+        assert_eq!(summary.done, [copy], "moved back {moved_back}: {summary:?}");
+        assert!(files(dir.path(), "processing").is_empty());
+        assert_eq!(at_bank(&bank).len(), 2, "moved back {moved_back}");
+        assert_no_duplicates(&bank);
+        let events = daemon.engine.journal.last_events(10).unwrap();
+        assert!(
+            events.iter().any(|e| e.2.contains("vanished")),
+            "{events:?}"
+        );
+    }
+}
