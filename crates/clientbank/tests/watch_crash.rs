@@ -4,7 +4,16 @@
 //! exactly one of done/, rejected/, review/, every payment of done/ at the bank, every payment
 //! at the bank known to the journal.
 //!
-//! `CLIENTBANK_SOAK_KILLS=1000` (see `scripts/soak-kill`) runs the soak; 30 kills by default.
+//! The dangerous moments are made to happen: a short settle, so that kills land while payments
+//! are in flight; files arriving during the kills; a slowed bank and faults toggled at random
+//! (503, 500, 429, a connection dropped before or after the bank acted, slow answers); JSON
+//! files (payment by payment) and 1C files that go whole through `/operation-upload/1c`. After
+//! the kills, review/ is settled from the bank's own list of payments, payment by payment
+//! (`clientbank resolve … --sent N --not-sent N`), until every file is in done/ and every
+//! payment dropped is at the bank exactly once.
+//!
+//! `CLIENTBANK_SOAK_KILLS` and `CLIENTBANK_SOAK_FILES` (see `scripts/soak-kill`: 300 kills,
+//! 100 files) run the soak; 30 kills and 12 files by default.
 #![cfg(unix)]
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -115,26 +124,61 @@ fn today() -> String {
         .to_string()
 }
 
+/// Writes drop `index` into the inbox: three payments numbered `index·10 + 1…3`; an even index
+/// as JSON (sent payment by payment), an odd one as a 1C file with priority 3, which JSON
+/// cannot carry (sent whole through `/operation-upload/1c`).
 fn drop_file(dir: &Path, index: u32) {
     let date = today();
-    let items: Vec<String> = (0..3)
-        .map(|k| {
-            let number = index * 10 + k + 1;
-            format!(
-                r#"{{"payment": {{"Number": "{number}", "Date": "{date}", "Sum": "{number}.00",
+    let numbers: Vec<u32> = (1..=3).map(|k| index * 10 + k).collect();
+    let (name, bytes) = if index % 2 == 0 {
+        let items: Vec<String> = numbers
+            .iter()
+            .map(|number| {
+                format!(
+                    r#"{{"payment": {{"Number": "{number}", "Date": "{date}", "Sum": "{number}.00",
   "PayerAccount": "40702810938000012345", "RecipientName": "ООО \"Лютик\"",
   "RecipientINN": "5009876546", "RecipientKPP": "500901001",
   "RecipientAccount": "40702810210000054321", "RecipientBankBik": "044525974",
   "RecipientBankCorrAccount": "30101810145250000974",
   "PaymentPurpose": "Оплата по счету № {number}, НДС не облагается", "TypeIndicator": "0"}}}}"#
-            )
-        })
-        .collect();
-    let name = format!("drop-{index:04}.json");
+                )
+            })
+            .collect();
+        (
+            format!("drop-{index:04}.json"),
+            format!("[{}]\n", items.join(",\n")).into_bytes(),
+        )
+    } else {
+        let mut text = format!(
+            "1CClientBankExchange\r\nВерсияФормата=1.03\r\nКодировка=Windows\r\n\
+             ДатаСоздания={date}\r\nВремяСоздания=10:00:00\r\nДатаНачала={date}\r\n\
+             ДатаКонца={date}\r\nРасчСчет=40702810938000012345\r\n"
+        );
+        for number in &numbers {
+            text.push_str(&format!(
+                "СекцияДокумент=Платежное поручение\r\nНомер={number}\r\nДата={date}\r\n\
+                 Сумма={number}.00\r\nПлательщикСчет=40702810938000012345\r\n\
+                 Плательщик=ООО \"Ромашка\"\r\nПлательщикИНН=7701234560\r\n\
+                 ПлательщикКПП=770101001\r\nПлательщикБИК=044525225\r\n\
+                 ПлательщикКорсчет=30101810400000000225\r\n\
+                 ПолучательСчет=40702810210000054321\r\nПолучатель=ООО \"Лютик\"\r\n\
+                 ПолучательИНН=5009876546\r\nПолучательКПП=500901001\r\n\
+                 ПолучательБИК=044525974\r\nПолучательКорсчет=30101810145250000974\r\n\
+                 ВидОплаты=01\r\nКод=0\r\n\
+                 НазначениеПлатежа=Оплата по счету № {number}, НДС не облагается\r\n\
+                 Очередность=3\r\nКонецДокумента\r\n"
+            ));
+        }
+        text.push_str("КонецФайла\r\n");
+        let bytes = clientbank_format::Encoding::Cp1251
+            .encode(&text)
+            .expect("CP1251 holds the sample");
+        (format!("drop-{index:04}.txt"), bytes.into_owned())
+    };
     // Written beside the inbox and renamed in, as accounting software does it at best; the
     // settle interval covers the other case.
-    let tmp = dir.join(format!("{name}.tmp"));
-    std::fs::write(&tmp, format!("[{}]\n", items.join(",\n"))).unwrap();
+    let tmp = dir.join(format!("{name}.part"));
+    std::fs::write(&tmp, bytes).unwrap();
     std::fs::rename(&tmp, dir.join("inbox").join(name)).unwrap();
 }
 
@@ -142,28 +186,146 @@ fn names(dir: &Path, folder: &str) -> Vec<String> {
     clientbank_watch::folders::Layout::new(dir).files(folder)
 }
 
-#[test]
-fn killed_at_random_moments_nothing_is_sent_twice_nothing_is_lost() {
-    let kills: u32 = std::env::var("CLIENTBANK_SOAK_KILLS")
+/// An admin request to the sandbox bank; its status.
+fn admin(port: u16, token: &str, method: &str, path: &str, body: &str) -> u16 {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(
+        stream,
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {token}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    answer
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0)
+}
+
+/// A fault for the next requests, at random: none, maintenance answers, a server error, too
+/// many requests, a connection dropped before or after the bank acted, or a slow bank.
+fn toggle_fault(random: &mut Random, port: u16, token: &str) -> &'static str {
+    let (what, body) = match random.next(8) {
+        0 | 1 => ("none", None),
+        2 => ("503", Some(r#"{"status": 503, "times": 3}"#.to_string())),
+        3 => ("500", Some(r#"{"status": 500, "times": 1}"#.to_string())),
+        4 => ("429", Some(r#"{"status": 429, "times": 1}"#.to_string())),
+        5 => (
+            "drop before",
+            Some(r#"{"drop": "before", "times": 1}"#.to_string()),
+        ),
+        6 => (
+            "drop after",
+            Some(r#"{"drop": "after", "times": 1}"#.to_string()),
+        ),
+        _ => (
+            "slow",
+            Some(format!(
+                r#"{{"delay_ms": {}, "times": 4}}"#,
+                50 + random.next(400)
+            )),
+        ),
+    };
+    let status = match body {
+        Some(body) => admin(port, token, "POST", "/admin/faults", &body),
+        None => admin(port, token, "DELETE", "/admin/faults", ""),
+    };
+    assert_eq!(status, 200, "{what}");
+    what
+}
+
+/// Settles review/ from the bank's own list, payment by payment: a payment in doubt whose number
+/// the bank has is `--sent`, the others `--not-sent`. How many files were settled.
+fn settle_review(root: &Path, at_bank: &[(String, String)]) -> usize {
+    let journal = Journal::open(&root.join(".clientbank").join("journal.sqlite"), false).unwrap();
+    let mut settled = 0;
+    for name in names(root, "review") {
+        let file = journal
+            .file_at(&format!("review/{name}"))
+            .unwrap()
+            .unwrap_or_else(|| panic!("review/{name} has no record"));
+        let rows = journal.payments_of(file.id).unwrap();
+        let (mut sent, mut not_sent) = (Vec::new(), Vec::new());
+        for row in rows
+            .iter()
+            .filter(|r| r.state == payment_state::DOUBT || r.state == payment_state::SENDING)
+        {
+            if at_bank.iter().any(|(_, n)| *n == row.number) {
+                sent.push(row.number.clone());
+            } else {
+                not_sent.push(row.number.clone());
+            }
+        }
+        let mut args = vec![
+            "resolve".to_string(),
+            root.display().to_string(),
+            name.clone(),
+        ];
+        for (flag, numbers) in [("--sent", &sent), ("--not-sent", &not_sent)] {
+            if !numbers.is_empty() {
+                args.push(flag.into());
+                args.extend(numbers.iter().cloned());
+            }
+        }
+        if sent.is_empty() && not_sent.is_empty() {
+            // Nothing in doubt (held payments): back through the inbox.
+            args.push("--not-sent".into());
+        }
+        let out = Command::new(bin()).args(&args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        settled += 1;
+    }
+    settled
+}
+
+fn run_once(root: &Path) -> String {
+    let end = Command::new(bin())
+        .args(["watch", root.to_str().unwrap(), "--once"])
+        .env("RUST_LOG", "warn")
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&end.stdout).into_owned()
+}
+
+fn count(name: &str, default: u32) -> u32 {
+    std::env::var(name)
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(30);
-    let seed = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos() as u64
+        .unwrap_or(default)
+}
+
+#[test]
+fn killed_at_random_moments_every_payment_reaches_the_bank_exactly_once() {
+    let kills = count("CLIENTBANK_SOAK_KILLS", 30);
+    let files = count("CLIENTBANK_SOAK_FILES", 12).max(2);
+    let seed = std::env::var("CLIENTBANK_SOAK_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos() as u64
+        })
         | 1;
-    println!("seed {seed}, {kills} kills");
+    println!("seed {seed} (CLIENTBANK_SOAK_SEED repeats it), {kills} kills, {files} files");
     let mut random = Random(seed);
-    let (mut bank, url, admin, port) = sandbox();
+    let (mut bank, url, admin_token, port) = sandbox();
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     std::fs::create_dir_all(root.join("inbox")).unwrap();
     std::fs::write(
         root.join("clientbank.toml"),
         format!(
-            "bank_url = \"{url}\"\ntoken = \"cabinet-token-full-rights\"\nsettle = \"50ms\"\n\
-             poll_interval = \"100ms\"\nretry_min = \"50ms\"\nretry_max = \"200ms\"\n\
+            "bank_url = \"{url}\"\ntoken = \"cabinet-token-full-rights\"\nsettle = \"20ms\"\n\
+             poll_interval = \"50ms\"\nretry_min = \"50ms\"\nretry_max = \"200ms\"\n\
              once_patience = \"20s\"\n"
         ),
     )
@@ -178,12 +340,17 @@ fn killed_at_random_moments_nothing_is_sent_twice_nothing_is_lost() {
         .unwrap();
     }
     let mut dropped = 0u32;
-    for _ in 0..10 {
+    let first = (files / 4).max(1);
+    while dropped < first {
         drop_file(root, dropped);
         dropped += 1;
     }
     let started = Instant::now();
+    let mut faults: BTreeMap<&str, u32> = BTreeMap::new();
     for kill in 0..kills {
+        *faults
+            .entry(toggle_fault(&mut random, port, &admin_token))
+            .or_default() += 1;
         let mut daemon = Command::new(bin())
             .args(["watch", root.to_str().unwrap()])
             .env("RUST_LOG", "warn")
@@ -191,33 +358,46 @@ fn killed_at_random_moments_nothing_is_sent_twice_nothing_is_lost() {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        let wait = 20 + random.next(300);
-        std::thread::sleep(Duration::from_millis(wait));
-        if random.next(3) == 0 {
+        // Files keep arriving, spread over the kills.
+        let due = first + (files - first) * (kill + 1) / kills.max(1);
+        std::thread::sleep(Duration::from_millis(10 + random.next(150)));
+        while dropped < due {
             drop_file(root, dropped);
             dropped += 1;
         }
-        std::thread::sleep(Duration::from_millis(random.next(40)));
+        std::thread::sleep(Duration::from_millis(random.next(200)));
         daemon.kill().unwrap(); // SIGKILL
         daemon.wait().unwrap();
         if kill % 100 == 99 {
             println!("{} kills, {:?}", kill + 1, started.elapsed());
         }
     }
-    // Then once to the end, undisturbed.
-    let end = Command::new(bin())
-        .args(["watch", root.to_str().unwrap(), "--once"])
-        .env("RUST_LOG", "warn")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&end.stdout);
-    println!("{stdout}");
-
-    let at_bank = bank_payments(port, &admin);
+    while dropped < files {
+        drop_file(root, dropped);
+        dropped += 1;
+    }
+    // The bank well again; once to the end, undisturbed; then review/ settled from the bank's
+    // own list, until nothing is left to settle.
+    assert_eq!(
+        admin(port, &admin_token, "DELETE", "/admin/faults", ""),
+        200
+    );
+    let mut summary = run_once(root);
+    let mut reviewed = 0;
+    for _ in 0..5 {
+        let settled = settle_review(root, &bank_payments(port, &admin_token));
+        if settled == 0 {
+            break;
+        }
+        reviewed += settled;
+        summary = run_once(root);
+    }
+    println!("{summary}");
+    let at_bank = bank_payments(port, &admin_token);
     let _ = bank.kill();
     let _ = bank.wait();
 
-    // No payment identity twice (each dropped payment has its own number).
+    // Every payment dropped at the bank exactly once.
     let mut seen = BTreeSet::new();
     for (_, number) in &at_bank {
         assert!(
@@ -225,70 +405,42 @@ fn killed_at_random_moments_nothing_is_sent_twice_nothing_is_lost() {
             "payment {number} reached the bank twice"
         );
     }
-    // Every dropped file in exactly one of done/, rejected/, review/.
-    assert!(
-        names(root, "inbox").is_empty(),
+    let dropped_numbers: BTreeSet<String> = (0..dropped)
+        .flat_map(|i| (1..=3).map(move |k| (i * 10 + k).to_string()))
+        .collect();
+    assert_eq!(seen, dropped_numbers, "every payment dropped, once");
+    // Every file in done/, nothing left anywhere else.
+    for folder in ["inbox", "processing", "rejected", "review"] {
+        assert!(
+            names(root, folder).is_empty(),
+            "{folder}: {:?}",
+            names(root, folder)
+        );
+    }
+    assert_eq!(
+        names(root, "done").len() as u32,
+        dropped,
         "{:?}",
-        names(root, "inbox")
+        names(root, "done")
     );
-    assert!(
-        names(root, "processing").is_empty(),
-        "{:?}",
-        names(root, "processing")
-    );
-    let mut places: BTreeMap<String, Vec<&str>> = BTreeMap::new();
-    for folder in ["done", "rejected", "review"] {
-        for name in names(root, folder) {
-            places.entry(name).or_default().push(folder);
-        }
-    }
-    for index in 0..dropped {
-        let name = format!("drop-{index:04}.json");
-        let found = places.get(&name).cloned().unwrap_or_default();
-        assert_eq!(found.len(), 1, "{name} is in {found:?}");
-    }
-    assert_eq!(places.len() as u32, dropped, "{places:?}");
-    if let Some(name) = names(root, "rejected").first() {
-        let why = std::fs::read_to_string(root.join("rejected").join(format!("{name}.errors.txt")))
-            .unwrap_or_default();
-        panic!("{name} rejected although nothing is wrong with it: {why}");
-    }
-    // Every payment of done/ at the bank.
-    let ids: BTreeSet<&str> = at_bank.iter().map(|(id, _)| id.as_str()).collect();
-    for name in names(root, "done") {
-        let report =
-            std::fs::read_to_string(root.join("done").join(format!("{name}.report.csv"))).unwrap();
-        let mut reader = csv::Reader::from_reader(report.as_bytes());
-        let mut rows = 0;
-        for record in reader.records() {
-            let record = record.unwrap();
-            let id = &record[5];
-            assert!(
-                ids.contains(id),
-                "{name}: payment {} id {id} is not at the bank",
-                &record[0]
-            );
-            rows += 1;
-        }
-        assert_eq!(rows, 3, "{name}");
-    }
-    // Every payment at the bank accounted for in the journal: by its id, or in doubt.
+    // Every payment at the bank known to the journal as uploaded.
     let journal = Journal::open(&root.join(".clientbank").join("journal.sqlite"), false).unwrap();
     let rows = journal.all_payments().unwrap();
     for (id, number) in &at_bank {
-        let known = rows.iter().any(|r| r.bank_id.as_deref() == Some(id))
-            || rows
-                .iter()
-                .any(|r| r.number == *number && r.state == payment_state::DOUBT);
+        let known = rows.iter().any(|r| {
+            r.number == *number
+                && (r.bank_id.as_deref() == Some(id) || r.state == payment_state::UPLOADED)
+        });
         assert!(
             known,
             "payment {number} ({id}) is at the bank but not in the journal"
         );
     }
     println!(
-        "{kills} kills, {dropped} files: {} done, {} in review, {} payment(s) at the bank, {:?}",
-        names(root, "done").len(),
-        names(root, "review").len(),
+        "{kills} kills, {dropped} files ({} JSON, {} 1C), faults {faults:?}: {} payment(s) at \
+         the bank, each once; {reviewed} file(s) settled from review/; {:?}",
+        dropped.div_ceil(2),
+        dropped / 2,
         at_bank.len(),
         started.elapsed()
     );
