@@ -130,7 +130,7 @@ fn today() -> String {
 fn drop_file(dir: &Path, index: u32) {
     let date = today();
     let numbers: Vec<u32> = (1..=3).map(|k| index * 10 + k).collect();
-    let (name, bytes) = if index % 2 == 0 {
+    let (name, bytes) = if index.is_multiple_of(2) {
         let items: Vec<String> = numbers
             .iter()
             .map(|number| {
