@@ -317,7 +317,7 @@ pub fn shell_quote(word: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::shell_quote;
+    use super::{PaymentRow, ps, shell_quote};
 
     #[test]
     fn a_report_row_is_read_back_by_its_label() {
@@ -360,6 +360,52 @@ mod tests {
             assert!(text.contains(command), "{text}");
             assert!(text.contains("--not-sent"), "{text}");
         }
+    }
+
+    /// Issue 17 item 9: a review note says "may or may not be at the bank" only when a payment
+    /// is in doubt; with several in doubt it shows how to settle them payment by payment.
+    #[test]
+    fn the_review_file_opens_with_doubt_only_when_a_payment_is_in_doubt() {
+        use clientbank_payment::Lang;
+        let row = |number: &str, state: &str| PaymentRow {
+            id: 1,
+            file_id: 1,
+            position: 0,
+            identity: number.into(),
+            payer_account: String::new(),
+            number: number.into(),
+            date: String::new(),
+            sum: String::new(),
+            recipient: String::new(),
+            recipient_account: String::new(),
+            company: None,
+            state: state.into(),
+            bank_id: None,
+            sign: None,
+            answer: None,
+            message: None,
+            uploaded_at: None,
+        };
+        let dir = std::path::Path::new("exchange");
+        let held = [row("7", ps::HELD), row("8", ps::UPLOADED)];
+        for lang in [Lang::En, Lang::Ru] {
+            let text = super::review_in(dir, "a.txt", None, &held, lang);
+            assert!(
+                !text.contains("may or may not") && !text.contains("возможно"),
+                "{text}"
+            );
+        }
+        let doubt = [
+            row("7", ps::DOUBT),
+            row("8", ps::DOUBT),
+            row("9", ps::UPLOADED),
+        ];
+        let text = super::review_in(dir, "a.txt", None, &doubt, Lang::En);
+        assert!(
+            text.starts_with("a.txt needs a person: some of its payments may"),
+            "{text}"
+        );
+        assert!(text.contains("--sent 7 --not-sent 8"), "{text}");
     }
 
     #[cfg(unix)]
