@@ -648,3 +648,42 @@ async fn a_deleted_write_ahead_log_stops_the_daemon_before_it_sends() {
     assert!(e.contains("write-ahead log"), "{e}");
     assert_eq!(at_bank(&bank).len(), 1, "nothing more sent");
 }
+
+/// Issue 17 item 9: a file deleted while its payments are being sent did not change: it is not
+/// said to have changed (nor sent to review for it); its payments stay recorded at the bank.
+#[tokio::test]
+async fn a_file_deleted_mid_send_is_not_called_changed() {
+    let bank = bank().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut daemon = open(dir.path(), settings(&bank));
+    daemon.engine.companies().await.unwrap();
+    put(dir.path(), "gone.json", json_drop(&[161, 162]));
+    // A slow bank: the file is deleted while the first payment is on its way.
+    bank.control().set_fault(Some(Fault {
+        delay: Some(Duration::from_millis(700)),
+        times: Some(1),
+        ..Fault::default()
+    }));
+    let processing = dir.path().join("processing/gone.json");
+    let deleter = std::thread::spawn(move || {
+        let started = Instant::now();
+        while !processing.exists() && started.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        std::thread::sleep(Duration::from_millis(200));
+        std::fs::remove_file(&processing).unwrap();
+    });
+    let summary = daemon.run_once().await.unwrap();
+    deleter.join().unwrap();
+    assert!(summary.review.is_empty(), "{summary:?}");
+    assert_eq!(at_bank(&bank).len(), 2);
+    let events = daemon.engine.journal.last_events(10).unwrap();
+    assert!(
+        events.iter().all(|e| !e.2.contains("changed")),
+        "{events:?}"
+    );
+    assert!(
+        events.iter().any(|e| e.2.contains("vanished")),
+        "{events:?}"
+    );
+}
