@@ -12,8 +12,9 @@ use serde::Serialize;
 use crate::daemon::open_journal;
 use crate::engine::{Begun, Engine, Sent, Verdict, content_hash};
 use crate::folders::{Layout, move_into, shown};
-use crate::journal::{Journal, Outcome, PaymentRow, file_state, payment_state as ps, sign_state};
+use crate::journal::{Journal, Outcome, PaymentRow};
 use crate::lock::{DirLock, Holder};
+use crate::state::{FileState, PaymentState, Standing};
 use crate::{Error, drop, report};
 
 /// One payment of `clientbank upload`'s answer.
@@ -52,15 +53,70 @@ impl PaymentLine {
     }
 }
 
+/// How `clientbank upload` ended for one file (`--json`: the kebab-case name).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum UploadOutcome {
+    /// Every payment uploaded (or already at the bank).
+    Uploaded,
+    /// Error findings (or a route that cannot carry it): nothing sent.
+    Rejected,
+    /// The bank refused a payment (the others are reported).
+    Refused,
+    /// A payment in doubt.
+    Review,
+    /// Payments waiting in another file of processing/ are not sent from here.
+    Held,
+    /// The bank took nothing (maintenance, no connection, too many requests).
+    Unavailable,
+    /// The bank refused the token.
+    TokenRefused,
+    /// The configuration keeps requests from being made.
+    Misconfigured,
+    /// Stopped on request between payments.
+    Interrupted,
+}
+
+impl UploadOutcome {
+    /// Its name, as `--json` writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            UploadOutcome::Uploaded => "uploaded",
+            UploadOutcome::Rejected => "rejected",
+            UploadOutcome::Refused => "refused",
+            UploadOutcome::Review => "review",
+            UploadOutcome::Held => "held",
+            UploadOutcome::Unavailable => "unavailable",
+            UploadOutcome::TokenRefused => "token-refused",
+            UploadOutcome::Misconfigured => "misconfigured",
+            UploadOutcome::Interrupted => "interrupted",
+        }
+    }
+
+    /// What the journal records of the file.
+    fn file_state(self) -> FileState {
+        match self {
+            UploadOutcome::Uploaded => FileState::Uploaded,
+            UploadOutcome::Refused | UploadOutcome::Rejected => FileState::Rejected,
+            UploadOutcome::Review => FileState::Review,
+            _ => FileState::NotSent,
+        }
+    }
+}
+
+impl std::fmt::Display for UploadOutcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// What `clientbank upload` did with one file.
 #[derive(Clone, Debug, Serialize)]
 pub struct FileUpload {
     /// The file.
     pub file: String,
-    /// `uploaded`, `rejected` (error findings: nothing sent), `refused` (the bank refused a
-    /// payment), `review` (a payment in doubt), `held` (payments waiting in another file of
-    /// processing/ are not sent from here), `unavailable` (the bank took nothing).
-    pub outcome: String,
+    /// How it ended.
+    pub outcome: UploadOutcome,
     /// The findings, rendered, when the file was rejected.
     pub findings: Option<String>,
     /// Its payments.
@@ -235,7 +291,7 @@ pub async fn upload(
             Err(e) => {
                 out.push(FileUpload {
                     file: file.clone(),
-                    outcome: "rejected".into(),
+                    outcome: UploadOutcome::Rejected,
                     findings: Some(format!("error: cannot read {file}: {e}\n")),
                     payments: Vec::new(),
                 });
@@ -246,7 +302,7 @@ pub async fn upload(
         if drop.has_errors {
             out.push(FileUpload {
                 file,
-                outcome: "rejected".into(),
+                outcome: UploadOutcome::Rejected,
                 findings: Some(drop.errors_text.clone()),
                 payments: Vec::new(),
             });
@@ -262,7 +318,7 @@ pub async fn upload(
             Begun::CannotRoute(reason) => {
                 out.push(FileUpload {
                     file,
-                    outcome: "rejected".into(),
+                    outcome: UploadOutcome::Rejected,
                     findings: Some(format!("{}error: {reason}\n", drop.errors_text)),
                     payments: Vec::new(),
                 });
@@ -276,12 +332,12 @@ pub async fn upload(
                 let rows = engine.journal.payments_of(file_id)?;
                 let not_sent: Vec<_> = rows
                     .iter()
-                    .filter(|r| r.state == ps::PLANNED)
+                    .filter(|r| r.state == PaymentState::Planned)
                     .map(|r| {
                         (
                             r.id,
                             Outcome {
-                                state: ps::NOT_SENT,
+                                state: PaymentState::NotSent,
                                 message: Some(format!("not sent: {why}")),
                                 ..Outcome::default()
                             },
@@ -290,28 +346,30 @@ pub async fn upload(
                     .collect();
                 engine.journal.record(&not_sent, &[])?;
                 match sent {
-                    Sent::TokenRefused(_) => "token-refused",
-                    Sent::Misconfigured(_) => "misconfigured",
-                    _ => "unavailable",
+                    Sent::TokenRefused(_) => UploadOutcome::TokenRefused,
+                    Sent::Misconfigured(_) => UploadOutcome::Misconfigured,
+                    _ => UploadOutcome::Unavailable,
                 }
             }
-            Sent::Interrupted => "interrupted",
+            Sent::Interrupted => UploadOutcome::Interrupted,
             Sent::Finished => match engine.verdict(file_id)? {
-                Verdict::Done => "uploaded",
-                Verdict::Rejected => "refused",
-                Verdict::Review => "review",
+                Verdict::Done => UploadOutcome::Uploaded,
+                Verdict::Rejected => UploadOutcome::Refused,
+                Verdict::Review => UploadOutcome::Review,
                 Verdict::Pending => {
                     // Payments queued behind the same payments in a file of processing/ that
                     // waits for the bank: sent once, from there; not from here.
                     let rows = engine.journal.payments_of(file_id)?;
                     let queued: Vec<_> = rows
                         .iter()
-                        .filter(|r| r.state == ps::QUEUED || r.state == ps::PLANNED)
+                        .filter(|r| {
+                            r.state == PaymentState::Queued || r.state == PaymentState::Planned
+                        })
                         .map(|r| {
                             (
                                 r.id,
                                 Outcome {
-                                    state: ps::NOT_SENT,
+                                    state: PaymentState::NotSent,
                                     message: Some(format!(
                                         "not sent from here: {}",
                                         r.message.as_deref().unwrap_or("interrupted")
@@ -322,21 +380,17 @@ pub async fn upload(
                         })
                         .collect();
                     engine.journal.record(&queued, &[])?;
-                    "held"
+                    UploadOutcome::Held
                 }
             },
         };
-        let state = match outcome {
-            "uploaded" => file_state::UPLOADED,
-            "refused" => file_state::REJECTED,
-            "review" => file_state::REVIEW,
-            _ => "not-sent",
-        };
-        engine.journal.set_file(file_id, state, &place, None)?;
+        engine
+            .journal
+            .set_file(file_id, outcome.file_state(), &place, None)?;
         let rows = engine.journal.payments_of(file_id)?;
         out.push(FileUpload {
             file: file.clone(),
-            outcome: outcome.into(),
+            outcome,
             findings: None,
             payments: rows.iter().map(|r| PaymentLine::of(&file, r)).collect(),
         });
@@ -360,63 +414,10 @@ pub struct Status {
     pub ignored: Vec<String>,
 }
 
-/// How much a payment's row says of what the bank has: of one payment's rows in several
-/// files, `status` counts the weightiest (the latest among equals).
-fn weight(state: &str) -> u8 {
-    match state {
-        ps::DUPLICATE => 8,
-        ps::UPLOADED => 7,
-        ps::DOUBT | ps::SENDING => 6,
-        ps::PLANNED | ps::QUEUED => 5,
-        ps::HELD => 4,
-        ps::REFUSED => 3,
-        ps::ALREADY => 2,
-        ps::NOT_SENT => 1,
-        _ => 0,
-    }
-}
-
-/// A payment's state in `status`: in English (the key of `status --json`) and in Russian.
-pub fn state_label(state: &str, sign: Option<&str>) -> (&'static str, &'static str) {
-    match (state, sign) {
-        (ps::UPLOADED, Some(sign_state::AWAITING)) => ("awaiting signature", "ждут подписи"),
-        (ps::UPLOADED, Some(sign_state::SIGNED)) => ("signed", "подписаны"),
-        (ps::UPLOADED, Some(sign_state::DRAFT)) => ("uploaded as drafts", "загружены черновиками"),
-        (ps::UPLOADED, Some(sign_state::NOT_AWAITING)) => (
-            "no longer awaiting a signature at the bank (see the cabinet)",
-            "банк больше не ждёт их подписи (см. интернет-банк)",
-        ),
-        (ps::UPLOADED, _) => ("uploaded", "загружены"),
-        (ps::DOUBT | ps::SENDING, _) => ("in doubt", "под вопросом"),
-        (ps::ALREADY, _) => (
-            "already at the bank (not sent again)",
-            "уже в банке (повторно не отправлены)",
-        ),
-        (ps::REFUSED, _) => ("refused by the bank", "отклонены банком"),
-        (ps::HELD, _) => ("held", "задержаны"),
-        (ps::QUEUED, _) => (
-            "waiting for the same payment in another file",
-            "ждут тот же платёж в другом файле",
-        ),
-        (ps::DUPLICATE, _) => (
-            "at the bank twice (uploaded before the journal refused it)",
-            "в банке дважды (загружены до того, как журнал это запретил)",
-        ),
-        (ps::PLANNED, _) => ("waiting to be sent", "ждут отправки"),
-        (ps::NOT_SENT, _) => ("not sent", "не отправлены"),
-        _ => ("other", "прочие"),
-    }
-}
-
-/// The Russian of a key of [`Status::payments`].
+/// The Russian of a key of [`Status::payments`] ([`Standing::status_label`]).
 pub fn state_label_ru(key: &str) -> &'static str {
-    ps::ALL
-        .iter()
-        .flat_map(|state| {
-            sign_state::ALL
-                .iter()
-                .map(move |sign| state_label(state, *sign))
-        })
+    Standing::all()
+        .map(Standing::status_label)
         .find(|(en, _)| *en == key)
         .map_or("прочие", |(_, ru)| ru)
 }
@@ -450,7 +451,7 @@ pub fn status(dir: &Path) -> Result<Status, Error> {
         for row in journal.all_payments()? {
             match by_identity.entry(row.identity.clone()) {
                 Entry::Occupied(mut seen) => {
-                    if weight(&row.state) >= weight(&seen.get().state) {
+                    if row.state.weight() >= seen.get().state.weight() {
                         seen.insert(row);
                     }
                 }
@@ -460,7 +461,11 @@ pub fn status(dir: &Path) -> Result<Status, Error> {
             }
         }
         for row in by_identity.values() {
-            let key = state_label(&row.state, row.sign.as_deref()).0;
+            let standing = Standing {
+                state: row.state,
+                sign: row.sign,
+            };
+            let key = standing.status_label().0;
             *payments.entry(key.to_string()).or_insert(0) += 1;
         }
         for row in journal.awaiting_signature()? {
@@ -550,7 +555,7 @@ pub fn settle(dir: &Path, file: &str, settlement: &Settlement) -> Result<String,
     if !present
         && recorded
             .as_ref()
-            .is_none_or(|r| r.state != file_state::REVIEW)
+            .is_none_or(|r| r.state != FileState::Review)
     {
         return Err(Error::Io(format!(
             "{} is not in {}: `clientbank status {}` lists the files of review/",
@@ -566,23 +571,20 @@ pub fn settle(dir: &Path, file: &str, settlement: &Settlement) -> Result<String,
         )));
     };
     let rows = journal.payments_of(row.id)?;
-    let doubtful: Vec<&PaymentRow> = rows
-        .iter()
-        .filter(|r| r.state == ps::DOUBT || r.state == ps::SENDING)
-        .collect();
+    let doubtful: Vec<&PaymentRow> = rows.iter().filter(|r| r.state.in_doubt()).collect();
     let decisions = decide(&doubtful, settlement)?;
     let results: Vec<_> = decisions
         .iter()
         .map(|&(id, sent)| {
             let (state, message) = if sent {
                 (
-                    ps::UPLOADED,
+                    PaymentState::Uploaded,
                     "at the bank, a person said (clientbank resolve --sent); its id is not \
                      known: sign it in the bank's cabinet",
                 )
             } else {
                 (
-                    ps::NOT_SENT,
+                    PaymentState::NotSent,
                     "not at the bank, a person said (clientbank resolve --not-sent)",
                 )
             };
@@ -621,7 +623,7 @@ pub fn settle(dir: &Path, file: &str, settlement: &Settlement) -> Result<String,
     if !present {
         journal.set_file(
             row.id,
-            "resolved",
+            FileState::Resolved,
             "",
             Some("settled by a person; the file had vanished"),
         )?;
@@ -631,12 +633,7 @@ pub fn settle(dir: &Path, file: &str, settlement: &Settlement) -> Result<String,
              the bank are sent once when a copy of it is dropped again"
         ));
     }
-    let unsent = rows.iter().any(|r| {
-        matches!(
-            r.state.as_str(),
-            ps::PLANNED | ps::NOT_SENT | ps::HELD | ps::QUEUED
-        )
-    });
+    let unsent = rows.iter().any(|r| r.state.unsent());
     let changed = fs::read(&path)
         .map(|bytes| crate::engine::content_hash(&bytes) != row.hash)
         .map_err(|e| Error::Io(format!("cannot read {place}: {e}")))?;
@@ -645,7 +642,7 @@ pub fn settle(dir: &Path, file: &str, settlement: &Settlement) -> Result<String,
             .map_err(|e| Error::Io(format!("cannot move {place} to the inbox: {e}")))?;
         journal.set_file(
             row.id,
-            "resolved",
+            FileState::Resolved,
             "",
             Some(&format!("back to the inbox as {moved} by a person")),
         )?;
@@ -664,7 +661,7 @@ pub fn settle(dir: &Path, file: &str, settlement: &Settlement) -> Result<String,
         let moved = move_into(&path, &layout.folder("done"), &name)
             .map_err(|e| Error::Io(format!("cannot move {place} to done/: {e}")))?;
         let done = Layout::place("done", &moved);
-        journal.set_file(row.id, file_state::DONE, &done, None)?;
+        journal.set_file(row.id, FileState::Done, &done, None)?;
         fs::write(
             layout.folder("done").join(format!("{moved}.report.csv")),
             report::csv(&rows),

@@ -26,15 +26,47 @@ pub enum Route {
     OneC,
 }
 
+impl Route {
+    /// Its name in the configuration and the journal.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Route::Auto => "auto",
+            Route::Json => "json",
+            Route::OneC => "1c",
+        }
+    }
+}
+
 impl std::str::FromStr for Route {
     type Err = String;
     fn from_str(text: &str) -> Result<Route, String> {
-        match text {
-            "auto" => Ok(Route::Auto),
-            "json" => Ok(Route::Json),
-            "1c" => Ok(Route::OneC),
-            _ => Err(format!("{text:?}: expected auto, json or 1c")),
-        }
+        [Route::Auto, Route::Json, Route::OneC]
+            .into_iter()
+            .find(|r| r.as_str() == text)
+            .ok_or_else(|| format!("{text:?}: expected auto, json or 1c"))
+    }
+}
+
+impl std::fmt::Display for Route {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl rusqlite::types::ToSql for Route {
+    fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
+        Ok(self.as_str().into())
+    }
+}
+
+impl rusqlite::types::FromSql for Route {
+    fn column_result(
+        value: rusqlite::types::ValueRef<'_>,
+    ) -> rusqlite::types::FromSqlResult<Route> {
+        value
+            .as_str()?
+            .parse()
+            .map_err(|e: String| rusqlite::types::FromSqlError::Other(e.into()))
     }
 }
 

@@ -14,11 +14,12 @@ use chrono::NaiveDate;
 use clientbank_payment::clock::today_in_moscow;
 use serde::Serialize;
 
-use crate::config::{Settings, Signing};
+use crate::config::{Route, Settings, Signing};
 use crate::engine::{Begun, Engine, Sent, Verdict, content_hash};
 use crate::folders::{Claimer, Layout, move_into, rename_no_replace, unique_name};
-use crate::journal::{Journal, file_state, payment_state as ps};
+use crate::journal::Journal;
 use crate::lock::{DirLock, Holder};
+use crate::state::{FileState, PaymentState};
 use crate::{Error, drop, report};
 
 /// How the daemon is opened.
@@ -275,9 +276,9 @@ impl Daemon {
         let today = self.today();
         let mut said = Vec::new();
         for (folder, file_state) in [
-            ("done", file_state::DONE),
-            ("review", file_state::REVIEW),
-            ("rejected", file_state::REJECTED),
+            ("done", FileState::Done),
+            ("review", FileState::Review),
+            ("rejected", FileState::Rejected),
         ] {
             let (mut files, mut payments) = (0, 0);
             for name in self.layout.files(folder) {
@@ -314,22 +315,26 @@ impl Daemon {
                             drop::normalise_number(&line.number) == p.identity.number
                         });
                         row.state = match folder {
-                            "done" => ps::UPLOADED,
-                            "review" => ps::DOUBT,
+                            "done" => PaymentState::Uploaded,
+                            "review" => PaymentState::Doubt,
                             // A file with error findings was refused before anything was
                             // sent. One without went to the bank: its report says which
                             // payments are there; a payment the report does not name (or
                             // no report at all) is in doubt, the safe side.
                             _ => match line {
-                                Some(line) => report::state_of_report_row(&line.state, &line.id),
-                                None if drop.has_errors => ps::NOT_SENT,
-                                None => ps::DOUBT,
+                                Some(line) => {
+                                    report::state_of_report_row(line.code.as_deref(), &line.id)
+                                }
+                                None if drop.has_errors => PaymentState::NotSent,
+                                None => PaymentState::Doubt,
                             },
                         };
                         row.bank_id = line
-                            .filter(|line| !line.id.is_empty() && row.state == ps::UPLOADED)
+                            .filter(|line| {
+                                !line.id.is_empty() && row.state == PaymentState::Uploaded
+                            })
                             .map(|line| line.id.clone());
-                        if row.state == ps::NOT_SENT {
+                        if row.state == PaymentState::NotSent {
                             row.message = Some(format!(
                                 "not at the bank by {place} (its findings or its report) when \
                                  the journal was started anew"
@@ -365,7 +370,7 @@ impl Daemon {
     }
 
     fn recover(&mut self) -> Result<(), Error> {
-        let sending = self.engine.journal.payments_in(ps::SENDING)?;
+        let sending = self.engine.journal.payments_in(PaymentState::Sending)?;
         if !sending.is_empty() {
             let outcomes: Vec<_> = sending
                 .iter()
@@ -373,7 +378,7 @@ impl Daemon {
                     (
                         r.id,
                         crate::journal::Outcome {
-                            state: ps::DOUBT,
+                            state: PaymentState::Doubt,
                             message: Some(
                                 "clientbank stopped while this payment was being sent: it may \
                                  or may not be at the bank"
@@ -390,7 +395,7 @@ impl Daemon {
                 "payments found in flight at start: in doubt, never re-sent"
             );
         }
-        for file in self.engine.journal.files_in(file_state::PROCESSING)? {
+        for file in self.engine.journal.files_in(FileState::Processing)? {
             if self.vanished(&file) {
                 self.release_vanished(&file)?;
                 continue;
@@ -404,7 +409,7 @@ impl Daemon {
                 )?;
             }
         }
-        for state in [file_state::DONE, file_state::REJECTED, file_state::REVIEW] {
+        for state in [FileState::Done, FileState::Rejected, FileState::Review] {
             for file in self.engine.journal.files_in(state)? {
                 let target = self.layout.path_of(&file.place);
                 let source = self.layout.folder("processing").join(&file.name);
@@ -475,7 +480,7 @@ impl Daemon {
         }
         // A file of processing/ deleted, or moved away (back to the inbox), while it waited:
         // its payments are released, so that another copy sends each once.
-        for file in self.engine.journal.files_in(file_state::PROCESSING)? {
+        for file in self.engine.journal.files_in(FileState::Processing)? {
             if self.vanished(&file) {
                 self.release_vanished(&file)?;
             }
@@ -727,14 +732,7 @@ impl Daemon {
                 )?;
                 return Ok(());
             }
-            Some(row) => {
-                let route = if row.route.as_deref() == Some("1c") {
-                    "1c"
-                } else {
-                    "json"
-                };
-                (row.id, route)
-            }
+            Some(row) => (row.id, row.route.unwrap_or(Route::Json)),
             None => {
                 if let Some(why) = crate::complete::incomplete(&bytes) {
                     tracing::warn!(file = %name, "rejected: cut short ({why}), nothing sent");
@@ -854,28 +852,28 @@ impl Daemon {
         let journal = &mut self.engine.journal;
         let rows = journal.payments_of(file.id)?;
         let place = &file.place;
-        let outcome = |state: &'static str, message: String| crate::journal::Outcome {
+        let outcome = |state: PaymentState, message: String| crate::journal::Outcome {
             state,
             message: Some(message),
             ..Default::default()
         };
         let released: Vec<_> = rows
             .iter()
-            .filter_map(|r| match r.state.as_str() {
-                ps::PLANNED | ps::QUEUED | ps::HELD => Some((
+            .filter_map(|r| match r.state {
+                PaymentState::Planned | PaymentState::Queued | PaymentState::Held => Some((
                     r.id,
                     outcome(
-                        ps::NOT_SENT,
+                        PaymentState::NotSent,
                         format!(
                             "not sent: {place} vanished before this payment was sent; from \
                              another file it is sent once"
                         ),
                     ),
                 )),
-                ps::SENDING => Some((
+                PaymentState::Sending => Some((
                     r.id,
                     outcome(
-                        ps::DOUBT,
+                        PaymentState::Doubt,
                         format!(
                             "{place} vanished while this payment was being sent: it may or may \
                              not be at the bank"
@@ -887,11 +885,11 @@ impl Daemon {
             .collect();
         journal.record(&released, &[])?;
         let rows = journal.payments_of(file.id)?;
-        let doubt = rows
+        let doubt = rows.iter().filter(|r| r.state.in_doubt()).count();
+        let not_sent = rows
             .iter()
-            .filter(|r| r.state == ps::DOUBT || r.state == ps::SENDING)
+            .filter(|r| r.state == PaymentState::NotSent)
             .count();
-        let not_sent = rows.iter().filter(|r| r.state == ps::NOT_SENT).count();
         let message = format!(
             "{place} vanished (deleted or moved away) while its payments waited: {not_sent} not \
              sent (a copy dropped again sends them once){}",
@@ -907,10 +905,10 @@ impl Daemon {
             fs::write(review.join(format!("{}.review.txt", file.name)), note)
                 .map_err(|e| Error::Io(format!("cannot write the review note: {e}")))?;
             let review_place = Layout::place("review", &file.name);
-            journal.set_file(file.id, file_state::REVIEW, &review_place, Some(&message))?;
+            journal.set_file(file.id, FileState::Review, &review_place, Some(&message))?;
             self.summary.review.push(file.name.clone());
         } else {
-            journal.set_file(file.id, "missing", "", Some(&message))?;
+            journal.set_file(file.id, FileState::Missing, "", Some(&message))?;
         }
         journal.event(Some(&file.name), &message)?;
         tracing::error!(file = %file.name, "{message}");
@@ -941,7 +939,7 @@ impl Daemon {
             match self
                 .engine
                 .journal
-                .record_file(name, hash, &place, file_state::REJECTED, text)
+                .record_file(name, hash, &place, FileState::Rejected, text)
             {
                 Ok(id) => id,
                 Err(e) => return self.journal_failed(name, e),
@@ -959,9 +957,9 @@ impl Daemon {
         why: Option<&str>,
     ) -> Result<(), Error> {
         let (folder, state) = match verdict {
-            Verdict::Done => ("done", file_state::DONE),
-            Verdict::Rejected => ("rejected", file_state::REJECTED),
-            Verdict::Review | Verdict::Pending => ("review", file_state::REVIEW),
+            Verdict::Done => ("done", FileState::Done),
+            Verdict::Rejected => ("rejected", FileState::Rejected),
+            Verdict::Review | Verdict::Pending => ("review", FileState::Review),
         };
         let new_name = unique_name(&self.layout.folder(folder), name);
         let place = Layout::place(folder, &new_name);
@@ -989,11 +987,11 @@ impl Daemon {
             .unwrap_or_default();
         let folder = target.parent().map(Path::to_path_buf).unwrap_or_default();
         let mut sidecars: Vec<(String, Vec<u8>)> = Vec::new();
-        match file.state.as_str() {
-            file_state::DONE => {
+        match file.state {
+            FileState::Done => {
                 sidecars.push((format!("{final_name}.report.csv"), report::csv(&rows)));
             }
-            file_state::REJECTED => {
+            FileState::Rejected => {
                 let text = if rows.is_empty() {
                     file.message.clone().unwrap_or_default()
                 } else {
@@ -1030,18 +1028,18 @@ impl Daemon {
                 if self.move_failures.remove(&file_id).is_some() {
                     tracing::info!(file = %file.name, to = %file.place, "moved at last");
                 }
-                let counts = |state: &str| rows.iter().filter(|r| r.state == state).count();
-                self.summary.already += counts(ps::ALREADY);
-                self.summary.refused += counts(ps::REFUSED);
-                self.summary.doubt += counts(ps::DOUBT);
-                let list = match file.state.as_str() {
-                    file_state::DONE => &mut self.summary.done,
-                    file_state::REJECTED => &mut self.summary.rejected,
+                let counts = |state: PaymentState| rows.iter().filter(|r| r.state == state).count();
+                self.summary.already += counts(PaymentState::Already);
+                self.summary.refused += counts(PaymentState::Refused);
+                self.summary.doubt += counts(PaymentState::Doubt);
+                let list = match file.state {
+                    FileState::Done => &mut self.summary.done,
+                    FileState::Rejected => &mut self.summary.rejected,
                     _ => &mut self.summary.review,
                 };
                 list.push(final_name.clone());
                 tracing::info!(file = %file.name, to = %file.place, "moved");
-                if file.state != file_state::DONE {
+                if file.state != FileState::Done {
                     let _ = self
                         .engine
                         .journal
@@ -1125,7 +1123,7 @@ impl Daemon {
             .journal
             .payments_of(file_id)?
             .iter()
-            .filter(|r| r.state == ps::UPLOADED)
+            .filter(|r| r.state == PaymentState::Uploaded)
             .count())
     }
 
@@ -1147,8 +1145,8 @@ impl Daemon {
             if self.interrupted.contains(&name) {
                 self.summary.interrupted.push(name);
             } else if !rows.is_empty()
-                && rows.iter().any(|r| r.state == ps::QUEUED)
-                && !rows.iter().any(|r| r.state == ps::PLANNED)
+                && rows.iter().any(|r| r.state == PaymentState::Queued)
+                && !rows.iter().any(|r| r.state == PaymentState::Planned)
             {
                 self.summary.queued.push(name);
             } else {
@@ -1329,7 +1327,9 @@ fn unreadable_names(layout: &Layout) -> Result<(), Error> {
 struct ReportRow {
     number: String,
     id: String,
-    state: String,
+    /// The machine-readable state code ([`crate::state::Standing::code`]); none in a report
+    /// written before codes were.
+    code: Option<String>,
 }
 
 /// The rows of a `FILE.report.csv`, in file order; empty when it cannot be read.
@@ -1341,10 +1341,10 @@ fn report_rows(path: &Path) -> Vec<ReportRow> {
         return Vec::new();
     };
     let column = |name: &str| headers.iter().position(|h| h == name);
-    let (Some(number), Some(id), Some(state)) = (column("number"), column("id"), column("state"))
-    else {
+    let (Some(number), Some(id)) = (column("number"), column("id")) else {
         return Vec::new();
     };
+    let code = column("code");
     let cell = |r: &csv::StringRecord, i: usize| r.get(i).unwrap_or_default().to_string();
     reader
         .records()
@@ -1352,7 +1352,7 @@ fn report_rows(path: &Path) -> Vec<ReportRow> {
         .map(|r| ReportRow {
             number: cell(&r, number),
             id: cell(&r, id),
-            state: cell(&r, state),
+            code: code.map(|c| cell(&r, c)),
         })
         .collect()
 }

@@ -9,7 +9,8 @@ use sha2::{Digest, Sha256};
 
 use crate::config::{Route, Settings};
 use crate::drop::{Drop, Kind};
-use crate::journal::{Journal, NewPayment, Outcome, payment_state as ps, sign_state};
+use crate::journal::{Journal, NewPayment, Outcome};
+use crate::state::{PaymentState, SignState};
 use crate::{Error, signer};
 
 /// SHA-256 of the content, hex.
@@ -33,7 +34,7 @@ pub fn new_payment(payment: &crate::drop::Planned, company: Option<String>) -> N
         recipient: payment.recipient.clone(),
         recipient_account: id.recipient_account.clone(),
         company,
-        state: ps::PLANNED,
+        state: PaymentState::Planned,
         bank_id: None,
         message: None,
         order: payment.order.clone(),
@@ -218,7 +219,7 @@ impl Engine {
             // Payments active in other files are decided inside the intent transaction
             // (Journal::record_intents): already, held or queued.
             if let Some(first) = seen.get(&key) {
-                row.state = ps::ALREADY;
+                row.state = PaymentState::Already;
                 row.message = Some(format!(
                     "the same payment as payment {} of this file: sent once",
                     first + 1
@@ -232,13 +233,13 @@ impl Engine {
 
     /// Which route a drop takes under the settings; `Err` with the reason when it cannot be
     /// sent without losing something.
-    pub fn route(&self, drop: &Drop) -> Result<&'static str, String> {
+    pub fn route(&self, drop: &Drop) -> Result<Route, String> {
         match (drop.kind, self.settings.route) {
-            (Kind::Json, _) => Ok("json"),
-            (Kind::OneC, Route::OneC) => Ok("1c"),
-            (Kind::OneC, Route::Auto) if drop.carried_by_json() => Ok("json"),
-            (Kind::OneC, Route::Auto) => Ok("1c"),
-            (Kind::OneC, Route::Json) if drop.carried_by_json() => Ok("json"),
+            (Kind::Json, _) => Ok(Route::Json),
+            (Kind::OneC, Route::OneC) => Ok(Route::OneC),
+            (Kind::OneC, Route::Auto) if drop.carried_by_json() => Ok(Route::Json),
+            (Kind::OneC, Route::Auto) => Ok(Route::OneC),
+            (Kind::OneC, Route::Json) if drop.carried_by_json() => Ok(Route::Json),
             (Kind::OneC, Route::Json) => Err(
                 "route = \"json\", but the JSON request cannot carry everything of this file \
                  (see the not-carried findings): it is not sent incompletely; use route \
@@ -250,7 +251,7 @@ impl Engine {
 
     /// Sends the payments of a recorded file that are `planned` (the first of them may already
     /// be marked `sending` by the intent transaction), recording each answer.
-    pub async fn send(&mut self, file_id: i64, drop: &Drop, route: &str) -> Result<Sent, Error> {
+    pub async fn send(&mut self, file_id: i64, drop: &Drop, route: Route) -> Result<Sent, Error> {
         let client = self.client()?;
         self.check_lock()?;
         // Payments queued behind the same payment in another file: sent from here only once
@@ -261,12 +262,12 @@ impl Engine {
         // failed after the send) is in doubt: never sent again.
         let stale: Vec<(i64, Outcome)> = rows
             .iter()
-            .filter(|r| r.state == ps::SENDING)
+            .filter(|r| r.state == PaymentState::Sending)
             .map(|r| {
                 (
                     r.id,
                     Outcome {
-                        state: ps::DOUBT,
+                        state: PaymentState::Doubt,
                         message: Some(
                             "its answer was not recorded: it may or may not be at the bank".into(),
                         ),
@@ -281,13 +282,13 @@ impl Engine {
         }
         let todo: Vec<_> = rows
             .iter()
-            .filter(|r| r.state == ps::PLANNED)
+            .filter(|r| r.state == PaymentState::Planned)
             .cloned()
             .collect();
         if todo.is_empty() {
             return Ok(Sent::Finished);
         }
-        if route == "1c" {
+        if route == Route::OneC {
             return self.send_1c(&client, drop, &todo).await;
         }
         let in_signing = self.settings.in_signing;
@@ -309,7 +310,7 @@ impl Engine {
                     &[(
                         row.id,
                         Outcome {
-                            state: ps::DOUBT,
+                            state: PaymentState::Doubt,
                             message: Some("the file no longer holds this payment".into()),
                             ..Outcome::default()
                         },
@@ -326,7 +327,8 @@ impl Engine {
             if let Err(e) = &answer
                 && let Some(sent) = set_up_problem(e)
             {
-                self.journal.set_payment(row.id, ps::PLANNED, None)?;
+                self.journal
+                    .set_payment(row.id, PaymentState::Planned, None)?;
                 return Ok(sent);
             }
             let outcome = match answer {
@@ -347,11 +349,11 @@ impl Engine {
                         "payment uploaded"
                     );
                     Outcome {
-                        state: ps::UPLOADED,
+                        state: PaymentState::Uploaded,
                         sign: Some(if in_signing && bank_id.is_some() {
-                            sign_state::AWAITING
+                            SignState::Awaiting
                         } else {
-                            sign_state::DRAFT
+                            SignState::Draft
                         }),
                         bank_id,
                         answer: Some(result.raw.clone()),
@@ -359,7 +361,8 @@ impl Engine {
                     }
                 }
                 Err(e) if e.not_taken() => {
-                    self.journal.set_payment(row.id, ps::PLANNED, None)?;
+                    self.journal
+                        .set_payment(row.id, PaymentState::Planned, None)?;
                     tracing::warn!(number = %row.number, "the bank did not take the payment: {e}");
                     return Ok(Sent::NotTaken {
                         why: e.to_string(),
@@ -380,7 +383,7 @@ impl Engine {
                         &[(
                             row.id,
                             Outcome {
-                                state: ps::DOUBT,
+                                state: PaymentState::Doubt,
                                 bank_id: ids,
                                 answer: body,
                                 message: Some(format!(
@@ -398,7 +401,7 @@ impl Engine {
                 Err(e) => {
                     tracing::warn!(number = %row.number, "payment refused by the bank: {e}");
                     Outcome {
-                        state: ps::REFUSED,
+                        state: PaymentState::Refused,
                         message: Some(e.to_string()),
                         ..Outcome::default()
                     }
@@ -429,14 +432,14 @@ impl Engine {
         let mut conflicts = self.journal.conflicts(&ids)?;
         if let Some(first) = todo.first() {
             let rows = self.journal.payments_of(first.file_id)?;
-            if rows.iter().any(|r| r.state != ps::PLANNED) && conflicts.is_empty() {
+            if rows.iter().any(|r| r.state != PaymentState::Planned) && conflicts.is_empty() {
                 conflicts = todo
                     .iter()
                     .map(|r| {
                         (
                             r.id,
                             Outcome {
-                                state: ps::HELD,
+                                state: PaymentState::Held,
                                 message: Some(
                                     "not sent: other payments of this 1C file are already at the \
                                      bank or elsewhere, and the 1C route sends whole files; send \
@@ -457,7 +460,7 @@ impl Engine {
                     results.push((
                         id,
                         Outcome {
-                            state: ps::HELD,
+                            state: PaymentState::Held,
                             message: Some(
                                 "not sent: other payments of this 1C file are active in another \
                                  file, and the 1C route sends whole files"
@@ -476,14 +479,14 @@ impl Engine {
             // Something became active elsewhere between the look and the mark: nothing sent;
             // the marked ones go back to planned, the next pass decides again.
             for id in marks {
-                self.journal.set_payment(id, ps::PLANNED, None)?;
+                self.journal.set_payment(id, PaymentState::Planned, None)?;
             }
             return Ok(Sent::Finished);
         }
         let Some(document) = &drop.document_1c else {
             return Err(Error::Io("a 1C route for a drop that is not 1C".into()));
         };
-        let all = |state: &'static str, message: String, answer: Option<String>| {
+        let all = |state: PaymentState, message: String, answer: Option<String>| {
             ids.iter()
                 .map(|&id| {
                     (
@@ -503,7 +506,7 @@ impl Engine {
             && let Some(sent) = set_up_problem(e)
         {
             for &id in &ids {
-                self.journal.set_payment(id, ps::PLANNED, None)?;
+                self.journal.set_payment(id, PaymentState::Planned, None)?;
             }
             return Ok(sent);
         }
@@ -516,9 +519,9 @@ impl Engine {
                         (
                             row.id,
                             Outcome {
-                                state: ps::UPLOADED,
+                                state: PaymentState::Uploaded,
                                 bank_id: Some(id.clone()),
-                                sign: Some(sign_state::DRAFT),
+                                sign: Some(SignState::Draft),
                                 answer: Some(result.raw.clone()),
                                 message: Some(
                                     "a draft (1C upload): sign it in the bank's cabinet".into(),
@@ -532,8 +535,10 @@ impl Engine {
             }
             Ok(result) if result.total_loaded == 0 && result.created().is_empty() => {
                 let message = format!("refused by the bank: {}", result.errors.join("; "));
-                self.journal
-                    .record(&all(ps::REFUSED, message, Some(result.raw.clone())), &[])?;
+                self.journal.record(
+                    &all(PaymentState::Refused, message, Some(result.raw.clone())),
+                    &[],
+                )?;
             }
             Ok(result) => {
                 let results = partly_created(todo, drop, &result);
@@ -541,7 +546,7 @@ impl Engine {
             }
             Err(e) if e.not_taken() => {
                 for &id in &ids {
-                    self.journal.set_payment(id, ps::PLANNED, None)?;
+                    self.journal.set_payment(id, PaymentState::Planned, None)?;
                 }
                 return Ok(Sent::NotTaken {
                     why: e.to_string(),
@@ -553,11 +558,12 @@ impl Engine {
                     "sent, but the answer was lost ({e}): the file's payments may or may not \
                      be at the bank"
                 );
-                self.journal.record(&all(ps::DOUBT, message, None), &[])?;
+                self.journal
+                    .record(&all(PaymentState::Doubt, message, None), &[])?;
             }
             Err(e) => {
                 self.journal
-                    .record(&all(ps::REFUSED, e.to_string(), None), &[])?;
+                    .record(&all(PaymentState::Refused, e.to_string(), None), &[])?;
             }
         }
         Ok(Sent::Finished)
@@ -725,7 +731,7 @@ impl Engine {
                 );
                 self.journal.record_sign_state(
                     &ids,
-                    Some(sign_state::NOT_AWAITING),
+                    Some(SignState::NotAwaiting),
                     &group.result,
                 )?;
                 self.journal.event(None, &group.result)?;
@@ -796,20 +802,20 @@ fn partly_created(
         .map(|(row, refusal)| {
             let outcome = match refusal {
                 Some(reason) => Outcome {
-                    state: ps::REFUSED,
+                    state: PaymentState::Refused,
                     message: Some(format!("refused by the bank: {reason}")),
                     answer: answer.clone(),
                     ..Outcome::default()
                 },
                 None if told => Outcome {
-                    state: ps::UPLOADED,
+                    state: PaymentState::Uploaded,
                     bank_id: ids.next().map(|id| id.to_string()),
-                    sign: Some(sign_state::DRAFT),
+                    sign: Some(SignState::Draft),
                     answer: answer.clone(),
                     message: Some("a draft (1C upload): sign it in the bank's cabinet".into()),
                 },
                 None => Outcome {
-                    state: ps::DOUBT,
+                    state: PaymentState::Doubt,
                     answer: answer.clone(),
                     message: Some(format!(
                         "the bank created {} of the file's payments (ids {}) and its answer \
@@ -903,8 +909,8 @@ pub enum Begun {
     Recorded {
         /// The file's row.
         file_id: i64,
-        /// `json` or `1c`.
-        route: &'static str,
+        /// [`Route::Json`] or [`Route::OneC`].
+        route: Route,
     },
     /// The drop cannot go by the configured route without losing something.
     CannotRoute(String),
@@ -926,24 +932,26 @@ impl Engine {
         let plan = self.plan(drop).await?;
         let (file_id, _) =
             self.journal
-                .record_intents((name, hash, place, route), &plan, route == "1c")?;
-        tracing::info!(file = %name, route, payments = plan.len(), "intents recorded");
+                .record_intents((name, hash, place, route), &plan, route == Route::OneC)?;
+        tracing::info!(file = %name, %route, payments = plan.len(), "intents recorded");
         Ok(Begun::Recorded { file_id, route })
     }
 
     /// Where a file goes, by its payments.
     pub fn verdict(&self, file_id: i64) -> Result<Verdict, Error> {
         let rows = self.journal.payments_of(file_id)?;
-        let any = |state: &str| rows.iter().any(|r| r.state == state);
-        Ok(if any(ps::DOUBT) || any(ps::HELD) || any(ps::SENDING) {
-            Verdict::Review
-        } else if any(ps::PLANNED) || any(ps::QUEUED) {
-            Verdict::Pending
-        } else if any(ps::REFUSED) {
-            Verdict::Rejected
-        } else {
-            Verdict::Done
-        })
+        let any = |state: PaymentState| rows.iter().any(|r| r.state == state);
+        Ok(
+            if any(PaymentState::Doubt) || any(PaymentState::Held) || any(PaymentState::Sending) {
+                Verdict::Review
+            } else if any(PaymentState::Planned) || any(PaymentState::Queued) {
+                Verdict::Pending
+            } else if any(PaymentState::Refused) {
+                Verdict::Rejected
+            } else {
+                Verdict::Done
+            },
+        )
     }
 }
 
@@ -965,7 +973,7 @@ mod tests {
             recipient: String::new(),
             recipient_account: String::new(),
             company: None,
-            state: ps::SENDING.into(),
+            state: PaymentState::Sending,
             bank_id: None,
             sign: None,
             answer: None,
@@ -986,7 +994,7 @@ mod tests {
         }
     }
 
-    fn states(answer: &str) -> Vec<(&'static str, Option<String>)> {
+    fn states(answer: &str) -> Vec<(PaymentState, Option<String>)> {
         let todo = [row(1, "7"), row(2, "8"), row(3, "9")];
         let result = clientbank_api::UploadResult::from_answer(answer.as_bytes()).unwrap();
         partly_created(&todo, &drop(), &result)
@@ -1003,9 +1011,9 @@ mod tests {
         assert_eq!(
             states(named),
             [
-                (ps::UPLOADED, Some("a".into())),
-                (ps::REFUSED, None),
-                (ps::UPLOADED, Some("b".into())),
+                (PaymentState::Uploaded, Some("a".into())),
+                (PaymentState::Refused, None),
+                (PaymentState::Uploaded, Some("b".into())),
             ]
         );
     }
@@ -1015,11 +1023,19 @@ mod tests {
     #[test]
     fn an_answer_that_does_not_say_which_leaves_the_rest_in_doubt() {
         let unnamed = r#"{"ids": ["a", "b"], "totalLoaded": 2, "errors": ["one refused"]}"#;
-        assert!(states(unnamed).iter().all(|s| *s == (ps::DOUBT, None)));
+        assert!(
+            states(unnamed)
+                .iter()
+                .all(|s| *s == (PaymentState::Doubt, None))
+        );
         let short = r#"{"ids": ["a"], "totalLoaded": 1, "errors": ["№ 8: refused"]}"#;
         assert_eq!(
             states(short),
-            [(ps::DOUBT, None), (ps::REFUSED, None), (ps::DOUBT, None)]
+            [
+                (PaymentState::Doubt, None),
+                (PaymentState::Refused, None),
+                (PaymentState::Doubt, None)
+            ]
         );
         // A number shared by two payments names neither.
         let todo = [row(1, "7"), row(2, "7")];

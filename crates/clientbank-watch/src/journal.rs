@@ -10,18 +10,11 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 
 use crate::Error;
+use crate::config::Route;
+use crate::state::{FileState, PaymentState, SignState};
 
 /// The schema version this build writes (`PRAGMA user_version`).
 pub const SCHEMA_VERSION: i64 = 4;
-
-/// The payment states in which an identity is *active*: planned, being sent, at the bank
-/// (awaiting signature, signed, a draft) or in doubt. An identity is active in at most one
-/// payment row at a time: the partial UNIQUE index `payments_active` says so to SQLite itself,
-/// so no code path and no second process can record two active intents for one payment.
-pub const ACTIVE: &[&str] = &["planned", "sending", "uploaded", "doubt"];
-
-/// The SQL list of [`ACTIVE`].
-const ACTIVE_SQL: &str = "('planned', 'sending', 'uploaded', 'doubt')";
 
 const MIGRATIONS: &[&str] = &[
     // 1: files, payments, events.
@@ -102,7 +95,7 @@ fn insert_payment(
     file_id: i64,
     position: usize,
     p: &NewPayment,
-    (state, bank_id, message): (&str, Option<&str>, Option<&str>),
+    (state, bank_id, message): (PaymentState, Option<&str>, Option<&str>),
     now: &str,
 ) -> rusqlite::Result<i64> {
     tx.execute(
@@ -169,75 +162,6 @@ pub struct OperationRow {
     pub confirmed: bool,
 }
 
-/// Where a file is in its life.
-pub mod file_state {
-    /// Claimed; its payments are being sent, or wait for the bank.
-    pub const PROCESSING: &str = "processing";
-    /// Every payment uploaded now or already at the bank.
-    pub const DONE: &str = "done";
-    /// Not (wholly) uploaded: an error finding, or the bank refused a payment.
-    pub const REJECTED: &str = "rejected";
-    /// A payment may or may not be at the bank: a person decides.
-    pub const REVIEW: &str = "review";
-    /// Uploaded by `clientbank upload` (the file stays where it is).
-    pub const UPLOADED: &str = "uploaded";
-}
-
-/// Where a payment is in its life.
-pub mod payment_state {
-    /// Recorded (the intent); not sent yet.
-    pub const PLANNED: &str = "planned";
-    /// About to be sent, or sent without an answer yet: in doubt after a crash.
-    pub const SENDING: &str = "sending";
-    /// The bank took it (its id, when named, in `bank_id`).
-    pub const UPLOADED: &str = "uploaded";
-    /// The bank refused it (its message in `message`).
-    pub const REFUSED: &str = "refused";
-    /// Sent, answer lost: may or may not be at the bank.
-    pub const DOUBT: &str = "doubt";
-    /// Not sent: the same payment is already at the bank (`message` says which id).
-    pub const ALREADY: &str = "already";
-    /// Not sent: a person said the doubtful upload did not reach the bank, or the file was
-    /// withdrawn.
-    pub const NOT_SENT: &str = "not-sent";
-    /// Not sent: the same payment is in doubt in another file (or, on the 1C route, other
-    /// payments of the file are elsewhere): a person decides.
-    pub const HELD: &str = "held";
-    /// Not sent yet: the same payment is in another file that waits to send it (the bank was
-    /// unavailable). Looked at again on every pass: `already` once that one is at the bank,
-    /// `planned` (sent from here) if that one ends without sending it.
-    pub const QUEUED: &str = "queued";
-    /// Uploaded although the same payment had been uploaded from another file (possible only
-    /// before journal schema 2): it is at the bank twice; a person cancels one.
-    pub const DUPLICATE: &str = "duplicate";
-    /// Every state, for what reads a state back from its label.
-    pub const ALL: &[&str] = &[
-        PLANNED, SENDING, UPLOADED, REFUSED, DOUBT, ALREADY, NOT_SENT, HELD, QUEUED, DUPLICATE,
-    ];
-}
-
-/// Signing state of an uploaded payment.
-pub mod sign_state {
-    /// Awaiting signature (uploaded with `targetStatus: InSigning`).
-    pub const AWAITING: &str = "awaiting";
-    /// Signed through the API.
-    pub const SIGNED: &str = "signed";
-    /// A draft: signed in the bank's cabinet.
-    pub const DRAFT: &str = "draft";
-    /// The bank refused a signature of this payment alone because it no longer awaits one
-    /// (signed by an earlier run whose answer was lost, in the cabinet, or cancelled): never
-    /// offered for signing again; the message says what the bank answered.
-    pub const NOT_AWAITING: &str = "not-awaiting";
-    /// Every sign state, and none.
-    pub const ALL: &[Option<&str>] = &[
-        None,
-        Some(AWAITING),
-        Some(SIGNED),
-        Some(DRAFT),
-        Some(NOT_AWAITING),
-    ];
-}
-
 /// A file row.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FileRow {
@@ -249,10 +173,10 @@ pub struct FileRow {
     pub hash: String,
     /// Where it is now, relative to DIR (`processing/a.txt`), or the path given to `upload`.
     pub place: String,
-    /// See [`file_state`].
-    pub state: String,
-    /// `json` or `1c`.
-    pub route: Option<String>,
+    /// Where it is in its life.
+    pub state: FileState,
+    /// How its payments went: [`Route::Json`] or [`Route::OneC`].
+    pub route: Option<Route>,
     /// When it was first recorded.
     pub created_at: String,
     /// What a person should know.
@@ -284,12 +208,12 @@ pub struct PaymentRow {
     pub recipient_account: String,
     /// The company (name and INN) that owns the payer account, when known.
     pub company: Option<String>,
-    /// See [`payment_state`].
-    pub state: String,
+    /// Where it is.
+    pub state: PaymentState,
     /// The bank's id.
     pub bank_id: Option<String>,
-    /// See [`sign_state`].
-    pub sign: Option<String>,
+    /// Its signing state, once uploaded.
+    pub sign: Option<SignState>,
     /// The bank's raw answer.
     pub answer: Option<String>,
     /// What a person should know (the bank's message, "already at the bank: id X …").
@@ -318,7 +242,7 @@ pub struct NewPayment {
     /// See [`PaymentRow`].
     pub company: Option<String>,
     /// `planned`, `already` or `held`.
-    pub state: &'static str,
+    pub state: PaymentState,
     /// See [`PaymentRow`].
     pub bank_id: Option<String>,
     /// See [`PaymentRow`].
@@ -331,12 +255,12 @@ pub struct NewPayment {
 /// The result of one payment's upload, to record.
 #[derive(Clone, Debug, Default)]
 pub struct Outcome {
-    /// See [`payment_state`].
-    pub state: &'static str,
+    /// Where the payment now is.
+    pub state: PaymentState,
     /// The bank's id.
     pub bank_id: Option<String>,
-    /// See [`sign_state`].
-    pub sign: Option<&'static str>,
+    /// Its signing state, once uploaded.
+    pub sign: Option<SignState>,
     /// The bank's raw answer.
     pub answer: Option<String>,
     /// What a person should know.
@@ -520,8 +444,8 @@ impl Journal {
         self.db
             .query_row(
                 "SELECT id, name, hash, place, state, route, created_at, message FROM files
-                 WHERE place = ?1 AND state = 'processing' ORDER BY id DESC LIMIT 1",
-                [place],
+                 WHERE place = ?1 AND state = ?2 ORDER BY id DESC LIMIT 1",
+                params![place, FileState::Processing],
                 file_row,
             )
             .optional()
@@ -529,7 +453,7 @@ impl Journal {
     }
 
     /// Every file row in `state`.
-    pub fn files_in(&self, state: &str) -> Result<Vec<FileRow>, Error> {
+    pub fn files_in(&self, state: FileState) -> Result<Vec<FileRow>, Error> {
         let mut statement = self
             .db
             .prepare(
@@ -594,9 +518,15 @@ impl Journal {
         except_file: Option<i64>,
     ) -> Result<Option<PaymentRow>, Error> {
         let rows = self.payments_where(
-            "identity = ?1 AND state IN ('uploaded', 'sending', 'doubt') AND file_id != ?2
-             ORDER BY CASE state WHEN 'uploaded' THEN 0 ELSE 1 END, id LIMIT 1",
-            params![identity, except_file.unwrap_or(-1)],
+            "identity = ?1 AND state IN (?3, ?4, ?5) AND file_id != ?2
+             ORDER BY state = ?3 DESC, id LIMIT 1",
+            params![
+                identity,
+                except_file.unwrap_or(-1),
+                PaymentState::Uploaded,
+                PaymentState::Sending,
+                PaymentState::Doubt
+            ],
         )?;
         Ok(rows.into_iter().next())
     }
@@ -615,7 +545,7 @@ impl Journal {
     }
 
     /// Every payment in `state`.
-    pub fn payments_in(&self, state: &str) -> Result<Vec<PaymentRow>, Error> {
+    pub fn payments_in(&self, state: PaymentState) -> Result<Vec<PaymentRow>, Error> {
         self.payments_where("state = ?1 ORDER BY id", [state])
     }
 
@@ -637,8 +567,8 @@ impl Journal {
     /// Payments awaiting signature.
     pub fn awaiting_signature(&self) -> Result<Vec<PaymentRow>, Error> {
         self.payments_where(
-            "state = 'uploaded' AND sign = 'awaiting' AND bank_id IS NOT NULL ORDER BY id",
-            [],
+            "state = ?1 AND sign = ?2 AND bank_id IS NOT NULL ORDER BY id",
+            params![PaymentState::Uploaded, SignState::Awaiting],
         )
     }
 
@@ -656,7 +586,7 @@ impl Journal {
     /// row id and the payments' row ids.
     pub fn record_intents(
         &mut self,
-        file: (&str, &str, &str, &str),
+        file: (&str, &str, &str, Route),
         payments: &[NewPayment],
         whole: bool,
     ) -> Result<(i64, Vec<i64>), Error> {
@@ -666,26 +596,26 @@ impl Journal {
         let tx = self.db.transaction().map_err(&map)?;
         tx.execute(
             "INSERT INTO files (name, hash, place, state, route, created_at, updated_at)
-             VALUES (?1, ?2, ?3, 'processing', ?4, ?5, ?5)",
-            params![name, hash, place, route, now],
+             VALUES (?1, ?2, ?3, ?6, ?4, ?5, ?5)",
+            params![name, hash, place, route, now, FileState::Processing],
         )
         .map_err(&map)?;
         let file_id = tx.last_insert_rowid();
-        let mut rows: Vec<(&'static str, Option<String>, Option<String>)> =
+        let mut rows: Vec<(PaymentState, Option<String>, Option<String>)> =
             Vec::with_capacity(payments.len());
         for p in payments {
             let mut row = (p.state, p.bank_id.clone(), p.message.clone());
-            if p.state == payment_state::PLANNED
+            if p.state == PaymentState::Planned
                 && let Some(active) = active_elsewhere(&tx, &p.identity, None).map_err(&map)?
             {
                 row = active.blocks();
             }
             rows.push(row);
         }
-        if whole && rows.iter().any(|r| r.0 != payment_state::PLANNED) {
-            for row in rows.iter_mut().filter(|r| r.0 == payment_state::PLANNED) {
+        if whole && rows.iter().any(|r| r.0 != PaymentState::Planned) {
+            for row in rows.iter_mut().filter(|r| r.0 == PaymentState::Planned) {
                 *row = (
-                    payment_state::HELD,
+                    PaymentState::Held,
                     None,
                     Some(
                         "not sent: other payments of this 1C file are already at the bank or \
@@ -712,7 +642,7 @@ impl Journal {
     /// doubt.
     pub fn seed_file(
         &mut self,
-        file: (&str, &str, &str, &str),
+        file: (&str, &str, &str, FileState),
         payments: &[NewPayment],
         message: &str,
     ) -> Result<usize, Error> {
@@ -729,7 +659,7 @@ impl Journal {
         let file_id = tx.last_insert_rowid();
         let mut taken = 0;
         for (position, p) in payments.iter().enumerate() {
-            let active = if p.state == payment_state::NOT_SENT {
+            let active = if p.state == PaymentState::NotSent {
                 None
             } else {
                 active_elsewhere(&tx, &p.identity, None).map_err(&map)?
@@ -737,14 +667,14 @@ impl Journal {
             let (row_state, bank_id, row_message) = match active {
                 Some(active) => {
                     let (s, id, m) = active.blocks();
-                    let s = if s == payment_state::QUEUED {
-                        payment_state::HELD
+                    let s = if s == PaymentState::Queued {
+                        PaymentState::Held
                     } else {
                         s
                     };
                     (s, id, m)
                 }
-                None if p.state == payment_state::NOT_SENT => (p.state, None, p.message.clone()),
+                None if p.state == PaymentState::NotSent => (p.state, None, p.message.clone()),
                 None => {
                     taken += 1;
                     (p.state, p.bank_id.clone(), Some(message.to_string()))
@@ -767,12 +697,12 @@ impl Journal {
         let tx = self.db.transaction().map_err(&map)?;
         let queued: Vec<(i64, String)> = {
             let mut statement = tx
-                .prepare(
-                    "SELECT id, identity FROM payments WHERE file_id = ?1 AND state = 'queued'",
-                )
+                .prepare("SELECT id, identity FROM payments WHERE file_id = ?1 AND state = ?2")
                 .map_err(&map)?;
             statement
-                .query_map([file_id], |r| Ok((r.get(0)?, r.get(1)?)))
+                .query_map(params![file_id, PaymentState::Queued], |r| {
+                    Ok((r.get(0)?, r.get(1)?))
+                })
                 .map_err(&map)?
                 .collect::<Result<_, _>>()
                 .map_err(&map)?
@@ -782,9 +712,9 @@ impl Journal {
             let (state, bank_id, message) =
                 match active_elsewhere(&tx, &identity, Some(id)).map_err(&map)? {
                     Some(active) => active.blocks(),
-                    None => (payment_state::PLANNED, None, None),
+                    None => (PaymentState::Planned, None, None),
                 };
-            if state == payment_state::QUEUED {
+            if state == PaymentState::Queued {
                 still += 1;
                 continue;
             }
@@ -845,7 +775,7 @@ impl Journal {
         let map = db_error(&self.path);
         let tx = self.db.transaction().map_err(&map)?;
         for (id, outcome) in results {
-            let uploaded_at = (outcome.state == payment_state::UPLOADED).then_some(&now);
+            let uploaded_at = (outcome.state == PaymentState::Uploaded).then_some(&now);
             tx.execute(
                 "UPDATE payments SET state = ?2, bank_id = COALESCE(?3, bank_id),
                     sign = COALESCE(?4, sign), answer = COALESCE(?5, answer),
@@ -885,8 +815,8 @@ impl Journal {
                 continue;
             }
             tx.execute(
-                "UPDATE payments SET state = 'sending', updated_at = ?2 WHERE id = ?1",
-                params![id, now],
+                "UPDATE payments SET state = ?3, updated_at = ?2 WHERE id = ?1",
+                params![id, now, PaymentState::Sending],
             )
             .map_err(&map)?;
             marked.push(id);
@@ -900,7 +830,7 @@ impl Journal {
     pub fn set_payment(
         &mut self,
         id: i64,
-        state: &str,
+        state: PaymentState,
         message: Option<&str>,
     ) -> Result<(), Error> {
         self.db
@@ -920,10 +850,16 @@ impl Journal {
     pub fn close_planned(&mut self, file_id: i64, message: &str) -> Result<(), Error> {
         self.db
             .execute(
-                "UPDATE payments SET state = 'not-sent', message = COALESCE(message, ?2),
+                "UPDATE payments SET state = ?4, message = COALESCE(message, ?2),
                     updated_at = ?3
-                 WHERE file_id = ?1 AND state = 'planned'",
-                params![file_id, message, now()],
+                 WHERE file_id = ?1 AND state = ?5",
+                params![
+                    file_id,
+                    message,
+                    now(),
+                    PaymentState::NotSent,
+                    PaymentState::Planned
+                ],
             )
             .map_err(self.err())?;
         Ok(())
@@ -937,7 +873,7 @@ impl Journal {
         signed: bool,
         message: &str,
     ) -> Result<(), Error> {
-        self.record_sign_state(bank_ids, signed.then_some(sign_state::SIGNED), message)
+        self.record_sign_state(bank_ids, signed.then_some(SignState::Signed), message)
     }
 
     /// Records the answer to a signature of payments awaiting one: their new sign state
@@ -945,7 +881,7 @@ impl Journal {
     pub fn record_sign_state(
         &mut self,
         bank_ids: &[String],
-        state: Option<&str>,
+        state: Option<SignState>,
         message: &str,
     ) -> Result<(), Error> {
         let now = now();
@@ -954,8 +890,8 @@ impl Journal {
         for id in bank_ids {
             tx.execute(
                 "UPDATE payments SET sign = COALESCE(?4, sign), message = ?2, updated_at = ?3
-                 WHERE bank_id = ?1 AND sign = 'awaiting'",
-                params![id, message, now, state],
+                 WHERE bank_id = ?1 AND sign = ?5",
+                params![id, message, now, state, SignState::Awaiting],
             )
             .map_err(&map)?;
         }
@@ -966,7 +902,7 @@ impl Journal {
     pub fn set_file(
         &mut self,
         id: i64,
-        state: &str,
+        state: FileState,
         place: &str,
         message: Option<&str>,
     ) -> Result<(), Error> {
@@ -986,7 +922,7 @@ impl Journal {
         name: &str,
         hash: &str,
         place: &str,
-        state: &str,
+        state: FileState,
         message: &str,
     ) -> Result<i64, Error> {
         let now = now();
@@ -1209,7 +1145,7 @@ fn payment_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<PaymentRow> {
 
 /// What blocks a payment: the active row of its identity in another file.
 struct Active {
-    state: String,
+    state: PaymentState,
     bank_id: Option<String>,
     uploaded_at: Option<String>,
     place: String,
@@ -1217,15 +1153,15 @@ struct Active {
 
 impl Active {
     /// What a payment whose identity is active here becomes: (state, bank id, message).
-    fn blocks(&self) -> (&'static str, Option<String>, Option<String>) {
+    fn blocks(&self) -> (PaymentState, Option<String>, Option<String>) {
         let place = if self.place.is_empty() {
             "another file".to_string()
         } else {
             self.place.clone()
         };
-        match self.state.as_str() {
-            payment_state::UPLOADED => (
-                payment_state::ALREADY,
+        match self.state {
+            PaymentState::Uploaded => (
+                PaymentState::Already,
                 self.bank_id.clone(),
                 Some(format!(
                     "already at the bank: id {} (uploaded {})",
@@ -1233,8 +1169,8 @@ impl Active {
                     self.uploaded_at.as_deref().unwrap_or("earlier")
                 )),
             ),
-            payment_state::DOUBT => (
-                payment_state::HELD,
+            PaymentState::Doubt => (
+                PaymentState::Held,
                 None,
                 Some(format!(
                     "not sent: the same payment may already be at the bank (it is in doubt in \
@@ -1242,7 +1178,7 @@ impl Active {
                 )),
             ),
             _ => (
-                payment_state::QUEUED,
+                PaymentState::Queued,
                 None,
                 Some(format!(
                     "the same payment is in {place}, waiting for the bank: sent once (this \
@@ -1263,10 +1199,11 @@ fn active_elsewhere(
         &format!(
             "SELECT p.state, p.bank_id, p.uploaded_at, f.place FROM payments p
              JOIN files f ON f.id = p.file_id
-             WHERE p.identity = ?1 AND p.id != ?2 AND p.state IN {ACTIVE_SQL}
-             ORDER BY CASE p.state WHEN 'uploaded' THEN 0 ELSE 1 END, p.id LIMIT 1"
+             WHERE p.identity = ?1 AND p.id != ?2 AND p.state IN {active}
+             ORDER BY p.state = ?3 DESC, p.id LIMIT 1",
+            active = PaymentState::active_sql()
         ),
-        params![identity, except.unwrap_or(-1)],
+        params![identity, except.unwrap_or(-1), PaymentState::Uploaded],
         |r| {
             Ok(Active {
                 state: r.get(0)?,
@@ -1304,7 +1241,9 @@ fn migrate_2(tx: &Transaction<'_>) -> rusqlite::Result<()> {
             )?;
         }
     }
-    tx.execute_batch(&format!(
+    // The state names as schema 2 wrote them: a migration is history, and says them as they
+    // were then.
+    tx.execute_batch(
         "UPDATE payments SET
             state = CASE state WHEN 'uploaded' THEN 'duplicate' ELSE 'held' END,
             message = CASE state
@@ -1316,10 +1255,11 @@ fn migrate_2(tx: &Transaction<'_>) -> rusqlite::Result<()> {
                     PARTITION BY identity
                     ORDER BY CASE state WHEN 'uploaded' THEN 0 WHEN 'doubt' THEN 1
                         WHEN 'sending' THEN 2 ELSE 3 END, id) AS n
-                FROM payments WHERE state IN {ACTIVE_SQL})
+                FROM payments WHERE state IN ('planned', 'sending', 'uploaded', 'doubt'))
             WHERE n > 1);
-         CREATE UNIQUE INDEX payments_active ON payments(identity) WHERE state IN {ACTIVE_SQL};"
-    ))
+         CREATE UNIQUE INDEX payments_active ON payments(identity)
+            WHERE state IN ('planned', 'sending', 'uploaded', 'doubt');",
+    )
 }
 
 #[cfg(test)]
@@ -1349,12 +1289,12 @@ mod tests {
         let payment = |n: &str| NewPayment {
             identity: format!("40702810938000012345|{n}"),
             number: n.into(),
-            state: payment_state::PLANNED,
+            state: PaymentState::Planned,
             ..NewPayment::default()
         };
         let (file, ids) = journal
             .record_intents(
-                ("a.json", "h", "processing/a.json", "json"),
+                ("a.json", "h", "processing/a.json", Route::Json),
                 &[payment("1"), payment("2")],
                 false,
             )
@@ -1366,7 +1306,7 @@ mod tests {
         // The first is sent and answered; the log is deleted before the second is marked.
         journal.record(&[], &ids[..1]).unwrap();
         let uploaded = Outcome {
-            state: payment_state::UPLOADED,
+            state: PaymentState::Uploaded,
             bank_id: Some("id-1".into()),
             ..Outcome::default()
         };
@@ -1378,11 +1318,11 @@ mod tests {
         std::mem::forget(journal);
         let journal = Journal::open(&path, false).unwrap();
         let rows = journal.payments_of(file).unwrap();
-        assert_eq!(rows[0].state, payment_state::UPLOADED, "{rows:?}");
+        assert_eq!(rows[0].state, PaymentState::Uploaded, "{rows:?}");
         assert_eq!(rows[0].bank_id.as_deref(), Some("id-1"));
         assert_eq!(
             rows[1].state,
-            payment_state::PLANNED,
+            PaymentState::Planned,
             "never marked, never sent"
         );
     }

@@ -25,6 +25,7 @@ pub mod journal;
 pub mod lock;
 pub mod report;
 pub mod signer;
+pub mod state;
 pub mod statement;
 pub mod webhook;
 

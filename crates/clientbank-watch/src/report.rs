@@ -2,54 +2,42 @@
 
 use std::fmt::Write as _;
 
-use crate::journal::{PaymentRow, payment_state as ps, sign_state};
+use crate::journal::PaymentRow;
+use crate::state::{PaymentState, Standing};
 
-/// A payment's state for people.
+/// A payment's state for people (the report's `state` column).
 pub fn state_label(row: &PaymentRow) -> String {
-    label(&row.state, row.sign.as_deref()).into()
+    standing(row).report_label().0.into()
 }
 
-/// The label of a state and sign state (a state this version does not know: as it is).
-fn label<'a>(state: &'a str, sign: Option<&str>) -> &'a str {
-    match (state, sign) {
-        (ps::UPLOADED, Some(sign_state::AWAITING)) => "uploaded, awaiting signature",
-        (ps::UPLOADED, Some(sign_state::SIGNED)) => "uploaded, signed",
-        (ps::UPLOADED, Some(sign_state::DRAFT)) => "uploaded as a draft",
-        (ps::UPLOADED, Some(sign_state::NOT_AWAITING)) => {
-            "uploaded, no longer awaiting a signature"
-        }
-        (ps::UPLOADED, _) => "uploaded",
-        (ps::ALREADY, _) => "already at the bank",
-        (ps::REFUSED, _) => "refused by the bank",
-        (ps::DOUBT, _) => "in doubt: may be at the bank",
-        (ps::HELD, _) => "not sent (held)",
-        (ps::QUEUED, _) => "waits for the same payment in another file",
-        (ps::DUPLICATE, _) => "at the bank twice",
-        (ps::PLANNED, _) => "not sent yet",
-        (ps::SENDING, _) => "being sent",
-        (ps::NOT_SENT, _) => "not sent",
-        (other, _) => other,
+fn standing(row: &PaymentRow) -> Standing {
+    Standing {
+        state: row.state,
+        sign: row.sign,
     }
 }
 
-/// What a row of a `FILE.report.csv` says of its payment, for a journal started anew: the
-/// state whose [`state_label`] it is, read as at the bank (uploaded, already there, twice), in
-/// doubt (in doubt, being sent) or neither; a bank id means at the bank whatever the label.
-pub fn state_of_report_row(text: &str, bank_id: &str) -> &'static str {
-    let written = ps::ALL.iter().find(|state| {
-        sign_state::ALL
-            .iter()
-            .any(|sign| label(state, *sign) == text.trim())
-    });
-    match written.copied() {
-        _ if !bank_id.trim().is_empty() => ps::UPLOADED,
-        Some(ps::UPLOADED | ps::ALREADY | ps::DUPLICATE) => ps::UPLOADED,
-        Some(ps::DOUBT | ps::SENDING) => ps::DOUBT,
-        _ => ps::NOT_SENT,
+/// What a row of a `FILE.report.csv` says of its payment, for a journal started anew, from its
+/// machine-readable `code` and its bank id: at the bank (a bank id, or uploaded, already there,
+/// twice), not sent (refused, never sent), or else in doubt — a report without a code (written
+/// before codes were) or with one this version does not know too: the safe side.
+pub fn state_of_report_row(code: Option<&str>, bank_id: &str) -> PaymentState {
+    use PaymentState as P;
+    if !bank_id.trim().is_empty() {
+        return P::Uploaded;
+    }
+    match code
+        .and_then(|c| Standing::from_code(c).ok())
+        .map(|s| s.state)
+    {
+        Some(P::Uploaded | P::Already | P::Duplicate) => P::Uploaded,
+        Some(P::NotSent | P::Refused | P::Planned | P::Held | P::Queued) => P::NotSent,
+        Some(P::Doubt | P::Sending) | None => P::Doubt,
     }
 }
 
-/// The CSV report: number, date, sum, recipient, id, state, message.
+/// The CSV report: number, date, sum, recipient, recipient account, id, state (for people),
+/// code (for programs: [`Standing::code`]), message.
 pub fn csv(rows: &[PaymentRow]) -> Vec<u8> {
     let mut writer = csv::Writer::from_writer(Vec::new());
     let _ = writer.write_record([
@@ -60,6 +48,7 @@ pub fn csv(rows: &[PaymentRow]) -> Vec<u8> {
         "recipient_account",
         "id",
         "state",
+        "code",
         "message",
     ]);
     for row in rows {
@@ -71,6 +60,7 @@ pub fn csv(rows: &[PaymentRow]) -> Vec<u8> {
             row.recipient_account.as_str(),
             row.bank_id.as_deref().unwrap_or(""),
             state_label(row).as_str(),
+            standing(row).code().as_str(),
             row.message.as_deref().unwrap_or(""),
         ]);
     }
@@ -105,7 +95,7 @@ pub fn refusals_in(name: &str, rows: &[PaymentRow], lang: clientbank_payment::La
     } else {
         format!("{name}: the bank refused payment(s); nothing else is wrong with it\n\n")
     };
-    for row in rows.iter().filter(|r| r.state == ps::REFUSED) {
+    for row in rows.iter().filter(|r| r.state == PaymentState::Refused) {
         let _ = writeln!(
             out,
             "{}: {} {} — {}\n  {}",
@@ -118,7 +108,7 @@ pub fn refusals_in(name: &str, rows: &[PaymentRow], lang: clientbank_payment::La
     }
     let uploaded: Vec<_> = rows
         .iter()
-        .filter(|r| r.state == ps::UPLOADED || r.state == ps::ALREADY)
+        .filter(|r| r.state == PaymentState::Uploaded || r.state == PaymentState::Already)
         .collect();
     if !uploaded.is_empty() {
         let _ = writeln!(
@@ -177,10 +167,7 @@ pub fn review_in(
 ) -> String {
     let ru = lang == clientbank_payment::Lang::Ru;
     let tr = |en: &'static str, ru_text: &'static str| if ru { ru_text } else { en };
-    let in_doubt: Vec<&PaymentRow> = rows
-        .iter()
-        .filter(|r| r.state == ps::DOUBT || r.state == ps::SENDING)
-        .collect();
+    let in_doubt: Vec<&PaymentRow> = rows.iter().filter(|r| r.state.in_doubt()).collect();
     let mut out = match (in_doubt.is_empty(), ru) {
         (false, true) => format!(
             "{name} требует решения человека: часть его платежей, возможно, уже в банке.\n\
@@ -202,11 +189,8 @@ pub fn review_in(
     if let Some(why) = why {
         let _ = writeln!(out, "\n{why}");
     }
-    let group = |out: &mut String, title: &str, states: &[&str]| {
-        let chosen: Vec<_> = rows
-            .iter()
-            .filter(|r| states.contains(&r.state.as_str()))
-            .collect();
+    let group = |out: &mut String, title: &str, states: &[PaymentState]| {
+        let chosen: Vec<_> = rows.iter().filter(|r| states.contains(&r.state)).collect();
         if chosen.is_empty() {
             return;
         }
@@ -234,27 +218,27 @@ pub fn review_in(
             "MAY BE AT THE BANK (check these):",
             "ВОЗМОЖНО, УЖЕ В БАНКЕ (проверьте их):",
         ),
-        &[ps::DOUBT, ps::SENDING],
+        &[PaymentState::Doubt, PaymentState::Sending],
     );
     group(
         &mut out,
         tr("Held (not sent):", "Задержаны (не отправлены):"),
-        &[ps::HELD, ps::QUEUED],
+        &[PaymentState::Held, PaymentState::Queued],
     );
     group(
         &mut out,
         tr("At the bank (uploaded):", "В банке (загружены):"),
-        &[ps::UPLOADED, ps::ALREADY],
+        &[PaymentState::Uploaded, PaymentState::Already],
     );
     group(
         &mut out,
         tr("Refused by the bank:", "Отклонены банком:"),
-        &[ps::REFUSED],
+        &[PaymentState::Refused],
     );
     group(
         &mut out,
         tr("Not sent:", "Не отправлены:"),
-        &[ps::PLANNED, ps::NOT_SENT],
+        &[PaymentState::Planned, PaymentState::NotSent],
     );
     let quoted = shell_quote(name);
     let dir = shell_quote(&dir.display().to_string());
@@ -317,20 +301,62 @@ pub fn shell_quote(word: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{PaymentRow, ps, shell_quote};
+    use super::{PaymentRow, shell_quote};
+    use crate::state::{PaymentState, SignState};
+
+    /// A report row is read back by its code, never its label: at the bank, not sent, or in
+    /// doubt — a code it does not know, or none (a report written before codes), too.
+    #[test]
+    fn a_report_row_is_read_back_by_its_code() {
+        use super::state_of_report_row as read;
+        assert_eq!(read(Some("uploaded:awaiting"), ""), PaymentState::Uploaded);
+        assert_eq!(read(Some("already"), ""), PaymentState::Uploaded);
+        assert_eq!(read(Some("duplicate"), ""), PaymentState::Uploaded);
+        assert_eq!(read(Some("doubt"), ""), PaymentState::Doubt);
+        assert_eq!(read(Some("sending"), ""), PaymentState::Doubt);
+        assert_eq!(read(Some("refused"), ""), PaymentState::NotSent);
+        assert_eq!(read(Some("refused"), "an-id"), PaymentState::Uploaded);
+        assert_eq!(read(Some("not-sent"), ""), PaymentState::NotSent);
+        assert_eq!(read(Some("something else"), ""), PaymentState::Doubt);
+        assert_eq!(read(None, ""), PaymentState::Doubt);
+        // The label is for people: read as it is, it says nothing.
+        assert_eq!(read(Some("refused by the bank"), ""), PaymentState::Doubt);
+    }
 
     #[test]
-    fn a_report_row_is_read_back_by_its_label() {
-        use super::state_of_report_row as read;
-        use crate::journal::payment_state as ps;
-        assert_eq!(read("uploaded, awaiting signature", ""), ps::UPLOADED);
-        assert_eq!(read("already at the bank", ""), ps::UPLOADED);
-        assert_eq!(read("at the bank twice", ""), ps::UPLOADED);
-        assert_eq!(read("in doubt: may be at the bank", ""), ps::DOUBT);
-        assert_eq!(read("being sent", ""), ps::DOUBT);
-        assert_eq!(read("refused by the bank", ""), ps::NOT_SENT);
-        assert_eq!(read("refused by the bank", "an-id"), ps::UPLOADED);
-        assert_eq!(read("something else", ""), ps::NOT_SENT);
+    fn the_report_carries_the_code_beside_the_label() {
+        let row = PaymentRow {
+            id: 1,
+            file_id: 1,
+            position: 0,
+            identity: "7".into(),
+            payer_account: String::new(),
+            number: "7".into(),
+            date: "20.11.2026".into(),
+            sum: "1.00".into(),
+            recipient: "ООО \"Лютик\"".into(),
+            recipient_account: String::new(),
+            company: None,
+            state: PaymentState::Uploaded,
+            bank_id: Some("id-7".into()),
+            sign: Some(SignState::Awaiting),
+            answer: None,
+            message: None,
+            uploaded_at: None,
+        };
+        let text = String::from_utf8(super::csv(&[row])).unwrap();
+        let mut lines = text.lines();
+        assert_eq!(
+            lines.next(),
+            Some("number,date,sum,recipient,recipient_account,id,state,code,message")
+        );
+        assert!(
+            lines
+                .next()
+                .unwrap()
+                .ends_with(",id-7,\"uploaded, awaiting signature\",uploaded:awaiting,"),
+            "{text}"
+        );
     }
 
     #[test]
@@ -367,7 +393,7 @@ mod tests {
     #[test]
     fn the_review_file_opens_with_doubt_only_when_a_payment_is_in_doubt() {
         use clientbank_payment::Lang;
-        let row = |number: &str, state: &str| PaymentRow {
+        let row = |number: &str, state: PaymentState| PaymentRow {
             id: 1,
             file_id: 1,
             position: 0,
@@ -379,7 +405,7 @@ mod tests {
             recipient: String::new(),
             recipient_account: String::new(),
             company: None,
-            state: state.into(),
+            state,
             bank_id: None,
             sign: None,
             answer: None,
@@ -387,7 +413,10 @@ mod tests {
             uploaded_at: None,
         };
         let dir = std::path::Path::new("exchange");
-        let held = [row("7", ps::HELD), row("8", ps::UPLOADED)];
+        let held = [
+            row("7", PaymentState::Held),
+            row("8", PaymentState::Uploaded),
+        ];
         for lang in [Lang::En, Lang::Ru] {
             let text = super::review_in(dir, "a.txt", None, &held, lang);
             assert!(
@@ -396,9 +425,9 @@ mod tests {
             );
         }
         let doubt = [
-            row("7", ps::DOUBT),
-            row("8", ps::DOUBT),
-            row("9", ps::UPLOADED),
+            row("7", PaymentState::Doubt),
+            row("8", PaymentState::Doubt),
+            row("9", PaymentState::Uploaded),
         ];
         let text = super::review_in(dir, "a.txt", None, &doubt, Lang::En);
         assert!(

@@ -98,6 +98,13 @@ states! {
     }
 }
 
+/// A payment starts planned.
+impl Default for PaymentState {
+    fn default() -> PaymentState {
+        PaymentState::Planned
+    }
+}
+
 impl PaymentState {
     /// The states in which a payment's identity is *active*: planned, being sent, at the bank
     /// (awaiting signature, signed, a draft) or in doubt. An identity is active in at most one
@@ -183,6 +190,9 @@ states! {
         Resolved => "resolved",
         /// Gone from processing/ (deleted or moved away by hand) before its payments were sent.
         Missing => "missing",
+        /// Given to `clientbank upload`, nothing of it taken (the bank unavailable, the token
+        /// refused, held behind another file).
+        NotSent => "not-sent",
     }
 }
 
@@ -243,7 +253,10 @@ impl Standing {
             (P::Uploaded, None) => ("uploaded", "загружен"),
             (P::Already, _) => ("already at the bank", "уже в банке"),
             (P::Refused, _) => ("refused by the bank", "отклонён банком"),
-            (P::Doubt, _) => ("in doubt: may be at the bank", "под вопросом: возможно, в банке"),
+            (P::Doubt, _) => (
+                "in doubt: may be at the bank",
+                "под вопросом: возможно, в банке",
+            ),
             (P::Held, _) => ("not sent (held)", "не отправлен (задержан)"),
             (P::Queued, _) => (
                 "waits for the same payment in another file",

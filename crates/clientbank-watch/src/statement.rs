@@ -960,7 +960,8 @@ mod tests {
 
     #[test]
     fn an_uploaded_payment_comes_back_as_its_order() {
-        use crate::journal::{Journal, NewPayment, payment_state};
+        use crate::journal::{Journal, NewPayment};
+        use crate::state::PaymentState;
         let dir = tempfile::tempdir().unwrap();
         let mut journal = Journal::open(&dir.path().join("journal.sqlite"), true).unwrap();
         let order = |number: &str| Document {
@@ -989,7 +990,7 @@ mod tests {
             number: number.into(),
             sum: "1.00".into(),
             recipient_account: "40702810210000054321".into(),
-            state: payment_state::PLANNED,
+            state: PaymentState::Planned,
             bank_id: Some(bank_id.into()),
             order: crate::drop::order_text(order(number)),
             ..NewPayment::default()
@@ -997,7 +998,11 @@ mod tests {
         // "7" is matched by the bank's id, "8" (another id at the bank) by its identity.
         let payments = [recorded("7", "op-7"), recorded("8", "upload-8")];
         journal
-            .record_intents(("a.txt", "h", "processing/a.txt", "1c"), &payments, false)
+            .record_intents(
+                ("a.txt", "h", "processing/a.txt", crate::config::Route::OneC),
+                &payments,
+                false,
+            )
             .unwrap();
         let period = Period::new(day(20), day(23)).unwrap();
         let mut c = Collector::new(own(), period).unwrap();

@@ -4,7 +4,7 @@ mod common;
 
 use std::time::Duration;
 
-use clientbank_watch::journal::payment_state;
+use clientbank_watch::state::PaymentState;
 use clientbank_watch::{Daemon, Error, Options, commands};
 use common::*;
 
@@ -233,7 +233,7 @@ async fn cyrillic_names_and_name_clashes() {
         ["~$платёжки.txt", "выгрузка.txt.part"]
     );
     let rows = daemon.engine.journal.all_payments().unwrap();
-    assert!(rows.iter().all(|r| r.state == payment_state::UPLOADED));
+    assert!(rows.iter().all(|r| r.state == PaymentState::Uploaded));
 }
 
 /// A document with `Сумма` twice cannot be read one way (1C may take the other value): the

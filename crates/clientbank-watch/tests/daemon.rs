@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use clientbank_api::Token;
 use clientbank_sandbox::{DropConnection, Fault};
-use clientbank_watch::journal::payment_state;
+use clientbank_watch::state::PaymentState;
 use clientbank_watch::{Signing, commands};
 use common::*;
 
@@ -39,7 +39,7 @@ async fn both_routes_json_and_1c() {
     assert_eq!(rows.len(), 5);
     assert!(
         rows.iter()
-            .all(|r| r.state == payment_state::UPLOADED && r.bank_id.is_some())
+            .all(|r| r.state == PaymentState::Uploaded && r.bank_id.is_some())
     );
     let report = read(dir.path(), "done", "priority.txt.report.csv");
     assert!(report.starts_with("number,date,sum,recipient"), "{report}");
@@ -213,7 +213,7 @@ async fn a_429_or_408_makes_the_file_wait_not_rejected() {
         );
         let rows = daemon.engine.journal.all_payments().unwrap();
         assert!(
-            rows.iter().all(|r| r.state == payment_state::PLANNED),
+            rows.iter().all(|r| r.state == PaymentState::Planned),
             "{status}: never sent, not in doubt: {rows:?}"
         );
         bank.control().set_fault(None);
@@ -243,7 +243,7 @@ async fn refused_connections_are_retried_and_the_file_is_sent_once() {
     let rows = daemon.engine.journal.all_payments().unwrap();
     assert_eq!(
         rows[0].state,
-        payment_state::PLANNED,
+        PaymentState::Planned,
         "not in doubt: never sent"
     );
     daemon.engine.set_settings(settings(&bank));

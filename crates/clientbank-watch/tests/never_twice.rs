@@ -5,7 +5,8 @@ mod common;
 
 use std::time::Duration;
 
-use clientbank_watch::journal::{Journal, NewPayment, payment_state};
+use clientbank_watch::journal::{Journal, NewPayment};
+use clientbank_watch::state::PaymentState;
 use clientbank_watch::{Daemon, Error, commands};
 use common::*;
 
@@ -73,7 +74,7 @@ async fn files_sharing_a_payment_during_a_503_window_send_it_once() {
     let rows = daemon.engine.journal.all_payments().unwrap();
     let queued: Vec<_> = rows
         .iter()
-        .filter(|r| r.state == payment_state::QUEUED)
+        .filter(|r| r.state == PaymentState::Queued)
         .collect();
     assert_eq!(queued.len(), 1, "{rows:?}");
     assert_eq!(queued[0].number, "6001");
@@ -136,45 +137,55 @@ fn the_journal_refuses_two_active_intents_for_one_identity() {
     let payment = NewPayment {
         identity: "40702810938000012345|7|2026-01-01|10|40702810210000054321".into(),
         number: "7".into(),
-        state: payment_state::PLANNED,
+        state: PaymentState::Planned,
         ..NewPayment::default()
     };
     let (a, _) = one
         .record_intents(
-            ("a.json", "h1", "processing/a.json", "json"),
+            (
+                "a.json",
+                "h1",
+                "processing/a.json",
+                clientbank_watch::Route::Json,
+            ),
             std::slice::from_ref(&payment),
             false,
         )
         .unwrap();
     let (b, ids) = two
         .record_intents(
-            ("b.json", "h2", "processing/b.json", "json"),
+            (
+                "b.json",
+                "h2",
+                "processing/b.json",
+                clientbank_watch::Route::Json,
+            ),
             std::slice::from_ref(&payment),
             false,
         )
         .unwrap();
     assert_ne!(a, b);
     let rows = two.payments_of(b).unwrap();
-    assert_eq!(rows[0].state, payment_state::QUEUED, "{rows:?}");
+    assert_eq!(rows[0].state, PaymentState::Queued, "{rows:?}");
     // No code path makes it active beside the first: not a state change, not a send mark.
     assert!(
-        two.set_payment(ids[0], payment_state::PLANNED, None)
+        two.set_payment(ids[0], PaymentState::Planned, None)
             .is_err()
     );
     assert!(
-        two.set_payment(ids[0], payment_state::UPLOADED, None)
+        two.set_payment(ids[0], PaymentState::Uploaded, None)
             .is_err()
     );
     let marked = two.record(&[], &[ids[0]]).unwrap();
     assert!(marked.is_empty(), "marked sending beside an active intent");
-    assert_eq!(two.payments_of(b).unwrap()[0].state, payment_state::QUEUED);
+    assert_eq!(two.payments_of(b).unwrap()[0].state, PaymentState::Queued);
     // Once the first is at the bank, the second is "already", and never sent.
     let first = one.payments_of(a).unwrap()[0].id;
     one.record(
         &[(
             first,
             clientbank_watch::journal::Outcome {
-                state: payment_state::UPLOADED,
+                state: PaymentState::Uploaded,
                 bank_id: Some("id-1".into()),
                 ..Default::default()
             },
@@ -184,7 +195,7 @@ fn the_journal_refuses_two_active_intents_for_one_identity() {
     .unwrap();
     two.requeue(b).unwrap();
     let row = &two.payments_of(b).unwrap()[0];
-    assert_eq!(row.state, payment_state::ALREADY);
+    assert_eq!(row.state, PaymentState::Already);
     assert!(
         row.message.as_deref().unwrap().contains("id id-1"),
         "{row:?}"
@@ -253,11 +264,11 @@ async fn a_1c_file_the_bank_takes_in_part_is_recorded_payment_by_payment() {
     let rows = daemon.engine.journal.all_payments().unwrap();
     let state = |n: &str| {
         let row = rows.iter().find(|r| r.number == n).unwrap();
-        (row.state.clone(), row.bank_id.is_some())
+        (row.state, row.bank_id.is_some())
     };
-    assert_eq!(state("121"), (payment_state::UPLOADED.to_string(), true));
-    assert_eq!(state("122"), (payment_state::UPLOADED.to_string(), true));
-    assert_eq!(state("123"), (payment_state::REFUSED.to_string(), false));
+    assert_eq!(state("121"), (PaymentState::Uploaded, true));
+    assert_eq!(state("122"), (PaymentState::Uploaded, true));
+    assert_eq!(state("123"), (PaymentState::Refused, false));
     let report = read(dir.path(), "rejected", "part.txt.report.csv");
     assert!(report.contains("121") && report.contains("123"), "{report}");
     // The ids recorded are the bank's ids of those numbers.

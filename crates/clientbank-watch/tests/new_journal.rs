@@ -2,7 +2,7 @@
 
 mod common;
 
-use clientbank_watch::journal::payment_state;
+use clientbank_watch::state::PaymentState;
 use clientbank_watch::{Daemon, Options};
 use common::*;
 
@@ -45,7 +45,7 @@ async fn a_new_journal_is_seeded_from_done_and_review_and_nothing_is_sent_again(
     let ids: Vec<String> = daemon
         .engine
         .journal
-        .payments_in(payment_state::UPLOADED)
+        .payments_in(PaymentState::Uploaded)
         .unwrap()
         .into_iter()
         .filter_map(|r| r.bank_id)

@@ -4,7 +4,7 @@ mod common;
 
 use clientbank_api::Token;
 use clientbank_watch::Error;
-use clientbank_watch::journal::payment_state;
+use clientbank_watch::state::PaymentState;
 use common::*;
 
 #[tokio::test]
@@ -25,7 +25,7 @@ async fn a_token_that_cannot_be_a_header_sends_nothing_and_puts_nothing_in_revie
     assert_eq!(files(dir.path(), "processing"), ["a.json"]);
     let rows = daemon.engine.journal.all_payments().unwrap();
     assert!(
-        rows.iter().all(|r| r.state == payment_state::PLANNED),
+        rows.iter().all(|r| r.state == PaymentState::Planned),
         "{rows:?}"
     );
     // Fixed: sent once.

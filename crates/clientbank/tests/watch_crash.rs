@@ -23,7 +23,8 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use clientbank_watch::journal::{Journal, payment_state};
+use clientbank_watch::journal::Journal;
+use clientbank_watch::state::PaymentState;
 
 fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_clientbank")
@@ -251,7 +252,7 @@ fn settle_review(root: &Path, at_bank: &[(String, String)]) -> usize {
         let (mut sent, mut not_sent) = (Vec::new(), Vec::new());
         for row in rows
             .iter()
-            .filter(|r| r.state == payment_state::DOUBT || r.state == payment_state::SENDING)
+            .filter(|r| r.state == PaymentState::Doubt || r.state == PaymentState::Sending)
         {
             if at_bank.iter().any(|(_, n)| *n == row.number) {
                 sent.push(row.number.clone());
@@ -429,7 +430,7 @@ fn killed_at_random_moments_every_payment_reaches_the_bank_exactly_once() {
     for (id, number) in &at_bank {
         let known = rows.iter().any(|r| {
             r.number == *number
-                && (r.bank_id.as_deref() == Some(id) || r.state == payment_state::UPLOADED)
+                && (r.bank_id.as_deref() == Some(id) || r.state == PaymentState::Uploaded)
         });
         assert!(
             known,

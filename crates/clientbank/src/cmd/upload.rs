@@ -4,7 +4,8 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use chrono::NaiveDate;
-use clientbank_watch::{Route, commands};
+use clientbank_watch::Route;
+use clientbank_watch::commands::{self, UploadOutcome};
 
 use super::watch::{error_outcome, init_logging, load};
 use crate::exit::{Failure, Outcome};
@@ -65,11 +66,16 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Failure> {
     };
     let mut outcome = Outcome::Clean;
     for upload in &uploads {
-        let this = match upload.outcome.as_str() {
-            "uploaded" => Outcome::Clean,
-            "unavailable" => Outcome::BankUnavailable,
-            "token-refused" | "interrupted" | "misconfigured" => Outcome::Unreadable,
-            _ => Outcome::Findings,
+        let this = match upload.outcome {
+            UploadOutcome::Uploaded => Outcome::Clean,
+            UploadOutcome::Unavailable => Outcome::BankUnavailable,
+            UploadOutcome::TokenRefused
+            | UploadOutcome::Interrupted
+            | UploadOutcome::Misconfigured => Outcome::Unreadable,
+            UploadOutcome::Rejected
+            | UploadOutcome::Refused
+            | UploadOutcome::Review
+            | UploadOutcome::Held => Outcome::Findings,
         };
         outcome = outcome.max(this);
     }
