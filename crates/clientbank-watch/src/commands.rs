@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use crate::daemon::open_journal;
 use crate::engine::{Begun, Engine, Sent, Verdict, content_hash};
-use crate::folders::{Layout, move_into, shown};
+use crate::folders::{Folder, Layout, move_into, shown};
 use crate::journal::{Journal, Outcome, PaymentRow};
 use crate::lock::{DirLock, Holder};
 use crate::state::{FileState, PaymentState, Standing};
@@ -136,7 +136,7 @@ fn open_dir(dir: &Path, create_journal: bool) -> Result<DirLock, Error> {
 /// Refuses a DIR that does not exist, or (unless `create_journal`) has no journal.
 fn check_dir(dir: &Path, create_journal: bool) -> Result<(), Error> {
     usable(dir, !create_journal)?;
-    let private = Layout::new(dir).folder(".clientbank");
+    let private = Layout::new(dir).folder(Folder::Private);
     fs::create_dir_all(&private)
         .map_err(|e| Error::Io(format!("cannot create {}: {e}", private.display())))
 }
@@ -427,14 +427,7 @@ pub fn status(dir: &Path) -> Result<Status, Error> {
     usable(dir, true)?;
     let layout = Layout::new(dir);
     let mut folders = BTreeMap::new();
-    for folder in [
-        "inbox",
-        "processing",
-        "done",
-        "rejected",
-        "review",
-        "outbox",
-    ] {
+    for folder in Folder::ALL.into_iter().filter(|&f| f != Folder::Private) {
         let names = layout.files(folder);
         let names = names.iter().map(|n| shown(n).into_owned()).collect();
         folders.insert(folder.to_string(), names);
@@ -480,7 +473,7 @@ pub fn status(dir: &Path) -> Result<Status, Error> {
         }
         last_errors = journal.last_events(10)?;
     }
-    let mut ignored: Vec<String> = fs::read_dir(layout.folder("inbox"))
+    let mut ignored: Vec<String> = fs::read_dir(layout.folder(Folder::Inbox))
         .map(|entries| {
             entries
                 .filter_map(Result::ok)
@@ -545,7 +538,7 @@ pub fn settle(dir: &Path, file: &str, settlement: &Settlement) -> Result<String,
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let place = Layout::place("review", &name);
+    let place = Layout::place(Folder::Review, &name);
     let path = layout.path_of(&place);
     let mut journal = Journal::open(&layout.journal(), false)?;
     let recorded = journal.file_at(&place)?;
@@ -560,7 +553,7 @@ pub fn settle(dir: &Path, file: &str, settlement: &Settlement) -> Result<String,
         return Err(Error::Io(format!(
             "{} is not in {}: `clientbank status {}` lists the files of review/",
             name,
-            layout.folder("review").display(),
+            layout.folder(Folder::Review).display(),
             report::shell_quote(&dir.display().to_string())
         )));
     }
@@ -619,7 +612,9 @@ pub fn settle(dir: &Path, file: &str, settlement: &Settlement) -> Result<String,
         "not sent: the file went to review/ before this payment was sent",
     )?;
     let rows = journal.payments_of(row.id)?;
-    let review_note = layout.folder("review").join(format!("{name}.review.txt"));
+    let review_note = layout
+        .folder(Folder::Review)
+        .join(format!("{name}.review.txt"));
     if !present {
         journal.set_file(
             row.id,
@@ -638,7 +633,7 @@ pub fn settle(dir: &Path, file: &str, settlement: &Settlement) -> Result<String,
         .map(|bytes| crate::engine::content_hash(&bytes) != row.hash)
         .map_err(|e| Error::Io(format!("cannot read {place}: {e}")))?;
     if unsent || changed {
-        let moved = move_into(&path, &layout.folder("inbox"), &name)
+        let moved = move_into(&path, &layout.folder(Folder::Inbox), &name)
             .map_err(|e| Error::Io(format!("cannot move {place} to the inbox: {e}")))?;
         journal.set_file(
             row.id,
@@ -658,12 +653,14 @@ pub fn settle(dir: &Path, file: &str, settlement: &Settlement) -> Result<String,
             "{name}: {said}; the file is back in the inbox as inbox/{moved}: {why}"
         ))
     } else {
-        let moved = move_into(&path, &layout.folder("done"), &name)
+        let moved = move_into(&path, &layout.folder(Folder::Done), &name)
             .map_err(|e| Error::Io(format!("cannot move {place} to done/: {e}")))?;
-        let done = Layout::place("done", &moved);
+        let done = Layout::place(Folder::Done, &moved);
         journal.set_file(row.id, FileState::Done, &done, None)?;
         fs::write(
-            layout.folder("done").join(format!("{moved}.report.csv")),
+            layout
+                .folder(Folder::Done)
+                .join(format!("{moved}.report.csv")),
             report::csv(&rows),
         )
         .map_err(|e| Error::Io(format!("cannot write the report of {done}: {e}")))?;

@@ -16,7 +16,7 @@ use serde::Serialize;
 
 use crate::config::{Route, Settings, Signing};
 use crate::engine::{Begun, Engine, Sent, Verdict, content_hash};
-use crate::folders::{Claimer, Layout, move_into, rename_no_replace, unique_name};
+use crate::folders::{Claimer, Folder, Layout, move_into, rename_no_replace, unique_name};
 use crate::journal::Journal;
 use crate::lock::{DirLock, Holder};
 use crate::state::{FileState, PaymentState};
@@ -249,9 +249,9 @@ impl Daemon {
 
     /// With a new journal, the files of processing/ have an unknown past: review/.
     fn quarantine_processing(&mut self) -> Result<(), Error> {
-        for name in self.layout.files("processing") {
-            let from = self.layout.folder("processing").join(&name);
-            let review = self.layout.folder("review");
+        for name in self.layout.files(Folder::Processing) {
+            let from = self.layout.folder(Folder::Processing).join(&name);
+            let review = self.layout.folder(Folder::Review);
             let moved = move_into(&from, &review, &name)
                 .map_err(|e| Error::Io(format!("cannot move {}: {e}", from.display())))?;
             let text = format!(
@@ -276,9 +276,9 @@ impl Daemon {
         let today = self.today();
         let mut said = Vec::new();
         for (folder, file_state) in [
-            ("done", FileState::Done),
-            ("review", FileState::Review),
-            ("rejected", FileState::Rejected),
+            (Folder::Done, FileState::Done),
+            (Folder::Review, FileState::Review),
+            (Folder::Rejected, FileState::Rejected),
         ] {
             let (mut files, mut payments) = (0, 0);
             for name in self.layout.files(folder) {
@@ -295,7 +295,7 @@ impl Daemon {
                     }
                 };
                 let drop = drop::read(Path::new(&name), &bytes, today);
-                let report = if folder == "review" {
+                let report = if folder == Folder::Review {
                     Vec::new()
                 } else {
                     report_rows(
@@ -315,8 +315,8 @@ impl Daemon {
                             drop::normalise_number(&line.number) == p.identity.number
                         });
                         row.state = match folder {
-                            "done" => PaymentState::Uploaded,
-                            "review" => PaymentState::Doubt,
+                            Folder::Done => PaymentState::Uploaded,
+                            Folder::Review => PaymentState::Doubt,
                             // A file with error findings was refused before anything was
                             // sent. One without went to the bank: its report says which
                             // payments are there; a payment the report does not name (or
@@ -356,8 +356,8 @@ impl Daemon {
             said.push(format!(
                 "{folder}/ ({files} file(s), {payments} payment(s) {})",
                 match folder {
-                    "done" => "recorded as at the bank",
-                    "review" => "recorded as in doubt",
+                    Folder::Done => "recorded as at the bank",
+                    Folder::Review => "recorded as in doubt",
                     _ => "recorded as at the bank or in doubt by their reports",
                 }
             ));
@@ -412,7 +412,7 @@ impl Daemon {
         for state in [FileState::Done, FileState::Rejected, FileState::Review] {
             for file in self.engine.journal.files_in(state)? {
                 let target = self.layout.path_of(&file.place);
-                let source = self.layout.folder("processing").join(&file.name);
+                let source = self.layout.folder(Folder::Processing).join(&file.name);
                 if !target.exists() && source.exists() {
                     self.complete_move(file.id)?;
                 }
@@ -456,7 +456,7 @@ impl Daemon {
                 }
             }
         }
-        let inbox = self.layout.folder("inbox");
+        let inbox = self.layout.folder(Folder::Inbox);
         let settings = self.engine.settings.clone();
         let scan = self
             .claimer
@@ -490,7 +490,7 @@ impl Daemon {
             .token_refused
             .is_some_and(|at| now < at + self.engine.settings.token_retry);
         if !token_blocked {
-            for name in self.layout.files("processing") {
+            for name in self.layout.files(Folder::Processing) {
                 if self.engine.stop.load(Ordering::SeqCst) {
                     break;
                 }
@@ -590,7 +590,7 @@ impl Daemon {
             };
             parts.push(part);
         }
-        let outbox = self.layout.folder("outbox");
+        let outbox = self.layout.folder(Folder::Outbox);
         fs::create_dir_all(&outbox)
             .map_err(|e| Error::Io(format!("cannot create {}: {e}", outbox.display())))?;
         let target = outbox.join(&config.file);
@@ -603,7 +603,7 @@ impl Daemon {
         for note in &written.notes {
             tracing::warn!("statement: {}", note.en());
         }
-        let place = Layout::place("outbox", &config.file);
+        let place = Layout::place(Folder::Outbox, &config.file);
         let (documents, accounts) = (written.documents, parts.len());
         let (from, till) = (period.from, period.till);
         Ok(clientbank_format::Message::new(
@@ -673,8 +673,8 @@ impl Daemon {
     /// Moves a complete inbox file to processing/ (a failed rename — on Windows, a file its
     /// writer still holds open — means "not complete yet").
     fn claim(&mut self, name: &str) {
-        let from = self.layout.folder("inbox").join(name);
-        match move_into(&from, &self.layout.folder("processing"), name) {
+        let from = self.layout.folder(Folder::Inbox).join(name);
+        match move_into(&from, &self.layout.folder(Folder::Processing), name) {
             Ok(claimed) => {
                 self.claimer.forget(name);
                 tracing::info!(file = %claimed, "claimed");
@@ -700,7 +700,7 @@ impl Daemon {
     /// Processes one file of processing/: reads and checks it, records the intents, sends,
     /// and moves it to where its payments say.
     pub async fn process(&mut self, name: &str) -> Result<(), Error> {
-        let place = Layout::place("processing", name);
+        let place = Layout::place(Folder::Processing, name);
         let path = self.layout.path_of(&place);
         let stamp_read = file_stamp(&path);
         let bytes = match read_limited(&path) {
@@ -900,11 +900,11 @@ impl Daemon {
             }
         );
         if doubt > 0 {
-            let review = self.layout.folder("review");
+            let review = self.layout.folder(Folder::Review);
             let note = report::review(&self.layout.root, &file.name, Some(&message), &rows);
             fs::write(review.join(format!("{}.review.txt", file.name)), note)
                 .map_err(|e| Error::Io(format!("cannot write the review note: {e}")))?;
-            let review_place = Layout::place("review", &file.name);
+            let review_place = Layout::place(Folder::Review, &file.name);
             journal.set_file(file.id, FileState::Review, &review_place, Some(&message))?;
             self.summary.review.push(file.name.clone());
         } else {
@@ -932,9 +932,9 @@ impl Daemon {
     }
 
     fn reject_whole(&mut self, name: &str, hash: &str, text: &str) -> Result<(), Error> {
-        let rejected = self.layout.folder("rejected");
+        let rejected = self.layout.folder(Folder::Rejected);
         let new_name = unique_name(&rejected, name);
-        let place = Layout::place("rejected", &new_name);
+        let place = Layout::place(Folder::Rejected, &new_name);
         let id =
             match self
                 .engine
@@ -957,13 +957,13 @@ impl Daemon {
         why: Option<&str>,
     ) -> Result<(), Error> {
         let (folder, state) = match verdict {
-            Verdict::Done => ("done", FileState::Done),
-            Verdict::Rejected => ("rejected", FileState::Rejected),
-            Verdict::Review | Verdict::Pending => ("review", FileState::Review),
+            Verdict::Done => (Folder::Done, FileState::Done),
+            Verdict::Rejected => (Folder::Rejected, FileState::Rejected),
+            Verdict::Review | Verdict::Pending => (Folder::Review, FileState::Review),
         };
         let new_name = unique_name(&self.layout.folder(folder), name);
         let place = Layout::place(folder, &new_name);
-        if folder != "done" {
+        if folder != Folder::Done {
             self.engine.journal.close_planned(
                 file_id,
                 &format!("not sent: the file went to {folder}/ before this payment was sent"),
@@ -1012,7 +1012,7 @@ impl Daemon {
                 sidecars.push((format!("{final_name}.review.txt"), text.into_bytes()));
             }
         }
-        let source = self.layout.folder("processing").join(&file.name);
+        let source = self.layout.folder(Folder::Processing).join(&file.name);
         let moved = sidecars
             .iter()
             .try_for_each(|(name, bytes)| fs::write(folder.join(name), bytes))
@@ -1088,7 +1088,7 @@ impl Daemon {
             if self.engine.stop.load(Ordering::SeqCst) {
                 break;
             }
-            let pending = self.layout.files("processing");
+            let pending = self.layout.files(Folder::Processing);
             let patience_left = started.elapsed() < self.engine.settings.once_patience;
             let unreadable_only =
                 self.settling > 0 && self.settling <= self.claimer.reported.len() && !patience_left;
@@ -1132,12 +1132,12 @@ impl Daemon {
         self.summary.queued.clear();
         self.summary.interrupted.clear();
         self.summary.unmoved.clear();
-        for name in self.layout.files("processing") {
+        for name in self.layout.files(Folder::Processing) {
             if self.unmoved.contains_key(&name) {
                 self.summary.unmoved.push(name);
                 continue;
             }
-            let place = Layout::place("processing", &name);
+            let place = Layout::place(Folder::Processing, &name);
             let row = self.engine.journal.processing_file(&place).ok().flatten();
             let rows = row
                 .map(|r| self.engine.journal.payments_of(r.id).unwrap_or_default())
@@ -1197,7 +1197,7 @@ impl Daemon {
         )
         .and_then(|mut debouncer| {
             debouncer.watch(
-                self.layout.folder("inbox"),
+                self.layout.folder(Folder::Inbox),
                 notify_debouncer_full::notify::RecursiveMode::NonRecursive,
             )?;
             Ok(debouncer)
@@ -1294,7 +1294,7 @@ impl Daemon {
 /// again. Refused before anything is made, with the names to fix.
 fn unreadable_names(layout: &Layout) -> Result<(), Error> {
     let mut names = Vec::new();
-    for folder in ["processing", "done", "review", "rejected"] {
+    for folder in Folder::USED {
         let Ok(entries) = fs::read_dir(layout.folder(folder)) else {
             continue;
         };

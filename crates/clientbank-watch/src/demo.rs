@@ -44,7 +44,7 @@ const MARKER: &str = "made-by-demo";
 /// Makes `dir` ready for a demo: a new folder is marked as the demo's; a folder an earlier
 /// demo made is cleared; any other folder that holds a journal is refused, never touched.
 pub fn start_afresh(dir: &Path) -> Result<(), Error> {
-    let state = dir.join(".clientbank");
+    let state = crate::folders::Layout::new(dir).folder(crate::folders::Folder::Private);
     if state.join(MARKER).exists() {
         std::fs::remove_dir_all(dir).map_err(|e| {
             Error::Io(format!(

@@ -13,16 +13,75 @@ pub struct Layout {
     pub root: PathBuf,
 }
 
-/// The folders, by name.
-pub const FOLDERS: &[&str] = &[
-    "inbox",
-    "processing",
-    "done",
-    "rejected",
-    "review",
-    "outbox",
-    ".clientbank",
-];
+/// A folder under DIR.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Folder {
+    /// Drops from the accounting software.
+    Inbox,
+    /// Claimed files, being sent or waiting for the bank.
+    Processing,
+    /// Every payment at the bank.
+    Done,
+    /// Not (wholly) uploaded.
+    Rejected,
+    /// A person decides.
+    Review,
+    /// Statements for the accounting software.
+    Outbox,
+    /// The journal and the locks (`.clientbank`).
+    Private,
+}
+
+impl Folder {
+    /// Every folder, as made under DIR.
+    pub const ALL: [Folder; 7] = [
+        Folder::Inbox,
+        Folder::Processing,
+        Folder::Done,
+        Folder::Rejected,
+        Folder::Review,
+        Folder::Outbox,
+        Folder::Private,
+    ];
+
+    /// The folders a file goes to when it leaves processing/, and processing/ itself: where
+    /// files of earlier use are.
+    pub const USED: [Folder; 4] = [
+        Folder::Processing,
+        Folder::Done,
+        Folder::Rejected,
+        Folder::Review,
+    ];
+
+    /// Its name under DIR.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Folder::Inbox => "inbox",
+            Folder::Processing => "processing",
+            Folder::Done => "done",
+            Folder::Rejected => "rejected",
+            Folder::Review => "review",
+            Folder::Outbox => "outbox",
+            Folder::Private => ".clientbank",
+        }
+    }
+}
+
+impl std::str::FromStr for Folder {
+    type Err = String;
+    fn from_str(name: &str) -> Result<Folder, String> {
+        Folder::ALL
+            .into_iter()
+            .find(|f| f.as_str() == name)
+            .ok_or_else(|| format!("{name:?} is no folder of DIR"))
+    }
+}
+
+impl std::fmt::Display for Folder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 /// The suffixes of the files written beside a file: not files of their own.
 pub const SIDECARS: &[&str] = &[".report.csv", ".errors.txt", ".review.txt"];
@@ -53,10 +112,10 @@ impl Layout {
     }
 
     /// Creates the folders that are missing (deleted while the daemon ran) and says which.
-    pub fn restore(&self) -> io::Result<Vec<&'static str>> {
+    pub fn restore(&self) -> io::Result<Vec<Folder>> {
         let mut created = Vec::new();
-        for &folder in FOLDERS {
-            let path = self.root.join(folder);
+        for folder in Folder::ALL {
+            let path = self.folder(folder);
             if path.is_dir() {
                 continue;
             }
@@ -69,17 +128,17 @@ impl Layout {
     }
 
     /// A folder.
-    pub fn folder(&self, name: &str) -> PathBuf {
-        self.root.join(name)
+    pub fn folder(&self, folder: Folder) -> PathBuf {
+        self.root.join(folder.as_str())
     }
 
     /// The journal's path.
     pub fn journal(&self) -> PathBuf {
-        self.root.join(".clientbank").join("journal.sqlite")
+        self.folder(Folder::Private).join("journal.sqlite")
     }
 
     /// The files of a folder (not the sidecars beside them), sorted by name.
-    pub fn files(&self, folder: &str) -> Vec<String> {
+    pub fn files(&self, folder: Folder) -> Vec<String> {
         let mut names: Vec<String> = match fs::read_dir(self.folder(folder)) {
             Ok(entries) => entries
                 .filter_map(Result::ok)
@@ -95,13 +154,11 @@ impl Layout {
 
     /// Whether the folders show earlier use: files in processing/, done/, rejected/ or review/.
     pub fn used(&self) -> bool {
-        ["processing", "done", "rejected", "review"]
-            .iter()
-            .any(|f| !self.files(f).is_empty())
+        Folder::USED.iter().any(|&f| !self.files(f).is_empty())
     }
 
     /// The place (relative to DIR, `/`-separated) of a file name in a folder.
-    pub fn place(folder: &str, name: &str) -> String {
+    pub fn place(folder: Folder, name: &str) -> String {
         format!("{folder}/{name}")
     }
 

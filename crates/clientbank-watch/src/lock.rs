@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::Error;
-use crate::folders::Layout;
+use crate::folders::{Folder, Layout};
 
 /// The lock of a DIR, held while this value lives (`DIR/.clientbank/lock`, `File::try_lock`).
 #[derive(Debug)]
@@ -45,7 +45,7 @@ impl DirLock {
         holder: Holder,
         wait: Duration,
     ) -> Result<DirLock, Error> {
-        let path = layout.root.join(".clientbank").join(name);
+        let path = layout.folder(Folder::Private).join(name);
         let started = Instant::now();
         loop {
             let file = open(&path)?;
@@ -153,7 +153,7 @@ fn busy(root: &Path, path: &Path, holder: Holder, wait: Duration) -> String {
             root.display(),
             path.display(),
             wait.as_secs(),
-            root.join("inbox").display()
+            root.join(Folder::Inbox.as_str()).display()
         ),
     }
 }

@@ -184,7 +184,7 @@ fn drop_file(dir: &Path, index: u32) {
 }
 
 fn names(dir: &Path, folder: &str) -> Vec<String> {
-    clientbank_watch::folders::Layout::new(dir).files(folder)
+    clientbank_watch::folders::Layout::new(dir).files(folder.parse().expect("a folder of DIR"))
 }
 
 /// An admin request to the sandbox bank; its status.

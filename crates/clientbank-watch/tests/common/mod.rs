@@ -135,7 +135,7 @@ pub fn put(dir: &Path, name: &str, bytes: impl AsRef<[u8]>) {
 
 /// The files of a folder of DIR (not the sidecars).
 pub fn files(dir: &Path, folder: &str) -> Vec<String> {
-    clientbank_watch::folders::Layout::new(dir).files(folder)
+    clientbank_watch::folders::Layout::new(dir).files(folder.parse().expect("a folder of DIR"))
 }
 
 pub fn read(dir: &Path, folder: &str, name: &str) -> String {

@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use clientbank_api::Token;
 use clientbank_watch::config::ProcessEnv;
+use clientbank_watch::folders::{Folder, Layout};
 use clientbank_watch::report::shell_quote;
 use clientbank_watch::{Daemon, Options, Settings, Signing, Summary, demo};
 
@@ -88,7 +89,7 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
             return Ok(Outcome::Unreadable);
         }
         if let Err(e) = demo::copy_drops(
-            &args.dir.join("inbox"),
+            &Layout::new(&args.dir).folder(Folder::Inbox),
             clientbank_payment::clock::today_in_moscow(),
         ) {
             crate::term::error(e.message().get(crate::term::lang()));
@@ -426,11 +427,15 @@ fn print_summary(dir: &Path, summary: &Summary, daemon: &Daemon) {
     let see = tr("see", "см.");
     let quoted = |path: PathBuf| clientbank_watch::report::shell_quote(&path.display().to_string());
     for name in &summary.rejected {
-        let path = dir.join("rejected").join(format!("{name}.errors.txt"));
+        let path = Layout::new(dir)
+            .folder(Folder::Rejected)
+            .join(format!("{name}.errors.txt"));
         println!("  {see} {}", quoted(path));
     }
     for name in &summary.review {
-        let path = dir.join("review").join(format!("{name}.review.txt"));
+        let path = Layout::new(dir)
+            .folder(Folder::Review)
+            .join(format!("{name}.review.txt"));
         println!("  {see} {}", quoted(path));
     }
 }
