@@ -10,7 +10,7 @@ use chrono::NaiveDate;
 use serde::Serialize;
 
 use crate::daemon::open_journal;
-use crate::engine::{Begun, Engine, Sent, Verdict, content_hash};
+use crate::engine::{Engine, Intake, Processed, Sent, Verdict};
 use crate::folders::{Folder, Layout, move_into, shown};
 use crate::journal::{Journal, Outcome, PaymentRow};
 use crate::lock::{DirLock, Holder};
@@ -298,34 +298,32 @@ pub async fn upload(
                 continue;
             }
         };
-        let drop = drop::read(path, &bytes, today);
-        if drop.has_errors {
-            out.push(FileUpload {
-                file,
-                outcome: UploadOutcome::Rejected,
-                findings: Some(drop.errors_text.clone()),
-                payments: Vec::new(),
-            });
-            continue;
-        }
-        let hash = content_hash(&bytes);
         let place = fs::canonicalize(path)
             .unwrap_or_else(|_| path.clone())
             .display()
             .to_string();
-        let (file_id, route) = match engine.begin(&file, &place, &hash, &drop).await? {
-            Begun::Recorded { file_id, route } => (file_id, route),
-            Begun::CannotRoute(reason) => {
+        let intake = Intake {
+            name: &file,
+            place: &place,
+            bytes: &bytes,
+            today,
+            resume: false,
+            cut_short_after: None,
+        };
+        let (file_id, sent) = match engine.process_file(intake).await? {
+            Processed::Rejected { text, .. } => {
                 out.push(FileUpload {
                     file,
                     outcome: UploadOutcome::Rejected,
-                    findings: Some(format!("{}error: {reason}\n", drop.errors_text)),
+                    findings: Some(text),
                     payments: Vec::new(),
                 });
                 continue;
             }
+            // Only a file the journal had recorded at its place can have changed.
+            Processed::Changed { file_id } => (file_id, Sent::Finished),
+            Processed::Sent { file_id, sent, .. } => (file_id, sent?),
         };
-        let sent = engine.send(file_id, &drop, route).await?;
         let outcome = match &sent {
             Sent::NotTaken { why, .. } | Sent::TokenRefused(why) | Sent::Misconfigured(why) => {
                 // Nothing of it was taken: the file is closed as not sent.

@@ -14,8 +14,8 @@ use chrono::NaiveDate;
 use clientbank_payment::clock::today_in_moscow;
 use serde::Serialize;
 
-use crate::config::{Route, Settings, Signing};
-use crate::engine::{Begun, Engine, Sent, Verdict, content_hash};
+use crate::config::{Settings, Signing};
+use crate::engine::{Engine, Intake, Processed, Sent, Verdict, content_hash};
 use crate::folders::{Claimer, Folder, Layout, move_into, rename_no_replace, unique_name};
 use crate::journal::Journal;
 use crate::lock::{DirLock, Holder};
@@ -720,49 +720,39 @@ impl Daemon {
                 return self.reject_whole(name, "", &text);
             }
         };
-        let hash = content_hash(&bytes);
-        let drop = drop::read(Path::new(name), &bytes, self.today());
-        let (file_id, route) = match self.engine.journal.processing_file(&place)? {
-            Some(row) if row.hash != hash => {
-                self.finish(
-                    row.id,
-                    name,
-                    Verdict::Review,
-                    Some("the file changed while it was in processing/: its new content is not sent."),
-                )?;
-                return Ok(());
+        let intake = Intake {
+            name,
+            place: &place,
+            bytes: &bytes,
+            today: self.today(),
+            resume: true,
+            cut_short_after: Some(self.engine.settings.incomplete_after),
+        };
+        let processed = match self.engine.process_file(intake).await {
+            Ok(processed) => processed,
+            Err(e @ (Error::Config(_) | Error::Busy(_))) => return Err(e),
+            Err(e) => return self.journal_failed(name, e),
+        };
+        let (file_id, sent) = match processed {
+            Processed::Rejected { hash, text, errors } => {
+                tracing::warn!(file = %name, errors, "rejected: nothing sent");
+                return self.reject_whole(name, &hash, &text);
             }
-            Some(row) => (row.id, row.route.unwrap_or(Route::Json)),
-            None => {
-                if let Some(why) = crate::complete::incomplete(&bytes) {
-                    tracing::warn!(file = %name, "rejected: cut short ({why}), nothing sent");
-                    let text = format!(
-                        "error: {name} is cut short: {why}. It stayed so, unchanged, for {:?} \
-                         (incomplete_after), so it was taken as it is and rejected: nothing of \
-                         it was sent. A complete 1C file ends with КонецФайла; export it again \
-                         from the accounting software.\n{}",
-                        self.engine.settings.incomplete_after, drop.errors_text
-                    );
-                    return self.reject_whole(name, &hash, &text);
-                }
-                if drop.has_errors {
-                    tracing::warn!(file = %name, errors = drop.errors, "rejected: error findings, nothing sent");
-                    return self.reject_whole(name, &hash, &drop.errors_text);
-                }
-                match self.engine.begin(name, &place, &hash, &drop).await {
-                    Ok(Begun::Recorded { file_id, route }) => (file_id, route),
-                    Ok(Begun::CannotRoute(reason)) => {
-                        let text = format!("{}error: {reason}\n", drop.errors_text);
-                        return self.reject_whole(name, &hash, &text);
-                    }
-                    Err(e) => return self.journal_failed(name, e),
-                }
+            Processed::Changed { file_id } => {
+                let why =
+                    "the file changed while it was in processing/: its new content is not sent.";
+                return self.finish(file_id, name, Verdict::Review, Some(why));
+            }
+            Processed::Sent {
+                file_id,
+                sent,
+                uploaded,
+            } => {
+                // Counted as they reach the bank, whatever happens to the file next.
+                self.summary.uploaded += uploaded;
+                (file_id, sent)
             }
         };
-        let uploaded_before = self.uploaded_of(file_id)?;
-        let sent = self.engine.send(file_id, &drop, route).await;
-        // Counted as they reach the bank, whatever happens to the file next.
-        self.summary.uploaded += self.uploaded_of(file_id)?.saturating_sub(uploaded_before);
         let sent = match sent {
             Ok(sent) => sent,
             Err(e @ (Error::Config(_) | Error::Busy(_))) => return Err(e),
@@ -1115,16 +1105,6 @@ impl Daemon {
             self.refresh_statement().await?;
         }
         Ok(self.finish_summary())
-    }
-
-    fn uploaded_of(&self, file_id: i64) -> Result<usize, Error> {
-        Ok(self
-            .engine
-            .journal
-            .payments_of(file_id)?
-            .iter()
-            .filter(|r| r.state == PaymentState::Uploaded)
-            .count())
     }
 
     fn finish_summary(&mut self) -> Summary {

@@ -916,7 +916,117 @@ pub enum Begun {
     CannotRoute(String),
 }
 
+/// A file to process ([`Engine::process_file`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Intake<'a> {
+    /// Its name, as dropped.
+    pub name: &'a str,
+    /// Where it is: `processing/NAME` for the daemon, the path given to `clientbank upload`.
+    pub place: &'a str,
+    /// Its content.
+    pub bytes: &'a [u8],
+    /// The day dates are checked as of.
+    pub today: chrono::NaiveDate,
+    /// Go on with the journal's record of a file at `place` (the daemon: a file that waited
+    /// for the bank, or was interrupted); else a new record.
+    pub resume: bool,
+    /// A file cut short (a 1C file without `КонецФайла`, JSON that does not parse to its end)
+    /// is rejected, saying it stayed so for this long (the daemon's `incomplete_after`).
+    pub cut_short_after: Option<std::time::Duration>,
+}
+
+/// What [`Engine::process_file`] did.
+#[derive(Debug)]
+pub enum Processed {
+    /// Nothing sent: error findings, a file cut short, or a route that cannot carry it. The
+    /// text of `FILE.errors.txt`, and the file's hash.
+    Rejected {
+        /// SHA-256 of the content.
+        hash: String,
+        /// What is wrong, rendered.
+        text: String,
+        /// How many error findings.
+        errors: usize,
+    },
+    /// The file is not what the journal recorded at its place (replaced while it waited): its
+    /// new content is not sent.
+    Changed {
+        /// The recorded file's row.
+        file_id: i64,
+    },
+    /// Recorded and sent as far as the bank let it.
+    Sent {
+        /// The file's row.
+        file_id: i64,
+        /// How sending ended: an error is the journal's (a write that failed) or the set-up's.
+        sent: Result<Sent, Error>,
+        /// How many of its payments reached the bank now (counted whatever happens next).
+        uploaded: usize,
+    },
+}
+
 impl Engine {
+    /// The one path from a dropped file to its payments at the bank, for `watch` and `upload`:
+    /// read and checked ([`crate::drop::read`]), its intents recorded before anything is sent
+    /// ([`Engine::begin`]), sent at most once ([`Engine::send`]). Where the file goes next is
+    /// the caller's (the daemon moves it; `upload` leaves it where it is).
+    pub async fn process_file(&mut self, file: Intake<'_>) -> Result<Processed, Error> {
+        let hash = content_hash(file.bytes);
+        let drop = crate::drop::read(std::path::Path::new(file.name), file.bytes, file.today);
+        let recorded = if file.resume {
+            self.journal.processing_file(file.place)?
+        } else {
+            None
+        };
+        let (file_id, route) = match recorded {
+            Some(row) if row.hash != hash => return Ok(Processed::Changed { file_id: row.id }),
+            Some(row) => (row.id, row.route.unwrap_or(Route::Json)),
+            None => {
+                let rejected = |text: String| Processed::Rejected {
+                    hash: hash.clone(),
+                    text,
+                    errors: drop.errors.max(1),
+                };
+                if let Some(after) = file.cut_short_after
+                    && let Some(why) = crate::complete::incomplete(file.bytes)
+                {
+                    let name = file.name;
+                    return Ok(rejected(format!(
+                        "error: {name} is cut short: {why}. It stayed so, unchanged, for \
+                         {after:?} (incomplete_after), so it was taken as it is and rejected: \
+                         nothing of it was sent. A complete 1C file ends with КонецФайла; export \
+                         it again from the accounting software.\n{}",
+                        drop.errors_text
+                    )));
+                }
+                if drop.has_errors {
+                    return Ok(rejected(drop.errors_text.clone()));
+                }
+                match self.begin(file.name, file.place, &hash, &drop).await? {
+                    Begun::Recorded { file_id, route } => (file_id, route),
+                    Begun::CannotRoute(reason) => {
+                        return Ok(rejected(format!("{}error: {reason}\n", drop.errors_text)));
+                    }
+                }
+            }
+        };
+        let uploaded = |journal: &Journal| -> Result<usize, Error> {
+            Ok(journal
+                .payments_of(file_id)?
+                .iter()
+                .filter(|r| r.state == PaymentState::Uploaded)
+                .count())
+        };
+        let before = uploaded(&self.journal)?;
+        let sent = self.send(file_id, &drop, route).await;
+        let uploaded = uploaded(&self.journal).map_or(0, |now| now.saturating_sub(before));
+        Ok(Processed::Sent {
+            file_id,
+            sent,
+            uploaded,
+        })
+    }
+
     /// Plans a drop and records its intents (one durable transaction), before anything is sent.
     pub async fn begin(
         &mut self,
