@@ -342,7 +342,7 @@ pub async fn upload(
                         )
                     })
                     .collect();
-                engine.journal.record(&not_sent, &[])?;
+                engine.journal.record_outcomes(&not_sent)?;
                 match sent {
                     Sent::TokenRefused(_) => UploadOutcome::TokenRefused,
                     Sent::Misconfigured(_) => UploadOutcome::Misconfigured,
@@ -377,7 +377,7 @@ pub async fn upload(
                             )
                         })
                         .collect();
-                    engine.journal.record(&queued, &[])?;
+                    engine.journal.record_outcomes(&queued)?;
                     UploadOutcome::Held
                 }
             },
@@ -587,7 +587,7 @@ pub fn settle(dir: &Path, file: &str, settlement: &Settlement) -> Result<String,
             (id, outcome)
         })
         .collect();
-    journal.record(&results, &[])?;
+    journal.record_outcomes(&results)?;
     let (at_bank, not_at_bank) = (
         decisions.iter().filter(|d| d.1).count(),
         decisions.iter().filter(|d| !d.1).count(),

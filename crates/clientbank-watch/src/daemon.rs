@@ -17,7 +17,7 @@ use serde::Serialize;
 use crate::config::{Settings, Signing};
 use crate::engine::{Engine, Intake, Processed, Sent, Verdict, content_hash};
 use crate::folders::{Claimer, Folder, Layout, move_into, rename_no_replace, unique_name};
-use crate::journal::Journal;
+use crate::journal::{Journal, NewFile};
 use crate::lock::{DirLock, Holder};
 use crate::state::{FileState, PaymentState};
 use crate::{Error, drop, report};
@@ -346,11 +346,15 @@ impl Daemon {
                 let message = format!(
                     "recorded from {place} when the journal was started anew (--new-journal)"
                 );
-                payments += self.engine.journal.seed_file(
-                    (&name, &content_hash(&bytes), &place, file_state),
-                    &rows,
-                    &message,
-                )?;
+                let file = NewFile {
+                    name: &name,
+                    hash: &content_hash(&bytes),
+                    place: &place,
+                };
+                payments += self
+                    .engine
+                    .journal
+                    .seed_file(file, file_state, &rows, &message)?;
                 files += 1;
             }
             said.push(format!(
@@ -389,7 +393,7 @@ impl Daemon {
                     )
                 })
                 .collect();
-            self.engine.journal.record(&outcomes, &[])?;
+            self.engine.journal.record_outcomes(&outcomes)?;
             tracing::warn!(
                 count = outcomes.len(),
                 "payments found in flight at start: in doubt, never re-sent"
@@ -873,7 +877,7 @@ impl Daemon {
                 _ => None,
             })
             .collect();
-        journal.record(&released, &[])?;
+        journal.record_outcomes(&released)?;
         let rows = journal.payments_of(file.id)?;
         let doubt = rows.iter().filter(|r| r.state.in_doubt()).count();
         let not_sent = rows

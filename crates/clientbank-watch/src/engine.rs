@@ -9,7 +9,7 @@ use sha2::{Digest, Sha256};
 
 use crate::config::{Route, Settings};
 use crate::drop::{Drop, Kind};
-use crate::journal::{Journal, NewPayment, Outcome};
+use crate::journal::{Journal, NewFile, NewPayment, Outcome};
 use crate::state::{PaymentState, SignState};
 use crate::{Error, signer};
 
@@ -277,7 +277,7 @@ impl Engine {
             })
             .collect();
         if !stale.is_empty() {
-            self.journal.record(&stale, &[])?;
+            self.journal.record_outcomes(&stale)?;
             return Ok(Sent::Finished);
         }
         let todo: Vec<_> = rows
@@ -300,23 +300,20 @@ impl Engine {
                 }
                 // Marked `sending` only if its identity is active nowhere else (checked again
                 // at send time, in the marking transaction).
-                if self.journal.record(&[], &[row.id])?.is_empty() {
+                if self.journal.mark_sending(&[row.id])?.is_empty() {
                     tracing::warn!(number = %row.number, "not sent: the same payment is active in another file");
                     continue;
                 }
             }
             let Some(planned) = drop.payments.get(row.position as usize) else {
-                self.journal.record(
-                    &[(
-                        row.id,
-                        Outcome {
-                            state: PaymentState::Doubt,
-                            message: Some("the file no longer holds this payment".into()),
-                            ..Outcome::default()
-                        },
-                    )],
-                    &[],
-                )?;
+                self.journal.record_outcomes(&[(
+                    row.id,
+                    Outcome {
+                        state: PaymentState::Doubt,
+                        message: Some("the file no longer holds this payment".into()),
+                        ..Outcome::default()
+                    },
+                )])?;
                 return Ok(Sent::Finished);
             };
             let mut request = planned.request.clone();
@@ -379,22 +376,19 @@ impl Engine {
                         clientbank_api::Error::Unreadable { ids, .. } => ids.first().cloned(),
                         _ => None,
                     };
-                    self.journal.record(
-                        &[(
-                            row.id,
-                            Outcome {
-                                state: PaymentState::Doubt,
-                                bank_id: ids,
-                                answer: body,
-                                message: Some(format!(
-                                    "sent, but the answer was lost ({e}): it may or may not be \
+                    self.journal.record_outcomes(&[(
+                        row.id,
+                        Outcome {
+                            state: PaymentState::Doubt,
+                            bank_id: ids,
+                            answer: body,
+                            message: Some(format!(
+                                "sent, but the answer was lost ({e}): it may or may not be \
                                      at the bank"
-                                )),
-                                ..Outcome::default()
-                            },
-                        )],
-                        &[],
-                    )?;
+                            )),
+                            ..Outcome::default()
+                        },
+                    )])?;
                     // The bank is not answering as it should: the rest waits for a person.
                     return Ok(Sent::Finished);
                 }
@@ -408,8 +402,9 @@ impl Engine {
                 }
             };
             let next = todo.get(n + 1).filter(|_| !self.stopping()).map(|r| r.id);
-            let marks = self.journal.record(&[(row.id, outcome)], next.as_slice())?;
-            marked = next.is_some() && marks == next.as_slice();
+            marked = self
+                .journal
+                .record_outcome_and_mark_next((row.id, outcome), next)?;
             if self.stopping() && n + 1 < todo.len() {
                 return Ok(Sent::Interrupted);
             }
@@ -471,10 +466,10 @@ impl Engine {
                     ));
                 }
             }
-            self.journal.record(&results, &[])?;
+            self.journal.record_outcomes(&results)?;
             return Ok(Sent::Finished);
         }
-        let marks = self.journal.record(&[], &ids)?;
+        let marks = self.journal.mark_sending(&ids)?;
         if marks.len() != ids.len() {
             // Something became active elsewhere between the look and the mark: nothing sent;
             // the marked ones go back to planned, the next pass decides again.
@@ -531,18 +526,19 @@ impl Engine {
                     })
                     .collect();
                 tracing::info!(count = results.len(), "1C file uploaded as drafts");
-                self.journal.record(&results, &[])?;
+                self.journal.record_outcomes(&results)?;
             }
             Ok(result) if result.total_loaded == 0 && result.created().is_empty() => {
                 let message = format!("refused by the bank: {}", result.errors.join("; "));
-                self.journal.record(
-                    &all(PaymentState::Refused, message, Some(result.raw.clone())),
-                    &[],
-                )?;
+                self.journal.record_outcomes(&all(
+                    PaymentState::Refused,
+                    message,
+                    Some(result.raw.clone()),
+                ))?;
             }
             Ok(result) => {
                 let results = partly_created(todo, drop, &result);
-                self.journal.record(&results, &[])?;
+                self.journal.record_outcomes(&results)?;
             }
             Err(e) if e.not_taken() => {
                 for &id in &ids {
@@ -559,11 +555,11 @@ impl Engine {
                      be at the bank"
                 );
                 self.journal
-                    .record(&all(PaymentState::Doubt, message, None), &[])?;
+                    .record_outcomes(&all(PaymentState::Doubt, message, None))?;
             }
             Err(e) => {
                 self.journal
-                    .record(&all(PaymentState::Refused, e.to_string(), None), &[])?;
+                    .record_outcomes(&all(PaymentState::Refused, e.to_string(), None))?;
             }
         }
         Ok(Sent::Finished)
@@ -1042,7 +1038,7 @@ impl Engine {
         let plan = self.plan(drop).await?;
         let (file_id, _) =
             self.journal
-                .record_intents((name, hash, place, route), &plan, route == Route::OneC)?;
+                .record_intents(NewFile { name, hash, place }, route, &plan)?;
         tracing::info!(file = %name, %route, payments = plan.len(), "intents recorded");
         Ok(Begun::Recorded { file_id, route })
     }

@@ -222,6 +222,17 @@ pub struct PaymentRow {
     pub uploaded_at: Option<String>,
 }
 
+/// A file to record.
+#[derive(Clone, Copy, Debug)]
+pub struct NewFile<'a> {
+    /// Its name, as dropped.
+    pub name: &'a str,
+    /// SHA-256 of its content, hex.
+    pub hash: &'a str,
+    /// Where it is, relative to DIR (`processing/a.txt`), or the path given to `upload`.
+    pub place: &'a str,
+}
+
 /// A payment to record as an intent.
 #[derive(Clone, Debug, Default)]
 pub struct NewPayment {
@@ -581,16 +592,17 @@ impl Journal {
     /// planned whose identity is active in another file is not planned: `already` (that one is
     /// at the bank), `held` (that one is in doubt) or `queued` (that one waits to be sent:
     /// this one waits for it). The check and the insert are one IMMEDIATE transaction, and the
-    /// UNIQUE index over active identities backs it. `whole`: the file goes to the bank whole
-    /// (the 1C route), so when any of its payments is not planned, none is. Returns the file's
+    /// UNIQUE index over active identities backs it. On the 1C route the file goes to the bank
+    /// whole, so when any of its payments is not planned, none is. Returns the file's
     /// row id and the payments' row ids.
     pub fn record_intents(
         &mut self,
-        file: (&str, &str, &str, Route),
+        file: NewFile<'_>,
+        route: Route,
         payments: &[NewPayment],
-        whole: bool,
     ) -> Result<(i64, Vec<i64>), Error> {
-        let (name, hash, place, route) = file;
+        let NewFile { name, hash, place } = file;
+        let whole = route == Route::OneC;
         let now = now();
         let map = db_error(&self.path);
         let tx = self.db.transaction().map_err(&map)?;
@@ -642,11 +654,12 @@ impl Journal {
     /// doubt.
     pub fn seed_file(
         &mut self,
-        file: (&str, &str, &str, FileState),
+        file: NewFile<'_>,
+        file_state: FileState,
         payments: &[NewPayment],
         message: &str,
     ) -> Result<usize, Error> {
-        let (name, hash, place, file_state) = file;
+        let NewFile { name, hash, place } = file;
         let now = now();
         let map = db_error(&self.path);
         let tx = self.db.transaction().map_err(&map)?;
@@ -759,11 +772,33 @@ impl Journal {
         Ok(out)
     }
 
-    /// Records answers (or states) of payments and marks the next ones `sending`, in one
-    /// durable transaction: a payment is marked `sending` on disk before it is sent. A payment
-    /// whose identity is active in another row is not marked (checked again here, at send
-    /// time): it becomes `already`, `held` or `queued`. Returns the ids marked `sending`.
-    pub fn record(
+    /// Records the outcomes of payments (their answers, or states a person or the daemon
+    /// decided), in one durable transaction.
+    pub fn record_outcomes(&mut self, results: &[(i64, Outcome)]) -> Result<(), Error> {
+        self.record_and_mark(results, &[]).map(drop)
+    }
+
+    /// Marks payments `sending`, in one durable transaction, before they are sent: a payment
+    /// is marked on disk before its request goes out. A payment whose identity is active in
+    /// another row is not marked (checked again here, at send time): it becomes `already`,
+    /// `held` or `queued`. Returns the ids marked.
+    pub fn mark_sending(&mut self, ids: &[i64]) -> Result<Vec<i64>, Error> {
+        self.record_and_mark(&[], ids)
+    }
+
+    /// Records one payment's outcome and marks the next one `sending`, in one durable
+    /// transaction (one fsync per payment sent, not two). Whether `next` was marked.
+    pub fn record_outcome_and_mark_next(
+        &mut self,
+        result: (i64, Outcome),
+        next: Option<i64>,
+    ) -> Result<bool, Error> {
+        let marked = self.record_and_mark(&[result], next.as_slice())?;
+        Ok(next.is_some() && marked == next.as_slice())
+    }
+
+    /// [`Journal::record_outcomes`] and [`Journal::mark_sending`] in one transaction.
+    fn record_and_mark(
         &mut self,
         results: &[(i64, Outcome)],
         sending: &[i64],
@@ -1294,9 +1329,13 @@ mod tests {
         };
         let (file, ids) = journal
             .record_intents(
-                ("a.json", "h", "processing/a.json", Route::Json),
+                NewFile {
+                    name: "a.json",
+                    hash: "h",
+                    place: "processing/a.json",
+                },
+                Route::Json,
                 &[payment("1"), payment("2")],
-                false,
             )
             .unwrap();
         assert!(
@@ -1304,15 +1343,15 @@ mod tests {
             "WAL mode keeps a log beside the journal"
         );
         // The first is sent and answered; the log is deleted before the second is marked.
-        journal.record(&[], &ids[..1]).unwrap();
+        journal.mark_sending(&ids[..1]).unwrap();
         let uploaded = Outcome {
             state: PaymentState::Uploaded,
             bank_id: Some("id-1".into()),
             ..Outcome::default()
         };
-        journal.record(&[(ids[0], uploaded)], &[]).unwrap();
+        journal.record_outcomes(&[(ids[0], uploaded)]).unwrap();
         std::fs::remove_file(journal.wal_path()).unwrap();
-        let e = journal.record(&[], &ids[1..]).unwrap_err().to_string();
+        let e = journal.mark_sending(&ids[1..]).unwrap_err().to_string();
         assert!(e.contains("write-ahead log") && e.contains("saved"), "{e}");
         // A crash: the connection is never closed.
         std::mem::forget(journal);

@@ -999,9 +999,13 @@ mod tests {
         let payments = [recorded("7", "op-7"), recorded("8", "upload-8")];
         journal
             .record_intents(
-                ("a.txt", "h", "processing/a.txt", crate::config::Route::OneC),
+                crate::journal::NewFile {
+                    name: "a.txt",
+                    hash: "h",
+                    place: "processing/a.txt",
+                },
+                crate::config::Route::OneC,
                 &payments,
-                false,
             )
             .unwrap();
         let period = Period::new(day(20), day(23)).unwrap();

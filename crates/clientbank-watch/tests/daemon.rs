@@ -529,7 +529,7 @@ async fn a_restart_with_files_in_every_folder() {
             };
             if name == "inflight.json" {
                 let rows = daemon.engine.journal.payments_of(file_id).unwrap();
-                daemon.engine.journal.record(&[], &[rows[0].id]).unwrap();
+                daemon.engine.journal.mark_sending(&[rows[0].id]).unwrap();
             }
         }
         put(dir.path(), "new.json", json_drop(&[136]));

@@ -5,7 +5,7 @@ mod common;
 
 use std::time::Duration;
 
-use clientbank_watch::journal::{Journal, NewPayment};
+use clientbank_watch::journal::{Journal, NewFile, NewPayment};
 use clientbank_watch::state::PaymentState;
 use clientbank_watch::{Daemon, Error, commands};
 use common::*;
@@ -142,26 +142,24 @@ fn the_journal_refuses_two_active_intents_for_one_identity() {
     };
     let (a, _) = one
         .record_intents(
-            (
-                "a.json",
-                "h1",
-                "processing/a.json",
-                clientbank_watch::Route::Json,
-            ),
+            NewFile {
+                name: "a.json",
+                hash: "h1",
+                place: "processing/a.json",
+            },
+            clientbank_watch::Route::Json,
             std::slice::from_ref(&payment),
-            false,
         )
         .unwrap();
     let (b, ids) = two
         .record_intents(
-            (
-                "b.json",
-                "h2",
-                "processing/b.json",
-                clientbank_watch::Route::Json,
-            ),
+            NewFile {
+                name: "b.json",
+                hash: "h2",
+                place: "processing/b.json",
+            },
+            clientbank_watch::Route::Json,
             std::slice::from_ref(&payment),
-            false,
         )
         .unwrap();
     assert_ne!(a, b);
@@ -176,22 +174,19 @@ fn the_journal_refuses_two_active_intents_for_one_identity() {
         two.set_payment(ids[0], PaymentState::Uploaded, None)
             .is_err()
     );
-    let marked = two.record(&[], &[ids[0]]).unwrap();
+    let marked = two.mark_sending(&[ids[0]]).unwrap();
     assert!(marked.is_empty(), "marked sending beside an active intent");
     assert_eq!(two.payments_of(b).unwrap()[0].state, PaymentState::Queued);
     // Once the first is at the bank, the second is "already", and never sent.
     let first = one.payments_of(a).unwrap()[0].id;
-    one.record(
-        &[(
-            first,
-            clientbank_watch::journal::Outcome {
-                state: PaymentState::Uploaded,
-                bank_id: Some("id-1".into()),
-                ..Default::default()
-            },
-        )],
-        &[],
-    )
+    one.record_outcomes(&[(
+        first,
+        clientbank_watch::journal::Outcome {
+            state: PaymentState::Uploaded,
+            bank_id: Some("id-1".into()),
+            ..Default::default()
+        },
+    )])
     .unwrap();
     two.requeue(b).unwrap();
     let row = &two.payments_of(b).unwrap()[0];
