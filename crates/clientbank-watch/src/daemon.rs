@@ -1318,26 +1318,10 @@ struct ReportRow {
 
 /// The rows of a `FILE.report.csv`, in file order; empty when it cannot be read.
 fn report_rows(path: &Path) -> Vec<ReportRow> {
-    let Ok(mut reader) = csv::Reader::from_path(path) else {
-        return Vec::new();
-    };
-    let Ok(headers) = reader.headers().cloned() else {
-        return Vec::new();
-    };
-    let column = |name: &str| headers.iter().position(|h| h == name);
-    let (Some(number), Some(id)) = (column("number"), column("id")) else {
-        return Vec::new();
-    };
-    let code = column("code");
-    let cell = |r: &csv::StringRecord, i: usize| r.get(i).unwrap_or_default().to_string();
-    reader
-        .records()
-        .map_while(Result::ok)
-        .map(|r| ReportRow {
-            number: cell(&r, number),
-            id: cell(&r, id),
-            code: code.map(|c| cell(&r, c)),
-        })
+    let bytes = fs::read(path).unwrap_or_default();
+    report::read_csv(&bytes)
+        .into_iter()
+        .map(|(number, id, code)| ReportRow { number, id, code })
         .collect()
 }
 

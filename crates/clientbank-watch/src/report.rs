@@ -36,35 +36,86 @@ pub fn state_of_report_row(code: Option<&str>, bank_id: &str) -> PaymentState {
     }
 }
 
-/// The CSV report: number, date, sum, recipient, recipient account, id, state (for people),
-/// code (for programs: [`Standing::code`]), message.
+/// The columns of `FILE.report.csv`: the English name and the Russian one.
+pub const COLUMNS: [(&str, &str); 9] = [
+    ("number", "номер"),
+    ("date", "дата"),
+    ("sum", "сумма"),
+    ("recipient", "получатель"),
+    ("recipient_account", "счёт получателя"),
+    ("id", "id"),
+    ("state", "состояние"),
+    ("code", "код"),
+    ("message", "сообщение"),
+];
+
+/// The byte order mark that tells Excel a CSV file is UTF-8.
+pub const BOM: &str = "\u{feff}";
+
+/// The CSV report in the language of the findings ([`crate::drop::lang`]); see [`csv_in`].
 pub fn csv(rows: &[PaymentRow]) -> Vec<u8> {
-    let mut writer = csv::Writer::from_writer(Vec::new());
-    let _ = writer.write_record([
-        "number",
-        "date",
-        "sum",
-        "recipient",
-        "recipient_account",
-        "id",
-        "state",
-        "code",
-        "message",
-    ]);
+    csv_in(rows, crate::drop::lang())
+}
+
+/// The CSV report as Excel opens it by double-click in a Russian Windows: UTF-8 with a BOM,
+/// `;` between columns, the headers and states in `lang`, sums with a decimal comma in
+/// Russian; the machine-readable state `code` ([`Standing::code`]) the same in both
+/// languages. Columns: [`COLUMNS`].
+pub fn csv_in(rows: &[PaymentRow], lang: clientbank_payment::Lang) -> Vec<u8> {
+    let ru = lang == clientbank_payment::Lang::Ru;
+    let mut writer = csv::WriterBuilder::new()
+        .delimiter(b';')
+        .from_writer(BOM.as_bytes().to_vec());
+    let _ = writer.write_record(COLUMNS.map(|(en, ru_name)| if ru { ru_name } else { en }));
     for row in rows {
+        let (label_en, label_ru) = standing(row).report_label();
+        let sum = if ru {
+            row.sum.replace('.', ",")
+        } else {
+            row.sum.clone()
+        };
         let _ = writer.write_record([
             row.number.as_str(),
             row.date.as_str(),
-            row.sum.as_str(),
+            sum.as_str(),
             row.recipient.as_str(),
             row.recipient_account.as_str(),
             row.bank_id.as_deref().unwrap_or(""),
-            state_label(row).as_str(),
+            if ru { label_ru } else { label_en },
             standing(row).code().as_str(),
             row.message.as_deref().unwrap_or(""),
         ]);
     }
     writer.into_inner().unwrap_or_default()
+}
+
+/// Reads a `FILE.report.csv` of any version: with or without the BOM, `;` or `,` between
+/// columns, headers in either language. Each row as (number, id, code), in file order; the
+/// code is `None` in a report written before codes were. Empty when it cannot be read.
+pub fn read_csv(bytes: &[u8]) -> Vec<(String, String, Option<String>)> {
+    let bytes = bytes.strip_prefix(BOM.as_bytes()).unwrap_or(bytes);
+    let header = bytes.split(|&b| b == b'\n').next().unwrap_or_default();
+    let delimiter = if header.contains(&b';') { b';' } else { b',' };
+    let mut reader = csv::ReaderBuilder::new()
+        .delimiter(delimiter)
+        .from_reader(bytes);
+    let Ok(headers) = reader.headers().cloned() else {
+        return Vec::new();
+    };
+    let column = |name: &str| {
+        let (en, ru) = COLUMNS.into_iter().find(|(en, _)| *en == name)?;
+        headers.iter().position(|h| h == en || h == ru)
+    };
+    let (Some(number), Some(id)) = (column("number"), column("id")) else {
+        return Vec::new();
+    };
+    let code = column("code");
+    let cell = |r: &csv::StringRecord, i: usize| r.get(i).unwrap_or_default().to_string();
+    reader
+        .records()
+        .map_while(Result::ok)
+        .map(|r| (cell(&r, number), cell(&r, id), code.map(|c| cell(&r, c))))
+        .collect()
 }
 
 fn line(row: &PaymentRow) -> String {
@@ -323,9 +374,8 @@ mod tests {
         assert_eq!(read(Some("refused by the bank"), ""), PaymentState::Doubt);
     }
 
-    #[test]
-    fn the_report_carries_the_code_beside_the_label() {
-        let row = PaymentRow {
+    fn uploaded_row() -> PaymentRow {
+        PaymentRow {
             id: 1,
             file_id: 1,
             position: 0,
@@ -333,9 +383,9 @@ mod tests {
             payer_account: String::new(),
             number: "7".into(),
             date: "20.11.2026".into(),
-            sum: "1.00".into(),
-            recipient: "ООО \"Лютик\"".into(),
-            recipient_account: String::new(),
+            sum: "175000.50".into(),
+            recipient: "ООО \"Лютик\"; филиал".into(),
+            recipient_account: "40702810210000054321".into(),
             company: None,
             state: PaymentState::Uploaded,
             bank_id: Some("id-7".into()),
@@ -343,20 +393,74 @@ mod tests {
             answer: None,
             message: None,
             uploaded_at: None,
-        };
-        let text = String::from_utf8(super::csv(&[row])).unwrap();
-        let mut lines = text.lines();
+        }
+    }
+
+    /// Issue 19 item 7: the report opens in Russian Excel by double-click — read here as Excel
+    /// reads it there: UTF-8 after a BOM, `;` between columns, a decimal comma.
+    #[test]
+    fn the_report_is_read_as_russian_excel_reads_it() {
+        use clientbank_payment::Lang;
+        let bytes = super::csv_in(&[uploaded_row()], Lang::Ru);
+        let text = std::str::from_utf8(&bytes).unwrap();
+        let body = text.strip_prefix('\u{feff}').expect("a BOM first");
+        let mut reader = csv::ReaderBuilder::new()
+            .delimiter(b';')
+            .from_reader(body.as_bytes());
+        let headers: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
         assert_eq!(
-            lines.next(),
-            Some("number,date,sum,recipient,recipient_account,id,state,code,message")
+            headers,
+            super::COLUMNS.map(|(_, ru)| ru.to_string()),
+            "every column, in Russian"
         );
+        let row = reader.records().next().unwrap().unwrap();
+        assert_eq!(&row[0], "7");
+        assert_eq!(&row[1], "20.11.2026");
+        let sum: rust_decimal::Decimal = row[2].replace(',', ".").parse().unwrap();
+        assert!(row[2].contains(','), "a decimal comma: {}", &row[2]);
+        assert_eq!(sum, rust_decimal::Decimal::new(17_500_050, 2));
+        assert_eq!(
+            &row[3], "ООО \"Лютик\"; филиал",
+            "a `;` inside a value is quoted"
+        );
+        assert_eq!(&row[4], "40702810210000054321");
+        assert_eq!(&row[5], "id-7");
+        assert_eq!(&row[6], "загружен, ждёт подписи");
+        assert_eq!(
+            &row[7], "uploaded:awaiting",
+            "the code is the same in both languages"
+        );
+        let en = super::csv_in(&[uploaded_row()], Lang::En);
+        let en = String::from_utf8(en).unwrap();
+        assert!(en.starts_with("\u{feff}number;date;sum;"), "{en}");
         assert!(
-            lines
-                .next()
-                .unwrap()
-                .ends_with(",id-7,\"uploaded, awaiting signature\",uploaded:awaiting,"),
-            "{text}"
+            en.contains(";175000.50;") && en.contains(";uploaded:awaiting;"),
+            "{en}"
         );
+    }
+
+    /// A report is read back (by a new journal) whatever its version and language.
+    #[test]
+    fn reports_of_every_version_are_read_back() {
+        use clientbank_payment::Lang;
+        let want = vec![(
+            "7".to_string(),
+            "id-7".to_string(),
+            Some("uploaded:awaiting".to_string()),
+        )];
+        for lang in [Lang::Ru, Lang::En] {
+            assert_eq!(
+                super::read_csv(&super::csv_in(&[uploaded_row()], lang)),
+                want
+            );
+        }
+        let old = "number,date,sum,recipient,recipient_account,id,state,message\n\
+                   7,20.11.2026,1.00,x,y,id-7,\"uploaded, signed\",\n";
+        assert_eq!(
+            super::read_csv(old.as_bytes()),
+            vec![("7".to_string(), "id-7".to_string(), None)]
+        );
+        assert!(super::read_csv(b"nonsense").is_empty());
     }
 
     #[test]

@@ -42,7 +42,10 @@ async fn both_routes_json_and_1c() {
             .all(|r| r.state == PaymentState::Uploaded && r.bank_id.is_some())
     );
     let report = read(dir.path(), "done", "priority.txt.report.csv");
-    assert!(report.starts_with("number,date,sum,recipient"), "{report}");
+    assert!(
+        report.starts_with("\u{feff}number;date;sum;recipient"),
+        "{report}"
+    );
     assert!(report.contains("uploaded as a draft"), "{report}");
     let report = read(dir.path(), "done", "requests.json.report.csv");
     assert!(report.contains("awaiting signature"), "{report}");

@@ -138,7 +138,7 @@ async fn a_new_journal_learns_the_uploaded_payments_of_a_rejected_file() {
     assert_eq!(summary.review, ["bad-again.json"], "{summary:?}");
     let report = read(dir.path(), "done", "fixed.json.report.csv");
     assert_eq!(
-        report.matches(",already at the bank,").count(),
+        report.matches(";already at the bank;").count(),
         2,
         "{report}"
     );

@@ -125,6 +125,21 @@ fn the_main_job_watch_sandbox_once_demo() {
             && summary.contains("подписано 7"),
         "{summary}"
     );
+    // The report as Russian Excel reads it (issue 19 item 7): BOM, `;`, Russian headers and
+    // states, decimal comma; the state code as in English.
+    let report = std::fs::read(dir.join("done/payments.json.report.csv")).unwrap();
+    let body = report.strip_prefix("\u{feff}".as_bytes()).expect("a BOM");
+    let mut reader = csv::ReaderBuilder::new().delimiter(b';').from_reader(body);
+    let headers = reader.headers().unwrap().clone();
+    assert_eq!(&headers[2], "сумма");
+    assert_eq!(&headers[7], "код");
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    assert_eq!(rows.len(), 4);
+    for row in &rows {
+        assert!(row[2].ends_with(",00") || row[2].contains(','), "{row:?}");
+        assert_eq!(&row[6], "загружен, подписан", "{row:?}");
+        assert_eq!(&row[7], "uploaded:signed", "{row:?}");
+    }
     let errors = std::fs::read_to_string(dir.join("rejected/with-error.txt.errors.txt")).unwrap();
     assert!(
         errors.starts_with("ошибка[inn-check-digit]: неверное контрольное число ИНН")
