@@ -52,6 +52,34 @@ pub const COLUMNS: [(&str, &str); 9] = [
 /// The byte order mark that tells Excel a CSV file is UTF-8.
 pub const BOM: &str = "\u{feff}";
 
+/// A CSV writer as Excel reads a file by double-click in a Russian Windows: the [`BOM`] first,
+/// `;` between columns (a `;` or quote inside a value is quoted). Write text cells through
+/// [`excel_cell`] and sums through [`excel_sum`].
+pub fn excel_writer<W: std::io::Write>(mut out: W) -> std::io::Result<csv::Writer<W>> {
+    out.write_all(BOM.as_bytes())?;
+    Ok(csv::WriterBuilder::new().delimiter(b';').from_writer(out))
+}
+
+/// A text cell for a spreadsheet: one that starts like a formula (`=`, `+`, `-`, `@`, a tab or
+/// a line break — a payee's name or a purpose someone else wrote) gets a leading `'`, so that
+/// the spreadsheet shows it instead of running it.
+pub fn excel_cell(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.starts_with(['=', '+', '-', '@', '\t', '\r', '\n']) {
+        std::borrow::Cow::Owned(format!("'{text}"))
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    }
+}
+
+/// A sum as the spreadsheet of `lang` reads a number: a decimal comma in Russian.
+pub fn excel_sum(sum: &str, lang: clientbank_payment::Lang) -> String {
+    if lang == clientbank_payment::Lang::Ru {
+        sum.replace('.', ",")
+    } else {
+        sum.to_string()
+    }
+}
+
 /// The CSV report in the language of the findings ([`crate::drop::lang`]); see [`csv_in`].
 pub fn csv(rows: &[PaymentRow]) -> Vec<u8> {
     csv_in(rows, crate::drop::lang())
@@ -63,27 +91,23 @@ pub fn csv(rows: &[PaymentRow]) -> Vec<u8> {
 /// languages. Columns: [`COLUMNS`].
 pub fn csv_in(rows: &[PaymentRow], lang: clientbank_payment::Lang) -> Vec<u8> {
     let ru = lang == clientbank_payment::Lang::Ru;
-    let mut writer = csv::WriterBuilder::new()
-        .delimiter(b';')
-        .from_writer(BOM.as_bytes().to_vec());
+    // Writing into a Vec cannot fail.
+    let Ok(mut writer) = excel_writer(Vec::new()) else {
+        return Vec::new();
+    };
     let _ = writer.write_record(COLUMNS.map(|(en, ru_name)| if ru { ru_name } else { en }));
     for row in rows {
         let (label_en, label_ru) = standing(row).report_label();
-        let sum = if ru {
-            row.sum.replace('.', ",")
-        } else {
-            row.sum.clone()
-        };
         let _ = writer.write_record([
-            row.number.as_str(),
+            excel_cell(&row.number).as_ref(),
             row.date.as_str(),
-            sum.as_str(),
-            row.recipient.as_str(),
+            excel_sum(&row.sum, lang).as_str(),
+            excel_cell(&row.recipient).as_ref(),
             row.recipient_account.as_str(),
             row.bank_id.as_deref().unwrap_or(""),
             if ru { label_ru } else { label_en },
             standing(row).code().as_str(),
-            row.message.as_deref().unwrap_or(""),
+            excel_cell(row.message.as_deref().unwrap_or("")).as_ref(),
         ]);
     }
     writer.into_inner().unwrap_or_default()
@@ -437,6 +461,25 @@ mod tests {
             en.contains(";175000.50;") && en.contains(";uploaded:awaiting;"),
             "{en}"
         );
+    }
+
+    #[test]
+    fn a_cell_that_looks_like_a_formula_is_shown_not_run() {
+        use super::excel_cell as cell;
+        assert_eq!(
+            cell("=HYPERLINK(\"http://x\")"),
+            "'=HYPERLINK(\"http://x\")"
+        );
+        for start in ["+1", "-1", "@SUM(A1)", "\tx"] {
+            assert!(cell(start).starts_with('\''), "{start}");
+        }
+        assert_eq!(cell("ООО \"Лютик\""), "ООО \"Лютик\"");
+        assert_eq!(cell(""), "");
+        // In the report too: a payee named like a formula.
+        let mut row = uploaded_row();
+        row.recipient = "=cmd|' /C calc'!A0".into();
+        let text = String::from_utf8(super::csv_in(&[row], clientbank_payment::Lang::En)).unwrap();
+        assert!(text.contains(";'=cmd|"), "{text}");
     }
 
     /// A report is read back (by a new journal) whatever its version and language.

@@ -10,6 +10,7 @@ use clientbank_api::types::OperationCategory;
 use clientbank_api::{BankAccount, Client, Decimal, Operation, Token};
 use clientbank_sandbox::Sandbox;
 use clientbank_watch::Settings;
+use clientbank_watch::report::{excel_cell, excel_sum, excel_writer};
 use serde::Serialize;
 
 use super::watch::{error_outcome, load};
@@ -219,34 +220,34 @@ pub(crate) fn accounts(args: &BankArgs, format: &TableArgs) -> Result<Outcome, F
         if format.json {
             print_json(&rows)?;
         } else if format.csv {
-            let mut out = csv::Writer::from_writer(io::stdout().lock());
-            out.write_record([
-                "company_id",
-                "company",
-                "inn",
-                "kpp",
-                "account_id",
-                "number",
-                "name",
-                "category",
-                "currency",
-                "status",
-                "balance",
-            ])
+            let mut out = excel_writer(io::stdout().lock())?;
+            out.write_record(headers(&[
+                ("company_id", "id организации"),
+                ("company", "организация"),
+                ("inn", "ИНН"),
+                ("kpp", "КПП"),
+                ("account_id", "id счёта"),
+                ("number", "номер счёта"),
+                ("name", "название"),
+                ("category", "вид"),
+                ("currency", "валюта"),
+                ("status", "состояние"),
+                ("balance", "остаток"),
+            ]))
             .map_err(csv_error)?;
             for r in &rows {
                 out.write_record([
                     r.company_id.as_str(),
-                    &cell(opt(&r.company)),
+                    &excel_cell(opt(&r.company)),
                     opt(&r.inn),
                     opt(&r.kpp),
                     &r.account_id,
                     opt(&r.number),
-                    &cell(opt(&r.name)),
+                    &excel_cell(opt(&r.name)),
                     opt(&r.category),
                     opt(&r.currency),
                     opt(&r.status),
-                    &r.balance.to_string(),
+                    &excel_sum(&r.balance.to_string(), crate::term::lang()),
                 ])
                 .map_err(csv_error)?;
             }
@@ -265,7 +266,7 @@ pub(crate) fn accounts(args: &BankArgs, format: &TableArgs) -> Result<Outcome, F
                 .iter()
                 .map(|r| {
                     vec![
-                        cut(&cell(opt(&r.company)), 40),
+                        cut(&excel_cell(opt(&r.company)), 40),
                         opt(&r.inn).to_string(),
                         opt(&r.number).to_string(),
                         opt(&r.currency).to_string(),
@@ -467,32 +468,33 @@ pub(crate) fn history(
             return Ok(Outcome::Clean);
         }
         if format.csv {
-            let mut out = csv::Writer::from_writer(io::stdout().lock());
-            out.write_record([
-                "executed",
-                "direction",
-                "amount",
-                "currency",
-                "doc_number",
-                "counterparty",
-                "counterparty_inn",
-                "counterparty_account",
-                "purpose",
-                "status",
-                "id",
-            ])
+            let mut out = excel_writer(io::stdout().lock())?;
+            out.write_record(headers(&[
+                ("executed", "исполнена"),
+                ("direction", "направление"),
+                ("amount", "сумма"),
+                ("currency", "валюта"),
+                ("doc_number", "номер документа"),
+                ("counterparty", "контрагент"),
+                ("counterparty_inn", "ИНН контрагента"),
+                ("counterparty_account", "счёт контрагента"),
+                ("purpose", "назначение"),
+                ("status", "состояние"),
+                ("id", "id"),
+            ]))
             .map_err(csv_error)?;
             for r in &rows {
+                let amount = r.amount.map(|a| a.to_string()).unwrap_or_default();
                 out.write_record([
                     opt(&r.executed),
                     opt(&r.direction),
-                    &r.amount.map(|a| a.to_string()).unwrap_or_default(),
+                    &excel_sum(&amount, crate::term::lang()),
                     opt(&r.currency),
-                    &cell(opt(&r.doc_number)),
-                    &cell(opt(&r.counterparty)),
+                    &excel_cell(opt(&r.doc_number)),
+                    &excel_cell(opt(&r.counterparty)),
                     opt(&r.counterparty_inn),
                     opt(&r.counterparty_account),
-                    &cell(opt(&r.purpose)),
+                    &excel_cell(opt(&r.purpose)),
                     opt(&r.status),
                     &r.id,
                 ])
@@ -532,10 +534,10 @@ pub(crate) fn history(
                     direction,
                     r.amount.map(|a| a.to_string()).unwrap_or_default(),
                     opt(&r.doc_number).to_string(),
-                    cut(&cell(opt(&r.counterparty)), 30),
+                    cut(&excel_cell(opt(&r.counterparty)), 30),
                     opt(&r.counterparty_inn).to_string(),
                     opt(&r.counterparty_account).to_string(),
-                    cut(&cell(opt(&r.purpose)), 40),
+                    cut(&excel_cell(opt(&r.purpose)), 40),
                     opt(&r.status).to_string(),
                     r.id.clone(),
                 ]
@@ -582,15 +584,9 @@ fn opt(value: &Option<String>) -> &str {
     value.as_deref().unwrap_or("")
 }
 
-/// A text cell of a CSV for spreadsheets: one that starts like a formula (`=`, `+`, `-`, `@`,
-/// a tab or a line break; a payer writes the purpose of an incoming payment) gets a leading `'`
-/// so that a spreadsheet shows it instead of running it.
-fn cell(text: &str) -> std::borrow::Cow<'_, str> {
-    if text.starts_with(['=', '+', '-', '@', '\t', '\r', '\n']) {
-        std::borrow::Cow::Owned(format!("'{text}"))
-    } else {
-        std::borrow::Cow::Borrowed(text)
-    }
+/// A CSV's headers in the user's language (`--lang`, or the locale).
+fn headers(names: &[(&str, &str)]) -> Vec<String> {
+    names.iter().map(|&(en, ru)| tr(en, ru)).collect()
 }
 
 fn csv_error(e: csv::Error) -> Failure {
@@ -672,23 +668,5 @@ mod tests {
         );
         assert_eq!(cut("абвгдеж", 4), "абв…");
         assert_eq!(cut("a\nb", 4), "a b");
-    }
-}
-
-#[cfg(test)]
-mod csv_tests {
-    use super::cell;
-
-    #[test]
-    fn a_cell_that_looks_like_a_formula_is_shown_not_run() {
-        assert_eq!(
-            cell("=HYPERLINK(\"http://x\")"),
-            "'=HYPERLINK(\"http://x\")"
-        );
-        for start in ["+1", "-1", "@SUM(A1)", "\tx"] {
-            assert!(cell(start).starts_with('\''), "{start}");
-        }
-        assert_eq!(cell("ООО \"Лютик\""), "ООО \"Лютик\"");
-        assert_eq!(cell(""), "");
     }
 }
