@@ -384,10 +384,10 @@ async fn balance_on(
             format!("{date:?} is not a date-time"),
         );
     };
-    // The balance at the end of that day.
-    let until = at.date().and_hms_opt(23, 59, 59).unwrap_or(at);
+    // The balance at the end of that day: everything executed before the next one begins
+    // (an operation executed at 23:59:59.4 is of that day).
     match visible_account(&shared, &who, &id) {
-        Ok(record) => ok(&Number(shared.lock().balance(&record, Some(until)))),
+        Ok(record) => ok(&Number(shared.lock().balance(&record, Some(at.date())))),
         Err(reply) => reply,
     }
 }

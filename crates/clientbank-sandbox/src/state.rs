@@ -477,8 +477,9 @@ impl State {
             .map(|c| c.user)
     }
 
-    /// The balance of an account from its opening and every executed operation up to `until`.
-    pub(crate) fn balance(&self, record: &AccountRecord, until: Option<NaiveDateTime>) -> Decimal {
+    /// The balance of an account from its opening and every executed operation up to the end
+    /// of the day `until` (all of them without it).
+    pub(crate) fn balance(&self, record: &AccountRecord, until: Option<NaiveDate>) -> Decimal {
         let number = record.account.number.as_deref();
         self.operations
             .iter()
@@ -490,7 +491,7 @@ impl State {
                 )
             })
             .filter(|op| match (op.executed, until) {
-                (Some(at), Some(until)) => at <= until,
+                (Some(at), Some(until)) => at.date() <= until,
                 (Some(_), None) => true,
                 (None, _) => false,
             })

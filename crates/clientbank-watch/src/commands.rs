@@ -195,6 +195,28 @@ pub fn journal_folder_of(file: &Path) -> Option<PathBuf> {
 pub fn upload_dir(files: &[PathBuf], dir: Option<&Path>) -> Result<(PathBuf, bool), Error> {
     let usage = |en: String, ru: String| Error::Usage(clientbank_format::Message::new(en, ru));
     let wanted = dir.map(|d| fs::canonicalize(d).unwrap_or_else(|_| d.to_path_buf()));
+    // A folder inside one with a journal (its archive/, done/, …) would get a second journal
+    // beside the first: the same payments could then be recorded, and sent, from both.
+    if let Some(wanted) = &wanted
+        && let Some(outer) = wanted
+            .ancestors()
+            .skip(1)
+            .find(|folder| Layout::new(folder).journal().is_file())
+    {
+        let (shown, outer) = (wanted.display(), outer.display());
+        return Err(usage(
+            format!(
+                "{shown} lies inside {outer}, which has its own journal: give --dir {outer} \
+                 (one journal per folder, so that no payment is sent from two); nothing was \
+                 sent"
+            ),
+            format!(
+                "{shown} лежит внутри {outer}, у которой свой журнал: укажите --dir {outer} \
+                 (один журнал на папку, чтобы ни один платёж не ушёл из двух); ничего не \
+                 отправлено"
+            ),
+        ));
+    }
     let mut found: Option<PathBuf> = None;
     for file in files {
         let Some(owner) = journal_folder_of(file) else {
@@ -592,7 +614,15 @@ pub fn settle(dir: &Path, file: &str, settlement: &Settlement) -> Result<String,
         decisions.iter().filter(|d| d.1).count(),
         decisions.iter().filter(|d| !d.1).count(),
     );
-    let said = format!("{at_bank} payment(s) marked at the bank, {not_at_bank} not sent");
+    let said = if at_bank > 0 {
+        format!(
+            "{at_bank} payment(s) marked at the bank (their ids are not known: one that awaits a \
+             signature is signed in the bank's cabinet, not by clientbank), {not_at_bank} not \
+             sent"
+        )
+    } else {
+        format!("0 payment(s) marked at the bank, {not_at_bank} not sent")
+    };
     let left: Vec<&str> = doubtful
         .iter()
         .filter(|r| !decisions.iter().any(|d| d.0 == r.id))

@@ -389,7 +389,9 @@ pub fn ignored_entry(entry: &fs::DirEntry) -> Option<(String, &'static str)> {
     }
     // A name of clientbank's own notes would be taken for the notes of another file, and never
     // shown as a file of its own.
-    if SIDECARS.iter().any(|s| text.ends_with(s)) {
+    // Case does not matter: Windows and SMB shares take `X.Errors.Txt` for `x.errors.txt`.
+    let lower = text.to_lowercase();
+    if SIDECARS.iter().any(|s| lower.ends_with(s)) {
         return Some((
             text.to_string(),
             "a name clientbank gives its notes beside a file (….report.csv, ….errors.txt, \

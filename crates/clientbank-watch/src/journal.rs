@@ -425,13 +425,7 @@ impl Journal {
         if wal.exists() {
             return Ok(());
         }
-        let saved = self
-            .db
-            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| {
-                r.get::<_, i64>(0)
-            })
-            .map(|busy| busy == 0)
-            .unwrap_or(false);
+        let saved = self.checkpoint();
         Err(Error::Journal(format!(
             "{} (the journal's write-ahead log) was deleted while clientbank ran: what it held \
              would be lost in a crash, and payments sent again. {} Stopped, nothing more is \
@@ -444,6 +438,17 @@ impl Journal {
                  against the bank before sending anything else."
             }
         )))
+    }
+
+    /// Copies the write-ahead log into the journal file (`wal_checkpoint(TRUNCATE)`); whether
+    /// all of it was copied.
+    fn checkpoint(&self) -> bool {
+        self.db
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| {
+                r.get::<_, i64>(0)
+            })
+            .map(|busy| busy == 0)
+            .unwrap_or(false)
     }
 
     fn err(&self) -> impl Fn(rusqlite::Error) -> Error + '_ {
@@ -803,8 +808,16 @@ impl Journal {
         results: &[(i64, Outcome)],
         sending: &[i64],
     ) -> Result<Vec<i64>, Error> {
-        if !sending.is_empty() {
-            self.check_files()?;
+        if !sending.is_empty()
+            && let Err(e) = self.check_files()
+        {
+            // The answers already had are kept (saved into the journal file itself), then
+            // nothing more is marked, so nothing more is sent.
+            if !results.is_empty() {
+                self.record_and_mark(results, &[])?;
+                self.checkpoint();
+            }
+            return Err(e);
         }
         let now = now();
         let map = db_error(&self.path);
@@ -1017,11 +1030,13 @@ impl Journal {
     }
 
     /// The order (a one-document 1.03 file, see [`NewPayment::order`]) of the payment this
-    /// journal uploaded that the bank's operation `bank_id` is: the payment with that id; else,
-    /// for a bank whose operation ids are not its upload ids, the one uploaded payment with the
-    /// same payer account, number (as [`crate::drop::normalise_number`] gives it), sum (two
-    /// decimals) and recipient account. Two or more such payments match none: a wrong order
-    /// would be worse than the bank's own record.
+    /// journal uploaded that the bank's operation `bank_id` is: the payment with that id; else
+    /// the one uploaded payment whose id the journal does not know (settled `--sent` by a
+    /// person, or taken by a bank that named no id) with the same payer account, number (as
+    /// [`crate::drop::normalise_number`] gives it), sum (two decimals) and recipient account. A
+    /// payment whose id is known is never matched by its requisites: the operation would be
+    /// another one (the same order sent from elsewhere). Two or more such payments match none:
+    /// a wrong order would be worse than the bank's own record.
     pub fn order_of(&self, bank_id: &str, identity: [&str; 4]) -> Result<Option<String>, Error> {
         let map = self.err();
         let by_id: Option<String> = self
@@ -1043,13 +1058,19 @@ impl Journal {
             .prepare_cached(
                 "SELECT DISTINCT order_text FROM payments
                  WHERE payer_account = ?1 AND number = ?2 AND sum = ?3 AND recipient_account = ?4
-                   AND bank_id IS NOT NULL AND order_text IS NOT NULL
+                   AND state = ?5 AND bank_id IS NULL AND order_text IS NOT NULL
                  LIMIT 2",
             )
             .map_err(&map)?;
         let found = statement
             .query_map(
-                params![payer_account, number, sum, recipient_account],
+                params![
+                    payer_account,
+                    number,
+                    sum,
+                    recipient_account,
+                    PaymentState::Uploaded
+                ],
                 |r| r.get::<_, String>(0),
             )
             .map_err(&map)?
@@ -1342,16 +1363,18 @@ mod tests {
             journal.wal_path().exists(),
             "WAL mode keeps a log beside the journal"
         );
-        // The first is sent and answered; the log is deleted before the second is marked.
+        // The first is sent; the log is deleted while it is on its way; its answer comes.
         journal.mark_sending(&ids[..1]).unwrap();
+        std::fs::remove_file(journal.wal_path()).unwrap();
         let uploaded = Outcome {
             state: PaymentState::Uploaded,
             bank_id: Some("id-1".into()),
             ..Outcome::default()
         };
-        journal.record_outcomes(&[(ids[0], uploaded)]).unwrap();
-        std::fs::remove_file(journal.wal_path()).unwrap();
-        let e = journal.mark_sending(&ids[1..]).unwrap_err().to_string();
+        let e = journal
+            .record_outcome_and_mark_next((ids[0], uploaded), Some(ids[1]))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("write-ahead log") && e.contains("saved"), "{e}");
         // A crash: the connection is never closed.
         std::mem::forget(journal);

@@ -231,6 +231,16 @@ impl Collector {
     /// Takes one operation: kept when executed in the period and not seen before.
     pub fn push(&mut self, operation: &Operation) -> Result<(), Error> {
         let c = &mut self.counts;
+        // Outside the period whatever its state (a cancelled operation of another month is
+        // not one of this period's cancelled ones).
+        if operation
+            .executed
+            .or(operation.created)
+            .is_some_and(|at| !self.period.contains(at.date()))
+        {
+            c.outside_period += 1;
+            return Ok(());
+        }
         match operation.status {
             Some(OperationStatus::Canceled) => {
                 c.cancelled += 1;
@@ -995,8 +1005,13 @@ mod tests {
             order: crate::drop::order_text(order(number)),
             ..NewPayment::default()
         };
-        // "7" is matched by the bank's id, "8" (another id at the bank) by its identity.
-        let payments = [recorded("7", "op-7"), recorded("8", "upload-8")];
+        // "7" is matched by the bank's id; "8", at the bank by a person's word (its id not
+        // known), by its requisites; "9", whose id is known and is not the operation's, never:
+        // the operation is the same order sent from elsewhere.
+        let mut settled = recorded("8", "unused");
+        settled.bank_id = None;
+        settled.state = PaymentState::Uploaded;
+        let payments = [recorded("7", "op-7"), settled, recorded("9", "upload-9")];
         journal
             .record_intents(
                 crate::journal::NewFile {
@@ -1004,7 +1019,7 @@ mod tests {
                     hash: "h",
                     place: "processing/a.txt",
                 },
-                crate::config::Route::OneC,
+                crate::config::Route::Json,
                 &payments,
             )
             .unwrap();
@@ -1013,6 +1028,7 @@ mod tests {
         for (id, number, incoming) in [
             ("op-7", "7", false),
             ("op-8", "8", false),
+            ("op-9", "9", false),
             ("in", "8", true),
         ] {
             let mut operation = op(id, 21, incoming, 100);
@@ -1020,7 +1036,7 @@ mod tests {
             c.push(&operation).unwrap();
         }
         let opening = Decimal::new(1000, 0);
-        let part = c.finish(opening, opening - Decimal::new(1, 0)).unwrap();
+        let part = c.finish(opening, opening - Decimal::new(2, 0)).unwrap();
         let mut out = Vec::new();
         let now = day(23).and_hms_opt(12, 0, 0).unwrap();
         let mut parts = [part];
@@ -1035,10 +1051,16 @@ mod tests {
         )
         .unwrap();
         let back = documents(&out);
-        assert_eq!(back.len(), 3);
+        assert_eq!(back.len(), 4);
+        let theirs = back
+            .iter()
+            .find(|d| d.number.as_deref() == Some("9"))
+            .unwrap();
+        assert_eq!(theirs.date, Some(day(21)), "the bank's record: {theirs:?}");
+        assert_eq!(theirs.priority, None);
         for document in back
             .iter()
-            .filter(|d| d.payer.account == Some(own().number))
+            .filter(|d| d.payer.account == Some(own().number) && d.number.as_deref() != Some("9"))
         {
             // The order's date, priority, code and payee bank; the day it left from the bank.
             assert_eq!(document.date, Some(day(2)), "{document:?}");

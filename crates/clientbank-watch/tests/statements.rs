@@ -301,3 +301,32 @@ async fn an_operation_that_comes_late_to_a_day_already_synced_is_in_the_statemen
     assert_eq!(after, before + 1);
     assert_eq!(new_closing, closing + Decimal::new(33_300, 2));
 }
+
+/// The tester's find: a payment executed in the last second of a Moscow day (23:59:59.4) was in
+/// that day's history but not in the sandbox bank's balance at its end, and the statement
+/// refused to be written ("the history and the balance disagree").
+#[tokio::test]
+async fn a_payment_in_the_last_second_of_the_day_is_in_its_balance() {
+    let bank = bank().await;
+    let dir = tempfile::tempdir().unwrap();
+    let keys = tempfile::tempdir().unwrap();
+    let mut s = settings(&bank);
+    s.statements = Some(statements(2));
+    s.signing = Signing::Auto;
+    s.signers
+        .insert("7701234560".into(), signer(keys.path(), "7701234560"));
+    let mut daemon = open(dir.path(), s);
+    daemon.engine.companies().await.unwrap();
+    put(dir.path(), "late.json", json_drop(&[801]));
+    // 23:59:59.2 in Moscow (20:59:59.2 UTC): the payment is executed within the last second.
+    let now = bank
+        .control()
+        .advance_clock(chrono::Duration::zero())
+        .unwrap();
+    let late = today_date().and_hms_milli_opt(20, 59, 59, 200).unwrap();
+    bank.control().advance_clock(late - now).unwrap();
+    let summary = daemon.run_once().await.unwrap();
+    assert_eq!(summary.signed, 1, "{summary:?}");
+    assert!(summary.statement_error.is_none(), "{summary:?}");
+    assert!(summary.statement.is_some(), "{summary:?}");
+}

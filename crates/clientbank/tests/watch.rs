@@ -591,6 +591,23 @@ fn an_upload_uses_the_journal_of_the_folder_its_file_lies_in_or_none() {
         !elsewhere.join(".clientbank").exists(),
         "no journal made here"
     );
+    // A --dir inside a folder with a journal would make a second journal there: refused,
+    // nothing made (the tester's defect: the same payments then went again from it).
+    let loose = elsewhere.join("loose.json");
+    std::fs::copy(&good, &loose).unwrap();
+    let inner = upload(&[loose.to_str().unwrap(), "--dir", kept.to_str().unwrap()]);
+    assert_eq!(inner.status.code(), Some(2), "{}", text(&inner));
+    assert!(text(&inner).contains("lies inside"), "{}", text(&inner));
+    assert!(!kept.join(".clientbank").exists(), "no second journal");
+    // A new --dir whose upload records nothing keeps no journal.
+    let fresh = root.path().join("fresh");
+    std::fs::create_dir_all(&fresh).unwrap();
+    let none = upload(&["no-such-file.json", "--dir", fresh.to_str().unwrap()]);
+    assert_ne!(none.status.code(), Some(0), "{}", text(&none));
+    assert!(
+        !fresh.join(".clientbank").exists(),
+        "nothing recorded, no journal left"
+    );
 }
 
 #[test]

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use chrono::NaiveDate;
 use clientbank_watch::Route;
 use clientbank_watch::commands::{self, UploadOutcome};
+use clientbank_watch::folders::{Folder, Layout};
 
 use super::watch::{error_outcome, init_logging, load};
 use crate::exit::{Failure, Outcome};
@@ -40,6 +41,13 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Failure> {
     if args.in_signing {
         settings.in_signing = true;
     }
+    // A configuration that cannot reach a bank is refused before any journal is made.
+    if let Err(e) = settings.client() {
+        crate::term::error(e.message().get(crate::term::lang()));
+        return Ok(error_outcome(&e));
+    }
+    let private = Layout::new(&dir).folder(Folder::Private);
+    let made_here = !private.exists();
     let mut engine = match commands::engine(&dir, settings, create_journal) {
         Ok(engine) => engine,
         Err(e) => {
@@ -47,17 +55,23 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Failure> {
             return Ok(error_outcome(&e));
         }
     };
-    if let Err(e) = engine.client() {
-        crate::term::error(e.message().get(crate::term::lang()));
-        return Ok(error_outcome(&e));
-    }
     let today = args
         .today
         .unwrap_or_else(clientbank_payment::clock::today_in_moscow);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    let uploads = match runtime.block_on(commands::upload(&mut engine, &args.files, today)) {
+    let uploads = runtime.block_on(commands::upload(&mut engine, &args.files, today));
+    // A journal this command made and recorded nothing in is not left behind.
+    let recorded = engine
+        .journal
+        .all_payments()
+        .map_or(true, |p| !p.is_empty());
+    if made_here && !recorded {
+        drop(engine);
+        let _ = std::fs::remove_dir_all(&private);
+    }
+    let uploads = match uploads {
         Ok(uploads) => uploads,
         Err(e) => {
             crate::term::error(e.message().get(crate::term::lang()));
