@@ -1423,16 +1423,19 @@ impl Check {
                 ),
             ),
         }
+        // 01 for every payer, 02 for a tax agent (199н of 30.12.2022); a customs status is
+        // refused by the KBK's administrator check (payer-status-kbk), not said twice.
         if let Some(status) = budget.payer_status.as_deref().map(str::trim)
-            && status != "01"
+            && !["01", "02", "06", "16", "17"].contains(&status)
         {
             self.add(
                 Code::EnpOutdated,
                 Field::PayerStatus,
                 Some(status),
                 Message::new(
-                    "since 2023 every payer of the single tax payment uses status 01",
-                    "с 2023 года в едином налоговом платеже все плательщики указывают статус 01",
+                    "since 2023 the single tax payment takes status 01 (02 for a tax agent)",
+                    "с 2023 года в едином налоговом платеже указывают статус 01 (налоговый агент \
+                     — 02)",
                 ),
             );
         }

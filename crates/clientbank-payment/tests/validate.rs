@@ -268,6 +268,13 @@ fn single_tax_payment_requisites() {
     let mut p = single_tax_payment();
     p.budget.as_mut().unwrap().period = s("МС.01.2026");
     assert_eq!(codes(&p), [(Code::EnpOutdated, Some(Field::Period))]);
+    // A tax agent pays the single tax payment with status 02 (199н of 30.12.2022): no advice;
+    // another status is advised to 01 or 02.
+    let mut p = single_tax_payment();
+    p.budget.as_mut().unwrap().payer_status = s("02");
+    assert_eq!(codes(&p), []);
+    p.budget.as_mut().unwrap().payer_status = s("13");
+    assert_eq!(codes(&p), [(Code::EnpOutdated, Some(Field::PayerStatus))]);
 }
 
 #[test]
