@@ -93,6 +93,24 @@ impl Encoding {
         }
     }
 
+    /// Whether `text` can be written in this encoding, without encoding it: `Err` with the
+    /// first character that cannot (the same character [`Encoding::encode`] stops at). ASCII,
+    /// the Russian alphabet and `Ё`/`ё` fit every encoding here at once; only other characters
+    /// are looked up.
+    pub fn fits(self, text: &str) -> Result<(), char> {
+        if self == Encoding::Utf8 || text.is_ascii() {
+            return Ok(());
+        }
+        let mut buf = [0u8; 4];
+        for c in text.chars() {
+            if c.is_ascii() || matches!(c, 'А'..='я' | 'Ё' | 'ё') {
+                continue;
+            }
+            self.encode(c.encode_utf8(&mut buf))?;
+        }
+        Ok(())
+    }
+
     /// Encodes text that is known to fit (the crate's own key names).
     pub(crate) fn encode_lossless(self, text: &str) -> Vec<u8> {
         self.encode(text)
@@ -217,6 +235,22 @@ pub(crate) fn declared(sample: &[u8]) -> Option<(Encoding, bool)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fitting_agrees_with_encoding() {
+        let all: String = (0..0x2600u32).filter_map(char::from_u32).collect();
+        for encoding in [Encoding::Cp1251, Encoding::Cp866, Encoding::Utf8] {
+            for chunk in all.chars().collect::<Vec<_>>().chunks(7) {
+                let text: String = chunk.iter().collect();
+                let text = format!("Ёж {text} ё");
+                assert_eq!(
+                    encoding.fits(&text),
+                    encoding.encode(&text).map(|_| ()),
+                    "{encoding} {text:?}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn labels_in_any_case_and_aliases() {

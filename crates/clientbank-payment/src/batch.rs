@@ -323,7 +323,7 @@ impl Batch {
                 while next.peek().is_some_and(|&l| l < end) {
                     next.next();
                 }
-                let item = self.document_item(index, &section);
+                let item = self.document_item(index, &section, false);
                 for finding in &item.findings {
                     if let Some(line) = finding.line
                         && let Some(error) = lines.get_mut(&line)
@@ -338,7 +338,14 @@ impl Batch {
 
     /// The documents of the 1C file or the requests of the JSON upload, one at a time.
     pub fn items(&self) -> Items<'_> {
+        self.items_with(true)
+    }
+
+    /// The items; without their upload requests (and what the JSON route would not carry)
+    /// when `requests` is false: the findings need neither.
+    fn items_with(&self, requests: bool) -> Items<'_> {
         Items {
+            requests,
             batch: self,
             inner: match &self.source {
                 Source::OneC { parsed, .. } => Inner::OneC(Box::new(parsed.tree.documents())),
@@ -355,7 +362,7 @@ impl Batch {
         Findings {
             strict: self.strict,
             file: Box::new(self.file_diagnostics()),
-            items: self.items(),
+            items: self.items_with(false),
             pending: Vec::new().into_iter(),
             limit: Limit::new(),
             summaries: None,
@@ -408,8 +415,9 @@ impl Batch {
         self.findings().map(|f| renderer.render(&f)).collect()
     }
 
-    /// The item of document `index` of a 1C file, with every finding (before [`Covered`]).
-    fn document_item(&self, index: usize, section: &SectionRef<'_>) -> Item {
+    /// The item of document `index` of a 1C file, with every finding (before [`Covered`]);
+    /// with its upload request and what the JSON route would not carry when `requests`.
+    fn document_item(&self, index: usize, section: &SectionRef<'_>, requests: bool) -> Item {
         let statement = self.form() == Form::Statement;
         let kind = section.document_type().unwrap_or_default();
         if onec::is_payment_order(&kind) {
@@ -429,6 +437,18 @@ impl Batch {
             let mut found = validate_in(&order.payment, &self.context, self.encoding);
             order.lines.locate(&mut found, position(index));
             findings.extend(found);
+            if !requests {
+                return Item {
+                    index,
+                    line: order.lines.section(),
+                    payment: Some(order.payment),
+                    request: None,
+                    findings,
+                    json_route: Vec::new(),
+                    carried: false,
+                    covered_error: false,
+                };
+            }
             let (json, mut json_route) = PaymentJson::from_payment(&order.payment);
             order.lines.locate(&mut json_route, position(index));
             let carried = carried && json_route.is_empty();
@@ -473,6 +493,8 @@ enum Inner<'a> {
 /// The items of a [`Batch`], in order.
 pub struct Items<'a> {
     batch: &'a Batch,
+    /// Whether items carry their upload requests.
+    requests: bool,
     inner: Inner<'a>,
     index: usize,
 }
@@ -493,7 +515,7 @@ impl Iterator for Items<'_> {
         let item = match &mut self.inner {
             Inner::OneC(documents) => {
                 let section = documents.next()?;
-                let mut item = batch.document_item(self.index, &section);
+                let mut item = batch.document_item(self.index, &section, self.requests);
                 let covered = batch.covered();
                 if !covered.lines.is_empty() {
                     item.findings.retain(|f| {
