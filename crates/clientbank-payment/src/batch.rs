@@ -30,9 +30,9 @@
 //! assert!(report.contains("ошибка[sum-not-positive]: сумма должна быть больше нуля"));
 //! ```
 
-use std::cell::OnceCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::fmt;
+use std::sync::OnceLock;
 
 use chrono::NaiveDate;
 use clientbank_diagnostic::{Code, Diagnostic, Lang, Limit, Renderer, Severity};
@@ -56,7 +56,7 @@ pub struct Batch {
     strict: bool,
     /// The lines whose value the 1C reader already reported (see [`Covered`]), found on first
     /// use.
-    covered: OnceCell<Covered>,
+    covered: OnceLock<Covered>,
 }
 
 /// One defect, one finding: a value the 1C reader already found unreadable or empty
@@ -199,7 +199,7 @@ impl Batch {
             context,
             encoding,
             strict: false,
-            covered: OnceCell::new(),
+            covered: OnceLock::new(),
         })
     }
 
@@ -208,7 +208,7 @@ impl Batch {
     /// encoding for a statement).
     pub fn with_encoding(mut self, encoding: Encoding) -> Batch {
         self.encoding = encoding;
-        self.covered = OnceCell::new();
+        self.covered = OnceLock::new();
         self
     }
 
@@ -348,7 +348,11 @@ impl Batch {
             requests,
             batch: self,
             inner: match &self.source {
-                Source::OneC { parsed, .. } => Inner::OneC(Box::new(parsed.tree.documents())),
+                Source::OneC { parsed, .. } => Inner::OneC {
+                    documents: Box::new(parsed.tree.documents()),
+                    ready: VecDeque::new(),
+                    chunk: FIRST_CHUNK,
+                },
                 Source::Json(upload) => Inner::Json(0..upload.len()),
             },
             index: 0,
@@ -486,8 +490,71 @@ impl Batch {
 }
 
 enum Inner<'a> {
-    OneC(Box<dyn Iterator<Item = SectionRef<'a>> + 'a>),
+    OneC {
+        documents: Box<dyn Iterator<Item = SectionRef<'a>> + 'a>,
+        /// Items made ahead, in order.
+        ready: VecDeque<Item>,
+        /// How many documents the next batch of items takes.
+        chunk: usize,
+    },
     Json(std::ops::Range<usize>),
+}
+
+/// Documents are made into items a chunk at a time: the first chunk small (a caller that
+/// wants one item waits for few), then doubling up to [`LAST_CHUNK`]; a chunk of at least
+/// [`PARALLEL_FROM`] documents is shared by two threads on a machine with two cores. Items are
+/// independent of each other, so the order and content are those of one thread.
+const FIRST_CHUNK: usize = 16;
+const LAST_CHUNK: usize = 2048;
+const PARALLEL_FROM: usize = 64;
+
+/// Whether the machine has a second core (asked once).
+fn two_cores() -> bool {
+    static TWO: OnceLock<bool> = OnceLock::new();
+    *TWO.get_or_init(|| std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2))
+}
+
+impl Batch {
+    /// The item of document `index`, without the findings the reader's stand for.
+    fn one_c_item(&self, index: usize, section: &SectionRef<'_>, requests: bool) -> Item {
+        let mut item = self.document_item(index, section, requests);
+        let covered = self.covered();
+        if !covered.lines.is_empty() {
+            item.findings.retain(|f| {
+                let repeats = f.line.is_some_and(|l| covered.lines.contains_key(&l));
+                item.covered_error |= repeats && f.is_error();
+                !repeats
+            });
+        }
+        item
+    }
+
+    /// The items of `sections`, documents `first..` of the file, in order: in two threads
+    /// when there are enough of them and two cores.
+    fn one_c_items(&self, first: usize, sections: &[SectionRef<'_>], requests: bool) -> Vec<Item> {
+        let work = |from: usize, part: &[SectionRef<'_>]| -> Vec<Item> {
+            part.iter()
+                .enumerate()
+                .map(|(i, section)| self.one_c_item(first + from + i, section, requests))
+                .collect()
+        };
+        if sections.len() < PARALLEL_FROM || !two_cores() {
+            return work(0, sections);
+        }
+        // Found before the threads start, so that they share it.
+        self.covered();
+        let middle = sections.len() / 2;
+        let (earlier, later) = sections.split_at(middle);
+        std::thread::scope(|scope| {
+            let later = scope.spawn(|| work(middle, later));
+            let mut items = work(0, earlier);
+            match later.join() {
+                Ok(rest) => items.extend(rest),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+            items
+        })
+    }
 }
 
 /// The items of a [`Batch`], in order.
@@ -513,18 +580,17 @@ impl Iterator for Items<'_> {
     fn next(&mut self) -> Option<Item> {
         let batch = self.batch;
         let item = match &mut self.inner {
-            Inner::OneC(documents) => {
-                let section = documents.next()?;
-                let mut item = batch.document_item(self.index, &section, self.requests);
-                let covered = batch.covered();
-                if !covered.lines.is_empty() {
-                    item.findings.retain(|f| {
-                        let repeats = f.line.is_some_and(|l| covered.lines.contains_key(&l));
-                        item.covered_error |= repeats && f.is_error();
-                        !repeats
-                    });
+            Inner::OneC {
+                documents,
+                ready,
+                chunk,
+            } => {
+                if ready.is_empty() {
+                    let sections: Vec<SectionRef<'_>> = documents.by_ref().take(*chunk).collect();
+                    *chunk = (*chunk * 2).min(LAST_CHUNK);
+                    ready.extend(batch.one_c_items(self.index, &sections, self.requests));
                 }
-                item
+                ready.pop_front()?
             }
             Inner::Json(indices) => {
                 let index = indices.next()?;
