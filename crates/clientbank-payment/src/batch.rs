@@ -611,7 +611,7 @@ impl Iterator for Items<'_> {
 
 /// Whether `name` is a key of the 1.03 format.
 fn is_format_key(name: &str) -> bool {
-    clientbank_format::Key::ALL.iter().any(|k| k.name() == name)
+    clientbank_format::Key::from_name(name).is_some()
 }
 
 fn json_item(read: ReadRequest, index: usize, batch: &Batch) -> Item {
