@@ -93,6 +93,87 @@ impl Encoding {
         }
     }
 
+    /// Whether `text` can be written in this encoding, without encoding it: `Err` with the
+    /// first character that cannot (the same character [`Encoding::encode`] stops at). ASCII,
+    /// the Russian alphabet and `Ё`/`ё` fit every encoding here at once; only other characters
+    /// are looked up.
+    pub fn fits(self, text: &str) -> Result<(), char> {
+        if self == Encoding::Utf8 || text.is_ascii() {
+            return Ok(());
+        }
+        let mut buf = [0u8; 4];
+        for c in text.chars() {
+            if c.is_ascii() || matches!(c, 'А'..='я' | 'Ё' | 'ё') {
+                continue;
+            }
+            self.encode(c.encode_utf8(&mut buf))?;
+        }
+        Ok(())
+    }
+
+    /// Appends `text` encoded to `out`, as [`Encoding::encode`] would encode it: ASCII and the
+    /// Russian alphabet through the encodings' own layouts, other characters one by one through
+    /// `encoding_rs`. On a character the encoding lacks, `out` holds what came before it.
+    pub(crate) fn encode_into(self, out: &mut Vec<u8>, text: &str) -> Result<(), char> {
+        if self == Encoding::Utf8 || text.is_ascii() {
+            out.extend_from_slice(text.as_bytes());
+            return Ok(());
+        }
+        // A single-byte encoding writes at most one byte per byte of UTF-8.
+        let from = out.len();
+        out.resize(from + text.len(), 0);
+        let (bytes, mut written, mut i) = (text.as_bytes(), from, 0);
+        let mut buf = [0u8; 4];
+        while i < bytes.len() {
+            let b = bytes[i];
+            if b < 0x80 {
+                out[written] = b;
+                (written, i) = (written + 1, i + 1);
+                continue;
+            }
+            // U+0400..U+047F are two bytes, D0 or D1 and one more.
+            if matches!(b, 0xD0 | 0xD1)
+                && let Some(&next) = bytes.get(i + 1)
+                && let Some(byte) =
+                    self.russian((u32::from(b & 0x1F) << 6) | u32::from(next & 0x3F))
+            {
+                out[written] = byte;
+                (written, i) = (written + 1, i + 2);
+                continue;
+            }
+            let c = text[i..].chars().next().unwrap_or_default();
+            match self.encode(c.encode_utf8(&mut buf)) {
+                Ok(encoded) => {
+                    out[written..written + encoded.len()].copy_from_slice(&encoded);
+                    written += encoded.len();
+                }
+                Err(c) => {
+                    out.truncate(written);
+                    return Err(c);
+                }
+            }
+            i += c.len_utf8();
+        }
+        out.truncate(written);
+        Ok(())
+    }
+
+    /// The byte of a letter of the Russian alphabet (`А`..`я`, `Ё`, `ё`) in a single-byte
+    /// encoding, by its code point.
+    fn russian(self, code: u32) -> Option<u8> {
+        let byte = match (self, code) {
+            (Encoding::Cp1251, 0x410..=0x44F) => code - 0x410 + 0xC0,
+            (Encoding::Cp1251, 0x401) => 0xA8,
+            (Encoding::Cp1251, 0x451) => 0xB8,
+            (Encoding::Cp866, 0x410..=0x43F) => code - 0x410 + 0x80,
+            (Encoding::Cp866, 0x440..=0x44F) => code - 0x440 + 0xE0,
+            (Encoding::Cp866, 0x401) => 0xF0,
+            (Encoding::Cp866, 0x451) => 0xF1,
+            _ => return None,
+        };
+        Some(byte as u8)
+    }
+
     /// Encodes text that is known to fit (the crate's own key names).
     pub(crate) fn encode_lossless(self, text: &str) -> Vec<u8> {
         self.encode(text)
@@ -217,6 +298,38 @@ pub(crate) fn declared(sample: &[u8]) -> Option<(Encoding, bool)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn encoding_into_agrees_with_encoding() {
+        let all: String = (0..0x2600u32).filter_map(char::from_u32).collect();
+        for encoding in [Encoding::Cp1251, Encoding::Cp866, Encoding::Utf8] {
+            for c in all.chars() {
+                let text = format!("Ёж{c}ё");
+                let mut out = b"x".to_vec();
+                let into = encoding
+                    .encode_into(&mut out, &text)
+                    .map(|()| out[1..].to_vec());
+                let whole = encoding.encode(&text).map(std::borrow::Cow::into_owned);
+                assert_eq!(into, whole, "{encoding} {c:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn fitting_agrees_with_encoding() {
+        let all: String = (0..0x2600u32).filter_map(char::from_u32).collect();
+        for encoding in [Encoding::Cp1251, Encoding::Cp866, Encoding::Utf8] {
+            for chunk in all.chars().collect::<Vec<_>>().chunks(7) {
+                let text: String = chunk.iter().collect();
+                let text = format!("Ёж {text} ё");
+                assert_eq!(
+                    encoding.fits(&text),
+                    encoding.encode(&text).map(|_| ()),
+                    "{encoding} {text:?}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn labels_in_any_case_and_aliases() {

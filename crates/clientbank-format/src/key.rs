@@ -285,7 +285,8 @@ impl Key {
 
     /// The key spelled exactly as `name`.
     pub fn from_name(name: &str) -> Option<Key> {
-        Key::ALL.iter().copied().find(|key| key.name() == name)
+        // A name is its UTF-8 spelling: the exact table of UTF-8 files finds it.
+        Key::lookup_exact(name.as_bytes(), Encoding::Utf8)
     }
 
     /// Looks up raw key bytes of a file in `encoding`: exact spelling first, then ignoring
@@ -416,6 +417,16 @@ mod tests {
             let fullest = TABLES[encoding as usize].exact.iter().map(Vec::len).max();
             assert!(fullest <= Some(3), "{encoding}: {fullest:?}");
         }
+    }
+
+    #[test]
+    fn from_name_finds_every_key_and_nothing_else() {
+        for &key in Key::ALL {
+            assert_eq!(Key::from_name(key.name()), Some(key));
+            assert_eq!(Key::from_name(&key.name().to_lowercase()), None);
+        }
+        assert_eq!(Key::from_name(""), None);
+        assert_eq!(Key::from_name("Unknown"), None);
     }
 
     #[test]

@@ -497,31 +497,50 @@ pub enum WriteErrorKind {
 /// lacks and a line break, which would split the line; and a line the reader would not read
 /// back as written (checked as the reader checks every line), so that nothing written here is
 /// refused when read.
-pub(crate) fn encode_line(
+pub(crate) fn encode_line(encoding: Encoding, text: &str) -> Result<Vec<u8>, WriteErrorKind> {
+    let mut out = Vec::with_capacity(text.len());
+    encode_line_into(&mut out, encoding, &[text])?;
+    Ok(out)
+}
+
+/// [`encode_line`] of the line made of `parts` (as if joined), appended to `out`; on an error
+/// `out` is left as it was.
+pub(crate) fn encode_line_into(
+    out: &mut Vec<u8>,
     encoding: Encoding,
-    text: &str,
-) -> Result<std::borrow::Cow<'_, [u8]>, WriteErrorKind> {
-    if text.contains(['\r', '\n']) {
+    parts: &[&str],
+) -> Result<(), WriteErrorKind> {
+    if parts
+        .iter()
+        .any(|part| memchr::memchr2(b'\r', b'\n', part.as_bytes()).is_some())
+    {
         return Err(WriteErrorKind::LineBreak);
     }
-    let bytes = encoding
-        .encode(text)
-        .map_err(|character| WriteErrorKind::Unmappable {
-            character,
-            encoding,
-        })?;
-    // The reader decides a file's encoding by its content, so a CP866 file may be read as
-    // CP1251 (and back): a single-byte line is checked as either.
-    let readings: &[Encoding] = match encoding {
-        Encoding::Utf8 => &[Encoding::Utf8],
-        Encoding::Cp1251 | Encoding::Cp866 => &[Encoding::Cp1251, Encoding::Cp866],
-    };
-    for &reading in readings {
-        if let Err((_, _, reason)) = crate::parse::check_line_encoding(&bytes, reading) {
-            return Err(WriteErrorKind::Unreadable { encoding, reason });
-        }
+    let start = out.len();
+    let encoded = parts.iter().try_for_each(|part| {
+        encoding
+            .encode_into(out, part)
+            .map_err(|character| WriteErrorKind::Unmappable {
+                character,
+                encoding,
+            })
+    });
+    let checked = encoded.and_then(|()| {
+        // The reader decides a file's encoding by its content, so a CP866 file may be read
+        // as CP1251 (and back): a single-byte line is checked as either.
+        let readings: &[Encoding] = match encoding {
+            Encoding::Utf8 => &[Encoding::Utf8],
+            Encoding::Cp1251 | Encoding::Cp866 => &[Encoding::Cp1251, Encoding::Cp866],
+        };
+        readings.iter().try_for_each(|&reading| {
+            crate::parse::check_line_encoding(&out[start..], reading)
+                .map_err(|(_, _, reason)| WriteErrorKind::Unreadable { encoding, reason })
+        })
+    });
+    if checked.is_err() {
+        out.truncate(start);
     }
-    Ok(bytes)
+    checked
 }
 
 impl WriteError {
@@ -733,13 +752,22 @@ impl<W: std::io::Write> Writer<W> {
         key: Option<&str>,
         at: Option<(usize, Option<&str>)>,
     ) -> Result<(), WriteError> {
-        let bytes = encode_line(self.encoding, text).map_err(|kind| WriteError {
+        self.parts(&[text], key.unwrap_or(text), at)
+    }
+
+    /// Encodes the line made of `parts` straight into the section.
+    fn parts(
+        &mut self,
+        parts: &[&str],
+        key: &str,
+        at: Option<(usize, Option<&str>)>,
+    ) -> Result<(), WriteError> {
+        encode_line_into(&mut self.section, self.encoding, parts).map_err(|kind| WriteError {
             document: at.map(|(index, _)| index),
             number: at.and_then(|(_, number)| number.map(str::to_string)),
-            key: key.unwrap_or(text).to_string(),
+            key: key.to_string(),
             kind,
         })?;
-        self.section.extend_from_slice(&bytes);
         self.section.extend_from_slice(b"\r\n");
         Ok(())
     }
@@ -750,7 +778,7 @@ impl<W: std::io::Write> Writer<W> {
         value: &str,
         at: Option<(usize, Option<&str>)>,
     ) -> Result<(), WriteError> {
-        self.line(&format!("{key}={value}"), Some(key), at)
+        self.parts(&[key, "=", value], key, at)
     }
 
     fn pairs(

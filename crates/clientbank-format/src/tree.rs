@@ -477,9 +477,7 @@ impl SyntaxTree {
         };
         let encoding = self.encoding;
         let encode = |text: &str, key: &str| -> Result<Vec<u8>, WriteError> {
-            model::encode_line(encoding, text)
-                .map(|bytes| bytes.into_owned())
-                .map_err(|kind| WriteError::new(document, key, kind))
+            model::encode_line(encoding, text).map_err(|kind| WriteError::new(document, key, kind))
         };
         let opening = format!("{}={}", Marker::DocumentStart.name(), document.kind);
         push(

@@ -143,7 +143,28 @@ pub fn parse_integer(raw: &[u8]) -> Option<u32> {
 
 /// `ДД.ММ.ГГГГ`.
 pub fn format_date(date: NaiveDate) -> String {
-    date.format("%d.%m.%Y").to_string()
+    use chrono::Datelike;
+    let year = date.year();
+    if !(0..=9999).contains(&year) {
+        // chrono signs years beyond four digits.
+        return date.format("%d.%m.%Y").to_string();
+    }
+    let digit = |n: u32| char::from(b'0' + (n % 10) as u8);
+    let (day, month, year) = (date.day(), date.month(), year as u32);
+    [
+        digit(day / 10),
+        digit(day),
+        '.',
+        digit(month / 10),
+        digit(month),
+        '.',
+        digit(year / 1000),
+        digit(year / 100),
+        digit(year / 10),
+        digit(year),
+    ]
+    .into_iter()
+    .collect()
 }
 
 /// `ЧЧ:ММ:СС`.
@@ -164,6 +185,22 @@ pub fn format_amount(amount: Decimal) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dates_are_written_as_chrono_writes_them() {
+        for (y, m, d) in [
+            (2024, 3, 28),
+            (1, 1, 1),
+            (0, 12, 31),
+            (9999, 12, 31),
+            (10000, 1, 1),
+            (-5, 6, 7),
+            (987, 10, 9),
+        ] {
+            let date = NaiveDate::from_ymd_opt(y, m, d).unwrap();
+            assert_eq!(format_date(date), date.format("%d.%m.%Y").to_string());
+        }
+    }
 
     #[test]
     fn amounts_are_exact_in_every_length() {

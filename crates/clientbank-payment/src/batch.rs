@@ -30,9 +30,9 @@
 //! assert!(report.contains("ошибка[sum-not-positive]: сумма должна быть больше нуля"));
 //! ```
 
-use std::cell::OnceCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::fmt;
+use std::sync::OnceLock;
 
 use chrono::NaiveDate;
 use clientbank_diagnostic::{Code, Diagnostic, Lang, Limit, Renderer, Severity};
@@ -56,7 +56,7 @@ pub struct Batch {
     strict: bool,
     /// The lines whose value the 1C reader already reported (see [`Covered`]), found on first
     /// use.
-    covered: OnceCell<Covered>,
+    covered: OnceLock<Covered>,
 }
 
 /// One defect, one finding: a value the 1C reader already found unreadable or empty
@@ -199,7 +199,7 @@ impl Batch {
             context,
             encoding,
             strict: false,
-            covered: OnceCell::new(),
+            covered: OnceLock::new(),
         })
     }
 
@@ -208,7 +208,7 @@ impl Batch {
     /// encoding for a statement).
     pub fn with_encoding(mut self, encoding: Encoding) -> Batch {
         self.encoding = encoding;
-        self.covered = OnceCell::new();
+        self.covered = OnceLock::new();
         self
     }
 
@@ -323,7 +323,7 @@ impl Batch {
                 while next.peek().is_some_and(|&l| l < end) {
                     next.next();
                 }
-                let item = self.document_item(index, &section);
+                let item = self.document_item(index, &section, false);
                 for finding in &item.findings {
                     if let Some(line) = finding.line
                         && let Some(error) = lines.get_mut(&line)
@@ -338,10 +338,21 @@ impl Batch {
 
     /// The documents of the 1C file or the requests of the JSON upload, one at a time.
     pub fn items(&self) -> Items<'_> {
+        self.items_with(true)
+    }
+
+    /// The items; without their upload requests (and what the JSON route would not carry)
+    /// when `requests` is false: the findings need neither.
+    fn items_with(&self, requests: bool) -> Items<'_> {
         Items {
+            requests,
             batch: self,
             inner: match &self.source {
-                Source::OneC { parsed, .. } => Inner::OneC(Box::new(parsed.tree.documents())),
+                Source::OneC { parsed, .. } => Inner::OneC {
+                    documents: Box::new(parsed.tree.documents()),
+                    ready: VecDeque::new(),
+                    chunk: FIRST_CHUNK,
+                },
                 Source::Json(upload) => Inner::Json(0..upload.len()),
             },
             index: 0,
@@ -355,7 +366,7 @@ impl Batch {
         Findings {
             strict: self.strict,
             file: Box::new(self.file_diagnostics()),
-            items: self.items(),
+            items: self.items_with(false),
             pending: Vec::new().into_iter(),
             limit: Limit::new(),
             summaries: None,
@@ -408,8 +419,9 @@ impl Batch {
         self.findings().map(|f| renderer.render(&f)).collect()
     }
 
-    /// The item of document `index` of a 1C file, with every finding (before [`Covered`]).
-    fn document_item(&self, index: usize, section: &SectionRef<'_>) -> Item {
+    /// The item of document `index` of a 1C file, with every finding (before [`Covered`]);
+    /// with its upload request and what the JSON route would not carry when `requests`.
+    fn document_item(&self, index: usize, section: &SectionRef<'_>, requests: bool) -> Item {
         let statement = self.form() == Form::Statement;
         let kind = section.document_type().unwrap_or_default();
         if onec::is_payment_order(&kind) {
@@ -429,6 +441,18 @@ impl Batch {
             let mut found = validate_in(&order.payment, &self.context, self.encoding);
             order.lines.locate(&mut found, position(index));
             findings.extend(found);
+            if !requests {
+                return Item {
+                    index,
+                    line: order.lines.section(),
+                    payment: Some(order.payment),
+                    request: None,
+                    findings,
+                    json_route: Vec::new(),
+                    carried: false,
+                    covered_error: false,
+                };
+            }
             let (json, mut json_route) = PaymentJson::from_payment(&order.payment);
             order.lines.locate(&mut json_route, position(index));
             let carried = carried && json_route.is_empty();
@@ -466,13 +490,78 @@ impl Batch {
 }
 
 enum Inner<'a> {
-    OneC(Box<dyn Iterator<Item = SectionRef<'a>> + 'a>),
+    OneC {
+        documents: Box<dyn Iterator<Item = SectionRef<'a>> + 'a>,
+        /// Items made ahead, in order.
+        ready: VecDeque<Item>,
+        /// How many documents the next batch of items takes.
+        chunk: usize,
+    },
     Json(std::ops::Range<usize>),
+}
+
+/// Documents are made into items a chunk at a time: the first chunk small (a caller that
+/// wants one item waits for few), then doubling up to [`LAST_CHUNK`]; a chunk of at least
+/// [`PARALLEL_FROM`] documents is shared by two threads on a machine with two cores. Items are
+/// independent of each other, so the order and content are those of one thread.
+const FIRST_CHUNK: usize = 16;
+const LAST_CHUNK: usize = 2048;
+const PARALLEL_FROM: usize = 64;
+
+/// Whether the machine has a second core (asked once).
+fn two_cores() -> bool {
+    static TWO: OnceLock<bool> = OnceLock::new();
+    *TWO.get_or_init(|| std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2))
+}
+
+impl Batch {
+    /// The item of document `index`, without the findings the reader's stand for.
+    fn one_c_item(&self, index: usize, section: &SectionRef<'_>, requests: bool) -> Item {
+        let mut item = self.document_item(index, section, requests);
+        let covered = self.covered();
+        if !covered.lines.is_empty() {
+            item.findings.retain(|f| {
+                let repeats = f.line.is_some_and(|l| covered.lines.contains_key(&l));
+                item.covered_error |= repeats && f.is_error();
+                !repeats
+            });
+        }
+        item
+    }
+
+    /// The items of `sections`, documents `first..` of the file, in order: in two threads
+    /// when there are enough of them and two cores.
+    fn one_c_items(&self, first: usize, sections: &[SectionRef<'_>], requests: bool) -> Vec<Item> {
+        let work = |from: usize, part: &[SectionRef<'_>]| -> Vec<Item> {
+            part.iter()
+                .enumerate()
+                .map(|(i, section)| self.one_c_item(first + from + i, section, requests))
+                .collect()
+        };
+        if sections.len() < PARALLEL_FROM || !two_cores() {
+            return work(0, sections);
+        }
+        // Found before the threads start, so that they share it.
+        self.covered();
+        let middle = sections.len() / 2;
+        let (earlier, later) = sections.split_at(middle);
+        std::thread::scope(|scope| {
+            let later = scope.spawn(|| work(middle, later));
+            let mut items = work(0, earlier);
+            match later.join() {
+                Ok(rest) => items.extend(rest),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+            items
+        })
+    }
 }
 
 /// The items of a [`Batch`], in order.
 pub struct Items<'a> {
     batch: &'a Batch,
+    /// Whether items carry their upload requests.
+    requests: bool,
     inner: Inner<'a>,
     index: usize,
 }
@@ -491,18 +580,17 @@ impl Iterator for Items<'_> {
     fn next(&mut self) -> Option<Item> {
         let batch = self.batch;
         let item = match &mut self.inner {
-            Inner::OneC(documents) => {
-                let section = documents.next()?;
-                let mut item = batch.document_item(self.index, &section);
-                let covered = batch.covered();
-                if !covered.lines.is_empty() {
-                    item.findings.retain(|f| {
-                        let repeats = f.line.is_some_and(|l| covered.lines.contains_key(&l));
-                        item.covered_error |= repeats && f.is_error();
-                        !repeats
-                    });
+            Inner::OneC {
+                documents,
+                ready,
+                chunk,
+            } => {
+                if ready.is_empty() {
+                    let sections: Vec<SectionRef<'_>> = documents.by_ref().take(*chunk).collect();
+                    *chunk = (*chunk * 2).min(LAST_CHUNK);
+                    ready.extend(batch.one_c_items(self.index, &sections, self.requests));
                 }
-                item
+                ready.pop_front()?
             }
             Inner::Json(indices) => {
                 let index = indices.next()?;
@@ -523,7 +611,7 @@ impl Iterator for Items<'_> {
 
 /// Whether `name` is a key of the 1.03 format.
 fn is_format_key(name: &str) -> bool {
-    clientbank_format::Key::ALL.iter().any(|k| k.name() == name)
+    clientbank_format::Key::from_name(name).is_some()
 }
 
 fn json_item(read: ReadRequest, index: usize, batch: &Batch) -> Item {

@@ -190,8 +190,8 @@ impl Lines {
 
     /// Where the key named `name` (the format's or not) stands.
     fn named(&self, name: &str) -> Option<ValueAt> {
-        match Key::ALL.iter().find(|k| k.name() == name) {
-            Some(&key) => self.of(key),
+        match Key::from_name(name) {
+            Some(key) => self.of(key),
             None => self.unknown.get(name).copied(),
         }
     }

@@ -10,8 +10,32 @@ pub enum Defect {
     CheckDigit,
 }
 
-fn digits(value: &str) -> Option<Vec<u32>> {
-    value.chars().map(|c| c.to_digit(10)).collect()
+/// The decimal digits of a value that is nothing but ASCII digits, without allocating.
+/// Longer values than any rule takes (32 digits) are `None`, which every rule reads as a
+/// format defect, as it would the length.
+struct Digits {
+    d: [u32; 32],
+    len: usize,
+}
+
+impl std::ops::Deref for Digits {
+    type Target = [u32];
+
+    fn deref(&self) -> &[u32] {
+        &self.d[..self.len]
+    }
+}
+
+fn digits(value: &str) -> Option<Digits> {
+    let b = value.as_bytes();
+    if b.len() > 32 || !b.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let mut d = [0; 32];
+    for (slot, byte) in d.iter_mut().zip(b) {
+        *slot = u32::from(byte - b'0');
+    }
+    Some(Digits { d, len: b.len() })
 }
 
 fn weighted(digits: &[u32], weights: &[u32]) -> u32 {
@@ -282,7 +306,7 @@ pub fn account(bik: &str, account: &str) -> Result<(), Defect> {
     const WEIGHTS: [u32; 3] = [7, 1, 3];
     let sum: u32 = bank_part
         .iter()
-        .chain(&d)
+        .chain(d.iter())
         .zip(WEIGHTS.iter().cycle())
         .map(|(digit, w)| digit * w % 10)
         .sum();

@@ -294,7 +294,7 @@ impl Check {
                     ),
                 );
                 self.unwritable.push(field);
-            } else if let Err(c) = encoding.encode(value) {
+            } else if let Err(c) = encoding.fits(value) {
                 self.add(Code::Unrepresentable, field, Some(value), {
                     let (code, name) = (c as u32, encoding_name(encoding));
                     tr!(
@@ -1549,7 +1549,7 @@ fn vat_may_apply(payment: &Payment, purpose: &str) -> bool {
     if has_income_code(payment) {
         return false;
     }
-    let upper = purpose.to_uppercase();
+    let upper = upper(purpose);
     !(names_wages(&upper) || ["АЛИМЕНТ", "СТИПЕНД"].iter().any(|w| upper.contains(w)))
 }
 
@@ -1593,13 +1593,26 @@ fn names_wages(upper: &str) -> bool {
 /// wages, or it goes to a person's account with an income type code in field 20, or it pays a
 /// person's account an advance (`аванс`: the first half of a month's wages).
 fn is_wages(payment: &Payment) -> bool {
-    let upper = payment
-        .purpose
-        .as_deref()
-        .unwrap_or_default()
-        .to_uppercase();
+    let upper = upper(payment.purpose.as_deref().unwrap_or_default());
     names_wages(&upper)
         || (to_persons_account(payment) && (has_income_code(payment) || upper.contains("АВАНС")))
+}
+
+/// `text.to_uppercase()`, with the letters of payment texts (ASCII, the Russian alphabet, `ё`)
+/// mapped directly instead of through the Unicode tables.
+fn upper(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            'a'..='z' => out.push(c.to_ascii_uppercase()),
+            '\0'..='\x7f' => out.push(c),
+            'а'..='я' => out.push(char::from_u32(c as u32 - 0x20).unwrap_or(c)),
+            'ё' => out.push('Ё'),
+            'А'..='Я' | 'Ё' => out.push(c),
+            _ => out.extend(c.to_uppercase()),
+        }
+    }
+    out
 }
 
 fn field_text(value: &Option<String>) -> Option<&str> {
@@ -1621,7 +1634,7 @@ enum Vat {
 /// cannot be read for sure (`1.666,67`), or two rates is only a mention: an unsure reading is
 /// never turned into a wrong number.
 fn vat(purpose: &str) -> Option<Vat> {
-    let upper = purpose.to_uppercase();
+    let upper = upper(purpose);
     let at = upper.find("НДС")?;
     let rest = &upper[at + "НДС".len()..];
     let percent = rest.find('%').filter(|&p| p < 24);
@@ -1745,6 +1758,14 @@ fn kopecks_in_words(tail: &str) -> Option<Decimal> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn upper_is_to_uppercase() {
+        let all: String = (0..0x2200u32).filter_map(char::from_u32).collect();
+        assert_eq!(upper(&all), all.to_uppercase());
+        let text = "Оплата по счёту № 5, в т.ч. НДС 20% — ßǆ ﬁ";
+        assert_eq!(upper(text), text.to_uppercase());
+    }
 
     #[test]
     fn numbers_in_text() {
