@@ -365,9 +365,11 @@ impl Batch {
     pub fn findings(&self) -> Findings<'_> {
         Findings {
             strict: self.strict,
-            file: Box::new(self.file_diagnostics()),
+            file: (Box::new(self.file_diagnostics()) as Box<dyn Iterator<Item = Diagnostic>>)
+                .peekable(),
             items: self.items_with(false),
-            pending: Vec::new().into_iter(),
+            items_done: false,
+            pending: Vec::new().into_iter().peekable(),
             limit: Limit::new(),
             summaries: None,
             progress: None,
@@ -773,9 +775,10 @@ impl Item {
 /// The findings of a [`Batch`], in order, limited per code.
 pub struct Findings<'a> {
     strict: bool,
-    file: Box<dyn Iterator<Item = Diagnostic> + 'a>,
+    file: std::iter::Peekable<Box<dyn Iterator<Item = Diagnostic> + 'a>>,
     items: Items<'a>,
-    pending: std::vec::IntoIter<Diagnostic>,
+    items_done: bool,
+    pending: std::iter::Peekable<std::vec::IntoIter<Diagnostic>>,
     limit: Limit,
     summaries: Option<std::vec::IntoIter<Diagnostic>>,
     /// Told how many items have been read after each one.
@@ -790,20 +793,34 @@ impl fmt::Debug for Findings<'_> {
 }
 
 impl Findings<'_> {
+    /// The next finding in file order: the reader's findings merged with each item's (sorted
+    /// by line; items come in file order), one item at a time. A finding without a line comes
+    /// first among the reader's (it is about the file) and last among an item's.
     fn next_raw(&mut self) -> Option<Diagnostic> {
-        if let Some(d) = self.file.next() {
-            return Some(d);
-        }
         loop {
-            if let Some(d) = self.pending.next() {
-                return Some(d);
+            if self.pending.peek().is_none() && !self.items_done {
+                match self.items.next() {
+                    Some(item) => {
+                        self.read += 1;
+                        if let Some(progress) = &mut self.progress {
+                            progress(self.read);
+                        }
+                        let mut findings = item.findings;
+                        findings.sort_by_key(|d| d.line.unwrap_or(u32::MAX));
+                        self.pending = findings.into_iter().peekable();
+                        continue;
+                    }
+                    None => self.items_done = true,
+                }
             }
-            let item = self.items.next()?;
-            self.read += 1;
-            if let Some(progress) = &mut self.progress {
-                progress(self.read);
-            }
-            self.pending = item.findings.into_iter();
+            let file = self.file.peek().map(|d| d.line.unwrap_or(0));
+            let item = self.pending.peek().map(|d| d.line.unwrap_or(u32::MAX));
+            return match (file, item) {
+                (Some(file), Some(item)) if file <= item => self.file.next(),
+                (_, Some(_)) => self.pending.next(),
+                (Some(_), None) => self.file.next(),
+                (None, None) => None,
+            };
         }
     }
 }

@@ -443,3 +443,43 @@ fn a_progress_bar_on_a_terminal_for_long_work() {
     let requests: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
     assert_eq!(requests.as_array().map(Vec::len), Some(3));
 }
+
+/// Issue 19 item 9: `check` lists findings in file order, whoever found them (the reader's
+/// unknown key of line 41 after the payment rules' wrong INN of line 27, not before it).
+#[test]
+fn check_lists_findings_in_file_order() {
+    let original = std::fs::read(testdata("drops/with-error.txt")).unwrap();
+    let text = clientbank_format::Encoding::Cp1251
+        .decode(&original)
+        .into_owned();
+    let text = text.replacen("Очередность=5", "Очередность=5\r\nНеизвестныйКлюч=1", 1);
+    let bytes = clientbank_format::Encoding::Cp1251.encode(&text).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("order.txt");
+    std::fs::write(&file, bytes.as_ref()).unwrap();
+    let output = clientbank(&[
+        "check",
+        "--json",
+        "--today",
+        "20.11.2026",
+        file.to_str().unwrap(),
+    ]);
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let lines: Vec<u64> = report["files"][0]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|d| d["line"].as_u64())
+        .collect();
+    assert!(lines.len() >= 2, "{report}");
+    let mut sorted = lines.clone();
+    sorted.sort();
+    assert_eq!(lines, sorted, "{report}");
+    let codes: Vec<&str> = report["files"][0]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(codes, ["inn-check-digit", "unknown-key"], "{report}");
+}
