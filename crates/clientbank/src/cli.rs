@@ -171,7 +171,8 @@ Examples:
         /// Every finding is an error (exit 1).
         #[arg(long)]
         strict: bool,
-        /// Write CP1251 or CP866 bytes to a terminal all the same.
+        /// Write all the same: a file with errors (nothing is written of one otherwise), or
+        /// CP1251 or CP866 bytes to a terminal.
         #[arg(long)]
         force: bool,
     },

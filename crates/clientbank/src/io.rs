@@ -115,6 +115,29 @@ impl Sink {
         matches!(self, Sink::Stdout) && io::stdout().is_terminal()
     }
 
+    /// A writer whose output counts only once [`Pending::commit`] says so: a file is written
+    /// beside its place and renamed over it then (dropped, nothing is left); standard output
+    /// is written as it goes, or not at all when `hold` (a pass that knows beforehand that the
+    /// output will not count).
+    pub(crate) fn open_pending(&self, hold: bool) -> io::Result<Pending> {
+        Ok(match self {
+            Sink::File(path) => {
+                let folder = match path.parent() {
+                    Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+                    _ => std::path::PathBuf::from("."),
+                };
+                let temp = tempfile::Builder::new()
+                    .prefix(".clientbank-")
+                    .suffix(".tmp")
+                    .tempfile_in(&folder)
+                    .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+                Pending::File(io::BufWriter::with_capacity(1 << 16, temp), path.clone())
+            }
+            Sink::Stdout if hold => Pending::Held,
+            Sink::Stdout => Pending::Stdout(io::BufWriter::with_capacity(1 << 16, io::stdout())),
+        })
+    }
+
     /// The buffered writer (a file is created now).
     pub(crate) fn open(&self) -> io::Result<Box<dyn Write>> {
         Ok(match self {
@@ -125,6 +148,48 @@ impl Sink {
             )),
             Sink::Stdout => Box::new(io::BufWriter::with_capacity(1 << 16, io::stdout().lock())),
         })
+    }
+}
+
+/// Output that counts only when committed ([`Sink::open_pending`]).
+pub(crate) enum Pending {
+    File(io::BufWriter<tempfile::NamedTempFile>, std::path::PathBuf),
+    Stdout(io::BufWriter<io::Stdout>),
+    Held,
+}
+
+impl Write for Pending {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        match self {
+            Pending::File(out, _) => out.write(bytes),
+            Pending::Stdout(out) => out.write(bytes),
+            Pending::Held => Ok(bytes.len()),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Pending::File(out, _) => out.flush(),
+            Pending::Stdout(out) => out.flush(),
+            Pending::Held => Ok(()),
+        }
+    }
+}
+
+impl Pending {
+    /// The output counts: a file takes its place (a file that was there is replaced whole).
+    pub(crate) fn commit(self) -> io::Result<()> {
+        match self {
+            Pending::File(out, path) => {
+                let temp = out.into_inner().map_err(io::IntoInnerError::into_error)?;
+                temp.as_file().sync_all()?;
+                temp.persist(&path).map(drop).map_err(|e| {
+                    io::Error::new(e.error.kind(), format!("{}: {}", path.display(), e.error))
+                })
+            }
+            Pending::Stdout(mut out) => out.flush(),
+            Pending::Held => Ok(()),
+        }
     }
 }
 

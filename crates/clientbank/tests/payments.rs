@@ -286,8 +286,50 @@ fn convert_reports_what_json_cannot_carry() {
     assert!(stderr.contains("not-carried"), "{stderr}");
     assert!(stderr.contains("priority-invalid"), "{stderr}");
     assert_eq!(output.status.code(), Some(1), "an error finding");
-    let requests: Value = serde_json::from_slice(&output.stdout).unwrap();
-    assert_eq!(requests[0]["payment"]["Number"], "301", "still converted");
+    // Issue 19 item 10: nothing is written of a file with errors…
+    assert!(
+        output.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    assert!(stderr.contains("nothing written"), "{stderr}");
+    let temp = tempfile::tempdir().unwrap();
+    let out = temp.path().join("out.json");
+    let to_file = clientbank(
+        &dir,
+        &[
+            "convert",
+            "--today",
+            TODAY,
+            "priority-invalid.txt",
+            "-o",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(to_file.status.code(), Some(1));
+    assert!(!out.exists(), "no file made");
+    assert_eq!(
+        std::fs::read_dir(temp.path()).unwrap().count(),
+        0,
+        "no temporary left"
+    );
+    // …unless --force.
+    let forced = clientbank(
+        &dir,
+        &[
+            "convert",
+            "--force",
+            "--today",
+            TODAY,
+            "priority-invalid.txt",
+        ],
+    );
+    assert_eq!(forced.status.code(), Some(1), "an error finding");
+    let requests: Value = serde_json::from_slice(&forced.stdout).unwrap();
+    assert_eq!(
+        requests[0]["payment"]["Number"], "301",
+        "converted when forced"
+    );
 }
 
 /// A payment with one field changed, as a JSON file in `dir`.

@@ -230,7 +230,11 @@ fn exchange_to_json(
     let mut file = file_out(&mut findings.buffer, options, shown, batch.encoding(), true)?;
     let renderer = batch.renderer(shown).lang(term::lang());
     file_findings(&mut file, batch, &renderer)?;
-    let mut out = sink.open()?;
+    // Nothing is written of a file with errors unless --force: a file output is made beside
+    // its place and kept only at the end; standard output is held when the errors are known
+    // beforehand.
+    let hold = !options.force && matches!(sink, Sink::Stdout) && batch.has_errors();
+    let mut out = sink.open_pending(hold)?;
     let mut count = 0;
     let documents = batch.parsed().map_or(0, |p| p.tree.documents().count());
     bar.set_length(u64::try_from(documents).unwrap_or(0));
@@ -252,8 +256,22 @@ fn exchange_to_json(
         count += 1;
     }
     out.write_all(if count == 0 { b"[]\n" } else { b"\n]\n" })?;
-    out.flush()?;
-    outcome_of(file)
+    let outcome = file.finish()?.0;
+    if outcome == Outcome::Findings && !options.force {
+        findings.pass_on();
+        not_written(shown);
+        return Ok(outcome);
+    }
+    out.commit()?;
+    Ok(outcome)
+}
+
+/// Says that nothing was written for `shown`'s errors.
+fn not_written(shown: &str) {
+    term::error(&tr(
+        format!("{shown}: nothing written: it has errors (--force writes it all the same)"),
+        format!("{shown}: ничего не записано: в нём есть ошибки (--force запишет всё равно)"),
+    ));
 }
 
 fn pass_on(bar: &indicatif::ProgressBar, buffer: &mut Vec<u8>) {
@@ -292,6 +310,11 @@ fn exchange_to_exchange(
     };
     let written = parsed.tree.to_exchange().to_bytes(options.encoding());
     let (outcome, _, _) = file.finish()?;
+    if outcome == Outcome::Findings && !options.force {
+        findings.pass_on();
+        not_written(shown);
+        return Ok(outcome);
+    }
     match written {
         Ok(text) => {
             let mut out = sink.open()?;
@@ -363,6 +386,10 @@ fn json_to_exchange(
     }
     let (outcome, _, _) = file.finish()?;
     findings.pass_on();
+    if outcome == Outcome::Findings && !options.force && !unwritable {
+        not_written(shown);
+        return Ok(outcome);
+    }
     if unwritable {
         term::error(&tr(
             format!("{shown}: the 1C file is not written: a value holds a character it cannot"),
