@@ -21,6 +21,7 @@ pub mod demo;
 pub mod drop;
 pub mod engine;
 pub mod folders;
+pub mod init;
 pub mod journal;
 pub mod lock;
 pub mod report;

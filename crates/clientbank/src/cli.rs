@@ -342,6 +342,16 @@ Examples:
         #[arg(long)]
         log_format: Option<LogFormat>,
     },
+    /// Set up an exchange folder in one step: its folders and a commented clientbank.toml
+    /// (every key, its default and what it is for, in Russian and English); then what to do
+    /// next. An existing clientbank.toml is kept.
+    #[command(after_help = "\
+Examples:
+  clientbank init exchange            make exchange/ and exchange/clientbank.toml")]
+    Init {
+        /// The exchange folder (made if missing).
+        dir: PathBuf,
+    },
     /// Files per folder, payments per state, ids awaiting signature per company, last errors.
     #[command(after_help = "\
 Examples:

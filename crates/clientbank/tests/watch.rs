@@ -660,3 +660,40 @@ fn a_broken_configuration_never_shows_the_token() {
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("2 lines"), "{}", text(&out));
 }
+
+/// Issue 19 item 1: `init DIR` sets a folder up in one step, in both languages; the folder
+/// it makes runs `watch --once --sandbox` as it is.
+#[test]
+fn init_sets_a_folder_up_and_it_runs() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("Обмен с банком");
+    let d = dir.to_str().unwrap();
+    let out = clientbank(&["--lang", "en", "init", d], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(
+        text(&out).contains("written") && text(&out).contains("Next:"),
+        "{}",
+        text(&out)
+    );
+    for folder in [
+        "inbox",
+        "processing",
+        "done",
+        "rejected",
+        "review",
+        "outbox",
+    ] {
+        assert!(dir.join(folder).is_dir(), "{folder}");
+    }
+    let config = std::fs::read_to_string(dir.join("clientbank.toml")).unwrap();
+    assert!(config.contains("# bank_url = ") && config.contains("Адрес API банка"));
+    let again = clientbank(&["--lang", "ru", "init", d], &[]);
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again));
+    assert!(text(&again).contains("уже был"), "{}", text(&again));
+    assert_eq!(
+        std::fs::read_to_string(dir.join("clientbank.toml")).unwrap(),
+        config
+    );
+    let run = clientbank(&["watch", d, "--once", "--sandbox"], &[]);
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+}

@@ -7,6 +7,7 @@ mod bank;
 mod check;
 mod convert;
 mod generate;
+mod init;
 mod login;
 mod parse;
 mod resolve;
@@ -127,6 +128,7 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome, Failure> {
             log_format,
         }),
         Command::Status { dir, json } => status::run(&dir, json),
+        Command::Init { dir } => init::run(&dir),
         Command::Resolve {
             dir,
             file,

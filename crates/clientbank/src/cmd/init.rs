@@ -1,0 +1,62 @@
+//! `clientbank init DIR`: an exchange folder set up in one step, and what to do next.
+
+use std::path::Path;
+
+use clientbank_watch::report::shell_quote;
+
+use super::watch::error_outcome;
+use crate::exit::{Failure, Outcome};
+use crate::term::tr;
+
+pub(crate) fn run(dir: &Path) -> Result<Outcome, Failure> {
+    let made = match clientbank_watch::init::init(dir) {
+        Ok(made) => made,
+        Err(e) => {
+            crate::term::error(e.message().get(crate::term::lang()));
+            return Ok(error_outcome(&e));
+        }
+    };
+    let d = shell_quote(&dir.display().to_string());
+    let config = dir.join("clientbank.toml");
+    let shown = config.display();
+    let first = if made.config_written {
+        tr(
+            format!("{shown} written: every key is there, commented out, with what it is for"),
+            format!("{shown} записан: в нём все ключи, закомментированные, с пояснениями"),
+        )
+    } else {
+        tr(
+            format!("{shown} was there and is kept"),
+            format!("{shown} уже был и оставлен как есть"),
+        )
+    };
+    println!("{first}");
+    println!(
+        "{}",
+        tr(
+            format!(
+                "Next:\n  1. The bank: in clientbank.toml set bank_url, and token_file (a file with \
+                 the token from the bank's cabinet), or run `clientbank login --dir {d}`.\n  \
+                 2. The signer: a [signers.\"INN\"] command per company (or signer for all), \
+                 or sign in the bank's cabinet (signing = \"manual\" and `clientbank sign`).\n  \
+                 3. Try it: `clientbank watch {d} --once` (nothing in inbox/: it only checks the \
+                 set-up); to try everything without a bank: `clientbank watch {d} --once \
+                 --sandbox`.\n  4. Then run `clientbank watch {d}` as a service (README: \
+                 \"Running as a service\"); 1C exports into {d}/inbox and loads \
+                 {d}/outbox/kl_to_1c.txt."
+            ),
+            format!(
+                "Дальше:\n  1. Банк: в clientbank.toml укажите bank_url и token_file (файл с \
+                 токеном из интернет-банка) или выполните `clientbank login --dir {d}`.\n  \
+                 2. Подпись: команда [signers.\"ИНН\"] для каждой организации (или signer для \
+                 всех), или подписывайте в интернет-банке (signing = \"manual\" и `clientbank \
+                 sign`).\n  3. Проверка: `clientbank watch {d} --once` (пока inbox/ пуст, \
+                 проверяются только настройки); всё без банка: `clientbank watch {d} --once \
+                 --sandbox`.\n  4. Затем запускайте `clientbank watch {d}` как службу (README: \
+                 «Running as a service»); 1С выгружает в {d}/inbox и загружает \
+                 {d}/outbox/kl_to_1c.txt."
+            ),
+        )
+    );
+    Ok(Outcome::Clean)
+}
