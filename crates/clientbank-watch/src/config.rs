@@ -521,12 +521,18 @@ impl Settings {
         };
         let mut settings = match &path {
             Some(path) => {
-                let text = std::fs::read_to_string(path).map_err(|e| {
+                let bytes = std::fs::read(path).map_err(|e| {
                     Error::Config(format!(
-                        "cannot read the configuration {}: {e}",
-                        path.display()
+                        "cannot read the configuration {}: {e}{}",
+                        path.display(),
+                        if e.kind() == std::io::ErrorKind::NotFound {
+                            " (`clientbank init DIR` writes one)"
+                        } else {
+                            ""
+                        }
                     ))
                 })?;
+                let text = String::from_utf8(bytes).map_err(|e| not_utf8(path, e))?;
                 Settings::from_toml(&text, path)?
             }
             None => Settings::default(),
@@ -736,6 +742,11 @@ impl Settings {
         };
         let Some(token) = &self.token else {
             return Err(Error::Config(match &self.token_file {
+                Some(file) if !file.exists() => format!(
+                    "token_file {} does not exist: put the token generated in the bank's \
+                     cabinet there, or run `clientbank login` (it writes there)",
+                    file.display()
+                ),
                 Some(file) => format!(
                     "no token: run `clientbank login` (it stores one in {}), or put a token \
                      generated in the bank's cabinet in `token_file` of clientbank.toml or in \
@@ -977,7 +988,34 @@ fn secret_key(key: &str) -> bool {
         .trim()
         .trim_matches(|c| c == '"' || c == '\'')
         .to_lowercase();
-    key.contains("token") || key.contains("secret") || key.contains("password")
+    // `token_file`, `client_secret_file`: a path, not a secret.
+    !key.ends_with("_file")
+        && (key.contains("token") || key.contains("secret") || key.contains("password"))
+}
+
+/// A configuration that is not UTF-8 (Notepad of older Windows saves CP1251): where, and how
+/// to save it.
+fn not_utf8(path: &Path, e: std::string::FromUtf8Error) -> Error {
+    let bytes = e.as_bytes();
+    let at = e.utf8_error().valid_up_to();
+    let before = &bytes[..at];
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let column = String::from_utf8_lossy(&before[start..]).chars().count() + 1;
+    let cp1251 = clientbank_format::Encoding::Cp1251.decode(bytes);
+    let looks = if cp1251.chars().any(|c| matches!(c, 'А'..='я' | 'Ё' | 'ё')) {
+        " (its bytes read as CP1251, Windows-1251: the editor saved it in the ANSI code page)"
+    } else {
+        ""
+    };
+    Error::Config(format!(
+        "{}:{line}:{column}: the configuration is not UTF-8{looks}: save it as UTF-8 (Notepad: \
+         \"Save as\", Encoding \"UTF-8\") / сохраните файл в кодировке UTF-8",
+        path.display()
+    ))
 }
 
 /// A TOML error as `FILE:LINE:COLUMN: message`, without the source line toml quotes (it may
@@ -999,24 +1037,33 @@ fn toml_error(path: &Path, text: &str, e: &toml::de::Error) -> Error {
                 message = format!("{key}: {message}");
             }
         }
-        if line_text
-            .split_once('=')
-            .is_some_and(|(key, _)| secret_key(key))
+        if let Some((key, value)) = line_text.split_once('=')
+            && secret_key(key)
         {
-            // Whatever the message quotes from a secret's line goes (not mere punctuation
-            // such as the expected `"`).
+            // Whatever the message quotes of a secret's value goes; key names stay (a
+            // misspelt key is named with the keys there are).
+            let value = value.trim();
             message = message
                 .split('`')
                 .enumerate()
                 .map(|(n, part)| {
-                    if n % 2 == 1 && part.chars().any(char::is_alphanumeric) {
-                        "****"
-                    } else {
-                        part
-                    }
+                    let of_value = part.chars().filter(|c| c.is_alphanumeric()).count() >= 3
+                        && value.contains(part);
+                    if n % 2 == 1 && of_value { "****" } else { part }
                 })
                 .collect::<Vec<_>>()
                 .join("`");
+        }
+        // A Windows path in a basic string: `\О` is no escape.
+        if message.contains("escape")
+            && line_text
+                .split_once('=')
+                .is_some_and(|(_, v)| v.trim_start().starts_with('"') && v.contains('\\'))
+        {
+            message.push_str(
+                "; a Windows path goes in single quotes, where a backslash is a backslash: \
+                 'C:\\Обмен\\token.txt' / путь Windows пишите в одинарных кавычках",
+            );
         }
     }
     for line in text.lines() {
@@ -1083,6 +1130,49 @@ fn readable_by_others(_path: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 19 item 2: configuration errors say what is wrong and where, naming keys (never
+    /// masked: only secret values are), a missing token_file, a file saved in CP1251, and a
+    /// Windows path in a basic string.
+    #[test]
+    fn configuration_errors_say_what_to_do() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("clientbank.toml");
+        let error = |text: &str| Settings::from_toml(text, &path).unwrap_err().to_string();
+        let e = error("token_flie = \"t.txt\"\n");
+        assert!(
+            e.contains("unknown field `token_flie`") && e.contains("`token_file`"),
+            "{e}"
+        );
+        let secret = "S3cretTokenValue-4242";
+        for text in [
+            format!("tokne = \"{secret}\"\n"),
+            format!("token = \"{secret}\n"),
+            format!("token = {secret}\n"),
+        ] {
+            let e = error(&text);
+            assert!(!e.contains(secret) && !e.contains("4242"), "{e}");
+        }
+        let e = error("token_file = \"C:\\Обмен\\t.txt\"\n");
+        assert!(e.contains(":1:") && e.contains("single quotes"), "{e}");
+        assert!(Settings::from_toml("token_file = 'C:\\Обмен\\t.txt'\n", &path).is_ok());
+        let missing = Settings::from_toml(
+            "token_file = \"nowhere.txt\"\nbank_url = \"http://127.0.0.1:9/v1\"\n",
+            &path,
+        )
+        .unwrap();
+        let e = missing.client().unwrap_err().to_string();
+        assert!(e.contains("nowhere.txt does not exist"), "{e}");
+        let (cp1251, _, _) = encoding_rs::WINDOWS_1251.encode("bank_url = \"x\" # Банк\n");
+        std::fs::write(&path, cp1251).unwrap();
+        let e = Settings::load(dir.path(), None, &BTreeMap::new())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("clientbank.toml:1:") && e.contains("CP1251"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn patterns_and_temporary_files() {
