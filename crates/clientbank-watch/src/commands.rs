@@ -434,6 +434,83 @@ pub struct Status {
     pub ignored: Vec<String>,
 }
 
+/// What `clientbank status --check` finds: whether a daemon works on the folder, and what
+/// needs a person (each in English and Russian).
+#[derive(Clone, Debug, Default)]
+pub struct Health {
+    /// A `clientbank watch` (or another clientbank command) holds the folder's lock.
+    pub running: bool,
+    /// What needs a person: files in review/, payments in doubt, files waiting too long.
+    pub attention: Vec<clientbank_format::Message>,
+}
+
+/// How long a file may wait in inbox/ or processing/ before `status --check` says so.
+pub const WAITING_TOO_LONG: Duration = Duration::from_secs(3600);
+
+/// The health probe of a folder (`clientbank status --check`), for monitoring: nothing is
+/// changed.
+pub fn health(dir: &Path) -> Result<Health, Error> {
+    let status = status(dir)?;
+    let layout = Layout::new(dir);
+    let running = match DirLock::acquire(&layout, Holder::Command, Duration::ZERO) {
+        Ok(lock) => {
+            drop(lock);
+            false
+        }
+        Err(Error::Busy(_)) => true,
+        Err(e) => return Err(e),
+    };
+    let mut attention = Vec::new();
+    let review = status
+        .folders
+        .get(Folder::Review.as_str())
+        .map_or(0, Vec::len);
+    if review > 0 {
+        attention.push(clientbank_format::Message::new(
+            format!("{review} file(s) in review/: a person settles them (`clientbank resolve`)"),
+            format!("в review/ файлов: {review}: их разбирает человек (`clientbank resolve`)"),
+        ));
+    }
+    let doubt: usize = Standing::all()
+        .filter(|s| s.state.in_doubt())
+        .map(|s| s.status_label().0)
+        .collect::<std::collections::BTreeSet<_>>()
+        .iter()
+        .filter_map(|label| status.payments.get(*label))
+        .sum();
+    if doubt > 0 && running {
+        // (While a daemon runs, a payment being sent is counted with those in doubt.)
+        attention.push(clientbank_format::Message::new(
+            format!("{doubt} payment(s) being sent or in doubt"),
+            format!("платежей отправляется или под вопросом: {doubt}"),
+        ));
+    } else if doubt > 0 {
+        attention.push(clientbank_format::Message::new(
+            format!("{doubt} payment(s) in doubt: may or may not be at the bank"),
+            format!("платежей под вопросом: {doubt}: возможно, они уже в банке"),
+        ));
+    }
+    for folder in [Folder::Inbox, Folder::Processing] {
+        let oldest = layout
+            .files(folder)
+            .iter()
+            .filter_map(|name| fs::metadata(layout.folder(folder).join(name)).ok())
+            .filter_map(|m| m.modified().ok())
+            .min();
+        let waited = oldest
+            .and_then(|at| at.elapsed().ok())
+            .filter(|w| *w > WAITING_TOO_LONG);
+        if let Some(waited) = waited {
+            let minutes = waited.as_secs() / 60;
+            attention.push(clientbank_format::Message::new(
+                format!("a file has waited in {folder}/ for {minutes} min"),
+                format!("файл ждёт в {folder}/ уже {minutes} мин"),
+            ));
+        }
+    }
+    Ok(Health { running, attention })
+}
+
 /// The Russian of a key of [`Status::payments`] ([`Standing::status_label`]).
 pub fn state_label_ru(key: &str) -> &'static str {
     Standing::all()

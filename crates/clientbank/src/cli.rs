@@ -356,13 +356,19 @@ Examples:
     #[command(after_help = "\
 Examples:
   clientbank status exchange          files per folder, payments per state, ids to sign
-  clientbank status exchange --json   one JSON object")]
+  clientbank status exchange --json   one JSON object
+  clientbank status exchange --check  a health probe: exit 0 well, 1 a person is needed, 4 no daemon")]
     Status {
         /// The exchange folder.
         dir: PathBuf,
         /// Print one JSON object.
         #[arg(long)]
         json: bool,
+        /// A health probe for monitoring: exit 0 when a daemon works on the folder and nothing
+        /// needs a person, 1 when something does (files in review/, payments in doubt, a file
+        /// waiting over an hour), 2 when the folder cannot be read, 4 when no daemon works on it.
+        #[arg(long)]
+        check: bool,
     },
     /// Settle a file of review/, payment by payment: the payments in doubt that are at the bank
     /// (--sent) and those that are not (--not-sent: sent once, from the inbox), by document

@@ -19,6 +19,8 @@ pub(crate) enum Outcome {
     Unreadable = 2,
     /// The bank is unavailable (maintenance, no connection).
     BankUnavailable = 3,
+    /// No daemon works on the folder (`status --check`).
+    NotRunning = 4,
 }
 
 /// What stops a command.

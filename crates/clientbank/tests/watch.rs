@@ -697,3 +697,52 @@ fn init_sets_a_folder_up_and_it_runs() {
     let run = clientbank(&["watch", d, "--once", "--sandbox"], &[]);
     assert_eq!(run.status.code(), Some(0), "{}", text(&run));
 }
+
+/// Issue 19 item 6 (the health probe): `status --check` exits 4 with no daemon on the
+/// folder, 0 with one and nothing for a person, 1 when a file waits in review/.
+#[test]
+fn status_check_is_a_health_probe() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("exchange");
+    let d = dir.to_str().unwrap();
+    assert_eq!(clientbank(&["init", d], &[]).status.code(), Some(0));
+    let run = clientbank(&["watch", d, "--once", "--sandbox"], &[]);
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    let idle = clientbank(&["--lang", "en", "status", d, "--check"], &[]);
+    assert_eq!(idle.status.code(), Some(4), "{}", text(&idle));
+    assert!(
+        text(&idle).contains("no clientbank watch"),
+        "{}",
+        text(&idle)
+    );
+    let mut daemon = Command::new(env!("CARGO_BIN_EXE_clientbank"))
+        .args(["watch", d, "--sandbox"])
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // The daemon holds the folder once it runs.
+    let started = Instant::now();
+    let well = loop {
+        let out = clientbank(&["--lang", "en", "status", d, "--check"], &[]);
+        if out.status.code() != Some(4) || started.elapsed() > Duration::from_secs(20) {
+            break out;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    std::fs::write(dir.join("review/stuck.json"), b"[]").unwrap();
+    let attention = clientbank(&["--lang", "ru", "status", d, "--check"], &[]);
+    let json = clientbank(&["status", d, "--check", "--json"], &[]);
+    let _ = Command::new("kill")
+        .args(["-TERM", &daemon.id().to_string()])
+        .status();
+    let _ = daemon.wait();
+    assert_eq!(well.status.code(), Some(0), "{}", text(&well));
+    assert!(text(&well).contains("ok"), "{}", text(&well));
+    assert_eq!(attention.status.code(), Some(1), "{}", text(&attention));
+    assert!(text(&attention).contains("review/"), "{}", text(&attention));
+    let value: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(value["running"], true, "{value}");
+    assert_eq!(value["exit"], 1, "{value}");
+}

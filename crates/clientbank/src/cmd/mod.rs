@@ -127,7 +127,12 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome, Failure> {
             config,
             log_format,
         }),
-        Command::Status { dir, json } => status::run(&dir, json),
+        Command::Status {
+            dir,
+            check: true,
+            json,
+        } => status::check(&dir, json),
+        Command::Status { dir, json, .. } => status::run(&dir, json),
         Command::Init { dir } => init::run(&dir),
         Command::Resolve {
             dir,

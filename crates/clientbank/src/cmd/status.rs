@@ -1,4 +1,4 @@
-//! `clientbank status DIR [--json]`.
+//! `clientbank status DIR [--json] [--check]`.
 
 use std::io::{self, Write};
 use std::path::Path;
@@ -74,4 +74,60 @@ pub(crate) fn run(dir: &Path, json: bool) -> Result<Outcome, Failure> {
         }
     }
     Ok(Outcome::Clean)
+}
+
+/// `status --check`: the health probe (exit codes in the help).
+pub(crate) fn check(dir: &Path, json: bool) -> Result<Outcome, Failure> {
+    let health = match commands::health(dir) {
+        Ok(health) => health,
+        Err(e) => {
+            crate::term::error(e.message().get(crate::term::lang()));
+            return Ok(error_outcome(&e));
+        }
+    };
+    let outcome = if !health.running {
+        Outcome::NotRunning
+    } else if health.attention.is_empty() {
+        Outcome::Clean
+    } else {
+        Outcome::Findings
+    };
+    let lang = crate::term::lang();
+    if json {
+        let attention: Vec<&str> = health.attention.iter().map(|m| m.en()).collect();
+        print_json(&serde_json::json!({
+            "running": health.running,
+            "attention": attention,
+            "exit": outcome as u8,
+        }))?;
+        return Ok(outcome);
+    }
+    let mut out = io::stdout().lock();
+    let shown = dir.display();
+    if health.running {
+        writeln!(
+            out,
+            "{}",
+            tr(
+                format!("{shown}: a clientbank watch works on it"),
+                format!("{shown}: с ней работает clientbank watch")
+            )
+        )?;
+    } else {
+        writeln!(
+            out,
+            "{}",
+            tr(
+                format!("{shown}: no clientbank watch works on it"),
+                format!("{shown}: с ней не работает ни один clientbank watch")
+            )
+        )?;
+    }
+    for message in &health.attention {
+        writeln!(out, "  {}", message.get(lang))?;
+    }
+    if health.running && health.attention.is_empty() {
+        writeln!(out, "  {}", tr("ok", "всё в порядке"))?;
+    }
+    Ok(outcome)
 }
