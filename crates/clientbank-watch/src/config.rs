@@ -617,7 +617,7 @@ impl Settings {
                      \"{{output}}\"])"
                 )));
             }
-            Ok(signer.command)
+            Ok(beside(base, signer.command))
         };
         settings.signer = file
             .signer
@@ -993,6 +993,25 @@ fn secret_key(key: &str) -> bool {
         && (key.contains("token") || key.contains("secret") || key.contains("password"))
 }
 
+/// A signer command with its paths relative to the configuration's folder `base`, as
+/// `token_file` is: a program named by a relative path (`./sign.sh`), and an argument that
+/// names a file there (`cert.pem`, `keys/key.pem`), become `base`'s; options, placeholders and
+/// anything else stay as written.
+fn beside(base: &Path, mut argv: Vec<String>) -> Vec<String> {
+    let local = |arg: &str| {
+        let path = Path::new(arg);
+        (path.is_relative() && !arg.starts_with('-') && !arg.contains('{')).then(|| base.join(path))
+    };
+    for (n, arg) in argv.iter_mut().enumerate() {
+        let Some(there) = local(arg) else { continue };
+        let program = n == 0 && (arg.contains('/') || arg.contains('\\'));
+        if program || (n > 0 && there.is_file()) {
+            *arg = there.to_string_lossy().into_owned();
+        }
+    }
+    argv
+}
+
 /// A configuration that is not UTF-8 (Notepad of older Windows saves CP1251): where, and how
 /// to save it.
 fn not_utf8(path: &Path, e: std::string::FromUtf8Error) -> Error {
@@ -1130,6 +1149,37 @@ fn readable_by_others(_path: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 19 item 3: paths in a signer command are relative to the configuration's folder,
+    /// as token_file is; options and placeholders stay.
+    #[test]
+    fn signer_paths_are_relative_to_the_configuration() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("keys")).unwrap();
+        std::fs::write(dir.path().join("keys/cert.pem"), "x").unwrap();
+        let argv: Vec<String> = [
+            "./sign.sh",
+            "-signer",
+            "keys/cert.pem",
+            "missing.pem",
+            "{input}",
+            "/abs/key.pem",
+        ]
+        .map(String::from)
+        .into();
+        let resolved = beside(dir.path(), argv);
+        assert_eq!(resolved[0], dir.path().join("./sign.sh").to_string_lossy());
+        assert_eq!(resolved[1], "-signer");
+        assert_eq!(
+            resolved[2],
+            dir.path().join("keys/cert.pem").to_string_lossy()
+        );
+        assert_eq!(resolved[3], "missing.pem", "not a file there: as written");
+        assert_eq!(resolved[4], "{input}");
+        assert_eq!(resolved[5], "/abs/key.pem");
+        // `openssl` (a program on the PATH) stays as it is.
+        assert_eq!(beside(dir.path(), vec!["openssl".into()]), ["openssl"]);
+    }
 
     /// Issue 19 item 2: configuration errors say what is wrong and where, naming keys (never
     /// masked: only secret values are), a missing token_file, a file saved in CP1251, and a

@@ -174,6 +174,33 @@ pub fn throwaway_openssl(
     ])
 }
 
+/// Tries every signer of `settings` on a test string, before anything is uploaded: a signer
+/// that cannot run (a program missing, a certificate not found, a wrong password) stops the
+/// command at its start, not after the payments went to the bank. The error names the signer.
+pub fn try_signers(settings: &crate::Settings) -> Result<(), Error> {
+    let named = settings
+        .signer
+        .iter()
+        .map(|argv| ("signer".to_string(), argv))
+        .chain(
+            settings
+                .signers
+                .iter()
+                .map(|(company, argv)| (format!("signers.\"{company}\""), argv)),
+        );
+    for (name, argv) in named {
+        sign(argv, "clientbank: a signer check, not a payment").map_err(|e| {
+            Error::Signer(format!(
+                "{name} cannot sign ({}): nothing is uploaded until it can; fix the signer \
+                 command in the configuration (paths in it are relative to the configuration \
+                 file)",
+                e.message().en()
+            ))
+        })?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

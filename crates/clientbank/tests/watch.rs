@@ -746,3 +746,54 @@ fn status_check_is_a_health_probe() {
     assert_eq!(value["running"], true, "{value}");
     assert_eq!(value["exit"], 1, "{value}");
 }
+
+/// Issue 19 item 3: a signer that cannot sign stops `watch` and `upload` at their start,
+/// before anything is made or uploaded; a signer's certificate is found beside the
+/// configuration.
+#[test]
+fn a_signer_that_cannot_sign_stops_before_anything_is_uploaded() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("exchange");
+    std::fs::create_dir_all(&dir).unwrap();
+    let d = dir.to_str().unwrap();
+    let config = "bank_url = \"http://127.0.0.1:9/v1\"\ntoken = \"abcdefabcdef\"\n\
+                  signing = \"auto\"\n[signers.\"7701234560\"]\ncommand = [\"openssl\", \"cms\", \
+                  \"-sign\", \"-binary\", \"-outform\", \"DER\", \"-signer\", \"cert.pem\", \
+                  \"-inkey\", \"key.pem\", \"-in\", \"{input}\", \"-out\", \"{output}\"]\n";
+    std::fs::write(dir.join("clientbank.toml"), config).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(
+            dir.join("clientbank.toml"),
+            std::fs::Permissions::from_mode(0o600),
+        )
+        .unwrap();
+    }
+    let watch = clientbank(&["--lang", "en", "watch", d, "--once"], &[]);
+    assert_eq!(watch.status.code(), Some(2), "{}", text(&watch));
+    assert!(
+        text(&watch).contains("signers.\"7701234560\" cannot sign"),
+        "{}",
+        text(&watch)
+    );
+    assert!(!dir.join("inbox").exists(), "nothing made");
+    let good = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/drops/payments.json");
+    let upload = clientbank(&["upload", good.to_str().unwrap(), "--dir", d], &[]);
+    assert_eq!(upload.status.code(), Some(2), "{}", text(&upload));
+    assert!(!dir.join(".clientbank").exists(), "no journal made");
+    // The key and certificate beside the configuration, named relatively: it signs.
+    let keys = tempfile::tempdir().unwrap();
+    let argv = clientbank_watch::signer::throwaway_openssl(
+        keys.path(),
+        "7701234560",
+        clientbank_payment::clock::today_in_moscow(),
+    )
+    .unwrap();
+    for (flag, name) in [("-signer", "cert.pem"), ("-inkey", "key.pem")] {
+        let at = argv.iter().position(|a| a == flag).unwrap();
+        std::fs::copy(&argv[at + 1], dir.join(name)).unwrap();
+    }
+    let sandbox = clientbank(&["watch", d, "--once", "--sandbox"], &[]);
+    assert_eq!(sandbox.status.code(), Some(0), "{}", text(&sandbox));
+}

@@ -22,6 +22,10 @@ pub(crate) fn run(
         Err(outcome) => return Ok(outcome),
     };
     init_logging(false);
+    if !dry_run && let Err(e) = clientbank_watch::signer::try_signers(&settings) {
+        crate::term::error(e.message().get(crate::term::lang()));
+        return Ok(error_outcome(&e));
+    }
     let mut engine = match commands::signing_engine(dir, settings) {
         Ok(engine) => engine,
         Err(e) => {

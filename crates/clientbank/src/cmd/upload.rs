@@ -41,8 +41,13 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Failure> {
     if args.in_signing {
         settings.in_signing = true;
     }
-    // A configuration that cannot reach a bank is refused before any journal is made.
-    if let Err(e) = settings.client() {
+    // A configuration that cannot reach a bank, or a signer that cannot sign, is refused
+    // before any journal is made and anything is uploaded.
+    if let Err(e) = settings
+        .client()
+        .map(drop)
+        .and_then(|()| clientbank_watch::signer::try_signers(&settings))
+    {
         crate::term::error(e.message().get(crate::term::lang()));
         return Ok(error_outcome(&e));
     }

@@ -131,8 +131,13 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
             Ok(bank) => bank,
             Err(outcome) => return Ok(outcome),
         };
-        // A configuration that cannot reach a bank is refused before DIR is touched.
-        if let Err(e) = settings.client() {
+        // A configuration that cannot reach a bank, or a signer that cannot sign, is refused
+        // before DIR is touched and anything is uploaded.
+        if let Err(e) = settings
+            .client()
+            .map(drop)
+            .and_then(|()| clientbank_watch::signer::try_signers(&settings))
+        {
             crate::term::error(e.message().get(crate::term::lang()));
             return Ok(error_outcome(&e));
         }
