@@ -307,6 +307,7 @@ struct FileConfig {
     statements: Option<StatementsFile>,
     app: Option<AppConfig>,
     webhook: Option<WebhookFile>,
+    notify: Option<NotifyFile>,
 }
 
 /// `[app]`: the application registered at the bank, for `clientbank login`.
@@ -373,6 +374,26 @@ struct WebhookFile {
     addr: Option<String>,
     key: Option<WebhookKeyKind>,
     client_secret_file: Option<PathBuf>,
+}
+
+/// `[notify]`: a command told of what needs a person.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NotifyFile {
+    command: Vec<String>,
+    signature_after: Option<Wait<1000>>,
+}
+
+/// `[notify]`: a command run with each event that needs a person (a file gone to review/ or
+/// rejected/, payments awaiting a signature too long) as one JSON object on its standard
+/// input — mail, a messenger or a desktop notice plug in there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Notify {
+    /// The argv (no shell), paths relative to the configuration file.
+    pub command: Vec<String>,
+    /// How long a payment may await its signature before it is told (`signature_after`,
+    /// default 4 hours).
+    pub signature_after: Duration,
 }
 
 /// Which secret keys the notifications' `SHA1Hash` (`[webhook] key`).
@@ -455,6 +476,8 @@ pub struct Settings {
     pub token_file: Option<PathBuf>,
     /// The webhook listener, when the file has a `[webhook]` table.
     pub webhook: Option<WebhookSettings>,
+    /// `[notify]`, when configured.
+    pub notify: Option<Notify>,
 }
 
 impl Default for Settings {
@@ -485,6 +508,7 @@ impl Default for Settings {
             token_from_login: false,
             token_file: None,
             webhook: None,
+            notify: None,
         }
     }
 }
@@ -674,6 +698,20 @@ impl Settings {
         settings.statements = file.statements.map(Statements::from_file).transpose()?;
         if let Some(webhook) = file.webhook {
             settings.webhook = Some(webhook_settings(webhook, base, &mut warnings)?);
+        }
+        if let Some(notify) = file.notify {
+            if notify.command.is_empty() {
+                return Err(Error::Config(format!(
+                    "{}: [notify] command: the program is missing (an argv list)",
+                    path.display()
+                )));
+            }
+            settings.notify = Some(Notify {
+                command: beside(base, notify.command),
+                signature_after: notify
+                    .signature_after
+                    .map_or(Duration::from_secs(4 * 3600), |w| w.0),
+            });
         }
         settings.warnings = warnings;
         Ok(settings)

@@ -166,6 +166,8 @@ pub struct Daemon {
     sign_leftovers: bool,
     reload: Option<Box<dyn Fn() -> Result<Settings, Error> + Send>>,
     interrupted: Vec<String>,
+    /// Payments `[notify]` was told of as awaiting their signature too long.
+    told_unsigned: std::collections::HashSet<i64>,
     move_failures: HashMap<i64, (Instant, String)>,
     /// When the outbox statement is due again (`None`: now).
     next_statement: Option<Instant>,
@@ -215,6 +217,7 @@ impl Daemon {
             summary: Summary::default(),
             config_stamp,
             sign_leftovers: true,
+            told_unsigned: std::collections::HashSet::new(),
             reload: None,
             interrupted: Vec::new(),
             move_failures: HashMap::new(),
@@ -482,6 +485,7 @@ impl Daemon {
         for (_, file_id) in unmoved {
             self.complete_move(file_id)?;
         }
+        self.tell_of_unsigned()?;
         // A file of processing/ deleted, or moved away (back to the inbox), while it waited:
         // its payments are released, so that another copy sends each once.
         for file in self.engine.journal.files_in(FileState::Processing)? {
@@ -832,6 +836,47 @@ impl Daemon {
         Ok(())
     }
 
+    /// Tells `[notify]` once of the payments that have awaited their signature longer than
+    /// `signature_after` (each payment once while the daemon runs).
+    fn tell_of_unsigned(&mut self) -> Result<(), Error> {
+        let Some(notify) = self.engine.settings.notify.clone() else {
+            return Ok(());
+        };
+        let limit = chrono::Utc::now().naive_utc()
+            - chrono::Duration::from_std(notify.signature_after).unwrap_or_default();
+        let late: Vec<_> = self
+            .engine
+            .journal
+            .awaiting_signature()?
+            .into_iter()
+            .filter(|r| !self.told_unsigned.contains(&r.id))
+            .filter(|r| {
+                r.uploaded_at.as_deref().is_some_and(|at| {
+                    chrono::NaiveDateTime::parse_from_str(at, "%Y-%m-%dT%H:%M:%SZ")
+                        .is_ok_and(|at| at < limit)
+                })
+            })
+            .collect();
+        if late.is_empty() {
+            return Ok(());
+        }
+        self.told_unsigned.extend(late.iter().map(|r| r.id));
+        crate::notify::tell(
+            &notify,
+            &serde_json::json!({
+                "event": "awaiting-signature",
+                "dir": self.layout.root.display().to_string(),
+                "longer_than_seconds": notify.signature_after.as_secs(),
+                "payments": late.iter().map(|r| serde_json::json!({
+                    "number": r.number, "date": r.date, "sum": r.sum,
+                    "recipient": r.recipient, "id": r.bank_id,
+                    "company": r.company, "uploaded_at": r.uploaded_at,
+                })).collect::<Vec<_>>(),
+            }),
+        );
+        Ok(())
+    }
+
     /// Whether the journal's file of processing/ is gone from there (deleted, or moved away by
     /// hand). Files `clientbank upload` recorded where they lie are not the daemon's.
     fn vanished(&self, file: &crate::journal::FileRow) -> bool {
@@ -1038,6 +1083,29 @@ impl Daemon {
                         .engine
                         .journal
                         .event(Some(&final_name), &format!("moved to {}", file.place));
+                    if let Some(notify) = &self.engine.settings.notify {
+                        let note = if file.state == FileState::Rejected {
+                            "errors.txt"
+                        } else {
+                            "review.txt"
+                        };
+                        crate::notify::tell(
+                            notify,
+                            &serde_json::json!({
+                                "event": file.state.as_str(),
+                                "dir": self.layout.root.display().to_string(),
+                                "file": final_name,
+                                "place": file.place,
+                                "note": format!("{}.{note}", file.place),
+                                "reason": file.message,
+                                "payments": rows.iter().map(|r| serde_json::json!({
+                                    "number": r.number, "date": r.date, "sum": r.sum,
+                                    "recipient": r.recipient, "state": r.state.as_str(),
+                                    "message": r.message,
+                                })).collect::<Vec<_>>(),
+                            }),
+                        );
+                    }
                 }
             }
             Err(e) if e.kind() == io::ErrorKind::NotFound && !source.exists() => {

@@ -90,6 +90,15 @@ pub const TEMPLATE: &str = r##"# clientbank.toml — настройки папк
 # client-secret:
 # key = "token"
 # client_secret_file = "client_secret.txt"
+
+# --- Сообщить человеку / Tell a person ---
+# Команда получает событие (файл в review/ или rejected/, платежи долго ждут подписи) одним
+# JSON-объектом на стандартный ввод / The command gets the event (a file in review/ or rejected/,
+# payments waiting long for a signature) as one JSON object on its standard input:
+# [notify]
+# command = ["notify.cmd"]
+# Через сколько сказать о неподписанных платежах / When to tell of unsigned payments:
+# signature_after = "4h"
 "##;
 
 /// What [`init`] made.
@@ -166,6 +175,9 @@ mod tests {
         "[webhook]",
         "addr",
         "key",
+        "[notify]",
+        "command",
+        "signature_after",
     ];
 
     fn uncommented(text: &str) -> String {
@@ -210,6 +222,10 @@ mod tests {
             Some("https://bank.example/api/v1")
         );
         assert!(settings.statements.is_some() && settings.webhook.is_some());
+        assert_eq!(
+            settings.notify.unwrap().signature_after,
+            std::time::Duration::from_secs(4 * 3600)
+        );
     }
 
     #[test]

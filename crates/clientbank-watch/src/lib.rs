@@ -24,6 +24,7 @@ pub mod folders;
 pub mod init;
 pub mod journal;
 pub mod lock;
+pub mod notify;
 pub mod report;
 pub mod signer;
 pub mod state;

@@ -690,3 +690,60 @@ async fn a_file_deleted_mid_send_is_not_called_changed() {
         "{events:?}"
     );
 }
+
+/// Issue 19 item 12: `[notify]` is told, as one JSON object on its standard input, of a file
+/// gone to rejected/ and of payments awaiting their signature too long (each once).
+#[cfg(unix)]
+#[tokio::test]
+async fn notify_is_told_of_what_needs_a_person() {
+    let bank = bank().await;
+    let dir = tempfile::tempdir().unwrap();
+    let events = dir.path().join("events.jsonl");
+    let mut s = settings(&bank);
+    s.notify = Some(clientbank_watch::config::Notify {
+        command: vec![
+            "sh".into(),
+            "-c".into(),
+            format!("cat >> '{}'", events.display()),
+        ],
+        signature_after: Duration::ZERO,
+    });
+    let mut daemon = open(dir.path(), s);
+    put(
+        dir.path(),
+        "bad.json",
+        b"[{\"payment\": {\"Number\": \"1\"}}]\n",
+    );
+    put(dir.path(), "good.json", json_drop(&[171]));
+    let summary = daemon.run_once().await.unwrap();
+    assert_eq!(summary.rejected, ["bad.json"], "{summary:?}");
+    assert_eq!(summary.done, ["good.json"], "{summary:?}");
+    // The payment awaits its signature (signing is manual): told on the next pass, once.
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    daemon.pass().await.unwrap();
+    daemon.pass().await.unwrap();
+    let started = Instant::now();
+    let lines = loop {
+        let text = std::fs::read_to_string(&events).unwrap_or_default();
+        let lines: Vec<serde_json::Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        if lines.len() >= 2 || started.elapsed() > Duration::from_secs(10) {
+            break lines;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let rejected = lines.iter().find(|e| e["event"] == "rejected").unwrap();
+    assert_eq!(rejected["file"], "bad.json", "{rejected}");
+    assert_eq!(
+        rejected["note"], "rejected/bad.json.errors.txt",
+        "{rejected}"
+    );
+    let unsigned: Vec<_> = lines
+        .iter()
+        .filter(|e| e["event"] == "awaiting-signature")
+        .collect();
+    assert_eq!(unsigned.len(), 1, "once: {lines:?}");
+    assert_eq!(unsigned[0]["payments"][0]["number"], "171", "{lines:?}");
+}
