@@ -958,15 +958,27 @@ impl Daemon {
     /// A journal write failed (a full disk): nothing more is sent; the file waits.
     fn journal_failed(&mut self, name: &str, e: Error) -> Result<(), Error> {
         let delay = self.backoff(name, None);
-        tracing::error!(
-            file = %name,
-            "the journal cannot be written ({e}): nothing more of the file is sent (what \
-             reached the bank before stays recorded; a payment sent when the write failed is in \
-             doubt and is never sent again); it waits in processing/ (next try in {delay:?})"
+        // Reading still works on a full disk: how many of the file's payments the bank has.
+        let place = Layout::place(Folder::Processing, name);
+        let uploaded = self
+            .engine
+            .journal
+            .processing_file(&place)
+            .ok()
+            .flatten()
+            .and_then(|file| self.engine.journal.payments_of(file.id).ok())
+            .map_or(0, |rows| {
+                rows.iter()
+                    .filter(|r| r.state == PaymentState::Uploaded)
+                    .count()
+            });
+        let said = format!(
+            "the journal cannot be written ({e}): nothing more of {name} is sent; {uploaded} of \
+             its payments reached the bank before and stay recorded (one being sent when the \
+             write failed is in doubt, never sent again)"
         );
-        self.summary
-            .journal_error
-            .get_or_insert_with(|| e.to_string());
+        tracing::error!(file = %name, "{said}; it waits in processing/ (next try in {delay:?})");
+        self.summary.journal_error.get_or_insert(said);
         Ok(())
     }
 

@@ -133,8 +133,13 @@ async fn a_full_disk_fails_the_journal_write_and_nothing_is_sent() {
         "nothing sent without its intent on disk"
     );
     assert_eq!(summary.waiting, ["full.json"], "{summary:?}");
-    // Said as what it is: the journal, not the bank.
-    assert!(summary.journal_error.is_some(), "{summary:?}");
+    // Said as what it is: the journal, not the bank; and how many payments went before
+    // (issue 17 item 9: never "nothing is sent" when some were).
+    let said = summary.journal_error.clone().unwrap();
+    assert!(
+        said.contains("nothing more of full.json is sent; 0 of its payments reached the bank"),
+        "{said}"
+    );
     assert!(summary.bank_unavailable.is_none(), "{summary:?}");
     // Space again: it goes through, once.
     daemon.engine.journal.limit_pages(1_000_000).unwrap();

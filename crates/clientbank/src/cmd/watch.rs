@@ -416,8 +416,8 @@ fn print_summary(dir: &Path, summary: &Summary, daemon: &Daemon) {
         println!(
             "  {}: {why}",
             tr(
-                "nothing was sent, the journal cannot be written",
-                "ничего не отправлено: журнал не записывается"
+                "the journal cannot be written, nothing more is sent",
+                "журнал не записывается, больше ничего не отправляется"
             )
         );
     }
