@@ -913,11 +913,25 @@ fn transport_error(e: &reqwest::Error) -> Error {
             source_text(e)
         ))
     } else if e.is_connect() {
-        Error::Connect(source_text(e))
+        Error::Connect(with_hint(source_text(e)))
     } else if e.is_timeout() {
         Error::Timeout
     } else {
         Error::Transport(source_text(e))
+    }
+}
+
+/// A connection error with what to do when its cause is a known set-up mistake: `https://` to
+/// an address that answers plain HTTP (rustls says "received corrupt message of type
+/// InvalidContentType").
+fn with_hint(text: String) -> String {
+    if text.contains("InvalidContentType") {
+        format!(
+            "{text} (the address answers plain HTTP, not HTTPS: check bank_url's scheme and port \
+             / адрес отвечает по HTTP, а не HTTPS: проверьте схему и порт bank_url)"
+        )
+    } else {
+        text
     }
 }
 

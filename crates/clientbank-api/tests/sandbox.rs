@@ -1270,3 +1270,19 @@ async fn form_encoded_authorization_and_retried_timeouts() {
         .unwrap();
     assert!(patient.companies().await.is_ok());
 }
+
+/// Issue 19 item 4: `https://` to an address that answers plain HTTP says so, with what to
+/// check, instead of a bare "received corrupt message of type InvalidContentType".
+#[tokio::test]
+async fn https_to_a_plain_http_address_says_what_to_check() {
+    let bank = bank().await;
+    let url = bank.url().replacen("http://", "https://", 1);
+    let client = Client::builder(url)
+        .token(Token::new("cabinet-token-full-rights"))
+        .retry(fast())
+        .build()
+        .unwrap();
+    let e = client.companies().await.unwrap_err();
+    assert!(matches!(e, Error::Connect(_)), "{e:?}");
+    assert!(e.to_string().contains("answers plain HTTP"), "{e}");
+}

@@ -940,3 +940,67 @@ fn excel_csv(bytes: &[u8]) -> csv::Reader<&[u8]> {
         .expect("a BOM first: Excel then reads UTF-8");
     csv::ReaderBuilder::new().delimiter(b';').from_reader(body)
 }
+
+/// Issue 19 item 4: every bank command gives the hint `watch` gives for a bank_url without
+/// /v1 (an address with no such endpoint), in both languages.
+#[test]
+fn a_bank_url_without_v1_is_named_by_every_bank_command() {
+    let bank = Bank::new();
+    let root = bank.bank.url().trim_end_matches("/v1").to_string();
+    let dir = bank.home.path().display().to_string();
+    for args in [
+        vec!["--lang", "en", "accounts", "--dir", &dir],
+        vec![
+            "--lang",
+            "en",
+            "balance",
+            "40702810938000012345",
+            "--dir",
+            &dir,
+        ],
+    ] {
+        let out = clientbank(
+            &args,
+            bank.home.path(),
+            &[
+                ("CLIENTBANK_BASE_URL", &root),
+                ("CLIENTBANK_TOKEN", "cabinet-token-full-rights"),
+            ],
+        );
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
+        assert!(
+            text(&out).contains("ending in /v1"),
+            "{args:?}: {}",
+            text(&out)
+        );
+    }
+}
+
+/// Issue 19 item 4: a token without the right a command needs is said so, with what to do.
+#[test]
+fn a_token_without_the_right_is_named() {
+    let bank = Bank::new();
+    let url = bank.bank.url();
+    let dir = bank.home.path().display().to_string();
+    let out = clientbank(
+        &[
+            "--lang",
+            "en",
+            "history",
+            "40702810938000012345",
+            "--from",
+            "2026-07-01",
+            "--till",
+            "2026-07-31",
+            "--dir",
+            &dir,
+        ],
+        bank.home.path(),
+        &[
+            ("CLIENTBANK_BASE_URL", &url),
+            ("CLIENTBANK_TOKEN", "cabinet-token-account-info"),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("lacks the right"), "{}", text(&out));
+}

@@ -128,12 +128,45 @@ pub(crate) fn bank_failure(e: &clientbank_api::Error) -> Outcome {
             ),
             Outcome::Findings,
         ),
+        E::AccessDenied { status: 403, .. } => (
+            tr(
+                format!(
+                    "{e}: the token lacks the right this needs (account-info for accounts and \
+                     balances, operation-history for the history and statements): get a token \
+                     with it in the bank's cabinet, or run `clientbank login`"
+                ),
+                format!(
+                    "доступ запрещён: у токена нет нужного права (account-info для счетов и \
+                     остатков, operation-history для истории и выписок): получите токен с ним в \
+                     интернет-банке или выполните `clientbank login` — {e}"
+                ),
+            ),
+            Outcome::Findings,
+        ),
         E::AccessDenied { .. } => (
             tr(format!("{e}"), format!("доступ запрещён: {e}")),
             Outcome::Findings,
         ),
         E::Config(_) | E::InvalidId { .. } => (
             tr(format!("{e}"), format!("неверные настройки: {e}")),
+            Outcome::Unreadable,
+        ),
+        // An address with no such endpoint: a bank_url without /v1, or not the bank — the
+        // hint `watch` gives.
+        E::Api {
+            status: 404 | 405 | 415,
+            ..
+        } => (
+            tr(
+                format!(
+                    "{e}: the address is not the bank's API: bank_url must be the API's root, \
+                     ending in /v1"
+                ),
+                format!(
+                    "{e}: по этому адресу нет API банка: bank_url — корень API, он \
+                     оканчивается на /v1"
+                ),
+            ),
             Outcome::Unreadable,
         ),
         _ => (
