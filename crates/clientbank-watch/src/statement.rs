@@ -1097,6 +1097,10 @@ mod tests {
         let mut cancelled = op("x", 22, false, 5000);
         cancelled.status = Some(OperationStatus::Canceled);
         c.push(&cancelled).unwrap();
+        // Cancelled in another month: outside the period, not one of its cancelled ones.
+        let mut cancelled_before = op("y", 5, false, 5000);
+        cancelled_before.status = Some(OperationStatus::Canceled);
+        c.push(&cancelled_before).unwrap();
         let mut sent = op("s", 22, false, 5000);
         sent.status = Some(OperationStatus::SendToBank);
         c.push(&sent).unwrap();
@@ -1104,14 +1108,14 @@ mod tests {
         odd.amount = None;
         c.push(&odd).unwrap();
         c.push(&op("b", 23, false, 2550)).unwrap();
-        assert_eq!(c.seen(), 126);
+        assert_eq!(c.seen(), 127);
         let part = c
             .finish(Decimal::new(100_000, 2), Decimal::new(97_450, 2))
             .unwrap();
         let counts = part.counts().clone();
         assert_eq!(
             (counts.documents, counts.duplicates, counts.outside_period),
-            (121, 1, 1)
+            (121, 1, 2)
         );
         assert_eq!(
             (counts.cancelled, counts.not_executed, counts.unreadable),

@@ -335,6 +335,8 @@ async fn resolve_settles_payment_by_payment_and_a_replaced_file_goes_back_whole(
         said.contains("back in the inbox") && said.contains("replaced"),
         "{said}"
     );
+    // A payment said at the bank has no id known here: it is signed in the cabinet.
+    assert!(said.contains("signed in the bank's cabinet"), "{said}");
     let mut daemon = open(dir.path(), settings(&bank));
     let summary = daemon.run_once().await.unwrap();
     assert_eq!(summary.done, ["lost.json"], "{summary:?}");
