@@ -198,10 +198,7 @@ pub fn upload_dir(files: &[PathBuf], dir: Option<&Path>) -> Result<(PathBuf, boo
     // A folder inside one with a journal (its archive/, done/, …) would get a second journal
     // beside the first: the same payments could then be recorded, and sent, from both.
     if let Some(wanted) = &wanted
-        && let Some(outer) = wanted
-            .ancestors()
-            .skip(1)
-            .find(|folder| Layout::new(folder).journal().is_file())
+        && let Some(outer) = journal_folder_of(wanted)
     {
         let (shown, outer) = (wanted.display(), outer.display());
         return Err(usage(

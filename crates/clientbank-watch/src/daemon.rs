@@ -966,12 +966,11 @@ impl Daemon {
             .processing_file(&place)
             .ok()
             .flatten()
-            .and_then(|file| self.engine.journal.payments_of(file.id).ok())
-            .map_or(0, |rows| {
-                rows.iter()
-                    .filter(|r| r.state == PaymentState::Uploaded)
-                    .count()
-            });
+            .and_then(|file| {
+                let journal = &self.engine.journal;
+                journal.count_of(file.id, PaymentState::Uploaded).ok()
+            })
+            .unwrap_or(0);
         let said = format!(
             "the journal cannot be written ({e}): nothing more of {name} is sent; {uploaded} of \
              its payments reached the bank before and stay recorded (one being sent when the \

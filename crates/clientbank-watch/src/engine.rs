@@ -1006,16 +1006,12 @@ impl Engine {
                 }
             }
         };
-        let uploaded = |journal: &Journal| -> Result<usize, Error> {
-            Ok(journal
-                .payments_of(file_id)?
-                .iter()
-                .filter(|r| r.state == PaymentState::Uploaded)
-                .count())
-        };
-        let before = uploaded(&self.journal)?;
+        let before = self.journal.count_of(file_id, PaymentState::Uploaded)?;
         let sent = self.send(file_id, &drop, route).await;
-        let uploaded = uploaded(&self.journal).map_or(0, |now| now.saturating_sub(before));
+        let uploaded = self
+            .journal
+            .count_of(file_id, PaymentState::Uploaded)
+            .map_or(0, |now| now.saturating_sub(before));
         Ok(Processed::Sent {
             file_id,
             sent,

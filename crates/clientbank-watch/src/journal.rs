@@ -560,6 +560,18 @@ impl Journal {
             .map_err(self.err())
     }
 
+    /// How many payments of file `file_id` are in `state`.
+    pub fn count_of(&self, file_id: i64, state: PaymentState) -> Result<usize, Error> {
+        self.db
+            .query_row(
+                "SELECT COUNT(*) FROM payments WHERE file_id = ?1 AND state = ?2",
+                params![file_id, state],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|n| usize::try_from(n).unwrap_or(0))
+            .map_err(self.err())
+    }
+
     /// Every payment in `state`.
     pub fn payments_in(&self, state: PaymentState) -> Result<Vec<PaymentRow>, Error> {
         self.payments_where("state = ?1 ORDER BY id", [state])
