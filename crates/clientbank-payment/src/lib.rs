@@ -67,10 +67,7 @@ pub mod rules;
 mod validate;
 
 pub use chrono::NaiveDate;
-pub use clientbank_diagnostic::{
-    Code, Diagnostic, DiagnosticJson, LIMIT_PER_CODE, Lang, Limit, Message, Renderer, Severity,
-    make_strict,
-};
+pub use clientbank_diagnostic::{Code, Diagnostic, Lang, Message, Renderer, Severity};
 pub use finding::{Field, Lines};
 pub use json::{PaymentJson, UploadRequest};
 pub use payment::{AccountHolder, Bank, Budget, Kind, Payment, ThirdParty, enp};
