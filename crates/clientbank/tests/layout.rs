@@ -18,6 +18,7 @@ fn table(readme: &str) -> BTreeMap<String, (u32, Vec<String>)> {
             let layer = words.next().unwrap().parse().unwrap();
             let name = words.next().unwrap().to_string();
             let uses = words
+                .take_while(|w| !w.starts_with('('))
                 .filter(|w| *w != "-")
                 .map(|w| match w.trim_end_matches("(feature)") {
                     "clientbank" => "clientbank".to_string(),
