@@ -23,30 +23,185 @@ pub(crate) enum Outcome {
     NotRunning = 4,
 }
 
-/// What stops a command.
+/// What stops a command: the error of the layer it came from, kept with its causes, said once
+/// by [`finish`] in the user's language.
 #[derive(Debug)]
 pub(crate) enum Failure {
     /// Writing the output failed.
     Output(io::Error),
+    /// The daemon's side: the journal, the folders, an upload or signing.
+    Watch(clientbank_watch::Error),
+    /// The bank's side: the configuration, the signer, a statement.
+    Bank(clientbank_bank::Error),
+    /// The bank answered with an error or could not be reached.
+    Api(clientbank_api::Error),
+    /// The command cannot go on, for the reason given (in both languages): what the command
+    /// line asks cannot be, or what it needs (a folder, a port) is not there. Exit 2.
+    Stopped(clientbank_format::Message),
+    /// Said already, where more than a line had to be said: the exit code alone.
+    Said(Outcome),
 }
 
 pub(crate) fn finish(result: Result<Outcome, Failure>) -> ExitCode {
-    match result {
-        Ok(outcome) => ExitCode::from(outcome as u8),
+    let outcome = match result {
+        Ok(outcome) => outcome,
         // Output piped into `head`: not an error.
-        Err(Failure::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-        Err(Failure::Output(e)) => {
-            crate::term::error(&crate::term::tr(
-                format!("cannot write the output: {e}"),
-                format!("не удалось записать результат: {e}"),
-            ));
-            ExitCode::from(Outcome::Unreadable as u8)
+        Err(Failure::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => Outcome::Clean,
+        Err(Failure::Said(outcome)) => outcome,
+        Err(failure) => {
+            let (message, outcome) = failure.said();
+            crate::term::error(&message);
+            outcome
         }
+    };
+    ExitCode::from(outcome as u8)
+}
+
+impl Failure {
+    /// What the user reads, in their language, and the exit code.
+    fn said(self) -> (String, Outcome) {
+        let lang = crate::term::lang();
+        match self {
+            Failure::Output(e) => (
+                crate::term::tr(
+                    format!("cannot write the output: {e}"),
+                    format!("не удалось записать результат: {e}"),
+                ),
+                Outcome::Unreadable,
+            ),
+            Failure::Watch(e) => (e.message().get(lang).to_string(), exit_code(e.exit_code())),
+            Failure::Bank(clientbank_bank::Error::Bank(e)) | Failure::Api(e) => api_failure(&e),
+            // The history and the balance disagree: the bank's answer (exit 1).
+            Failure::Bank(e @ clientbank_bank::Error::Statement(_)) => {
+                (e.message().get(lang).to_string(), Outcome::Findings)
+            }
+            Failure::Bank(e) => (e.message().get(lang).to_string(), exit_code(e.exit_code())),
+            Failure::Stopped(message) => (message.get(lang).to_string(), Outcome::Unreadable),
+            Failure::Said(outcome) => (String::new(), outcome),
+        }
+    }
+}
+
+/// The outcome of a library's exit code: 3 when the bank is unavailable, 2 otherwise.
+fn exit_code(code: u8) -> Outcome {
+    if code == 3 {
+        Outcome::BankUnavailable
+    } else {
+        Outcome::Unreadable
+    }
+}
+
+/// What the bank's error means, with what to do, and the exit code: 3 when the bank is
+/// unavailable (maintenance, no connection, no answer), 2 for the client's own configuration or
+/// an address that is not the bank's API, 1 for a refused request (401, 403, 400 …).
+pub(crate) fn api_failure(e: &clientbank_api::Error) -> (String, Outcome) {
+    use crate::term::tr;
+    use clientbank_api::Error as E;
+    match e {
+        E::Maintenance | E::Connect(_) | E::Timeout | E::Transport(_) => (
+            tr(
+                format!("the bank is unavailable: {e}"),
+                format!("банк недоступен: {e}"),
+            ),
+            Outcome::BankUnavailable,
+        ),
+        E::Api { status, .. } if *status >= 500 || *status == 429 => (
+            tr(
+                format!("the bank is unavailable: {e}"),
+                format!("банк недоступен: {e}"),
+            ),
+            Outcome::BankUnavailable,
+        ),
+        E::Unauthorized { .. } => (
+            tr(
+                format!(
+                    "{e}: run `clientbank login` again, or check the token (`token_file`, \
+                     CLIENTBANK_TOKEN)"
+                ),
+                format!(
+                    "банк не принимает токен (401): выполните `clientbank login` заново или \
+                     проверьте токен (`token_file`, CLIENTBANK_TOKEN) — {e}"
+                ),
+            ),
+            Outcome::Findings,
+        ),
+        E::AccessDenied { status: 403, .. } => (
+            tr(
+                format!(
+                    "{e}: the token lacks the right this needs (account-info for accounts and \
+                     balances, operation-history for the history and statements): get a token \
+                     with it in the bank's cabinet, or run `clientbank login`"
+                ),
+                format!(
+                    "доступ запрещён: у токена нет нужного права (account-info для счетов и \
+                     остатков, operation-history для истории и выписок): получите токен с ним в \
+                     интернет-банке или выполните `clientbank login` — {e}"
+                ),
+            ),
+            Outcome::Findings,
+        ),
+        E::AccessDenied { .. } => (
+            tr(format!("{e}"), format!("доступ запрещён: {e}")),
+            Outcome::Findings,
+        ),
+        E::Config(_) | E::InvalidId { .. } => (
+            tr(format!("{e}"), format!("неверные настройки: {e}")),
+            Outcome::Unreadable,
+        ),
+        // An address with no such endpoint: a bank_url without /v1, or not the bank — the
+        // hint `watch` gives.
+        E::Api {
+            status: 404 | 405 | 415,
+            ..
+        } => (
+            tr(
+                format!(
+                    "{e}: the address is not the bank's API: bank_url must be the API's root, \
+                     ending in /v1"
+                ),
+                format!(
+                    "{e}: по этому адресу нет API банка: bank_url — корень API, он \
+                     оканчивается на /v1"
+                ),
+            ),
+            Outcome::Unreadable,
+        ),
+        _ => (
+            tr(
+                format!("the bank refused the request: {e}"),
+                format!("банк отклонил запрос: {e}"),
+            ),
+            Outcome::Findings,
+        ),
     }
 }
 
 impl From<io::Error> for Failure {
     fn from(e: io::Error) -> Failure {
         Failure::Output(e)
+    }
+}
+
+impl From<clientbank_watch::Error> for Failure {
+    fn from(e: clientbank_watch::Error) -> Failure {
+        Failure::Watch(e)
+    }
+}
+
+impl From<clientbank_bank::Error> for Failure {
+    fn from(e: clientbank_bank::Error) -> Failure {
+        Failure::Bank(e)
+    }
+}
+
+impl From<clientbank_api::Error> for Failure {
+    fn from(e: clientbank_api::Error) -> Failure {
+        Failure::Api(e)
+    }
+}
+
+impl From<Outcome> for Failure {
+    fn from(outcome: Outcome) -> Failure {
+        Failure::Said(outcome)
     }
 }

@@ -11,6 +11,7 @@ mod io;
 mod output;
 mod payer;
 mod report;
+mod runtime;
 mod sandbox_bank;
 mod term;
 mod view;

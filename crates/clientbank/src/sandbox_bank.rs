@@ -2,8 +2,9 @@
 //! `sandbox` (in the default build). Without the feature, `--sandbox` and `clientbank sandbox`
 //! say the build has none.
 
-use crate::exit::Outcome;
-use crate::term::tr;
+use clientbank_format::Message;
+
+use crate::exit::Failure;
 
 #[cfg(feature = "sandbox")]
 pub(crate) use clientbank_sandbox::Sandbox;
@@ -31,32 +32,30 @@ impl Drop for Sandbox {
 /// The sandbox bank, started in-process on a free loopback port, with its redirect address set
 /// to `redirect_uri` when one is given; a failure is said.
 #[cfg(feature = "sandbox")]
-pub(crate) async fn start(redirect_uri: Option<&str>) -> Result<Sandbox, Outcome> {
+pub(crate) async fn start(redirect_uri: Option<&str>) -> Result<Sandbox, Failure> {
     let mut config = clientbank_sandbox::Config::default();
     if let Some(uri) = redirect_uri {
         config.redirect_uri = uri.to_string();
     }
     Sandbox::start(config).await.map_err(|e| {
-        crate::term::error(&tr(
+        Failure::Stopped(Message::new(
             format!("cannot start the sandbox bank: {e}"),
             format!("не удалось запустить тестовый банк: {e}"),
-        ));
-        Outcome::Unreadable
+        ))
     })
 }
 
 /// This build has no sandbox bank: said, exit 2.
 #[cfg(not(feature = "sandbox"))]
-pub(crate) async fn start(_redirect_uri: Option<&str>) -> Result<Sandbox, Outcome> {
+pub(crate) async fn start(_redirect_uri: Option<&str>) -> Result<Sandbox, Failure> {
     Err(missing())
 }
 
-/// Says that this build has no sandbox bank; exit 2.
+/// This build has no sandbox bank: exit 2.
 #[cfg(not(feature = "sandbox"))]
-pub(crate) fn missing() -> Outcome {
-    crate::term::error(&tr(
-        "this clientbank is built without the sandbox bank (cargo feature `sandbox`)".to_string(),
-        "эта сборка clientbank без тестового банка (функция сборки `sandbox`)".to_string(),
-    ));
-    Outcome::Unreadable
+pub(crate) fn missing() -> Failure {
+    Failure::Stopped(Message::new(
+        "this clientbank is built without the sandbox bank (cargo feature `sandbox`)",
+        "эта сборка clientbank без тестового банка (функция сборки `sandbox`)",
+    ))
 }

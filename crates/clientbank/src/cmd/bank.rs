@@ -12,35 +12,25 @@ use clientbank_watch::Settings;
 use clientbank_watch::report::{excel_cell, excel_sum, excel_writer};
 use serde::Serialize;
 
-use super::watch::{error_outcome, load};
+use super::watch::load;
 use crate::cli::{BankArgs, TableArgs};
-use crate::exit::{Failure, Outcome};
+use crate::exit::{Failure, Outcome, api_failure};
 use crate::output::print_json;
 use crate::sandbox_bank::{self, Sandbox};
 use crate::term::tr;
+use clientbank_format::Message;
 
 /// The fixed token of the sandbox bank's sandbox mode (API.md, Sandbox mode).
 pub(crate) const SANDBOX_TOKEN: &str = "sandboxtoken";
 
 /// The configuration of `--dir`/`--config` and the environment; on failure the error is said
 /// and the exit code returned.
-pub(crate) fn settings(args: &BankArgs) -> Result<Settings, Outcome> {
+pub(crate) fn settings(args: &BankArgs) -> Result<Settings, Failure> {
     let settings = load(&args.dir, args.config.as_deref())?;
     for warning in &settings.warnings {
         crate::term::warning(warning);
     }
     Ok(settings)
-}
-
-/// Runs `work` on a runtime of its own (a failure to make one is an I/O failure).
-pub(crate) fn run<F>(work: F) -> Result<Outcome, Failure>
-where
-    F: Future<Output = Result<Outcome, Failure>>,
-{
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
-    runtime.block_on(work)
 }
 
 /// With `wanted` (`--sandbox`): the in-process sandbox bank, started and `settings` pointed at
@@ -49,7 +39,7 @@ pub(crate) async fn sandbox_if(
     wanted: bool,
     redirect_uri: Option<&str>,
     settings: &mut Settings,
-) -> Result<Option<Sandbox>, Outcome> {
+) -> Result<Option<Sandbox>, Failure> {
     if !wanted {
         return Ok(None);
     }
@@ -72,95 +62,13 @@ pub(crate) fn use_sandbox(settings: &mut Settings, bank: &Sandbox) {
 }
 
 /// The API client of the settings; a configuration that cannot make one is said (exit 2).
-pub(crate) fn client(settings: &Settings) -> Result<Client, Outcome> {
-    settings.client().map_err(|e| {
-        crate::term::error(e.message().get(crate::term::lang()));
-        error_outcome(e.exit_code())
-    })
+pub(crate) fn client(settings: &Settings) -> Result<Client, Failure> {
+    Ok(settings.client()?)
 }
 
-/// Says what the bank's error means and returns the exit code: 3 when the bank is unavailable
-/// (maintenance, no connection, no answer), 2 for the client's own configuration, 1 for a
-/// refused request (401, 403, 400 …).
+/// Says what the bank's error means and returns the exit code (see [`api_failure`]).
 pub(crate) fn bank_failure(e: &clientbank_api::Error) -> Outcome {
-    use clientbank_api::Error as E;
-    let (message, outcome) = match e {
-        E::Maintenance | E::Connect(_) | E::Timeout | E::Transport(_) => (
-            tr(
-                format!("the bank is unavailable: {e}"),
-                format!("банк недоступен: {e}"),
-            ),
-            Outcome::BankUnavailable,
-        ),
-        E::Api { status, .. } if *status >= 500 || *status == 429 => (
-            tr(
-                format!("the bank is unavailable: {e}"),
-                format!("банк недоступен: {e}"),
-            ),
-            Outcome::BankUnavailable,
-        ),
-        E::Unauthorized { .. } => (
-            tr(
-                format!(
-                    "{e}: run `clientbank login` again, or check the token (`token_file`, \
-                     CLIENTBANK_TOKEN)"
-                ),
-                format!(
-                    "банк не принимает токен (401): выполните `clientbank login` заново или \
-                     проверьте токен (`token_file`, CLIENTBANK_TOKEN) — {e}"
-                ),
-            ),
-            Outcome::Findings,
-        ),
-        E::AccessDenied { status: 403, .. } => (
-            tr(
-                format!(
-                    "{e}: the token lacks the right this needs (account-info for accounts and \
-                     balances, operation-history for the history and statements): get a token \
-                     with it in the bank's cabinet, or run `clientbank login`"
-                ),
-                format!(
-                    "доступ запрещён: у токена нет нужного права (account-info для счетов и \
-                     остатков, operation-history для истории и выписок): получите токен с ним в \
-                     интернет-банке или выполните `clientbank login` — {e}"
-                ),
-            ),
-            Outcome::Findings,
-        ),
-        E::AccessDenied { .. } => (
-            tr(format!("{e}"), format!("доступ запрещён: {e}")),
-            Outcome::Findings,
-        ),
-        E::Config(_) | E::InvalidId { .. } => (
-            tr(format!("{e}"), format!("неверные настройки: {e}")),
-            Outcome::Unreadable,
-        ),
-        // An address with no such endpoint: a bank_url without /v1, or not the bank — the
-        // hint `watch` gives.
-        E::Api {
-            status: 404 | 405 | 415,
-            ..
-        } => (
-            tr(
-                format!(
-                    "{e}: the address is not the bank's API: bank_url must be the API's root, \
-                     ending in /v1"
-                ),
-                format!(
-                    "{e}: по этому адресу нет API банка: bank_url — корень API, он \
-                     оканчивается на /v1"
-                ),
-            ),
-            Outcome::Unreadable,
-        ),
-        _ => (
-            tr(
-                format!("the bank refused the request: {e}"),
-                format!("банк отклонил запрос: {e}"),
-            ),
-            Outcome::Findings,
-        ),
-    };
+    let (message, outcome) = api_failure(e);
     crate::term::error(&message);
     outcome
 }
@@ -172,19 +80,10 @@ where
     W: FnOnce(Client) -> F,
     F: Future<Output = Result<Outcome, Failure>>,
 {
-    let mut settings = match settings(args) {
-        Ok(settings) => settings,
-        Err(outcome) => return Ok(outcome),
-    };
-    run(async move {
-        let bank = match sandbox_if(args.sandbox, None, &mut settings).await {
-            Ok(bank) => bank,
-            Err(outcome) => return Ok(outcome),
-        };
-        let client = match client(&settings) {
-            Ok(client) => client,
-            Err(outcome) => return Ok(outcome),
-        };
+    let mut settings = settings(args)?;
+    crate::runtime::run(async move {
+        let bank = sandbox_if(args.sandbox, None, &mut settings).await?;
+        let client = client(&settings)?;
         let outcome = work(client).await;
         drop(bank);
         outcome
@@ -331,10 +230,7 @@ pub(crate) fn balance(
     json: bool,
 ) -> Result<Outcome, Failure> {
     with_client(args, |client| async move {
-        let account = match resolve(&client, account).await {
-            Ok(account) => account,
-            Err(outcome) => return Ok(outcome),
-        };
+        let account = resolve(&client, account).await?;
         let answer = match on {
             Some(day) => client.balance_on(&account.id, day).await,
             None => client.balance(&account.id).await,
@@ -375,16 +271,16 @@ pub(crate) fn balance(
 }
 
 /// The account a person named by its number or its id, among those the token sees.
-async fn resolve(client: &Client, wanted: &str) -> Result<BankAccount, Outcome> {
+async fn resolve(client: &Client, wanted: &str) -> Result<BankAccount, Failure> {
     let wanted = wanted.trim();
-    let accounts = client.accounts().await.map_err(|e| bank_failure(&e))?;
+    let accounts = client.accounts().await?;
     let count = accounts.len();
     accounts
         .into_iter()
         .map(|(_, account)| account)
         .find(|a| a.id == wanted || a.number.as_deref() == Some(wanted))
         .ok_or_else(|| {
-            crate::term::error(&tr(
+            Failure::Stopped(Message::new(
                 format!(
                     "no account {wanted:?} among the {count} account(s) the token sees (by \
                      number or id: see `clientbank accounts`)"
@@ -393,8 +289,7 @@ async fn resolve(client: &Client, wanted: &str) -> Result<BankAccount, Outcome> 
                     "счёта {wanted:?} нет среди видимых токену (их {count}; номер или id — см. \
                      `clientbank accounts`)"
                 ),
-            ));
-            Outcome::Unreadable
+            ))
         })
 }
 
@@ -453,17 +348,13 @@ pub(crate) fn history(
     format: &TableArgs,
 ) -> Result<Outcome, Failure> {
     if from > till {
-        crate::term::error(&tr(
+        return Err(Failure::Stopped(Message::new(
             format!("--from {from} is after --till {till}"),
             format!("--from {from} позже --till {till}"),
-        ));
-        return Ok(Outcome::Unreadable);
+        )));
     }
     with_client(args, |client| async move {
-        let account = match resolve(&client, account).await {
-            Ok(account) => account,
-            Err(outcome) => return Ok(outcome),
-        };
+        let account = resolve(&client, account).await?;
         let operations = match client.operations_between(&account.id, from, till).await {
             Ok(operations) => operations,
             Err(e) => return Ok(bank_failure(&e)),

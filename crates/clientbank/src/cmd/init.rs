@@ -4,18 +4,11 @@ use std::path::Path;
 
 use clientbank_watch::report::shell_quote;
 
-use super::watch::error_outcome;
 use crate::exit::{Failure, Outcome};
 use crate::term::tr;
 
 pub(crate) fn run(dir: &Path) -> Result<Outcome, Failure> {
-    let made = match clientbank_watch::init::init(dir) {
-        Ok(made) => made,
-        Err(e) => {
-            crate::term::error(e.message().get(crate::term::lang()));
-            return Ok(error_outcome(e.exit_code()));
-        }
-    };
+    let made = clientbank_watch::init::init(dir)?;
     let d = shell_quote(&dir.display().to_string());
     let config = dir.join("clientbank.toml");
     let shown = config.display();

@@ -18,19 +18,17 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use url::Url;
 
-use super::bank::{bank_failure, client, run, sandbox_if, settings, use_sandbox};
+use super::bank::{bank_failure, client, sandbox_if, settings, use_sandbox};
 use crate::cli::BankArgs;
 use crate::exit::{Failure, Outcome};
 use crate::term::tr;
+use clientbank_format::Message;
 
 /// The longest request head the listener reads from the browser.
 const HEAD_LIMIT: usize = 16 * 1024;
 
 pub(crate) fn login(args: &BankArgs, no_browser: bool, timeout: u64) -> Result<Outcome, Failure> {
-    let mut settings = match settings(args) {
-        Ok(settings) => settings,
-        Err(outcome) => return Ok(outcome),
-    };
+    let mut settings = settings(args)?;
     let app = match (&settings.app, args.sandbox) {
         (Some(app), true) => App {
             redirect_uri: app.redirect_uri.clone(),
@@ -39,7 +37,7 @@ pub(crate) fn login(args: &BankArgs, no_browser: bool, timeout: u64) -> Result<O
         (None, true) => App::sandbox(),
         (Some(app), false) => app.clone(),
         (None, false) => {
-            crate::term::error(&tr(
+            return Err(Failure::Stopped(Message::new(
                 "no application is configured for login: add an [app] table (client_id, \
                  client_secret_file, redirect_uri) to clientbank.toml — or, without one, put a \
                  token generated in the bank's cabinet in the file named by `token_file` or in \
@@ -47,12 +45,11 @@ pub(crate) fn login(args: &BankArgs, no_browser: bool, timeout: u64) -> Result<O
                 "для входа не настроено приложение: добавьте в clientbank.toml таблицу [app] \
                  (client_id, client_secret_file, redirect_uri) — или, без неё, положите токен, \
                  выпущенный в кабинете банка, в файл из `token_file` или в CLIENTBANK_TOKEN",
-            ));
-            return Ok(Outcome::Unreadable);
+            )));
         }
     };
     let Some(secret) = app.client_secret.clone() else {
-        crate::term::error(&tr(
+        return Err(Failure::Stopped(Message::new(
             "the application's client secret is not configured ([app] client_secret_file, or \
              CLIENTBANK_CLIENT_SECRET): without it the bank's code cannot be exchanged. Without \
              the secret, put a token generated in the bank's cabinet in the file named by \
@@ -60,8 +57,7 @@ pub(crate) fn login(args: &BankArgs, no_browser: bool, timeout: u64) -> Result<O
             "не задан секрет приложения ([app] client_secret_file или CLIENTBANK_CLIENT_SECRET): \
              без него код банка не обменять на токен. Без секрета положите токен, выпущенный в \
              кабинете банка, в файл из `token_file` или в CLIENTBANK_TOKEN",
-        ));
-        return Ok(Outcome::Unreadable);
+        )));
     };
     let redirect = match Listen::of(&app.redirect_uri) {
         Ok(redirect) => redirect,
@@ -77,33 +73,25 @@ pub(crate) fn login(args: &BankArgs, no_browser: bool, timeout: u64) -> Result<O
         match settings.token_file.clone() {
             Some(path) => Some(path),
             None => {
-                crate::term::error(&tr(
+                return Err(Failure::Stopped(Message::new(
                     "no folder for the token: set `token_file` in clientbank.toml",
                     "некуда сохранить токен: задайте `token_file` в clientbank.toml",
-                ));
-                return Ok(Outcome::Unreadable);
+                )));
             }
         }
     };
     let state = match random_state() {
         Ok(state) => state,
         Err(e) => {
-            crate::term::error(&tr(
+            return Err(Failure::Stopped(Message::new(
                 format!("no random state: {e}"),
                 format!("не удалось получить случайное значение state: {e}"),
-            ));
-            return Ok(Outcome::Unreadable);
+            )));
         }
     };
-    run(async move {
-        let bank = match sandbox_if(args.sandbox, Some(&app.redirect_uri), &mut settings).await {
-            Ok(bank) => bank,
-            Err(outcome) => return Ok(outcome),
-        };
-        let anonymous = match anonymous_client(&settings) {
-            Ok(client) => client,
-            Err(outcome) => return Ok(outcome),
-        };
+    crate::runtime::run(async move {
+        let bank = sandbox_if(args.sandbox, Some(&app.redirect_uri), &mut settings).await?;
+        let anonymous = anonymous_client(&settings)?;
         let scopes: Vec<&str> = app.scope.split(' ').filter(|s| !s.is_empty()).collect();
         let url = match anonymous.authorize_url(&app.client_id, &app.redirect_uri, &scopes, &state)
         {
@@ -114,7 +102,7 @@ pub(crate) fn login(args: &BankArgs, no_browser: bool, timeout: u64) -> Result<O
         let listener = match TcpListener::bind(redirect.addr).await {
             Ok(listener) => listener,
             Err(e) => {
-                crate::term::error(&tr(
+                return Err(Failure::Stopped(Message::new(
                     format!(
                         "cannot listen on {} for the bank's redirect ([app] redirect_uri): {e}",
                         redirect.addr
@@ -123,8 +111,7 @@ pub(crate) fn login(args: &BankArgs, no_browser: bool, timeout: u64) -> Result<O
                         "не удалось принять перенаправление банка на {} ([app] redirect_uri): {e}",
                         redirect.addr
                     ),
-                ));
-                return Ok(Outcome::Unreadable);
+                )));
             }
         };
         {
@@ -205,7 +192,7 @@ pub(crate) fn login(args: &BankArgs, no_browser: bool, timeout: u64) -> Result<O
                         check.sandbox = false;
                         let accounts = match client(&check) {
                             Ok(c) => c.accounts().await,
-                            Err(outcome) => return Ok(outcome),
+                            Err(failure) => return Err(failure),
                         };
                         match accounts {
                             Ok(accounts) => writeln!(
@@ -237,22 +224,13 @@ pub(crate) fn login(args: &BankArgs, no_browser: bool, timeout: u64) -> Result<O
 }
 
 pub(crate) fn logout(args: &BankArgs) -> Result<Outcome, Failure> {
-    let mut settings = match settings(args) {
-        Ok(settings) => settings,
-        Err(outcome) => return Ok(outcome),
-    };
+    let mut settings = settings(args)?;
     if args.sandbox {
-        return run(async move {
-            let bank = match crate::sandbox_bank::start(None).await {
-                Ok(bank) => bank,
-                Err(outcome) => return Ok(outcome),
-            };
+        return crate::runtime::run(async move {
+            let bank = crate::sandbox_bank::start(None).await?;
             settings.token = None;
             use_sandbox(&mut settings, &bank);
-            let client = match client(&settings) {
-                Ok(client) => client,
-                Err(outcome) => return Ok(outcome),
-            };
+            let client = client(&settings)?;
             if let Err(e) = client.revoke().await {
                 return Ok(bank_failure(&e));
             }
@@ -284,11 +262,10 @@ pub(crate) fn logout(args: &BankArgs) -> Result<Outcome, Failure> {
             return Ok(Outcome::Clean);
         }
         Err(e) => {
-            crate::term::error(&tr(
+            return Err(Failure::Stopped(Message::new(
                 format!("cannot read the token file {}: {e}", path.display()),
                 format!("не удалось прочитать файл токена {}: {e}", path.display()),
-            ));
-            return Ok(Outcome::Unreadable);
+            )));
         }
     };
     let token = Token::new(text.trim());
@@ -307,11 +284,8 @@ pub(crate) fn logout(args: &BankArgs) -> Result<Outcome, Failure> {
     }
     settings.token = Some(token);
     settings.token_from_login = true;
-    run(async move {
-        let client = match client(&settings) {
-            Ok(client) => client,
-            Err(outcome) => return Ok(outcome),
-        };
+    crate::runtime::run(async move {
+        let client = client(&settings)?;
         let mut out = io::stdout().lock();
         match client.revoke().await {
             Ok(()) => {

@@ -4,7 +4,6 @@ use std::path::Path;
 
 use clientbank_watch::commands;
 
-use super::watch::error_outcome;
 use crate::exit::{Failure, Outcome};
 
 pub(crate) fn run(
@@ -12,14 +11,6 @@ pub(crate) fn run(
     file: &str,
     settlement: &commands::Settlement,
 ) -> Result<Outcome, Failure> {
-    match commands::settle(dir, file, settlement) {
-        Ok(message) => {
-            println!("{message}");
-            Ok(Outcome::Clean)
-        }
-        Err(e) => {
-            crate::term::error(e.message().get(crate::term::lang()));
-            Ok(error_outcome(e.exit_code()))
-        }
-    }
+    println!("{}", commands::settle(dir, file, settlement)?);
+    Ok(Outcome::Clean)
 }

@@ -6,7 +6,7 @@ use std::path::Path;
 use clientbank_watch::commands;
 use serde_json::json;
 
-use super::watch::{error_outcome, init_logging, load};
+use super::watch::{init_logging, load};
 use crate::exit::{Failure, Outcome};
 use crate::output::print_json;
 
@@ -17,32 +17,13 @@ pub(crate) fn run(
     dry_run: bool,
     json: bool,
 ) -> Result<Outcome, Failure> {
-    let settings = match load(dir, config) {
-        Ok(settings) => settings,
-        Err(outcome) => return Ok(outcome),
-    };
+    let settings = load(dir, config)?;
     init_logging(false);
-    if !dry_run && let Err(e) = clientbank_watch::signer::try_signers(&settings) {
-        crate::term::error(e.message().get(crate::term::lang()));
-        return Ok(error_outcome(e.exit_code()));
+    if !dry_run {
+        clientbank_bank::signer::try_signers(&settings)?;
     }
-    let mut engine = match commands::signing_engine(dir, settings) {
-        Ok(engine) => engine,
-        Err(e) => {
-            crate::term::error(e.message().get(crate::term::lang()));
-            return Ok(error_outcome(e.exit_code()));
-        }
-    };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
-    let groups = match runtime.block_on(engine.sign(company, dry_run)) {
-        Ok(groups) => groups,
-        Err(e) => {
-            crate::term::error(e.message().get(crate::term::lang()));
-            return Ok(error_outcome(e.exit_code()));
-        }
-    };
+    let mut engine = commands::signing_engine(dir, settings)?;
+    let groups = crate::runtime::block_on(engine.sign(company, dry_run))??;
     let failed = groups.iter().any(|g| !g.signed) && !dry_run;
     if json {
         let items: Vec<_> = groups

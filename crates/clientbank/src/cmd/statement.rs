@@ -9,10 +9,11 @@ use clientbank_format::Encoding;
 use clientbank_watch::statement::{self, AccountStatement, Period};
 use serde_json::json;
 
-use super::watch::{error_outcome, init_logging};
+use super::watch::init_logging;
 use crate::cli::{BankArgs, TargetEncoding};
 use crate::exit::{Failure, Outcome};
 use crate::term::{self, tr};
+use clientbank_format::Message;
 
 pub(crate) struct Args {
     pub(crate) accounts: Vec<String>,
@@ -26,10 +27,7 @@ pub(crate) struct Args {
 }
 
 pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
-    let period = match Period::new(args.from, args.till) {
-        Ok(period) => period,
-        Err(e) => return Ok(failed(&e)),
-    };
+    let period = Period::new(args.from, args.till)?;
     let today = clientbank_payment::clock::today_in_moscow();
     if period.till > today {
         term::warning(&tr(
@@ -45,35 +43,22 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
     }
     let to_stdout = crate::io::is_std(&args.output);
     if to_stdout && (args.per_account || args.json) {
-        term::error(&tr(
+        return Err(Failure::Stopped(Message::new(
             "-o - writes one statement to standard output: not with --per-account or --json",
             "-o - выводит одну выписку на стандартный вывод: без --per-account и --json",
-        ));
-        return Ok(Outcome::Unreadable);
+        )));
     }
-    let mut settings = match super::bank::settings(&args.bank) {
-        Ok(settings) => settings,
-        Err(outcome) => return Ok(outcome),
-    };
+    let mut settings = super::bank::settings(&args.bank)?;
     init_logging(false);
     let encoding = match args.encoding {
         TargetEncoding::Windows => Encoding::Cp1251,
         TargetEncoding::Dos => Encoding::Cp866,
         TargetEncoding::Utf8 => Encoding::Utf8,
     };
-    super::bank::run(async move {
-        let _bank = match super::bank::sandbox_if(args.bank.sandbox, None, &mut settings).await {
-            Ok(bank) => bank,
-            Err(outcome) => return Ok(outcome),
-        };
-        let client = match super::bank::client(&settings) {
-            Ok(client) => client,
-            Err(outcome) => return Ok(outcome),
-        };
-        let accounts = match statement::accounts(&client, &args.accounts).await {
-            Ok(accounts) => accounts,
-            Err(e) => return Ok(failed(&e)),
-        };
+    crate::runtime::run(async move {
+        let _bank = super::bank::sandbox_if(args.bank.sandbox, None, &mut settings).await?;
+        let client = super::bank::client(&settings)?;
+        let accounts = statement::accounts(&client, &args.accounts).await?;
         // How many operations the history holds is not known beforehand: a count, not a bar.
         let bar = term::progress(0, false, args.json);
         if let Ok(style) = indicatif::ProgressStyle::with_template("{prefix:>10} {pos} {msg}") {
@@ -89,7 +74,7 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
                 Ok(part) => parts.push(part),
                 Err(e) => {
                     bar.finish_and_clear();
-                    return Ok(failed(&e));
+                    return Err(e.into());
                 }
             }
         }
@@ -103,10 +88,7 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
             .transpose()
         {
             Ok(journal) => journal,
-            Err(e) => {
-                term::error(e.message().get(term::lang()));
-                return Ok(error_outcome(e.exit_code()));
-            }
+            Err(e) => return Err(e.into()),
         };
         let groups: Vec<Vec<AccountStatement>> = if args.per_account {
             parts.into_iter().map(|p| vec![p]).collect()
@@ -147,7 +129,7 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
             bar.finish_and_clear();
             let written = match written {
                 Ok(written) => written,
-                Err(e) => return Ok(failed(&e)),
+                Err(e) => return Err(e.into()),
             };
             for note in &written.notes {
                 term::warning(note.get(term::lang()));
@@ -217,30 +199,6 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
 
 fn money(amount: Option<clientbank_format::Decimal>) -> String {
     amount.map_or_else(|| "?".into(), |a| a.to_string())
-}
-
-fn failed(e: &clientbank_bank::Error) -> Outcome {
-    use clientbank_bank::Error as E;
-    match e {
-        E::Bank(e) => super::bank::bank_failure(e),
-        // The history and the balance disagree: the bank's answer (exit 1).
-        E::Statement(message) => {
-            term::error(&tr(
-                format!("statement: {}", message.en()),
-                format!("выписка: {}", message.ru()),
-            ));
-            Outcome::Findings
-        }
-        // An account the token does not see, a period that cannot be (exit 2).
-        E::Usage(message) => {
-            term::error(message.get(term::lang()));
-            Outcome::Unreadable
-        }
-        _ => {
-            term::error(e.message().get(crate::term::lang()));
-            error_outcome(e.exit_code())
-        }
-    }
 }
 
 /// `kl_to_1c.txt` and account `40702…` give `kl_to_1c_40702….txt`.

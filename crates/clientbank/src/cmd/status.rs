@@ -5,19 +5,12 @@ use std::path::Path;
 
 use clientbank_watch::commands;
 
-use super::watch::error_outcome;
 use crate::exit::{Failure, Outcome};
 use crate::output::print_json;
 use crate::term::tr;
 
 pub(crate) fn run(dir: &Path, json: bool) -> Result<Outcome, Failure> {
-    let status = match commands::status(dir) {
-        Ok(status) => status,
-        Err(e) => {
-            crate::term::error(e.message().get(crate::term::lang()));
-            return Ok(error_outcome(e.exit_code()));
-        }
-    };
+    let status = commands::status(dir)?;
     if json {
         print_json(&status)?;
         return Ok(Outcome::Clean);
@@ -78,13 +71,7 @@ pub(crate) fn run(dir: &Path, json: bool) -> Result<Outcome, Failure> {
 
 /// `status --check`: the health probe (exit codes in the help).
 pub(crate) fn check(dir: &Path, json: bool) -> Result<Outcome, Failure> {
-    let health = match commands::health(dir) {
-        Ok(health) => health,
-        Err(e) => {
-            crate::term::error(e.message().get(crate::term::lang()));
-            return Ok(error_outcome(e.exit_code()));
-        }
-    };
+    let health = commands::health(dir)?;
     let outcome = if !health.running {
         Outcome::NotRunning
     } else if health.attention.is_empty() {

@@ -8,7 +8,7 @@ use clientbank_watch::Route;
 use clientbank_watch::commands::{self, UploadOutcome};
 use clientbank_watch::folders::{Folder, Layout};
 
-use super::watch::{error_outcome, init_logging, load};
+use super::watch::{init_logging, load};
 use crate::exit::{Failure, Outcome};
 use crate::output::print_json;
 
@@ -23,17 +23,8 @@ pub(crate) struct Args {
 }
 
 pub(crate) fn run(args: &Args) -> Result<Outcome, Failure> {
-    let (dir, create_journal) = match commands::upload_dir(&args.files, args.dir.as_deref()) {
-        Ok(found) => found,
-        Err(e) => {
-            crate::term::error(e.message().get(crate::term::lang()));
-            return Ok(error_outcome(e.exit_code()));
-        }
-    };
-    let mut settings = match load(&dir, args.config.as_deref()) {
-        Ok(settings) => settings,
-        Err(outcome) => return Ok(outcome),
-    };
+    let (dir, create_journal) = commands::upload_dir(&args.files, args.dir.as_deref())?;
+    let mut settings = load(&dir, args.config.as_deref())?;
     init_logging(false);
     if let Some(route) = args.route {
         settings.route = route;
@@ -43,30 +34,15 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Failure> {
     }
     // A configuration that cannot reach a bank, or a signer that cannot sign, is refused
     // before any journal is made and anything is uploaded.
-    if let Err(e) = settings
-        .client()
-        .map(drop)
-        .and_then(|()| clientbank_watch::signer::try_signers(&settings))
-    {
-        crate::term::error(e.message().get(crate::term::lang()));
-        return Ok(error_outcome(e.exit_code()));
-    }
+    settings.client()?;
+    clientbank_bank::signer::try_signers(&settings)?;
     let private = Layout::new(&dir).folder(Folder::Private);
     let made_here = !private.exists();
-    let mut engine = match commands::engine(&dir, settings, create_journal) {
-        Ok(engine) => engine,
-        Err(e) => {
-            crate::term::error(e.message().get(crate::term::lang()));
-            return Ok(error_outcome(e.exit_code()));
-        }
-    };
+    let mut engine = commands::engine(&dir, settings, create_journal)?;
     let today = args
         .today
         .unwrap_or_else(clientbank_payment::clock::today_in_moscow);
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
-    let uploads = runtime.block_on(commands::upload(&mut engine, &args.files, today));
+    let uploads = crate::runtime::block_on(commands::upload(&mut engine, &args.files, today));
     // A journal this command made and recorded nothing in is not left behind.
     let recorded = engine
         .journal
@@ -76,13 +52,7 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Failure> {
         drop(engine);
         let _ = std::fs::remove_dir_all(&private);
     }
-    let uploads = match uploads {
-        Ok(uploads) => uploads,
-        Err(e) => {
-            crate::term::error(e.message().get(crate::term::lang()));
-            return Ok(error_outcome(e.exit_code()));
-        }
-    };
+    let uploads = uploads??;
     let mut outcome = Outcome::Clean;
     for upload in &uploads {
         let this = match upload.outcome {

@@ -10,6 +10,7 @@ use clientbank_watch::{Daemon, Options, Settings, Signing, Summary, demo};
 
 use crate::cli::LogFormat;
 use crate::exit::{Failure, Outcome};
+use clientbank_format::Message;
 
 pub(crate) struct Args {
     pub(crate) dir: PathBuf,
@@ -29,7 +30,7 @@ const SANDBOX_TOKEN: &str = "cabinet-token-full-rights";
 async fn sandbox_bank(
     sandbox: bool,
     settings: &mut Settings,
-) -> Result<Option<crate::sandbox_bank::Sandbox>, Outcome> {
+) -> Result<Option<crate::sandbox_bank::Sandbox>, Failure> {
     if !sandbox {
         return Ok(None);
     }
@@ -58,52 +59,31 @@ pub(crate) fn init_logging(json: bool) {
 }
 
 /// The configuration of DIR (or `config`), then the environment.
-pub(crate) fn load(dir: &Path, config: Option<&Path>) -> Result<Settings, Outcome> {
-    Settings::load(dir, config, &ProcessEnv).map_err(|e| {
-        crate::term::error(e.message().get(crate::term::lang()));
-        Outcome::Unreadable
-    })
-}
-
-pub(crate) fn error_outcome(exit_code: u8) -> Outcome {
-    if exit_code == 3 {
-        Outcome::BankUnavailable
-    } else {
-        Outcome::Unreadable
-    }
+pub(crate) fn load(dir: &Path, config: Option<&Path>) -> Result<Settings, Failure> {
+    Ok(Settings::load(dir, config, &ProcessEnv)?)
 }
 
 pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
-    let mut settings = match load(&args.dir, args.config.as_deref()) {
-        Ok(settings) => settings,
-        Err(outcome) => return Ok(outcome),
-    };
+    let mut settings = load(&args.dir, args.config.as_deref())?;
     let json_logs = match args.log_format {
         Some(format) => format == LogFormat::Json,
         None => settings.log_format == "json",
     };
     init_logging(json_logs);
     if args.demo {
-        if let Err(e) = demo::start_afresh(&args.dir) {
-            crate::term::error(e.message().get(crate::term::lang()));
-            return Ok(Outcome::Unreadable);
-        }
-        if let Err(e) = demo::copy_drops(
+        demo::start_afresh(&args.dir)?;
+        demo::copy_drops(
             &Layout::new(&args.dir).folder(Folder::Inbox),
             clientbank_payment::clock::today_in_moscow(),
-        ) {
-            crate::term::error(e.message().get(crate::term::lang()));
-            return Ok(Outcome::Unreadable);
-        }
+        )?;
     }
     let keys = match args.demo.then(tempfile::tempdir).transpose() {
         Ok(keys) => keys,
         Err(e) => {
-            crate::term::error(&crate::term::tr(
+            return Err(Failure::Stopped(Message::new(
                 format!("cannot make a temporary folder: {e}"),
                 format!("не удалось создать временную папку: {e}"),
-            ));
-            return Ok(Outcome::Unreadable);
+            )));
         }
     };
     if args.demo && settings.statements.is_none() {
@@ -116,43 +96,22 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
                 settings.signing = Signing::Auto;
                 settings.in_signing = true;
             }
-            Err(e) => {
-                crate::term::error(e.message().get(crate::term::lang()));
-                return Ok(Outcome::Unreadable);
-            }
+            Err(e) => return Err(e.into()),
         }
     }
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
     let sandbox = args.sandbox || args.demo && settings.bank_url.is_none();
-    runtime.block_on(async move {
-        let bank = match sandbox_bank(sandbox, &mut settings).await {
-            Ok(bank) => bank,
-            Err(outcome) => return Ok(outcome),
-        };
+    crate::runtime::run(async move {
+        let bank = sandbox_bank(sandbox, &mut settings).await?;
         // A configuration that cannot reach a bank, or a signer that cannot sign, is refused
         // before DIR is touched and anything is uploaded.
-        if let Err(e) = settings
-            .client()
-            .map(drop)
-            .and_then(|()| clientbank_watch::signer::try_signers(&settings))
-        {
-            crate::term::error(e.message().get(crate::term::lang()));
-            return Ok(error_outcome(e.exit_code()));
-        }
+        settings.client()?;
+        clientbank_bank::signer::try_signers(&settings)?;
         let fixed = settings.clone();
         let options = Options {
             new_journal: args.new_journal,
             today: None,
         };
-        let mut daemon = match Daemon::open(&args.dir, settings, options) {
-            Ok(daemon) => daemon,
-            Err(e) => {
-                crate::term::error(e.message().get(crate::term::lang()));
-                return Ok(error_outcome(e.exit_code()));
-            }
-        };
+        let mut daemon = Daemon::open(&args.dir, settings, options)?;
         {
             // A changed configuration file is read again; what flags and --sandbox/--demo set
             // stays.
@@ -198,10 +157,7 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
                     Outcome::Clean
                 })
             }
-            Err(e) => {
-                crate::term::error(e.message().get(crate::term::lang()));
-                Ok(error_outcome(e.exit_code()))
-            }
+            Err(e) => Err(e.into()),
         }
     })
 }

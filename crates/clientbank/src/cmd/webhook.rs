@@ -10,10 +10,11 @@ use clientbank_watch::daemon::open_journal;
 use clientbank_watch::folders::Layout;
 use clientbank_watch::webhook::{self, Listener};
 
-use super::watch::{error_outcome, init_logging, load, shutdown};
+use super::watch::{init_logging, load, shutdown};
 use crate::cli::LogFormat;
 use crate::exit::{Failure, Outcome};
 use crate::term::tr;
+use clientbank_format::Message;
 
 pub(crate) struct Args {
     pub(crate) addr: Option<SocketAddr>,
@@ -23,10 +24,7 @@ pub(crate) struct Args {
 }
 
 pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
-    let settings = match load(&args.dir, args.config.as_deref()) {
-        Ok(settings) => settings,
-        Err(outcome) => return Ok(outcome),
-    };
+    let settings = load(&args.dir, args.config.as_deref())?;
     let json_logs = match args.log_format {
         Some(format) => format == LogFormat::Json,
         None => settings.log_format == "json",
@@ -39,23 +37,16 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
         .addr
         .or_else(|| settings.webhook.as_ref().map(|w| w.addr))
     else {
-        crate::term::error(&tr(
+        return Err(Failure::Stopped(Message::new(
             "no address to listen on: give --addr (e.g. 127.0.0.1:8091) or `addr` in the \
              [webhook] table of clientbank.toml",
             "не указан адрес для приёма уведомлений: укажите --addr (например, 127.0.0.1:8091) \
              или `addr` в таблице [webhook] файла clientbank.toml",
-        ));
-        return Ok(Outcome::Unreadable);
+        )));
     };
-    let key = match settings.webhook_key() {
-        Ok(key) => key,
-        Err(e) => {
-            crate::term::error(e.message().get(crate::term::lang()));
-            return Ok(Outcome::Unreadable);
-        }
-    };
+    let key = settings.webhook_key()?;
     if !args.dir.is_dir() {
-        crate::term::error(&tr(
+        return Err(Failure::Stopped(Message::new(
             format!(
                 "{} does not exist or is not a folder: give the exchange folder whose journal \
                  records the notifications (--dir)",
@@ -66,28 +57,13 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
                  записываются уведомления (--dir)",
                 args.dir.display()
             ),
-        ));
-        return Ok(Outcome::Unreadable);
+        )));
     }
     let layout = Layout::new(&args.dir);
-    let journal = match open_journal(&layout, false) {
-        Ok((journal, _)) => Arc::new(Mutex::new(journal)),
-        Err(e) => {
-            crate::term::error(e.message().get(crate::term::lang()));
-            return Ok(error_outcome(e.exit_code()));
-        }
-    };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
-    runtime.block_on(async move {
-        let socket = match webhook::bind(addr).await {
-            Ok(socket) => socket,
-            Err(e) => {
-                crate::term::error(e.message().get(crate::term::lang()));
-                return Ok(Outcome::Unreadable);
-            }
-        };
+    let (journal, _) = open_journal(&layout, false)?;
+    let journal = Arc::new(Mutex::new(journal));
+    crate::runtime::run(async move {
+        let socket = webhook::bind(addr).await?;
         let bound = socket.local_addr().unwrap_or(addr);
         if !bound.ip().is_loopback() {
             crate::term::warning(&tr(
@@ -122,11 +98,10 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
         }
         let listener = Listener::new(key, journal);
         if let Err(e) = listener.serve(socket, shutdown()).await {
-            crate::term::error(&tr(
+            return Err(Failure::Stopped(Message::new(
                 format!("the webhook listener stopped: {e}"),
                 format!("приём уведомлений остановлен: {e}"),
-            ));
-            return Ok(Outcome::Unreadable);
+            )));
         }
         println!("{}", tr("stopped", "остановлено"));
         Ok(Outcome::Clean)
