@@ -16,7 +16,7 @@ pub fn replace_atomically<T>(
     target: &Path,
     write: impl FnOnce(&mut io::BufWriter<&fs::File>) -> Result<T, Error>,
 ) -> Result<T, Error> {
-    let failed = |e: io::Error| Error::Io(format!("{}: {e}", target.display()));
+    let failed = |e: io::Error| Error::io(target.display().to_string())(e);
     // A link is written through (its file is replaced, the link stays); anything but a regular
     // file (a FIFO, a device, a folder) or a read-only file is refused, never replaced.
     let refused = |en: String, ru: String| Error::Usage(clientbank_format::Message::new(en, ru));
@@ -152,7 +152,7 @@ mod tests {
 
     fn write(target: &Path, text: &str) -> Result<(), Error> {
         replace_atomically(target, |out| {
-            io::Write::write_all(out, text.as_bytes()).map_err(|e| Error::Io(e.to_string()))
+            io::Write::write_all(out, text.as_bytes()).map_err(Error::io("write"))
         })
     }
 
@@ -165,7 +165,10 @@ mod tests {
         assert_eq!(fs::read_to_string(&target).unwrap(), "two");
         // A write that fails leaves the old file and no temporary one.
         let failed = replace_atomically(&target, |_| -> Result<(), Error> {
-            Err(Error::Io("stopped".into()))
+            Err(Error::Usage(clientbank_format::Message::new(
+                "stopped",
+                "остановлено",
+            )))
         });
         assert!(failed.is_err());
         assert_eq!(fs::read_to_string(&target).unwrap(), "two");

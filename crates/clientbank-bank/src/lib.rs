@@ -24,32 +24,44 @@ pub use config::{Route, Settings, Signing};
 
 use clientbank_format::Message;
 
-/// What stops a bank-side step.
+/// What stops a bank-side step. Each variant keeps what caused it (`source()`); [`message`]
+/// says it in both languages.
+///
+/// [`message`]: Error::message
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The configuration is wrong or incomplete.
     #[error("configuration: {0}")]
     Config(String),
-    /// A file or folder cannot be read or written.
-    #[error("{0}")]
-    Io(String),
+    /// A file, folder or socket cannot be used: what was being done, and why.
+    #[error("{what}: {source}")]
+    Io {
+        /// What was being done (`cannot create outbox/`).
+        what: String,
+        /// The cause: the file system's error, or what the write stopped on.
+        #[source]
+        source: Cause,
+    },
     /// The signer command failed.
     #[error("signer: {0}")]
     Signer(String),
-    /// A statement cannot be made: the history and the balance disagree (in both languages).
+    /// The history and the balances disagree (in both languages): the statement is not written.
     #[error("statement: {}", .0.en())]
-    Statement(Message),
-    /// An account the token does not see, or a period that cannot be: the user's input (in
-    /// both languages).
+    Unbalanced(Message),
+    /// An account the token does not see, a period that cannot be, a file that must not be
+    /// replaced: the user's input (in both languages).
     #[error("{}", .0.en())]
     Usage(Message),
     /// The bank refused or could not be reached.
     #[error(transparent)]
-    Bank(#[from] clientbank_api::Error),
+    Api(#[from] clientbank_api::Error),
     /// The store of operations (the journal) failed.
     #[error("journal: {0}")]
     Store(#[source] operations::StoreError),
 }
+
+/// What an [`Error::Io`] was caused by.
+pub type Cause = Box<dyn std::error::Error + Send + Sync>;
 
 impl From<operations::StoreError> for Error {
     fn from(e: operations::StoreError) -> Error {
@@ -58,21 +70,29 @@ impl From<operations::StoreError> for Error {
 }
 
 impl Error {
+    /// An [`Error::Io`] of `what`, for `map_err`: `.map_err(Error::io("cannot read x"))`.
+    pub fn io<E: Into<Cause>>(what: impl Into<String>) -> impl FnOnce(E) -> Error {
+        let what = what.into();
+        move |source| Error::Io {
+            what,
+            source: source.into(),
+        }
+    }
+
     /// What people read, in both languages: the Russian of what the variant says, with the
     /// text it carries (which is English where it comes from below: a file system, the bank).
     pub fn message(&self) -> Message {
         let both =
             |ru: &str, detail: String| Message::new(self.to_string(), format!("{ru}{detail}"));
         match self {
-            Error::Statement(m) => Message::new(
+            Error::Unbalanced(m) => Message::new(
                 format!("statement: {}", m.en()),
                 format!("выписка: {}", m.ru()),
             ),
             Error::Usage(m) => m.clone(),
             Error::Config(s) => both("настройки: ", s.clone()),
             Error::Signer(s) => both("подпись: ", s.clone()),
-            Error::Io(s) => both("", s.clone()),
-            Error::Bank(e) => both("", e.to_string()),
+            Error::Io { .. } | Error::Api(_) => both("", self.to_string()),
             Error::Store(e) => both("журнал: ", e.to_string()),
         }
     }
@@ -80,10 +100,10 @@ impl Error {
     /// The exit code: 3 when the bank is unavailable, 2 otherwise (usage, configuration, I/O).
     pub fn exit_code(&self) -> u8 {
         match self {
-            Error::Bank(
+            Error::Api(
                 clientbank_api::Error::Config(_) | clientbank_api::Error::InvalidId { .. },
             ) => 2,
-            Error::Bank(e) if e.not_taken() || e.retryable_read() => 3,
+            Error::Api(e) if e.not_taken() || e.retryable_read() => 3,
             _ => 2,
         }
     }

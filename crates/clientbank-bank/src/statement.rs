@@ -114,7 +114,7 @@ impl OwnAccount {
 /// The accounts named (by number or id), from `/account-info`, in the order named, each once;
 /// an account the user cannot see is an error naming it.
 pub async fn accounts(client: &Client, wanted: &[String]) -> Result<Vec<OwnAccount>, Error> {
-    let companies = client.companies().await.map_err(Error::Bank)?;
+    let companies = client.companies().await.map_err(Error::Api)?;
     let mut all = Vec::new();
     for company in &companies {
         for account in &company.bank_accounts {
@@ -238,8 +238,7 @@ pub struct Collector {
 impl Collector {
     /// A collector spooling to a temporary file (removed when it is dropped).
     pub fn new(account: OwnAccount, period: Period) -> Result<Collector, Error> {
-        let spool = tempfile::tempfile()
-            .map_err(|e| Error::Io(format!("cannot make a temporary file: {e}")))?;
+        let spool = tempfile::tempfile().map_err(Error::io("cannot make a temporary file"))?;
         Ok(Collector {
             account,
             period,
@@ -344,12 +343,14 @@ impl Collector {
             .checked_add(amount)
             .ok_or_else(|| overflow(&operation.id))?;
         c.documents += 1;
-        let mut line = serde_json::to_vec(operation)
-            .map_err(|e| Error::Io(format!("cannot spool operation {}: {e}", operation.id)))?;
+        let mut line = serde_json::to_vec(operation).map_err(Error::io(format!(
+            "cannot spool operation {}",
+            operation.id
+        )))?;
         line.push(b'\n');
         self.spool
             .write_all(&line)
-            .map_err(|e| Error::Io(format!("cannot write the spool file: {e}")))?;
+            .map_err(Error::io("cannot write the spool file"))?;
         self.index.push(Spooled {
             executed,
             number: number_key(operation.doc_number.as_deref()),
@@ -402,7 +403,7 @@ impl Collector {
             let before = self.period.from - Duration::days(1);
             let c = &self.counts;
             let (n, credited, debited) = (c.documents, c.incoming_sum, c.outgoing_sum);
-            return Err(Error::Statement(Message::new(
+            return Err(Error::Unbalanced(Message::new(
                 format!(
                     "account {number}: the bank's balance at the end of {till} is {closing}, but \
                      the balance at the end of {before} ({opening}) with the period's {n} \
@@ -420,7 +421,7 @@ impl Collector {
         let spool = self
             .spool
             .into_inner()
-            .map_err(|e| Error::Io(format!("cannot write the spool file: {}", e.error())))?;
+            .map_err(|e| Error::io("cannot write the spool file")(e.into_error()))?;
         self.index
             .sort_by_key(|s| (s.executed, s.number, s.sequence));
         Ok(AccountStatement {
@@ -444,7 +445,7 @@ fn number_key(number: Option<&str>) -> (u64, u64) {
 }
 
 fn overflow(at: &str) -> Error {
-    Error::Statement(Message::new(
+    Error::Unbalanced(Message::new(
         format!("the sums overflow at {at}: the bank's amounts are beyond what can be added"),
         format!("суммы переполняются на {at}: суммы банка больше, чем можно сложить"),
     ))
@@ -494,7 +495,7 @@ pub async fn fetch(
     let mut collector = Collector::new(account, period)?;
     let id = collector.account().id.clone();
     let mut pages = client.history_pages(&id, period.from, period.till);
-    while let Some(page) = pages.next().await.map_err(Error::Bank)? {
+    while let Some(page) = pages.next().await.map_err(Error::Api)? {
         for operation in &page {
             collector.push(operation)?;
         }
@@ -526,7 +527,7 @@ pub async fn sync(
     let mut newest: Option<(NaiveDateTime, String)> = None;
     let mut synced_now = Synced::default();
     let mut pages = client.history_pages(&account.id, start, today);
-    while let Some(page) = pages.next().await.map_err(Error::Bank)? {
+    while let Some(page) = pages.next().await.map_err(Error::Api)? {
         synced_now.fetched += page.len() as u64;
         for operation in &page {
             if operation.id.is_empty() {
@@ -538,7 +539,7 @@ pub async fn sync(
                 newest = Some((at, operation.id.clone()));
             }
             let body = serde_json::to_string(operation)
-                .map_err(|e| Error::Io(format!("operation {}: {e}", operation.id)))?;
+                .map_err(Error::io(format!("operation {}", operation.id)))?;
             let row = OperationRow {
                 id: operation.id.clone(),
                 account: account.number.clone(),
@@ -603,11 +604,11 @@ pub async fn balanced(client: &Client, collector: Collector) -> Result<AccountSt
     let opening = client
         .balance_on(&id, period.from - Duration::days(1))
         .await
-        .map_err(Error::Bank)?;
+        .map_err(Error::Api)?;
     let closing = client
         .balance_on(&id, period.till)
         .await
-        .map_err(Error::Bank)?;
+        .map_err(Error::Api)?;
     collector.finish(opening, closing)
 }
 
@@ -648,7 +649,7 @@ pub fn write<W: Write>(
         accounts: accounts.iter().map(|a| a.account.number.clone()).collect(),
         ..Header::default()
     };
-    let failed = |e: clientbank_format::WriteError| Error::Io(format!("statement: {e}"));
+    let failed = |e: clientbank_format::WriteError| Error::io("statement")(e);
     let mut writer = Writer::new(out, encoding, &header).map_err(failed)?;
     for account in accounts.iter() {
         for section in &account.sections {
@@ -661,7 +662,7 @@ pub fn write<W: Write>(
         account
             .spool
             .seek(SeekFrom::Start(0))
-            .map_err(|e| Error::Io(format!("cannot read the spool file: {e}")))?;
+            .map_err(Error::io("cannot read the spool file"))?;
         let mut reader = BufReader::new(&account.spool);
         let mut position = 0u64;
         let mut line = Vec::new();
@@ -669,16 +670,16 @@ pub fn write<W: Write>(
             if spooled.offset != position {
                 reader
                     .seek(SeekFrom::Start(spooled.offset))
-                    .map_err(|e| Error::Io(format!("cannot read the spool file: {e}")))?;
+                    .map_err(Error::io("cannot read the spool file"))?;
             }
             line.clear();
             line.resize(spooled.len as usize, 0);
             reader
                 .read_exact(&mut line)
-                .map_err(|e| Error::Io(format!("cannot read the spool file: {e}")))?;
+                .map_err(Error::io("cannot read the spool file"))?;
             position = spooled.offset + u64::from(spooled.len);
-            let value: serde_json::Value = serde_json::from_slice(&line)
-                .map_err(|e| Error::Io(format!("the spool file is damaged: {e}")))?;
+            let value: serde_json::Value =
+                serde_json::from_slice(&line).map_err(Error::io("the spool file is damaged"))?;
             let operation = Operation::from_json(value);
             let mut fit = Fit {
                 encoding,

@@ -115,7 +115,7 @@ pub const MAX_CONNECTIONS: usize = 256;
 pub async fn bind(addr: SocketAddr) -> Result<TcpListener, Error> {
     TcpListener::bind(addr)
         .await
-        .map_err(|e| Error::Io(format!("cannot listen for webhooks on {addr}: {e}")))
+        .map_err(Error::io(format!("cannot listen for webhooks on {addr}")))
 }
 
 impl Listener {

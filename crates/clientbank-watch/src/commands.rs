@@ -137,8 +137,7 @@ fn open_dir(dir: &Path, create_journal: bool) -> Result<DirLock, Error> {
 fn check_dir(dir: &Path, create_journal: bool) -> Result<(), Error> {
     usable(dir, !create_journal)?;
     let private = Layout::new(dir).folder(Folder::Private);
-    fs::create_dir_all(&private)
-        .map_err(|e| Error::Io(format!("cannot create {}: {e}", private.display())))
+    fs::create_dir_all(&private).map_err(Error::io(format!("cannot create {}", private.display())))
 }
 
 /// Refuses a DIR that does not exist, or (when `journal`) has no journal: the user gave
@@ -644,15 +643,19 @@ pub fn settle(dir: &Path, file: &str, settlement: &Settlement) -> Result<String,
             .as_ref()
             .is_none_or(|r| r.state != FileState::Review)
     {
-        return Err(Error::Io(format!(
-            "{} is not in {}: `clientbank status {}` lists the files of review/",
-            name,
-            layout.folder(Folder::Review).display(),
-            report::shell_quote(&dir.display().to_string())
+        let (review, dir) = (
+            layout.folder(Folder::Review).display().to_string(),
+            report::shell_quote(&dir.display().to_string()),
+        );
+        return Err(Error::Usage(clientbank_format::Message::new(
+            format!(
+                "{name} is not in {review}: `clientbank status {dir}` lists the files of review/"
+            ),
+            format!("{name} нет в {review}: файлы review/ перечисляет `clientbank status {dir}`"),
         )));
     }
     let Some(row) = recorded else {
-        return Err(Error::Journal(format!(
+        return Err(Error::JournalRefused(format!(
             "the journal has no record of {place}: check its payments at the bank, then move \
              it to the inbox yourself if they are not there"
         )));
@@ -733,10 +736,10 @@ pub fn settle(dir: &Path, file: &str, settlement: &Settlement) -> Result<String,
     let unsent = rows.iter().any(|r| r.state.unsent());
     let changed = fs::read(&path)
         .map(|bytes| crate::engine::content_hash(&bytes) != row.hash)
-        .map_err(|e| Error::Io(format!("cannot read {place}: {e}")))?;
+        .map_err(Error::io(format!("cannot read {place}")))?;
     if unsent || changed {
         let moved = move_into(&path, &layout.folder(Folder::Inbox), &name)
-            .map_err(|e| Error::Io(format!("cannot move {place} to the inbox: {e}")))?;
+            .map_err(Error::io(format!("cannot move {place} to the inbox")))?;
         journal.set_file(
             row.id,
             FileState::Resolved,
@@ -756,7 +759,7 @@ pub fn settle(dir: &Path, file: &str, settlement: &Settlement) -> Result<String,
         ))
     } else {
         let moved = move_into(&path, &layout.folder(Folder::Done), &name)
-            .map_err(|e| Error::Io(format!("cannot move {place} to done/: {e}")))?;
+            .map_err(Error::io(format!("cannot move {place} to done/")))?;
         let done = Layout::place(Folder::Done, &moved);
         journal.set_file(row.id, FileState::Done, &done, None)?;
         fs::write(
@@ -765,7 +768,7 @@ pub fn settle(dir: &Path, file: &str, settlement: &Settlement) -> Result<String,
                 .join(format!("{moved}.report.csv")),
             report::csv(&rows),
         )
-        .map_err(|e| Error::Io(format!("cannot write the report of {done}: {e}")))?;
+        .map_err(Error::io(format!("cannot write the report of {done}")))?;
         let _ = fs::remove_file(&review_note);
         Ok(format!("{name}: {said}; the file is in done/{moved}"))
     }

@@ -143,7 +143,7 @@ pub fn open_journal(layout: &Layout, new_journal: bool) -> Result<(Journal, bool
     }
     if let Some(parent) = path.parent() {
         fs::create_dir_all(parent)
-            .map_err(|e| Error::Io(format!("cannot create {}: {e}", parent.display())))?;
+            .map_err(Error::io(format!("cannot create {}", parent.display())))?;
     }
     Ok((Journal::open(&path, true)?, fresh))
 }
@@ -194,7 +194,10 @@ impl Daemon {
     /// review/), files whose move was interrupted are moved.
     pub fn open(dir: &Path, settings: Settings, options: Options) -> Result<Daemon, Error> {
         let layout = Layout::new(dir);
-        layout.create().map_err(|e| Error::Io(e.to_string()))?;
+        layout.create().map_err(Error::io(format!(
+            "cannot create the folders of {}",
+            dir.display()
+        )))?;
         let lock = DirLock::acquire(&layout, Holder::Daemon, Duration::ZERO)?;
         if options.new_journal && !layout.journal().exists() {
             unreadable_names(&layout)?;
@@ -256,7 +259,7 @@ impl Daemon {
             let from = self.layout.folder(Folder::Processing).join(&name);
             let review = self.layout.folder(Folder::Review);
             let moved = move_into(&from, &review, &name)
-                .map_err(|e| Error::Io(format!("cannot move {}: {e}", from.display())))?;
+                .map_err(Error::io(format!("cannot move {}", from.display())))?;
             let text = format!(
                 "{moved} was in processing/ when the journal was started anew: whether its \
                  payments reached the bank is not known. Check them at the bank (the \
@@ -559,7 +562,9 @@ impl Daemon {
                 self.next_statement = Some(Instant::now() + config.interval);
                 Ok(())
             }
-            Err(e @ (Error::Journal(_) | Error::JournalDamaged(_))) => Err(e),
+            Err(
+                e @ (Error::Journal { .. } | Error::JournalRefused(_) | Error::JournalDamaged(_)),
+            ) => Err(e),
             Err(e) => {
                 let message = format!("the statement was not brought up to date: {e}");
                 tracing::error!("{message}");
@@ -589,7 +594,7 @@ impl Daemon {
             let part = match statement::balanced(&client, collector).await {
                 // The balance disagrees with what was synced: an operation may have come late
                 // to a day already synced, or changed. The whole period once more, then again.
-                Err(clientbank_bank::Error::Statement(_)) => {
+                Err(clientbank_bank::Error::Unbalanced(_)) => {
                     let journal = &mut self.engine.journal;
                     statement::sync(&client, journal, &account, from, today, false).await?;
                     let collector = statement::from_journal(journal, account, period)?;
@@ -601,7 +606,7 @@ impl Daemon {
         }
         let outbox = self.layout.folder(Folder::Outbox);
         fs::create_dir_all(&outbox)
-            .map_err(|e| Error::Io(format!("cannot create {}: {e}", outbox.display())))?;
+            .map_err(Error::io(format!("cannot create {}", outbox.display())))?;
         let target = outbox.join(&config.file);
         let now = clientbank_payment::clock::now_in_moscow();
         let journal = &self.engine.journal;
@@ -747,7 +752,9 @@ impl Daemon {
         };
         let processed = match self.engine.process_file(intake).await {
             Ok(processed) => processed,
-            Err(e @ (Error::Config(_) | Error::Busy(_))) => return Err(e),
+            Err(e @ (Error::Bank(clientbank_bank::Error::Config(_)) | Error::Busy(_))) => {
+                return Err(e);
+            }
             Err(e) => return self.journal_failed(name, e),
         };
         let (file_id, sent) = match processed {
@@ -772,7 +779,9 @@ impl Daemon {
         };
         let sent = match sent {
             Ok(sent) => sent,
-            Err(e @ (Error::Config(_) | Error::Busy(_))) => return Err(e),
+            Err(e @ (Error::Bank(clientbank_bank::Error::Config(_)) | Error::Busy(_))) => {
+                return Err(e);
+            }
             Err(e) => return self.journal_failed(name, e),
         };
         match sent {
@@ -951,7 +960,7 @@ impl Daemon {
             let review = self.layout.folder(Folder::Review);
             let note = report::review(&self.layout.root, &file.name, Some(&message), &rows);
             fs::write(review.join(format!("{}.review.txt", file.name)), note)
-                .map_err(|e| Error::Io(format!("cannot write the review note: {e}")))?;
+                .map_err(Error::io("cannot write the review note"))?;
             let review_place = Layout::place(Folder::Review, &file.name);
             journal.set_file(file.id, FileState::Review, &review_place, Some(&message))?;
             self.summary.review.push(file.name.clone());

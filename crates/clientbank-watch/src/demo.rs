@@ -46,21 +46,24 @@ const MARKER: &str = "made-by-demo";
 pub fn start_afresh(dir: &Path) -> Result<(), Error> {
     let state = crate::folders::Layout::new(dir).folder(crate::folders::Folder::Private);
     if state.join(MARKER).exists() {
-        std::fs::remove_dir_all(dir).map_err(|e| {
-            Error::Io(format!(
-                "cannot clear the demo folder {}: {e}",
-                dir.display()
-            ))
-        })?;
-    } else if state.join("journal.sqlite").exists() {
-        return Err(Error::Io(format!(
-            "--demo starts afresh, but {} holds a journal that no demo made: name another folder",
+        std::fs::remove_dir_all(dir).map_err(Error::io(format!(
+            "cannot clear the demo folder {}",
             dir.display()
+        )))?;
+    } else if state.join("journal.sqlite").exists() {
+        let dir = dir.display();
+        return Err(Error::Usage(clientbank_format::Message::new(
+            format!(
+                "--demo starts afresh, but {dir} holds a journal that no demo made: name another folder"
+            ),
+            format!(
+                "--demo начинает заново, но в {dir} журнал, сделанный не демонстрацией: укажите другую папку"
+            ),
         )));
     }
     std::fs::create_dir_all(&state)
         .and_then(|()| std::fs::write(state.join(MARKER), b"made by clientbank watch --demo\n"))
-        .map_err(|e| Error::Io(format!("cannot create {}: {e}", state.display())))
+        .map_err(Error::io(format!("cannot create {}", state.display())))
 }
 
 /// The INNs of the sandbox bank's companies that the demo signs for.
@@ -74,7 +77,7 @@ const SAMPLES_DAY: (&str, &str) = ("20.11.2026", "2026-11-20");
 /// it, ten days later).
 pub fn copy_drops(inbox: &Path, today: chrono::NaiveDate) -> Result<(), Error> {
     std::fs::create_dir_all(inbox)
-        .map_err(|e| Error::Io(format!("cannot create {}: {e}", inbox.display())))?;
+        .map_err(Error::io(format!("cannot create {}", inbox.display())))?;
     let days = [
         (SAMPLES_DAY.0, today.format("%d.%m.%Y").to_string()),
         (SAMPLES_DAY.1, today.format("%Y-%m-%d").to_string()),
@@ -86,7 +89,7 @@ pub fn copy_drops(inbox: &Path, today: chrono::NaiveDate) -> Result<(), Error> {
         }
         let path = inbox.join(name);
         std::fs::write(&path, bytes)
-            .map_err(|e| Error::Io(format!("cannot write {}: {e}", path.display())))?;
+            .map_err(Error::io(format!("cannot write {}", path.display())))?;
     }
     Ok(())
 }

@@ -181,7 +181,7 @@ impl Engine {
             return Ok(companies.clone());
         }
         let client = self.client()?;
-        let list = client.companies().await.map_err(Error::Bank)?;
+        let list = client.companies().await?;
         let mut map = HashMap::new();
         for company in list {
             let info = CompanyInfo {
@@ -479,7 +479,10 @@ impl Engine {
             return Ok(Sent::Finished);
         }
         let Some(document) = &drop.document_1c else {
-            return Err(Error::Io("a 1C route for a drop that is not 1C".into()));
+            return Err(Error::Usage(clientbank_format::Message::new(
+                "a 1C route for a drop that is not 1C",
+                "маршрут 1С для файла не в формате 1С",
+            )));
         };
         let all = |state: PaymentState, message: String, answer: Option<String>| {
             ids.iter()
@@ -675,7 +678,9 @@ impl Engine {
         let signature =
             tokio::task::spawn_blocking(move || signer::sign(&signer_argv, &signed_content))
                 .await
-                .map_err(|e| Error::Signer(format!("the signer did not finish: {e}")))?;
+                .map_err(|e| {
+                    clientbank_bank::Error::Signer(format!("the signer did not finish: {e}"))
+                })?;
         let signature = match signature {
             Ok(signature) => signature,
             Err(e) => {

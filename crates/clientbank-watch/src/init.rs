@@ -111,7 +111,7 @@ pub struct Initialised {
 /// Makes DIR a watch folder: its folders, and [`TEMPLATE`] as `DIR/clientbank.toml` unless one
 /// is there (never overwritten).
 pub fn init(dir: &Path) -> Result<Initialised, Error> {
-    let io = |what: String| move |e: std::io::Error| Error::Io(format!("{what}: {e}"));
+    let io = |what: String| Error::io(what);
     std::fs::create_dir_all(dir).map_err(io(format!("cannot create {}", dir.display())))?;
     Layout::new(dir).create().map_err(io(format!(
         "cannot create the folders of {}",

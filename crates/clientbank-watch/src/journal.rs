@@ -285,7 +285,10 @@ pub fn now() -> String {
 }
 
 fn db_error(path: &Path) -> impl Fn(rusqlite::Error) -> Error + '_ {
-    move |e| Error::Journal(format!("{}: {e}", path.display()))
+    move |source| Error::Journal {
+        path: path.display().to_string(),
+        source,
+    }
 }
 
 impl Journal {
@@ -294,7 +297,7 @@ impl Journal {
     pub fn open(path: &Path, create: bool) -> Result<Journal, Error> {
         let existed = path.exists();
         if !existed && !create {
-            return Err(Error::Journal(format!(
+            return Err(Error::JournalRefused(format!(
                 "{} does not exist (run `clientbank watch` on the folder first)",
                 path.display()
             )));
@@ -348,7 +351,7 @@ impl Journal {
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .map_err(&map)?;
         if version > SCHEMA_VERSION {
-            return Err(Error::Journal(format!(
+            return Err(Error::JournalRefused(format!(
                 "{} was written by a newer clientbank (schema {version}, this one knows {}): \
                  use that version",
                 path.display(),
@@ -409,7 +412,7 @@ impl Journal {
     /// Called before any payment is marked `sending`, and by the daemon on every pass.
     pub fn check_files(&mut self) -> Result<(), Error> {
         if !self.path.exists() {
-            return Err(Error::Journal(format!(
+            return Err(Error::JournalRefused(format!(
                 "{} was deleted while clientbank ran: stopped, nothing more is sent. Restore \
                  it from a backup, or start with --new-journal (see `clientbank watch --help`)",
                 self.path.display()
@@ -420,7 +423,7 @@ impl Journal {
             return Ok(());
         }
         let saved = self.checkpoint();
-        Err(Error::Journal(format!(
+        Err(Error::JournalRefused(format!(
             "{} (the journal's write-ahead log) was deleted while clientbank ran: what it held \
              would be lost in a crash, and payments sent again. {} Stopped, nothing more is \
              sent: start clientbank again (the log is made anew)",

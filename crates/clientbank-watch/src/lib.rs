@@ -31,15 +31,29 @@ pub use clientbank_bank::{Route, Settings, Signing, config, signer, statement, w
 pub use daemon::{Daemon, Options, Summary};
 pub use engine::Engine;
 
-/// What stops the daemon or a command.
+/// What stops the daemon or a command. Each variant keeps what caused it (`source()`);
+/// [`message`] says it in both languages, the binary says it once.
+///
+/// [`message`]: Error::message
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// The configuration is wrong or incomplete.
-    #[error("configuration: {0}")]
-    Config(String),
-    /// The journal cannot be read or written.
+    /// The bank's side: the configuration, the signer, the bank's answers, a statement, a file
+    /// written whole.
+    #[error(transparent)]
+    Bank(#[from] clientbank_bank::Error),
+    /// The journal's database failed.
+    #[error("journal: {path}: {source}")]
+    Journal {
+        /// The journal file.
+        path: String,
+        /// SQLite's error.
+        #[source]
+        source: rusqlite::Error,
+    },
+    /// The journal cannot serve: missing where it must exist, of a newer version, its files
+    /// deleted while in use.
     #[error("journal: {0}")]
-    Journal(String),
+    JournalRefused(String),
     /// The journal is damaged: refused, with how to recover.
     #[error("the journal {0}")]
     JournalDamaged(String),
@@ -50,84 +64,67 @@ pub enum Error {
     /// Another daemon runs on the folder.
     #[error("{0}")]
     Busy(String),
-    /// A file or folder cannot be read or written.
-    #[error("{0}")]
-    Io(String),
-    /// The signer command failed.
-    #[error("signer: {0}")]
-    Signer(String),
-    /// A statement cannot be made: the history and the balance disagree (in both languages).
-    #[error("statement: {}", .0.en())]
-    Statement(clientbank_format::Message),
-    /// An account the token does not see, or a period that cannot be: the user's input (in
-    /// both languages).
+    /// A file or folder cannot be read or written: what was being done, and why.
+    #[error("{what}: {source}")]
+    Io {
+        /// What was being done (`cannot move processing/a.txt`).
+        what: String,
+        /// The file system's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// What the user asked cannot be done (in both languages).
     #[error("{}", .0.en())]
     Usage(clientbank_format::Message),
-    /// The bank (before anything was sent: companies for signing).
-    #[error("{0}")]
-    Bank(clientbank_api::Error),
 }
 
-impl From<clientbank_bank::Error> for Error {
-    fn from(e: clientbank_bank::Error) -> Error {
-        use clientbank_bank::Error as Bank;
-        match e {
-            Bank::Config(s) => Error::Config(s),
-            Bank::Io(s) => Error::Io(s),
-            Bank::Signer(s) => Error::Signer(s),
-            Bank::Statement(m) => Error::Statement(m),
-            Bank::Usage(m) => Error::Usage(m),
-            Bank::Bank(e) => Error::Bank(e),
-            Bank::Store(e) => match e.downcast::<Error>() {
-                Ok(e) => *e,
-                Err(e) => Error::Journal(e.to_string()),
-            },
-        }
+impl From<clientbank_api::Error> for Error {
+    fn from(e: clientbank_api::Error) -> Error {
+        Error::Bank(e.into())
     }
 }
 
 impl Error {
+    /// An [`Error::Io`] of `what`, for `map_err`: `.map_err(Error::io("cannot read x"))`.
+    pub fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> Error {
+        let what = what.into();
+        move |source| Error::Io { what, source }
+    }
+
+    /// A configuration error (the bank crate's, where the configuration lives).
+    pub fn config(text: impl Into<String>) -> Error {
+        Error::Bank(clientbank_bank::Error::Config(text.into()))
+    }
+
     /// What people read, in both languages: the Russian of what the variant says, with the
     /// text it carries (which is English where it comes from below: a file system, the bank).
     pub fn message(&self) -> clientbank_format::Message {
         use clientbank_format::Message;
-        let both = |ru: &str| Message::new(self.to_string(), format!("{ru}{}", self.detail()));
+        let both =
+            |ru: &str, detail: String| Message::new(self.to_string(), format!("{ru}{detail}"));
         match self {
-            Error::Statement(m) => Message::new(
-                format!("statement: {}", m.en()),
-                format!("выписка: {}", m.ru()),
-            ),
+            Error::Bank(e) => e.message(),
             Error::Usage(m) | Error::JournalMissing(m) => m.clone(),
-            Error::Config(_) => both("настройки: "),
-            Error::Journal(_) => both("журнал: "),
-            Error::JournalDamaged(_) => both("журнал "),
-            Error::Signer(_) => both("подпись: "),
-            Error::Busy(_) | Error::Io(_) | Error::Bank(_) => both(""),
-        }
-    }
-
-    /// The text a variant carries.
-    fn detail(&self) -> String {
-        match self {
-            Error::Config(s)
-            | Error::Journal(s)
-            | Error::JournalDamaged(s)
-            | Error::Busy(s)
-            | Error::Io(s)
-            | Error::Signer(s) => s.clone(),
-            Error::Bank(e) => e.to_string(),
-            Error::Statement(m) | Error::Usage(m) | Error::JournalMissing(m) => m.en().to_string(),
+            Error::Journal { path, source } => both("журнал: ", format!("{path}: {source}")),
+            Error::JournalRefused(s) => both("журнал: ", s.clone()),
+            Error::JournalDamaged(s) => both("журнал ", s.clone()),
+            Error::Busy(_) | Error::Io { .. } => both("", self.to_string()),
         }
     }
 
     /// The exit code: 3 when the bank is unavailable, 2 otherwise (usage, configuration, I/O).
     pub fn exit_code(&self) -> u8 {
         match self {
-            Error::Bank(
-                clientbank_api::Error::Config(_) | clientbank_api::Error::InvalidId { .. },
-            ) => 2,
-            Error::Bank(e) if e.not_taken() || e.retryable_read() => 3,
+            Error::Bank(e) => e.exit_code(),
             _ => 2,
+        }
+    }
+
+    /// The bank's error, where the bank answered (or could not be reached).
+    pub fn api(&self) -> Option<&clientbank_api::Error> {
+        match self {
+            Error::Bank(clientbank_bank::Error::Api(e)) => Some(e),
+            _ => None,
         }
     }
 }

@@ -70,7 +70,7 @@ impl DirLock {
                     std::thread::sleep(Duration::from_millis(100));
                 }
                 Err(fs::TryLockError::Error(e)) => {
-                    return Err(Error::Io(format!("cannot lock {}: {e}", path.display())));
+                    return Err(Error::io(format!("cannot lock {}", path.display()))(e));
                 }
             }
         }
@@ -99,15 +99,12 @@ impl DirLock {
             let held = self
                 .file
                 .metadata()
-                .map_err(|e| Error::Io(format!("cannot read {}: {e}", self.path.display())))?;
+                .map_err(Error::io(format!("cannot read {}", self.path.display())))?;
             match fs::metadata(&self.path) {
                 Ok(now) if now.dev() == held.dev() && now.ino() == held.ino() => Ok(()),
                 Ok(_) => Err(replaced()),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(replaced()),
-                Err(e) => Err(Error::Io(format!(
-                    "cannot read {}: {e}",
-                    self.path.display()
-                ))),
+                Err(e) => Err(Error::io(format!("cannot read {}", self.path.display()))(e)),
             }
         }
         #[cfg(not(unix))]
@@ -134,7 +131,7 @@ fn open(path: &Path) -> Result<fs::File, Error> {
     }
     options
         .open(path)
-        .map_err(|e| Error::Io(format!("cannot open {}: {e}", path.display())))
+        .map_err(Error::io(format!("cannot open {}", path.display())))
 }
 
 fn busy(root: &Path, path: &Path, holder: Holder, wait: Duration) -> String {

@@ -200,7 +200,7 @@ async fn a_corrupt_journal_refuses_to_start() {
     .unwrap();
     let e = Daemon::open(dir.path(), settings(&bank), Options::default()).unwrap_err();
     assert!(
-        matches!(e, Error::JournalDamaged(_) | Error::Journal(_)),
+        matches!(e, Error::JournalDamaged(_) | Error::Journal { .. }),
         "{e}"
     );
 }
@@ -314,7 +314,7 @@ async fn a_journal_that_cannot_be_opened_is_not_called_damaged() {
         std::fs::create_dir(private.join(blocked)).unwrap();
     }
     let e = Daemon::open(dir.path(), settings(&bank), Options::default()).unwrap_err();
-    assert!(matches!(e, Error::Journal(_)), "{e}");
+    assert!(matches!(e, Error::Journal { .. }), "{e}");
     assert!(!e.to_string().contains("damaged"), "{e}");
 }
 

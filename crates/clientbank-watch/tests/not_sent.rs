@@ -16,7 +16,10 @@ async fn a_token_that_cannot_be_a_header_sends_nothing_and_puts_nothing_in_revie
     let mut daemon = open(dir.path(), bad);
     put(dir.path(), "a.json", json_drop(&[7000, 7001]));
     let e = daemon.run_once().await.unwrap_err();
-    assert!(matches!(e, Error::Config(_)), "{e:?}");
+    assert!(
+        matches!(e, Error::Bank(clientbank_bank::Error::Config(_))),
+        "{e:?}"
+    );
     assert!(e.to_string().contains("line break"), "{e}");
     assert!(!e.to_string().contains("bad"), "{e}");
     assert_eq!(e.exit_code(), 2);

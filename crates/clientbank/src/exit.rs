@@ -70,9 +70,9 @@ impl Failure {
                 Outcome::Unreadable,
             ),
             Failure::Watch(e) => (e.message().get(lang).to_string(), exit_code(e.exit_code())),
-            Failure::Bank(clientbank_bank::Error::Bank(e)) | Failure::Api(e) => api_failure(&e),
+            Failure::Bank(clientbank_bank::Error::Api(e)) | Failure::Api(e) => api_failure(&e),
             // The history and the balance disagree: the bank's answer (exit 1).
-            Failure::Bank(e @ clientbank_bank::Error::Statement(_)) => {
+            Failure::Bank(e @ clientbank_bank::Error::Unbalanced(_)) => {
                 (e.message().get(lang).to_string(), Outcome::Findings)
             }
             Failure::Bank(e) => (e.message().get(lang).to_string(), exit_code(e.exit_code())),
