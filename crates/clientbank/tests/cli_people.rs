@@ -193,6 +193,34 @@ fn every_help_has_examples() {
     assert!(!text(&top.stdout).contains("completions"));
 }
 
+/// Issue 19 item 8: `--help` is Russian under `--lang ru` (before or after the command, with
+/// `=`) and under a Russian locale; `--lang en` keeps it English under a Russian locale.
+#[test]
+fn help_is_russian_under_russian() {
+    let russian = |help: &Output| {
+        let shown = text(&help.stdout);
+        assert_eq!(help.status.code(), Some(0), "{shown}");
+        for english in ["Usage:", "Options:", "Examples:", "Print help", "[default:"] {
+            assert!(!shown.contains(english), "{english:?} in\n{shown}");
+        }
+        assert!(shown.contains("Использование: clientbank"), "{shown}");
+        assert!(shown.contains("Примеры:\n  clientbank "), "{shown}");
+        shown
+    };
+    let top = russian(&clientbank(&["--lang", "ru", "--help"]));
+    assert!(top.contains("Команды:"), "{top}");
+    assert!(top.contains("Проверить файлы"), "{top}");
+    let check = russian(&clientbank(&["check", "--lang=ru", "-h"]));
+    assert!(check.contains("Каждое замечание — ошибка"), "{check}");
+    let in_russia = |args: &[&str]| command(args).env("LANG", "ru_RU.UTF-8").output().unwrap();
+    let watch = russian(&in_russia(&["watch", "--help"]));
+    assert!(watch.contains("Папка обмена"), "{watch}");
+    let login = russian(&clientbank(&["--lang", "ru", "help", "login"]));
+    assert!(login.contains("--no-browser"), "{login}");
+    let english = text(&in_russia(&["--lang", "en", "status", "--help"]).stdout);
+    assert!(english.contains("Examples:"), "{english}");
+}
+
 #[test]
 fn completions_and_the_man_page_come_from_the_definition() {
     for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
