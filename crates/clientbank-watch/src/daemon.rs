@@ -555,6 +555,9 @@ impl Daemon {
                 tracing::info!("{}", written.en());
                 self.summary.statement = Some(written);
                 self.summary.statement_error = None;
+                self.engine
+                    .journal
+                    .forget_topic(crate::last_errors::STATEMENT)?;
                 self.next_statement = Some(Instant::now() + config.interval);
                 Ok(())
             }
@@ -562,7 +565,9 @@ impl Daemon {
             Err(e) => {
                 let message = format!("the statement was not brought up to date: {e}");
                 tracing::error!("{message}");
-                self.engine.journal.event(None, &message)?;
+                let noted = crate::last_errors::statement_failed(&e);
+                let topic = Some(crate::last_errors::STATEMENT);
+                self.engine.journal.note(None, topic, &noted)?;
                 self.summary.statement_error = Some(message);
                 self.next_statement = Some(Instant::now() + retry);
                 Ok(())
@@ -1089,11 +1094,18 @@ impl Daemon {
                 };
                 list.push(final_name.clone());
                 tracing::info!(file = %file.name, to = %file.place, "moved");
-                if file.state != FileState::Done {
-                    let _ = self
-                        .engine
-                        .journal
-                        .event(Some(&final_name), &format!("moved to {}", file.place));
+                if file.state == FileState::Done {
+                    let _ = crate::last_errors::forget_fixed(
+                        &mut self.engine.journal,
+                        &file.name,
+                        &final_name,
+                    );
+                } else {
+                    let _ = self.engine.journal.note(
+                        Some(&final_name),
+                        None,
+                        &crate::last_errors::moved_to(&file.place),
+                    );
                     if let Some(notify) = &self.engine.settings.notify {
                         let note = if file.state == FileState::Rejected {
                             "errors.txt"

@@ -23,6 +23,7 @@ pub mod engine;
 pub mod folders;
 pub mod init;
 pub mod journal;
+mod last_errors;
 pub mod lock;
 pub mod notify;
 pub mod report;

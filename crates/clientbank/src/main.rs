@@ -9,6 +9,7 @@ mod cmd;
 mod exit;
 mod help_ru;
 mod io;
+mod log;
 mod output;
 mod payer;
 mod report;

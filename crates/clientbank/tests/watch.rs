@@ -39,22 +39,19 @@ fn files(dir: &Path, folder: &str) -> Vec<String> {
     names
 }
 
+/// `clientbank --lang LANG watch --sandbox --once --demo [EXTRA] DIR`.
+fn demo(lang: &str, dir: &Path, extra: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut args = vec!["--lang", lang, "watch", "--sandbox", "--once", "--demo"];
+    args.extend(extra);
+    args.push(dir.to_str().unwrap());
+    clientbank(&args, env)
+}
+
 #[test]
 fn the_main_job_watch_sandbox_once_demo() {
     let root = tempfile::tempdir().unwrap();
     let dir = root.path().join("exchange");
-    let out = clientbank(
-        &[
-            "--lang",
-            "en",
-            "watch",
-            "--sandbox",
-            "--once",
-            "--demo",
-            dir.to_str().unwrap(),
-        ],
-        &[("LANG", "ru_RU.UTF-8")],
-    );
+    let out = demo("en", &dir, &[], &[("LANG", "ru_RU.UTF-8")]);
     // The sample with an error is rejected, as designed: the demo exits 0.
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -796,4 +793,62 @@ fn a_signer_that_cannot_sign_stops_before_anything_is_uploaded() {
     }
     let sandbox = clientbank(&["watch", d, "--once", "--sandbox"], &[]);
     assert_eq!(sandbox.status.code(), Some(0), "{}", text(&sandbox));
+}
+
+/// Issue 19 item 8: under Russian the log lines on a text log are in local time and plain
+/// words (`16.11.2026 12:30:05 предупреждение: … (файл: …)`, no `2026-11-16T…Z  WARN`, no
+/// `file=`), JSON logs keep their fields, and `status` shows the last errors in Russian.
+#[test]
+fn russian_log_lines_and_last_errors() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("exchange");
+    let dir_arg = dir.to_str().unwrap();
+    let out = demo("ru", &dir, &[], &[("RUST_LOG", "info")]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let log = String::from_utf8_lossy(&out.stderr);
+    let stamped = |line: &str| {
+        let b = line.as_bytes();
+        line.len() > 20
+            && b[2] == b'.'
+            && b[5] == b'.'
+            && b[10] == b' '
+            && b[13] == b':'
+            && b[19] == b' '
+            && line[..19]
+                .chars()
+                .all(|c| c.is_ascii_digit() || ".: ".contains(c))
+    };
+    for line in log.lines() {
+        assert!(stamped(line), "not local time first: {line:?}\n{log}");
+        for machine in [" INFO ", " WARN ", "Z ", "file="] {
+            assert!(!line.contains(machine), "{machine:?} in {line:?}");
+        }
+    }
+    assert!(log.contains("взят в работу (файл: 1c_to_kl.txt)"), "{log}");
+    assert!(
+        log.contains("предупреждение: отклонён: ничего не отправлено (файл: with-error.txt"),
+        "{log}"
+    );
+    let status = clientbank(&["--lang", "ru", "status", dir_arg], &[]);
+    let shown = String::from_utf8_lossy(&status.stdout);
+    assert!(shown.contains("последние ошибки:"), "{shown}");
+    assert!(
+        shown.contains("with-error.txt перенесён в rejected/with-error.txt: ничего не отправлено"),
+        "{shown}"
+    );
+    // JSON logs are for machines: unchanged.
+    let json_dir = root.path().join("json");
+    let out = demo(
+        "ru",
+        &json_dir,
+        &["--log-format", "json"],
+        &[("RUST_LOG", "info")],
+    );
+    let first = String::from_utf8_lossy(&out.stderr);
+    let first: serde_json::Value = serde_json::from_str(first.lines().next().unwrap()).unwrap();
+    assert!(
+        first["timestamp"].as_str().unwrap().ends_with('Z'),
+        "{first}"
+    );
+    assert_eq!(first["level"], "INFO", "{first}");
 }
