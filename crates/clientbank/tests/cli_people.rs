@@ -245,6 +245,54 @@ fn completions_and_the_man_page_come_from_the_definition() {
     assert_eq!(bad.status.code(), Some(2));
 }
 
+/// Issue 19 item 11: the man page names no page that is not made (only clientbank(1) is:
+/// the commands are its sections) and carries every key of the configuration with its default,
+/// taken from the template `clientbank init` writes.
+#[test]
+fn the_man_page_names_only_pages_that_exist_and_has_the_configuration() {
+    let man = clientbank(&["man"]);
+    assert_eq!(man.status.code(), Some(0));
+    let page = text(&man.stdout);
+    // Every `name(N)` the page names is this page.
+    let mut rest = page.as_str();
+    while let Some(at) = rest.find("(1)") {
+        let before = &rest[..at];
+        let name = before
+            .rsplit(|c: char| c.is_whitespace() || c == '>')
+            .next()
+            .unwrap_or("");
+        assert_eq!(
+            name.replace("\\fB", ""),
+            "clientbank",
+            "a page that does not exist: {before:?}"
+        );
+        rest = &rest[at + 3..];
+    }
+    assert!(!page.contains("clientbank\\-help"), "{page}");
+    for sub in ["parse", "check", "watch", "status", "login"] {
+        let section = format!(".SH \"CLIENTBANK-{}\"", sub.to_uppercase());
+        assert!(page.contains(&section), "{section}");
+        assert!(page.contains(&format!("\\fBclientbank {sub}\\fR")), "{sub}");
+    }
+    assert!(page.contains(".SH CONFIGURATION"), "{page}");
+    assert!(page.contains(".SH FILES"), "{page}");
+    // Every key of the template, as a commented assignment with its default.
+    let keys: Vec<&str> = clientbank_watch::init::TEMPLATE
+        .lines()
+        .filter_map(|line| line.strip_prefix("# "))
+        .filter(|line| {
+            line.split_once(" = ").is_some_and(|(key, _)| {
+                !key.is_empty() && key.chars().all(|c| c.is_ascii_lowercase() || c == '_')
+            })
+        })
+        .collect();
+    assert!(keys.len() > 20, "{keys:?}");
+    for line in keys {
+        let shown = line.replace('\\', "\\e").replace('-', "\\-");
+        assert!(page.contains(&shown), "{line:?} not in the man page");
+    }
+}
+
 /// Rust names of the libraries' types are not for people.
 #[test]
 fn no_internal_names_in_any_output() {
