@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use chrono::NaiveDate;
 use clientbank_payment::UploadRequest;
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use reqwest::{Method, StatusCode, Url};
 use rust_decimal::Decimal;
 use serde::Serialize;
@@ -763,17 +764,17 @@ pub(crate) fn segment(what: &'static str, text: &str) -> Result<String, Error> {
     Ok(query_value(text))
 }
 
+/// What stays as it is in a path segment or a query value: the unreserved characters of
+/// RFC 3986 (letters, digits, `-`, `_`, `.`, `~`); every other byte is percent-encoded.
+const NOT_UNRESERVED: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'~');
+
 /// A query parameter's value, percent-encoded.
 fn query_value(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for b in text.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
+    utf8_percent_encode(text, NOT_UNRESERVED).to_string()
 }
 
 /// Whether the raw body of an unreadable answer may be kept in the error.

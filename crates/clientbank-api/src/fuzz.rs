@@ -77,35 +77,13 @@ pub fn path_segment(text: &str) {
                 url.path()
             );
             assert_eq!(
-                percent_decode(segments[3]),
+                percent_encoding::percent_decode_str(segments[3]).collect::<Vec<u8>>(),
                 text.as_bytes(),
                 "{text:?} as {encoded:?} gives {}",
                 url.path()
             );
         }
     }
-}
-
-fn percent_decode(text: &str) -> Vec<u8> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = |b: u8| (b as char).to_digit(16);
-        if bytes[i] == b'%'
-            && let (Some(h), Some(l)) = (
-                bytes.get(i + 1).copied().and_then(hex),
-                bytes.get(i + 2).copied().and_then(hex),
-            )
-        {
-            out.push((h * 16 + l) as u8);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    out
 }
 
 /// Read, written, read again: the same value.

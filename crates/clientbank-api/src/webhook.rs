@@ -1,6 +1,7 @@
 //! Checking a webhook notification's `SHA1Hash` (API.md Part 1, Events).
 
 use sha1::{Digest, Sha1};
+use subtle::ConstantTimeEq;
 
 use crate::token::Token;
 use crate::types::Notification;
@@ -21,7 +22,7 @@ pub fn hash(key: WebhookKey<'_>, operation_id: &str) -> String {
         WebhookKey::ClientSecret(secret) => secret.expose_secret().to_string(),
     };
     let digest = Sha1::digest(format!("{key}&{operation_id}").as_bytes());
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    hex::encode(digest)
 }
 
 /// Why a notification is not accepted.
@@ -67,13 +68,9 @@ pub fn verify(body: &[u8], key: WebhookKey<'_>) -> Result<Notification, WebhookE
 
 /// Hex digests equal in either letter case, compared without an early exit.
 fn same_hex(given: &str, expected: &str) -> bool {
-    let (given, expected) = (given.as_bytes(), expected.as_bytes());
-    if given.len() != expected.len() {
-        return false;
-    }
-    given.iter().zip(expected).fold(0u8, |diff, (a, b)| {
-        diff | (a.to_ascii_lowercase() ^ b.to_ascii_lowercase())
-    }) == 0
+    let given = given.as_bytes().to_ascii_lowercase();
+    let expected = expected.as_bytes().to_ascii_lowercase();
+    given.ct_eq(&expected).into()
 }
 
 #[cfg(test)]

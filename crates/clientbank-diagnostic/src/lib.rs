@@ -41,7 +41,10 @@ mod json;
 mod render;
 
 pub use code::Code;
-pub use diagnostic::{Diagnostic, LIMIT_PER_CODE, Limit, SHOWN_CHARS, make_strict, short};
+pub use diagnostic::{Diagnostic, LIMIT_PER_CODE, Limit, make_strict};
+/// How the format and payment crates shorten a value they show; not part of the API.
+#[doc(hidden)]
+pub use diagnostic::{SHOWN_CHARS, short};
 pub use json::DiagnosticJson;
 pub use render::{Renderer, SourceText};
 

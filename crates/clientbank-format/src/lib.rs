@@ -13,26 +13,69 @@
 //!   with a stable [`Code`], line, column and key, and its message in English and Russian;
 //!   [`Renderer`] shows it to people.
 //!
+//! # Read a statement: its documents with typed date and amount
+//!
 //! ```
-//! use clientbank_format::{parse, Encoding, Key};
+//! use clientbank_format::{parse, Decimal, Encoding, Key, NaiveDate};
 //!
-//! let text = "1CClientBankExchange\nВерсияФормата=1.03\nКодировка=Windows\n\
-//!             СекцияДокумент=Платежное поручение\nНомер=7\nДата=01.04.2024\nСумма=1000\n\
-//!             КонецДокумента\nКонецФайла";
-//! let bytes = Encoding::Cp1251.encode(text).unwrap().into_owned();
-//! let mut parsed = parse(bytes.clone()).unwrap();
+//! let text = "1CClientBankExchange\r\nВерсияФормата=1.03\r\nКодировка=Windows\r\n\
+//!             СекцияДокумент=Платежное поручение\r\nНомер=7\r\nДата=01.04.2024\r\nСумма=1000.50\r\n\
+//!             КонецДокумента\r\nСекцияДокумент=Платежное поручение\r\nНомер=8\r\n\
+//!             Дата=02.04.2024\r\nСумма=20\r\nКонецДокумента\r\nКонецФайла\r\n";
+//! let bytes = Encoding::Cp1251.encode(text).unwrap().into_owned(); // as 1C writes it
+//!
+//! let parsed = parse(bytes.clone()).unwrap();
 //! assert_eq!(parsed.tree.encoding(), Encoding::Cp1251);
-//! assert_eq!(parsed.tree.to_bytes(), bytes); // byte for byte
+//! assert!(parsed.diagnostics.is_empty());
+//! let documents: Vec<(String, NaiveDate, Decimal)> = parsed
+//!     .tree
+//!     .documents()
+//!     .map(|d| {
+//!         let number = d.get(Key::Number).unwrap().into_owned();
+//!         (number, d.date(Key::Date).unwrap(), d.amount(Key::Sum).unwrap())
+//!     })
+//!     .collect();
+//! assert_eq!(
+//!     documents,
+//!     [
+//!         ("7".to_string(), NaiveDate::from_ymd_opt(2024, 4, 1).unwrap(), Decimal::new(100050, 2)),
+//!         ("8".to_string(), NaiveDate::from_ymd_opt(2024, 4, 2).unwrap(), Decimal::from(20)),
+//!     ]
+//! );
 //!
-//! let document = parsed.tree.documents().next().unwrap();
-//! assert_eq!(document.amount(Key::Sum).unwrap().to_string(), "1000");
+//! // Written back byte for byte; an edit changes its own line and nothing else.
+//! assert_eq!(parsed.tree.to_bytes(), bytes);
+//! let mut tree = parsed.tree;
+//! tree.document_mut(0).unwrap().set(Key::Number, "9").unwrap();
+//! let edited = Encoding::Cp1251.encode(&text.replacen("Номер=7", "Номер=9", 1)).unwrap().into_owned();
+//! assert_eq!(tree.to_bytes(), edited);
+//! ```
 //!
-//! // An edit changes one line and nothing else.
-//! parsed.tree.document_mut(0).unwrap().set(Key::Number, "8").unwrap();
-//! let edited = String::from_utf8(parsed.tree.to_bytes()).ok();
-//! let expected = Encoding::Cp1251.encode(&text.replace("Номер=7", "Номер=8")).unwrap().into_owned();
-//! assert_eq!(parsed.tree.to_bytes(), expected);
-//! # let _ = edited;
+//! # Stream a statement of any size
+//!
+//! [`Reader`] reads sections one at a time from any `io::Read` (a file, a socket, a slice),
+//! holding no more than the largest section.
+//!
+//! ```
+//! use clientbank_format::{Encoding, Key, Reader, SectionKind};
+//!
+//! # let text = "1CClientBankExchange\r\nВерсияФормата=1.03\r\nКодировка=Windows\r\n\
+//! #             СекцияДокумент=Платежное поручение\r\nНомер=7\r\nДата=01.04.2024\r\nСумма=1000.50\r\n\
+//! #             КонецДокумента\r\nКонецФайла\r\n";
+//! # let bytes = Encoding::Cp1251.encode(text).unwrap().into_owned();
+//! let input: &[u8] = &bytes; // or a std::fs::File, stdin, a socket
+//! let mut reader = Reader::new(input);
+//! for section in reader.by_ref() {
+//!     let section = section?;
+//!     if section.kind() == SectionKind::Document {
+//!         let document = section.to_document(); // the owned, typed document
+//!         println!("№ {:?} of {:?}: {:?}", document.number, document.date, document.sum);
+//!         assert_eq!(section.view().amount(Key::Sum).unwrap().to_string(), "1000.50");
+//!     }
+//! }
+//! assert_eq!(reader.encoding(), Some(Encoding::Cp1251));
+//! assert!(reader.diagnostics().is_empty());
+//! # Ok::<(), clientbank_format::StreamError>(())
 //! ```
 //!
 //! # Limitations
@@ -58,7 +101,7 @@ pub mod fuzz;
 
 pub use chrono::NaiveDate;
 pub use clientbank_diagnostic::{
-    Code, Diagnostic, DiagnosticJson, LIMIT_PER_CODE, Lang, Limit, Message, Renderer, Severity,
+    Code, Diagnostic, DiagnosticJson, LIMIT_PER_CODE, Lang, Message, Renderer, Severity,
     SourceText, make_strict,
 };
 pub use encoding::{Detection, Encoding};
@@ -71,6 +114,11 @@ pub use parse::{Refused, SectionKind};
 pub use rust_decimal::Decimal;
 pub use stream::{OwnedSection, Reader, StreamError};
 pub use syntax::{LineEnding, Marker};
-pub use tree::{
-    Entry, Parsed, SectionMut, SectionRef, SyntaxTree, ValueAt, key_decodes, parse, parse_owned,
-};
+pub use tree::{Entry, Parsed, SectionMut, SectionRef, SyntaxTree, ValueAt, parse, parse_owned};
+
+/// Counters of work done, for tests that bound it (the payment crate's among them); not part
+/// of the API.
+#[doc(hidden)]
+pub mod counters {
+    pub use crate::tree::key_decodes;
+}

@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use clientbank_format::{Encoding, Reader, Renderer, Severity, parse};
+use clientbank_testkit::Goldens;
 
 fn testdata() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata")
@@ -47,20 +48,9 @@ fn rendered(path: &Path, bytes: &[u8]) -> String {
     }
 }
 
-fn check_expected(path: &Path, actual: &str) {
-    let expected_path = path.with_extension("expected");
-    if std::env::var_os("BLESS").is_some() {
-        std::fs::write(&expected_path, actual).unwrap();
-        return;
-    }
-    let expected = std::fs::read_to_string(&expected_path)
-        .unwrap_or_else(|_| panic!("{} is missing (BLESS=1 writes it)", expected_path.display()));
-    assert_eq!(
-        actual,
-        expected,
-        "{}: rendered findings changed",
-        path.display()
-    );
+/// The rendered findings against `NAME.expected` beside the file.
+fn check_expected(goldens: &mut Goldens, path: &Path, actual: &str) {
+    goldens.check(path.with_extension("expected"), actual);
 }
 
 fn round_trips(path: &Path, bytes: &[u8]) {
@@ -85,6 +75,7 @@ fn valid_files_have_no_findings_and_round_trip() {
 
 #[test]
 fn odd_files_are_accepted_with_warnings() {
+    let mut goldens = Goldens::new();
     for path in files("odd") {
         let bytes = std::fs::read(&path).unwrap();
         let parsed = parse(&bytes[..]).unwrap();
@@ -103,12 +94,14 @@ fn odd_files_are_accepted_with_warnings() {
             parsed.diagnostics
         );
         round_trips(&path, &bytes);
-        check_expected(&path, &rendered(&path, &bytes));
+        check_expected(&mut goldens, &path, &rendered(&path, &bytes));
     }
+    goldens.finish();
 }
 
 #[test]
 fn invalid_files_are_refused_or_have_an_error() {
+    let mut goldens = Goldens::new();
     for path in files("invalid") {
         let bytes = std::fs::read(&path).unwrap();
         match parse(&bytes[..]) {
@@ -119,6 +112,7 @@ fn invalid_files_are_refused_or_have_an_error() {
             }
             Err(refused) => assert!(refused.diagnostic.code.is_fatal()),
         }
-        check_expected(&path, &rendered(&path, &bytes));
+        check_expected(&mut goldens, &path, &rendered(&path, &bytes));
     }
+    goldens.finish();
 }

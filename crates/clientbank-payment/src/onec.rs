@@ -579,9 +579,9 @@ mod tests {
         text.push_str("КонецДокумента\nКонецФайла\n");
         let parsed = clientbank_format::parse(text.as_bytes()).unwrap();
         let section = parsed.tree.documents().next().unwrap();
-        let before = clientbank_format::key_decodes();
+        let before = clientbank_format::counters::key_decodes();
         let order = from_section(0, &section);
-        let decoded = clientbank_format::key_decodes() - before;
+        let decoded = clientbank_format::counters::key_decodes() - before;
         assert!(
             decoded <= n + 1,
             "{decoded} key decodes for {n} unknown keys"

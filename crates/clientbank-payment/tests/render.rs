@@ -5,7 +5,7 @@
 //! (`findings.jsonl`, English messages). `BLESS=1` rewrites them after a deliberate change.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clientbank_payment::batch::Batch;
 use clientbank_payment::{Context, Lang, NaiveDate};
@@ -58,27 +58,7 @@ fn rendered(lang: Lang, json: bool) -> String {
 }
 
 fn golden(file: &str, actual: &str) {
-    let path: &Path = &testdata().join("render").join(file);
-    if std::env::var_os("BLESS").is_some() {
-        std::fs::write(path, actual).unwrap();
-        return;
-    }
-    let expected = std::fs::read_to_string(path)
-        .unwrap_or_else(|_| panic!("{} is missing (BLESS=1 writes it)", path.display()));
-    if expected != actual {
-        let first = expected
-            .lines()
-            .zip(actual.lines())
-            .position(|(a, b)| a != b)
-            .unwrap_or(0);
-        panic!(
-            "{file} differs from what is rendered now (BLESS=1 to rewrite), from line {}:\n\
-             expected: {:?}\n  actual: {:?}",
-            first + 1,
-            expected.lines().nth(first),
-            actual.lines().nth(first)
-        );
-    }
+    clientbank_testkit::assert_golden(testdata().join("render").join(file), actual);
 }
 
 #[test]

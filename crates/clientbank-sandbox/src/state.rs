@@ -235,7 +235,7 @@ pub(crate) fn random_uuid() -> std::io::Result<String> {
     let mut b = random_bytes::<16>()?;
     b[6] = (b[6] & 0x0f) | 0x40;
     b[8] = (b[8] & 0x3f) | 0x80;
-    let hex = hex(&b);
+    let hex = hex::encode(b);
     Ok(format!(
         "{}-{}-{}-{}-{}",
         &hex[0..8],
@@ -248,24 +248,12 @@ pub(crate) fn random_uuid() -> std::io::Result<String> {
 
 /// A random secret of 32 bytes, as 64 hexadecimal digits.
 pub(crate) fn random_secret() -> std::io::Result<String> {
-    Ok(hex(&random_bytes::<32>()?))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write;
-    bytes.iter().fold(String::new(), |mut out, b| {
-        let _ = write!(out, "{b:02x}");
-        out
-    })
+    Ok(hex::encode(random_bytes::<32>()?))
 }
 
 /// Equal strings, compared in time independent of where they differ.
 pub(crate) fn same_secret(a: &str, b: &str) -> bool {
-    a.len() == b.len()
-        && a.bytes()
-            .zip(b.bytes())
-            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
-            == 0
+    subtle::ConstantTimeEq::ct_eq(a.as_bytes(), b.as_bytes()).into()
 }
 
 pub(crate) struct Shared {

@@ -15,7 +15,7 @@ use crate::folders::{Folder, Layout, move_into, shown};
 use crate::journal::{Journal, Outcome, PaymentRow};
 use crate::lock::{DirLock, Holder};
 use crate::state::{FileState, PaymentState, Standing};
-use crate::{Error, drop, report};
+use crate::{Error, report};
 
 /// One payment of `clientbank upload`'s answer.
 #[derive(Clone, Debug, Serialize)]
@@ -785,7 +785,7 @@ fn decide(doubtful: &[&PaymentRow], settlement: &Settlement) -> Result<Vec<(i64,
     let named = |list: &Option<Vec<String>>| -> Vec<String> {
         list.iter()
             .flatten()
-            .map(|n| drop::normalise_number(n))
+            .map(|n| clientbank_bank::statement::normalise_number(n))
             .collect()
     };
     let (sent, not_sent) = (named(&settlement.sent), named(&settlement.not_sent));

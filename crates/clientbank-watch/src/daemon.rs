@@ -315,7 +315,8 @@ impl Daemon {
                     .map(|(position, p)| {
                         let mut row = crate::engine::new_payment(p, None);
                         let line = report.get(position).filter(|line| {
-                            drop::normalise_number(&line.number) == p.identity.number
+                            clientbank_bank::statement::normalise_number(&line.number)
+                                == p.identity.number
                         });
                         row.state = match folder {
                             Folder::Done => PaymentState::Uploaded,
@@ -593,7 +594,7 @@ impl Daemon {
             let part = match statement::balanced(&client, collector).await {
                 // The balance disagrees with what was synced: an operation may have come late
                 // to a day already synced, or changed. The whole period once more, then again.
-                Err(Error::Statement(_)) => {
+                Err(clientbank_bank::Error::Statement(_)) => {
                     let journal = &mut self.engine.journal;
                     statement::sync(&client, journal, &account, from, today, false).await?;
                     let collector = statement::from_journal(journal, account, period)?;
@@ -609,9 +610,17 @@ impl Daemon {
         let target = outbox.join(&config.file);
         let now = clientbank_payment::clock::now_in_moscow();
         let journal = &self.engine.journal;
-        let written = crate::folders::replace_atomically(&target, |out| {
-            let (encoding, orders) = (config.encoding, Some(journal));
-            statement::write(out, encoding, period, now, &mut parts, orders, &mut |_| {})
+        let written = clientbank_bank::files::replace_atomically(&target, |out| {
+            let orders: Option<&dyn clientbank_bank::operations::Orders> = Some(journal);
+            statement::write(
+                out,
+                config.encoding,
+                period,
+                now,
+                &mut parts,
+                orders,
+                &mut |_| {},
+            )
         })?;
         for note in &written.notes {
             tracing::warn!("statement: {}", note.en());

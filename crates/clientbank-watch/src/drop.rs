@@ -10,6 +10,7 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use chrono::NaiveDate;
+use clientbank_bank::statement::{normalise_number, order_text};
 use clientbank_payment::batch::{self, Batch, Form};
 use clientbank_payment::{Context, Lang, Payment, Severity, UploadRequest};
 use rust_decimal::Decimal;
@@ -50,18 +51,6 @@ impl Identity {
     }
 }
 
-/// A document number as the identity holds it: trimmed, and an all-digit number without its
-/// leading zeros (`0402` is `402`, `000` is `0`); any other number as written.
-pub fn normalise_number(number: &str) -> String {
-    let number = number.trim();
-    if !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()) {
-        let stripped = number.trim_start_matches('0');
-        if stripped.is_empty() { "0" } else { stripped }.to_string()
-    } else {
-        number.to_string()
-    }
-}
-
 impl From<batch::Identity> for Identity {
     fn from(identity: batch::Identity) -> Identity {
         Identity {
@@ -87,31 +76,8 @@ pub struct Planned {
     pub line: Option<u32>,
     /// The recipient's name, for reports.
     pub recipient: String,
-    /// The order as the drop has it ([`order_text`]), which the journal keeps for the statement.
+    /// The order as the drop has it ([`order_text`](clientbank_bank::statement::order_text)), which the journal keeps for the statement.
     pub order: Option<String>,
-}
-
-/// A payment order as a one-document 1.03 file in UTF-8: how the journal keeps the order, so
-/// that the statement gives 1C back the order's own number, date and requisites
-/// ([`order_from_text`] reads it). `None` when it cannot be written (the drop's findings say
-/// why).
-pub fn order_text(order: clientbank_format::Document) -> Option<String> {
-    let exchange = clientbank_format::Exchange {
-        header: clientbank_format::Header {
-            version: Some("1.03".into()),
-            ..clientbank_format::Header::default()
-        },
-        documents: vec![order],
-        ..clientbank_format::Exchange::default()
-    };
-    let bytes = exchange.to_bytes(clientbank_format::Encoding::Utf8).ok()?;
-    String::from_utf8(bytes).ok()
-}
-
-/// The order [`order_text`] wrote; `None` when the text is not one.
-pub fn order_from_text(text: &str) -> Option<clientbank_format::Document> {
-    let parsed = clientbank_format::parse(text.as_bytes()).ok()?;
-    parsed.tree.to_exchange().documents.into_iter().next()
 }
 
 /// What a drop is.

@@ -854,7 +854,7 @@ fn refused_payment(error: &str, todo: &[crate::journal::PaymentRow], drop: &Drop
     };
     let one = |found: Vec<usize>| <[usize; 1]>::try_from(found).ok().map(|[at]| at);
     let by_number = after("№")
-        .map(|n| crate::drop::normalise_number(&n))
+        .map(|n| clientbank_bank::statement::normalise_number(&n))
         .and_then(|n| {
             one(todo
                 .iter()

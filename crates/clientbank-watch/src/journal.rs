@@ -10,8 +10,11 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 
 use crate::Error;
-use crate::config::Route;
 use crate::state::{FileState, PaymentState, SignState};
+use clientbank_bank::config::Route;
+use clientbank_bank::operations::{
+    OperationRow, Operations, Orders, StatementSync, StoreError, source as operation_source,
+};
 
 mod events;
 pub use events::LastError;
@@ -127,42 +130,33 @@ fn insert_payment(
     Ok(tx.last_insert_rowid())
 }
 
-/// Where an operation row came from.
-pub mod operation_source {
-    /// The operation history (`/operation-history`).
-    pub const HISTORY: &str = "history";
-    /// A webhook notification.
-    pub const WEBHOOK: &str = "webhook";
+impl Operations for Journal {
+    fn record_operation(&mut self, row: &OperationRow) -> Result<bool, StoreError> {
+        Ok(Journal::record_operation(self, row)?)
+    }
+
+    fn operations_between(
+        &self,
+        account: &str,
+        from: &str,
+        till: &str,
+    ) -> Result<Vec<OperationRow>, StoreError> {
+        Ok(Journal::operations_between(self, account, from, till)?)
+    }
+
+    fn statement_sync(&self, account: &str) -> Result<Option<StatementSync>, StoreError> {
+        Ok(Journal::statement_sync(self, account)?)
+    }
+
+    fn set_statement_sync(&mut self, sync: &StatementSync) -> Result<(), StoreError> {
+        Ok(Journal::set_statement_sync(self, sync)?)
+    }
 }
 
-/// How far an account's statement has been synced.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StatementSync {
-    /// The account number.
-    pub account: String,
-    /// The last day whose history was fetched whole (`YYYY-MM-DD`); the next sync starts there
-    /// (the day may have gone on).
-    pub synced_till: String,
-    /// The id of the last operation synced (the newest by execution).
-    pub last_operation: Option<String>,
-}
-
-/// One operation of the bank, as recorded.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct OperationRow {
-    /// The bank's id.
-    pub id: String,
-    /// The own account number.
-    pub account: String,
-    /// Execution, Moscow time (`YYYY-MM-DDTHH:MM:SS`), if executed.
-    pub executed: Option<String>,
-    /// Where it was first seen: see [`operation_source`].
-    pub source: String,
-    /// The record as JSON: the history's, once the history has it.
-    pub body: String,
-    /// Whether the history has it (a webhook's word alone is a hint: only the history's records
-    /// go into statements).
-    pub confirmed: bool,
+impl Orders for Journal {
+    fn order_of(&self, bank_id: &str, identity: [&str; 4]) -> Result<Option<String>, StoreError> {
+        Ok(Journal::order_of(self, bank_id, identity)?)
+    }
 }
 
 /// A file row.
@@ -262,7 +256,7 @@ pub struct NewPayment {
     /// See [`PaymentRow`].
     pub message: Option<String>,
     /// The order as its file had it: a one-document 1.03 file in UTF-8
-    /// ([`crate::drop::order_text`]); what the statement gives back to 1C.
+    /// ([`clientbank_bank::statement::order_text`]); what the statement gives back to 1C.
     pub order: Option<String>,
 }
 
@@ -635,7 +629,14 @@ impl Journal {
         tx.execute(
             "INSERT INTO files (name, hash, place, state, route, created_at, updated_at)
              VALUES (?1, ?2, ?3, ?6, ?4, ?5, ?5)",
-            params![name, hash, place, route, now, FileState::Processing],
+            params![
+                name,
+                hash,
+                place,
+                route.as_str(),
+                now,
+                FileState::Processing
+            ],
         )
         .map_err(&map)?;
         let file_id = tx.last_insert_rowid();
@@ -1054,7 +1055,7 @@ impl Journal {
     /// journal uploaded that the bank's operation `bank_id` is: the payment with that id; else
     /// the one uploaded payment whose id the journal does not know (settled `--sent` by a
     /// person, or taken by a bank that named no id) with the same payer account, number (as
-    /// [`crate::drop::normalise_number`] gives it), sum (two decimals) and recipient account. A
+    /// [`clientbank_bank::statement::normalise_number`] gives it), sum (two decimals) and recipient account. A
     /// payment whose id is known is never matched by its requisites: the operation would be
     /// another one (the same order sent from elsewhere). Two or more such payments match none:
     /// a wrong order would be worse than the bank's own record.
@@ -1178,7 +1179,9 @@ fn file_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<FileRow> {
         hash: r.get(2)?,
         place: r.get(3)?,
         state: r.get(4)?,
-        route: r.get(5)?,
+        route: r
+            .get::<_, Option<String>>(5)?
+            .and_then(|route| route.parse().ok()),
         created_at: r.get(6)?,
         message: r.get(7)?,
     })
@@ -1295,7 +1298,7 @@ fn migrate_2(tx: &Transaction<'_>) -> rusqlite::Result<()> {
         if parts.len() != 5 {
             continue;
         }
-        let number = crate::drop::normalise_number(parts[1]);
+        let number = clientbank_bank::statement::normalise_number(parts[1]);
         if number != parts[1] {
             parts[1] = &number;
             tx.execute(

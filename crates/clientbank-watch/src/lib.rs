@@ -15,7 +15,6 @@
 
 pub mod commands;
 pub mod complete;
-pub mod config;
 pub mod daemon;
 pub mod demo;
 pub mod drop;
@@ -27,12 +26,9 @@ mod last_errors;
 pub mod lock;
 pub mod notify;
 pub mod report;
-pub mod signer;
 pub mod state;
-pub mod statement;
-pub mod webhook;
 
-pub use config::{Route, Settings, Signing};
+pub use clientbank_bank::{Route, Settings, Signing, config, signer, statement, webhook};
 pub use daemon::{Daemon, Options, Summary};
 pub use engine::Engine;
 
@@ -71,6 +67,24 @@ pub enum Error {
     /// The bank (before anything was sent: companies for signing).
     #[error("{0}")]
     Bank(clientbank_api::Error),
+}
+
+impl From<clientbank_bank::Error> for Error {
+    fn from(e: clientbank_bank::Error) -> Error {
+        use clientbank_bank::Error as Bank;
+        match e {
+            Bank::Config(s) => Error::Config(s),
+            Bank::Io(s) => Error::Io(s),
+            Bank::Signer(s) => Error::Signer(s),
+            Bank::Statement(m) => Error::Statement(m),
+            Bank::Usage(m) => Error::Usage(m),
+            Bank::Bank(e) => Error::Bank(e),
+            Bank::Store(e) => match e.downcast::<Error>() {
+                Ok(e) => *e,
+                Err(e) => Error::Journal(e.to_string()),
+            },
+        }
+    }
 }
 
 impl Error {

@@ -9,8 +9,9 @@ use std::time::{Duration, Instant};
 
 use clientbank_api::webhook::{WebhookKey, hash};
 use clientbank_api::{Client, Notification, Operation, Token};
+use clientbank_bank::operations::OperationRow;
 use clientbank_sandbox::{Config, Delivery, OperationKind, Receive, Sandbox};
-use clientbank_watch::journal::{Journal, OperationRow};
+use clientbank_watch::journal::Journal;
 use clientbank_watch::webhook::{self, Key, Listener, NewOperation};
 use rust_decimal::Decimal;
 use tokio::sync::mpsc::UnboundedReceiver;

@@ -13,6 +13,7 @@ mod log;
 mod output;
 mod payer;
 mod report;
+mod sandbox_bank;
 mod term;
 mod view;
 

@@ -144,26 +144,13 @@ fn cases() -> Vec<(String, Vec<String>)> {
 fn every_command_matches_its_snapshot() {
     let testdata = root().join("testdata");
     let snapshots = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots");
-    let bless = std::env::var_os("BLESS").is_some();
-    if bless {
-        std::fs::create_dir_all(&snapshots).unwrap();
-    }
-    let mut stale = Vec::new();
+    let mut goldens = clientbank_testkit::Goldens::new();
     for (name, args) in cases() {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let got = run(&testdata, &args);
-        let path = snapshots.join(format!("{name}.expected"));
-        if bless {
-            std::fs::write(&path, &got).unwrap();
-        } else if std::fs::read_to_string(&path).ok().as_deref() != Some(got.as_str()) {
-            stale.push(format!("{name}:\n{got}"));
-        }
+        goldens.check(snapshots.join(format!("{name}.expected")), &got);
     }
-    assert!(
-        stale.is_empty(),
-        "output differs from tests/snapshots/NAME.expected (BLESS=1 to rewrite):\n{}",
-        stale.join("\n")
-    );
+    goldens.finish();
 }
 
 /// The fenced blocks of the README: (info string, text).

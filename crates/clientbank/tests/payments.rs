@@ -144,8 +144,7 @@ fn each_bad_payment_has_its_one_finding() {
 #[test]
 fn rendered_findings_match_their_snapshots() {
     let dir = payments_dir();
-    let bless = std::env::var_os("BLESS").is_some();
-    let mut stale = Vec::new();
+    let mut goldens = clientbank_testkit::Goldens::new();
     for name in inputs() {
         let output = clientbank(&dir, &["check", "--today", TODAY, &name]);
         let text = format!(
@@ -154,18 +153,9 @@ fn rendered_findings_match_their_snapshots() {
             String::from_utf8_lossy(&output.stdout),
             String::from_utf8_lossy(&output.stderr)
         );
-        let path = dir.join(format!("{name}.expected"));
-        if bless {
-            std::fs::write(&path, &text).unwrap();
-        } else if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
-            stale.push(format!("{name}:\n{text}"));
-        }
+        goldens.check(dir.join(format!("{name}.expected")), &text);
     }
-    assert!(
-        stale.is_empty(),
-        "output differs from NAME.expected (BLESS=1 to rewrite):\n{}",
-        stale.join("\n")
-    );
+    goldens.finish();
 }
 
 fn canonical(requests: &Value) -> Value {

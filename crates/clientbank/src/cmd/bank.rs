@@ -8,7 +8,6 @@ use std::io::{self, Write};
 use chrono::NaiveDate;
 use clientbank_api::types::OperationCategory;
 use clientbank_api::{BankAccount, Client, Decimal, Operation, Token};
-use clientbank_sandbox::Sandbox;
 use clientbank_watch::Settings;
 use clientbank_watch::report::{excel_cell, excel_sum, excel_writer};
 use serde::Serialize;
@@ -17,6 +16,7 @@ use super::watch::{error_outcome, load};
 use crate::cli::{BankArgs, TableArgs};
 use crate::exit::{Failure, Outcome};
 use crate::output::print_json;
+use crate::sandbox_bank::{self, Sandbox};
 use crate::term::tr;
 
 /// The fixed token of the sandbox bank's sandbox mode (API.md, Sandbox mode).
@@ -43,22 +43,6 @@ where
     runtime.block_on(work)
 }
 
-/// The built-in sandbox bank, started in-process on a free loopback port, with the sandbox's
-/// redirect address set to `redirect_uri` when one is given.
-pub(crate) async fn start_sandbox(redirect_uri: Option<&str>) -> Result<Sandbox, Outcome> {
-    let mut config = clientbank_sandbox::Config::default();
-    if let Some(uri) = redirect_uri {
-        config.redirect_uri = uri.to_string();
-    }
-    Sandbox::start(config).await.map_err(|e| {
-        crate::term::error(&tr(
-            format!("cannot start the sandbox bank: {e}"),
-            format!("не удалось запустить тестовый банк: {e}"),
-        ));
-        Outcome::Unreadable
-    })
-}
-
 /// With `wanted` (`--sandbox`): the in-process sandbox bank, started and `settings` pointed at
 /// it ([`use_sandbox`]); `None` otherwise.
 pub(crate) async fn sandbox_if(
@@ -69,7 +53,7 @@ pub(crate) async fn sandbox_if(
     if !wanted {
         return Ok(None);
     }
-    let bank = start_sandbox(redirect_uri).await?;
+    let bank = sandbox_bank::start(redirect_uri).await?;
     use_sandbox(settings, &bank);
     Ok(Some(bank))
 }
@@ -91,7 +75,7 @@ pub(crate) fn use_sandbox(settings: &mut Settings, bank: &Sandbox) {
 pub(crate) fn client(settings: &Settings) -> Result<Client, Outcome> {
     settings.client().map_err(|e| {
         crate::term::error(e.message().get(crate::term::lang()));
-        error_outcome(&e)
+        error_outcome(e.exit_code())
     })
 }
 

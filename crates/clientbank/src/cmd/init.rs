@@ -13,7 +13,7 @@ pub(crate) fn run(dir: &Path) -> Result<Outcome, Failure> {
         Ok(made) => made,
         Err(e) => {
             crate::term::error(e.message().get(crate::term::lang()));
-            return Ok(error_outcome(&e));
+            return Ok(error_outcome(e.exit_code()));
         }
     };
     let d = shell_quote(&dir.display().to_string());

@@ -18,7 +18,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use url::Url;
 
-use super::bank::{bank_failure, client, run, sandbox_if, settings, start_sandbox, use_sandbox};
+use super::bank::{bank_failure, client, run, sandbox_if, settings, use_sandbox};
 use crate::cli::BankArgs;
 use crate::exit::{Failure, Outcome};
 use crate::term::tr;
@@ -243,7 +243,7 @@ pub(crate) fn logout(args: &BankArgs) -> Result<Outcome, Failure> {
     };
     if args.sandbox {
         return run(async move {
-            let bank = match start_sandbox(None).await {
+            let bank = match crate::sandbox_bank::start(None).await {
                 Ok(bank) => bank,
                 Err(outcome) => return Ok(outcome),
             };

@@ -19,7 +19,7 @@ pub(crate) fn run(
         }
         Err(e) => {
             crate::term::error(e.message().get(crate::term::lang()));
-            Ok(error_outcome(&e))
+            Ok(error_outcome(e.exit_code()))
         }
     }
 }

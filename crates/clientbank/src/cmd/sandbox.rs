@@ -3,10 +3,15 @@
 
 use std::net::SocketAddr;
 
-use clientbank_sandbox::{Config, Sandbox};
-
 use crate::exit::{Failure, Outcome};
 
+/// This build has no sandbox bank.
+#[cfg(not(feature = "sandbox"))]
+pub(crate) fn run(_addr: SocketAddr, _time_scale: f64) -> Result<Outcome, Failure> {
+    Ok(crate::sandbox_bank::missing())
+}
+
+#[cfg(feature = "sandbox")]
 pub(crate) fn run(addr: SocketAddr, time_scale: f64) -> Result<Outcome, Failure> {
     if let Err(e) = clientbank_sandbox::check_time_scale(time_scale) {
         crate::term::error(&format!("--time-scale: {e}"));
@@ -16,6 +21,7 @@ pub(crate) fn run(addr: SocketAddr, time_scale: f64) -> Result<Outcome, Failure>
         .enable_all()
         .build()?;
     runtime.block_on(async {
+        use clientbank_sandbox::{Config, Sandbox};
         let config = Config {
             addr,
             time_scale,

@@ -24,13 +24,13 @@ pub(crate) fn run(
     init_logging(false);
     if !dry_run && let Err(e) = clientbank_watch::signer::try_signers(&settings) {
         crate::term::error(e.message().get(crate::term::lang()));
-        return Ok(error_outcome(&e));
+        return Ok(error_outcome(e.exit_code()));
     }
     let mut engine = match commands::signing_engine(dir, settings) {
         Ok(engine) => engine,
         Err(e) => {
             crate::term::error(e.message().get(crate::term::lang()));
-            return Ok(error_outcome(&e));
+            return Ok(error_outcome(e.exit_code()));
         }
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -40,7 +40,7 @@ pub(crate) fn run(
         Ok(groups) => groups,
         Err(e) => {
             crate::term::error(e.message().get(crate::term::lang()));
-            return Ok(error_outcome(&e));
+            return Ok(error_outcome(e.exit_code()));
         }
     };
     let failed = groups.iter().any(|g| !g.signed) && !dry_run;

@@ -103,7 +103,10 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
             .transpose()
         {
             Ok(journal) => journal,
-            Err(e) => return Ok(failed(&e)),
+            Err(e) => {
+                term::error(e.message().get(term::lang()));
+                return Ok(error_outcome(e.exit_code()));
+            }
         };
         let groups: Vec<Vec<AccountStatement>> = if args.per_account {
             parts.into_iter().map(|p| vec![p]).collect()
@@ -122,7 +125,9 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
             bar.set_prefix(tr("writing", "запись"));
             let mut progress = |done: u64| bar.set_position(done);
             let now = clientbank_payment::clock::now_in_moscow();
-            let orders = orders.as_ref();
+            let orders = orders
+                .as_ref()
+                .map(|journal| journal as &dyn clientbank_bank::operations::Orders);
             let mut write = |out: &mut dyn Write| {
                 statement::write(
                     out,
@@ -137,7 +142,7 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
             let written = if to_stdout {
                 write(&mut std::io::BufWriter::new(std::io::stdout().lock()))
             } else {
-                write_atomically(&target, |out| write(out))
+                clientbank_bank::files::replace_atomically(&target, |out| write(out))
             };
             bar.finish_and_clear();
             let written = match written {
@@ -214,8 +219,8 @@ fn money(amount: Option<clientbank_format::Decimal>) -> String {
     amount.map_or_else(|| "?".into(), |a| a.to_string())
 }
 
-fn failed(e: &clientbank_watch::Error) -> Outcome {
-    use clientbank_watch::Error as E;
+fn failed(e: &clientbank_bank::Error) -> Outcome {
+    use clientbank_bank::Error as E;
     match e {
         E::Bank(e) => super::bank::bank_failure(e),
         // The history and the balance disagree: the bank's answer (exit 1).
@@ -233,7 +238,7 @@ fn failed(e: &clientbank_watch::Error) -> Outcome {
         }
         _ => {
             term::error(e.message().get(crate::term::lang()));
-            error_outcome(e)
+            error_outcome(e.exit_code())
         }
     }
 }
@@ -249,13 +254,4 @@ fn per_account_path(output: &Path, account: &str) -> PathBuf {
         None => format!("{stem}_{account}"),
     };
     output.with_file_name(name)
-}
-
-/// Writes `target` whole or not at all: a temporary file beside it, flushed and synced, then
-/// renamed over it (an older statement is replaced in one step; 1C never sees half a file).
-pub(crate) fn write_atomically<T>(
-    target: &Path,
-    write: impl FnOnce(&mut std::io::BufWriter<&std::fs::File>) -> Result<T, clientbank_watch::Error>,
-) -> Result<T, clientbank_watch::Error> {
-    clientbank_watch::folders::replace_atomically(target, write)
 }

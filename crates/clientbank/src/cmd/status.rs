@@ -15,7 +15,7 @@ pub(crate) fn run(dir: &Path, json: bool) -> Result<Outcome, Failure> {
         Ok(status) => status,
         Err(e) => {
             crate::term::error(e.message().get(crate::term::lang()));
-            return Ok(error_outcome(&e));
+            return Ok(error_outcome(e.exit_code()));
         }
     };
     if json {
@@ -84,7 +84,7 @@ pub(crate) fn check(dir: &Path, json: bool) -> Result<Outcome, Failure> {
         Ok(health) => health,
         Err(e) => {
             crate::term::error(e.message().get(crate::term::lang()));
-            return Ok(error_outcome(&e));
+            return Ok(error_outcome(e.exit_code()));
         }
     };
     let outcome = if !health.running {

@@ -27,7 +27,7 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Failure> {
         Ok(found) => found,
         Err(e) => {
             crate::term::error(e.message().get(crate::term::lang()));
-            return Ok(error_outcome(&e));
+            return Ok(error_outcome(e.exit_code()));
         }
     };
     let mut settings = match load(&dir, args.config.as_deref()) {
@@ -49,7 +49,7 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Failure> {
         .and_then(|()| clientbank_watch::signer::try_signers(&settings))
     {
         crate::term::error(e.message().get(crate::term::lang()));
-        return Ok(error_outcome(&e));
+        return Ok(error_outcome(e.exit_code()));
     }
     let private = Layout::new(&dir).folder(Folder::Private);
     let made_here = !private.exists();
@@ -57,7 +57,7 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Failure> {
         Ok(engine) => engine,
         Err(e) => {
             crate::term::error(e.message().get(crate::term::lang()));
-            return Ok(error_outcome(&e));
+            return Ok(error_outcome(e.exit_code()));
         }
     };
     let today = args
@@ -80,7 +80,7 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Failure> {
         Ok(uploads) => uploads,
         Err(e) => {
             crate::term::error(e.message().get(crate::term::lang()));
-            return Ok(error_outcome(&e));
+            return Ok(error_outcome(e.exit_code()));
         }
     };
     let mut outcome = Outcome::Clean;

@@ -29,11 +29,11 @@ const SANDBOX_TOKEN: &str = "cabinet-token-full-rights";
 async fn sandbox_bank(
     sandbox: bool,
     settings: &mut Settings,
-) -> Result<Option<clientbank_sandbox::Sandbox>, Outcome> {
+) -> Result<Option<crate::sandbox_bank::Sandbox>, Outcome> {
     if !sandbox {
         return Ok(None);
     }
-    let bank = super::bank::start_sandbox(None).await?;
+    let bank = crate::sandbox_bank::start(None).await?;
     tracing::info!(url = %bank.url(), "the built-in sandbox bank runs in-process");
     settings.bank_url = Some(bank.url());
     settings.token = Some(Token::new(SANDBOX_TOKEN));
@@ -66,8 +66,8 @@ pub(crate) fn load(dir: &Path, config: Option<&Path>) -> Result<Settings, Outcom
     })
 }
 
-pub(crate) fn error_outcome(e: &clientbank_watch::Error) -> Outcome {
-    if e.exit_code() == 3 {
+pub(crate) fn error_outcome(exit_code: u8) -> Outcome {
+    if exit_code == 3 {
         Outcome::BankUnavailable
     } else {
         Outcome::Unreadable
@@ -140,7 +140,7 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
             .and_then(|()| clientbank_watch::signer::try_signers(&settings))
         {
             crate::term::error(e.message().get(crate::term::lang()));
-            return Ok(error_outcome(&e));
+            return Ok(error_outcome(e.exit_code()));
         }
         let fixed = settings.clone();
         let options = Options {
@@ -151,7 +151,7 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
             Ok(daemon) => daemon,
             Err(e) => {
                 crate::term::error(e.message().get(crate::term::lang()));
-                return Ok(error_outcome(&e));
+                return Ok(error_outcome(e.exit_code()));
             }
         };
         {
@@ -201,7 +201,7 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
             }
             Err(e) => {
                 crate::term::error(e.message().get(crate::term::lang()));
-                Ok(error_outcome(&e))
+                Ok(error_outcome(e.exit_code()))
             }
         }
     })

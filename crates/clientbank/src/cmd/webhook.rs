@@ -74,7 +74,7 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
         Ok((journal, _)) => Arc::new(Mutex::new(journal)),
         Err(e) => {
             crate::term::error(e.message().get(crate::term::lang()));
-            return Ok(error_outcome(&e));
+            return Ok(error_outcome(e.exit_code()));
         }
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -17,7 +17,7 @@
 //! 1C matches an outgoing document to its own payment order by number, date, sum and account; a
 //! document it cannot match becomes a second one in the books. So a payment this project
 //! uploaded comes back as its order: [`write`] takes the order the journal kept
-//! ([`Journal::order_of`](crate::journal::Journal::order_of)) with every requisite as the order
+//! ([`Journal::order_of`](crate::operations::Orders::order_of)) with every requisite as the order
 //! had it, and only the bank's own facts (the day the money left, `ДатаСписано`) from the bank.
 
 use std::collections::{BTreeMap, HashSet};
@@ -32,6 +32,42 @@ use rust_decimal::Decimal;
 use serde::Serialize;
 
 use crate::Error;
+use crate::operations::{OperationRow, Operations, Orders, StatementSync, source};
+
+/// A document number as the identity holds it: trimmed, and an all-digit number without its
+/// leading zeros (`0402` is `402`, `000` is `0`); any other number as written.
+pub fn normalise_number(number: &str) -> String {
+    let number = number.trim();
+    if !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()) {
+        let stripped = number.trim_start_matches('0');
+        if stripped.is_empty() { "0" } else { stripped }.to_string()
+    } else {
+        number.to_string()
+    }
+}
+
+/// A payment order as a one-document 1.03 file in UTF-8: how the journal keeps the order, so
+/// that the statement gives 1C back the order's own number, date and requisites
+/// ([`order_from_text`] reads it). `None` when it cannot be written (the drop's findings say
+/// why).
+pub fn order_text(order: clientbank_format::Document) -> Option<String> {
+    let exchange = clientbank_format::Exchange {
+        header: clientbank_format::Header {
+            version: Some("1.03".into()),
+            ..clientbank_format::Header::default()
+        },
+        documents: vec![order],
+        ..clientbank_format::Exchange::default()
+    };
+    let bytes = exchange.to_bytes(clientbank_format::Encoding::Utf8).ok()?;
+    String::from_utf8(bytes).ok()
+}
+
+/// The order [`order_text`] wrote; `None` when the text is not one.
+pub fn order_from_text(text: &str) -> Option<clientbank_format::Document> {
+    let parsed = clientbank_format::parse(text.as_bytes()).ok()?;
+    parsed.tree.to_exchange().documents.into_iter().next()
+}
 
 /// The document type of an ordinary operation.
 const PAYMENT_ORDER: &str = "Платежное поручение";
@@ -469,18 +505,17 @@ pub async fn fetch(
 
 /// Brings the journal's operations of `account` up to date: the history from the last day
 /// synced (with `resume`; or `from`, whichever is later) to `today`, each operation recorded once
-/// ([`Journal::record_operation`](crate::journal::Journal::record_operation)); then the day
+/// ([`Journal::record_operation`](crate::operations::Operations::record_operation)); then the day
 /// reached and the newest operation are recorded, so a restart fetches only from there.
 /// Says how many records the bank sent and how many of them were new.
 pub async fn sync(
     client: &Client,
-    journal: &mut crate::journal::Journal,
+    journal: &mut dyn Operations,
     account: &OwnAccount,
     from: NaiveDate,
     today: NaiveDate,
     resume: bool,
 ) -> Result<Synced, Error> {
-    use crate::journal::{OperationRow, StatementSync, operation_source};
     let synced = journal.statement_sync(&account.number)?;
     let start = synced
         .as_ref()
@@ -510,7 +545,7 @@ pub async fn sync(
                 executed: operation
                     .executed
                     .map(|at| at.format("%Y-%m-%dT%H:%M:%S").to_string()),
-                source: operation_source::HISTORY.into(),
+                source: source::HISTORY.into(),
                 body,
                 confirmed: false,
             };
@@ -541,7 +576,7 @@ pub struct Synced {
 /// A collector holding the journal's operations of `account` in `period` (see [`sync`]); end
 /// it with [`balanced`].
 pub fn from_journal(
-    journal: &crate::journal::Journal,
+    journal: &dyn Operations,
     account: OwnAccount,
     period: Period,
 ) -> Result<Collector, Error> {
@@ -554,7 +589,7 @@ pub fn from_journal(
     // Only what the history confirmed: a webhook proves its operation id, not its contents.
     for row in rows.into_iter().filter(|r| r.confirmed) {
         let value: serde_json::Value = serde_json::from_str(&row.body)
-            .map_err(|e| Error::Journal(format!("operation {}: {e}", row.id)))?;
+            .map_err(|e| Error::Store(format!("operation {}: {e}", row.id).into()))?;
         collector.push(&Operation::from_json(value))?;
     }
     Ok(collector)
@@ -599,7 +634,7 @@ pub fn write<W: Write>(
     period: Period,
     now: NaiveDateTime,
     accounts: &mut [AccountStatement],
-    orders: Option<&crate::journal::Journal>,
+    orders: Option<&dyn Orders>,
     progress: &mut dyn FnMut(u64),
 ) -> Result<Written, Error> {
     let header = Header {
@@ -739,11 +774,11 @@ impl Fit<'_> {
 /// The order the journal kept of an outgoing `operation` of `account`, if this project
 /// uploaded it.
 fn order_of(
-    journal: &crate::journal::Journal,
+    journal: &dyn Orders,
     operation: &Operation,
     account: &OwnAccount,
 ) -> Result<Option<Document>, Error> {
-    let number = crate::drop::normalise_number(operation.doc_number.as_deref().unwrap_or(""));
+    let number = normalise_number(operation.doc_number.as_deref().unwrap_or(""));
     let sum = operation
         .amount
         .map(|s| format!("{s:.2}"))
@@ -753,7 +788,7 @@ fn order_of(
         .as_deref()
         .unwrap_or("");
     let text = journal.order_of(&operation.id, [&account.number, &number, &sum, recipient])?;
-    Ok(text.as_deref().and_then(crate::drop::order_from_text))
+    Ok(text.as_deref().and_then(order_from_text))
 }
 
 /// What `order` lacks, taken from the bank's record of the same party.
@@ -970,10 +1005,6 @@ mod tests {
 
     #[test]
     fn an_uploaded_payment_comes_back_as_its_order() {
-        use crate::journal::{Journal, NewPayment};
-        use crate::state::PaymentState;
-        let dir = tempfile::tempdir().unwrap();
-        let mut journal = Journal::open(&dir.path().join("journal.sqlite"), true).unwrap();
         let order = |number: &str| Document {
             kind: PAYMENT_ORDER.into(),
             number: Some(number.into()),
@@ -994,35 +1025,41 @@ mod tests {
             },
             ..Document::default()
         };
-        let recorded = |number: &str, bank_id: &str| NewPayment {
-            identity: format!("{number}|{bank_id}"),
-            payer_account: own().number,
-            number: number.into(),
-            sum: "1.00".into(),
-            recipient_account: "40702810210000054321".into(),
-            state: PaymentState::Planned,
-            bank_id: Some(bank_id.into()),
-            order: crate::drop::order_text(order(number)),
-            ..NewPayment::default()
+        /// The orders kept: "7" by the bank's id; "8" (its id not known) by its requisites.
+        /// "9" is not one of ours (the journal's rules of matching are tested there).
+        struct Kept(Vec<(Option<&'static str>, [String; 4], String)>);
+        impl Orders for Kept {
+            fn order_of(
+                &self,
+                bank_id: &str,
+                identity: [&str; 4],
+            ) -> Result<Option<String>, crate::operations::StoreError> {
+                Ok(self
+                    .0
+                    .iter()
+                    .find(|(id, requisites, _)| match id {
+                        Some(id) => *id == bank_id,
+                        None => requisites.iter().map(String::as_str).eq(identity),
+                    })
+                    .map(|(_, _, text)| text.clone()))
+            }
+        }
+        let requisites = |number: &str| {
+            [
+                own().number,
+                number.to_string(),
+                "1.00".to_string(),
+                "40702810210000054321".to_string(),
+            ]
         };
-        // "7" is matched by the bank's id; "8", at the bank by a person's word (its id not
-        // known), by its requisites; "9", whose id is known and is not the operation's, never:
-        // the operation is the same order sent from elsewhere.
-        let mut settled = recorded("8", "unused");
-        settled.bank_id = None;
-        settled.state = PaymentState::Uploaded;
-        let payments = [recorded("7", "op-7"), settled, recorded("9", "upload-9")];
-        journal
-            .record_intents(
-                crate::journal::NewFile {
-                    name: "a.txt",
-                    hash: "h",
-                    place: "processing/a.txt",
-                },
-                crate::config::Route::Json,
-                &payments,
-            )
-            .unwrap();
+        let journal = Kept(vec![
+            (
+                Some("op-7"),
+                requisites("7"),
+                order_text(order("7")).unwrap(),
+            ),
+            (None, requisites("8"), order_text(order("8")).unwrap()),
+        ]);
         let period = Period::new(day(20), day(23)).unwrap();
         let mut c = Collector::new(own(), period).unwrap();
         for (id, number, incoming) in [

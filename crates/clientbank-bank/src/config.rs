@@ -53,23 +53,6 @@ impl std::fmt::Display for Route {
     }
 }
 
-impl rusqlite::types::ToSql for Route {
-    fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
-        Ok(self.as_str().into())
-    }
-}
-
-impl rusqlite::types::FromSql for Route {
-    fn column_result(
-        value: rusqlite::types::ValueRef<'_>,
-    ) -> rusqlite::types::FromSqlResult<Route> {
-        value
-            .as_str()?
-            .parse()
-            .map_err(|e: String| rusqlite::types::FromSqlError::Other(e.into()))
-    }
-}
-
 /// When uploaded payments are signed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]

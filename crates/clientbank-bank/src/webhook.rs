@@ -1,10 +1,10 @@
 //! The webhook listener: the bank's notifications of new executed operations (API.md, Events),
-//! verified, recorded once in the journal, and signalled to the caller.
+//! verified, recorded once in the journal ([`Operations`]), and signalled to the caller.
 //!
 //! ```no_run
-//! # async fn demo(journal: clientbank_watch::journal::Journal) -> Result<(), clientbank_watch::Error> {
+//! # async fn demo(journal: impl clientbank_bank::operations::Operations + 'static) -> Result<(), clientbank_bank::Error> {
 //! use std::sync::{Arc, Mutex};
-//! use clientbank_watch::webhook::{self, Key, Listener};
+//! use clientbank_bank::webhook::{self, Key, Listener};
 //!
 //! let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
 //! let key = Key::Token(clientbank_api::Token::new("cabinet-token"));
@@ -48,7 +48,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use tower::ServiceExt;
 
 use crate::Error;
-use crate::journal::{Journal, OperationRow, operation_source};
+use crate::operations::{OperationRow, Operations, source};
 
 /// The largest notification body read (a notification is a few kilobytes).
 pub const BODY_LIMIT: usize = 1024 * 1024;
@@ -92,7 +92,7 @@ pub struct NewOperation {
 #[derive(Clone)]
 pub struct Listener {
     key: Arc<Key>,
-    journal: Arc<Mutex<Journal>>,
+    journal: Arc<Mutex<dyn Operations>>,
     on_new: Option<UnboundedSender<NewOperation>>,
 }
 
@@ -121,7 +121,7 @@ pub async fn bind(addr: SocketAddr) -> Result<TcpListener, Error> {
 impl Listener {
     /// A listener checking notifications with `key` and recording them in `journal` (the
     /// journal of the folder, opened once; the lock is held only while one row is written).
-    pub fn new(key: Key, journal: Arc<Mutex<Journal>>) -> Listener {
+    pub fn new(key: Key, journal: Arc<Mutex<dyn Operations>>) -> Listener {
         Listener {
             key: Arc::new(key),
             journal,
@@ -315,7 +315,7 @@ impl Listener {
             id: operation.id.clone(),
             account: account.clone(),
             executed: executed.clone(),
-            source: operation_source::WEBHOOK.into(),
+            source: source::WEBHOOK.into(),
             body,
             confirmed: false,
         };

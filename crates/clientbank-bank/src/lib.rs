@@ -1,0 +1,90 @@
+//! The bank side of clientbank: what talks to the bank and what the bank talks to.
+//!
+//! - [`config`]: the configuration file `clientbank.toml` (one schema for every command), the
+//!   environment, and the connection settings resolved from them ([`Settings::client`] sets the
+//!   API client up).
+//! - [`signer`]: the signer command that makes detached CMS signatures of payment ids, and a
+//!   throwaway `openssl` signer for the sandbox.
+//! - [`statement`]: the bank's operations of a period written back as `kl_to_1c.txt`, with the
+//!   orders this project uploaded given back as 1C wrote them.
+//! - [`webhook`]: the listener for the bank's notifications of new operations.
+//! - [`operations`]: the store those two keep the bank's operations in — the watch daemon's
+//!   journal implements it, so nothing here depends on the daemon.
+
+#![warn(missing_docs)]
+
+pub mod config;
+pub mod files;
+pub mod operations;
+pub mod signer;
+pub mod statement;
+pub mod webhook;
+
+pub use config::{Route, Settings, Signing};
+
+use clientbank_format::Message;
+
+/// What stops a bank-side step.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The configuration is wrong or incomplete.
+    #[error("configuration: {0}")]
+    Config(String),
+    /// A file or folder cannot be read or written.
+    #[error("{0}")]
+    Io(String),
+    /// The signer command failed.
+    #[error("signer: {0}")]
+    Signer(String),
+    /// A statement cannot be made: the history and the balance disagree (in both languages).
+    #[error("statement: {}", .0.en())]
+    Statement(Message),
+    /// An account the token does not see, or a period that cannot be: the user's input (in
+    /// both languages).
+    #[error("{}", .0.en())]
+    Usage(Message),
+    /// The bank refused or could not be reached.
+    #[error(transparent)]
+    Bank(#[from] clientbank_api::Error),
+    /// The store of operations (the journal) failed.
+    #[error("journal: {0}")]
+    Store(#[source] operations::StoreError),
+}
+
+impl From<operations::StoreError> for Error {
+    fn from(e: operations::StoreError) -> Error {
+        Error::Store(e)
+    }
+}
+
+impl Error {
+    /// What people read, in both languages: the Russian of what the variant says, with the
+    /// text it carries (which is English where it comes from below: a file system, the bank).
+    pub fn message(&self) -> Message {
+        let both =
+            |ru: &str, detail: String| Message::new(self.to_string(), format!("{ru}{detail}"));
+        match self {
+            Error::Statement(m) => Message::new(
+                format!("statement: {}", m.en()),
+                format!("выписка: {}", m.ru()),
+            ),
+            Error::Usage(m) => m.clone(),
+            Error::Config(s) => both("настройки: ", s.clone()),
+            Error::Signer(s) => both("подпись: ", s.clone()),
+            Error::Io(s) => both("", s.clone()),
+            Error::Bank(e) => both("", e.to_string()),
+            Error::Store(e) => both("журнал: ", e.to_string()),
+        }
+    }
+
+    /// The exit code: 3 when the bank is unavailable, 2 otherwise (usage, configuration, I/O).
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Error::Bank(
+                clientbank_api::Error::Config(_) | clientbank_api::Error::InvalidId { .. },
+            ) => 2,
+            Error::Bank(e) if e.not_taken() || e.retryable_read() => 3,
+            _ => 2,
+        }
+    }
+}
