@@ -1331,8 +1331,11 @@ impl Daemon {
             }
         };
         tracing::info!(dir = %self.layout.root.display(), "watching");
+        let service = crate::service::Service::from_env();
+        service.ready();
         loop {
             self.pass().await?;
+            service.alive();
             if self.engine.stop.load(Ordering::SeqCst) {
                 break;
             }
@@ -1350,9 +1353,11 @@ impl Daemon {
             if let Some(at) = self.next_statement {
                 wake_at = wake_at.min(at);
             }
-            let wait = wake_at
-                .saturating_duration_since(now)
-                .max(Duration::from_millis(10));
+            let wait = service.cap(
+                wake_at
+                    .saturating_duration_since(now)
+                    .max(Duration::from_millis(10)),
+            );
             tokio::select! {
                 _ = wake.notified() => {}
                 _ = tokio::time::sleep(wait) => {}
@@ -1368,6 +1373,7 @@ impl Daemon {
             }
         }
         listener_stop.notify_one();
+        service.stopping();
         tracing::info!("stopped");
         Ok(self.finish_summary())
     }

@@ -26,6 +26,7 @@ mod last_errors;
 pub mod lock;
 pub mod notify;
 pub mod report;
+mod service;
 pub mod state;
 
 pub use clientbank_bank::{Route, Settings, Signing, config, signer, statement, webhook};
