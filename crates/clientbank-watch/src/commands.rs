@@ -423,8 +423,8 @@ pub struct Status {
     pub payments: BTreeMap<String, usize>,
     /// Ids awaiting signature per company (or payer account when the company is not known).
     pub awaiting_signature: BTreeMap<String, Vec<String>>,
-    /// The last errors: when, file, message.
-    pub last_errors: Vec<(String, Option<String>, String)>,
+    /// The last errors not fixed since: when, file, message (JSON: `[at, file, English]`).
+    pub last_errors: Vec<crate::journal::LastError>,
     /// Inbox entries that are no regular file (a symlink, a FIFO, a folder): "not a regular
     /// file: ignored", with what each is.
     pub ignored: Vec<String>,

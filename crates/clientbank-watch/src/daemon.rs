@@ -559,6 +559,9 @@ impl Daemon {
                 tracing::info!("{}", written.en());
                 self.summary.statement = Some(written);
                 self.summary.statement_error = None;
+                self.engine
+                    .journal
+                    .forget_topic(crate::last_errors::STATEMENT)?;
                 self.next_statement = Some(Instant::now() + config.interval);
                 Ok(())
             }
@@ -568,7 +571,9 @@ impl Daemon {
             Err(e) => {
                 let message = format!("the statement was not brought up to date: {e}");
                 tracing::error!("{message}");
-                self.engine.journal.event(None, &message)?;
+                let noted = crate::last_errors::statement_failed(&e);
+                let topic = Some(crate::last_errors::STATEMENT);
+                self.engine.journal.note(None, topic, &noted)?;
                 self.summary.statement_error = Some(message);
                 self.next_statement = Some(Instant::now() + retry);
                 Ok(())
@@ -1107,11 +1112,18 @@ impl Daemon {
                 };
                 list.push(final_name.clone());
                 tracing::info!(file = %file.name, to = %file.place, "moved");
-                if file.state != FileState::Done {
-                    let _ = self
-                        .engine
-                        .journal
-                        .event(Some(&final_name), &format!("moved to {}", file.place));
+                if file.state == FileState::Done {
+                    let _ = crate::last_errors::forget_fixed(
+                        &mut self.engine.journal,
+                        &file.name,
+                        &final_name,
+                    );
+                } else {
+                    let _ = self.engine.journal.note(
+                        Some(&final_name),
+                        None,
+                        &crate::last_errors::moved_to(&file.place),
+                    );
                     if let Some(notify) = &self.engine.settings.notify {
                         let note = if file.state == FileState::Rejected {
                             "errors.txt"
@@ -1328,8 +1340,11 @@ impl Daemon {
             }
         };
         tracing::info!(dir = %self.layout.root.display(), "watching");
+        let service = crate::service::Service::from_env();
+        service.ready();
         loop {
             self.pass().await?;
+            service.alive();
             if self.engine.stop.load(Ordering::SeqCst) {
                 break;
             }
@@ -1347,9 +1362,11 @@ impl Daemon {
             if let Some(at) = self.next_statement {
                 wake_at = wake_at.min(at);
             }
-            let wait = wake_at
-                .saturating_duration_since(now)
-                .max(Duration::from_millis(10));
+            let wait = service.cap(
+                wake_at
+                    .saturating_duration_since(now)
+                    .max(Duration::from_millis(10)),
+            );
             tokio::select! {
                 _ = wake.notified() => {}
                 _ = tokio::time::sleep(wait) => {}
@@ -1365,6 +1382,7 @@ impl Daemon {
             }
         }
         listener_stop.notify_one();
+        service.stopping();
         tracing::info!("stopped");
         Ok(self.finish_summary())
     }

@@ -10,6 +10,7 @@ use sha2::{Digest, Sha256};
 use crate::config::{Route, Settings};
 use crate::drop::{Drop, Kind};
 use crate::journal::{Journal, NewFile, NewPayment, Outcome};
+use crate::last_errors::{Unsigned, sign_failed, sign_topic};
 use crate::state::{PaymentState, SignState};
 use crate::{Error, signer};
 
@@ -665,6 +666,7 @@ impl Engine {
         ids: Vec<String>,
     ) -> Result<Batch, Error> {
         let mut group = SignGroup::new(info, ids.clone(), String::new());
+        let topic = sign_topic(&info.label());
         // Said in the journal before the bank hears of it: a journal that cannot be written
         // stops here, so that no payment is signed without a record of it.
         self.journal.record_sign_state(
@@ -686,7 +688,8 @@ impl Engine {
             Err(e) => {
                 group.result = format!("failed: {e}");
                 self.journal.record_signature(&ids, false, &group.result)?;
-                self.journal.event(None, &group.result)?;
+                let noted = sign_failed(&group.result, Unsigned::Signer(&e));
+                self.journal.note(None, Some(&topic), &noted)?;
                 return Ok(Batch::Answered(group));
             }
         };
@@ -702,12 +705,14 @@ impl Engine {
                 group.result = "signed".into();
                 group.signed = true;
                 self.journal.record_signature(&ids, true, "signed")?;
+                self.journal.forget_topic(&topic)?;
                 tracing::info!(company = %info.label(), count = ids.len(), "payments signed");
             }
             Err(clientbank_api::Error::SignCheck { message }) => {
                 group.result = format!("refused: the bank refused the signature: {message}");
                 self.journal.record_signature(&ids, false, &group.result)?;
-                self.journal.event(None, &group.result)?;
+                let noted = sign_failed(&group.result, Unsigned::Refused(&message));
+                self.journal.note(None, Some(&topic), &noted)?;
                 tracing::warn!(company = %info.label(), "{}", group.result);
             }
             // A payment the bank will not sign in its state: found by signing each alone.
@@ -735,13 +740,15 @@ impl Engine {
                     Some(SignState::NotAwaiting),
                     &group.result,
                 )?;
-                self.journal.event(None, &group.result)?;
+                let noted = sign_failed(&group.result, Unsigned::NotAwaiting(&message));
+                self.journal.note(None, Some(&topic), &noted)?;
                 tracing::warn!(company = %info.label(), "{}", group.result);
             }
             Err(e) => {
                 group.result = format!("failed: {e}");
                 self.journal.record_signature(&ids, false, &group.result)?;
-                self.journal.event(None, &group.result)?;
+                let noted = sign_failed(&group.result, Unsigned::Failed(&e));
+                self.journal.note(None, Some(&topic), &noted)?;
                 tracing::warn!(company = %info.label(), "{}", group.result);
             }
         }

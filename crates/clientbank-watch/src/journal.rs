@@ -16,8 +16,11 @@ use clientbank_bank::operations::{
     OperationRow, Operations, Orders, StatementSync, StoreError, source as operation_source,
 };
 
+mod events;
+pub use events::LastError;
+
 /// The schema version this build writes (`PRAGMA user_version`).
-pub const SCHEMA_VERSION: i64 = 4;
+pub const SCHEMA_VERSION: i64 = 5;
 
 const MIGRATIONS: &[&str] = &[
     // 1: files, payments, events.
@@ -391,6 +394,12 @@ impl Journal {
             let tx = journal.db.transaction().map_err(&map)?;
             tx.execute_batch(MIGRATION_4).map_err(&map)?;
             tx.pragma_update(None, "user_version", 4).map_err(&map)?;
+            tx.commit().map_err(&map)?;
+        }
+        if version < 5 {
+            let tx = journal.db.transaction().map_err(&map)?;
+            tx.execute_batch(events::MIGRATION_5).map_err(&map)?;
+            tx.pragma_update(None, "user_version", 5).map_err(&map)?;
             tx.commit().map_err(&map)?;
         }
         Ok(journal)
@@ -1163,20 +1172,6 @@ impl Journal {
             )
             .map_err(self.err())?;
         Ok(())
-    }
-
-    /// The last `n` errors, newest first: (when, file, message).
-    pub fn last_events(&self, n: usize) -> Result<Vec<(String, Option<String>, String)>, Error> {
-        let mut statement = self
-            .db
-            .prepare("SELECT at, file, message FROM events ORDER BY id DESC LIMIT ?1")
-            .map_err(self.err())?;
-        let rows = statement
-            .query_map([n as i64], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-            .map_err(self.err())?
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(self.err())?;
-        Ok(rows)
     }
 }
 

@@ -22,9 +22,11 @@ pub mod engine;
 pub mod folders;
 pub mod init;
 pub mod journal;
+mod last_errors;
 pub mod lock;
 pub mod notify;
 pub mod report;
+mod service;
 pub mod state;
 
 pub use clientbank_bank::{Route, Settings, Signing, config, signer, statement, webhook};

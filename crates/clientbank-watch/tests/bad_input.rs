@@ -71,7 +71,8 @@ async fn a_file_vanishing_between_claim_and_read_sends_nothing() {
     let status = commands::status(dir.path()).unwrap();
     assert!(
         status.last_errors[0]
-            .2
+            .message
+            .en()
             .contains("vanished before it was read"),
         "{:?}",
         status.last_errors
@@ -95,7 +96,8 @@ async fn a_done_folder_that_cannot_be_written_keeps_the_file_in_processing() {
     let status = commands::status(dir.path()).unwrap();
     assert!(
         status.last_errors[0]
-            .2
+            .message
+            .en()
             .contains("cannot move processing/a.json"),
         "{:?}",
         status.last_errors
@@ -111,6 +113,46 @@ async fn a_done_folder_that_cannot_be_written_keeps_the_file_in_processing() {
         "the report is written"
     );
     assert_eq!(at_bank(&bank).len(), 1);
+    // Issue 19 item 8: fixed, so `status` forgets it.
+    let status = commands::status(dir.path()).unwrap();
+    assert!(status.last_errors.is_empty(), "{:?}", status.last_errors);
+}
+
+/// Issue 19 item 8: the last errors are kept in Russian too; a file rejected stays an error.
+#[tokio::test]
+async fn the_last_errors_are_in_both_languages() {
+    let bank = bank().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut daemon = open(dir.path(), settings(&bank));
+    put(dir.path(), "empty.txt", Vec::new());
+    daemon.run_once().await.unwrap();
+    let status = commands::status(dir.path()).unwrap();
+    let error = &status.last_errors[0];
+    assert_eq!(error.file.as_deref(), Some("empty.txt"), "{error:?}");
+    assert!(
+        error
+            .message
+            .ru()
+            .starts_with("перенесён в rejected/empty.txt"),
+        "{error:?}"
+    );
+    assert!(
+        error
+            .message
+            .en()
+            .starts_with("moved to rejected/empty.txt"),
+        "{error:?}"
+    );
+    // JSON keeps its shape: [at, file, English].
+    let json = serde_json::to_value(&status).unwrap();
+    assert_eq!(json["last_errors"][0][1], "empty.txt", "{json}");
+    assert!(
+        json["last_errors"][0][2]
+            .as_str()
+            .unwrap()
+            .starts_with("moved to"),
+        "{json}"
+    );
 }
 
 #[tokio::test]

@@ -684,11 +684,11 @@ async fn a_file_deleted_mid_send_is_not_called_changed() {
     assert_eq!(at_bank(&bank).len(), 2);
     let events = daemon.engine.journal.last_events(10).unwrap();
     assert!(
-        events.iter().all(|e| !e.2.contains("changed")),
+        events.iter().all(|e| !e.message.en().contains("changed")),
         "{events:?}"
     );
     assert!(
-        events.iter().any(|e| e.2.contains("vanished")),
+        events.iter().any(|e| e.message.en().contains("vanished")),
         "{events:?}"
     );
 }

@@ -389,9 +389,11 @@ async fn a_file_that_vanishes_from_processing_releases_its_payments() {
         assert!(files(dir.path(), "processing").is_empty());
         assert_eq!(at_bank(&bank).len(), 2, "moved back {moved_back}");
         assert_no_duplicates(&bank);
+        // Said; and forgotten by `status` once the same file reached done/ (issue 19 item 8).
         let events = daemon.engine.journal.last_events(10).unwrap();
-        assert!(
-            events.iter().any(|e| e.2.contains("vanished")),
+        assert_eq!(
+            events.iter().any(|e| e.message.en().contains("vanished")),
+            !moved_back,
             "{events:?}"
         );
     }

@@ -126,7 +126,7 @@ async fn a_move_that_keeps_failing_is_logged_once() {
     let said = status
         .last_errors
         .iter()
-        .filter(|e| e.2.contains("cannot move"))
+        .filter(|e| e.message.en().contains("cannot move"))
         .count();
     assert_eq!(said, 1, "{:?}", status.last_errors);
 }

@@ -2,12 +2,14 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 
 mod cli;
 mod cmd;
 mod exit;
+mod help_ru;
 mod io;
+mod log;
 mod output;
 mod payer;
 mod report;
@@ -17,7 +19,13 @@ mod term;
 mod view;
 
 fn main() -> ExitCode {
-    let cli = cli::Cli::parse();
+    // clap answers `--help` itself: the language of the help is chosen before it parses.
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let command = help_ru::localize(cli::Cli::command(), help_ru::lang_of(&args));
+    let cli = match cli::Cli::from_arg_matches(&command.get_matches_from(args)) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
     term::init(&cli.global);
     exit::finish(cmd::run(cli))
 }

@@ -499,6 +499,76 @@ fn login_times_out_when_the_browser_never_comes_back() {
     assert!(text(&out).contains("timeout"), "{}", text(&out));
 }
 
+/// Issue 19 item 5: with its output in pipes (a service log, `| tee`), `login --no-browser`
+/// shows the sign-in address at once, while it waits for the browser, not at its exit. The
+/// lines of both streams are read as they come, with a deadline, and the child is killed after.
+fn address_seen_before_exit(mut child: Child) -> String {
+    let (lines, receiver) = mpsc::channel();
+    let streams: [Box<dyn Read + Send>; 2] = [
+        Box::new(child.stdout.take().unwrap()),
+        Box::new(child.stderr.take().unwrap()),
+    ];
+    for stream in streams {
+        let lines = lines.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stream).lines() {
+                let Ok(line) = line else { break };
+                if lines.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+    }
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    let mut seen = Vec::new();
+    let found = loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        match receiver.recv_timeout(left) {
+            Ok(line) if line.trim().starts_with("http://") => break Some(line.trim().to_string()),
+            Ok(line) => seen.push(line),
+            Err(_) => break None,
+        }
+    };
+    // Still waiting for the browser: the address came before the end, not with it.
+    let running = child.try_wait().unwrap().is_none();
+    let _ = child.kill();
+    let _ = child.wait();
+    let url = found.unwrap_or_else(|| panic!("no address printed in time: {seen:?}"));
+    assert!(running, "login had already ended when its address was read");
+    assert!(url.contains("/authorize"), "{url}");
+    url
+}
+
+#[test]
+fn login_no_browser_prints_the_address_at_once_into_a_pipe() {
+    let setup = LoginSetup::new();
+    let spawn = |args: &[&str]| {
+        command(args, setup.home(), &[])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let dir = setup.dir_arg();
+    let configured = spawn(&["login", "--dir", &dir, "--no-browser", "--timeout", "600"]);
+    let url = address_seen_before_exit(configured);
+    assert!(url.starts_with(&setup.bank.url()), "{url}");
+    // The built-in sandbox bank, and in Russian: the same.
+    let sandbox = spawn(&[
+        "--lang",
+        "ru",
+        "login",
+        "--sandbox",
+        "--dir",
+        &dir,
+        "--no-browser",
+        "--timeout",
+        "600",
+    ]);
+    address_seen_before_exit(sandbox);
+}
+
 // --- accounts, balance, history -------------------------------------------------------------
 
 /// A sandbox bank and the environment of a cabinet token for it (outside sandbox mode, so the

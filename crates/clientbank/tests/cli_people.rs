@@ -193,6 +193,34 @@ fn every_help_has_examples() {
     assert!(!text(&top.stdout).contains("completions"));
 }
 
+/// Issue 19 item 8: `--help` is Russian under `--lang ru` (before or after the command, with
+/// `=`) and under a Russian locale; `--lang en` keeps it English under a Russian locale.
+#[test]
+fn help_is_russian_under_russian() {
+    let russian = |help: &Output| {
+        let shown = text(&help.stdout);
+        assert_eq!(help.status.code(), Some(0), "{shown}");
+        for english in ["Usage:", "Options:", "Examples:", "Print help", "[default:"] {
+            assert!(!shown.contains(english), "{english:?} in\n{shown}");
+        }
+        assert!(shown.contains("Использование: clientbank"), "{shown}");
+        assert!(shown.contains("Примеры:\n  clientbank "), "{shown}");
+        shown
+    };
+    let top = russian(&clientbank(&["--lang", "ru", "--help"]));
+    assert!(top.contains("Команды:"), "{top}");
+    assert!(top.contains("Проверить файлы"), "{top}");
+    let check = russian(&clientbank(&["check", "--lang=ru", "-h"]));
+    assert!(check.contains("Каждое замечание — ошибка"), "{check}");
+    let in_russia = |args: &[&str]| command(args).env("LANG", "ru_RU.UTF-8").output().unwrap();
+    let watch = russian(&in_russia(&["watch", "--help"]));
+    assert!(watch.contains("Папка обмена"), "{watch}");
+    let login = russian(&clientbank(&["--lang", "ru", "help", "login"]));
+    assert!(login.contains("--no-browser"), "{login}");
+    let english = text(&in_russia(&["--lang", "en", "status", "--help"]).stdout);
+    assert!(english.contains("Examples:"), "{english}");
+}
+
 #[test]
 fn completions_and_the_man_page_come_from_the_definition() {
     for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
@@ -215,6 +243,54 @@ fn completions_and_the_man_page_come_from_the_definition() {
     }
     let bad = clientbank(&["completions", "tcsh"]);
     assert_eq!(bad.status.code(), Some(2));
+}
+
+/// Issue 19 item 11: the man page names no page that is not made (only clientbank(1) is:
+/// the commands are its sections) and carries every key of the configuration with its default,
+/// taken from the template `clientbank init` writes.
+#[test]
+fn the_man_page_names_only_pages_that_exist_and_has_the_configuration() {
+    let man = clientbank(&["man"]);
+    assert_eq!(man.status.code(), Some(0));
+    let page = text(&man.stdout);
+    // Every `name(N)` the page names is this page.
+    let mut rest = page.as_str();
+    while let Some(at) = rest.find("(1)") {
+        let before = &rest[..at];
+        let name = before
+            .rsplit(|c: char| c.is_whitespace() || c == '>')
+            .next()
+            .unwrap_or("");
+        assert_eq!(
+            name.replace("\\fB", ""),
+            "clientbank",
+            "a page that does not exist: {before:?}"
+        );
+        rest = &rest[at + 3..];
+    }
+    assert!(!page.contains("clientbank\\-help"), "{page}");
+    for sub in ["parse", "check", "watch", "status", "login"] {
+        let section = format!(".SH \"CLIENTBANK-{}\"", sub.to_uppercase());
+        assert!(page.contains(&section), "{section}");
+        assert!(page.contains(&format!("\\fBclientbank {sub}\\fR")), "{sub}");
+    }
+    assert!(page.contains(".SH CONFIGURATION"), "{page}");
+    assert!(page.contains(".SH FILES"), "{page}");
+    // Every key of the template, as a commented assignment with its default.
+    let keys: Vec<&str> = clientbank_watch::init::TEMPLATE
+        .lines()
+        .filter_map(|line| line.strip_prefix("# "))
+        .filter(|line| {
+            line.split_once(" = ").is_some_and(|(key, _)| {
+                !key.is_empty() && key.chars().all(|c| c.is_ascii_lowercase() || c == '_')
+            })
+        })
+        .collect();
+    assert!(keys.len() > 20, "{keys:?}");
+    for line in keys {
+        let shown = line.replace('\\', "\\e").replace('-', "\\-");
+        assert!(page.contains(&shown), "{line:?} not in the man page");
+    }
 }
 
 /// Rust names of the libraries' types are not for people.

@@ -39,22 +39,19 @@ fn files(dir: &Path, folder: &str) -> Vec<String> {
     names
 }
 
+/// `clientbank --lang LANG watch --sandbox --once --demo [EXTRA] DIR`.
+fn demo(lang: &str, dir: &Path, extra: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut args = vec!["--lang", lang, "watch", "--sandbox", "--once", "--demo"];
+    args.extend(extra);
+    args.push(dir.to_str().unwrap());
+    clientbank(&args, env)
+}
+
 #[test]
 fn the_main_job_watch_sandbox_once_demo() {
     let root = tempfile::tempdir().unwrap();
     let dir = root.path().join("exchange");
-    let out = clientbank(
-        &[
-            "--lang",
-            "en",
-            "watch",
-            "--sandbox",
-            "--once",
-            "--demo",
-            dir.to_str().unwrap(),
-        ],
-        &[("LANG", "ru_RU.UTF-8")],
-    );
+    let out = demo("en", &dir, &[], &[("LANG", "ru_RU.UTF-8")]);
     // The sample with an error is rejected, as designed: the demo exits 0.
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -796,4 +793,177 @@ fn a_signer_that_cannot_sign_stops_before_anything_is_uploaded() {
     }
     let sandbox = clientbank(&["watch", d, "--once", "--sandbox"], &[]);
     assert_eq!(sandbox.status.code(), Some(0), "{}", text(&sandbox));
+}
+
+/// Issue 19 item 8: under Russian the log lines on a text log are in local time and plain
+/// words (`16.11.2026 12:30:05 предупреждение: … (файл: …)`, no `2026-11-16T…Z  WARN`, no
+/// `file=`), JSON logs keep their fields, and `status` shows the last errors in Russian.
+#[test]
+fn russian_log_lines_and_last_errors() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("exchange");
+    let dir_arg = dir.to_str().unwrap();
+    let out = demo("ru", &dir, &[], &[("RUST_LOG", "info")]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let log = String::from_utf8_lossy(&out.stderr);
+    let stamped = |line: &str| {
+        let b = line.as_bytes();
+        line.len() > 20
+            && b[2] == b'.'
+            && b[5] == b'.'
+            && b[10] == b' '
+            && b[13] == b':'
+            && b[19] == b' '
+            && line[..19]
+                .chars()
+                .all(|c| c.is_ascii_digit() || ".: ".contains(c))
+    };
+    for line in log.lines() {
+        assert!(stamped(line), "not local time first: {line:?}\n{log}");
+        for machine in [" INFO ", " WARN ", "Z ", "file="] {
+            assert!(!line.contains(machine), "{machine:?} in {line:?}");
+        }
+    }
+    assert!(log.contains("взят в работу (файл: 1c_to_kl.txt)"), "{log}");
+    assert!(
+        log.contains("предупреждение: отклонён: ничего не отправлено (файл: with-error.txt"),
+        "{log}"
+    );
+    let status = clientbank(&["--lang", "ru", "status", dir_arg], &[]);
+    let shown = String::from_utf8_lossy(&status.stdout);
+    assert!(shown.contains("последние ошибки:"), "{shown}");
+    assert!(
+        shown.contains("with-error.txt перенесён в rejected/with-error.txt: ничего не отправлено"),
+        "{shown}"
+    );
+    // JSON logs are for machines: unchanged.
+    let json_dir = root.path().join("json");
+    let out = demo(
+        "ru",
+        &json_dir,
+        &["--log-format", "json"],
+        &[("RUST_LOG", "info")],
+    );
+    let first = String::from_utf8_lossy(&out.stderr);
+    let first: serde_json::Value = serde_json::from_str(first.lines().next().unwrap()).unwrap();
+    assert!(
+        first["timestamp"].as_str().unwrap().ends_with('Z'),
+        "{first}"
+    );
+    assert_eq!(first["level"], "INFO", "{first}");
+}
+
+/// Issue 19 item 6: under systemd (`Type=notify`, `WatchdogSec=`) the daemon says `READY=1`
+/// once it watches, `WATCHDOG=1` from its loop at least twice per watchdog period, and
+/// `STOPPING=1` at a clean stop: read here from a real Unix datagram socket as NOTIFY_SOCKET.
+#[cfg(unix)]
+#[test]
+fn watch_tells_systemd_it_is_ready_and_alive() {
+    use std::os::unix::net::UnixDatagram;
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("exchange");
+    std::fs::create_dir_all(dir.join("inbox")).unwrap();
+    // A poll interval longer than the watchdog's: the loop must come round sooner all the same.
+    std::fs::write(dir.join("clientbank.toml"), "poll_interval = \"60s\"\n").unwrap();
+    let socket_path = root.path().join("notify.sock");
+    let socket = UnixDatagram::bind(&socket_path).unwrap();
+    socket
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_clientbank"))
+        .args(["watch", dir.to_str().unwrap(), "--sandbox"])
+        .env("RUST_LOG", "warn")
+        .env("NOTIFY_SOCKET", &socket_path)
+        // 0.4 s: a WATCHDOG=1 at least every 0.2 s.
+        .env("WATCHDOG_USEC", "400000")
+        .env_remove("WATCHDOG_PID")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut buffer = [0u8; 512];
+    let mut said = Vec::new();
+    let started = Instant::now();
+    while said.iter().filter(|m: &&String| *m == "WATCHDOG=1").count() < 3 {
+        let Ok(n) = socket.recv(&mut buffer) else {
+            let _ = child.kill();
+            panic!("the daemon stopped telling systemd: {said:?}");
+        };
+        said.push(String::from_utf8_lossy(&buffer[..n]).into_owned());
+    }
+    // Three rounds in far less than the poll interval.
+    assert!(started.elapsed() < Duration::from_secs(20), "{said:?}");
+    assert!(said[0].lines().any(|l| l == "READY=1"), "{said:?}");
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    loop {
+        let n = socket.recv(&mut buffer).expect("STOPPING=1 before the end");
+        if &buffer[..n] == b"STOPPING=1" {
+            break;
+        }
+    }
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+}
+
+/// Issue 19 item 6: the README's systemd unit (between its markers) passes
+/// `systemd-analyze verify`, with ExecStart pointing at this build and a folder of the test.
+#[test]
+fn the_readme_systemd_unit_verifies() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md"))
+            .unwrap();
+    let begin = readme
+        .find("<!-- systemd-unit:begin -->")
+        .expect("begin marker");
+    let end = readme
+        .find("<!-- systemd-unit:end -->")
+        .expect("end marker");
+    let block = &readme[begin..end];
+    let unit = block
+        .split_once("```ini\n")
+        .and_then(|(_, rest)| rest.split_once("```"))
+        .map(|(unit, _)| unit)
+        .expect("an ini block between the markers");
+    for key in ["Type=notify", "WatchdogSec=", "Restart=on-failure"] {
+        assert!(unit.contains(key), "{key} not in the unit:\n{unit}");
+    }
+    let Ok(analyze) = which("systemd-analyze") else {
+        println!("skipped: systemd-analyze not found");
+        return;
+    };
+    let root = tempfile::tempdir().unwrap();
+    let unit = unit
+        .replace(
+            "/usr/local/bin/clientbank",
+            env!("CARGO_BIN_EXE_clientbank"),
+        )
+        .replace("/srv/exchange", root.path().to_str().unwrap())
+        // The unit's user need not exist on the machine that runs the tests.
+        .replace("User=clientbank\n", "");
+    let path = root.path().join("clientbank.service");
+    std::fs::write(&path, unit).unwrap();
+    let out = Command::new(analyze)
+        .args(["verify", "--man=no"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let said = text(&out);
+    if said.contains("Failed to initialize manager") || said.contains("Failed to setup") {
+        println!("skipped: systemd-analyze cannot run here: {said}");
+        return;
+    }
+    assert!(out.status.success(), "{said}");
+    assert!(!said.contains("clientbank.service:"), "{said}");
+}
+
+/// `name` on PATH.
+fn which(name: &str) -> Result<std::path::PathBuf, ()> {
+    let path = std::env::var_os("PATH").ok_or(())?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|candidate| candidate.is_file())
+        .ok_or(())
 }

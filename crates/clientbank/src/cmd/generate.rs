@@ -17,7 +17,35 @@ pub(crate) fn completions(shell: clap_complete::Shell) -> Result<Outcome, Failur
 
 pub(crate) fn man() -> Result<Outcome, Failure> {
     let mut out = io::BufWriter::new(io::stdout().lock());
-    clap_mangen::Man::new(Cli::command()).render(&mut out)?;
+    let top = clap_mangen::Man::new(Cli::command());
+    top.render_title(&mut out)?;
+    top.render_name_section(&mut out)?;
+    top.render_synopsis_section(&mut out)?;
+    top.render_description_section(&mut out)?;
+    top.render_options_section(&mut out)?;
+    // The commands are sections of this page, not pages of their own (none is installed):
+    // clap_mangen's list would name clientbank-parse(1) and the like.
+    writeln!(out, ".SH COMMANDS")?;
+    for sub in Cli::command()
+        .get_subcommands()
+        .filter(|s| !s.is_hide_set())
+    {
+        let name = sub.get_name();
+        if name == "help" {
+            continue;
+        }
+        writeln!(out, ".TP\n\\fBclientbank {}\\fR", roff(name))?;
+        let about = sub.get_about().map(ToString::to_string).unwrap_or_default();
+        writeln!(
+            out,
+            "{} (see {} below)",
+            roff(&about),
+            roff(&format!("CLIENTBANK-{}", name.to_uppercase()))
+        )?;
+    }
+    top.render_extra_section(&mut out)?;
+    configuration_section(&mut out)?;
+    top.render_version_section(&mut out)?;
     // One section per visible subcommand, with its options and examples.
     for sub in Cli::command()
         .get_subcommands()
@@ -34,4 +62,42 @@ pub(crate) fn man() -> Result<Outcome, Failure> {
     }
     out.flush()?;
     Ok(Outcome::Clean)
+}
+
+/// CONFIGURATION and FILES: the commented `clientbank.toml` that `clientbank init` writes,
+/// as it is (the one list of keys, their defaults and what they are for).
+fn configuration_section(out: &mut impl Write) -> io::Result<()> {
+    writeln!(out, ".SH CONFIGURATION")?;
+    writeln!(
+        out,
+        "DIR/clientbank.toml (or \\-\\-config FILE), as \\fBclientbank init DIR\\fR writes it: every key, \
+         its default and what it is for. Environment variables (CLIENTBANK_TOKEN, \
+         CLIENTBANK_BASE_URL, ...) override it; flags override both."
+    )?;
+    writeln!(out, ".PP\n.nf")?;
+    for line in clientbank_watch::init::TEMPLATE.lines() {
+        writeln!(out, "\\&{}", roff(line))?;
+    }
+    writeln!(out, ".fi")?;
+    writeln!(out, ".SH FILES")?;
+    for (path, what) in [
+        ("DIR/clientbank.toml", "the configuration (above)"),
+        (
+            "DIR/inbox/, processing/, done/, rejected/, review/, outbox/",
+            "the exchange folders of \\fBclientbank watch\\fR",
+        ),
+        ("DIR/.clientbank/journal.sqlite", "the journal"),
+        (
+            "DIR/.clientbank/lock",
+            "held by the daemon while it works on DIR",
+        ),
+    ] {
+        writeln!(out, ".TP\n{}\n{what}", roff(path))?;
+    }
+    Ok(())
+}
+
+/// Text for roff: backslashes and hyphens escaped.
+fn roff(text: &str) -> String {
+    text.replace('\\', "\\e").replace('-', "\\-")
 }

@@ -58,11 +58,13 @@ pub(crate) fn run(dir: &Path, json: bool) -> Result<Outcome, Failure> {
     }
     if !status.last_errors.is_empty() {
         writeln!(out, "  {}", tr("last errors:", "последние ошибки:"))?;
-        for (at, file, message) in &status.last_errors {
+        for error in &status.last_errors {
             writeln!(
                 out,
-                "      {at} {} {message}",
-                file.as_deref().unwrap_or("-")
+                "      {} {} {}",
+                crate::log::local_time(&error.at),
+                error.file.as_deref().unwrap_or("-"),
+                error.message.get(crate::term::lang())
             )?;
         }
     }

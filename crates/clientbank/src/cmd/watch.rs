@@ -42,7 +42,8 @@ async fn sandbox_bank(
     Ok(Some(bank))
 }
 
-/// Logs to stderr, as text or JSON lines (`RUST_LOG` filters; `info` by default).
+/// Logs to stderr, as text (local time, plain words: `crate::log`) or JSON lines (`RUST_LOG`
+/// filters; `info` by default).
 pub(crate) fn init_logging(json: bool) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
@@ -54,7 +55,7 @@ pub(crate) fn init_logging(json: bool) {
     let _ = if json {
         builder.json().try_init()
     } else {
-        builder.try_init()
+        builder.event_format(crate::log::Plain).try_init()
     };
 }
 

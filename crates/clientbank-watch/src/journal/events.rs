@@ -1,0 +1,102 @@
+//! The errors `clientbank status` shows (issue 19 item 8): each in English and Russian, and
+//! forgotten once what went wrong has gone right (the file reached done/, the statement was
+//! brought up to date, the company's payments were signed).
+//!
+//! An error is noted with its file, or with a topic when it belongs to no file (`statement`,
+//! `sign COMPANY`). Forgetting marks it fixed (`fixed_at`); `last_events` shows the unfixed.
+
+use clientbank_format::Message;
+use rusqlite::params;
+
+use super::{Journal, now};
+use crate::Error;
+
+/// Schema 5: the Russian text, the topic and when it was fixed.
+pub(super) const MIGRATION_5: &str = "ALTER TABLE events ADD COLUMN message_ru TEXT;
+    ALTER TABLE events ADD COLUMN topic TEXT;
+    ALTER TABLE events ADD COLUMN fixed_at TEXT;";
+
+/// One error not yet fixed: when (UTC), the file it is of, what (both languages). In JSON an
+/// array `[at, file, message]`, the message in English, as before the Russian was kept.
+#[derive(Clone, Debug)]
+pub struct LastError {
+    /// When, in UTC (`2026-11-16T09:30:00Z`).
+    pub at: String,
+    /// The file it is of, if any.
+    pub file: Option<String>,
+    /// What went wrong.
+    pub message: Message,
+}
+
+impl serde::Serialize for LastError {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        (&self.at, &self.file, self.message.en()).serialize(serializer)
+    }
+}
+
+impl Journal {
+    /// Notes an error for `clientbank status`, of `file` or of `topic`, in both languages.
+    pub fn note(
+        &mut self,
+        file: Option<&str>,
+        topic: Option<&str>,
+        message: &Message,
+    ) -> Result<(), Error> {
+        self.db
+            .execute(
+                "INSERT INTO events (at, file, message, message_ru, topic)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![now(), file, message.en(), message.ru(), topic],
+            )
+            .map_err(self.err())?;
+        Ok(())
+    }
+
+    /// The errors of `file` are fixed: it reached done/.
+    pub fn forget_file(&mut self, file: &str) -> Result<(), Error> {
+        self.forget("file", file)
+    }
+
+    /// The errors of `topic` are fixed: the same work went well since.
+    pub fn forget_topic(&mut self, topic: &str) -> Result<(), Error> {
+        self.forget("topic", topic)
+    }
+
+    fn forget(&mut self, column: &str, value: &str) -> Result<(), Error> {
+        self.db
+            .execute(
+                &format!(
+                    "UPDATE events SET fixed_at = ?1 WHERE fixed_at IS NULL AND {column} = ?2"
+                ),
+                params![now(), value],
+            )
+            .map_err(self.err())?;
+        Ok(())
+    }
+
+    /// The last `n` errors not fixed, newest first (an error noted before the Russian was kept
+    /// shows its English in both).
+    pub fn last_events(&self, n: usize) -> Result<Vec<LastError>, Error> {
+        let mut statement = self
+            .db
+            .prepare(
+                "SELECT at, file, message, message_ru FROM events WHERE fixed_at IS NULL
+                 ORDER BY id DESC LIMIT ?1",
+            )
+            .map_err(self.err())?;
+        let rows = statement
+            .query_map([n as i64], |r| {
+                let en: String = r.get(2)?;
+                let ru: Option<String> = r.get(3)?;
+                Ok(LastError {
+                    at: r.get(0)?,
+                    file: r.get(1)?,
+                    message: Message::new(en.clone(), ru.unwrap_or(en)),
+                })
+            })
+            .map_err(self.err())?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(self.err())?;
+        Ok(rows)
+    }
+}

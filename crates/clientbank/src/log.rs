@@ -1,0 +1,172 @@
+//! The daemon's log lines on a terminal or in a text log (issue 19 item 8): the local time
+//! and plain words — `16.11.2026 12:30:05 ошибка: … (файл: 1c_to_kl.txt)` — instead of
+//! `2026-11-16T09:30:05.123Z ERROR … file=1c_to_kl.txt`. JSON logs stay as they were.
+
+use std::fmt::{self, Write as _};
+
+use chrono::{DateTime, Local, TimeZone, Utc};
+use tracing::field::{Field, Visit};
+use tracing::{Event, Level, Subscriber};
+use tracing_subscriber::fmt::format::Writer;
+use tracing_subscriber::fmt::{FmtContext, FormatEvent, FormatFields};
+use tracing_subscriber::registry::LookupSpan;
+
+use crate::term::{Lang, lang};
+
+/// A moment as people read it where they are: `16.11.2026 12:30:05` (Russian) or
+/// `2026-11-16 12:30:05`.
+pub(crate) fn shown<Tz: TimeZone>(at: DateTime<Utc>, zone: &Tz) -> String
+where
+    Tz::Offset: fmt::Display,
+{
+    let local = at.with_timezone(zone);
+    match lang() {
+        Lang::Ru => local.format("%d.%m.%Y %H:%M:%S").to_string(),
+        _ => local.format("%Y-%m-%d %H:%M:%S").to_string(),
+    }
+}
+
+/// A journal's UTC time (`2026-11-16T09:30:05Z`) in local time; as it is when unreadable.
+pub(crate) fn local_time(at: &str) -> String {
+    match DateTime::parse_from_rfc3339(at) {
+        Ok(at) => shown(at.with_timezone(&Utc), &Local),
+        Err(_) => at.to_string(),
+    }
+}
+
+/// The text format of log lines.
+pub(crate) struct Plain;
+
+impl<S, N> FormatEvent<S, N> for Plain
+where
+    S: Subscriber + for<'a> LookupSpan<'a>,
+    N: for<'a> FormatFields<'a> + 'static,
+{
+    fn format_event(
+        &self,
+        _ctx: &FmtContext<'_, S, N>,
+        mut writer: Writer<'_>,
+        event: &Event<'_>,
+    ) -> fmt::Result {
+        let ru = lang() == Lang::Ru;
+        let level = match (*event.metadata().level(), ru) {
+            (Level::ERROR, false) => "error: ",
+            (Level::ERROR, true) => "ошибка: ",
+            (Level::WARN, false) => "warning: ",
+            (Level::WARN, true) => "предупреждение: ",
+            (Level::INFO, _) => "",
+            (_, false) => "debug: ",
+            (_, true) => "отладка: ",
+        };
+        let mut fields = Fields::default();
+        event.record(&mut fields);
+        let message = if ru {
+            said_ru(&fields.message).unwrap_or(&fields.message)
+        } else {
+            &fields.message
+        };
+        write!(writer, "{} {level}{message}", shown(Utc::now(), &Local))?;
+        if !fields.rest.is_empty() {
+            write!(writer, " ({})", fields.rest.join(", "))?;
+        }
+        writeln!(writer)
+    }
+}
+
+/// The message of an event and its other fields as `name: value`.
+#[derive(Default)]
+struct Fields {
+    message: String,
+    rest: Vec<String>,
+}
+
+impl Visit for Fields {
+    fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
+        if field.name() == "message" {
+            let _ = write!(self.message, "{value:?}");
+        } else {
+            self.rest.push(format!("{}: {value:?}", word(field.name())));
+        }
+    }
+
+    fn record_str(&mut self, field: &Field, value: &str) {
+        if field.name() == "message" {
+            self.message.push_str(value);
+        } else {
+            self.rest.push(format!("{}: {value}", word(field.name())));
+        }
+    }
+}
+
+/// The Russian of the daemon's fixed log messages (those with a changing text come in the
+/// language they were written in).
+fn said_ru(message: &str) -> Option<&'static str> {
+    Some(match message {
+        "watching" => "слежу за папкой",
+        "stopped" => "остановлен",
+        "claimed" => "взят в работу",
+        "intents recorded" => "намерения записаны в журнал",
+        "payment uploaded" => "платёж загружен",
+        "payments signed" => "платежи подписаны",
+        "moved" => "перенесён",
+        "moved at last" => "наконец перенесён",
+        "rejected: nothing sent" => "отклонён: ничего не отправлено",
+        "not sent: the same payment is active in another file" => {
+            "не отправлен: тот же платёж в работе в другом файле"
+        }
+        "journal started anew: file moved to review/" => {
+            "журнал начат заново: файл перенесён в review/"
+        }
+        "configuration changed: read again" => "настройки изменились: прочитаны заново",
+        "the bank takes the token again: uploads go on" => {
+            "банк снова принимает токен: загрузка продолжается"
+        }
+        "the built-in sandbox bank runs in-process" => "встроенный тестовый банк запущен",
+        "webhook listener" => "приём вебхуков",
+        "a new operation" => "новая операция",
+        _ => return None,
+    })
+}
+
+/// A field's name as a word of the language.
+fn word(name: &str) -> &str {
+    if lang() != Lang::Ru {
+        return name;
+    }
+    match name {
+        "file" => "файл",
+        "to" => "куда",
+        "company" => "компания",
+        "count" => "сколько",
+        "url" => "адрес",
+        "addr" => "адрес",
+        "dir" => "папка",
+        "error" => "ошибка",
+        "account" => "счёт",
+        "number" => "номер",
+        "sum" => "сумма",
+        "route" => "путь",
+        "payments" => "платежей",
+        "errors" => "ошибок",
+        "operation" => "операция",
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::FixedOffset;
+
+    use super::*;
+
+    #[test]
+    fn a_moment_is_shown_in_the_zone_given() {
+        let at = DateTime::parse_from_rfc3339("2026-11-16T21:30:05Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        let moscow = FixedOffset::east_opt(3 * 3600).unwrap();
+        // Language English (the settings were not chosen in this test).
+        assert_eq!(shown(at, &moscow), "2026-11-17 00:30:05");
+        assert_eq!(local_time("not a time"), "not a time");
+    }
+}
