@@ -271,13 +271,7 @@ impl Engine {
             .map(|r| {
                 (
                     r.id,
-                    Outcome {
-                        state: PaymentState::Doubt,
-                        message: Some(
-                            "its answer was not recorded: it may or may not be at the bank".into(),
-                        ),
-                        ..Outcome::default()
-                    },
+                    Outcome::doubt("its answer was not recorded: it may or may not be at the bank"),
                 )
             })
             .collect();
@@ -313,11 +307,7 @@ impl Engine {
             let Some(planned) = drop.payments.get(row.position as usize) else {
                 self.journal.record_outcomes(&[(
                     row.id,
-                    Outcome {
-                        state: PaymentState::Doubt,
-                        message: Some("the file no longer holds this payment".into()),
-                        ..Outcome::default()
-                    },
+                    Outcome::doubt("the file no longer holds this payment"),
                 )])?;
                 return Ok(Sent::Finished);
             };
@@ -334,34 +324,7 @@ impl Engine {
                 return Ok(sent);
             }
             let outcome = match answer {
-                Ok(result) => {
-                    let created = result.created();
-                    let mut notes: Vec<String> = result.warnings.clone();
-                    notes.extend(result.problems.iter().cloned());
-                    let bank_id = created.first().map(|s| s.to_string());
-                    if bank_id.is_none() {
-                        notes.push(
-                            "the bank took it without naming its id: sign it in the bank's \
-                             cabinet"
-                                .into(),
-                        );
-                    }
-                    tracing::info!(
-                        number = %row.number, sum = %row.sum, id = bank_id.as_deref().unwrap_or("-"),
-                        "payment uploaded"
-                    );
-                    Outcome {
-                        state: PaymentState::Uploaded,
-                        sign: Some(if in_signing && bank_id.is_some() {
-                            SignState::Awaiting
-                        } else {
-                            SignState::Draft
-                        }),
-                        bank_id,
-                        answer: Some(result.raw.clone()),
-                        message: (!notes.is_empty()).then(|| notes.join("; ")),
-                    }
-                }
+                Ok(result) => uploaded(&row.number, &row.sum, &result, in_signing),
                 Err(e) if e.not_taken() => {
                     self.journal
                         .set_payment(row.id, PaymentState::Planned, None)?;
@@ -373,27 +336,7 @@ impl Engine {
                 }
                 Err(e) if e.in_doubt() => {
                     tracing::error!(number = %row.number, "payment in doubt: {e}");
-                    let body = match &e {
-                        clientbank_api::Error::Unreadable { body, .. } => Some(body.clone()),
-                        _ => None,
-                    };
-                    let ids = match &e {
-                        clientbank_api::Error::Unreadable { ids, .. } => ids.first().cloned(),
-                        _ => None,
-                    };
-                    self.journal.record_outcomes(&[(
-                        row.id,
-                        Outcome {
-                            state: PaymentState::Doubt,
-                            bank_id: ids,
-                            answer: body,
-                            message: Some(format!(
-                                "sent, but the answer was lost ({e}): it may or may not be \
-                                     at the bank"
-                            )),
-                            ..Outcome::default()
-                        },
-                    )])?;
+                    self.journal.record_outcomes(&[(row.id, in_doubt(&e))])?;
                     // The bank is not answering as it should: the rest waits for a person.
                     return Ok(Sent::Finished);
                 }
@@ -415,6 +358,56 @@ impl Engine {
             }
         }
         Ok(Sent::Finished)
+    }
+}
+
+/// The outcome of a payment the bank took: uploaded, awaiting its signature when it was
+/// uploaded `InSigning` and the bank named its id, with the bank's warnings.
+fn uploaded(
+    number: &str,
+    sum: &str,
+    result: &clientbank_api::UploadResult,
+    in_signing: bool,
+) -> Outcome {
+    let created = result.created();
+    let mut notes: Vec<String> = result.warnings.clone();
+    notes.extend(result.problems.iter().cloned());
+    let bank_id = created.first().map(|s| s.to_string());
+    if bank_id.is_none() {
+        notes.push("the bank took it without naming its id: sign it in the bank's cabinet".into());
+    }
+    tracing::info!(
+        number = %number, sum = %sum, id = bank_id.as_deref().unwrap_or("-"),
+        "payment uploaded"
+    );
+    Outcome {
+        state: PaymentState::Uploaded,
+        sign: Some(if in_signing && bank_id.is_some() {
+            SignState::Awaiting
+        } else {
+            SignState::Draft
+        }),
+        bank_id,
+        answer: Some(result.raw.clone()),
+        message: (!notes.is_empty()).then(|| notes.join("; ")),
+    }
+}
+
+/// The outcome of a payment sent whose answer was lost: in doubt, with what the bank's
+/// unreadable answer said (its body, an id it named).
+fn in_doubt(e: &clientbank_api::Error) -> Outcome {
+    let (answer, bank_id) = match e {
+        clientbank_api::Error::Unreadable { body, ids, .. } => {
+            (Some(body.clone()), ids.first().cloned())
+        }
+        _ => (None, None),
+    };
+    Outcome {
+        bank_id,
+        answer,
+        ..Outcome::doubt(format!(
+            "sent, but the answer was lost ({e}): it may or may not be at the bank"
+        ))
     }
 }
 

@@ -3,6 +3,41 @@
 use super::*;
 
 impl Engine {
+    /// The payments of a 1C file that must not go, each with why, when any of them cannot:
+    /// the 1C route sends whole files, so one payment already at the bank, queued, held or
+    /// active in another file holds them all. Empty when the file can go.
+    fn held_whole(
+        &self,
+        todo: &[crate::journal::PaymentRow],
+        ids: &[i64],
+    ) -> Result<Vec<(i64, Outcome)>, Error> {
+        let mut held = self.journal.conflicts(ids)?;
+        if let Some(first) = todo.first()
+            && held.is_empty()
+        {
+            let rows = self.journal.payments_of(first.file_id)?;
+            if rows.iter().any(|r| r.state != PaymentState::Planned) {
+                let why = "not sent: other payments of this 1C file are already at the bank or \
+                           elsewhere, and the 1C route sends whole files; send this one alone \
+                           (or from a JSON file)";
+                return Ok(todo
+                    .iter()
+                    .map(|r| (r.id, Outcome::said(PaymentState::Held, why)))
+                    .collect());
+            }
+        }
+        if !held.is_empty() {
+            for &id in ids {
+                if !held.iter().any(|(c, _)| *c == id) {
+                    let why = "not sent: other payments of this 1C file are active in another \
+                               file, and the 1C route sends whole files";
+                    held.push((id, Outcome::said(PaymentState::Held, why)));
+                }
+            }
+        }
+        Ok(held)
+    }
+
     pub(super) async fn send_1c(
         &mut self,
         client: &Client,
@@ -15,49 +50,9 @@ impl Engine {
         }
         // The file goes whole: if any of its payments is not planned (already, queued, held…)
         // or is active elsewhere now, none is sent.
-        let mut conflicts = self.journal.conflicts(&ids)?;
-        if let Some(first) = todo.first() {
-            let rows = self.journal.payments_of(first.file_id)?;
-            if rows.iter().any(|r| r.state != PaymentState::Planned) && conflicts.is_empty() {
-                conflicts = todo
-                    .iter()
-                    .map(|r| {
-                        (
-                            r.id,
-                            Outcome {
-                                state: PaymentState::Held,
-                                message: Some(
-                                    "not sent: other payments of this 1C file are already at the \
-                                     bank or elsewhere, and the 1C route sends whole files; send \
-                                     this one alone (or from a JSON file)"
-                                        .into(),
-                                ),
-                                ..Outcome::default()
-                            },
-                        )
-                    })
-                    .collect();
-            }
-        }
-        if !conflicts.is_empty() {
-            let mut results = conflicts;
-            for &id in &ids {
-                if !results.iter().any(|(c, _)| *c == id) {
-                    results.push((
-                        id,
-                        Outcome {
-                            state: PaymentState::Held,
-                            message: Some(
-                                "not sent: other payments of this 1C file are active in another \
-                                 file, and the 1C route sends whole files"
-                                    .into(),
-                            ),
-                            ..Outcome::default()
-                        },
-                    ));
-                }
-            }
-            self.journal.record_outcomes(&results)?;
+        let held = self.held_whole(todo, &ids)?;
+        if !held.is_empty() {
+            self.journal.record_outcomes(&held)?;
             return Ok(Sent::Finished);
         }
         let marks = self.journal.mark_sending(&ids)?;
@@ -78,13 +73,12 @@ impl Engine {
         let all = |state: PaymentState, message: String, answer: Option<String>| {
             ids.iter()
                 .map(|&id| {
+                    let answer = answer.clone();
                     (
                         id,
                         Outcome {
-                            state,
-                            message: Some(message.clone()),
-                            answer: answer.clone(),
-                            ..Outcome::default()
+                            answer,
+                            ..Outcome::said(state, &message)
                         },
                     )
                 })

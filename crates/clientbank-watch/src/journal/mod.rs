@@ -142,6 +142,22 @@ pub struct Outcome {
     pub message: Option<String>,
 }
 
+impl Outcome {
+    /// `state`, for the reason given.
+    pub fn said(state: PaymentState, message: impl Into<String>) -> Outcome {
+        Outcome {
+            state,
+            message: Some(message.into()),
+            ..Outcome::default()
+        }
+    }
+
+    /// In doubt, for the reason given: it may or may not be at the bank.
+    pub fn doubt(message: impl Into<String>) -> Outcome {
+        Outcome::said(PaymentState::Doubt, message)
+    }
+}
+
 /// The journal of one DIR.
 #[derive(Debug)]
 pub struct Journal {
