@@ -42,10 +42,10 @@ impl PaymentLine {
     fn of(file: &str, row: &PaymentRow) -> PaymentLine {
         PaymentLine {
             file: file.to_string(),
-            number: row.number.clone(),
-            date: row.date.clone(),
-            sum: row.sum.clone(),
-            recipient: row.recipient.clone(),
+            number: row.payment.number.clone(),
+            date: row.payment.date.clone(),
+            sum: row.payment.sum.clone(),
+            recipient: row.payment.recipient.clone(),
             id: row.bank_id.clone(),
             state: report::state_label(row),
             message: row.message.clone(),
@@ -535,7 +535,7 @@ pub fn status(dir: &Path) -> Result<Status, Error> {
         // retried) is counted by the row that says most of what the bank has of it.
         let mut by_identity: HashMap<String, PaymentRow> = HashMap::new();
         for row in journal.all_payments()? {
-            match by_identity.entry(row.identity.clone()) {
+            match by_identity.entry(row.payment.identity.clone()) {
                 Entry::Occupied(mut seen) => {
                     if row.state.weight() >= seen.get().state.weight() {
                         seen.insert(row);
@@ -556,9 +556,10 @@ pub fn status(dir: &Path) -> Result<Status, Error> {
         }
         for row in journal.awaiting_signature()? {
             let company = row
+                .payment
                 .company
                 .clone()
-                .unwrap_or_else(|| format!("payer account {}", row.payer_account));
+                .unwrap_or_else(|| format!("payer account {}", row.payment.payer_account));
             awaiting
                 .entry(company)
                 .or_insert_with(Vec::new)
@@ -698,7 +699,7 @@ pub fn settle(dir: &Path, file: &str, settlement: &Settlement) -> Result<String,
     let left: Vec<&str> = doubtful
         .iter()
         .filter(|r| !decisions.iter().any(|d| d.0 == r.id))
-        .map(|r| r.number.as_str())
+        .map(|r| r.payment.number.as_str())
         .collect();
     if !left.is_empty() {
         return Ok(format!(
@@ -789,7 +790,7 @@ fn return_settled(
 /// row id. A number that is not of a payment in doubt, named twice, or shared by two payments
 /// in doubt is refused with the numbers that are.
 fn decide(doubtful: &[&PaymentRow], settlement: &Settlement) -> Result<Vec<(i64, bool)>, Error> {
-    let numbers: Vec<&str> = doubtful.iter().map(|r| r.number.as_str()).collect();
+    let numbers: Vec<&str> = doubtful.iter().map(|r| r.payment.number.as_str()).collect();
     let listed = if numbers.is_empty() {
         "none".to_string()
     } else {
@@ -804,7 +805,10 @@ fn decide(doubtful: &[&PaymentRow], settlement: &Settlement) -> Result<Vec<(i64,
     };
     let (sent, not_sent) = (named(&settlement.sent), named(&settlement.not_sent));
     for number in sent.iter().chain(&not_sent) {
-        let count = doubtful.iter().filter(|r| r.number == *number).count();
+        let count = doubtful
+            .iter()
+            .filter(|r| r.payment.number == *number)
+            .count();
         if count != 1 {
             let why = if count == 0 {
                 "is not a payment in doubt"
@@ -842,7 +846,7 @@ fn decide(doubtful: &[&PaymentRow], settlement: &Settlement) -> Result<Vec<(i64,
     Ok(doubtful
         .iter()
         .filter_map(|r| {
-            let n = &r.number;
+            let n = &r.payment.number;
             if sent.contains(n) || (all_sent && !not_sent.contains(n)) {
                 Some((r.id, true))
             } else if not_sent.contains(n) || (all_not_sent && !sent.contains(n)) {

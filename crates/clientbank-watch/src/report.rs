@@ -99,11 +99,11 @@ pub fn csv_in(rows: &[PaymentRow], lang: clientbank_payment::Lang) -> Vec<u8> {
     for row in rows {
         let (label_en, label_ru) = standing(row).report_label();
         let _ = writer.write_record([
-            excel_cell(&row.number).as_ref(),
-            row.date.as_str(),
-            excel_sum(&row.sum, lang).as_str(),
-            excel_cell(&row.recipient).as_ref(),
-            row.recipient_account.as_str(),
+            excel_cell(&row.payment.number).as_ref(),
+            row.payment.date.as_str(),
+            excel_sum(&row.payment.sum, lang).as_str(),
+            excel_cell(&row.payment.recipient).as_ref(),
+            row.payment.recipient_account.as_str(),
             row.bank_id.as_deref().unwrap_or(""),
             if ru { label_ru } else { label_en },
             standing(row).code().as_str(),
@@ -145,14 +145,22 @@ pub fn read_csv(bytes: &[u8]) -> Vec<(String, String, Option<String>)> {
 fn line(row: &PaymentRow) -> String {
     format!(
         "№ {} of {}, {} to {} ({})",
-        row.number, row.date, row.sum, row.recipient, row.recipient_account
+        row.payment.number,
+        row.payment.date,
+        row.payment.sum,
+        row.payment.recipient,
+        row.payment.recipient_account
     )
 }
 
 fn line_ru(row: &PaymentRow) -> String {
     format!(
         "№ {} от {}, {} получателю {} ({})",
-        row.number, row.date, row.sum, row.recipient, row.recipient_account
+        row.payment.number,
+        row.payment.date,
+        row.payment.sum,
+        row.payment.recipient,
+        row.payment.recipient_account
     )
 }
 
@@ -326,7 +334,7 @@ fn how_to_settle(dir: &std::path::Path, name: &str, in_doubt: &[&PaymentRow], ru
     let quoted = shell_quote(name);
     let dir = shell_quote(&dir.display().to_string());
     // Numbers to settle payment by payment, when the payments in doubt are several.
-    let numbers: Vec<&str> = in_doubt.iter().map(|r| r.number.as_str()).collect();
+    let numbers: Vec<&str> = in_doubt.iter().map(|r| r.payment.number.as_str()).collect();
     let each = (numbers.len() > 1).then(|| {
         let first = numbers[0];
         let rest = numbers[1..].join(" ");
@@ -407,25 +415,14 @@ mod tests {
     }
 
     fn uploaded_row() -> PaymentRow {
-        PaymentRow {
-            id: 1,
-            file_id: 1,
-            position: 0,
-            identity: "7".into(),
-            payer_account: String::new(),
-            number: "7".into(),
-            date: "20.11.2026".into(),
-            sum: "175000.50".into(),
-            recipient: "ООО \"Лютик\"; филиал".into(),
-            recipient_account: "40702810210000054321".into(),
-            company: None,
-            state: PaymentState::Uploaded,
-            bank_id: Some("id-7".into()),
-            sign: Some(SignState::Awaiting),
-            answer: None,
-            message: None,
-            uploaded_at: None,
-        }
+        let mut row = PaymentRow::example(1, "7", PaymentState::Uploaded);
+        row.payment.date = "20.11.2026".into();
+        row.payment.sum = "175000.50".into();
+        row.payment.recipient = "ООО \"Лютик\"; филиал".into();
+        row.payment.recipient_account = "40702810210000054321".into();
+        row.bank_id = Some("id-7".into());
+        row.sign = Some(SignState::Awaiting);
+        row
     }
 
     /// Issue 19 item 7: the report opens in Russian Excel by double-click — read here as Excel
@@ -485,7 +482,7 @@ mod tests {
         assert_eq!(cell(""), "");
         // In the report too: a payee named like a formula.
         let mut row = uploaded_row();
-        row.recipient = "=cmd|' /C calc'!A0".into();
+        row.payment.recipient = "=cmd|' /C calc'!A0".into();
         let text = String::from_utf8(super::csv_in(&[row], clientbank_payment::Lang::En)).unwrap();
         assert!(text.contains(";'=cmd|"), "{text}");
     }
@@ -548,25 +545,7 @@ mod tests {
     #[test]
     fn the_review_file_opens_with_doubt_only_when_a_payment_is_in_doubt() {
         use clientbank_payment::Lang;
-        let row = |number: &str, state: PaymentState| PaymentRow {
-            id: 1,
-            file_id: 1,
-            position: 0,
-            identity: number.into(),
-            payer_account: String::new(),
-            number: number.into(),
-            date: String::new(),
-            sum: String::new(),
-            recipient: String::new(),
-            recipient_account: String::new(),
-            company: None,
-            state,
-            bank_id: None,
-            sign: None,
-            answer: None,
-            message: None,
-            uploaded_at: None,
-        };
+        let row = |number: &str, state: PaymentState| PaymentRow::example(1, number, state);
         let dir = std::path::Path::new("exchange");
         let held = [
             row("7", PaymentState::Held),

@@ -49,8 +49,10 @@ async fn both_routes_json_and_1c() {
     assert!(report.contains("uploaded as a draft"), "{report}");
     let report = read(dir.path(), "done", "requests.json.report.csv");
     assert!(report.contains("awaiting signature"), "{report}");
-    for row in rows.iter().filter(|r| r.number != "31") {
-        assert!(report.contains(row.bank_id.as_deref().unwrap()) || row.number.starts_with('2'));
+    for row in rows.iter().filter(|r| r.payment.number != "31") {
+        assert!(
+            report.contains(row.bank_id.as_deref().unwrap()) || row.payment.number.starts_with('2')
+        );
     }
 }
 

@@ -77,7 +77,7 @@ async fn files_sharing_a_payment_during_a_503_window_send_it_once() {
         .filter(|r| r.state == PaymentState::Queued)
         .collect();
     assert_eq!(queued.len(), 1, "{rows:?}");
-    assert_eq!(queued[0].number, "6001");
+    assert_eq!(queued[0].payment.number, "6001");
     assert!(
         queued[0]
             .message
@@ -135,8 +135,11 @@ fn the_journal_refuses_two_active_intents_for_one_identity() {
     let mut one = Journal::open(&path, true).unwrap();
     let mut two = Journal::open(&path, false).unwrap();
     let payment = NewPayment {
-        identity: "40702810938000012345|7|2026-01-01|10|40702810210000054321".into(),
-        number: "7".into(),
+        payment: clientbank_watch::journal::Requisites {
+            identity: "40702810938000012345|7|2026-01-01|10|40702810210000054321".into(),
+            number: "7".into(),
+            ..Default::default()
+        },
         state: PaymentState::Planned,
         ..NewPayment::default()
     };
@@ -258,7 +261,7 @@ async fn a_1c_file_the_bank_takes_in_part_is_recorded_payment_by_payment() {
     assert_eq!(at_bank(&bank).len(), 2);
     let rows = daemon.engine.journal.all_payments().unwrap();
     let state = |n: &str| {
-        let row = rows.iter().find(|r| r.number == n).unwrap();
+        let row = rows.iter().find(|r| r.payment.number == n).unwrap();
         (row.state, row.bank_id.is_some())
     };
     assert_eq!(state("121"), (PaymentState::Uploaded, true));
@@ -278,7 +281,11 @@ async fn a_1c_file_the_bank_takes_in_part_is_recorded_payment_by_payment() {
         .map(|p| (p.number.unwrap_or_default(), p.id))
         .collect();
     for row in rows.iter().filter(|r| r.bank_id.is_some()) {
-        assert_eq!(row.bank_id.as_ref(), by_number.get(&row.number), "{row:?}");
+        assert_eq!(
+            row.bank_id.as_ref(),
+            by_number.get(&row.payment.number),
+            "{row:?}"
+        );
     }
     // The third, corrected, alone: sent once; the others never again.
     put(dir.path(), "third.txt", onec_drop(&[123], 3));

@@ -254,10 +254,10 @@ fn settle_review(root: &Path, at_bank: &[(String, String)]) -> usize {
             .iter()
             .filter(|r| r.state == PaymentState::Doubt || r.state == PaymentState::Sending)
         {
-            if at_bank.iter().any(|(_, n)| *n == row.number) {
-                sent.push(row.number.clone());
+            if at_bank.iter().any(|(_, n)| *n == row.payment.number) {
+                sent.push(row.payment.number.clone());
             } else {
-                not_sent.push(row.number.clone());
+                not_sent.push(row.payment.number.clone());
             }
         }
         let mut args = vec![
@@ -429,7 +429,7 @@ fn killed_at_random_moments_every_payment_reaches_the_bank_exactly_once() {
     let rows = journal.all_payments().unwrap();
     for (id, number) in &at_bank {
         let known = rows.iter().any(|r| {
-            r.number == *number
+            r.payment.number == *number
                 && (r.bank_id.as_deref() == Some(id) || r.state == PaymentState::Uploaded)
         });
         assert!(

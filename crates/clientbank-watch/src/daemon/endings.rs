@@ -35,9 +35,9 @@ impl Daemon {
                 "dir": self.layout.root.display().to_string(),
                 "longer_than_seconds": notify.signature_after.as_secs(),
                 "payments": late.iter().map(|r| serde_json::json!({
-                    "number": r.number, "date": r.date, "sum": r.sum,
-                    "recipient": r.recipient, "id": r.bank_id,
-                    "company": r.company, "uploaded_at": r.uploaded_at,
+                    "number": r.payment.number, "date": r.payment.date, "sum": r.payment.sum,
+                    "recipient": r.payment.recipient, "id": r.bank_id,
+                    "company": r.payment.company, "uploaded_at": r.uploaded_at,
                 })).collect::<Vec<_>>(),
             }),
         );
@@ -270,8 +270,8 @@ impl Daemon {
                         "note": format!("{}.{note}", file.place),
                         "reason": file.message,
                         "payments": rows.iter().map(|r| serde_json::json!({
-                            "number": r.number, "date": r.date, "sum": r.sum,
-                            "recipient": r.recipient, "state": r.state.as_str(),
+                            "number": r.payment.number, "date": r.payment.date, "sum": r.payment.sum,
+                            "recipient": r.payment.recipient, "state": r.state.as_str(),
                             "message": r.message,
                         })).collect::<Vec<_>>(),
                     }),

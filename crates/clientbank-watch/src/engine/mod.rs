@@ -9,36 +9,37 @@ use sha2::{Digest, Sha256};
 
 use crate::config::{Route, Settings};
 use crate::drop::{Drop, Kind};
-use crate::journal::{Journal, NewFile, NewPayment, Outcome};
+use crate::journal::{Journal, NewFile, NewPayment, Outcome, Requisites};
 use crate::last_errors::{Unsigned, sign_failed, sign_topic};
 use crate::state::{PaymentState, SignState};
 use crate::{Error, signer};
 
-mod sign;
-
 mod route_1c;
+mod sign;
 
 /// SHA-256 of the content, hex.
 pub fn content_hash(bytes: &[u8]) -> String {
     let digest = Sha256::digest(bytes);
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    hex::encode(digest)
 }
 
 /// A payment of a drop as the journal records it, `planned`.
 pub fn new_payment(payment: &crate::drop::Planned, company: Option<String>) -> NewPayment {
     let id = &payment.identity;
     NewPayment {
-        identity: id.key(),
-        payer_account: id.payer_account.clone(),
-        number: id.number.clone(),
-        date: id
-            .date
-            .map(|d| d.format("%d.%m.%Y").to_string())
-            .unwrap_or_default(),
-        sum: id.sum.map(|s| format!("{:.2}", s)).unwrap_or_default(),
-        recipient: payment.recipient.clone(),
-        recipient_account: id.recipient_account.clone(),
-        company,
+        payment: Requisites {
+            identity: id.key(),
+            payer_account: id.payer_account.clone(),
+            number: id.number.clone(),
+            date: id
+                .date
+                .map(|d| d.format("%d.%m.%Y").to_string())
+                .unwrap_or_default(),
+            sum: id.sum.map(|s| format!("{:.2}", s)).unwrap_or_default(),
+            recipient: payment.recipient.clone(),
+            recipient_account: id.recipient_account.clone(),
+            company,
+        },
         state: PaymentState::Planned,
         bank_id: None,
         message: None,
@@ -300,7 +301,7 @@ impl Engine {
                 // Marked `sending` only if its identity is active nowhere else (checked again
                 // at send time, in the marking transaction).
                 if self.journal.mark_sending(&[row.id])?.is_empty() {
-                    tracing::warn!(number = %row.number, "not sent: the same payment is active in another file");
+                    tracing::warn!(number = %row.payment.number, "not sent: the same payment is active in another file");
                     continue;
                 }
             }
@@ -324,24 +325,24 @@ impl Engine {
                 return Ok(sent);
             }
             let outcome = match answer {
-                Ok(result) => uploaded(&row.number, &row.sum, &result, in_signing),
+                Ok(result) => uploaded(&row.payment.number, &row.payment.sum, &result, in_signing),
                 Err(e) if e.not_taken() => {
                     self.journal
                         .set_payment(row.id, PaymentState::Planned, None)?;
-                    tracing::warn!(number = %row.number, "the bank did not take the payment: {e}");
+                    tracing::warn!(number = %row.payment.number, "the bank did not take the payment: {e}");
                     return Ok(Sent::NotTaken {
                         why: e.to_string(),
                         retry_after: e.retry_after(),
                     });
                 }
                 Err(e) if e.in_doubt() => {
-                    tracing::error!(number = %row.number, "payment in doubt: {e}");
+                    tracing::error!(number = %row.payment.number, "payment in doubt: {e}");
                     self.journal.record_outcomes(&[(row.id, in_doubt(&e))])?;
                     // The bank is not answering as it should: the rest waits for a person.
                     return Ok(Sent::Finished);
                 }
                 Err(e) => {
-                    tracing::warn!(number = %row.number, "payment refused by the bank: {e}");
+                    tracing::warn!(number = %row.payment.number, "payment refused by the bank: {e}");
                     Outcome {
                         state: PaymentState::Refused,
                         message: Some(e.to_string()),
@@ -616,25 +617,7 @@ mod tests {
     use crate::journal::PaymentRow;
 
     fn row(id: i64, number: &str) -> PaymentRow {
-        PaymentRow {
-            id,
-            file_id: 1,
-            position: id - 1,
-            identity: number.into(),
-            payer_account: String::new(),
-            number: number.into(),
-            date: String::new(),
-            sum: String::new(),
-            recipient: String::new(),
-            recipient_account: String::new(),
-            company: None,
-            state: PaymentState::Sending,
-            bank_id: None,
-            sign: None,
-            answer: None,
-            message: None,
-            uploaded_at: None,
-        }
+        PaymentRow::example(id, number, PaymentState::Sending)
     }
 
     fn drop() -> Drop {

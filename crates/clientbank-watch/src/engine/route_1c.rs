@@ -241,7 +241,7 @@ pub(super) fn refused_payment(
             one(todo
                 .iter()
                 .enumerate()
-                .filter(|(_, r)| r.number == n)
+                .filter(|(_, r)| r.payment.number == n)
                 .map(|(at, _)| at)
                 .collect())
         });

@@ -32,13 +32,13 @@ impl Engine {
         let mut unknown = Vec::new();
         for row in &awaiting {
             let Some(id) = &row.bank_id else { continue };
-            match companies.get(&row.payer_account) {
+            match companies.get(&row.payment.payer_account) {
                 Some(info) => groups
                     .entry(info.id.clone())
                     .or_insert_with(|| (info.clone(), Vec::new()))
                     .1
                     .push(id.clone()),
-                None => unknown.push(row.payer_account.clone()),
+                None => unknown.push(row.payment.payer_account.clone()),
             }
         }
         if !unknown.is_empty() {

@@ -19,14 +19,14 @@ pub(super) fn insert_payment(
         params![
             file_id,
             position as i64,
-            p.identity,
-            p.payer_account,
-            p.number,
-            p.date,
-            p.sum,
-            p.recipient,
-            p.recipient_account,
-            p.company,
+            p.payment.identity,
+            p.payment.payer_account,
+            p.payment.number,
+            p.payment.date,
+            p.payment.sum,
+            p.payment.recipient,
+            p.payment.recipient_account,
+            p.payment.company,
             state,
             bank_id,
             message,
@@ -75,7 +75,8 @@ impl Journal {
         for p in payments {
             let mut row = (p.state, p.bank_id.clone(), p.message.clone());
             if p.state == PaymentState::Planned
-                && let Some(active) = active_elsewhere(&tx, &p.identity, None).map_err(&map)?
+                && let Some(active) =
+                    active_elsewhere(&tx, &p.payment.identity, None).map_err(&map)?
             {
                 row = active.blocks();
             }
@@ -132,7 +133,7 @@ impl Journal {
             let active = if p.state == PaymentState::NotSent {
                 None
             } else {
-                active_elsewhere(&tx, &p.identity, None).map_err(&map)?
+                active_elsewhere(&tx, &p.payment.identity, None).map_err(&map)?
             };
             let (row_state, bank_id, row_message) = match active {
                 Some(active) => {

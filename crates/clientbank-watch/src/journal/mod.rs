@@ -47,15 +47,9 @@ pub struct FileRow {
     pub message: Option<String>,
 }
 
-/// A payment row.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PaymentRow {
-    /// Row id.
-    pub id: i64,
-    /// The file's row id.
-    pub file_id: i64,
-    /// Position in the file (0-based).
-    pub position: i64,
+/// What a payment is, as recorded: what identifies it at the bank and what people read of it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Requisites {
     /// [`crate::drop::Identity::key`].
     pub identity: String,
     /// Payer account.
@@ -72,6 +66,19 @@ pub struct PaymentRow {
     pub recipient_account: String,
     /// The company (name and INN) that owns the payer account, when known.
     pub company: Option<String>,
+}
+
+/// A payment row.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PaymentRow {
+    /// Row id.
+    pub id: i64,
+    /// The file's row id.
+    pub file_id: i64,
+    /// Position in the file (0-based).
+    pub position: i64,
+    /// What the payment is.
+    pub payment: Requisites,
     /// Where it is.
     pub state: PaymentState,
     /// The bank's id.
@@ -84,6 +91,30 @@ pub struct PaymentRow {
     pub message: Option<String>,
     /// When the bank took it.
     pub uploaded_at: Option<String>,
+}
+
+#[cfg(test)]
+impl PaymentRow {
+    /// A row of file 1, for tests: payment `number` (its identity too) at position `id - 1`,
+    /// in `state`, nothing else known.
+    pub(crate) fn example(id: i64, number: &str, state: PaymentState) -> PaymentRow {
+        PaymentRow {
+            id,
+            file_id: 1,
+            position: id - 1,
+            payment: Requisites {
+                identity: number.into(),
+                number: number.into(),
+                ..Requisites::default()
+            },
+            state,
+            bank_id: None,
+            sign: None,
+            answer: None,
+            message: None,
+            uploaded_at: None,
+        }
+    }
 }
 
 /// A file to record.
@@ -100,22 +131,8 @@ pub struct NewFile<'a> {
 /// A payment to record as an intent.
 #[derive(Clone, Debug, Default)]
 pub struct NewPayment {
-    /// See [`PaymentRow`].
-    pub identity: String,
-    /// See [`PaymentRow`].
-    pub payer_account: String,
-    /// See [`PaymentRow`].
-    pub number: String,
-    /// See [`PaymentRow`].
-    pub date: String,
-    /// See [`PaymentRow`].
-    pub sum: String,
-    /// See [`PaymentRow`].
-    pub recipient: String,
-    /// See [`PaymentRow`].
-    pub recipient_account: String,
-    /// See [`PaymentRow`].
-    pub company: Option<String>,
+    /// What the payment is.
+    pub payment: Requisites,
     /// `planned`, `already` or `held`.
     pub state: PaymentState,
     /// See [`PaymentRow`].
@@ -733,14 +750,16 @@ fn payment_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<PaymentRow> {
         id: r.get(0)?,
         file_id: r.get(1)?,
         position: r.get(2)?,
-        identity: r.get(3)?,
-        payer_account: r.get(4)?,
-        number: r.get(5)?,
-        date: r.get(6)?,
-        sum: r.get(7)?,
-        recipient: r.get(8)?,
-        recipient_account: r.get(9)?,
-        company: r.get(10)?,
+        payment: Requisites {
+            identity: r.get(3)?,
+            payer_account: r.get(4)?,
+            number: r.get(5)?,
+            date: r.get(6)?,
+            sum: r.get(7)?,
+            recipient: r.get(8)?,
+            recipient_account: r.get(9)?,
+            company: r.get(10)?,
+        },
         state: r.get(11)?,
         bank_id: r.get(12)?,
         sign: r.get(13)?,
@@ -775,8 +794,11 @@ mod tests {
         let path = dir.path().join("journal.sqlite");
         let mut journal = Journal::open(&path, true).unwrap();
         let payment = |n: &str| NewPayment {
-            identity: format!("40702810938000012345|{n}"),
-            number: n.into(),
+            payment: Requisites {
+                identity: format!("40702810938000012345|{n}"),
+                number: n.into(),
+                ..Requisites::default()
+            },
             state: PaymentState::Planned,
             ..NewPayment::default()
         };
@@ -918,7 +940,7 @@ mod tests {
         let rows = journal.all_payments().unwrap();
         let states: Vec<(&str, &str)> = rows
             .iter()
-            .map(|r| (r.identity.as_str(), r.state.as_str()))
+            .map(|r| (r.payment.identity.as_str(), r.state.as_str()))
             .collect();
         assert_eq!(
             states,
