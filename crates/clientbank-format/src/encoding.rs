@@ -8,6 +8,34 @@
 use std::borrow::Cow;
 use std::fmt;
 
+/// The character of each byte 0x80..=0xFF of a single-byte encoding.
+struct DecodeTable([char; 128]);
+
+impl DecodeTable {
+    fn new(codec: &'static encoding_rs::Encoding) -> DecodeTable {
+        let mut table = ['\u{FFFD}'; 128];
+        for (i, entry) in table.iter_mut().enumerate() {
+            let byte = [0x80 + i as u8];
+            let text = codec.decode_without_bom_handling(&byte).0;
+            *entry = text.chars().next().unwrap_or('\u{FFFD}');
+        }
+        DecodeTable(table)
+    }
+
+    /// The text of `bytes`, a character per byte.
+    fn decode(&self, bytes: &[u8]) -> String {
+        let mut out = String::with_capacity(bytes.len() * 2);
+        for &b in bytes {
+            out.push(if b < 0x80 {
+                char::from(b)
+            } else {
+                self.0[usize::from(b - 0x80)]
+            });
+        }
+        out
+    }
+}
+
 /// The character encoding of an exchange file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Encoding {
@@ -70,7 +98,19 @@ impl Encoding {
         if self == Encoding::Utf8 {
             return String::from_utf8_lossy(bytes);
         }
-        self.codec().decode_without_bom_handling(bytes).0
+        if bytes.is_ascii() {
+            // ASCII is UTF-8 as it stands.
+            return Cow::Borrowed(std::str::from_utf8(bytes).unwrap_or_default());
+        }
+        Cow::Owned(self.decode_table().decode(bytes))
+    }
+
+    /// The byte-to-UTF-8 table of a single-byte encoding, built once from encoding_rs's own
+    /// mapping (so decoding through it gives exactly encoding_rs's text).
+    fn decode_table(self) -> &'static DecodeTable {
+        use std::sync::OnceLock;
+        static TABLES: [OnceLock<DecodeTable>; 2] = [OnceLock::new(), OnceLock::new()];
+        TABLES[self as usize].get_or_init(|| DecodeTable::new(self.codec()))
     }
 
     /// Encodes text, or names the first character this encoding cannot hold.
@@ -298,6 +338,22 @@ pub(crate) fn declared(sample: &[u8]) -> Option<(Encoding, bool)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn table_decoding_agrees_with_encoding_rs() {
+        let every: Vec<u8> = (0..=255u8).chain((0..=255u8).rev()).collect();
+        for encoding in [Encoding::Cp1251, Encoding::Cp866] {
+            for cut in [0, 1, 127, 128, 129, 300, every.len()] {
+                let bytes = &every[..cut];
+                let expected = encoding.codec().decode_without_bom_handling(bytes).0;
+                assert_eq!(
+                    encoding.decode(bytes),
+                    expected,
+                    "{encoding:?}, {cut} bytes"
+                );
+            }
+        }
+    }
 
     #[test]
     fn encoding_into_agrees_with_encoding() {
