@@ -8,31 +8,45 @@
 use std::borrow::Cow;
 use std::fmt;
 
-/// The character of each byte 0x80..=0xFF of a single-byte encoding.
-struct DecodeTable([char; 128]);
+/// The UTF-8 of every byte of a single-byte encoding, padded to four bytes, and its length.
+struct DecodeTable([([u8; 4], usize); 256]);
 
 impl DecodeTable {
     fn new(codec: &'static encoding_rs::Encoding) -> DecodeTable {
-        let mut table = ['\u{FFFD}'; 128];
-        for (i, entry) in table.iter_mut().enumerate() {
-            let byte = [0x80 + i as u8];
+        let mut table = [([0u8; 4], 0); 256];
+        for (byte, entry) in (0..=255u8).zip(table.iter_mut()) {
+            let byte = [byte];
             let text = codec.decode_without_bom_handling(&byte).0;
-            *entry = text.chars().next().unwrap_or('\u{FFFD}');
+            let utf8 = text.as_bytes();
+            entry.0[..utf8.len()].copy_from_slice(utf8);
+            entry.1 = utf8.len();
         }
         DecodeTable(table)
     }
 
-    /// The text of `bytes`, a character per byte.
+    /// The text of `bytes`.
     fn decode(&self, bytes: &[u8]) -> String {
-        let mut out = String::with_capacity(bytes.len() * 2);
-        for &b in bytes {
-            out.push(if b < 0x80 {
-                char::from(b)
-            } else {
-                self.0[usize::from(b - 0x80)]
-            });
+        let mut out = Vec::new();
+        self.utf8_into(bytes, &mut out);
+        // Every entry is the UTF-8 of one character.
+        String::from_utf8(out).unwrap_or_default()
+    }
+
+    /// The UTF-8 of `bytes` onto the end of `out`, 64 bytes at a time through a buffer on the
+    /// stack: four bytes written per byte, the next one written after its length (no branch
+    /// on the length).
+    fn utf8_into(&self, bytes: &[u8], out: &mut Vec<u8>) {
+        out.reserve(bytes.len() * 2);
+        let mut buf = [0u8; 64 * 3 + 4];
+        for chunk in bytes.chunks(64) {
+            let mut n = 0;
+            for &b in chunk {
+                let (utf8, len) = &self.0[usize::from(b)];
+                buf[n..n + 4].copy_from_slice(utf8);
+                n += len;
+            }
+            out.extend_from_slice(&buf[..n]);
         }
-        out
     }
 }
 
@@ -103,6 +117,18 @@ impl Encoding {
             return Cow::Borrowed(std::str::from_utf8(bytes).unwrap_or_default());
         }
         Cow::Owned(self.decode_table().decode(bytes))
+    }
+
+    /// The UTF-8 of the text of `bytes` (what [`Encoding::decode`] gives) onto the end of
+    /// `out`, for a writer that wants bytes: no `String` made, one buffer for many values.
+    pub fn utf8_into(self, bytes: &[u8], out: &mut Vec<u8>) {
+        if self == Encoding::Utf8 {
+            out.extend_from_slice(String::from_utf8_lossy(bytes).as_bytes());
+        } else if bytes.is_ascii() {
+            out.extend_from_slice(bytes);
+        } else {
+            self.decode_table().utf8_into(bytes, out);
+        }
     }
 
     /// The byte-to-UTF-8 table of a single-byte encoding, built once from encoding_rs's own
