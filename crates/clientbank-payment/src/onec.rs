@@ -21,6 +21,10 @@ pub const PAYMENT_ORDER: &str = "Платежное поручение";
 
 /// Whether a document type names a payment order (letter case, `ё` and spaces aside).
 pub fn is_payment_order(kind: &str) -> bool {
+    // The spelling 1C writes, recognised without folding anything.
+    if kind == PAYMENT_ORDER {
+        return true;
+    }
     let normal: String = kind
         .trim()
         .chars()
