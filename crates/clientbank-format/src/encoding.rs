@@ -8,6 +8,48 @@
 use std::borrow::Cow;
 use std::fmt;
 
+/// The UTF-8 of every byte of a single-byte encoding, padded to four bytes, and its length.
+struct DecodeTable([([u8; 4], usize); 256]);
+
+impl DecodeTable {
+    fn new(codec: &'static encoding_rs::Encoding) -> DecodeTable {
+        let mut table = [([0u8; 4], 0); 256];
+        for (byte, entry) in (0..=255u8).zip(table.iter_mut()) {
+            let byte = [byte];
+            let text = codec.decode_without_bom_handling(&byte).0;
+            let utf8 = text.as_bytes();
+            entry.0[..utf8.len()].copy_from_slice(utf8);
+            entry.1 = utf8.len();
+        }
+        DecodeTable(table)
+    }
+
+    /// The text of `bytes`.
+    fn decode(&self, bytes: &[u8]) -> String {
+        let mut out = Vec::new();
+        self.utf8_into(bytes, &mut out);
+        // Every entry is the UTF-8 of one character.
+        String::from_utf8(out).unwrap_or_default()
+    }
+
+    /// The UTF-8 of `bytes` onto the end of `out`, 64 bytes at a time through a buffer on the
+    /// stack: four bytes written per byte, the next one written after its length (no branch
+    /// on the length).
+    fn utf8_into(&self, bytes: &[u8], out: &mut Vec<u8>) {
+        out.reserve(bytes.len() * 2);
+        let mut buf = [0u8; 64 * 3 + 4];
+        for chunk in bytes.chunks(64) {
+            let mut n = 0;
+            for &b in chunk {
+                let (utf8, len) = &self.0[usize::from(b)];
+                buf[n..n + 4].copy_from_slice(utf8);
+                n += len;
+            }
+            out.extend_from_slice(&buf[..n]);
+        }
+    }
+}
+
 /// The character encoding of an exchange file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Encoding {
@@ -70,7 +112,31 @@ impl Encoding {
         if self == Encoding::Utf8 {
             return String::from_utf8_lossy(bytes);
         }
-        self.codec().decode_without_bom_handling(bytes).0
+        if bytes.is_ascii() {
+            // ASCII is UTF-8 as it stands.
+            return Cow::Borrowed(std::str::from_utf8(bytes).unwrap_or_default());
+        }
+        Cow::Owned(self.decode_table().decode(bytes))
+    }
+
+    /// The UTF-8 of the text of `bytes` (what [`Encoding::decode`] gives) onto the end of
+    /// `out`, for a writer that wants bytes: no `String` made, one buffer for many values.
+    pub fn utf8_into(self, bytes: &[u8], out: &mut Vec<u8>) {
+        if self == Encoding::Utf8 {
+            out.extend_from_slice(String::from_utf8_lossy(bytes).as_bytes());
+        } else if bytes.is_ascii() {
+            out.extend_from_slice(bytes);
+        } else {
+            self.decode_table().utf8_into(bytes, out);
+        }
+    }
+
+    /// The byte-to-UTF-8 table of a single-byte encoding, built once from encoding_rs's own
+    /// mapping (so decoding through it gives exactly encoding_rs's text).
+    fn decode_table(self) -> &'static DecodeTable {
+        use std::sync::OnceLock;
+        static TABLES: [OnceLock<DecodeTable>; 2] = [OnceLock::new(), OnceLock::new()];
+        TABLES[self as usize].get_or_init(|| DecodeTable::new(self.codec()))
     }
 
     /// Encodes text, or names the first character this encoding cannot hold.
@@ -298,6 +364,22 @@ pub(crate) fn declared(sample: &[u8]) -> Option<(Encoding, bool)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn table_decoding_agrees_with_encoding_rs() {
+        let every: Vec<u8> = (0..=255u8).chain((0..=255u8).rev()).collect();
+        for encoding in [Encoding::Cp1251, Encoding::Cp866] {
+            for cut in [0, 1, 127, 128, 129, 300, every.len()] {
+                let bytes = &every[..cut];
+                let expected = encoding.codec().decode_without_bom_handling(bytes).0;
+                assert_eq!(
+                    encoding.decode(bytes),
+                    expected,
+                    "{encoding:?}, {cut} bytes"
+                );
+            }
+        }
+    }
 
     #[test]
     fn encoding_into_agrees_with_encoding() {

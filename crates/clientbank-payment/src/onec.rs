@@ -21,6 +21,10 @@ pub const PAYMENT_ORDER: &str = "Платежное поручение";
 
 /// Whether a document type names a payment order (letter case, `ё` and spaces aside).
 pub fn is_payment_order(kind: &str) -> bool {
+    // The spelling 1C writes, recognised without folding anything.
+    if kind == PAYMENT_ORDER {
+        return true;
+    }
     let normal: String = kind
         .trim()
         .chars()
@@ -85,7 +89,7 @@ pub fn not_a_payment_order(index: usize, section: &SectionRef<'_>) -> Diagnostic
 pub fn from_section(index: usize, section: &SectionRef<'_>) -> FromFile {
     debug_assert_eq!(section.kind(), SectionKind::Document);
     let document = Document::from_section(section);
-    let (payment, mut findings) = from_document(&document);
+    let (payment, mut findings) = into_payment(document);
     let lines = Lines::of_section(section);
     lines.locate(&mut findings, position(index));
     FromFile {
@@ -328,12 +332,31 @@ fn not_carried(document: &Document) -> Vec<Diagnostic> {
 
 /// The payment a document describes, and a finding for each key it has no place for.
 pub fn from_document(document: &Document) -> (Payment, Vec<Diagnostic>) {
-    let findings = not_carried(document);
-    let purpose = document.purpose.clone().or_else(|| {
-        let lines = purpose_lines(document);
+    into_payment(document.clone())
+}
+
+/// As [`from_document`], taking the document: its texts move into the payment.
+pub fn into_payment(document: Document) -> (Payment, Vec<Diagnostic>) {
+    let findings = not_carried(&document);
+    let Document {
+        number,
+        date,
+        sum,
+        payer,
+        recipient,
+        purpose_code,
+        operation_kind,
+        uin,
+        purpose,
+        purpose_lines: lines,
+        budget,
+        priority,
+        ..
+    } = document;
+    let purpose = purpose.or_else(|| {
+        let lines: Vec<&str> = lines.iter().flatten().map(String::as_str).collect();
         (!lines.is_empty()).then(|| lines.join(" "))
     });
-    let budget = &document.budget;
     // A budget payment has field 101 or a value in 104–109; `0`, `..`, `00.00.0000` (nothing
     // but zeros, dots, dashes and spaces) are no value, so an ordinary payment that a bank
     // writes with `ПоказательДаты=..` stays ordinary, and its field 109 is not checked.
@@ -348,38 +371,40 @@ pub fn from_document(document: &Document) -> (Payment, Vec<Diagnostic>) {
         ]
         .into_iter()
         .any(|v| v.as_deref().is_some_and(|v| !is_no_value(v)));
+    let (payer_inn, payer_kpp) = (payer.inn.clone(), payer.kpp.clone());
     let mut payment = Payment {
-        number: document.number.clone(),
-        date: document.date,
-        sum: document.sum,
+        number,
+        date,
+        sum,
         purpose,
-        uin: document.uin.clone().filter(|u| u != "0"),
-        priority: document.priority.clone(),
-        operation_kind: document.operation_kind.clone(),
-        purpose_code: document.purpose_code.clone(),
+        uin: uin.filter(|u| u != "0"),
+        priority,
+        operation_kind,
+        purpose_code,
+        payer: into_holder(payer),
+        recipient: into_holder(recipient),
         ..Payment::default()
     };
-    let payer = &document.payer;
-    payment.payer = holder(payer);
-    payment.recipient = holder(&document.recipient);
     if has_budget {
         let prefix = payment.purpose.as_deref().and_then(third_party_prefix);
         match prefix {
-            Some(prefix) if payer.inn.as_deref().is_some_and(|inn| inn != prefix.inn) => {
-                payment.third_party = Some(ThirdParty {
+            Some(prefix) if payer_inn.as_deref().is_some_and(|inn| inn != prefix.inn) => {
+                let third_party = ThirdParty {
                     name: prefix.name.to_string(),
-                    inn: payer.inn.clone().unwrap_or_default(),
-                    kpp: payer.kpp.clone().unwrap_or_else(|| "0".to_string()),
-                });
-                payment.payer.inn = Some(prefix.inn.to_string());
-                payment.payer.kpp = prefix.kpp.map(str::to_string);
+                    inn: payer_inn.unwrap_or_default(),
+                    kpp: payer_kpp.unwrap_or_else(|| "0".to_string()),
+                };
+                let (inn, kpp) = (prefix.inn.to_string(), prefix.kpp.map(str::to_string));
+                payment.third_party = Some(third_party);
+                payment.payer.inn = Some(inn);
+                payment.payer.kpp = kpp;
             }
             _ if budget.payer_status.as_deref() == Some("19") => {
                 payment.deduction_inn = payment.payer.inn.take();
             }
             _ => {}
         }
-        payment.budget = Some(budget.clone());
+        payment.budget = Some(budget);
     }
     (payment, findings)
 }
@@ -391,17 +416,18 @@ fn is_no_value(value: &str) -> bool {
 }
 
 /// One side of a payment order as an account holder.
-fn holder(party: &Party) -> AccountHolder {
+fn into_holder(party: Party) -> AccountHolder {
+    let name = party_name(&party.lines, &party.name);
     AccountHolder {
-        account: party.account.clone().or(party.settlement_account.clone()),
-        inn: party.inn.clone(),
-        kpp: party.kpp.clone(),
-        name: party_name(&party.lines, &party.name),
+        account: party.account.or(party.settlement_account),
+        inn: party.inn,
+        kpp: party.kpp,
+        name,
         bank: Bank {
-            bik: party.bik.clone(),
-            corr_account: party.corr_account.clone(),
-            name: party.bank_name.clone(),
-            city: party.bank_city.clone(),
+            bik: party.bik,
+            corr_account: party.corr_account,
+            name: party.bank_name,
+            city: party.bank_city,
         },
     }
 }

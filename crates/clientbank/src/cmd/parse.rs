@@ -15,16 +15,56 @@ use crate::exit::{Failure, Outcome};
 use crate::output::{Input, Unreadable, encoding_name, write_array};
 use crate::term::tr;
 
-/// `[["Key", "value"], …]`, one field at a time.
+/// `[["Key", "value"], …]`, one field at a time: each key and value turned into UTF-8 in one
+/// reused buffer and escaped as serde_json escapes a string.
 fn write_fields(out: &mut impl Write, section: &SectionRef<'_>) -> io::Result<()> {
+    let encoding = section.encoding();
+    let mut text = Vec::new();
     out.write_all(b"[")?;
-    for (i, field) in section.fields().enumerate() {
-        if i > 0 {
-            out.write_all(b", ")?;
-        }
-        serde_json::to_writer(&mut *out, &(&*field.key, &*field.value))?;
+    for (i, (_, key, value, _)) in section.raw_fields().enumerate() {
+        out.write_all(if i > 0 { b", [\"" } else { b"[\"" })?;
+        text.clear();
+        encoding.utf8_into(key, &mut text);
+        write_escaped(out, &text)?;
+        out.write_all(b"\",\"")?;
+        text.clear();
+        encoding.utf8_into(value, &mut text);
+        write_escaped(out, &text)?;
+        out.write_all(b"\"]")?;
     }
     out.write_all(b"]")
+}
+
+/// The inside of a JSON string (UTF-8 text), escaped exactly as `serde_json` escapes it: `"`,
+/// `\\` and the control characters below U+0020 (the short forms where JSON has them, else
+/// `\u00xx`).
+fn write_escaped(out: &mut impl Write, bytes: &[u8]) -> io::Result<()> {
+    // Most values need no escape: one pass without an early exit finds that out.
+    let special = bytes.iter().fold(false, |any, &b| {
+        any | (b < 0x20) | (b == b'"') | (b == b'\\')
+    });
+    if !special {
+        return out.write_all(bytes);
+    }
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        if b >= 0x20 && b != b'"' && b != b'\\' {
+            continue;
+        }
+        out.write_all(&bytes[start..i])?;
+        match b {
+            b'"' => out.write_all(b"\\\"")?,
+            b'\\' => out.write_all(b"\\\\")?,
+            b'\n' => out.write_all(b"\\n")?,
+            b'\r' => out.write_all(b"\\r")?,
+            b'\t' => out.write_all(b"\\t")?,
+            0x08 => out.write_all(b"\\b")?,
+            0x0C => out.write_all(b"\\f")?,
+            _ => write!(out, "\\u{b:04x}")?,
+        }
+        start = i + 1;
+    }
+    out.write_all(&bytes[start..])
 }
 
 fn write_json(out: &mut impl Write, parsed: &Parsed) -> io::Result<()> {
@@ -168,4 +208,20 @@ pub(crate) fn run(path: &Path, mode: Mode) -> Result<Outcome, Failure> {
     } else {
         Outcome::Clean
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn escaped_as_serde_json_escapes() {
+        let mut text: String = (0..0x100u32).filter_map(char::from_u32).collect();
+        text.push_str("Назначение «№ 5» — \u{2028}\u{FFFD}");
+        let mut ours = b"\"".to_vec();
+        super::write_escaped(&mut ours, text.as_bytes()).unwrap();
+        ours.push(b'"');
+        assert_eq!(
+            String::from_utf8(ours).unwrap(),
+            serde_json::to_string(&text).unwrap()
+        );
+    }
 }
