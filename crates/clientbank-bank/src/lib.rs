@@ -7,6 +7,8 @@
 //!   throwaway `openssl` signer for the sandbox.
 //! - [`statement`]: the bank's operations of a period written back as `kl_to_1c.txt`, with the
 //!   orders this project uploaded given back as 1C wrote them.
+//! - [`login`]: the OAuth sign-in of `clientbank login`, the token stored where only the user
+//!   reads it.
 //! - [`webhook`]: the listener for the bank's notifications of new operations.
 //! - [`operations`]: the store those two keep the bank's operations in — the watch daemon's
 //!   journal implements it, so nothing here depends on the daemon.
@@ -15,6 +17,7 @@
 
 pub mod config;
 pub mod files;
+pub mod login;
 pub mod operations;
 pub mod signer;
 pub mod statement;
@@ -52,6 +55,9 @@ pub enum Error {
     /// replaced: the user's input (in both languages).
     #[error("{}", .0.en())]
     Usage(Message),
+    /// The bank or the browser's redirect refused the sign-in (in both languages).
+    #[error("{}", .0.en())]
+    Refused(Message),
     /// The bank refused or could not be reached.
     #[error(transparent)]
     Api(#[from] clientbank_api::Error),
@@ -89,7 +95,7 @@ impl Error {
                 format!("statement: {}", m.en()),
                 format!("выписка: {}", m.ru()),
             ),
-            Error::Usage(m) => m.clone(),
+            Error::Usage(m) | Error::Refused(m) => m.clone(),
             Error::Config(s) => both("настройки: ", s.clone()),
             Error::Signer(s) => both("подпись: ", s.clone()),
             Error::Io { .. } | Error::Api(_) => both("", self.to_string()),

@@ -71,10 +71,11 @@ impl Failure {
             ),
             Failure::Watch(e) => (e.message().get(lang).to_string(), exit_code(e.exit_code())),
             Failure::Bank(clientbank_bank::Error::Api(e)) | Failure::Api(e) => api_failure(&e),
-            // The history and the balance disagree: the bank's answer (exit 1).
-            Failure::Bank(e @ clientbank_bank::Error::Unbalanced(_)) => {
-                (e.message().get(lang).to_string(), Outcome::Findings)
-            }
+            // The history and the balance disagree, or the sign-in was refused: the bank's
+            // answer (exit 1).
+            Failure::Bank(
+                e @ (clientbank_bank::Error::Unbalanced(_) | clientbank_bank::Error::Refused(_)),
+            ) => (e.message().get(lang).to_string(), Outcome::Findings),
             Failure::Bank(e) => (e.message().get(lang).to_string(), exit_code(e.exit_code())),
             Failure::Stopped(message) => (message.get(lang).to_string(), Outcome::Unreadable),
             Failure::Said(outcome) => (String::new(), outcome),

@@ -653,15 +653,38 @@ impl Settings {
                     .into(),
             }));
         };
-        let mut builder = clientbank_api::Client::builder(url.clone())
+        self.builder(url)?
             .token(token.clone())
             .sandbox(self.sandbox)
-            .timeout(Duration::from_secs(30))
             .retry(clientbank_api::Retry {
                 retries: 2,
                 base_delay: Duration::from_millis(200),
                 max_delay: Duration::from_secs(2),
-            });
+            })
+            .build()
+            .map_err(|e| Error::Config(e.to_string()))
+    }
+
+    /// A client of the bank without a token, trying each request once: for the sign-in of
+    /// `clientbank login` (the authorize address, the code's exchange).
+    pub fn anonymous_client(&self) -> Result<clientbank_api::Client, Error> {
+        let Some(url) = &self.bank_url else {
+            return Err(Error::Config(
+                "no bank address: set `bank_url` in clientbank.toml or CLIENTBANK_BASE_URL \
+                 (or use --sandbox)"
+                    .into(),
+            ));
+        };
+        self.builder(url)?
+            .retry(clientbank_api::Retry::NONE)
+            .build()
+            .map_err(|e| Error::Config(e.to_string()))
+    }
+
+    /// The client's builder for `url`: its timeout and extra root certificates.
+    fn builder(&self, url: &str) -> Result<clientbank_api::ClientBuilder, Error> {
+        let mut builder =
+            clientbank_api::Client::builder(url.to_string()).timeout(Duration::from_secs(30));
         if let Some(ca) = &self.root_ca {
             let pem = std::fs::read(ca).map_err(|e| {
                 Error::Config(format!("root_ca: cannot read {}: {e}", ca.display()))
@@ -670,7 +693,7 @@ impl Settings {
                 .add_root_certificates_pem(&pem)
                 .map_err(|e| Error::Config(format!("root_ca {}: {e}", ca.display())))?;
         }
-        builder.build().map_err(|e| Error::Config(e.to_string()))
+        Ok(builder)
     }
 
     /// Whether a file name is taken from the inbox: it matches a pattern (the extension

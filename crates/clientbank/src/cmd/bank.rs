@@ -483,11 +483,6 @@ pub(crate) fn history(
 
 // --- tables ---------------------------------------------------------------------------------
 
-/// Text from outside (a redirect's parameter) fit to show: one line, at most 200 characters.
-pub(crate) fn printable(text: &str) -> String {
-    cut(text, 200)
-}
-
 fn opt(value: &Option<String>) -> &str {
     value.as_deref().unwrap_or("")
 }
