@@ -600,7 +600,12 @@ pub struct Settlement {
 
 /// `clientbank resolve DIR FILE --sent|--not-sent`: every payment in doubt at the bank, or none
 /// ([`settle`] says it payment by payment).
-pub fn resolve(dir: &Path, file: &str, sent: bool) -> Result<String, Error> {
+pub fn resolve(
+    dir: &Path,
+    file: &str,
+    sent: bool,
+    lang: clientbank_payment::Lang,
+) -> Result<String, Error> {
     let all = Some(Vec::new());
     let settlement = if sent {
         Settlement {
@@ -613,7 +618,7 @@ pub fn resolve(dir: &Path, file: &str, sent: bool) -> Result<String, Error> {
             not_sent: all,
         }
     };
-    settle(dir, file, &settlement)
+    settle(dir, file, &settlement, lang)
 }
 
 /// `clientbank resolve DIR FILE [--sent [N…]] [--not-sent [N…]]`: a person settles the payments
@@ -625,7 +630,12 @@ pub fn resolve(dir: &Path, file: &str, sent: bool) -> Result<String, Error> {
 /// sent once. A file whose content is not what the journal recorded (replaced while it was
 /// sent) goes back to the inbox whatever is said: its payments the journal does not know were
 /// never sent.
-pub fn settle(dir: &Path, file: &str, settlement: &Settlement) -> Result<String, Error> {
+pub fn settle(
+    dir: &Path,
+    file: &str,
+    settlement: &Settlement,
+    lang: clientbank_payment::Lang,
+) -> Result<String, Error> {
     let _lock = open_dir(dir, false)?;
     let layout = Layout::new(dir);
     let name = Path::new(file)
@@ -729,7 +739,7 @@ pub fn settle(dir: &Path, file: &str, settlement: &Settlement) -> Result<String,
              the bank are sent once when a copy of it is dropped again"
         ));
     }
-    let (moved, why) = return_settled(&mut journal, &layout, &row, &rows, &name)?;
+    let (moved, why) = return_settled(&mut journal, &layout, &row, &rows, &name, lang)?;
     let _ = fs::remove_file(&review_note);
     Ok(format!("{name}: {said}; {moved}{why}"))
 }
@@ -743,6 +753,7 @@ fn return_settled(
     row: &crate::journal::FileRow,
     rows: &[PaymentRow],
     name: &str,
+    lang: clientbank_payment::Lang,
 ) -> Result<(String, &'static str), Error> {
     let place = Layout::place(Folder::Review, name);
     let path = layout.path_of(&place);
@@ -779,7 +790,7 @@ fn return_settled(
             layout
                 .folder(Folder::Done)
                 .join(format!("{moved}.report.csv")),
-            report::csv(rows),
+            report::csv(rows, lang),
         )
         .map_err(Error::io(format!("cannot write the report of {done}")))?;
         Ok((format!("the file is in done/{moved}"), ""))

@@ -4,10 +4,9 @@
 //! Everything else of the daemon and the commands goes through [`read`]. Its body is the batch
 //! layer of the payment crate ([`clientbank_payment::batch`]), the one `clientbank check`
 //! stands on: the drop is read, mapped and checked there, its findings are rendered by the one
-//! renderer, in the language of the locale (or the one the command line chose, [`set_lang`]).
+//! renderer, in the language given (the settings' [`lang`](clientbank_bank::Settings::lang)).
 
 use std::path::Path;
-use std::sync::OnceLock;
 
 use chrono::NaiveDate;
 use clientbank_bank::statement::{normalise_number, order_text};
@@ -132,27 +131,8 @@ pub fn is_json(bytes: &[u8]) -> bool {
     batch::is_json(bytes)
 }
 
-static LANG: OnceLock<Lang> = OnceLock::new();
-
-/// The language of the findings people read in `FILE.errors.txt` and the reports: chosen once
-/// by the command line (`--lang`); the locale's when it was not.
-pub fn set_lang(lang: Lang) {
-    let _ = LANG.set(lang);
-}
-
-/// The language chosen by [`set_lang`], else the locale's.
-pub fn lang() -> Lang {
-    *LANG.get_or_init(Lang::from_locale)
-}
-
-/// Reads a drop: 1C or JSON, every finding (format and payment rules, dates as of `today`),
-/// and the payments with their upload requests. Never panics on any bytes.
-pub fn read(path: &Path, bytes: &[u8], today: NaiveDate) -> Drop {
-    read_in(path, bytes, today, lang())
-}
-
 /// [`read`] with the findings rendered in `lang`.
-pub fn read_in(path: &Path, bytes: &[u8], today: NaiveDate, lang: Lang) -> Drop {
+pub fn read(path: &Path, bytes: &[u8], today: NaiveDate, lang: Lang) -> Drop {
     let name = path.display().to_string();
     let batch = match Batch::read(bytes, &Context::as_of(today)) {
         Ok(batch) => batch,
@@ -281,8 +261,8 @@ mod tests {
     fn the_errors_file_is_the_one_renderer_in_either_language() {
         let today = NaiveDate::from_ymd_opt(2024, 3, 28).unwrap();
         let json = br#"[{"payment": {"Number": "7", "Date": "28.03.2024", "Sum": "-5"}}]"#;
-        let en = read_in(Path::new("a.json"), json, today, Lang::En);
-        let ru = read_in(Path::new("a.json"), json, today, Lang::Ru);
+        let en = read(Path::new("a.json"), json, today, Lang::En);
+        let ru = read(Path::new("a.json"), json, today, Lang::Ru);
         assert!(en.has_errors && ru.has_errors);
         assert_eq!((en.errors, en.warnings), (ru.errors, ru.warnings));
         assert!(
@@ -304,7 +284,7 @@ mod tests {
         let statement = "1CClientBankExchange\r\nВерсияФормата=1.03\r\nКодировка=Windows\r\n\
                          СекцияРасчСчет\r\nРасчСчет=40702810938000012345\r\nКонецРасчСчет\r\n\
                          КонецФайла\r\n";
-        let drop = read_in(Path::new("s.txt"), statement.as_bytes(), today, Lang::Ru);
+        let drop = read(Path::new("s.txt"), statement.as_bytes(), today, Lang::Ru);
         assert!(drop.has_errors);
         assert!(
             drop.errors_text.contains("ошибка: s.txt — выписка"),
@@ -317,7 +297,7 @@ mod tests {
     fn garbage_is_refused_not_a_panic() {
         let today = NaiveDate::from_ymd_opt(2026, 11, 23).unwrap();
         for bytes in [&b""[..], b"\x00\x01\x02", b"{", b"[]", b"\xff\xfe garbage"] {
-            let drop = read(Path::new("x"), bytes, today);
+            let drop = read(Path::new("x"), bytes, today, Lang::En);
             assert!(drop.has_errors, "{bytes:?}");
             assert!(drop.payments.is_empty());
             assert!(!drop.errors_text.is_empty());

@@ -80,16 +80,11 @@ pub fn excel_sum(sum: &str, lang: clientbank_payment::Lang) -> String {
     }
 }
 
-/// The CSV report in the language of the findings ([`crate::drop::lang`]); see [`csv_in`].
-pub fn csv(rows: &[PaymentRow]) -> Vec<u8> {
-    csv_in(rows, crate::drop::lang())
-}
-
 /// The CSV report as Excel opens it by double-click in a Russian Windows: UTF-8 with a BOM,
 /// `;` between columns, the headers and states in `lang`, sums with a decimal comma in
 /// Russian; the machine-readable state `code` ([`Standing::code`]) the same in both
 /// languages. Columns: [`COLUMNS`].
-pub fn csv_in(rows: &[PaymentRow], lang: clientbank_payment::Lang) -> Vec<u8> {
+pub fn csv(rows: &[PaymentRow], lang: clientbank_payment::Lang) -> Vec<u8> {
     let ru = lang == clientbank_payment::Lang::Ru;
     // Writing into a Vec cannot fail.
     let Ok(mut writer) = excel_writer(Vec::new()) else {
@@ -164,13 +159,8 @@ fn line_ru(row: &PaymentRow) -> String {
     )
 }
 
-/// `FILE.errors.txt` of a file some of whose payments the bank refused.
-pub fn refusals(name: &str, rows: &[PaymentRow]) -> String {
-    refusals_in(name, rows, crate::drop::lang())
-}
-
-/// [`refusals`] in `lang`.
-pub fn refusals_in(name: &str, rows: &[PaymentRow], lang: clientbank_payment::Lang) -> String {
+/// `FILE.errors.txt` of a file some of whose payments the bank refused, in `lang`.
+pub fn refusals(name: &str, rows: &[PaymentRow], lang: clientbank_payment::Lang) -> String {
     let ru = lang == clientbank_payment::Lang::Ru;
     let describe = |row: &PaymentRow| if ru { line_ru(row) } else { line(row) };
     let mut out = if ru {
@@ -234,14 +224,9 @@ pub fn refusals_in(name: &str, rows: &[PaymentRow], lang: clientbank_payment::La
     out
 }
 
-/// `FILE.review.txt` of a file of `dir`/review: which payments may be at the bank, and how to
-/// settle it (the command to run, with `dir`).
-pub fn review(dir: &std::path::Path, name: &str, why: Option<&str>, rows: &[PaymentRow]) -> String {
-    review_in(dir, name, why, rows, crate::drop::lang())
-}
-
-/// [`review`] in `lang`.
-pub fn review_in(
+/// `FILE.review.txt` of a file of `dir`/review, in `lang`: which payments may be at the bank,
+/// and how to settle it (the command to run, with `dir`).
+pub fn review(
     dir: &std::path::Path,
     name: &str,
     why: Option<&str>,
@@ -430,7 +415,7 @@ mod tests {
     #[test]
     fn the_report_is_read_as_russian_excel_reads_it() {
         use clientbank_payment::Lang;
-        let bytes = super::csv_in(&[uploaded_row()], Lang::Ru);
+        let bytes = super::csv(&[uploaded_row()], Lang::Ru);
         let text = std::str::from_utf8(&bytes).unwrap();
         let body = text.strip_prefix('\u{feff}').expect("a BOM first");
         let mut reader = csv::ReaderBuilder::new()
@@ -459,7 +444,7 @@ mod tests {
             &row[7], "uploaded:awaiting",
             "the code is the same in both languages"
         );
-        let en = super::csv_in(&[uploaded_row()], Lang::En);
+        let en = super::csv(&[uploaded_row()], Lang::En);
         let en = String::from_utf8(en).unwrap();
         assert!(en.starts_with("\u{feff}number;date;sum;"), "{en}");
         assert!(
@@ -483,7 +468,7 @@ mod tests {
         // In the report too: a payee named like a formula.
         let mut row = uploaded_row();
         row.payment.recipient = "=cmd|' /C calc'!A0".into();
-        let text = String::from_utf8(super::csv_in(&[row], clientbank_payment::Lang::En)).unwrap();
+        let text = String::from_utf8(super::csv(&[row], clientbank_payment::Lang::En)).unwrap();
         assert!(text.contains(";'=cmd|"), "{text}");
     }
 
@@ -497,10 +482,7 @@ mod tests {
             Some("uploaded:awaiting".to_string()),
         )];
         for lang in [Lang::Ru, Lang::En] {
-            assert_eq!(
-                super::read_csv(&super::csv_in(&[uploaded_row()], lang)),
-                want
-            );
+            assert_eq!(super::read_csv(&super::csv(&[uploaded_row()], lang)), want);
         }
         let old = "number,date,sum,recipient,recipient_account,id,state,message\n\
                    7,20.11.2026,1.00,x,y,id-7,\"uploaded, signed\",\n";
@@ -514,8 +496,8 @@ mod tests {
     #[test]
     fn the_refusals_speak_both_languages() {
         use clientbank_payment::Lang;
-        let en = super::refusals_in("a.txt", &[], Lang::En);
-        let ru = super::refusals_in("a.txt", &[], Lang::Ru);
+        let en = super::refusals("a.txt", &[], Lang::En);
+        let ru = super::refusals("a.txt", &[], Lang::Ru);
         assert!(en.contains("the bank refused"), "{en}");
         assert!(ru.contains("банк отклонил"), "{ru}");
         assert!(ru.contains("не уйдут дважды"), "{ru}");
@@ -525,8 +507,8 @@ mod tests {
     fn the_review_file_speaks_both_languages() {
         use clientbank_payment::Lang;
         let dir = std::path::Path::new("Обмен с банком");
-        let en = super::review_in(dir, "a b.txt", Some("the answer was lost"), &[], Lang::En);
-        let ru = super::review_in(dir, "a b.txt", Some("the answer was lost"), &[], Lang::Ru);
+        let en = super::review(dir, "a b.txt", Some("the answer was lost"), &[], Lang::En);
+        let ru = super::review(dir, "a b.txt", Some("the answer was lost"), &[], Lang::Ru);
         assert!(en.starts_with("a b.txt needs a person"), "{en}");
         assert!(ru.starts_with("a b.txt требует решения человека"), "{ru}");
         for text in [&en, &ru] {
@@ -552,7 +534,7 @@ mod tests {
             row("8", PaymentState::Uploaded),
         ];
         for lang in [Lang::En, Lang::Ru] {
-            let text = super::review_in(dir, "a.txt", None, &held, lang);
+            let text = super::review(dir, "a.txt", None, &held, lang);
             assert!(
                 !text.contains("may or may not") && !text.contains("возможно"),
                 "{text}"
@@ -563,7 +545,7 @@ mod tests {
             row("8", PaymentState::Doubt),
             row("9", PaymentState::Uploaded),
         ];
-        let text = super::review_in(dir, "a.txt", None, &doubt, Lang::En);
+        let text = super::review(dir, "a.txt", None, &doubt, Lang::En);
         assert!(
             text.starts_with("a.txt needs a person: some of its payments may"),
             "{text}"

@@ -287,7 +287,8 @@ async fn drop_after_acting_goes_to_review_and_is_never_resent() {
     // A person checks the bank: it is there. The unsent payment goes on through the inbox.
     // (resolve takes the DIR lock: the daemon stops first.)
     drop(daemon);
-    let said = commands::resolve(dir.path(), "lost.json", true).unwrap();
+    let said =
+        commands::resolve(dir.path(), "lost.json", true, clientbank_format::Lang::En).unwrap();
     assert!(said.contains("inbox"), "{said}");
     let mut daemon = open(dir.path(), settings(&bank));
     daemon.run_once().await.unwrap();
@@ -316,7 +317,8 @@ async fn drop_before_acting_goes_to_review_and_resolve_not_sent_sends_it_once() 
     assert_eq!(summary.review, ["cut.json"], "{summary:?}");
     assert!(at_bank(&bank).is_empty());
     drop(daemon);
-    let said = commands::resolve(dir.path(), "cut.json", false).unwrap();
+    let said =
+        commands::resolve(dir.path(), "cut.json", false, clientbank_format::Lang::En).unwrap();
     assert!(said.contains("inbox"), "{said}");
     assert_eq!(files(dir.path(), "inbox"), ["cut.json"]);
     let mut daemon = open(dir.path(), settings(&bank));
@@ -521,6 +523,7 @@ async fn a_restart_with_files_in_every_folder() {
                 std::path::Path::new(name),
                 bytes.as_bytes(),
                 today_date(),
+                clientbank_format::Lang::En,
             );
             let hash = clientbank_watch::engine::content_hash(bytes.as_bytes());
             let place = format!("processing/{name}");

@@ -208,7 +208,7 @@ async fn upload_beside_a_running_daemon_waits_then_refuses() {
     let e = commands::engine(dir.path(), settings(&bank), false).unwrap_err();
     assert!(matches!(e, Error::Busy(_)), "{e}");
     assert!(e.to_string().contains("clientbank watch"), "{e}");
-    let e = commands::resolve(dir.path(), "x.json", true).unwrap_err();
+    let e = commands::resolve(dir.path(), "x.json", true, clientbank_format::Lang::En).unwrap_err();
     assert!(matches!(e, Error::Busy(_)), "{e}");
     drop(daemon);
     commands::engine(dir.path(), settings(&bank), false).unwrap();
@@ -319,13 +319,15 @@ async fn resolve_settles_payment_by_payment_and_a_replaced_file_goes_back_whole(
         sent: Some(vec!["131".into()]),
         not_sent: Some(vec!["131".into()]),
     };
-    let e = commands::settle(dir.path(), "lost.json", &both).unwrap_err();
+    let e =
+        commands::settle(dir.path(), "lost.json", &both, clientbank_format::Lang::En).unwrap_err();
     assert!(e.to_string().contains("both"), "{e}");
     let wrong = commands::Settlement {
         sent: Some(vec!["999".into()]),
         not_sent: None,
     };
-    let e = commands::settle(dir.path(), "lost.json", &wrong).unwrap_err();
+    let e =
+        commands::settle(dir.path(), "lost.json", &wrong, clientbank_format::Lang::En).unwrap_err();
     assert!(e.to_string().contains("in doubt: 131"), "{e}");
     // The file is replaced in review/ by other payments before it is settled.
     std::fs::write(dir.path().join("review/lost.json"), json_drop(&[132, 133])).unwrap();
@@ -336,6 +338,7 @@ async fn resolve_settles_payment_by_payment_and_a_replaced_file_goes_back_whole(
             sent: Some(vec!["131".into()]),
             not_sent: None,
         },
+        clientbank_format::Lang::En,
     )
     .unwrap();
     assert!(

@@ -67,7 +67,13 @@ async fn a_new_journal_is_seeded_from_done_and_review_and_nothing_is_sent_again(
     assert_eq!(files(dir.path(), "review"), ["again.json", "doubt.json"]);
     // The seeded review file can be resolved like any other.
     drop(daemon);
-    let said = clientbank_watch::commands::resolve(dir.path(), "doubt.json", true).unwrap();
+    let said = clientbank_watch::commands::resolve(
+        dir.path(),
+        "doubt.json",
+        true,
+        clientbank_format::Lang::En,
+    )
+    .unwrap();
     assert!(said.contains("done/"), "{said}");
 }
 

@@ -89,7 +89,7 @@ async fn commands_refuse_a_folder_that_does_not_exist_or_has_no_journal() {
     assert!(e.to_string().contains("does not exist"), "{e}");
     let e = commands::engine(&missing, settings(&bank), true).unwrap_err();
     assert!(e.to_string().contains("does not exist"), "{e}");
-    assert!(commands::resolve(&missing, "a.json", true).is_err());
+    assert!(commands::resolve(&missing, "a.json", true, clientbank_format::Lang::En).is_err());
     assert!(commands::status(&missing).is_err());
     assert!(!missing.exists(), "nothing created");
     let empty = root.path().join("empty");

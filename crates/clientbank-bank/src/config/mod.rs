@@ -327,6 +327,9 @@ pub struct Settings {
     pub webhook: Option<WebhookSettings>,
     /// `[notify]`, when configured.
     pub notify: Option<Notify>,
+    /// The language of what people read in the files the daemon writes (`FILE.errors.txt`,
+    /// reports, review notes): the locale's unless the command line chose (`--lang`).
+    pub lang: clientbank_format::Lang,
 }
 
 impl Default for Settings {
@@ -358,6 +361,7 @@ impl Default for Settings {
             token_file: None,
             webhook: None,
             notify: None,
+            lang: clientbank_format::Lang::from_locale(),
         }
     }
 }

@@ -76,15 +76,14 @@ impl<'de> Deserialize<'de> for Days {
 impl<'de> Deserialize<'de> for StatementEncoding {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<StatementEncoding, D::Error> {
         let name = String::deserialize(d)?;
-        match name.to_ascii_lowercase().as_str() {
-            "windows" => Ok(clientbank_format::Encoding::Cp1251),
-            "dos" => Ok(clientbank_format::Encoding::Cp866),
-            "utf-8" => Ok(clientbank_format::Encoding::Utf8),
-            _ => Err(serde::de::Error::custom(format!(
-                "encoding: {name:?}: expected \"windows\", \"dos\" or \"utf-8\""
-            ))),
-        }
-        .map(StatementEncoding)
+        // The format crate reads the names, as it reads `Кодировка=`.
+        clientbank_format::Encoding::from_label(&name)
+            .map(|(encoding, _)| StatementEncoding(encoding))
+            .ok_or_else(|| {
+                serde::de::Error::custom(format!(
+                    "encoding: {name:?}: expected \"windows\", \"dos\" or \"utf-8\""
+                ))
+            })
     }
 }
 

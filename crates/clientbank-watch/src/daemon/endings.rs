@@ -107,7 +107,13 @@ impl Daemon {
         );
         if doubt > 0 {
             let review = self.layout.folder(Folder::Review);
-            let note = report::review(&self.layout.root, &file.name, Some(&message), &rows);
+            let note = report::review(
+                &self.layout.root,
+                &file.name,
+                Some(&message),
+                &rows,
+                self.engine.settings.lang,
+            );
             fs::write(review.join(format!("{}.review.txt", file.name)), note)
                 .map_err(Error::io("cannot write the review note"))?;
             let review_place = Layout::place(Folder::Review, &file.name);
@@ -198,25 +204,31 @@ impl Daemon {
         rows: &[crate::journal::PaymentRow],
         final_name: &str,
     ) -> Vec<(String, Vec<u8>)> {
+        let lang = self.engine.settings.lang;
         let mut sidecars: Vec<(String, Vec<u8>)> = Vec::new();
         match file.state {
             FileState::Done => {
-                sidecars.push((format!("{final_name}.report.csv"), report::csv(rows)));
+                sidecars.push((format!("{final_name}.report.csv"), report::csv(rows, lang)));
             }
             FileState::Rejected => {
                 let text = if rows.is_empty() {
                     file.message.clone().unwrap_or_default()
                 } else {
-                    report::refusals(final_name, rows)
+                    report::refusals(final_name, rows, lang)
                 };
                 sidecars.push((format!("{final_name}.errors.txt"), text.into_bytes()));
                 if !rows.is_empty() {
-                    sidecars.push((format!("{final_name}.report.csv"), report::csv(rows)));
+                    sidecars.push((format!("{final_name}.report.csv"), report::csv(rows, lang)));
                 }
             }
             _ => {
-                let text =
-                    report::review(&self.layout.root, final_name, file.message.as_deref(), rows);
+                let text = report::review(
+                    &self.layout.root,
+                    final_name,
+                    file.message.as_deref(),
+                    rows,
+                    lang,
+                );
                 sidecars.push((format!("{final_name}.review.txt"), text.into_bytes()));
             }
         }

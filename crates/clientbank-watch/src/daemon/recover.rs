@@ -51,7 +51,7 @@ impl Daemon {
                         continue;
                     }
                 };
-                let drop = drop::read(Path::new(&name), &bytes, today);
+                let drop = drop::read(Path::new(&name), &bytes, today, self.engine.settings.lang);
                 let report = if folder == Folder::Review {
                     Vec::new()
                 } else {

@@ -521,7 +521,12 @@ impl Engine {
     /// the caller's (the daemon moves it; `upload` leaves it where it is).
     pub async fn process_file(&mut self, file: Intake<'_>) -> Result<Processed, Error> {
         let hash = content_hash(file.bytes);
-        let drop = crate::drop::read(std::path::Path::new(file.name), file.bytes, file.today);
+        let drop = crate::drop::read(
+            std::path::Path::new(file.name),
+            file.bytes,
+            file.today,
+            self.settings.lang,
+        );
         let recorded = if file.resume {
             self.journal.processing_file(file.place)?
         } else {

@@ -20,8 +20,6 @@ mod watch;
 mod webhook;
 
 pub(crate) fn run(cli: Cli) -> Result<Outcome, Failure> {
-    // The daemon's `FILE.errors.txt` and reports speak the language chosen here.
-    clientbank_watch::drop::set_lang(crate::term::lang());
     match cli.command {
         Command::Parse { file, json } => parse::run(&file, json.mode()),
         Command::Check {

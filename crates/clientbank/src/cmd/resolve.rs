@@ -11,6 +11,9 @@ pub(crate) fn run(
     file: &str,
     settlement: &commands::Settlement,
 ) -> Result<Outcome, Failure> {
-    println!("{}", commands::settle(dir, file, settlement)?);
+    println!(
+        "{}",
+        commands::settle(dir, file, settlement, crate::term::lang())?
+    );
     Ok(Outcome::Clean)
 }

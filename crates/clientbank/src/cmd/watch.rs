@@ -61,7 +61,10 @@ pub(crate) fn init_logging(json: bool) {
 
 /// The configuration of DIR (or `config`), then the environment.
 pub(crate) fn load(dir: &Path, config: Option<&Path>) -> Result<Settings, Failure> {
-    Ok(Settings::load(dir, config, &ProcessEnv)?)
+    let mut settings = Settings::load(dir, config, &ProcessEnv)?;
+    // The daemon's `FILE.errors.txt` and reports speak the language of the command line.
+    settings.lang = crate::term::lang();
+    Ok(settings)
 }
 
 pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
@@ -120,6 +123,7 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
             let config = args.config.clone();
             daemon.set_reloader(Box::new(move || {
                 let mut next = Settings::load(&dir, config.as_deref(), &ProcessEnv)?;
+                next.lang = fixed.lang;
                 if sandbox {
                     next.bank_url = fixed.bank_url.clone();
                     next.token = fixed.token.clone();
