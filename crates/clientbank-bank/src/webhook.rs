@@ -18,8 +18,9 @@
 //! ```
 //!
 //! What one request goes through, in order:
-//! 1. `POST` only (else 405), `Content-Type: application/json` (else 415), a body of at most
-//!    [`BODY_LIMIT`] (else 413, refused before it is read when announced).
+//! 1. `POST` only (else 405, by axum's method routing), a body of at most [`BODY_LIMIT`] (else
+//!    413, by `DefaultBodyLimit`: refused before it is read when announced), `Content-Type:
+//!    application/json` (else 415).
 //! 2. The body is read for `operation.id` and `SHA1Hash` alone (nothing else of it is
 //!    trusted yet): not a notification, 400; no hash, 401; a hash that does not match the
 //!    configured key, 403. Refusals are logged (`warn`) with the operation id and the remote
@@ -36,8 +37,8 @@ use std::sync::{Arc, Mutex};
 
 use axum::Router;
 use axum::body::Body;
-use axum::extract::{ConnectInfo, Request};
-use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::extract::{ConnectInfo, DefaultBodyLimit};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use clientbank_api::webhook::{self as check, WebhookError, WebhookKey};
 use clientbank_api::{Notification, Token};
@@ -140,10 +141,17 @@ impl Listener {
     /// one). Serve it with `ConnectInfo<SocketAddr>` for the remote address in the logs (as
     /// [`Listener::serve`] does).
     pub fn router(self) -> Router {
-        Router::new().fallback(move |request: Request| {
-            let listener = self.clone();
-            async move { listener.handle(request).await }
-        })
+        // Any path: POST only (405 with `Allow` else), a body of at most BODY_LIMIT (413).
+        let notification = axum::routing::post(
+            move |ConnectInfo(remote): ConnectInfo<SocketAddr>,
+                  headers: HeaderMap,
+                  body: axum::body::Bytes| {
+                let listener = self.clone();
+                async move { listener.handle(&headers, &body, remote.to_string()).await }
+            },
+        )
+        .layer(DefaultBodyLimit::max(BODY_LIMIT));
+        Router::new().fallback_service(notification)
     }
 
     /// Serves notifications on `listener` until `shutdown` completes. A connection must send
@@ -199,23 +207,8 @@ impl Listener {
         }
     }
 
-    async fn handle(self, request: Request) -> Response {
-        let remote = request
-            .extensions()
-            .get::<ConnectInfo<SocketAddr>>()
-            .map_or_else(|| "unknown".to_string(), |c| c.0.to_string());
-        if request.method() != Method::POST {
-            let mut response = plain(
-                StatusCode::METHOD_NOT_ALLOWED,
-                "webhook notifications are POSTed",
-            );
-            response
-                .headers_mut()
-                .insert(header::ALLOW, HeaderValue::from_static("POST"));
-            return response;
-        }
-        let json = request
-            .headers()
+    async fn handle(self, headers: &HeaderMap, body: &[u8], remote: String) -> Response {
+        let json = headers
             .get(header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.split(';').next())
@@ -226,23 +219,7 @@ impl Listener {
                 "a notification is Content-Type: application/json",
             );
         }
-        let announced = request
-            .headers()
-            .get(header::CONTENT_LENGTH)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim().parse::<u64>().ok());
-        if announced.is_some_and(|n| n > BODY_LIMIT as u64) {
-            tracing::warn!(%remote, "webhook refused: a body over {BODY_LIMIT} bytes");
-            return too_large();
-        }
-        let body = match axum::body::to_bytes(request.into_body(), BODY_LIMIT).await {
-            Ok(body) => body,
-            Err(_) => {
-                tracing::warn!(%remote, "webhook refused: a body over {BODY_LIMIT} bytes, or cut");
-                return too_large();
-            }
-        };
-        let notification = match self.verify(&body) {
+        let notification = match self.verify(body) {
             Ok(notification) => notification,
             Err(refusal) => {
                 tracing::warn!(
@@ -424,13 +401,6 @@ fn shown(text: &str) -> String {
 
 fn plain(status: StatusCode, text: &'static str) -> Response {
     (status, Body::from(text)).into_response()
-}
-
-fn too_large() -> Response {
-    plain(
-        StatusCode::PAYLOAD_TOO_LARGE,
-        "a notification is at most 1 MiB",
-    )
 }
 
 #[cfg(test)]
