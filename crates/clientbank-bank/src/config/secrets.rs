@@ -82,25 +82,11 @@ pub(super) fn resolve_app(
                 &format!("app.client_secret in {}", path.display()),
             )?)
         }
-        (None, Some(file)) => {
-            let file = base.join(file);
-            let secret = std::fs::read_to_string(&file).map_err(|e| {
-                Error::Config(format!(
-                    "app.client_secret_file: cannot read {}: {e}",
-                    file.display()
-                ))
-            })?;
-            if readable_by_others(&file) {
-                warnings.push(format!(
-                    "the client secret file {} can be read by other users: chmod 600 it",
-                    file.display()
-                ));
-            }
-            Some(checked_secret(
-                secret.trim(),
-                &format!("app.client_secret_file {}", file.display()),
-            )?)
-        }
+        (None, Some(file)) => Some(read_secret_file(
+            "app.client_secret_file",
+            &base.join(file),
+            warnings,
+        )?),
         (None, None) => None,
     };
     let scope = app.scope.unwrap_or_else(|| DEFAULT_SCOPE.to_string());
@@ -115,6 +101,27 @@ pub(super) fn resolve_app(
         redirect_uri: app.redirect_uri.trim().to_string(),
         scope,
     })
+}
+
+/// The application's secret word of the file `key` names: one line, checked as a token is; a
+/// file other users can read adds a warning.
+fn read_secret_file(key: &str, path: &Path, warnings: &mut Vec<String>) -> Result<Token, Error> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::Config(format!("{key}: cannot read {}: {e}", path.display())))?;
+    let text = text.trim();
+    if text.is_empty() || text.lines().count() > 1 {
+        return Err(Error::Config(format!(
+            "{key}: {} must hold the application's secret word alone, on one line",
+            path.display()
+        )));
+    }
+    if readable_by_others(path) {
+        warnings.push(format!(
+            "the client secret file {} can be read by other users: chmod 600 it",
+            path.display()
+        ));
+    }
+    checked_secret(text, &format!("{key} {}", path.display()))
 }
 
 /// The application's secret word, checked as a token is (one line of printable ASCII).
@@ -147,32 +154,10 @@ pub(super) fn webhook_settings(
             "[webhook] addr: {addr:?} is not an address with a port (e.g. \"127.0.0.1:8091\")"
         ))
     })?;
-    let client_secret = match file.client_secret_file {
-        None => None,
-        Some(path) => {
-            let path = base.join(path);
-            let text = std::fs::read_to_string(&path).map_err(|e| {
-                Error::Config(format!(
-                    "[webhook] client_secret_file: cannot read {}: {e}",
-                    path.display()
-                ))
-            })?;
-            let text = text.trim();
-            if text.is_empty() || text.lines().count() > 1 {
-                return Err(Error::Config(format!(
-                    "[webhook] client_secret_file: {} must hold the application's secret word alone, on one line",
-                    path.display()
-                )));
-            }
-            if readable_by_others(&path) {
-                warnings.push(format!(
-                    "the client secret file {} can be read by other users: chmod 600 it",
-                    path.display()
-                ));
-            }
-            Some(Token::new(text))
-        }
-    };
+    let client_secret = file
+        .client_secret_file
+        .map(|path| read_secret_file("[webhook] client_secret_file", &base.join(path), warnings))
+        .transpose()?;
     let key = file.key.unwrap_or_default();
     Ok(WebhookSettings {
         addr,
