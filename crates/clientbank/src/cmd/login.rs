@@ -605,7 +605,11 @@ fn exchange_failure(e: &clientbank_api::Error) -> Outcome {
     } else {
         return bank_failure(e);
     };
-    crate::term::error(&tr(format!("{en} ({e})"), format!("{ru} ({e})")));
+    let said = e.message();
+    crate::term::error(&tr(
+        format!("{en} ({})", said.en()),
+        format!("{ru} ({})", said.ru()),
+    ));
     Outcome::Findings
 }
 
