@@ -666,22 +666,17 @@ pub fn settle(dir: &Path, file: &str, settlement: &Settlement) -> Result<String,
     let results: Vec<_> = decisions
         .iter()
         .map(|&(id, sent)| {
-            let (state, message) = if sent {
-                (
+            let outcome = if sent {
+                Outcome::said(
                     PaymentState::Uploaded,
-                    "at the bank, a person said (clientbank resolve --sent); its id is not \
-                     known: sign it in the bank's cabinet",
+                    "at the bank, a person said (clientbank resolve --sent); its id is not known: \
+                     sign it in the bank's cabinet",
                 )
             } else {
-                (
+                Outcome::said(
                     PaymentState::NotSent,
                     "not at the bank, a person said (clientbank resolve --not-sent)",
                 )
-            };
-            let outcome = Outcome {
-                state,
-                message: Some(message.to_string()),
-                ..Outcome::default()
             };
             (id, outcome)
         })
@@ -733,12 +728,29 @@ pub fn settle(dir: &Path, file: &str, settlement: &Settlement) -> Result<String,
              the bank are sent once when a copy of it is dropped again"
         ));
     }
+    let (moved, why) = return_settled(&mut journal, &layout, &row, &rows, &name)?;
+    let _ = fs::remove_file(&review_note);
+    Ok(format!("{name}: {said}; {moved}{why}"))
+}
+
+/// Where a settled file of review/ goes: to done/ (with its report) when every payment is at
+/// the bank, else back to the inbox, where what is at the bank is not sent again; a file
+/// replaced since it was sent goes back to the inbox whatever was said. Says where, and why.
+fn return_settled(
+    journal: &mut Journal,
+    layout: &Layout,
+    row: &crate::journal::FileRow,
+    rows: &[PaymentRow],
+    name: &str,
+) -> Result<(String, &'static str), Error> {
+    let place = Layout::place(Folder::Review, name);
+    let path = layout.path_of(&place);
     let unsent = rows.iter().any(|r| r.state.unsent());
     let changed = fs::read(&path)
         .map(|bytes| crate::engine::content_hash(&bytes) != row.hash)
         .map_err(Error::io(format!("cannot read {place}")))?;
     if unsent || changed {
-        let moved = move_into(&path, &layout.folder(Folder::Inbox), &name)
+        let moved = move_into(&path, &layout.folder(Folder::Inbox), name)
             .map_err(Error::io(format!("cannot move {place} to the inbox")))?;
         journal.set_file(
             row.id,
@@ -746,19 +758,19 @@ pub fn settle(dir: &Path, file: &str, settlement: &Settlement) -> Result<String,
             "",
             Some(&format!("back to the inbox as {moved} by a person")),
         )?;
-        let _ = fs::remove_file(&review_note);
         let why = if changed {
-            "the file is not what was recorded when it was sent (it was replaced): it is read \
+            ": the file is not what was recorded when it was sent (it was replaced): it is read \
              anew from the inbox, where payments already at the bank are not sent again and \
              the others are sent once"
         } else {
-            "payments already at the bank are not sent again, the others are sent once"
+            ": payments already at the bank are not sent again, the others are sent once"
         };
-        Ok(format!(
-            "{name}: {said}; the file is back in the inbox as inbox/{moved}: {why}"
+        Ok((
+            format!("the file is back in the inbox as inbox/{moved}"),
+            why,
         ))
     } else {
-        let moved = move_into(&path, &layout.folder(Folder::Done), &name)
+        let moved = move_into(&path, &layout.folder(Folder::Done), name)
             .map_err(Error::io(format!("cannot move {place} to done/")))?;
         let done = Layout::place(Folder::Done, &moved);
         journal.set_file(row.id, FileState::Done, &done, None)?;
@@ -766,11 +778,10 @@ pub fn settle(dir: &Path, file: &str, settlement: &Settlement) -> Result<String,
             layout
                 .folder(Folder::Done)
                 .join(format!("{moved}.report.csv")),
-            report::csv(&rows),
+            report::csv(rows),
         )
         .map_err(Error::io(format!("cannot write the report of {done}")))?;
-        let _ = fs::remove_file(&review_note);
-        Ok(format!("{name}: {said}; the file is in done/{moved}"))
+        Ok((format!("the file is in done/{moved}"), ""))
     }
 }
 

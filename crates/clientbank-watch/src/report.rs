@@ -315,6 +315,14 @@ pub fn review_in(
         tr("Not sent:", "Не отправлены:"),
         &[PaymentState::Planned, PaymentState::NotSent],
     );
+    out.push_str(&how_to_settle(dir, name, &in_doubt, ru));
+    out
+}
+
+/// The end of a review note: how to check the payments at the bank, and the commands that
+/// settle the file (payment by payment when several are in doubt).
+fn how_to_settle(dir: &std::path::Path, name: &str, in_doubt: &[&PaymentRow], ru: bool) -> String {
+    let mut out = String::new();
     let quoted = shell_quote(name);
     let dir = shell_quote(&dir.display().to_string());
     // Numbers to settle payment by payment, when the payments in doubt are several.

@@ -83,3 +83,120 @@ fn every_crate_uses_what_the_readme_says_and_nothing_above_it() {
         }
     }
 }
+
+/// Lines of `text` before its `#[cfg(test)] mod …` (the code a reader of the crate reads).
+fn non_test(text: &str) -> Vec<&str> {
+    let lines: Vec<&str> = text.lines().collect();
+    let end = (0..lines.len())
+        .find(|&i| {
+            lines[i].starts_with("#[cfg(test)]")
+                && lines.get(i + 1).is_some_and(|l| l.starts_with("mod "))
+        })
+        .unwrap_or(lines.len());
+    lines[..end].to_vec()
+}
+
+/// The functions of `lines` longer than `most` lines: (line, name, length). Braces in string and
+/// character literals and in comments are not counted.
+fn long_functions(lines: &[&str], most: usize) -> Vec<(usize, String, usize)> {
+    let code = |line: &str| -> String {
+        let mut out = String::new();
+        let mut chars = line.chars().peekable();
+        let mut in_string = false;
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' if in_string => {
+                    chars.next();
+                }
+                '"' => in_string = !in_string,
+                '/' if !in_string && chars.peek() == Some(&'/') => break,
+                '\'' if !in_string => {
+                    // A character literal ('{', '\n') or a lifetime ('a): skip a literal whole.
+                    let rest: String = chars.clone().take(3).collect();
+                    if rest.starts_with('\\') || rest.chars().nth(1) == Some('\'') {
+                        for c in chars.by_ref() {
+                            if c == '\'' {
+                                break;
+                            }
+                        }
+                    }
+                }
+                c if !in_string => out.push(c),
+                _ => {}
+            }
+        }
+        out
+    };
+    let mut found = Vec::new();
+    for (start, line) in lines.iter().enumerate() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let Some(at) = words.iter().position(|w| *w == "fn") else {
+            continue;
+        };
+        if !words[..at]
+            .iter()
+            .all(|w| w.starts_with("pub") || ["async", "const", "unsafe"].contains(w))
+        {
+            continue;
+        }
+        let name = words
+            .get(at + 1)
+            .map_or("", |w| w.split(['(', '<']).next().unwrap_or(""));
+        let (mut depth, mut opened) = (0i64, false);
+        for (end, line) in lines.iter().enumerate().skip(start) {
+            let code = code(line);
+            depth += code.matches('{').count() as i64 - code.matches('}').count() as i64;
+            opened |= code.contains('{');
+            if !opened && code.trim_end().ends_with(';') {
+                break;
+            }
+            if opened && depth <= 0 {
+                if end - start + 1 > most {
+                    found.push((start + 1, name.to_string(), end - start + 1));
+                }
+                break;
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn the_daemon_crates_keep_functions_and_files_short() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut over = Vec::new();
+    for krate in ["clientbank-watch", "clientbank-bank"] {
+        let mut folders = vec![root.join("crates").join(krate).join("src")];
+        while let Some(folder) = folders.pop() {
+            for entry in std::fs::read_dir(&folder).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    folders.push(path);
+                    continue;
+                }
+                let text = std::fs::read_to_string(&path).unwrap();
+                let lines = non_test(&text);
+                let shown = path.strip_prefix(&root).unwrap().display().to_string();
+                if lines.len() > 900 {
+                    over.push(format!("{shown}: {} lines of non-test code", lines.len()));
+                }
+                for (line, name, length) in long_functions(&lines, 120) {
+                    over.push(format!("{shown}:{line}: fn {name}: {length} lines"));
+                }
+            }
+        }
+    }
+    assert!(
+        over.is_empty(),
+        "at most 900 lines of non-test code a file and 120 lines a function:\n{}",
+        over.join("\n")
+    );
+}
+
+#[test]
+fn the_length_check_finds_a_long_function() {
+    let body = "    let x = '{';\n".repeat(130);
+    let text = format!("fn short() {{}}\npub(crate) async fn long() {{\n{body}}}\n");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(long_functions(&lines, 120), [(2, "long".to_string(), 132)]);
+}

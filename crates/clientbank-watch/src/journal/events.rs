@@ -11,11 +11,6 @@ use rusqlite::params;
 use super::{Journal, now};
 use crate::Error;
 
-/// Schema 5: the Russian text, the topic and when it was fixed.
-pub(super) const MIGRATION_5: &str = "ALTER TABLE events ADD COLUMN message_ru TEXT;
-    ALTER TABLE events ADD COLUMN topic TEXT;
-    ALTER TABLE events ADD COLUMN fixed_at TEXT;";
-
 /// One error not yet fixed: when (UTC), the file it is of, what (both languages). In JSON an
 /// array `[at, file, message]`, the message in English, as before the Russian was kept.
 #[derive(Clone, Debug)]

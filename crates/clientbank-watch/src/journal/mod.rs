@@ -17,147 +17,14 @@ use clientbank_bank::operations::{
 };
 
 mod events;
+mod intents;
+mod operations;
+mod schema;
+
 pub use events::LastError;
+pub use schema::SCHEMA_VERSION;
 
-/// The schema version this build writes (`PRAGMA user_version`).
-pub const SCHEMA_VERSION: i64 = 5;
-
-const MIGRATIONS: &[&str] = &[
-    // 1: files, payments, events.
-    "CREATE TABLE files (
-        id INTEGER PRIMARY KEY,
-        name TEXT NOT NULL,
-        hash TEXT NOT NULL,
-        place TEXT NOT NULL,
-        state TEXT NOT NULL,
-        route TEXT,
-        created_at TEXT NOT NULL,
-        updated_at TEXT NOT NULL,
-        message TEXT
-    );
-    CREATE INDEX files_place ON files(place);
-    CREATE INDEX files_hash ON files(hash);
-    CREATE TABLE payments (
-        id INTEGER PRIMARY KEY,
-        file_id INTEGER NOT NULL REFERENCES files(id),
-        position INTEGER NOT NULL,
-        identity TEXT NOT NULL,
-        payer_account TEXT NOT NULL,
-        number TEXT NOT NULL,
-        date TEXT NOT NULL,
-        sum TEXT NOT NULL,
-        recipient TEXT NOT NULL,
-        recipient_account TEXT NOT NULL,
-        company TEXT,
-        state TEXT NOT NULL,
-        bank_id TEXT,
-        sign TEXT,
-        answer TEXT,
-        message TEXT,
-        uploaded_at TEXT,
-        updated_at TEXT NOT NULL
-    );
-    CREATE INDEX payments_identity ON payments(identity);
-    CREATE INDEX payments_file ON payments(file_id);
-    CREATE INDEX payments_sign ON payments(sign);
-    CREATE TABLE events (
-        id INTEGER PRIMARY KEY,
-        at TEXT NOT NULL,
-        file TEXT,
-        message TEXT NOT NULL
-    );",
-];
-
-/// Schema 3: the bank's operations (from the history and from webhooks, one row per operation
-/// id) and, per account, how far the statement has been synced.
-const MIGRATION_3: &str = "CREATE TABLE operations (
-        id TEXT PRIMARY KEY,
-        account TEXT NOT NULL,
-        executed TEXT,
-        source TEXT NOT NULL,
-        body TEXT NOT NULL,
-        received_at TEXT NOT NULL,
-        confirmed INTEGER NOT NULL DEFAULT 0
-    );
-    CREATE INDEX operations_account ON operations(account, executed);
-    CREATE TABLE statement_sync (
-        account TEXT PRIMARY KEY,
-        synced_till TEXT NOT NULL,
-        last_operation TEXT,
-        updated_at TEXT NOT NULL
-    );";
-
-/// Schema 4: each payment keeps the order as its file had it (`order_text`, a one-document 1.03
-/// file in UTF-8), so the statement brings the order back to 1C with its own number, date and
-/// requisites; operations are matched to payments by the bank's id; files are found by state
-/// (the daemon looks for files gone from processing/ on every pass).
-const MIGRATION_4: &str = "ALTER TABLE payments ADD COLUMN order_text TEXT;
-    CREATE INDEX payments_bank_id ON payments(bank_id);
-    CREATE INDEX files_state ON files(state);";
-
-/// Inserts one payment row of file `file_id` in `(state, bank id, message)`; its row id.
-fn insert_payment(
-    tx: &Transaction<'_>,
-    file_id: i64,
-    position: usize,
-    p: &NewPayment,
-    (state, bank_id, message): (PaymentState, Option<&str>, Option<&str>),
-    now: &str,
-) -> rusqlite::Result<i64> {
-    tx.execute(
-        "INSERT INTO payments (file_id, position, identity, payer_account, number, date, sum,
-            recipient, recipient_account, company, state, bank_id, message, order_text,
-            updated_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
-        params![
-            file_id,
-            position as i64,
-            p.identity,
-            p.payer_account,
-            p.number,
-            p.date,
-            p.sum,
-            p.recipient,
-            p.recipient_account,
-            p.company,
-            state,
-            bank_id,
-            message,
-            p.order,
-            now
-        ],
-    )?;
-    Ok(tx.last_insert_rowid())
-}
-
-impl Operations for Journal {
-    fn record_operation(&mut self, row: &OperationRow) -> Result<bool, StoreError> {
-        Ok(Journal::record_operation(self, row)?)
-    }
-
-    fn operations_between(
-        &self,
-        account: &str,
-        from: &str,
-        till: &str,
-    ) -> Result<Vec<OperationRow>, StoreError> {
-        Ok(Journal::operations_between(self, account, from, till)?)
-    }
-
-    fn statement_sync(&self, account: &str) -> Result<Option<StatementSync>, StoreError> {
-        Ok(Journal::statement_sync(self, account)?)
-    }
-
-    fn set_statement_sync(&mut self, sync: &StatementSync) -> Result<(), StoreError> {
-        Ok(Journal::set_statement_sync(self, sync)?)
-    }
-}
-
-impl Orders for Journal {
-    fn order_of(&self, bank_id: &str, identity: [&str; 4]) -> Result<Option<String>, StoreError> {
-        Ok(Journal::order_of(self, bank_id, identity)?)
-    }
-}
+use intents::active_elsewhere;
 
 /// A file row.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -275,6 +142,22 @@ pub struct Outcome {
     pub message: Option<String>,
 }
 
+impl Outcome {
+    /// `state`, for the reason given.
+    pub fn said(state: PaymentState, message: impl Into<String>) -> Outcome {
+        Outcome {
+            state,
+            message: Some(message.into()),
+            ..Outcome::default()
+        }
+    }
+
+    /// In doubt, for the reason given: it may or may not be at the bank.
+    pub fn doubt(message: impl Into<String>) -> Outcome {
+        Outcome::said(PaymentState::Doubt, message)
+    }
+}
+
 /// The journal of one DIR.
 #[derive(Debug)]
 pub struct Journal {
@@ -371,37 +254,7 @@ impl Journal {
         journal
             .db
             .set_transaction_behavior(TransactionBehavior::Immediate);
-        for (index, migration) in MIGRATIONS.iter().enumerate().skip(version as usize) {
-            let tx = journal.db.transaction().map_err(&map)?;
-            tx.execute_batch(migration).map_err(&map)?;
-            tx.pragma_update(None, "user_version", index as i64 + 1)
-                .map_err(&map)?;
-            tx.commit().map_err(&map)?;
-        }
-        if version < 2 {
-            let tx = journal.db.transaction().map_err(&map)?;
-            migrate_2(&tx).map_err(&map)?;
-            tx.pragma_update(None, "user_version", 2).map_err(&map)?;
-            tx.commit().map_err(&map)?;
-        }
-        if version < 3 {
-            let tx = journal.db.transaction().map_err(&map)?;
-            tx.execute_batch(MIGRATION_3).map_err(&map)?;
-            tx.pragma_update(None, "user_version", 3).map_err(&map)?;
-            tx.commit().map_err(&map)?;
-        }
-        if version < 4 {
-            let tx = journal.db.transaction().map_err(&map)?;
-            tx.execute_batch(MIGRATION_4).map_err(&map)?;
-            tx.pragma_update(None, "user_version", 4).map_err(&map)?;
-            tx.commit().map_err(&map)?;
-        }
-        if version < 5 {
-            let tx = journal.db.transaction().map_err(&map)?;
-            tx.execute_batch(events::MIGRATION_5).map_err(&map)?;
-            tx.pragma_update(None, "user_version", 5).map_err(&map)?;
-            tx.commit().map_err(&map)?;
-        }
+        schema::bring_forward(&mut journal.db, version).map_err(&map)?;
         Ok(journal)
     }
 
@@ -609,167 +462,6 @@ impl Journal {
     /// Every payment (for status and tests).
     pub fn all_payments(&self) -> Result<Vec<PaymentRow>, Error> {
         self.payments_where("1 ORDER BY id", [])
-    }
-
-    /// Records a file and its payments (the intents) in one durable transaction. A payment
-    /// planned whose identity is active in another file is not planned: `already` (that one is
-    /// at the bank), `held` (that one is in doubt) or `queued` (that one waits to be sent:
-    /// this one waits for it). The check and the insert are one IMMEDIATE transaction, and the
-    /// UNIQUE index over active identities backs it. On the 1C route the file goes to the bank
-    /// whole, so when any of its payments is not planned, none is. Returns the file's
-    /// row id and the payments' row ids.
-    pub fn record_intents(
-        &mut self,
-        file: NewFile<'_>,
-        route: Route,
-        payments: &[NewPayment],
-    ) -> Result<(i64, Vec<i64>), Error> {
-        let NewFile { name, hash, place } = file;
-        let whole = route == Route::OneC;
-        let now = now();
-        let map = db_error(&self.path);
-        let tx = self.db.transaction().map_err(&map)?;
-        tx.execute(
-            "INSERT INTO files (name, hash, place, state, route, created_at, updated_at)
-             VALUES (?1, ?2, ?3, ?6, ?4, ?5, ?5)",
-            params![
-                name,
-                hash,
-                place,
-                route.as_str(),
-                now,
-                FileState::Processing
-            ],
-        )
-        .map_err(&map)?;
-        let file_id = tx.last_insert_rowid();
-        let mut rows: Vec<(PaymentState, Option<String>, Option<String>)> =
-            Vec::with_capacity(payments.len());
-        for p in payments {
-            let mut row = (p.state, p.bank_id.clone(), p.message.clone());
-            if p.state == PaymentState::Planned
-                && let Some(active) = active_elsewhere(&tx, &p.identity, None).map_err(&map)?
-            {
-                row = active.blocks();
-            }
-            rows.push(row);
-        }
-        if whole && rows.iter().any(|r| r.0 != PaymentState::Planned) {
-            for row in rows.iter_mut().filter(|r| r.0 == PaymentState::Planned) {
-                *row = (
-                    PaymentState::Held,
-                    None,
-                    Some(
-                        "not sent: other payments of this 1C file are already at the bank or \
-                         elsewhere, and the 1C route sends whole files; send this one alone (or \
-                         from a JSON file)"
-                            .into(),
-                    ),
-                );
-            }
-        }
-        let mut ids = Vec::with_capacity(payments.len());
-        for (position, (p, (state, bank_id, message))) in payments.iter().zip(rows).enumerate() {
-            let row = (state, bank_id.as_deref(), message.as_deref());
-            ids.push(insert_payment(&tx, file_id, position, p, row, &now).map_err(&map)?);
-        }
-        tx.commit().map_err(&map)?;
-        Ok((file_id, ids))
-    }
-
-    /// Records a file found in done/, review/ or rejected/ when a journal is started anew: each
-    /// payment in its own `state` (`uploaded`, with the id of its report where known; `doubt`;
-    /// or `not-sent`), each one at the bank or in doubt whose identity is already active as
-    /// `already` or `held` instead. Returns how many payments were recorded at the bank or in
-    /// doubt.
-    pub fn seed_file(
-        &mut self,
-        file: NewFile<'_>,
-        file_state: FileState,
-        payments: &[NewPayment],
-        message: &str,
-    ) -> Result<usize, Error> {
-        let NewFile { name, hash, place } = file;
-        let now = now();
-        let map = db_error(&self.path);
-        let tx = self.db.transaction().map_err(&map)?;
-        tx.execute(
-            "INSERT INTO files (name, hash, place, state, created_at, updated_at, message)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6)",
-            params![name, hash, place, file_state, now, message],
-        )
-        .map_err(&map)?;
-        let file_id = tx.last_insert_rowid();
-        let mut taken = 0;
-        for (position, p) in payments.iter().enumerate() {
-            let active = if p.state == PaymentState::NotSent {
-                None
-            } else {
-                active_elsewhere(&tx, &p.identity, None).map_err(&map)?
-            };
-            let (row_state, bank_id, row_message) = match active {
-                Some(active) => {
-                    let (s, id, m) = active.blocks();
-                    let s = if s == PaymentState::Queued {
-                        PaymentState::Held
-                    } else {
-                        s
-                    };
-                    (s, id, m)
-                }
-                None if p.state == PaymentState::NotSent => (p.state, None, p.message.clone()),
-                None => {
-                    taken += 1;
-                    (p.state, p.bank_id.clone(), Some(message.to_string()))
-                }
-            };
-            let row = (row_state, bank_id.as_deref(), row_message.as_deref());
-            insert_payment(&tx, file_id, position, p, row, &now).map_err(&map)?;
-        }
-        tx.commit().map_err(&map)?;
-        Ok(taken)
-    }
-
-    /// Looks again at the `queued` payments of a file, in one transaction: a payment whose
-    /// identity is no longer active elsewhere becomes `planned` (it is sent from this file);
-    /// one now at the bank elsewhere becomes `already`, one in doubt elsewhere `held`; the
-    /// others stay queued. Returns how many stay queued.
-    pub fn requeue(&mut self, file_id: i64) -> Result<usize, Error> {
-        let map = db_error(&self.path);
-        let now = now();
-        let tx = self.db.transaction().map_err(&map)?;
-        let queued: Vec<(i64, String)> = {
-            let mut statement = tx
-                .prepare("SELECT id, identity FROM payments WHERE file_id = ?1 AND state = ?2")
-                .map_err(&map)?;
-            statement
-                .query_map(params![file_id, PaymentState::Queued], |r| {
-                    Ok((r.get(0)?, r.get(1)?))
-                })
-                .map_err(&map)?
-                .collect::<Result<_, _>>()
-                .map_err(&map)?
-        };
-        let mut still = 0;
-        for (id, identity) in queued {
-            let (state, bank_id, message) =
-                match active_elsewhere(&tx, &identity, Some(id)).map_err(&map)? {
-                    Some(active) => active.blocks(),
-                    None => (PaymentState::Planned, None, None),
-                };
-            if state == PaymentState::Queued {
-                still += 1;
-                continue;
-            }
-            tx.execute(
-                "UPDATE payments SET state = ?2, bank_id = ?3, message = ?4, updated_at = ?5
-                 WHERE id = ?1",
-                params![id, state, bank_id, message, now],
-            )
-            .map_err(&map)?;
-        }
-        tx.commit().map_err(&map)?;
-        Ok(still)
     }
 
     /// The payments among `ids` whose identity is active in another row, with what each
@@ -1019,160 +711,6 @@ impl Journal {
             .map_err(self.err())?;
         Ok(())
     }
-
-    /// Records an operation of the bank once per id: `true` when it is new, or when the history
-    /// confirms or changes it. A webhook's record is kept as it came (a hint: it is not put in a
-    /// statement) and never replaces one; the history's record replaces a webhook's, and an
-    /// earlier history record of the same id (its status may have changed), and marks it
-    /// confirmed. `source` stays where it was first seen.
-    pub fn record_operation(&mut self, row: &OperationRow) -> Result<bool, Error> {
-        let history = row.source == operation_source::HISTORY;
-        let sql = if history {
-            "INSERT INTO operations (id, account, executed, source, body, received_at, confirmed)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, 1)
-             ON CONFLICT (id) DO UPDATE SET account = excluded.account,
-                executed = excluded.executed, body = excluded.body, confirmed = 1
-             WHERE operations.confirmed = 0 OR operations.body IS NOT excluded.body"
-        } else {
-            "INSERT INTO operations (id, account, executed, source, body, received_at, confirmed)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, 0) ON CONFLICT (id) DO NOTHING"
-        };
-        let changed = self
-            .db
-            .execute(
-                sql,
-                params![
-                    row.id,
-                    row.account,
-                    row.executed,
-                    row.source,
-                    row.body,
-                    now()
-                ],
-            )
-            .map_err(self.err())?;
-        Ok(changed == 1)
-    }
-
-    /// The order (a one-document 1.03 file, see [`NewPayment::order`]) of the payment this
-    /// journal uploaded that the bank's operation `bank_id` is: the payment with that id; else
-    /// the one uploaded payment whose id the journal does not know (settled `--sent` by a
-    /// person, or taken by a bank that named no id) with the same payer account, number (as
-    /// [`clientbank_bank::statement::normalise_number`] gives it), sum (two decimals) and recipient account. A
-    /// payment whose id is known is never matched by its requisites: the operation would be
-    /// another one (the same order sent from elsewhere). Two or more such payments match none:
-    /// a wrong order would be worse than the bank's own record.
-    pub fn order_of(&self, bank_id: &str, identity: [&str; 4]) -> Result<Option<String>, Error> {
-        let map = self.err();
-        let by_id: Option<String> = self
-            .db
-            .query_row(
-                "SELECT order_text FROM payments WHERE bank_id = ?1 AND order_text IS NOT NULL
-                 ORDER BY id LIMIT 1",
-                [bank_id],
-                |r| r.get(0),
-            )
-            .optional()
-            .map_err(&map)?;
-        if by_id.is_some() {
-            return Ok(by_id);
-        }
-        let [payer_account, number, sum, recipient_account] = identity;
-        let mut statement = self
-            .db
-            .prepare_cached(
-                "SELECT DISTINCT order_text FROM payments
-                 WHERE payer_account = ?1 AND number = ?2 AND sum = ?3 AND recipient_account = ?4
-                   AND state = ?5 AND bank_id IS NULL AND order_text IS NOT NULL
-                 LIMIT 2",
-            )
-            .map_err(&map)?;
-        let found = statement
-            .query_map(
-                params![
-                    payer_account,
-                    number,
-                    sum,
-                    recipient_account,
-                    PaymentState::Uploaded
-                ],
-                |r| r.get::<_, String>(0),
-            )
-            .map_err(&map)?
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(&map)?;
-        Ok(match <[String; 1]>::try_from(found) {
-            Ok([order]) => Some(order),
-            Err(_) => None,
-        })
-    }
-
-    /// The operations of `account` executed from `from` to `till` (inclusive days,
-    /// `YYYY-MM-DD`), oldest first.
-    pub fn operations_between(
-        &self,
-        account: &str,
-        from: &str,
-        till: &str,
-    ) -> Result<Vec<OperationRow>, Error> {
-        let mut statement = self
-            .db
-            .prepare(
-                "SELECT id, account, executed, source, body, confirmed FROM operations
-                 WHERE account = ?1 AND executed >= ?2 AND executed < ?3
-                 ORDER BY executed, id",
-            )
-            .map_err(self.err())?;
-        // `till` inclusive: every time of that day sorts before the day's `T` suffix + 1.
-        let end = format!("{till}U");
-        statement
-            .query_map(params![account, from, end], |r| {
-                Ok(OperationRow {
-                    id: r.get(0)?,
-                    account: r.get(1)?,
-                    executed: r.get(2)?,
-                    source: r.get(3)?,
-                    body: r.get(4)?,
-                    confirmed: r.get(5)?,
-                })
-            })
-            .map_err(self.err())?
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(self.err())
-    }
-
-    /// How far `account`'s statement has been synced.
-    pub fn statement_sync(&self, account: &str) -> Result<Option<StatementSync>, Error> {
-        self.db
-            .query_row(
-                "SELECT account, synced_till, last_operation FROM statement_sync
-                 WHERE account = ?1",
-                [account],
-                |r| {
-                    Ok(StatementSync {
-                        account: r.get(0)?,
-                        synced_till: r.get(1)?,
-                        last_operation: r.get(2)?,
-                    })
-                },
-            )
-            .optional()
-            .map_err(self.err())
-    }
-
-    /// Records how far `sync.account`'s statement has been synced.
-    pub fn set_statement_sync(&mut self, sync: &StatementSync) -> Result<(), Error> {
-        self.db
-            .execute(
-                "INSERT INTO statement_sync (account, synced_till, last_operation, updated_at)
-                 VALUES (?1, ?2, ?3, ?4)
-                 ON CONFLICT (account) DO UPDATE SET synced_till = ?2, last_operation = ?3,
-                 updated_at = ?4",
-                params![sync.account, sync.synced_till, sync.last_operation, now()],
-            )
-            .map_err(self.err())?;
-        Ok(())
-    }
 }
 
 fn file_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<FileRow> {
@@ -1210,125 +748,6 @@ fn payment_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<PaymentRow> {
         message: r.get(15)?,
         uploaded_at: r.get(16)?,
     })
-}
-
-/// What blocks a payment: the active row of its identity in another file.
-struct Active {
-    state: PaymentState,
-    bank_id: Option<String>,
-    uploaded_at: Option<String>,
-    place: String,
-}
-
-impl Active {
-    /// What a payment whose identity is active here becomes: (state, bank id, message).
-    fn blocks(&self) -> (PaymentState, Option<String>, Option<String>) {
-        let place = if self.place.is_empty() {
-            "another file".to_string()
-        } else {
-            self.place.clone()
-        };
-        match self.state {
-            PaymentState::Uploaded => (
-                PaymentState::Already,
-                self.bank_id.clone(),
-                Some(format!(
-                    "already at the bank: id {} (uploaded {})",
-                    self.bank_id.as_deref().unwrap_or("not named"),
-                    self.uploaded_at.as_deref().unwrap_or("earlier")
-                )),
-            ),
-            PaymentState::Doubt => (
-                PaymentState::Held,
-                None,
-                Some(format!(
-                    "not sent: the same payment may already be at the bank (it is in doubt in \
-                     {place}); resolve that file first"
-                )),
-            ),
-            _ => (
-                PaymentState::Queued,
-                None,
-                Some(format!(
-                    "the same payment is in {place}, waiting for the bank: sent once (this \
-                     file waits for it)"
-                )),
-            ),
-        }
-    }
-}
-
-/// The active row of `identity` other than `except` (a payment row id), with its file's place.
-fn active_elsewhere(
-    db: &Connection,
-    identity: &str,
-    except: Option<i64>,
-) -> rusqlite::Result<Option<Active>> {
-    db.query_row(
-        &format!(
-            "SELECT p.state, p.bank_id, p.uploaded_at, f.place FROM payments p
-             JOIN files f ON f.id = p.file_id
-             WHERE p.identity = ?1 AND p.id != ?2 AND p.state IN {active}
-             ORDER BY p.state = ?3 DESC, p.id LIMIT 1",
-            active = PaymentState::active_sql()
-        ),
-        params![identity, except.unwrap_or(-1), PaymentState::Uploaded],
-        |r| {
-            Ok(Active {
-                state: r.get(0)?,
-                bank_id: r.get(1)?,
-                uploaded_at: r.get(2)?,
-                place: r.get(3)?,
-            })
-        },
-    )
-    .optional()
-}
-
-/// Schema 2: identities with the document number normalised (`0402` is `402`); an identity
-/// active in several rows (possible before) keeps one active row — uploaded first, then in
-/// doubt, being sent, planned — and the others become `duplicate` (uploaded: at the bank
-/// twice) or `held`; then the UNIQUE index over active identities.
-fn migrate_2(tx: &Transaction<'_>) -> rusqlite::Result<()> {
-    let keys: Vec<(i64, String)> = {
-        let mut statement = tx.prepare("SELECT id, identity FROM payments")?;
-        statement
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-            .collect::<Result<_, _>>()?
-    };
-    for (id, key) in keys {
-        let mut parts: Vec<&str> = key.split('|').collect();
-        if parts.len() != 5 {
-            continue;
-        }
-        let number = clientbank_bank::statement::normalise_number(parts[1]);
-        if number != parts[1] {
-            parts[1] = &number;
-            tx.execute(
-                "UPDATE payments SET identity = ?2 WHERE id = ?1",
-                params![id, parts.join("|")],
-            )?;
-        }
-    }
-    // The state names as schema 2 wrote them: a migration is history, and says them as they
-    // were then.
-    tx.execute_batch(
-        "UPDATE payments SET
-            state = CASE state WHEN 'uploaded' THEN 'duplicate' ELSE 'held' END,
-            message = CASE state
-                WHEN 'uploaded' THEN 'uploaded although the same payment was uploaded from another file: it is at the bank twice; cancel one of them in the bank''s cabinet'
-                ELSE 'not sent: the same payment is active in another file (found when the journal was upgraded); check it at the bank' END
-         WHERE id IN (
-            SELECT id FROM (
-                SELECT id, ROW_NUMBER() OVER (
-                    PARTITION BY identity
-                    ORDER BY CASE state WHEN 'uploaded' THEN 0 WHEN 'doubt' THEN 1
-                        WHEN 'sending' THEN 2 ELSE 3 END, id) AS n
-                FROM payments WHERE state IN ('planned', 'sending', 'uploaded', 'doubt'))
-            WHERE n > 1);
-         CREATE UNIQUE INDEX payments_active ON payments(identity)
-            WHERE state IN ('planned', 'sending', 'uploaded', 'doubt');",
-    )
 }
 
 #[cfg(test)]
@@ -1480,7 +899,7 @@ mod tests {
         let path = dir.path().join("journal.sqlite");
         {
             let db = Connection::open(&path).unwrap();
-            db.execute_batch(MIGRATIONS[0]).unwrap();
+            db.execute_batch(schema::SCHEMA_1).unwrap();
             db.pragma_update(None, "user_version", 1).unwrap();
             db.execute_batch(
                 "INSERT INTO files (id, name, hash, place, state, created_at, updated_at)

@@ -10,6 +10,15 @@ use serde::Deserialize;
 
 use crate::Error;
 
+mod file_errors;
+mod secrets;
+mod values;
+
+use file_errors::{not_utf8, toml_error};
+use secrets::*;
+pub use values::InboxNames;
+use values::*;
+
 /// How a drop goes to the bank.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -119,149 +128,6 @@ impl Statements {
 
 // Values checked as they are read, so that a bad one is refused with the file, line and column
 // of its value (toml puts the place of the value on the error).
-
-/// `[statements] days`: from 1 to 366.
-#[derive(Debug)]
-struct Days(u32);
-
-impl<'de> Deserialize<'de> for Days {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Days, D::Error> {
-        let days = i64::deserialize(d)?;
-        u32::try_from(days)
-            .ok()
-            .filter(|d| (1..=366).contains(d))
-            .map(Days)
-            .ok_or_else(|| serde::de::Error::custom(format!("days: {days}: from 1 to 366")))
-    }
-}
-
-/// `[statements] encoding`: `windows` (CP1251), `dos` (CP866) or `utf-8`.
-#[derive(Debug)]
-struct StatementEncoding(clientbank_format::Encoding);
-
-impl<'de> Deserialize<'de> for StatementEncoding {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<StatementEncoding, D::Error> {
-        let name = String::deserialize(d)?;
-        match name.to_ascii_lowercase().as_str() {
-            "windows" => Ok(clientbank_format::Encoding::Cp1251),
-            "dos" => Ok(clientbank_format::Encoding::Cp866),
-            "utf-8" => Ok(clientbank_format::Encoding::Utf8),
-            _ => Err(serde::de::Error::custom(format!(
-                "encoding: {name:?}: expected \"windows\", \"dos\" or \"utf-8\""
-            ))),
-        }
-        .map(StatementEncoding)
-    }
-}
-
-/// `[statements] file`: a file name in outbox/, without a folder.
-#[derive(Debug)]
-struct OutboxName(String);
-
-impl<'de> Deserialize<'de> for OutboxName {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<OutboxName, D::Error> {
-        let name = String::deserialize(d)?;
-        if name.is_empty() || name.contains(['/', '\\', ':']) || name.starts_with('.') {
-            return Err(serde::de::Error::custom(format!(
-                "file: {name:?}: a file name in outbox/, without a folder"
-            )));
-        }
-        Ok(OutboxName(name))
-    }
-}
-
-/// `patterns`: at least one.
-#[derive(Debug)]
-struct Patterns(Vec<String>);
-
-impl<'de> Deserialize<'de> for Patterns {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Patterns, D::Error> {
-        let patterns = Vec::<String>::deserialize(d)?;
-        if patterns.iter().all(|p| p.trim().is_empty()) {
-            return Err(serde::de::Error::custom(
-                "patterns: at least one pattern (e.g. [\"*.txt\", \"*.json\"])",
-            ));
-        }
-        Ok(Patterns(patterns))
-    }
-}
-
-/// `log_format`: `text` or `json`.
-#[derive(Debug)]
-struct LogFormat(String);
-
-impl<'de> Deserialize<'de> for LogFormat {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<LogFormat, D::Error> {
-        let format = String::deserialize(d)?;
-        if format != "text" && format != "json" {
-            return Err(serde::de::Error::custom(format!(
-                "log_format: {format:?}: expected \"text\" or \"json\""
-            )));
-        }
-        Ok(LogFormat(format))
-    }
-}
-
-/// A duration of at least `MIN_MS` milliseconds (and at most a day).
-#[derive(Clone, Copy, Debug)]
-struct Wait<const MIN_MS: u64>(Duration);
-
-impl<'de, const MIN_MS: u64> Deserialize<'de> for Wait<MIN_MS> {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let value = Span::deserialize(d)?;
-        let duration = span(&value).map_err(serde::de::Error::custom)?;
-        let least = Duration::from_millis(MIN_MS);
-        if duration < least {
-            return Err(serde::de::Error::custom(format!(
-                "{duration:?} is too short: at least {least:?}"
-            )));
-        }
-        Ok(Wait(duration))
-    }
-}
-
-/// A duration in the file: seconds as a number, or text such as `200ms`, `2s`, `5m`.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(untagged)]
-enum Span {
-    Seconds(f64),
-    Text(String),
-}
-
-fn span(value: &Span) -> Result<Duration, String> {
-    let bad = |text: String| {
-        format!("{text} is not a duration (seconds, or e.g. \"200ms\", \"2s\", \"5m\")")
-    };
-    let seconds = match value {
-        Span::Seconds(s) => *s,
-        Span::Text(text) => {
-            let text = text.trim();
-            let (number, unit) = text
-                .find(|c: char| c.is_ascii_alphabetic())
-                .map_or((text, "s"), |at| (&text[..at], &text[at..]));
-            let number: f64 = number
-                .trim()
-                .parse()
-                .map_err(|_| bad(format!("{text:?}")))?;
-            match unit {
-                "ms" => number / 1000.0,
-                "s" => number,
-                "m" | "min" => number * 60.0,
-                "h" => number * 3600.0,
-                _ => return Err(bad(format!("{text:?}"))),
-            }
-        }
-    };
-    if seconds.is_finite() && seconds > 86_400.0 {
-        return Err(format!(
-            "{seconds} s is more than a day (at most 86400 s, \"24h\")"
-        ));
-    }
-    if !seconds.is_finite() || seconds < 0.0 {
-        return Err(bad(format!("{seconds}")));
-    }
-    Ok(Duration::from_secs_f64(seconds))
-}
 
 /// The file's keys, all optional.
 #[derive(Debug, Default, Deserialize)]
@@ -438,8 +304,8 @@ pub struct Settings {
     /// JSON that stops early) must stay unchanged before it is taken anyway and rejected as cut
     /// short (default 10 min).
     pub incomplete_after: Duration,
-    /// File name patterns taken from the inbox (default `*.txt`, `*.json`).
-    pub patterns: Vec<String>,
+    /// The names taken from the inbox (`patterns`, default `*.txt`, `*.json`).
+    pub patterns: InboxNames,
     /// `text` or `json`.
     pub log_format: String,
     /// Statements back to `outbox/`, if configured.
@@ -482,7 +348,7 @@ impl Default for Settings {
             token_retry: Duration::from_secs(300),
             once_patience: Duration::from_secs(60),
             incomplete_after: Duration::from_secs(600),
-            patterns: vec!["*.txt".into(), "*.json".into()],
+            patterns: InboxNames::default(),
             log_format: "text".into(),
             statements: None,
             warnings: Vec::new(),
@@ -574,6 +440,41 @@ impl Settings {
         Ok(settings)
     }
 
+    /// The signers of `[signer]` and `[signers."INN"]` (paths relative to the file's folder);
+    /// `signing = "auto"` needs one.
+    fn set_signers(
+        &mut self,
+        signer: Option<SignerConfig>,
+        signers: BTreeMap<String, SignerConfig>,
+        base: &Path,
+        path: &Path,
+    ) -> Result<(), Error> {
+        let command = |key: String, signer: SignerConfig| -> Result<Vec<String>, Error> {
+            if signer.command.is_empty() || signer.command[0].trim().is_empty() {
+                return Err(Error::Config(format!(
+                    "{key}.command: the signer's program is missing (an argv list such as \
+                     [\"openssl\", \"cms\", \"-sign\", …, \"-in\", \"{{input}}\", \"-out\", \
+                     \"{{output}}\"])"
+                )));
+            }
+            Ok(beside(base, signer.command))
+        };
+        self.signer = signer.map(|s| command("signer".into(), s)).transpose()?;
+        for (company, signer) in signers {
+            let argv = command(format!("signers.{company}"), signer)?;
+            self.signers.insert(company, argv);
+        }
+        if self.signing == Signing::Auto && self.signer.is_none() && self.signers.is_empty() {
+            return Err(Error::Config(format!(
+                "{}: signing = \"auto\" signs right after upload, but no signer is configured: \
+                 add [signer] command = [...] (or [signers.\"INN\"]), or sign with `clientbank \
+                 sign` (signing = \"manual\")",
+                path.display()
+            )));
+        }
+        Ok(())
+    }
+
     /// The settings of a TOML text (`path` names it in errors and resolves relative paths).
     pub fn from_toml(text: &str, path: &Path) -> Result<Settings, Error> {
         let file: FileConfig = toml::from_str(text).map_err(|e| toml_error(path, text, &e))?;
@@ -616,35 +517,7 @@ impl Settings {
         settings.route = file.route.unwrap_or_default();
         settings.in_signing = file.in_signing.unwrap_or(true);
         settings.signing = file.signing.unwrap_or_default();
-        let command = |key: String, signer: SignerConfig| -> Result<Vec<String>, Error> {
-            if signer.command.is_empty() || signer.command[0].trim().is_empty() {
-                return Err(Error::Config(format!(
-                    "{key}.command: the signer's program is missing (an argv list such as \
-                     [\"openssl\", \"cms\", \"-sign\", …, \"-in\", \"{{input}}\", \"-out\", \
-                     \"{{output}}\"])"
-                )));
-            }
-            Ok(beside(base, signer.command))
-        };
-        settings.signer = file
-            .signer
-            .map(|s| command("signer".into(), s))
-            .transpose()?;
-        for (company, signer) in file.signers {
-            let argv = command(format!("signers.{company}"), signer)?;
-            settings.signers.insert(company, argv);
-        }
-        if settings.signing == Signing::Auto
-            && settings.signer.is_none()
-            && settings.signers.is_empty()
-        {
-            return Err(Error::Config(format!(
-                "{}: signing = \"auto\" signs right after upload, but no signer is configured: \
-                 add [signer] command = [...] (or [signers.\"INN\"]), or sign with `clientbank \
-                 sign` (signing = \"manual\")",
-                path.display()
-            )));
-        }
+        settings.set_signers(file.signer, file.signers, base, path)?;
         let wait = |value: Option<Duration>, default: Duration| value.unwrap_or(default);
         settings.poll_interval = wait(file.poll_interval.map(|w| w.0), settings.poll_interval);
         settings.settle = wait(file.settle.map(|w| w.0), settings.settle);
@@ -673,7 +546,8 @@ impl Settings {
                     path.display()
                 ));
             }
-            settings.patterns = patterns;
+            settings.patterns = InboxNames::new(patterns)
+                .map_err(|e| Error::Config(format!("{}: {e}", path.display())))?;
         }
         if let Some(LogFormat(format)) = file.log_format {
             settings.log_format = format;
@@ -811,207 +685,8 @@ impl Settings {
         {
             return false;
         }
-        self.patterns
-            .iter()
-            .any(|p| matches(&p.to_lowercase(), &lower))
+        self.patterns.matches(name)
     }
-}
-
-/// The token of a token file, or `None` when the file does not exist. An empty file, one of
-/// several lines or one that cannot be read is refused, naming the file, never the token; a
-/// file other users can read adds a warning.
-fn read_token_file(path: &Path, warnings: &mut Vec<String>) -> Result<Option<Token>, Error> {
-    let token = match std::fs::read_to_string(path) {
-        Ok(token) => token,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => {
-            return Err(Error::Config(format!(
-                "token_file: cannot read {}: {e}",
-                path.display()
-            )));
-        }
-    };
-    if token.trim().is_empty() {
-        return Err(Error::Config(format!(
-            "token_file: {} is empty",
-            path.display()
-        )));
-    }
-    if readable_by_others(path) {
-        warnings.push(format!(
-            "the token file {} can be read by other users: chmod 600 it",
-            path.display()
-        ));
-    }
-    let lines = token.trim().lines().count();
-    if lines > 1 {
-        return Err(Error::Config(format!(
-            "token_file: {} holds {lines} lines: it must hold the token alone, on one line",
-            path.display()
-        )));
-    }
-    Ok(Some(checked_token(
-        token.trim(),
-        &format!("token_file {}", path.display()),
-    )?))
-}
-
-/// `[app]` resolved: the secret read from its file (relative to the configuration's folder),
-/// inline with a warning when others can read the configuration, never both.
-fn resolve_app(
-    app: AppConfig,
-    path: &Path,
-    base: &Path,
-    warnings: &mut Vec<String>,
-) -> Result<App, Error> {
-    if app.client_id.trim().is_empty() {
-        return Err(Error::Config("app.client_id: empty".into()));
-    }
-    if app.redirect_uri.trim().is_empty() {
-        return Err(Error::Config(
-            "app.redirect_uri: empty (the redirect address registered at the bank, e.g. \
-             \"http://127.0.0.1:8080/callback\")"
-                .into(),
-        ));
-    }
-    let client_secret = match (app.client_secret, app.client_secret_file) {
-        (Some(_), Some(_)) => {
-            return Err(Error::Config(format!(
-                "{}: give app.client_secret or app.client_secret_file, not both",
-                path.display()
-            )));
-        }
-        (Some(secret), None) => {
-            if readable_by_others(path) {
-                warnings.push(format!(
-                    "{} holds the application's client secret and other users can read it: \
-                     chmod 600 it",
-                    path.display()
-                ));
-            }
-            Some(checked_secret(
-                secret.trim(),
-                &format!("app.client_secret in {}", path.display()),
-            )?)
-        }
-        (None, Some(file)) => {
-            let file = base.join(file);
-            let secret = std::fs::read_to_string(&file).map_err(|e| {
-                Error::Config(format!(
-                    "app.client_secret_file: cannot read {}: {e}",
-                    file.display()
-                ))
-            })?;
-            if readable_by_others(&file) {
-                warnings.push(format!(
-                    "the client secret file {} can be read by other users: chmod 600 it",
-                    file.display()
-                ));
-            }
-            Some(checked_secret(
-                secret.trim(),
-                &format!("app.client_secret_file {}", file.display()),
-            )?)
-        }
-        (None, None) => None,
-    };
-    let scope = app.scope.unwrap_or_else(|| DEFAULT_SCOPE.to_string());
-    if scope.split(' ').all(str::is_empty) {
-        return Err(Error::Config(format!(
-            "app.scope: empty (e.g. \"{DEFAULT_SCOPE}\")"
-        )));
-    }
-    Ok(App {
-        client_id: app.client_id.trim().to_string(),
-        client_secret,
-        redirect_uri: app.redirect_uri.trim().to_string(),
-        scope,
-    })
-}
-
-/// The application's secret word, checked as a token is (one line of printable ASCII).
-fn checked_secret(text: &str, source: &str) -> Result<Token, Error> {
-    let secret = Token::new(text);
-    secret.check().map_err(|why| {
-        Error::Config(format!(
-            "{source}: {}",
-            why.replace("the token", "the client secret")
-                .replace("a token is", "a client secret is")
-        ))
-    })?;
-    Ok(secret)
-}
-
-/// The `[webhook]` table, checked.
-fn webhook_settings(
-    file: WebhookFile,
-    base: &Path,
-    warnings: &mut Vec<String>,
-) -> Result<WebhookSettings, Error> {
-    let Some(addr) = file.addr else {
-        return Err(Error::Config(
-            "[webhook] addr: where the listener listens is missing (e.g. addr = \"127.0.0.1:8091\")"
-                .into(),
-        ));
-    };
-    let addr: std::net::SocketAddr = addr.trim().parse().map_err(|_| {
-        Error::Config(format!(
-            "[webhook] addr: {addr:?} is not an address with a port (e.g. \"127.0.0.1:8091\")"
-        ))
-    })?;
-    let client_secret = match file.client_secret_file {
-        None => None,
-        Some(path) => {
-            let path = base.join(path);
-            let text = std::fs::read_to_string(&path).map_err(|e| {
-                Error::Config(format!(
-                    "[webhook] client_secret_file: cannot read {}: {e}",
-                    path.display()
-                ))
-            })?;
-            let text = text.trim();
-            if text.is_empty() || text.lines().count() > 1 {
-                return Err(Error::Config(format!(
-                    "[webhook] client_secret_file: {} must hold the application's secret word alone, on one line",
-                    path.display()
-                )));
-            }
-            if readable_by_others(&path) {
-                warnings.push(format!(
-                    "the client secret file {} can be read by other users: chmod 600 it",
-                    path.display()
-                ));
-            }
-            Some(Token::new(text))
-        }
-    };
-    let key = file.key.unwrap_or_default();
-    Ok(WebhookSettings {
-        addr,
-        key,
-        client_secret,
-    })
-}
-
-/// A token checked to be one line of printable ASCII without spaces ([`Token::check`]); the
-/// error names where it came from, never the token.
-fn checked_token(text: &str, source: &str) -> Result<Token, Error> {
-    let token = Token::new(text);
-    token
-        .check()
-        .map_err(|why| Error::Config(format!("{source}: {why}")))?;
-    Ok(token)
-}
-
-/// Keys whose values are secrets: never quoted in an error.
-fn secret_key(key: &str) -> bool {
-    let key = key
-        .trim()
-        .trim_matches(|c| c == '"' || c == '\'')
-        .to_lowercase();
-    // `token_file`, `client_secret_file`: a path, not a secret.
-    !key.ends_with("_file")
-        && (key.contains("token") || key.contains("secret") || key.contains("password"))
 }
 
 /// A signer command with its paths relative to the configuration's folder `base`, as
@@ -1031,129 +706,6 @@ fn beside(base: &Path, mut argv: Vec<String>) -> Vec<String> {
         }
     }
     argv
-}
-
-/// A configuration that is not UTF-8 (Notepad of older Windows saves CP1251): where, and how
-/// to save it.
-fn not_utf8(path: &Path, e: std::string::FromUtf8Error) -> Error {
-    let bytes = e.as_bytes();
-    let at = e.utf8_error().valid_up_to();
-    let before = &bytes[..at];
-    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-    let start = before
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |i| i + 1);
-    let column = String::from_utf8_lossy(&before[start..]).chars().count() + 1;
-    let cp1251 = clientbank_format::Encoding::Cp1251.decode(bytes);
-    let looks = if cp1251.chars().any(|c| matches!(c, 'А'..='я' | 'Ё' | 'ё')) {
-        " (its bytes read as CP1251, Windows-1251: the editor saved it in the ANSI code page)"
-    } else {
-        ""
-    };
-    Error::Config(format!(
-        "{}:{line}:{column}: the configuration is not UTF-8{looks}: save it as UTF-8 (Notepad: \
-         \"Save as\", Encoding \"UTF-8\") / сохраните файл в кодировке UTF-8",
-        path.display()
-    ))
-}
-
-/// A TOML error as `FILE:LINE:COLUMN: message`, without the source line toml quotes (it may
-/// hold the token); a value of a secret key the message still names is replaced by `****`.
-fn toml_error(path: &Path, text: &str, e: &toml::de::Error) -> Error {
-    let mut message = e.message().trim().replace('\n', "; ");
-    let mut place = String::new();
-    if let Some(span) = e.span() {
-        let start = span.start.min(text.len());
-        let before = text.get(..start).unwrap_or(text);
-        let line = before.matches('\n').count() + 1;
-        let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
-        place = format!(":{line}:{column}");
-        let line_text = text.lines().nth(line - 1).unwrap_or("");
-        // A value refused: the message names its key (as the line has it).
-        if let Some((key, _)) = line_text.split_once('=') {
-            let key = key.trim();
-            if !key.is_empty() && !key.starts_with('[') && !message.contains(key) {
-                message = format!("{key}: {message}");
-            }
-        }
-        if let Some((key, value)) = line_text.split_once('=')
-            && secret_key(key)
-        {
-            // Whatever the message quotes of a secret's value goes; key names stay (a
-            // misspelt key is named with the keys there are).
-            let value = value.trim();
-            message = message
-                .split('`')
-                .enumerate()
-                .map(|(n, part)| {
-                    let of_value = part.chars().filter(|c| c.is_alphanumeric()).count() >= 3
-                        && value.contains(part);
-                    if n % 2 == 1 && of_value { "****" } else { part }
-                })
-                .collect::<Vec<_>>()
-                .join("`");
-        }
-        // A Windows path in a basic string: `\О` is no escape.
-        if message.contains("escape")
-            && line_text
-                .split_once('=')
-                .is_some_and(|(_, v)| v.trim_start().starts_with('"') && v.contains('\\'))
-        {
-            message.push_str(
-                "; a Windows path goes in single quotes, where a backslash is a backslash: \
-                 'C:\\Обмен\\token.txt' / путь Windows пишите в одинарных кавычках",
-            );
-        }
-    }
-    for line in text.lines() {
-        let Some((key, value)) = line.split_once('=') else {
-            continue;
-        };
-        if !secret_key(key) {
-            continue;
-        }
-        let value = value.trim();
-        let bare = value.trim_matches(|c: char| "\"'[] ,".contains(c));
-        for secret in [value, bare] {
-            if secret.len() >= 4 {
-                message = message.replace(secret, "****");
-            }
-        }
-        for part in bare.split(|c: char| "\"', []".contains(c)) {
-            if part.len() >= 4 {
-                message = message.replace(part, "****");
-            }
-        }
-    }
-    Error::Config(format!("{}{place}: {message}", path.display()))
-}
-
-/// A glob with `*` and `?`, on lowercased text.
-fn matches(pattern: &str, name: &str) -> bool {
-    let p: Vec<char> = pattern.chars().collect();
-    let n: Vec<char> = name.chars().collect();
-    let (mut pi, mut ni, mut star, mut mark) = (0, 0, None, 0);
-    while ni < n.len() {
-        if pi < p.len() && (p[pi] == '?' || p[pi] == n[ni]) {
-            pi += 1;
-            ni += 1;
-        } else if pi < p.len() && p[pi] == '*' {
-            star = Some(pi);
-            mark = ni;
-            pi += 1;
-        } else if let Some(s) = star {
-            pi = s + 1;
-            mark += 1;
-            ni = mark;
-        } else {
-            return false;
-        }
-    }
-    while pi < p.len() && p[pi] == '*' {
-        pi += 1;
-    }
-    pi == p.len()
 }
 
 #[cfg(unix)]
@@ -1278,13 +830,23 @@ mod tests {
         assert!(e.to_string().contains("setle"), "{e}");
         let e = Settings::from_toml("settle = \"2 weeks\"\n", Path::new("c.toml")).unwrap_err();
         assert!(e.to_string().contains("settle"), "{e}");
+        assert!(e.to_string().contains("more than a day"), "{e}");
+        // Durations as people write them.
+        let s = Settings::from_toml(
+            "token_retry = \"1h 30m\"\nsettle = \"1500ms\"\npoll_interval = 7\n",
+            Path::new("c.toml"),
+        )
+        .unwrap();
+        assert_eq!(s.token_retry, Duration::from_secs(5400));
+        assert_eq!(s.settle, Duration::from_millis(1500));
+        assert_eq!(s.poll_interval, Duration::from_secs(7));
     }
 
     #[test]
     fn bad_values_are_refused_at_their_place() {
         for (text, place, said) in [
             (
-                "settle = \"2s\"\nretry_max = \"2 weeks\"\n",
+                "settle = \"2s\"\nretry_max = \"2 parsecs\"\n",
                 "c.toml:2:",
                 "not a duration",
             ),

@@ -22,6 +22,12 @@ use crate::lock::{DirLock, Holder};
 use crate::state::{FileState, PaymentState};
 use crate::{Error, drop, report};
 
+mod endings;
+mod recover;
+mod statements;
+
+use recover::unreadable_names;
+
 /// How the daemon is opened.
 #[derive(Clone, Debug, Default)]
 pub struct Options {
@@ -253,185 +259,6 @@ impl Daemon {
         self.reload = Some(reload);
     }
 
-    /// With a new journal, the files of processing/ have an unknown past: review/.
-    fn quarantine_processing(&mut self) -> Result<(), Error> {
-        for name in self.layout.files(Folder::Processing) {
-            let from = self.layout.folder(Folder::Processing).join(&name);
-            let review = self.layout.folder(Folder::Review);
-            let moved = move_into(&from, &review, &name)
-                .map_err(Error::io(format!("cannot move {}", from.display())))?;
-            let text = format!(
-                "{moved} was in processing/ when the journal was started anew: whether its \
-                 payments reached the bank is not known. Check them at the bank (the \
-                 cabinet, or the account's history), then put the file back in the inbox \
-                 only if they are not there.\n"
-            );
-            let _ = fs::write(review.join(format!("{moved}.review.txt")), text);
-            tracing::warn!(file = %moved, "journal started anew: file moved to review/");
-        }
-        Ok(())
-    }
-
-    /// A new journal over a used DIR learns what the folders say: each file of done/ (its
-    /// content hash, its payments' identities as at the bank, with the ids of its
-    /// `FILE.report.csv` where present), of review/ (its payments in doubt) and of rejected/
-    /// (the payments its `FILE.report.csv` names at the bank or in doubt: a file the bank
-    /// refused a payment of may have had others uploaded). A file dropped again is then not
-    /// sent again.
-    fn seed(&mut self) -> Result<String, Error> {
-        let today = self.today();
-        let mut said = Vec::new();
-        for (folder, file_state) in [
-            (Folder::Done, FileState::Done),
-            (Folder::Review, FileState::Review),
-            (Folder::Rejected, FileState::Rejected),
-        ] {
-            let (mut files, mut payments) = (0, 0);
-            for name in self.layout.files(folder) {
-                let place = Layout::place(folder, &name);
-                let path = self.layout.path_of(&place);
-                let bytes = match read_limited(&path) {
-                    Ok(bytes) => bytes,
-                    Err(e) => {
-                        tracing::error!(
-                            "{place} cannot be read ({e}): the new journal does not know its \
-                             payments; check them at the bank"
-                        );
-                        continue;
-                    }
-                };
-                let drop = drop::read(Path::new(&name), &bytes, today);
-                let report = if folder == Folder::Review {
-                    Vec::new()
-                } else {
-                    report_rows(
-                        &self
-                            .layout
-                            .folder(folder)
-                            .join(format!("{name}.report.csv")),
-                    )
-                };
-                let rows: Vec<_> = drop
-                    .payments
-                    .iter()
-                    .enumerate()
-                    .map(|(position, p)| {
-                        let mut row = crate::engine::new_payment(p, None);
-                        let line = report.get(position).filter(|line| {
-                            clientbank_bank::statement::normalise_number(&line.number)
-                                == p.identity.number
-                        });
-                        row.state = match folder {
-                            Folder::Done => PaymentState::Uploaded,
-                            Folder::Review => PaymentState::Doubt,
-                            // A file with error findings was refused before anything was
-                            // sent. One without went to the bank: its report says which
-                            // payments are there; a payment the report does not name (or
-                            // no report at all) is in doubt, the safe side.
-                            _ => match line {
-                                Some(line) => {
-                                    report::state_of_report_row(line.code.as_deref(), &line.id)
-                                }
-                                None if drop.has_errors => PaymentState::NotSent,
-                                None => PaymentState::Doubt,
-                            },
-                        };
-                        row.bank_id = line
-                            .filter(|line| {
-                                !line.id.is_empty() && row.state == PaymentState::Uploaded
-                            })
-                            .map(|line| line.id.clone());
-                        if row.state == PaymentState::NotSent {
-                            row.message = Some(format!(
-                                "not at the bank by {place} (its findings or its report) when \
-                                 the journal was started anew"
-                            ));
-                        }
-                        row
-                    })
-                    .collect();
-                let message = format!(
-                    "recorded from {place} when the journal was started anew (--new-journal)"
-                );
-                let file = NewFile {
-                    name: &name,
-                    hash: &content_hash(&bytes),
-                    place: &place,
-                };
-                payments += self
-                    .engine
-                    .journal
-                    .seed_file(file, file_state, &rows, &message)?;
-                files += 1;
-            }
-            said.push(format!(
-                "{folder}/ ({files} file(s), {payments} payment(s) {})",
-                match folder {
-                    Folder::Done => "recorded as at the bank",
-                    Folder::Review => "recorded as in doubt",
-                    _ => "recorded as at the bank or in doubt by their reports",
-                }
-            ));
-        }
-        Ok(format!(
-            "journal started anew: it was seeded from {}; payments of these files dropped again \
-             are not sent again",
-            said.join(", ")
-        ))
-    }
-
-    fn recover(&mut self) -> Result<(), Error> {
-        let sending = self.engine.journal.payments_in(PaymentState::Sending)?;
-        if !sending.is_empty() {
-            let outcomes: Vec<_> = sending
-                .iter()
-                .map(|r| {
-                    (
-                        r.id,
-                        crate::journal::Outcome {
-                            state: PaymentState::Doubt,
-                            message: Some(
-                                "clientbank stopped while this payment was being sent: it may \
-                                 or may not be at the bank"
-                                    .into(),
-                            ),
-                            ..Default::default()
-                        },
-                    )
-                })
-                .collect();
-            self.engine.journal.record_outcomes(&outcomes)?;
-            tracing::warn!(
-                count = outcomes.len(),
-                "payments found in flight at start: in doubt, never re-sent"
-            );
-        }
-        for file in self.engine.journal.files_in(FileState::Processing)? {
-            if self.vanished(&file) {
-                self.release_vanished(&file)?;
-                continue;
-            }
-            if self.engine.verdict(file.id)? == Verdict::Review {
-                self.finish(
-                    file.id,
-                    &file.name,
-                    Verdict::Review,
-                    Some("clientbank stopped while sending this file's payments."),
-                )?;
-            }
-        }
-        for state in [FileState::Done, FileState::Rejected, FileState::Review] {
-            for file in self.engine.journal.files_in(state)? {
-                let target = self.layout.path_of(&file.place);
-                let source = self.layout.folder(Folder::Processing).join(&file.name);
-                if !target.exists() && source.exists() {
-                    self.complete_move(file.id)?;
-                }
-            }
-        }
-        Ok(())
-    }
-
     fn today(&self) -> NaiveDate {
         self.today.unwrap_or_else(today_in_moscow)
     }
@@ -535,108 +362,6 @@ impl Daemon {
             self.refresh_statement().await?;
         }
         Ok(())
-    }
-
-    /// Asks for the outbox statement to be brought up to date on the next pass (a webhook told
-    /// of a new operation).
-    pub fn statement_due(&mut self) {
-        self.next_statement = None;
-    }
-
-    /// Brings `outbox/FILE` up to date, if statements are configured: the journal's operations
-    /// of each account synced from the bank's history, the statement of the period (ending
-    /// today) written whole and renamed over the old one. The bank unavailable or a balance the
-    /// history does not explain is logged and tried again later (the old statement stays);
-    /// only a journal failure stops the daemon.
-    pub async fn refresh_statement(&mut self) -> Result<(), Error> {
-        let Some(config) = self.engine.settings.statements.clone() else {
-            self.next_statement = Some(Instant::now() + Duration::from_secs(3600));
-            return Ok(());
-        };
-        let retry = config.interval.min(Duration::from_secs(60));
-        match self.write_statement(&config).await {
-            Ok(written) => {
-                tracing::info!("{}", written.en());
-                self.summary.statement = Some(written);
-                self.summary.statement_error = None;
-                self.engine
-                    .journal
-                    .forget_topic(crate::last_errors::STATEMENT)?;
-                self.next_statement = Some(Instant::now() + config.interval);
-                Ok(())
-            }
-            Err(
-                e @ (Error::Journal { .. } | Error::JournalRefused(_) | Error::JournalDamaged(_)),
-            ) => Err(e),
-            Err(e) => {
-                let message = format!("the statement was not brought up to date: {e}");
-                tracing::error!("{message}");
-                let noted = crate::last_errors::statement_failed(&e);
-                let topic = Some(crate::last_errors::STATEMENT);
-                self.engine.journal.note(None, topic, &noted)?;
-                self.summary.statement_error = Some(message);
-                self.next_statement = Some(Instant::now() + retry);
-                Ok(())
-            }
-        }
-    }
-
-    async fn write_statement(
-        &mut self,
-        config: &crate::config::Statements,
-    ) -> Result<clientbank_format::Message, Error> {
-        use crate::statement;
-        let client = self.engine.client()?;
-        let today = self.today();
-        let from = today - chrono::Duration::days(i64::from(config.days) - 1);
-        let period = statement::Period::new(from, today)?;
-        let accounts = statement::accounts(&client, &config.accounts).await?;
-        let mut parts = Vec::new();
-        for account in accounts {
-            let journal = &mut self.engine.journal;
-            statement::sync(&client, journal, &account, from, today, true).await?;
-            let collector = statement::from_journal(journal, account.clone(), period)?;
-            let part = match statement::balanced(&client, collector).await {
-                // The balance disagrees with what was synced: an operation may have come late
-                // to a day already synced, or changed. The whole period once more, then again.
-                Err(clientbank_bank::Error::Unbalanced(_)) => {
-                    let journal = &mut self.engine.journal;
-                    statement::sync(&client, journal, &account, from, today, false).await?;
-                    let collector = statement::from_journal(journal, account, period)?;
-                    statement::balanced(&client, collector).await?
-                }
-                other => other?,
-            };
-            parts.push(part);
-        }
-        let outbox = self.layout.folder(Folder::Outbox);
-        fs::create_dir_all(&outbox)
-            .map_err(Error::io(format!("cannot create {}", outbox.display())))?;
-        let target = outbox.join(&config.file);
-        let now = clientbank_payment::clock::now_in_moscow();
-        let journal = &self.engine.journal;
-        let written = clientbank_bank::files::replace_atomically(&target, |out| {
-            let orders: Option<&dyn clientbank_bank::operations::Orders> = Some(journal);
-            statement::write(
-                out,
-                config.encoding,
-                period,
-                now,
-                &mut parts,
-                orders,
-                &mut |_| {},
-            )
-        })?;
-        for note in &written.notes {
-            tracing::warn!("statement: {}", note.en());
-        }
-        let place = Layout::place(Folder::Outbox, &config.file);
-        let (documents, accounts) = (written.documents, parts.len());
-        let (from, till) = (period.from, period.till);
-        Ok(clientbank_format::Message::new(
-            format!("{place}: {documents} document(s) of {accounts} account(s), {from} to {till}"),
-            format!("{place}: документов {documents}, счетов {accounts}, с {from} по {till}"),
-        ))
     }
 
     async fn sign_now(&mut self, file: Option<i64>) {
@@ -789,43 +514,8 @@ impl Daemon {
             }
             Err(e) => return self.journal_failed(name, e),
         };
-        match sent {
-            Sent::NotTaken { why, retry_after } => {
-                let delay = self.backoff(name, retry_after);
-                tracing::warn!(file = %name, "the bank did not take it ({why}); it waits in processing/, next try in {delay:?}");
-                self.summary.bank_unavailable = Some(why);
-                return Ok(());
-            }
-            Sent::Misconfigured(why) => {
-                tracing::error!(
-                    "the configuration keeps requests from being made ({why}): nothing was \
-                     sent; uploads stop, files wait in processing/; tried again in {:?} or when \
-                     the configuration changes",
-                    self.engine.settings.token_retry
-                );
-                let _ = self.engine.journal.event(Some(name), &why);
-                self.summary.config_error = Some(why);
-                self.token_refused = Some(Instant::now());
-                return Ok(());
-            }
-            Sent::TokenRefused(why) => {
-                tracing::error!(
-                    "the bank refuses the token ({why}): uploads stop; files wait in \
-                     processing/; tried again in {:?} or when the configuration changes",
-                    self.engine.settings.token_retry
-                );
-                let _ = self.engine.journal.event(Some(name), &why);
-                self.summary.token_refused = Some(why);
-                self.token_refused = Some(Instant::now());
-                return Ok(());
-            }
-            Sent::Interrupted => {
-                if !self.interrupted.iter().any(|n| n == name) {
-                    self.interrupted.push(name.to_string());
-                }
-                return Ok(());
-            }
-            Sent::Finished => {}
+        if self.held_back(name, sent) {
+            return Ok(());
         }
         self.interrupted.retain(|n| n != name);
         if self.token_refused.take().is_some() {
@@ -859,325 +549,48 @@ impl Daemon {
         Ok(())
     }
 
-    /// Tells `[notify]` once of the payments that have awaited their signature longer than
-    /// `signature_after` (each payment once while the daemon runs).
-    fn tell_of_unsigned(&mut self) -> Result<(), Error> {
-        let Some(notify) = self.engine.settings.notify.clone() else {
-            return Ok(());
-        };
-        let limit = chrono::Utc::now().naive_utc()
-            - chrono::Duration::from_std(notify.signature_after).unwrap_or_default();
-        let late: Vec<_> = self
-            .engine
-            .journal
-            .awaiting_signature()?
-            .into_iter()
-            .filter(|r| !self.told_unsigned.contains(&r.id))
-            .filter(|r| {
-                r.uploaded_at.as_deref().is_some_and(|at| {
-                    chrono::NaiveDateTime::parse_from_str(at, "%Y-%m-%dT%H:%M:%SZ")
-                        .is_ok_and(|at| at < limit)
-                })
-            })
-            .collect();
-        if late.is_empty() {
-            return Ok(());
-        }
-        self.told_unsigned.extend(late.iter().map(|r| r.id));
-        crate::notify::tell(
-            &notify,
-            &serde_json::json!({
-                "event": "awaiting-signature",
-                "dir": self.layout.root.display().to_string(),
-                "longer_than_seconds": notify.signature_after.as_secs(),
-                "payments": late.iter().map(|r| serde_json::json!({
-                    "number": r.number, "date": r.date, "sum": r.sum,
-                    "recipient": r.recipient, "id": r.bank_id,
-                    "company": r.company, "uploaded_at": r.uploaded_at,
-                })).collect::<Vec<_>>(),
-            }),
-        );
-        Ok(())
-    }
-
-    /// Whether the journal's file of processing/ is gone from there (deleted, or moved away by
-    /// hand). Files `clientbank upload` recorded where they lie are not the daemon's.
-    fn vanished(&self, file: &crate::journal::FileRow) -> bool {
-        file.place.starts_with("processing/") && !self.layout.path_of(&file.place).exists()
-    }
-
-    /// Releases the payments of a file that vanished from processing/ while they waited: those
-    /// never sent are `not-sent` (another copy of the file sends each once); one being sent is
-    /// in doubt. With payments in doubt the file's record goes to review/ with a note saying
-    /// which (for `clientbank resolve`, though the file itself is gone); else it is closed.
-    fn release_vanished(&mut self, file: &crate::journal::FileRow) -> Result<(), Error> {
-        let journal = &mut self.engine.journal;
-        let rows = journal.payments_of(file.id)?;
-        let place = &file.place;
-        let outcome = |state: PaymentState, message: String| crate::journal::Outcome {
-            state,
-            message: Some(message),
-            ..Default::default()
-        };
-        let released: Vec<_> = rows
-            .iter()
-            .filter_map(|r| match r.state {
-                PaymentState::Planned | PaymentState::Queued | PaymentState::Held => Some((
-                    r.id,
-                    outcome(
-                        PaymentState::NotSent,
-                        format!(
-                            "not sent: {place} vanished before this payment was sent; from \
-                             another file it is sent once"
-                        ),
-                    ),
-                )),
-                PaymentState::Sending => Some((
-                    r.id,
-                    outcome(
-                        PaymentState::Doubt,
-                        format!(
-                            "{place} vanished while this payment was being sent: it may or may \
-                             not be at the bank"
-                        ),
-                    ),
-                )),
-                _ => None,
-            })
-            .collect();
-        journal.record_outcomes(&released)?;
-        let rows = journal.payments_of(file.id)?;
-        let doubt = rows.iter().filter(|r| r.state.in_doubt()).count();
-        let not_sent = rows
-            .iter()
-            .filter(|r| r.state == PaymentState::NotSent)
-            .count();
-        let message = format!(
-            "{place} vanished (deleted or moved away) while its payments waited: {not_sent} not \
-             sent (a copy dropped again sends them once){}",
-            if doubt > 0 {
-                format!("; {doubt} in doubt: see review/{}.review.txt", file.name)
-            } else {
-                String::new()
+    /// Whether the file stays in processing/ because its payments were not all sent: the bank
+    /// did not take it (it waits, backing off), the configuration or the token keeps requests
+    /// from being made (uploads stop), or the daemon is stopping. Says why.
+    fn held_back(&mut self, name: &str, sent: Sent) -> bool {
+        match sent {
+            Sent::NotTaken { why, retry_after } => {
+                let delay = self.backoff(name, retry_after);
+                tracing::warn!(file = %name, "the bank did not take it ({why}); it waits in processing/, next try in {delay:?}");
+                self.summary.bank_unavailable = Some(why);
+                true
             }
-        );
-        if doubt > 0 {
-            let review = self.layout.folder(Folder::Review);
-            let note = report::review(&self.layout.root, &file.name, Some(&message), &rows);
-            fs::write(review.join(format!("{}.review.txt", file.name)), note)
-                .map_err(Error::io("cannot write the review note"))?;
-            let review_place = Layout::place(Folder::Review, &file.name);
-            journal.set_file(file.id, FileState::Review, &review_place, Some(&message))?;
-            self.summary.review.push(file.name.clone());
-        } else {
-            journal.set_file(file.id, FileState::Missing, "", Some(&message))?;
-        }
-        journal.event(Some(&file.name), &message)?;
-        tracing::error!(file = %file.name, "{message}");
-        self.waiting.remove(&file.name);
-        Ok(())
-    }
-
-    /// A journal write failed (a full disk): nothing more is sent; the file waits.
-    fn journal_failed(&mut self, name: &str, e: Error) -> Result<(), Error> {
-        let delay = self.backoff(name, None);
-        // Reading still works on a full disk: how many of the file's payments the bank has.
-        let place = Layout::place(Folder::Processing, name);
-        let uploaded = self
-            .engine
-            .journal
-            .processing_file(&place)
-            .ok()
-            .flatten()
-            .and_then(|file| {
-                let journal = &self.engine.journal;
-                journal.count_of(file.id, PaymentState::Uploaded).ok()
-            })
-            .unwrap_or(0);
-        let said = format!(
-            "the journal cannot be written ({e}): nothing more of {name} is sent; {uploaded} of \
-             its payments reached the bank before and stay recorded (one being sent when the \
-             write failed is in doubt, never sent again)"
-        );
-        tracing::error!(file = %name, "{said}; it waits in processing/ (next try in {delay:?})");
-        self.summary.journal_error.get_or_insert(said);
-        Ok(())
-    }
-
-    fn reject_whole(&mut self, name: &str, hash: &str, text: &str) -> Result<(), Error> {
-        let rejected = self.layout.folder(Folder::Rejected);
-        let new_name = unique_name(&rejected, name);
-        let place = Layout::place(Folder::Rejected, &new_name);
-        let id =
-            match self
-                .engine
-                .journal
-                .record_file(name, hash, &place, FileState::Rejected, text)
-            {
-                Ok(id) => id,
-                Err(e) => return self.journal_failed(name, e),
-            };
-        self.waiting.remove(name);
-        self.complete_move(id)
-    }
-
-    /// Records where a file goes and moves it there, with what is written beside it.
-    fn finish(
-        &mut self,
-        file_id: i64,
-        name: &str,
-        verdict: Verdict,
-        why: Option<&str>,
-    ) -> Result<(), Error> {
-        let (folder, state) = match verdict {
-            Verdict::Done => (Folder::Done, FileState::Done),
-            Verdict::Rejected => (Folder::Rejected, FileState::Rejected),
-            Verdict::Review | Verdict::Pending => (Folder::Review, FileState::Review),
-        };
-        let new_name = unique_name(&self.layout.folder(folder), name);
-        let place = Layout::place(folder, &new_name);
-        if folder != Folder::Done {
-            self.engine.journal.close_planned(
-                file_id,
-                &format!("not sent: the file went to {folder}/ before this payment was sent"),
-            )?;
-        }
-        self.engine.journal.set_file(file_id, state, &place, why)?;
-        self.complete_move(file_id)
-    }
-
-    /// Writes the sidecars of a finished file and moves it from processing/ to its place. A
-    /// failure (a read-only folder) leaves it in processing/, tried again on the next pass.
-    fn complete_move(&mut self, file_id: i64) -> Result<(), Error> {
-        let Some(file) = self.engine.journal.file(file_id)? else {
-            return Ok(());
-        };
-        let rows = self.engine.journal.payments_of(file_id)?;
-        let target = self.layout.path_of(&file.place);
-        let final_name = target
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let folder = target.parent().map(Path::to_path_buf).unwrap_or_default();
-        let mut sidecars: Vec<(String, Vec<u8>)> = Vec::new();
-        match file.state {
-            FileState::Done => {
-                sidecars.push((format!("{final_name}.report.csv"), report::csv(&rows)));
-            }
-            FileState::Rejected => {
-                let text = if rows.is_empty() {
-                    file.message.clone().unwrap_or_default()
-                } else {
-                    report::refusals(&final_name, &rows)
-                };
-                sidecars.push((format!("{final_name}.errors.txt"), text.into_bytes()));
-                if !rows.is_empty() {
-                    sidecars.push((format!("{final_name}.report.csv"), report::csv(&rows)));
-                }
-            }
-            _ => {
-                let text = report::review(
-                    &self.layout.root,
-                    &final_name,
-                    file.message.as_deref(),
-                    &rows,
+            Sent::Misconfigured(why) => {
+                tracing::error!(
+                    "the configuration keeps requests from being made ({why}): nothing was \
+                     sent; uploads stop, files wait in processing/; tried again in {:?} or when \
+                     the configuration changes",
+                    self.engine.settings.token_retry
                 );
-                sidecars.push((format!("{final_name}.review.txt"), text.into_bytes()));
+                let _ = self.engine.journal.event(Some(name), &why);
+                self.summary.config_error = Some(why);
+                self.token_refused = Some(Instant::now());
+                true
             }
-        }
-        let source = self.layout.folder(Folder::Processing).join(&file.name);
-        let moved = sidecars
-            .iter()
-            .try_for_each(|(name, bytes)| fs::write(folder.join(name), bytes))
-            .and_then(|()| {
-                if target.exists() && !source.exists() {
-                    Ok(())
-                } else {
-                    rename_no_replace(&source, &target)
-                }
-            });
-        match moved {
-            Ok(()) => {
-                if self.move_failures.remove(&file_id).is_some() {
-                    tracing::info!(file = %file.name, to = %file.place, "moved at last");
-                }
-                let counts = |state: PaymentState| rows.iter().filter(|r| r.state == state).count();
-                self.summary.already += counts(PaymentState::Already);
-                self.summary.refused += counts(PaymentState::Refused);
-                self.summary.doubt += counts(PaymentState::Doubt);
-                let list = match file.state {
-                    FileState::Done => &mut self.summary.done,
-                    FileState::Rejected => &mut self.summary.rejected,
-                    _ => &mut self.summary.review,
-                };
-                list.push(final_name.clone());
-                tracing::info!(file = %file.name, to = %file.place, "moved");
-                if file.state == FileState::Done {
-                    let _ = crate::last_errors::forget_fixed(
-                        &mut self.engine.journal,
-                        &file.name,
-                        &final_name,
-                    );
-                } else {
-                    let _ = self.engine.journal.note(
-                        Some(&final_name),
-                        None,
-                        &crate::last_errors::moved_to(&file.place),
-                    );
-                    if let Some(notify) = &self.engine.settings.notify {
-                        let note = if file.state == FileState::Rejected {
-                            "errors.txt"
-                        } else {
-                            "review.txt"
-                        };
-                        crate::notify::tell(
-                            notify,
-                            &serde_json::json!({
-                                "event": file.state.as_str(),
-                                "dir": self.layout.root.display().to_string(),
-                                "file": final_name,
-                                "place": file.place,
-                                "note": format!("{}.{note}", file.place),
-                                "reason": file.message,
-                                "payments": rows.iter().map(|r| serde_json::json!({
-                                    "number": r.number, "date": r.date, "sum": r.sum,
-                                    "recipient": r.recipient, "state": r.state.as_str(),
-                                    "message": r.message,
-                                })).collect::<Vec<_>>(),
-                            }),
-                        );
-                    }
-                }
-            }
-            Err(e) if e.kind() == io::ErrorKind::NotFound && !source.exists() => {
-                let message = format!(
-                    "processing/{} vanished before it could be moved to {}",
-                    file.name, file.place
+            Sent::TokenRefused(why) => {
+                tracing::error!(
+                    "the bank refuses the token ({why}): uploads stop; files wait in \
+                     processing/; tried again in {:?} or when the configuration changes",
+                    self.engine.settings.token_retry
                 );
-                tracing::error!("{message}");
-                self.engine.journal.event(Some(&file.name), &message)?;
+                let _ = self.engine.journal.event(Some(name), &why);
+                self.summary.token_refused = Some(why);
+                self.token_refused = Some(Instant::now());
+                true
             }
-            Err(e) => {
-                let message = format!(
-                    "cannot move processing/{} to {}: {e}; it stays in processing/ and is \
-                     moved when that is possible",
-                    file.name, file.place
-                );
-                // Tried again on every pass: a repeated failure is logged once, then at most
-                // once a minute.
-                let now = Instant::now();
-                let repeated = self.move_failures.get(&file_id).is_some_and(|(at, said)| {
-                    *said == message && now.duration_since(*at) < MOVE_LOG_EVERY
-                });
-                if !repeated {
-                    tracing::error!("{message}");
-                    let _ = self.engine.journal.event(Some(&file.name), &message);
-                    self.move_failures.insert(file_id, (now, message));
+            Sent::Interrupted => {
+                if !self.interrupted.iter().any(|n| n == name) {
+                    self.interrupted.push(name.to_string());
                 }
-                self.unmoved.insert(file.name.clone(), file_id);
+                true
             }
+            Sent::Finished => false,
         }
-        Ok(())
     }
 
     /// Processes what is in the inbox and processing/, then returns: waits for inbox files to
@@ -1386,58 +799,6 @@ impl Daemon {
         tracing::info!("stopped");
         Ok(self.finish_summary())
     }
-}
-
-/// A journal started anew learns processing/, done/, review/ and rejected/ by their files'
-/// names: one it cannot read (not valid Unicode) would be left out, and its payments sent
-/// again. Refused before anything is made, with the names to fix.
-fn unreadable_names(layout: &Layout) -> Result<(), Error> {
-    let mut names = Vec::new();
-    for folder in Folder::USED {
-        let Ok(entries) = fs::read_dir(layout.folder(folder)) else {
-            continue;
-        };
-        for entry in entries.filter_map(Result::ok) {
-            let name = entry.file_name();
-            if name.to_str().is_none() {
-                names.push(format!("{folder}/{}", name.to_string_lossy()));
-            }
-        }
-    }
-    if names.is_empty() {
-        return Ok(());
-    }
-    let names = names.join(", ");
-    Err(Error::Usage(clientbank_format::Message::new(
-        format!(
-            "a new journal learns the folders by their files, and these names are not valid \
-             Unicode (a share mounted without its character set?): {names}. Rename them, then \
-             start with --new-journal again"
-        ),
-        format!(
-            "новый журнал узнаёт папки по их файлам, а эти имена — не в Юникоде (сетевая папка \
-             подключена без кодировки?): {names}. Переименуйте их и снова запустите с \
-             --new-journal"
-        ),
-    )))
-}
-
-/// A row of a `FILE.report.csv`: what a journal started anew reads of it.
-struct ReportRow {
-    number: String,
-    id: String,
-    /// The machine-readable state code ([`crate::state::Standing::code`]); none in a report
-    /// written before codes were.
-    code: Option<String>,
-}
-
-/// The rows of a `FILE.report.csv`, in file order; empty when it cannot be read.
-fn report_rows(path: &Path) -> Vec<ReportRow> {
-    let bytes = fs::read(path).unwrap_or_default();
-    report::read_csv(&bytes)
-        .into_iter()
-        .map(|(number, id, code)| ReportRow { number, id, code })
-        .collect()
 }
 
 /// A file's size and modification time, to tell whether it changed since it was read.

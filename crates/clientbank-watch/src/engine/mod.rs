@@ -14,6 +14,10 @@ use crate::last_errors::{Unsigned, sign_failed, sign_topic};
 use crate::state::{PaymentState, SignState};
 use crate::{Error, signer};
 
+mod sign;
+
+mod route_1c;
+
 /// SHA-256 of the content, hex.
 pub fn content_hash(bytes: &[u8]) -> String {
     let digest = Sha256::digest(bytes);
@@ -267,13 +271,7 @@ impl Engine {
             .map(|r| {
                 (
                     r.id,
-                    Outcome {
-                        state: PaymentState::Doubt,
-                        message: Some(
-                            "its answer was not recorded: it may or may not be at the bank".into(),
-                        ),
-                        ..Outcome::default()
-                    },
+                    Outcome::doubt("its answer was not recorded: it may or may not be at the bank"),
                 )
             })
             .collect();
@@ -309,11 +307,7 @@ impl Engine {
             let Some(planned) = drop.payments.get(row.position as usize) else {
                 self.journal.record_outcomes(&[(
                     row.id,
-                    Outcome {
-                        state: PaymentState::Doubt,
-                        message: Some("the file no longer holds this payment".into()),
-                        ..Outcome::default()
-                    },
+                    Outcome::doubt("the file no longer holds this payment"),
                 )])?;
                 return Ok(Sent::Finished);
             };
@@ -330,34 +324,7 @@ impl Engine {
                 return Ok(sent);
             }
             let outcome = match answer {
-                Ok(result) => {
-                    let created = result.created();
-                    let mut notes: Vec<String> = result.warnings.clone();
-                    notes.extend(result.problems.iter().cloned());
-                    let bank_id = created.first().map(|s| s.to_string());
-                    if bank_id.is_none() {
-                        notes.push(
-                            "the bank took it without naming its id: sign it in the bank's \
-                             cabinet"
-                                .into(),
-                        );
-                    }
-                    tracing::info!(
-                        number = %row.number, sum = %row.sum, id = bank_id.as_deref().unwrap_or("-"),
-                        "payment uploaded"
-                    );
-                    Outcome {
-                        state: PaymentState::Uploaded,
-                        sign: Some(if in_signing && bank_id.is_some() {
-                            SignState::Awaiting
-                        } else {
-                            SignState::Draft
-                        }),
-                        bank_id,
-                        answer: Some(result.raw.clone()),
-                        message: (!notes.is_empty()).then(|| notes.join("; ")),
-                    }
-                }
+                Ok(result) => uploaded(&row.number, &row.sum, &result, in_signing),
                 Err(e) if e.not_taken() => {
                     self.journal
                         .set_payment(row.id, PaymentState::Planned, None)?;
@@ -369,27 +336,7 @@ impl Engine {
                 }
                 Err(e) if e.in_doubt() => {
                     tracing::error!(number = %row.number, "payment in doubt: {e}");
-                    let body = match &e {
-                        clientbank_api::Error::Unreadable { body, .. } => Some(body.clone()),
-                        _ => None,
-                    };
-                    let ids = match &e {
-                        clientbank_api::Error::Unreadable { ids, .. } => ids.first().cloned(),
-                        _ => None,
-                    };
-                    self.journal.record_outcomes(&[(
-                        row.id,
-                        Outcome {
-                            state: PaymentState::Doubt,
-                            bank_id: ids,
-                            answer: body,
-                            message: Some(format!(
-                                "sent, but the answer was lost ({e}): it may or may not be \
-                                     at the bank"
-                            )),
-                            ..Outcome::default()
-                        },
-                    )])?;
+                    self.journal.record_outcomes(&[(row.id, in_doubt(&e))])?;
                     // The bank is not answering as it should: the rest waits for a person.
                     return Ok(Sent::Finished);
                 }
@@ -412,347 +359,55 @@ impl Engine {
         }
         Ok(Sent::Finished)
     }
+}
 
-    async fn send_1c(
-        &mut self,
-        client: &Client,
-        drop: &Drop,
-        todo: &[crate::journal::PaymentRow],
-    ) -> Result<Sent, Error> {
-        let ids: Vec<i64> = todo.iter().map(|r| r.id).collect();
-        if self.stopping() {
-            return Ok(Sent::Interrupted);
-        }
-        // The file goes whole: if any of its payments is not planned (already, queued, held…)
-        // or is active elsewhere now, none is sent.
-        let mut conflicts = self.journal.conflicts(&ids)?;
-        if let Some(first) = todo.first() {
-            let rows = self.journal.payments_of(first.file_id)?;
-            if rows.iter().any(|r| r.state != PaymentState::Planned) && conflicts.is_empty() {
-                conflicts = todo
-                    .iter()
-                    .map(|r| {
-                        (
-                            r.id,
-                            Outcome {
-                                state: PaymentState::Held,
-                                message: Some(
-                                    "not sent: other payments of this 1C file are already at the \
-                                     bank or elsewhere, and the 1C route sends whole files; send \
-                                     this one alone (or from a JSON file)"
-                                        .into(),
-                                ),
-                                ..Outcome::default()
-                            },
-                        )
-                    })
-                    .collect();
-            }
-        }
-        if !conflicts.is_empty() {
-            let mut results = conflicts;
-            for &id in &ids {
-                if !results.iter().any(|(c, _)| *c == id) {
-                    results.push((
-                        id,
-                        Outcome {
-                            state: PaymentState::Held,
-                            message: Some(
-                                "not sent: other payments of this 1C file are active in another \
-                                 file, and the 1C route sends whole files"
-                                    .into(),
-                            ),
-                            ..Outcome::default()
-                        },
-                    ));
-                }
-            }
-            self.journal.record_outcomes(&results)?;
-            return Ok(Sent::Finished);
-        }
-        let marks = self.journal.mark_sending(&ids)?;
-        if marks.len() != ids.len() {
-            // Something became active elsewhere between the look and the mark: nothing sent;
-            // the marked ones go back to planned, the next pass decides again.
-            for id in marks {
-                self.journal.set_payment(id, PaymentState::Planned, None)?;
-            }
-            return Ok(Sent::Finished);
-        }
-        let Some(document) = &drop.document_1c else {
-            return Err(Error::Usage(clientbank_format::Message::new(
-                "a 1C route for a drop that is not 1C",
-                "маршрут 1С для файла не в формате 1С",
-            )));
-        };
-        let all = |state: PaymentState, message: String, answer: Option<String>| {
-            ids.iter()
-                .map(|&id| {
-                    (
-                        id,
-                        Outcome {
-                            state,
-                            message: Some(message.clone()),
-                            answer: answer.clone(),
-                            ..Outcome::default()
-                        },
-                    )
-                })
-                .collect::<Vec<_>>()
-        };
-        let answer = client.upload_1c(document).await;
-        if let Err(e) = &answer
-            && let Some(sent) = set_up_problem(e)
-        {
-            for &id in &ids {
-                self.journal.set_payment(id, PaymentState::Planned, None)?;
-            }
-            return Ok(sent);
-        }
-        match answer {
-            Ok(result) if result.ids.len() == todo.len() && result.errors.is_empty() => {
-                let results: Vec<_> = todo
-                    .iter()
-                    .zip(&result.ids)
-                    .map(|(row, id)| {
-                        (
-                            row.id,
-                            Outcome {
-                                state: PaymentState::Uploaded,
-                                bank_id: Some(id.clone()),
-                                sign: Some(SignState::Draft),
-                                answer: Some(result.raw.clone()),
-                                message: Some(
-                                    "a draft (1C upload): sign it in the bank's cabinet".into(),
-                                ),
-                            },
-                        )
-                    })
-                    .collect();
-                tracing::info!(count = results.len(), "1C file uploaded as drafts");
-                self.journal.record_outcomes(&results)?;
-            }
-            Ok(result) if result.total_loaded == 0 && result.created().is_empty() => {
-                let message = format!("refused by the bank: {}", result.errors.join("; "));
-                self.journal.record_outcomes(&all(
-                    PaymentState::Refused,
-                    message,
-                    Some(result.raw.clone()),
-                ))?;
-            }
-            Ok(result) => {
-                let results = partly_created(todo, drop, &result);
-                self.journal.record_outcomes(&results)?;
-            }
-            Err(e) if e.not_taken() => {
-                for &id in &ids {
-                    self.journal.set_payment(id, PaymentState::Planned, None)?;
-                }
-                return Ok(Sent::NotTaken {
-                    why: e.to_string(),
-                    retry_after: e.retry_after(),
-                });
-            }
-            Err(e) if e.in_doubt() => {
-                let message = format!(
-                    "sent, but the answer was lost ({e}): the file's payments may or may not \
-                     be at the bank"
-                );
-                self.journal
-                    .record_outcomes(&all(PaymentState::Doubt, message, None))?;
-            }
-            Err(e) => {
-                self.journal
-                    .record_outcomes(&all(PaymentState::Refused, e.to_string(), None))?;
-            }
-        }
-        Ok(Sent::Finished)
+/// The outcome of a payment the bank took: uploaded, awaiting its signature when it was
+/// uploaded `InSigning` and the bank named its id, with the bank's warnings.
+fn uploaded(
+    number: &str,
+    sum: &str,
+    result: &clientbank_api::UploadResult,
+    in_signing: bool,
+) -> Outcome {
+    let created = result.created();
+    let mut notes: Vec<String> = result.warnings.clone();
+    notes.extend(result.problems.iter().cloned());
+    let bank_id = created.first().map(|s| s.to_string());
+    if bank_id.is_none() {
+        notes.push("the bank took it without naming its id: sign it in the bank's cabinet".into());
     }
-
-    /// Signs the payments awaiting signature, one signature per company (`company`: only the
-    /// one with this id or INN). `dry_run`: only says what would be signed.
-    pub async fn sign(
-        &mut self,
-        company: Option<&str>,
-        dry_run: bool,
-    ) -> Result<Vec<SignGroup>, Error> {
-        self.sign_file(None, company, dry_run).await
+    tracing::info!(
+        number = %number, sum = %sum, id = bank_id.as_deref().unwrap_or("-"),
+        "payment uploaded"
+    );
+    Outcome {
+        state: PaymentState::Uploaded,
+        sign: Some(if in_signing && bank_id.is_some() {
+            SignState::Awaiting
+        } else {
+            SignState::Draft
+        }),
+        bank_id,
+        answer: Some(result.raw.clone()),
+        message: (!notes.is_empty()).then(|| notes.join("; ")),
     }
+}
 
-    /// [`Engine::sign`], only the payments of the file `file` when given.
-    pub async fn sign_file(
-        &mut self,
-        file: Option<i64>,
-        company: Option<&str>,
-        dry_run: bool,
-    ) -> Result<Vec<SignGroup>, Error> {
-        let mut awaiting = self.journal.awaiting_signature()?;
-        if let Some(file) = file {
-            awaiting.retain(|r| r.file_id == file);
+/// The outcome of a payment sent whose answer was lost: in doubt, with what the bank's
+/// unreadable answer said (its body, an id it named).
+fn in_doubt(e: &clientbank_api::Error) -> Outcome {
+    let (answer, bank_id) = match e {
+        clientbank_api::Error::Unreadable { body, ids, .. } => {
+            (Some(body.clone()), ids.first().cloned())
         }
-        if awaiting.is_empty() {
-            return Ok(Vec::new());
-        }
-        let companies = self.companies().await?;
-        let mut groups: BTreeMap<String, (CompanyInfo, Vec<String>)> = BTreeMap::new();
-        let mut unknown = Vec::new();
-        for row in &awaiting {
-            let Some(id) = &row.bank_id else { continue };
-            match companies.get(&row.payer_account) {
-                Some(info) => groups
-                    .entry(info.id.clone())
-                    .or_insert_with(|| (info.clone(), Vec::new()))
-                    .1
-                    .push(id.clone()),
-                None => unknown.push(row.payer_account.clone()),
-            }
-        }
-        if !unknown.is_empty() {
-            tracing::warn!(
-                "payer account(s) {} are not among the token's companies: their payments are \
-                 not signed",
-                unknown.join(", ")
-            );
-        }
-        let mut out = Vec::new();
-        for (_, (info, mut ids)) in groups {
-            if let Some(wanted) = company
-                && info.id != wanted
-                && info.inn.as_deref() != Some(wanted)
-            {
-                continue;
-            }
-            ids.sort();
-            ids.dedup();
-            if dry_run {
-                out.push(SignGroup::new(&info, ids, "dry run: not signed".into()));
-                continue;
-            }
-            let Some(argv) = self
-                .settings
-                .signer_for(info.inn.as_deref(), &info.id)
-                .map(<[String]>::to_vec)
-            else {
-                let result = format!(
-                    "failed: no signer for {}: add [signers.{}] command = [...] (or [signer]) \
-                     to the configuration",
-                    info.label(),
-                    info.inn.as_deref().unwrap_or(&info.id)
-                );
-                self.journal.record_signature(&ids, false, &result)?;
-                out.push(SignGroup::new(&info, ids, result));
-                continue;
-            };
-            // One signature for the company's payments; when the bank refuses it for the state
-            // of a payment (one signed by an earlier run whose answer was lost, or cancelled),
-            // each is signed on its own, so that one payment never blocks the others.
-            let mut batches = vec![ids];
-            while let Some(ids) = batches.pop() {
-                let group = self.sign_batch(&info, &argv, ids).await?;
-                match group {
-                    Batch::Answered(group) => out.push(group),
-                    Batch::Split(ids) => batches.extend(ids.into_iter().rev().map(|id| vec![id])),
-                }
-            }
-        }
-        Ok(out)
-    }
-
-    /// Signs `ids` of one company with `argv` and sends the signature; records the answer.
-    async fn sign_batch(
-        &mut self,
-        info: &CompanyInfo,
-        argv: &[String],
-        ids: Vec<String>,
-    ) -> Result<Batch, Error> {
-        let mut group = SignGroup::new(info, ids.clone(), String::new());
-        let topic = sign_topic(&info.label());
-        // Said in the journal before the bank hears of it: a journal that cannot be written
-        // stops here, so that no payment is signed without a record of it.
-        self.journal.record_sign_state(
-            &ids,
-            None,
-            "being signed: if clientbank stopped now, see the payment in the bank's cabinet \
-             (the next signature says whether the bank still awaits one)",
-        )?;
-        let signer_argv = argv.to_vec();
-        let signed_content = group.content.clone();
-        let signature =
-            tokio::task::spawn_blocking(move || signer::sign(&signer_argv, &signed_content))
-                .await
-                .map_err(|e| {
-                    clientbank_bank::Error::Signer(format!("the signer did not finish: {e}"))
-                })?;
-        let signature = match signature {
-            Ok(signature) => signature,
-            Err(e) => {
-                group.result = format!("failed: {e}");
-                self.journal.record_signature(&ids, false, &group.result)?;
-                let noted = sign_failed(&group.result, Unsigned::Signer(&e));
-                self.journal.note(None, Some(&topic), &noted)?;
-                return Ok(Batch::Answered(group));
-            }
-        };
-        let client = self.client()?;
-        let answer = client
-            .sign(&SignRequest {
-                operations: ids.clone(),
-                sign_base64: signature,
-            })
-            .await;
-        match answer {
-            Ok(_) => {
-                group.result = "signed".into();
-                group.signed = true;
-                self.journal.record_signature(&ids, true, "signed")?;
-                self.journal.forget_topic(&topic)?;
-                tracing::info!(company = %info.label(), count = ids.len(), "payments signed");
-            }
-            Err(clientbank_api::Error::SignCheck { message }) => {
-                group.result = format!("refused: the bank refused the signature: {message}");
-                self.journal.record_signature(&ids, false, &group.result)?;
-                let noted = sign_failed(&group.result, Unsigned::Refused(&message));
-                self.journal.note(None, Some(&topic), &noted)?;
-                tracing::warn!(company = %info.label(), "{}", group.result);
-            }
-            // A payment the bank will not sign in its state: found by signing each alone.
-            Err(clientbank_api::Error::Api { status: 400, .. }) if ids.len() > 1 => {
-                tracing::warn!(
-                    company = %info.label(),
-                    count = ids.len(),
-                    "the bank refused to sign the payments together: each is signed on its own"
-                );
-                return Ok(Batch::Split(ids));
-            }
-            Err(clientbank_api::Error::Api {
-                status: 400,
-                message,
-                ..
-            }) => {
-                group.result = format!(
-                    "not signed: the bank no longer awaits a signature of this payment \
-                     ({message}); it may have been signed already (by an earlier run \
-                     whose answer was lost, or in the cabinet) or cancelled: see it in the bank's \
-                     cabinet. It is not offered for signing again"
-                );
-                self.journal.record_sign_state(
-                    &ids,
-                    Some(SignState::NotAwaiting),
-                    &group.result,
-                )?;
-                let noted = sign_failed(&group.result, Unsigned::NotAwaiting(&message));
-                self.journal.note(None, Some(&topic), &noted)?;
-                tracing::warn!(company = %info.label(), "{}", group.result);
-            }
-            Err(e) => {
-                group.result = format!("failed: {e}");
-                self.journal.record_signature(&ids, false, &group.result)?;
-                let noted = sign_failed(&group.result, Unsigned::Failed(&e));
-                self.journal.note(None, Some(&topic), &noted)?;
-                tracing::warn!(company = %info.label(), "{}", group.result);
-            }
-        }
-        Ok(Batch::Answered(group))
+        _ => (None, None),
+    };
+    Outcome {
+        bank_id,
+        answer,
+        ..Outcome::doubt(format!(
+            "sent, but the answer was lost ({e}): it may or may not be at the bank"
+        ))
     }
 }
 
@@ -779,121 +434,6 @@ fn set_up_problem(e: &clientbank_api::Error) -> Option<Sent> {
         }
         _ => None,
     }
-}
-
-/// The payments of a 1C file the bank took in part, each as the answer says: one a refusal
-/// names (by its `№ N`, or the `строка L` of its section) is refused with that reason; when
-/// every refusal names its payment and the ids are as many as the payments left, those are
-/// created, the ids in the file's order (as for a file taken whole); otherwise they are in
-/// doubt, the ids the bank gave named, for a person to settle payment by payment
-/// (`clientbank resolve … --sent N --not-sent N`).
-fn partly_created(
-    todo: &[crate::journal::PaymentRow],
-    drop: &Drop,
-    result: &clientbank_api::UploadResult,
-) -> Vec<(i64, Outcome)> {
-    let mut refused: Vec<Option<&str>> = vec![None; todo.len()];
-    let mut unplaced = Vec::new();
-    for error in &result.errors {
-        match refused_payment(error, todo, drop) {
-            Some(at) => refused[at] = Some(error),
-            None => unplaced.push(error.as_str()),
-        }
-    }
-    let left = refused.iter().filter(|r| r.is_none()).count();
-    let created = result.created();
-    let told = unplaced.is_empty() && created.len() == left;
-    let mut ids = created.iter();
-    let answer = Some(result.raw.clone());
-    todo.iter()
-        .zip(&refused)
-        .map(|(row, refusal)| {
-            let outcome = match refusal {
-                Some(reason) => Outcome {
-                    state: PaymentState::Refused,
-                    message: Some(format!("refused by the bank: {reason}")),
-                    answer: answer.clone(),
-                    ..Outcome::default()
-                },
-                None if told => Outcome {
-                    state: PaymentState::Uploaded,
-                    bank_id: ids.next().map(|id| id.to_string()),
-                    sign: Some(SignState::Draft),
-                    answer: answer.clone(),
-                    message: Some("a draft (1C upload): sign it in the bank's cabinet".into()),
-                },
-                None => Outcome {
-                    state: PaymentState::Doubt,
-                    answer: answer.clone(),
-                    message: Some(format!(
-                        "the bank created {} of the file's payments (ids {}) and its answer \
-                         does not say which{}: see this one in the bank's cabinet",
-                        created.len(),
-                        created.join(", "),
-                        if unplaced.is_empty() {
-                            String::new()
-                        } else {
-                            format!("; it said: {}", unplaced.join("; "))
-                        }
-                    )),
-                    ..Outcome::default()
-                },
-            };
-            (row.id, outcome)
-        })
-        .collect()
-}
-
-/// Which of `todo` (by index) a refusal of a 1C upload names: the one payment whose number
-/// follows `№`, or whose section starts at the line after `строка`.
-fn refused_payment(error: &str, todo: &[crate::journal::PaymentRow], drop: &Drop) -> Option<usize> {
-    let after = |mark: &str| {
-        error.find(mark).map(|at| {
-            error[at + mark.len()..]
-                .trim_start()
-                .split(|c: char| c.is_whitespace() || matches!(c, ',' | ')' | ':' | ';'))
-                .next()
-                .unwrap_or("")
-                .to_string()
-        })
-    };
-    let one = |found: Vec<usize>| <[usize; 1]>::try_from(found).ok().map(|[at]| at);
-    let by_number = after("№")
-        .map(|n| clientbank_bank::statement::normalise_number(&n))
-        .and_then(|n| {
-            one(todo
-                .iter()
-                .enumerate()
-                .filter(|(_, r)| r.number == n)
-                .map(|(at, _)| at)
-                .collect())
-        });
-    let by_line = after("строка")
-        .and_then(|l| l.parse::<u32>().ok())
-        .and_then(|line| {
-            one(todo
-                .iter()
-                .enumerate()
-                .filter(|(_, r)| {
-                    drop.payments
-                        .get(r.position as usize)
-                        .is_some_and(|p| p.line == Some(line))
-                })
-                .map(|(at, _)| at)
-                .collect())
-        });
-    match (by_number, by_line) {
-        (Some(a), Some(b)) if a != b => None,
-        (a, b) => a.or(b),
-    }
-}
-
-/// What one signature of [`Engine::sign_batch`] came to.
-enum Batch {
-    /// The bank answered for the batch as a whole.
-    Answered(SignGroup),
-    /// The bank refused the batch for the state of one of its payments: sign each alone.
-    Split(Vec<String>),
 }
 
 /// Where a recorded file goes, by its payments' states.
@@ -1071,6 +611,7 @@ impl Engine {
 
 #[cfg(test)]
 mod tests {
+    use super::route_1c::{partly_created, refused_payment};
     use super::*;
     use crate::journal::PaymentRow;
 

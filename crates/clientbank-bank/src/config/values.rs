@@ -1,0 +1,188 @@
+//! The values of the configuration file that need more than serde gives: durations, day counts, encodings, file names, name patterns, log formats.
+
+use super::*;
+
+/// `[statements] days`: from 1 to 366.
+#[derive(Debug)]
+pub(super) struct Days(pub(super) u32);
+
+/// `[statements] encoding`: `windows` (CP1251), `dos` (CP866) or `utf-8`.
+#[derive(Debug)]
+pub(super) struct StatementEncoding(pub(super) clientbank_format::Encoding);
+
+/// `[statements] file`: a file name in outbox/, without a folder.
+#[derive(Debug)]
+pub(super) struct OutboxName(pub(super) String);
+
+/// `patterns`: at least one.
+#[derive(Debug)]
+pub(super) struct Patterns(pub(super) Vec<String>);
+
+/// `log_format`: `text` or `json`.
+#[derive(Debug)]
+pub(super) struct LogFormat(pub(super) String);
+
+/// A duration of at least `MIN_MS` milliseconds (and at most a day).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Wait<const MIN_MS: u64>(pub(super) Duration);
+
+/// A duration in the file: seconds as a number, or text as `humantime` reads it (`200ms`,
+/// `2s`, `5m`, `1h 30m`).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+pub(super) enum Span {
+    Seconds(f64),
+    Text(String),
+}
+
+pub(super) fn span(value: &Span) -> Result<Duration, String> {
+    let bad = |text: String| {
+        format!("{text} is not a duration (seconds, or e.g. \"200ms\", \"2s\", \"5m\")")
+    };
+    let seconds = match value {
+        Span::Seconds(s) => *s,
+        Span::Text(text) => {
+            let text = text.trim();
+            match text.parse::<f64>() {
+                Ok(seconds) => seconds,
+                Err(_) => humantime::parse_duration(text)
+                    .map_err(|_| bad(format!("{text:?}")))?
+                    .as_secs_f64(),
+            }
+        }
+    };
+    if seconds.is_finite() && seconds > 86_400.0 {
+        return Err(format!(
+            "{seconds} s is more than a day (at most 86400 s, \"24h\")"
+        ));
+    }
+    if !seconds.is_finite() || seconds < 0.0 {
+        return Err(bad(format!("{seconds}")));
+    }
+    Ok(Duration::from_secs_f64(seconds))
+}
+
+impl<'de> Deserialize<'de> for Days {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Days, D::Error> {
+        let days = i64::deserialize(d)?;
+        u32::try_from(days)
+            .ok()
+            .filter(|d| (1..=366).contains(d))
+            .map(Days)
+            .ok_or_else(|| serde::de::Error::custom(format!("days: {days}: from 1 to 366")))
+    }
+}
+
+impl<'de> Deserialize<'de> for StatementEncoding {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<StatementEncoding, D::Error> {
+        let name = String::deserialize(d)?;
+        match name.to_ascii_lowercase().as_str() {
+            "windows" => Ok(clientbank_format::Encoding::Cp1251),
+            "dos" => Ok(clientbank_format::Encoding::Cp866),
+            "utf-8" => Ok(clientbank_format::Encoding::Utf8),
+            _ => Err(serde::de::Error::custom(format!(
+                "encoding: {name:?}: expected \"windows\", \"dos\" or \"utf-8\""
+            ))),
+        }
+        .map(StatementEncoding)
+    }
+}
+
+impl<'de> Deserialize<'de> for OutboxName {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<OutboxName, D::Error> {
+        let name = String::deserialize(d)?;
+        if name.is_empty() || name.contains(['/', '\\', ':']) || name.starts_with('.') {
+            return Err(serde::de::Error::custom(format!(
+                "file: {name:?}: a file name in outbox/, without a folder"
+            )));
+        }
+        Ok(OutboxName(name))
+    }
+}
+
+impl<'de> Deserialize<'de> for Patterns {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Patterns, D::Error> {
+        let patterns = Vec::<String>::deserialize(d)?;
+        if patterns.iter().all(|p| p.trim().is_empty()) {
+            return Err(serde::de::Error::custom(
+                "patterns: at least one pattern (e.g. [\"*.txt\", \"*.json\"])",
+            ));
+        }
+        Ok(Patterns(patterns))
+    }
+}
+
+impl<'de> Deserialize<'de> for LogFormat {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<LogFormat, D::Error> {
+        let format = String::deserialize(d)?;
+        if format != "text" && format != "json" {
+            return Err(serde::de::Error::custom(format!(
+                "log_format: {format:?}: expected \"text\" or \"json\""
+            )));
+        }
+        Ok(LogFormat(format))
+    }
+}
+
+impl<'de, const MIN_MS: u64> Deserialize<'de> for Wait<MIN_MS> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let value = Span::deserialize(d)?;
+        let duration = span(&value).map_err(serde::de::Error::custom)?;
+        let least = Duration::from_millis(MIN_MS);
+        if duration < least {
+            return Err(serde::de::Error::custom(format!(
+                "{duration:?} is too short: at least {least:?}"
+            )));
+        }
+        Ok(Wait(duration))
+    }
+}
+
+/// The names the inbox takes: globs where `*` and `?` are the wildcards (brackets and braces
+/// are taken as they are), matched without regard to case (`A.TXT` is `*.txt`).
+#[derive(Clone, Debug)]
+pub struct InboxNames {
+    patterns: Vec<String>,
+    set: globset::GlobSet,
+}
+
+impl InboxNames {
+    /// The names of `patterns`.
+    pub fn new(patterns: Vec<String>) -> Result<InboxNames, String> {
+        let mut set = globset::GlobSetBuilder::new();
+        for pattern in &patterns {
+            // Brackets and braces are not wildcards here: each is a class of itself.
+            let literal: String = pattern
+                .chars()
+                .map(|c| match c {
+                    '[' | ']' | '{' | '}' => format!("[{c}]"),
+                    c => c.to_string(),
+                })
+                .collect();
+            let glob = globset::GlobBuilder::new(&literal)
+                .case_insensitive(true)
+                .literal_separator(true)
+                .build()
+                .map_err(|e| format!("patterns: {pattern:?}: {e}"))?;
+            set.add(glob);
+        }
+        let set = set.build().map_err(|e| format!("patterns: {e}"))?;
+        Ok(InboxNames { patterns, set })
+    }
+
+    /// Whether `name` matches one of the patterns.
+    pub fn matches(&self, name: &str) -> bool {
+        self.set.is_match(name)
+    }
+
+    /// The patterns, as configured.
+    pub fn patterns(&self) -> &[String] {
+        &self.patterns
+    }
+}
+
+impl Default for InboxNames {
+    fn default() -> InboxNames {
+        InboxNames::new(vec!["*.txt".into(), "*.json".into()]).expect("the default patterns")
+    }
+}

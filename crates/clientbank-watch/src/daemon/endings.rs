@@ -1,0 +1,358 @@
+//! Where a file ends: done/, rejected/ or review/, with its report; files that vanished; payments that wait for a signature too long.
+
+use super::*;
+
+impl Daemon {
+    /// Tells `[notify]` once of the payments that have awaited their signature longer than
+    /// `signature_after` (each payment once while the daemon runs).
+    pub(super) fn tell_of_unsigned(&mut self) -> Result<(), Error> {
+        let Some(notify) = self.engine.settings.notify.clone() else {
+            return Ok(());
+        };
+        let limit = chrono::Utc::now().naive_utc()
+            - chrono::Duration::from_std(notify.signature_after).unwrap_or_default();
+        let late: Vec<_> = self
+            .engine
+            .journal
+            .awaiting_signature()?
+            .into_iter()
+            .filter(|r| !self.told_unsigned.contains(&r.id))
+            .filter(|r| {
+                r.uploaded_at.as_deref().is_some_and(|at| {
+                    chrono::NaiveDateTime::parse_from_str(at, "%Y-%m-%dT%H:%M:%SZ")
+                        .is_ok_and(|at| at < limit)
+                })
+            })
+            .collect();
+        if late.is_empty() {
+            return Ok(());
+        }
+        self.told_unsigned.extend(late.iter().map(|r| r.id));
+        crate::notify::tell(
+            &notify,
+            &serde_json::json!({
+                "event": "awaiting-signature",
+                "dir": self.layout.root.display().to_string(),
+                "longer_than_seconds": notify.signature_after.as_secs(),
+                "payments": late.iter().map(|r| serde_json::json!({
+                    "number": r.number, "date": r.date, "sum": r.sum,
+                    "recipient": r.recipient, "id": r.bank_id,
+                    "company": r.company, "uploaded_at": r.uploaded_at,
+                })).collect::<Vec<_>>(),
+            }),
+        );
+        Ok(())
+    }
+
+    /// Whether the journal's file of processing/ is gone from there (deleted, or moved away by
+    /// hand). Files `clientbank upload` recorded where they lie are not the daemon's.
+    pub(super) fn vanished(&self, file: &crate::journal::FileRow) -> bool {
+        file.place.starts_with("processing/") && !self.layout.path_of(&file.place).exists()
+    }
+
+    /// Releases the payments of a file that vanished from processing/ while they waited: those
+    /// never sent are `not-sent` (another copy of the file sends each once); one being sent is
+    /// in doubt. With payments in doubt the file's record goes to review/ with a note saying
+    /// which (for `clientbank resolve`, though the file itself is gone); else it is closed.
+    pub(super) fn release_vanished(&mut self, file: &crate::journal::FileRow) -> Result<(), Error> {
+        let journal = &mut self.engine.journal;
+        let rows = journal.payments_of(file.id)?;
+        let place = &file.place;
+        let outcome = |state: PaymentState, message: String| crate::journal::Outcome {
+            state,
+            message: Some(message),
+            ..Default::default()
+        };
+        let released: Vec<_> = rows
+            .iter()
+            .filter_map(|r| match r.state {
+                PaymentState::Planned | PaymentState::Queued | PaymentState::Held => Some((
+                    r.id,
+                    outcome(
+                        PaymentState::NotSent,
+                        format!(
+                            "not sent: {place} vanished before this payment was sent; from \
+                             another file it is sent once"
+                        ),
+                    ),
+                )),
+                PaymentState::Sending => Some((
+                    r.id,
+                    outcome(
+                        PaymentState::Doubt,
+                        format!(
+                            "{place} vanished while this payment was being sent: it may or may \
+                             not be at the bank"
+                        ),
+                    ),
+                )),
+                _ => None,
+            })
+            .collect();
+        journal.record_outcomes(&released)?;
+        let rows = journal.payments_of(file.id)?;
+        let doubt = rows.iter().filter(|r| r.state.in_doubt()).count();
+        let not_sent = rows
+            .iter()
+            .filter(|r| r.state == PaymentState::NotSent)
+            .count();
+        let message = format!(
+            "{place} vanished (deleted or moved away) while its payments waited: {not_sent} not \
+             sent (a copy dropped again sends them once){}",
+            if doubt > 0 {
+                format!("; {doubt} in doubt: see review/{}.review.txt", file.name)
+            } else {
+                String::new()
+            }
+        );
+        if doubt > 0 {
+            let review = self.layout.folder(Folder::Review);
+            let note = report::review(&self.layout.root, &file.name, Some(&message), &rows);
+            fs::write(review.join(format!("{}.review.txt", file.name)), note)
+                .map_err(Error::io("cannot write the review note"))?;
+            let review_place = Layout::place(Folder::Review, &file.name);
+            journal.set_file(file.id, FileState::Review, &review_place, Some(&message))?;
+            self.summary.review.push(file.name.clone());
+        } else {
+            journal.set_file(file.id, FileState::Missing, "", Some(&message))?;
+        }
+        journal.event(Some(&file.name), &message)?;
+        tracing::error!(file = %file.name, "{message}");
+        self.waiting.remove(&file.name);
+        Ok(())
+    }
+
+    /// A journal write failed (a full disk): nothing more is sent; the file waits.
+    pub(super) fn journal_failed(&mut self, name: &str, e: Error) -> Result<(), Error> {
+        let delay = self.backoff(name, None);
+        // Reading still works on a full disk: how many of the file's payments the bank has.
+        let place = Layout::place(Folder::Processing, name);
+        let uploaded = self
+            .engine
+            .journal
+            .processing_file(&place)
+            .ok()
+            .flatten()
+            .and_then(|file| {
+                let journal = &self.engine.journal;
+                journal.count_of(file.id, PaymentState::Uploaded).ok()
+            })
+            .unwrap_or(0);
+        let said = format!(
+            "the journal cannot be written ({e}): nothing more of {name} is sent; {uploaded} of \
+             its payments reached the bank before and stay recorded (one being sent when the \
+             write failed is in doubt, never sent again)"
+        );
+        tracing::error!(file = %name, "{said}; it waits in processing/ (next try in {delay:?})");
+        self.summary.journal_error.get_or_insert(said);
+        Ok(())
+    }
+
+    pub(super) fn reject_whole(&mut self, name: &str, hash: &str, text: &str) -> Result<(), Error> {
+        let rejected = self.layout.folder(Folder::Rejected);
+        let new_name = unique_name(&rejected, name);
+        let place = Layout::place(Folder::Rejected, &new_name);
+        let id =
+            match self
+                .engine
+                .journal
+                .record_file(name, hash, &place, FileState::Rejected, text)
+            {
+                Ok(id) => id,
+                Err(e) => return self.journal_failed(name, e),
+            };
+        self.waiting.remove(name);
+        self.complete_move(id)
+    }
+
+    /// Records where a file goes and moves it there, with what is written beside it.
+    pub(super) fn finish(
+        &mut self,
+        file_id: i64,
+        name: &str,
+        verdict: Verdict,
+        why: Option<&str>,
+    ) -> Result<(), Error> {
+        let (folder, state) = match verdict {
+            Verdict::Done => (Folder::Done, FileState::Done),
+            Verdict::Rejected => (Folder::Rejected, FileState::Rejected),
+            Verdict::Review | Verdict::Pending => (Folder::Review, FileState::Review),
+        };
+        let new_name = unique_name(&self.layout.folder(folder), name);
+        let place = Layout::place(folder, &new_name);
+        if folder != Folder::Done {
+            self.engine.journal.close_planned(
+                file_id,
+                &format!("not sent: the file went to {folder}/ before this payment was sent"),
+            )?;
+        }
+        self.engine.journal.set_file(file_id, state, &place, why)?;
+        self.complete_move(file_id)
+    }
+
+    /// The notes written beside a file in its final folder: the report of a file done or
+    /// rejected (with the errors of a rejected one), the review note of one in review/.
+    fn notes_of(
+        &self,
+        file: &crate::journal::FileRow,
+        rows: &[crate::journal::PaymentRow],
+        final_name: &str,
+    ) -> Vec<(String, Vec<u8>)> {
+        let mut sidecars: Vec<(String, Vec<u8>)> = Vec::new();
+        match file.state {
+            FileState::Done => {
+                sidecars.push((format!("{final_name}.report.csv"), report::csv(rows)));
+            }
+            FileState::Rejected => {
+                let text = if rows.is_empty() {
+                    file.message.clone().unwrap_or_default()
+                } else {
+                    report::refusals(final_name, rows)
+                };
+                sidecars.push((format!("{final_name}.errors.txt"), text.into_bytes()));
+                if !rows.is_empty() {
+                    sidecars.push((format!("{final_name}.report.csv"), report::csv(rows)));
+                }
+            }
+            _ => {
+                let text =
+                    report::review(&self.layout.root, final_name, file.message.as_deref(), rows);
+                sidecars.push((format!("{final_name}.review.txt"), text.into_bytes()));
+            }
+        }
+        sidecars
+    }
+
+    /// A file has reached its final folder: counted in the summary, its last errors forgotten
+    /// (done) or noted and told to `[notify]` (rejected, review).
+    fn moved(
+        &mut self,
+        file: &crate::journal::FileRow,
+        rows: &[crate::journal::PaymentRow],
+        final_name: String,
+    ) {
+        if self.move_failures.remove(&file.id).is_some() {
+            tracing::info!(file = %file.name, to = %file.place, "moved at last");
+        }
+        let counts = |state: PaymentState| rows.iter().filter(|r| r.state == state).count();
+        self.summary.already += counts(PaymentState::Already);
+        self.summary.refused += counts(PaymentState::Refused);
+        self.summary.doubt += counts(PaymentState::Doubt);
+        let list = match file.state {
+            FileState::Done => &mut self.summary.done,
+            FileState::Rejected => &mut self.summary.rejected,
+            _ => &mut self.summary.review,
+        };
+        list.push(final_name.clone());
+        tracing::info!(file = %file.name, to = %file.place, "moved");
+        if file.state == FileState::Done {
+            let _ =
+                crate::last_errors::forget_fixed(&mut self.engine.journal, &file.name, &final_name);
+        } else {
+            let _ = self.engine.journal.note(
+                Some(&final_name),
+                None,
+                &crate::last_errors::moved_to(&file.place),
+            );
+            if let Some(notify) = &self.engine.settings.notify {
+                let note = if file.state == FileState::Rejected {
+                    "errors.txt"
+                } else {
+                    "review.txt"
+                };
+                crate::notify::tell(
+                    notify,
+                    &serde_json::json!({
+                        "event": file.state.as_str(),
+                        "dir": self.layout.root.display().to_string(),
+                        "file": final_name,
+                        "place": file.place,
+                        "note": format!("{}.{note}", file.place),
+                        "reason": file.message,
+                        "payments": rows.iter().map(|r| serde_json::json!({
+                            "number": r.number, "date": r.date, "sum": r.sum,
+                            "recipient": r.recipient, "state": r.state.as_str(),
+                            "message": r.message,
+                        })).collect::<Vec<_>>(),
+                    }),
+                );
+            }
+        }
+    }
+
+    /// Writes the sidecars of a finished file and moves it from processing/ to its place. A
+    /// failure (a read-only folder) leaves it in processing/, tried again on the next pass.
+    pub(super) fn complete_move(&mut self, file_id: i64) -> Result<(), Error> {
+        let Some(file) = self.engine.journal.file(file_id)? else {
+            return Ok(());
+        };
+        let rows = self.engine.journal.payments_of(file_id)?;
+        let target = self.layout.path_of(&file.place);
+        let final_name = target
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let folder = target.parent().map(Path::to_path_buf).unwrap_or_default();
+        let sidecars = self.notes_of(&file, &rows, &final_name);
+        let source = self.layout.folder(Folder::Processing).join(&file.name);
+        let moved = sidecars
+            .iter()
+            .try_for_each(|(name, bytes)| fs::write(folder.join(name), bytes))
+            .and_then(|()| {
+                if target.exists() && !source.exists() {
+                    Ok(())
+                } else {
+                    rename_no_replace(&source, &target)
+                }
+            });
+        match moved {
+            Ok(()) => self.moved(&file, &rows, final_name),
+            Err(e) if e.kind() == io::ErrorKind::NotFound && !source.exists() => {
+                let message = format!(
+                    "processing/{} vanished before it could be moved to {}",
+                    file.name, file.place
+                );
+                tracing::error!("{message}");
+                self.engine.journal.event(Some(&file.name), &message)?;
+            }
+            Err(e) => {
+                let message = format!(
+                    "cannot move processing/{} to {}: {e}; it stays in processing/ and is \
+                     moved when that is possible",
+                    file.name, file.place
+                );
+                // Tried again on every pass: a repeated failure is logged once, then at most
+                // once a minute.
+                let now = Instant::now();
+                let repeated = self.move_failures.get(&file_id).is_some_and(|(at, said)| {
+                    *said == message && now.duration_since(*at) < MOVE_LOG_EVERY
+                });
+                if !repeated {
+                    tracing::error!("{message}");
+                    let _ = self.engine.journal.event(Some(&file.name), &message);
+                    self.move_failures.insert(file_id, (now, message));
+                }
+                self.unmoved.insert(file.name.clone(), file_id);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A row of a `FILE.report.csv`: what a journal started anew reads of it.
+pub(super) struct ReportRow {
+    pub(super) number: String,
+    pub(super) id: String,
+    /// The machine-readable state code ([`crate::state::Standing::code`]); none in a report
+    /// written before codes were.
+    pub(super) code: Option<String>,
+}
+
+/// The rows of a `FILE.report.csv`, in file order; empty when it cannot be read.
+pub(super) fn report_rows(path: &Path) -> Vec<ReportRow> {
+    let bytes = fs::read(path).unwrap_or_default();
+    report::read_csv(&bytes)
+        .into_iter()
+        .map(|(number, id, code)| ReportRow { number, id, code })
+        .collect()
+}

@@ -1,0 +1,199 @@
+//! Signing what awaits signature: per company, the ids signed by the signer and sent to the bank.
+
+use super::*;
+
+impl Engine {
+    /// Signs the payments awaiting signature, one signature per company (`company`: only the
+    /// one with this id or INN). `dry_run`: only says what would be signed.
+    pub async fn sign(
+        &mut self,
+        company: Option<&str>,
+        dry_run: bool,
+    ) -> Result<Vec<SignGroup>, Error> {
+        self.sign_file(None, company, dry_run).await
+    }
+
+    /// [`Engine::sign`], only the payments of the file `file` when given.
+    pub async fn sign_file(
+        &mut self,
+        file: Option<i64>,
+        company: Option<&str>,
+        dry_run: bool,
+    ) -> Result<Vec<SignGroup>, Error> {
+        let mut awaiting = self.journal.awaiting_signature()?;
+        if let Some(file) = file {
+            awaiting.retain(|r| r.file_id == file);
+        }
+        if awaiting.is_empty() {
+            return Ok(Vec::new());
+        }
+        let companies = self.companies().await?;
+        let mut groups: BTreeMap<String, (CompanyInfo, Vec<String>)> = BTreeMap::new();
+        let mut unknown = Vec::new();
+        for row in &awaiting {
+            let Some(id) = &row.bank_id else { continue };
+            match companies.get(&row.payer_account) {
+                Some(info) => groups
+                    .entry(info.id.clone())
+                    .or_insert_with(|| (info.clone(), Vec::new()))
+                    .1
+                    .push(id.clone()),
+                None => unknown.push(row.payer_account.clone()),
+            }
+        }
+        if !unknown.is_empty() {
+            tracing::warn!(
+                "payer account(s) {} are not among the token's companies: their payments are \
+                 not signed",
+                unknown.join(", ")
+            );
+        }
+        let mut out = Vec::new();
+        for (_, (info, mut ids)) in groups {
+            if let Some(wanted) = company
+                && info.id != wanted
+                && info.inn.as_deref() != Some(wanted)
+            {
+                continue;
+            }
+            ids.sort();
+            ids.dedup();
+            if dry_run {
+                out.push(SignGroup::new(&info, ids, "dry run: not signed".into()));
+                continue;
+            }
+            let Some(argv) = self
+                .settings
+                .signer_for(info.inn.as_deref(), &info.id)
+                .map(<[String]>::to_vec)
+            else {
+                let result = format!(
+                    "failed: no signer for {}: add [signers.{}] command = [...] (or [signer]) \
+                     to the configuration",
+                    info.label(),
+                    info.inn.as_deref().unwrap_or(&info.id)
+                );
+                self.journal.record_signature(&ids, false, &result)?;
+                out.push(SignGroup::new(&info, ids, result));
+                continue;
+            };
+            // One signature for the company's payments; when the bank refuses it for the state
+            // of a payment (one signed by an earlier run whose answer was lost, or cancelled),
+            // each is signed on its own, so that one payment never blocks the others.
+            let mut batches = vec![ids];
+            while let Some(ids) = batches.pop() {
+                let group = self.sign_batch(&info, &argv, ids).await?;
+                match group {
+                    Batch::Answered(group) => out.push(group),
+                    Batch::Split(ids) => batches.extend(ids.into_iter().rev().map(|id| vec![id])),
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Signs `ids` of one company with `argv` and sends the signature; records the answer.
+    pub(super) async fn sign_batch(
+        &mut self,
+        info: &CompanyInfo,
+        argv: &[String],
+        ids: Vec<String>,
+    ) -> Result<Batch, Error> {
+        let mut group = SignGroup::new(info, ids.clone(), String::new());
+        let topic = sign_topic(&info.label());
+        // Said in the journal before the bank hears of it: a journal that cannot be written
+        // stops here, so that no payment is signed without a record of it.
+        self.journal.record_sign_state(
+            &ids,
+            None,
+            "being signed: if clientbank stopped now, see the payment in the bank's cabinet \
+             (the next signature says whether the bank still awaits one)",
+        )?;
+        let signer_argv = argv.to_vec();
+        let signed_content = group.content.clone();
+        let signature =
+            tokio::task::spawn_blocking(move || signer::sign(&signer_argv, &signed_content))
+                .await
+                .map_err(|e| {
+                    clientbank_bank::Error::Signer(format!("the signer did not finish: {e}"))
+                })?;
+        let signature = match signature {
+            Ok(signature) => signature,
+            Err(e) => {
+                group.result = format!("failed: {e}");
+                self.journal.record_signature(&ids, false, &group.result)?;
+                let noted = sign_failed(&group.result, Unsigned::Signer(&e));
+                self.journal.note(None, Some(&topic), &noted)?;
+                return Ok(Batch::Answered(group));
+            }
+        };
+        let client = self.client()?;
+        let answer = client
+            .sign(&SignRequest {
+                operations: ids.clone(),
+                sign_base64: signature,
+            })
+            .await;
+        match answer {
+            Ok(_) => {
+                group.result = "signed".into();
+                group.signed = true;
+                self.journal.record_signature(&ids, true, "signed")?;
+                self.journal.forget_topic(&topic)?;
+                tracing::info!(company = %info.label(), count = ids.len(), "payments signed");
+            }
+            Err(clientbank_api::Error::SignCheck { message }) => {
+                group.result = format!("refused: the bank refused the signature: {message}");
+                self.journal.record_signature(&ids, false, &group.result)?;
+                let noted = sign_failed(&group.result, Unsigned::Refused(&message));
+                self.journal.note(None, Some(&topic), &noted)?;
+                tracing::warn!(company = %info.label(), "{}", group.result);
+            }
+            // A payment the bank will not sign in its state: found by signing each alone.
+            Err(clientbank_api::Error::Api { status: 400, .. }) if ids.len() > 1 => {
+                tracing::warn!(
+                    company = %info.label(),
+                    count = ids.len(),
+                    "the bank refused to sign the payments together: each is signed on its own"
+                );
+                return Ok(Batch::Split(ids));
+            }
+            Err(clientbank_api::Error::Api {
+                status: 400,
+                message,
+                ..
+            }) => {
+                group.result = format!(
+                    "not signed: the bank no longer awaits a signature of this payment \
+                     ({message}); it may have been signed already (by an earlier run \
+                     whose answer was lost, or in the cabinet) or cancelled: see it in the bank's \
+                     cabinet. It is not offered for signing again"
+                );
+                self.journal.record_sign_state(
+                    &ids,
+                    Some(SignState::NotAwaiting),
+                    &group.result,
+                )?;
+                let noted = sign_failed(&group.result, Unsigned::NotAwaiting(&message));
+                self.journal.note(None, Some(&topic), &noted)?;
+                tracing::warn!(company = %info.label(), "{}", group.result);
+            }
+            Err(e) => {
+                group.result = format!("failed: {e}");
+                self.journal.record_signature(&ids, false, &group.result)?;
+                let noted = sign_failed(&group.result, Unsigned::Failed(&e));
+                self.journal.note(None, Some(&topic), &noted)?;
+                tracing::warn!(company = %info.label(), "{}", group.result);
+            }
+        }
+        Ok(Batch::Answered(group))
+    }
+}
+
+/// What one signature of [`Engine::sign_batch`] came to.
+pub(super) enum Batch {
+    /// The bank answered for the batch as a whole.
+    Answered(SignGroup),
+    /// The bank refused the batch for the state of one of its payments: sign each alone.
+    Split(Vec<String>),
+}

@@ -1,0 +1,274 @@
+//! Intents recorded before anything is sent: a file's payments planned (or held, where the same payment is active elsewhere), files seeded from reports, files requeued.
+
+use super::*;
+
+/// Inserts one payment row of file `file_id` in `(state, bank id, message)`; its row id.
+pub(super) fn insert_payment(
+    tx: &Transaction<'_>,
+    file_id: i64,
+    position: usize,
+    p: &NewPayment,
+    (state, bank_id, message): (PaymentState, Option<&str>, Option<&str>),
+    now: &str,
+) -> rusqlite::Result<i64> {
+    tx.execute(
+        "INSERT INTO payments (file_id, position, identity, payer_account, number, date, sum,
+            recipient, recipient_account, company, state, bank_id, message, order_text,
+            updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+        params![
+            file_id,
+            position as i64,
+            p.identity,
+            p.payer_account,
+            p.number,
+            p.date,
+            p.sum,
+            p.recipient,
+            p.recipient_account,
+            p.company,
+            state,
+            bank_id,
+            message,
+            p.order,
+            now
+        ],
+    )?;
+    Ok(tx.last_insert_rowid())
+}
+
+impl Journal {
+    /// Records a file and its payments (the intents) in one durable transaction. A payment
+    /// planned whose identity is active in another file is not planned: `already` (that one is
+    /// at the bank), `held` (that one is in doubt) or `queued` (that one waits to be sent:
+    /// this one waits for it). The check and the insert are one IMMEDIATE transaction, and the
+    /// UNIQUE index over active identities backs it. On the 1C route the file goes to the bank
+    /// whole, so when any of its payments is not planned, none is. Returns the file's
+    /// row id and the payments' row ids.
+    pub fn record_intents(
+        &mut self,
+        file: NewFile<'_>,
+        route: Route,
+        payments: &[NewPayment],
+    ) -> Result<(i64, Vec<i64>), Error> {
+        let NewFile { name, hash, place } = file;
+        let whole = route == Route::OneC;
+        let now = now();
+        let map = db_error(&self.path);
+        let tx = self.db.transaction().map_err(&map)?;
+        tx.execute(
+            "INSERT INTO files (name, hash, place, state, route, created_at, updated_at)
+             VALUES (?1, ?2, ?3, ?6, ?4, ?5, ?5)",
+            params![
+                name,
+                hash,
+                place,
+                route.as_str(),
+                now,
+                FileState::Processing
+            ],
+        )
+        .map_err(&map)?;
+        let file_id = tx.last_insert_rowid();
+        let mut rows: Vec<(PaymentState, Option<String>, Option<String>)> =
+            Vec::with_capacity(payments.len());
+        for p in payments {
+            let mut row = (p.state, p.bank_id.clone(), p.message.clone());
+            if p.state == PaymentState::Planned
+                && let Some(active) = active_elsewhere(&tx, &p.identity, None).map_err(&map)?
+            {
+                row = active.blocks();
+            }
+            rows.push(row);
+        }
+        if whole && rows.iter().any(|r| r.0 != PaymentState::Planned) {
+            for row in rows.iter_mut().filter(|r| r.0 == PaymentState::Planned) {
+                *row = (
+                    PaymentState::Held,
+                    None,
+                    Some(
+                        "not sent: other payments of this 1C file are already at the bank or \
+                         elsewhere, and the 1C route sends whole files; send this one alone (or \
+                         from a JSON file)"
+                            .into(),
+                    ),
+                );
+            }
+        }
+        let mut ids = Vec::with_capacity(payments.len());
+        for (position, (p, (state, bank_id, message))) in payments.iter().zip(rows).enumerate() {
+            let row = (state, bank_id.as_deref(), message.as_deref());
+            ids.push(insert_payment(&tx, file_id, position, p, row, &now).map_err(&map)?);
+        }
+        tx.commit().map_err(&map)?;
+        Ok((file_id, ids))
+    }
+
+    /// Records a file found in done/, review/ or rejected/ when a journal is started anew: each
+    /// payment in its own `state` (`uploaded`, with the id of its report where known; `doubt`;
+    /// or `not-sent`), each one at the bank or in doubt whose identity is already active as
+    /// `already` or `held` instead. Returns how many payments were recorded at the bank or in
+    /// doubt.
+    pub fn seed_file(
+        &mut self,
+        file: NewFile<'_>,
+        file_state: FileState,
+        payments: &[NewPayment],
+        message: &str,
+    ) -> Result<usize, Error> {
+        let NewFile { name, hash, place } = file;
+        let now = now();
+        let map = db_error(&self.path);
+        let tx = self.db.transaction().map_err(&map)?;
+        tx.execute(
+            "INSERT INTO files (name, hash, place, state, created_at, updated_at, message)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6)",
+            params![name, hash, place, file_state, now, message],
+        )
+        .map_err(&map)?;
+        let file_id = tx.last_insert_rowid();
+        let mut taken = 0;
+        for (position, p) in payments.iter().enumerate() {
+            let active = if p.state == PaymentState::NotSent {
+                None
+            } else {
+                active_elsewhere(&tx, &p.identity, None).map_err(&map)?
+            };
+            let (row_state, bank_id, row_message) = match active {
+                Some(active) => {
+                    let (s, id, m) = active.blocks();
+                    let s = if s == PaymentState::Queued {
+                        PaymentState::Held
+                    } else {
+                        s
+                    };
+                    (s, id, m)
+                }
+                None if p.state == PaymentState::NotSent => (p.state, None, p.message.clone()),
+                None => {
+                    taken += 1;
+                    (p.state, p.bank_id.clone(), Some(message.to_string()))
+                }
+            };
+            let row = (row_state, bank_id.as_deref(), row_message.as_deref());
+            insert_payment(&tx, file_id, position, p, row, &now).map_err(&map)?;
+        }
+        tx.commit().map_err(&map)?;
+        Ok(taken)
+    }
+
+    /// Looks again at the `queued` payments of a file, in one transaction: a payment whose
+    /// identity is no longer active elsewhere becomes `planned` (it is sent from this file);
+    /// one now at the bank elsewhere becomes `already`, one in doubt elsewhere `held`; the
+    /// others stay queued. Returns how many stay queued.
+    pub fn requeue(&mut self, file_id: i64) -> Result<usize, Error> {
+        let map = db_error(&self.path);
+        let now = now();
+        let tx = self.db.transaction().map_err(&map)?;
+        let queued: Vec<(i64, String)> = {
+            let mut statement = tx
+                .prepare("SELECT id, identity FROM payments WHERE file_id = ?1 AND state = ?2")
+                .map_err(&map)?;
+            statement
+                .query_map(params![file_id, PaymentState::Queued], |r| {
+                    Ok((r.get(0)?, r.get(1)?))
+                })
+                .map_err(&map)?
+                .collect::<Result<_, _>>()
+                .map_err(&map)?
+        };
+        let mut still = 0;
+        for (id, identity) in queued {
+            let (state, bank_id, message) =
+                match active_elsewhere(&tx, &identity, Some(id)).map_err(&map)? {
+                    Some(active) => active.blocks(),
+                    None => (PaymentState::Planned, None, None),
+                };
+            if state == PaymentState::Queued {
+                still += 1;
+                continue;
+            }
+            tx.execute(
+                "UPDATE payments SET state = ?2, bank_id = ?3, message = ?4, updated_at = ?5
+                 WHERE id = ?1",
+                params![id, state, bank_id, message, now],
+            )
+            .map_err(&map)?;
+        }
+        tx.commit().map_err(&map)?;
+        Ok(still)
+    }
+}
+
+/// What blocks a payment: the active row of its identity in another file.
+pub(super) struct Active {
+    pub(super) state: PaymentState,
+    pub(super) bank_id: Option<String>,
+    pub(super) uploaded_at: Option<String>,
+    pub(super) place: String,
+}
+
+/// The active row of `identity` other than `except` (a payment row id), with its file's place.
+pub(super) fn active_elsewhere(
+    db: &Connection,
+    identity: &str,
+    except: Option<i64>,
+) -> rusqlite::Result<Option<Active>> {
+    db.query_row(
+        &format!(
+            "SELECT p.state, p.bank_id, p.uploaded_at, f.place FROM payments p
+             JOIN files f ON f.id = p.file_id
+             WHERE p.identity = ?1 AND p.id != ?2 AND p.state IN {active}
+             ORDER BY p.state = ?3 DESC, p.id LIMIT 1",
+            active = PaymentState::active_sql()
+        ),
+        params![identity, except.unwrap_or(-1), PaymentState::Uploaded],
+        |r| {
+            Ok(Active {
+                state: r.get(0)?,
+                bank_id: r.get(1)?,
+                uploaded_at: r.get(2)?,
+                place: r.get(3)?,
+            })
+        },
+    )
+    .optional()
+}
+
+impl Active {
+    /// What a payment whose identity is active here becomes: (state, bank id, message).
+    pub(super) fn blocks(&self) -> (PaymentState, Option<String>, Option<String>) {
+        let place = if self.place.is_empty() {
+            "another file".to_string()
+        } else {
+            self.place.clone()
+        };
+        match self.state {
+            PaymentState::Uploaded => (
+                PaymentState::Already,
+                self.bank_id.clone(),
+                Some(format!(
+                    "already at the bank: id {} (uploaded {})",
+                    self.bank_id.as_deref().unwrap_or("not named"),
+                    self.uploaded_at.as_deref().unwrap_or("earlier")
+                )),
+            ),
+            PaymentState::Doubt => (
+                PaymentState::Held,
+                None,
+                Some(format!(
+                    "not sent: the same payment may already be at the bank (it is in doubt in \
+                     {place}); resolve that file first"
+                )),
+            ),
+            _ => (
+                PaymentState::Queued,
+                None,
+                Some(format!(
+                    "the same payment is in {place}, waiting for the bank: sent once (this \
+                     file waits for it)"
+                )),
+            ),
+        }
+    }
+}

@@ -1,0 +1,162 @@
+//! The journal's schema, in one place: each version one step (SQL, or code where rows must be
+//! rewritten), applied in order in a transaction of its own that also sets `user_version`, so
+//! a journal of any earlier version is brought forward and a crash leaves it at a whole step.
+
+use rusqlite::{Connection, Transaction, params};
+
+/// The schema version this build writes (`PRAGMA user_version`).
+pub const SCHEMA_VERSION: i64 = STEPS.len() as i64;
+
+/// Schema 1: files, payments, events.
+pub(super) const SCHEMA_1: &str = "CREATE TABLE files (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL,
+        hash TEXT NOT NULL,
+        place TEXT NOT NULL,
+        state TEXT NOT NULL,
+        route TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        message TEXT
+    );
+    CREATE INDEX files_place ON files(place);
+    CREATE INDEX files_hash ON files(hash);
+    CREATE TABLE payments (
+        id INTEGER PRIMARY KEY,
+        file_id INTEGER NOT NULL REFERENCES files(id),
+        position INTEGER NOT NULL,
+        identity TEXT NOT NULL,
+        payer_account TEXT NOT NULL,
+        number TEXT NOT NULL,
+        date TEXT NOT NULL,
+        sum TEXT NOT NULL,
+        recipient TEXT NOT NULL,
+        recipient_account TEXT NOT NULL,
+        company TEXT,
+        state TEXT NOT NULL,
+        bank_id TEXT,
+        sign TEXT,
+        answer TEXT,
+        message TEXT,
+        uploaded_at TEXT,
+        updated_at TEXT NOT NULL
+    );
+    CREATE INDEX payments_identity ON payments(identity);
+    CREATE INDEX payments_file ON payments(file_id);
+    CREATE INDEX payments_sign ON payments(sign);
+    CREATE TABLE events (
+        id INTEGER PRIMARY KEY,
+        at TEXT NOT NULL,
+        file TEXT,
+        message TEXT NOT NULL
+    );";
+
+/// Schema 3: the bank's operations (from the history and from webhooks, one row per operation
+/// id) and, per account, how far the statement has been synced.
+const SCHEMA_3: &str = "CREATE TABLE operations (
+        id TEXT PRIMARY KEY,
+        account TEXT NOT NULL,
+        executed TEXT,
+        source TEXT NOT NULL,
+        body TEXT NOT NULL,
+        received_at TEXT NOT NULL,
+        confirmed INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX operations_account ON operations(account, executed);
+    CREATE TABLE statement_sync (
+        account TEXT PRIMARY KEY,
+        synced_till TEXT NOT NULL,
+        last_operation TEXT,
+        updated_at TEXT NOT NULL
+    );";
+
+/// Schema 4: each payment keeps the order as its file had it (`order_text`, a one-document 1.03
+/// file in UTF-8), so the statement brings the order back to 1C with its own number, date and
+/// requisites; operations are matched to payments by the bank's id; files are found by state
+/// (the daemon looks for files gone from processing/ on every pass).
+const SCHEMA_4: &str = "ALTER TABLE payments ADD COLUMN order_text TEXT;
+    CREATE INDEX payments_bank_id ON payments(bank_id);
+    CREATE INDEX files_state ON files(state);";
+
+/// Schema 5: the last errors in Russian too (`message_ru`), what each is of (`topic`) and when
+/// it was fixed (`fixed_at`): `status` shows only what is not fixed.
+const SCHEMA_5: &str = "ALTER TABLE events ADD COLUMN message_ru TEXT;
+    ALTER TABLE events ADD COLUMN topic TEXT;
+    ALTER TABLE events ADD COLUMN fixed_at TEXT;";
+
+/// A step from one version to the next.
+enum Step {
+    /// SQL statements.
+    Sql(&'static str),
+    /// Rows rewritten by code.
+    Code(fn(&Transaction<'_>) -> rusqlite::Result<()>),
+}
+
+/// Version `n` is reached by `STEPS[n - 1]`.
+const STEPS: &[Step] = &[
+    Step::Sql(SCHEMA_1),
+    Step::Code(schema_2),
+    Step::Sql(SCHEMA_3),
+    Step::Sql(SCHEMA_4),
+    Step::Sql(SCHEMA_5),
+];
+
+/// Brings a journal at `version` to [`SCHEMA_VERSION`], a step per transaction.
+pub(super) fn bring_forward(db: &mut Connection, version: i64) -> rusqlite::Result<()> {
+    for (index, step) in STEPS.iter().enumerate().skip(version.max(0) as usize) {
+        let tx = db.transaction()?;
+        match step {
+            Step::Sql(sql) => tx.execute_batch(sql)?,
+            Step::Code(run) => run(&tx)?,
+        }
+        tx.pragma_update(None, "user_version", index as i64 + 1)?;
+        tx.commit()?;
+    }
+    Ok(())
+}
+
+/// Schema 2: identities with the document number normalised (`0402` is `402`); an identity
+/// active in several rows (possible before) keeps one active row — uploaded first, then in
+/// doubt, being sent, planned — and the others become `duplicate` (uploaded: at the bank
+/// twice) or `held`; then the UNIQUE index over active identities.
+fn schema_2(tx: &Transaction<'_>) -> rusqlite::Result<()> {
+    let keys: Vec<(i64, String)> = {
+        let mut statement = tx.prepare("SELECT id, identity FROM payments")?;
+        statement
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<Result<_, _>>()?
+    };
+    for (id, key) in keys {
+        let mut parts: Vec<&str> = key.split('|').collect();
+        if parts.len() != 5 {
+            continue;
+        }
+        let number = clientbank_bank::statement::normalise_number(parts[1]);
+        if number != parts[1] {
+            parts[1] = &number;
+            tx.execute(
+                "UPDATE payments SET identity = ?2 WHERE id = ?1",
+                params![id, parts.join("|")],
+            )?;
+        }
+    }
+    // The state names as schema 2 wrote them: a migration is history, and says them as they
+    // were then.
+    tx.execute_batch(
+        "UPDATE payments SET
+            state = CASE state WHEN 'uploaded' THEN 'duplicate' ELSE 'held' END,
+            message = CASE state
+                WHEN 'uploaded' THEN 'uploaded although the same payment was uploaded from another file: it is at the bank twice; cancel one of them in the bank''s cabinet'
+                ELSE 'not sent: the same payment is active in another file (found when the journal was upgraded); check it at the bank' END
+         WHERE id IN (
+            SELECT id FROM (
+                SELECT id, ROW_NUMBER() OVER (
+                    PARTITION BY identity
+                    ORDER BY CASE state WHEN 'uploaded' THEN 0 WHEN 'doubt' THEN 1
+                        WHEN 'sending' THEN 2 ELSE 3 END, id) AS n
+                FROM payments WHERE state IN ('planned', 'sending', 'uploaded', 'doubt'))
+            WHERE n > 1);
+         CREATE UNIQUE INDEX payments_active ON payments(identity)
+            WHERE state IN ('planned', 'sending', 'uploaded', 'doubt');",
+    )
+}
