@@ -157,6 +157,14 @@ struct FileConfig {
     app: Option<AppConfig>,
     webhook: Option<WebhookFile>,
     notify: Option<NotifyFile>,
+    metrics: Option<MetricsFile>,
+}
+
+/// `[metrics]`: where the daemon serves its metrics (loopback only, checked when it starts).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MetricsFile {
+    listen: std::net::SocketAddr,
 }
 
 /// `[app]`: the application registered at the bank, for `clientbank login`.
@@ -327,6 +335,8 @@ pub struct Settings {
     pub webhook: Option<WebhookSettings>,
     /// `[notify]`, when configured.
     pub notify: Option<Notify>,
+    /// `[metrics] listen`: where `watch` serves its metrics, when configured.
+    pub metrics: Option<std::net::SocketAddr>,
 }
 
 impl Default for Settings {
@@ -358,6 +368,7 @@ impl Default for Settings {
             token_file: None,
             webhook: None,
             notify: None,
+            metrics: None,
         }
     }
 }
@@ -570,6 +581,7 @@ impl Settings {
                     .map_or(Duration::from_secs(4 * 3600), |w| w.0),
             });
         }
+        settings.metrics = file.metrics.map(|m| m.listen);
         settings.warnings = warnings;
         Ok(settings)
     }

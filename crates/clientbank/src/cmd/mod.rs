@@ -88,6 +88,7 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome, Failure> {
             config,
             log_format,
             new_journal,
+            metrics,
         } => watch::run(watch::Args {
             dir,
             once,
@@ -96,6 +97,7 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome, Failure> {
             config,
             log_format,
             new_journal,
+            metrics,
         }),
         Command::Statement {
             accounts,
