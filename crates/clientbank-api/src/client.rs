@@ -5,6 +5,7 @@ use std::net::IpAddr;
 use std::time::Duration;
 
 use chrono::NaiveDate;
+use clientbank_diagnostic::{Message, tr};
 use clientbank_payment::UploadRequest;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use reqwest::{Method, StatusCode, Url};
@@ -104,12 +105,17 @@ impl ClientBuilder {
     /// may end in the Russian Ministry of Digital Development's root). Verification is never
     /// switched off.
     pub fn add_root_certificates_pem(mut self, pem: &[u8]) -> Result<ClientBuilder, Error> {
-        let certificates = reqwest::Certificate::from_pem_bundle(pem)
-            .map_err(|e| Error::Config(format!("the root certificate file is not PEM: {e}")))?;
+        let certificates = reqwest::Certificate::from_pem_bundle(pem).map_err(|e| {
+            Error::Config(tr!(
+                "the root certificate file is not PEM: {e}";
+                "файл корневого сертификата — не PEM: {e}"
+            ))
+        })?;
         if certificates.is_empty() {
-            return Err(Error::Config(
-                "the root certificate file holds no certificate".into(),
-            ));
+            return Err(Error::Config(Message::new(
+                "the root certificate file holds no certificate",
+                "в файле корневого сертификата нет ни одного сертификата",
+            )));
         }
         self.roots.extend(certificates);
         Ok(self)
@@ -118,20 +124,30 @@ impl ClientBuilder {
     /// The client. The base URL must be `https://…`, or `http://` to a loopback address.
     pub fn build(self) -> Result<Client, Error> {
         if let Some(token) = &self.token {
-            token.check().map_err(Error::Config)?;
+            token.check_said().map_err(Error::Config)?;
         }
-        let base = Url::parse(self.base_url.trim_end_matches('/'))
-            .map_err(|e| Error::Config(format!("the bank's address is not a URL: {e}")))?;
+        let base = Url::parse(self.base_url.trim_end_matches('/')).map_err(|e| {
+            Error::Config(tr!(
+                "the bank's address is not a URL: {e}";
+                "адрес банка — не URL: {e}"
+            ))
+        })?;
         match base.scheme() {
             "https" => {}
             "http" if is_loopback(&base) => {}
             "http" => {
-                return Err(Error::Config(format!(
-                    "plain http:// is allowed only to a loopback address, not to {}",
-                    base.host_str().unwrap_or_default()
+                let host = base.host_str().unwrap_or_default();
+                return Err(Error::Config(tr!(
+                    "plain http:// is allowed only to a loopback address, not to {host}";
+                    "http:// без шифрования допустим только к адресу этой машины (loopback), не к {host}"
                 )));
             }
-            other => return Err(Error::Config(format!("unsupported scheme {other}://"))),
+            other => {
+                return Err(Error::Config(tr!(
+                    "unsupported scheme {other}://";
+                    "схема {other}:// не поддерживается"
+                )));
+            }
         }
         let mut http = reqwest::Client::builder()
             .use_rustls_tls()
@@ -143,9 +159,12 @@ impl ClientBuilder {
         for root in self.roots {
             http = http.add_root_certificate(root);
         }
-        let http = http
-            .build()
-            .map_err(|e| Error::Config(format!("cannot set up HTTPS: {e}")))?;
+        let http = http.build().map_err(|e| {
+            Error::Config(tr!(
+                "cannot set up HTTPS: {e}";
+                "не удалось настроить HTTPS: {e}"
+            ))
+        })?;
         Ok(Client {
             http,
             base: base.as_str().trim_end_matches('/').to_string(),
@@ -227,11 +246,12 @@ impl Client {
         let url = format!("{}{path}", self.base);
         let payload = match body {
             Body::None => None,
-            Body::Json(value) => Some(
-                value
-                    .to_json()
-                    .map_err(|e| Error::Config(format!("cannot encode the request: {e}")))?,
-            ),
+            Body::Json(value) => Some(value.to_json().map_err(|e| {
+                Error::Config(tr!(
+                    "cannot encode the request: {e}";
+                    "не удалось закодировать запрос: {e}"
+                ))
+            })?),
         };
         let mut attempt = 0;
         loop {
@@ -470,8 +490,12 @@ impl Client {
         scopes: &[&str],
         state: &str,
     ) -> Result<Url, Error> {
-        let mut url = Url::parse(&format!("{}/oauth/authorize", self.base))
-            .map_err(|e| Error::Config(e.to_string()))?;
+        let mut url = Url::parse(&format!("{}/oauth/authorize", self.base)).map_err(|e| {
+            Error::Config(tr!(
+                "the sign-in address cannot be made: {e}";
+                "не удалось составить адрес входа: {e}"
+            ))
+        })?;
         url.query_pairs_mut()
             .append_pair("model.clientId", client_id)
             .append_pair("model.redirectUri", redirect_uri)
@@ -908,31 +932,19 @@ fn transport_error(e: &reqwest::Error) -> Error {
     if e.is_builder() {
         // The request could not even be made (a header value or a URL it refuses): nothing
         // left this process. A configuration error, never "sent, answer lost".
-        Error::Config(format!(
+        let cause = source_text(e);
+        Error::Config(tr!(
             "the request cannot be made, nothing was sent (check the configuration: the \
-             token, the bank's address): {}",
-            source_text(e)
+             token, the bank's address): {cause}";
+            "запрос не составить, ничего не отправлено (проверьте настройки: токен, адрес \
+             банка): {cause}"
         ))
     } else if e.is_connect() {
-        Error::Connect(with_hint(source_text(e)))
+        Error::Connect(source_text(e))
     } else if e.is_timeout() {
         Error::Timeout
     } else {
         Error::Transport(source_text(e))
-    }
-}
-
-/// A connection error with what to do when its cause is a known set-up mistake: `https://` to
-/// an address that answers plain HTTP (rustls says "received corrupt message of type
-/// InvalidContentType").
-fn with_hint(text: String) -> String {
-    if text.contains("InvalidContentType") {
-        format!(
-            "{text} (the address answers plain HTTP, not HTTPS: check bank_url's scheme and port \
-             / адрес отвечает по HTTP, а не HTTPS: проверьте схему и порт bank_url)"
-        )
-    } else {
-        text
     }
 }
 

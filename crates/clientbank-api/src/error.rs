@@ -1,5 +1,7 @@
 //! What can go wrong talking to the bank, typed by what the caller must do about it.
 
+use clientbank_diagnostic::Message;
+
 /// An error of the bank API client. No variant ever holds the token.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -50,8 +52,10 @@ pub enum Error {
         /// `message`, or the start of the body.
         message: String,
     },
-    /// The connection could not be made: nothing was sent.
-    #[error("cannot connect to the bank: {0}")]
+    /// The connection could not be made: nothing was sent. The text is the cause as the
+    /// network library says it; what to check, for a known cause, is said after it
+    /// ([`Error::message`] in both languages).
+    #[error("cannot connect to the bank: {}{}", .0, connect_hint_en(.0))]
     Connect(String),
     /// No answer in time: the request may or may not have reached the bank.
     #[error("the bank did not answer in time")]
@@ -88,9 +92,44 @@ pub enum Error {
     },
     /// The client's own configuration is wrong (an address, a root certificate, a token that
     /// cannot be a header), found before anything was sent: [`Error::not_taken`], never
-    /// [`Error::in_doubt`].
+    /// [`Error::in_doubt`]. Said in both languages.
     #[error("{0}")]
-    Config(String),
+    Config(Message),
+}
+
+/// What to check when a connection failed for a known reason, said in both languages after
+/// the network library's own (English) words: `https://` to an address that answers plain HTTP
+/// (rustls says "received corrupt message of type InvalidContentType"), nobody listening, a
+/// name that does not resolve, a certificate of an unknown issuer.
+fn connect_hint(cause: &str) -> Option<Message> {
+    let (en, ru) = if cause.contains("InvalidContentType") {
+        (
+            "the address answers plain HTTP, not HTTPS: check bank_url's scheme and port",
+            "адрес отвечает по HTTP, а не по HTTPS: проверьте схему и порт bank_url",
+        )
+    } else if cause.contains("Connection refused") || cause.contains("os error 10061") {
+        (
+            "nothing listens at that address and port: check bank_url",
+            "по этому адресу и порту никто не принимает соединения: проверьте bank_url",
+        )
+    } else if cause.contains("dns error") || cause.contains("failed to lookup address") {
+        (
+            "the bank's host name is not found: check bank_url and the network",
+            "имя сервера банка не найдено: проверьте bank_url и сеть",
+        )
+    } else if cause.contains("UnknownIssuer") || cause.contains("invalid peer certificate") {
+        (
+            "the bank's certificate is not trusted: give its root certificate in root_ca",
+            "сертификату банка нет доверия: укажите его корневой сертификат в root_ca",
+        )
+    } else {
+        return None;
+    };
+    Some(Message::new(en, ru))
+}
+
+fn connect_hint_en(cause: &str) -> String {
+    connect_hint(cause).map_or(String::new(), |h| format!(" ({})", h.en()))
 }
 
 fn suffix(text: &str) -> String {
@@ -101,6 +140,21 @@ fn suffix(text: &str) -> String {
     }
 }
 
+/// The Russian name of an id parameter of [`Error::InvalidId`].
+fn id_ru(what: &str) -> &str {
+    match what {
+        "account id" => "идентификатор счёта",
+        "account number" => "номер счёта",
+        "operation id" => "идентификатор операции",
+        "part id" => "идентификатор части",
+        "refund id" => "идентификатор возврата",
+        "report id" => "идентификатор отчёта",
+        "retail point id" => "идентификатор торговой точки",
+        "QR code id" => "идентификатор QR-кода",
+        other => other,
+    }
+}
+
 fn retry_text(after: &Option<std::time::Duration>) -> String {
     after.map_or_else(String::new, |d| {
         format!(" (the bank asks to wait {} s)", d.as_secs())
@@ -108,6 +162,61 @@ fn retry_text(after: &Option<std::time::Duration>) -> String {
 }
 
 impl Error {
+    /// What people read, in English and Russian. The texts carried from elsewhere stay as
+    /// they came: the bank's own `message` (the bank writes Russian), and the network
+    /// library's cause of a failed connection (English; the Russian says what happened, and
+    /// what to check for a known cause, first).
+    pub fn message(&self) -> Message {
+        let en = self.to_string();
+        let ru = match self {
+            Error::Maintenance => "банк на техническом обслуживании (503): повторите позже".into(),
+            Error::Unauthorized { message } => {
+                format!("банк не принимает токен (401){}", suffix(message))
+            }
+            Error::AccessDenied { status, message } => {
+                format!("доступ запрещён ({status}): {message}")
+            }
+            Error::SignCheck { message } => format!("банк отклонил подпись: {message}"),
+            Error::NotTaken {
+                status,
+                retry_after,
+                message,
+            } => format!(
+                "банк не принял запрос ({status}{}): повторите позже{}",
+                suffix(message),
+                retry_after.map_or_else(String::new, |d| format!(
+                    " (банк просит подождать {} с)",
+                    d.as_secs()
+                ))
+            ),
+            Error::Api {
+                status,
+                exception_type,
+                message,
+            } => format!(
+                "банк ответил {status}{}{}",
+                suffix(exception_type),
+                suffix(message)
+            ),
+            Error::Connect(cause) => format!(
+                "не удалось соединиться с банком{}: {cause}",
+                connect_hint(cause).map_or(String::new(), |h| format!(" ({})", h.ru()))
+            ),
+            Error::Timeout => "банк не ответил вовремя".into(),
+            Error::Transport(cause) => format!("соединение с банком оборвалось: {cause}"),
+            Error::Decode(what) => format!("непонятный ответ банка: {what}"),
+            Error::Unreadable { status, reason, .. } => {
+                format!("банк принял запрос ({status}), но его ответ не прочитать: {reason}")
+            }
+            Error::InvalidId { what, value } => format!(
+                "{} {value:?} не отправить: идентификатор не может быть пустым, «.» или «..»",
+                id_ru(what)
+            ),
+            Error::Config(message) => message.ru().to_string(),
+        };
+        Message::new(en, ru)
+    }
+
     /// How long the bank asked to wait before the request is made again (`Retry-After` of a
     /// 429 or 408).
     pub fn retry_after(&self) -> Option<std::time::Duration> {
@@ -172,5 +281,85 @@ impl Error {
             Error::SignCheck { .. } => Some(400),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 19 item 8: every error the client makes is said in Russian too, with no English of
+    /// its own in the Russian (the bank's text and the network library's cause are carried as
+    /// they came).
+    #[test]
+    fn every_error_is_said_in_russian() {
+        let errors = [
+            Error::Maintenance,
+            Error::Unauthorized {
+                message: String::new(),
+            },
+            Error::AccessDenied {
+                status: 403,
+                message: "нет права".into(),
+            },
+            Error::SignCheck {
+                message: "подпись неверна".into(),
+            },
+            Error::NotTaken {
+                status: 429,
+                retry_after: Some(std::time::Duration::from_secs(7)),
+                message: String::new(),
+            },
+            Error::Api {
+                status: 400,
+                exception_type: String::new(),
+                message: "неверный запрос".into(),
+            },
+            Error::Connect("tcp connect error: Connection refused (os error 111)".into()),
+            Error::Timeout,
+            Error::Transport("connection reset".into()),
+            Error::Decode("an account without its id".into()),
+            Error::Unreadable {
+                status: 200,
+                ids: Vec::new(),
+                reason: "no JSON".into(),
+                body: String::new(),
+            },
+            Error::InvalidId {
+                what: "account id",
+                value: "..".into(),
+            },
+            Error::Config(Message::new("a setting is wrong", "настройка неверна")),
+        ];
+        let carried = [
+            "tcp connect error: Connection refused (os error 111)",
+            "connection reset",
+            "an account without its id",
+            "no JSON",
+        ];
+        for e in errors {
+            let said = e.message();
+            assert_eq!(said.en(), e.to_string());
+            let mut ru = said.ru().to_string();
+            for text in carried {
+                ru = ru.replace(text, "");
+            }
+            let english = ru
+                .split(|c: char| !c.is_ascii_alphabetic() && c != '_')
+                .filter(|w| w.len() > 2)
+                .filter(|w| !["bank_url", "HTTP", "HTTPS"].contains(w))
+                .collect::<Vec<_>>();
+            assert!(english.is_empty(), "{ru:?}: {english:?}");
+            assert!(ru.chars().any(|c| ('а'..='я').contains(&c)), "{ru:?}");
+        }
+    }
+
+    /// A connection refused is said with what to check, in each language apart.
+    #[test]
+    fn a_refused_connection_says_what_to_check() {
+        let e = Error::Connect("tcp connect error: Connection refused (os error 111)".into());
+        assert!(e.to_string().contains("nothing listens"), "{e}");
+        let ru = e.message().ru().to_string();
+        assert!(ru.contains("никто не принимает"), "{ru}");
     }
 }

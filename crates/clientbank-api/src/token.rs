@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use clientbank_diagnostic::{Message, tr};
+
 /// An access token (or the application's secret word). `Debug` prints `Token(****)`; there is no
 /// `Display`, so it cannot slip into a message by accident.
 #[derive(Clone, PartialEq, Eq)]
@@ -21,22 +23,31 @@ impl Token {
     /// Whether the token can travel in an `Authorization` header: one line of printable ASCII
     /// without spaces, not empty. The reason says what is wrong and where, never the token.
     pub fn check(&self) -> Result<(), String> {
+        self.check_said().map_err(|why| why.en().to_string())
+    }
+
+    /// [`Token::check`], said in English and Russian.
+    pub fn check_said(&self) -> Result<(), Message> {
         if self.0.is_empty() {
-            return Err("the token is empty".into());
+            return Err(Message::new("the token is empty", "токен пуст"));
         }
         for (index, c) in self.0.chars().enumerate() {
-            let what = match c {
-                '\n' | '\r' => "a line break",
-                ' ' | '\t' => "a space",
+            let (what, what_ru) = match c {
+                '\n' | '\r' => ("a line break", "перевод строки"),
+                ' ' | '\t' => ("a space", "пробел"),
                 c if c.is_ascii_graphic() => continue,
-                c if c.is_control() => "a control character",
-                _ => "a character that is not printable ASCII",
+                c if c.is_control() => ("a control character", "управляющий символ"),
+                _ => (
+                    "a character that is not printable ASCII",
+                    "символ не из печатных ASCII",
+                ),
             };
-            return Err(format!(
-                "the token holds {what} (character {} of {}): a token is one line of printable \
-                 ASCII without spaces",
-                index + 1,
-                self.0.chars().count()
+            let (at, of) = (index + 1, self.0.chars().count());
+            return Err(tr!(
+                "the token holds {what} (character {at} of {of}): a token is one line of \
+                 printable ASCII without spaces";
+                "в токене {what_ru} (символ {at} из {of}): токен — одна строка печатных \
+                 символов ASCII без пробелов"
             ));
         }
         Ok(())

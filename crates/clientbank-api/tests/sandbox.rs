@@ -1285,4 +1285,13 @@ async fn https_to_a_plain_http_address_says_what_to_check() {
     let e = client.companies().await.unwrap_err();
     assert!(matches!(e, Error::Connect(_)), "{e:?}");
     assert!(e.to_string().contains("answers plain HTTP"), "{e}");
+    // Issue 19 item 8: said in each language apart, never "English / Russian" in one text.
+    let said = e.message();
+    assert!(
+        said.ru().contains("адрес отвечает по HTTP"),
+        "{}",
+        said.ru()
+    );
+    assert!(!said.en().contains("адрес"), "{}", said.en());
+    assert!(!said.ru().contains("answers plain HTTP"), "{}", said.ru());
 }

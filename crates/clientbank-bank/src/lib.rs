@@ -98,7 +98,8 @@ impl Error {
             Error::Usage(m) | Error::Refused(m) => m.clone(),
             Error::Config(s) => both("настройки: ", s.clone()),
             Error::Signer(s) => both("подпись: ", s.clone()),
-            Error::Io { .. } | Error::Api(_) => both("", self.to_string()),
+            Error::Api(e) => e.message(),
+            Error::Io { .. } => both("", self.to_string()),
             Error::Store(e) => both("журнал: ", e.to_string()),
         }
     }

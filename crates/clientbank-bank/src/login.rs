@@ -322,7 +322,11 @@ fn exchange_failure(e: clientbank_api::Error) -> Error {
     } else {
         return Error::Api(e);
     };
-    Error::Refused(Message::new(format!("{en} ({e})"), format!("{ru} ({e})")))
+    let said = e.message();
+    Error::Refused(Message::new(
+        format!("{en} ({})", said.en()),
+        format!("{ru} ({})", said.ru()),
+    ))
 }
 
 /// Opens the address with the desktop's opener, when there is a desktop; failures ignored

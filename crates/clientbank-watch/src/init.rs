@@ -91,6 +91,12 @@ pub const TEMPLATE: &str = r##"# clientbank.toml — настройки папк
 # key = "token"
 # client_secret_file = "client_secret.txt"
 
+# --- Метрики для Prometheus (`watch`) / Metrics for Prometheus (`watch`) ---
+# Адрес, на котором `watch` отдаёт GET /metrics; только адрес этой машины (127.0.0.1 или [::1]) /
+# Where `watch` serves GET /metrics; a loopback address only (127.0.0.1 or [::1]):
+# [metrics]
+# listen = "127.0.0.1:9101"
+
 # --- Сообщить человеку / Tell a person ---
 # Команда получает событие (файл в review/ или rejected/, платежи долго ждут подписи) одним
 # JSON-объектом на стандартный ввод / The command gets the event (a file in review/ or rejected/,

@@ -45,14 +45,14 @@ pub(crate) fn statement_failed(e: &Error) -> Message {
 /// Why a company's payments were not signed (`en` the English the journal keeps per payment).
 pub(crate) fn sign_failed(en: &str, why: Unsigned<'_>) -> Message {
     let ru = match why {
-        Unsigned::Signer(e) => format!("подпись не сделана: {e}"),
+        Unsigned::Signer(e) => format!("подпись не сделана: {}", e.message().ru()),
         Unsigned::Refused(message) => format!("банк отклонил подпись: {message}"),
         Unsigned::NotAwaiting(message) => format!(
             "не подписано: банк больше не ждёт подписи этого платежа ({message}); возможно, он \
              уже подписан (прежним запуском, чей ответ потерян, или в кабинете) или отменён: \
              посмотрите его в кабинете банка. На подпись он больше не предлагается"
         ),
-        Unsigned::Failed(e) => format!("подпись не отправлена: {e}"),
+        Unsigned::Failed(e) => format!("подпись не отправлена: {}", e.message().ru()),
     };
     Message::new(en.to_string(), ru)
 }
@@ -60,13 +60,13 @@ pub(crate) fn sign_failed(en: &str, why: Unsigned<'_>) -> Message {
 /// What kept a signature from the bank.
 pub(crate) enum Unsigned<'a> {
     /// The signer command failed.
-    Signer(&'a dyn std::fmt::Display),
+    Signer(&'a clientbank_bank::Error),
     /// The bank refused the signature.
     Refused(&'a str),
     /// The bank no longer awaits a signature of the payment.
     NotAwaiting(&'a str),
     /// Anything else between here and the bank.
-    Failed(&'a dyn std::fmt::Display),
+    Failed(&'a clientbank_api::Error),
 }
 
 /// A file reached done/ (named `name` before, `final_name` now): its errors are fixed.

@@ -24,6 +24,7 @@ pub mod init;
 pub mod journal;
 mod last_errors;
 pub mod lock;
+pub mod metrics;
 pub mod notify;
 pub mod report;
 mod service;

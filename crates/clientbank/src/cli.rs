@@ -282,6 +282,10 @@ Examples:
         /// lost: the files of processing/ go to review/).
         #[arg(long)]
         new_journal: bool,
+        /// Serve metrics in the Prometheus text format at http://ADDR/metrics (a loopback
+        /// address only; default `[metrics] listen` of the configuration).
+        #[arg(long, value_name = "ADDR")]
+        metrics: Option<std::net::SocketAddr>,
     },
     /// The bank's operations of a period as a 1.03 statement (kl_to_1c.txt) that 1C loads: one
     /// balance section per day, one document per executed operation (cancelled ones left out

@@ -8,6 +8,8 @@
 use std::io;
 use std::process::ExitCode;
 
+use clientbank_format::{Message, tr};
+
 /// How a command ended when it did not fail outright.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum Outcome {
@@ -96,57 +98,48 @@ fn exit_code(code: u8) -> Outcome {
 /// unavailable (maintenance, no connection, no answer), 2 for the client's own configuration or
 /// an address that is not the bank's API, 1 for a refused request (401, 403, 400 …).
 pub(crate) fn api_failure(e: &clientbank_api::Error) -> (String, Outcome) {
-    use crate::term::tr;
+    let (message, outcome) = api_said(e);
+    (message.get(crate::term::lang()).to_string(), outcome)
+}
+
+/// [`api_failure`] in both languages: the bank's error said by [`clientbank_api::Error::message`]
+/// in each, with what to do.
+pub(crate) fn api_said(e: &clientbank_api::Error) -> (Message, Outcome) {
     use clientbank_api::Error as E;
+    let said = e.message();
+    let (en, ru) = (said.en(), said.ru());
     match e {
         E::Maintenance | E::Connect(_) | E::Timeout | E::Transport(_) => (
-            tr(
-                format!("the bank is unavailable: {e}"),
-                format!("банк недоступен: {e}"),
-            ),
+            tr!("the bank is unavailable: {en}" ; "банк недоступен: {ru}"),
             Outcome::BankUnavailable,
         ),
         E::Api { status, .. } if *status >= 500 || *status == 429 => (
-            tr(
-                format!("the bank is unavailable: {e}"),
-                format!("банк недоступен: {e}"),
-            ),
+            tr!("the bank is unavailable: {en}" ; "банк недоступен: {ru}"),
             Outcome::BankUnavailable,
         ),
         E::Unauthorized { .. } => (
-            tr(
-                format!(
-                    "{e}: run `clientbank login` again, or check the token (`token_file`, \
-                     CLIENTBANK_TOKEN)"
-                ),
-                format!(
-                    "банк не принимает токен (401): выполните `clientbank login` заново или \
-                     проверьте токен (`token_file`, CLIENTBANK_TOKEN) — {e}"
-                ),
+            tr!(
+                "{en}: run `clientbank login` again, or check the token (`token_file`, \
+                 CLIENTBANK_TOKEN)" ;
+                "{ru}: выполните `clientbank login` заново или проверьте токен (`token_file`, \
+                 CLIENTBANK_TOKEN)"
             ),
             Outcome::Findings,
         ),
         E::AccessDenied { status: 403, .. } => (
-            tr(
-                format!(
-                    "{e}: the token lacks the right this needs (account-info for accounts and \
-                     balances, operation-history for the history and statements): get a token \
-                     with it in the bank's cabinet, or run `clientbank login`"
-                ),
-                format!(
-                    "доступ запрещён: у токена нет нужного права (account-info для счетов и \
-                     остатков, operation-history для истории и выписок): получите токен с ним в \
-                     интернет-банке или выполните `clientbank login` — {e}"
-                ),
+            tr!(
+                "{en}: the token lacks the right this needs (account-info for accounts and \
+                 balances, operation-history for the history and statements): get a token \
+                 with it in the bank's cabinet, or run `clientbank login`" ;
+                "{ru}: у токена нет нужного права (account-info для счетов и остатков, \
+                 operation-history для истории и выписок): получите токен с ним в \
+                 интернет-банке или выполните `clientbank login`"
             ),
             Outcome::Findings,
         ),
-        E::AccessDenied { .. } => (
-            tr(format!("{e}"), format!("доступ запрещён: {e}")),
-            Outcome::Findings,
-        ),
+        E::AccessDenied { .. } => (said, Outcome::Findings),
         E::Config(_) | E::InvalidId { .. } => (
-            tr(format!("{e}"), format!("неверные настройки: {e}")),
+            tr!("{en}" ; "неверные настройки: {ru}"),
             Outcome::Unreadable,
         ),
         // An address with no such endpoint: a bank_url without /v1, or not the bank — the
@@ -155,23 +148,16 @@ pub(crate) fn api_failure(e: &clientbank_api::Error) -> (String, Outcome) {
             status: 404 | 405 | 415,
             ..
         } => (
-            tr(
-                format!(
-                    "{e}: the address is not the bank's API: bank_url must be the API's root, \
-                     ending in /v1"
-                ),
-                format!(
-                    "{e}: по этому адресу нет API банка: bank_url — корень API, он \
-                     оканчивается на /v1"
-                ),
+            tr!(
+                "{en}: the address is not the bank's API: bank_url must be the API's root, \
+                 ending in /v1" ;
+                "{ru}: по этому адресу нет API банка: bank_url — корень API, он \
+                 оканчивается на /v1"
             ),
             Outcome::Unreadable,
         ),
         _ => (
-            tr(
-                format!("the bank refused the request: {e}"),
-                format!("банк отклонил запрос: {e}"),
-            ),
+            tr!("the bank refused the request: {en}" ; "банк отклонил запрос: {ru}"),
             Outcome::Findings,
         ),
     }

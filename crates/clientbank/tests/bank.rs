@@ -953,6 +953,45 @@ fn exit_codes_unavailable_3_refused_1() {
     assert!(!text(&out).contains("not-a-token-the-bank-knows"));
 }
 
+/// Issue 19 item 8: the bank's errors carried up are said in Russian under `--lang ru`, not
+/// the API client's English inside a Russian sentence.
+#[test]
+fn the_banks_errors_are_said_in_russian() {
+    let bank = Bank::new();
+    bank.bank.control().set_maintenance(true);
+    let out = bank.run(&["--lang", "ru", "accounts"]);
+    bank.bank.control().set_maintenance(false);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    assert!(
+        text(&out).contains("банк недоступен: банк на техническом обслуживании (503)"),
+        "{}",
+        text(&out)
+    );
+    assert!(!text(&out).contains("maintenance"), "{}", text(&out));
+    let url = bank.bank.url();
+    let dir = bank.home.path().display().to_string();
+    let say = |base: &str, token: &str| {
+        let out = clientbank(
+            &["--lang", "ru", "accounts", "--dir", &dir],
+            bank.home.path(),
+            &[("CLIENTBANK_BASE_URL", base), ("CLIENTBANK_TOKEN", token)],
+        );
+        text(&out)
+    };
+    let refused = say(&url, "not-a-token-the-bank-knows");
+    assert!(!refused.contains("does not accept"), "{refused}");
+    let https = say(
+        &url.replacen("http://", "https://", 1),
+        "cabinet-token-full-rights",
+    );
+    assert!(
+        https.contains("банк недоступен: не удалось соединиться с банком (адрес отвечает по HTTP"),
+        "{https}"
+    );
+    assert!(!https.contains("cannot connect"), "{https}");
+    assert!(!https.contains("answers plain HTTP"), "{https}");
+}
+
 /// The README's `--json` examples of `accounts`, `balance` and `history` have the members the
 /// binary prints.
 #[test]

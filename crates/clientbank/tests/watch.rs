@@ -696,7 +696,8 @@ fn init_sets_a_folder_up_and_it_runs() {
 }
 
 /// Issue 19 item 6 (the health probe): `status --check` exits 4 with no daemon on the
-/// folder, 0 with one and nothing for a person, 1 when a file waits in review/.
+/// folder, 0 with one and nothing for a person, 1 when a file waits in review/; and the
+/// daemon's metrics (`--metrics`) are served over 127.0.0.1 while it runs.
 #[test]
 fn status_check_is_a_health_probe() {
     let root = tempfile::tempdir().unwrap();
@@ -712,8 +713,14 @@ fn status_check_is_a_health_probe() {
         "{}",
         text(&idle)
     );
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let metrics_addr = format!("127.0.0.1:{port}");
     let mut daemon = Command::new(env!("CARGO_BIN_EXE_clientbank"))
-        .args(["watch", d, "--sandbox"])
+        .args(["watch", d, "--sandbox", "--metrics", &metrics_addr])
         .env("RUST_LOG", "warn")
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -728,8 +735,10 @@ fn status_check_is_a_health_probe() {
         }
         std::thread::sleep(Duration::from_millis(100));
     };
+    let metrics = get_metrics(port);
     std::fs::write(dir.join("review/stuck.json"), b"[]").unwrap();
     let attention = clientbank(&["--lang", "ru", "status", d, "--check"], &[]);
+    let metrics_after = get_metrics(port);
     let json = clientbank(&["status", d, "--check", "--json"], &[]);
     let _ = Command::new("kill")
         .args(["-TERM", &daemon.id().to_string()])
@@ -742,6 +751,71 @@ fn status_check_is_a_health_probe() {
     let value: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
     assert_eq!(value["running"], true, "{value}");
     assert_eq!(value["exit"], 1, "{value}");
+    for line in [
+        "\nclientbank_files{folder=\"inbox\"} 0\n",
+        "\nclientbank_files{folder=\"review\"} 0\n",
+        "\nclientbank_bank_error 0\n",
+    ] {
+        assert!(metrics.contains(line), "{line}: {metrics}");
+    }
+    assert!(
+        metrics_after.contains("\nclientbank_files{folder=\"review\"} 1\n"),
+        "{metrics_after}"
+    );
+}
+
+/// `GET /metrics` over 127.0.0.1 (HTTP/1.1, the connection closed after): the answer.
+fn get_metrics(port: u16) -> String {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream
+        .write_all(b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    answer
+}
+
+/// Issue 19 item 6: metrics are for this machine: another address, by `--metrics` or by
+/// `[metrics] listen`, is refused before anything starts, in both languages.
+#[test]
+fn a_non_loopback_metrics_address_is_refused() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("exchange");
+    let d = dir.to_str().unwrap();
+    assert!(clientbank(&["init", d], &[]).status.success());
+    let flag = clientbank(
+        &[
+            "--lang",
+            "en",
+            "watch",
+            d,
+            "--once",
+            "--sandbox",
+            "--metrics",
+            "0.0.0.0:9101",
+        ],
+        &[],
+    );
+    assert_eq!(flag.status.code(), Some(2), "{}", text(&flag));
+    assert!(
+        text(&flag).contains("loopback address only"),
+        "{}",
+        text(&flag)
+    );
+    let config = dir.join("clientbank.toml");
+    let mut toml = std::fs::read_to_string(&config).unwrap();
+    toml.push_str("\n[metrics]\nlisten = \"192.168.1.10:9101\"\n");
+    std::fs::write(&config, toml).unwrap();
+    let file = clientbank(&["--lang", "ru", "watch", d, "--once", "--sandbox"], &[]);
+    assert_eq!(file.status.code(), Some(2), "{}", text(&file));
+    assert!(
+        text(&file).contains("только на адресе этой машины"),
+        "{}",
+        text(&file)
+    );
+    assert!(files(&dir, "done").is_empty());
 }
 
 /// Issue 19 item 3: a signer that cannot sign stops `watch` and `upload` at their start,

@@ -157,6 +157,14 @@ struct FileConfig {
     app: Option<AppConfig>,
     webhook: Option<WebhookFile>,
     notify: Option<NotifyFile>,
+    metrics: Option<MetricsFile>,
+}
+
+/// `[metrics]`: where the daemon serves its metrics (loopback only, checked when it starts).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MetricsFile {
+    listen: std::net::SocketAddr,
 }
 
 /// `[app]`: the application registered at the bank, for `clientbank login`.
@@ -330,6 +338,8 @@ pub struct Settings {
     /// The language of what people read in the files the daemon writes (`FILE.errors.txt`,
     /// reports, review notes): the locale's unless the command line chose (`--lang`).
     pub lang: clientbank_format::Lang,
+    /// `[metrics] listen`: where `watch` serves its metrics, when configured.
+    pub metrics: Option<std::net::SocketAddr>,
 }
 
 impl Default for Settings {
@@ -362,6 +372,7 @@ impl Default for Settings {
             webhook: None,
             notify: None,
             lang: clientbank_format::Lang::from_locale(),
+            metrics: None,
         }
     }
 }
@@ -574,6 +585,7 @@ impl Settings {
                     .map_or(Duration::from_secs(4 * 3600), |w| w.0),
             });
         }
+        settings.metrics = file.metrics.map(|m| m.listen);
         settings.warnings = warnings;
         Ok(settings)
     }

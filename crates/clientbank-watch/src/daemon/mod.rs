@@ -179,6 +179,8 @@ pub struct Daemon {
     next_statement: Option<Instant>,
     /// The last error making DIR's folders, said once.
     folder_problem: Option<String>,
+    /// Whether the bank's last answer was a failure, for the metrics.
+    bank: std::sync::Arc<crate::metrics::BankHealth>,
 }
 
 impl std::fmt::Debug for Daemon {
@@ -232,6 +234,7 @@ impl Daemon {
             move_failures: HashMap::new(),
             next_statement: None,
             folder_problem: None,
+            bank: Default::default(),
         };
         daemon.engine.lock = Some(lock);
         if fresh && options.new_journal {
@@ -252,6 +255,11 @@ impl Daemon {
     /// The flag that stops the daemon between payments (SIGINT/SIGTERM set it).
     pub fn stop_flag(&self) -> Arc<std::sync::atomic::AtomicBool> {
         self.engine.stop.clone()
+    }
+
+    /// What the metrics say of the bank ([`crate::metrics::serve`]).
+    pub fn bank_health(&self) -> std::sync::Arc<crate::metrics::BankHealth> {
+        self.bank.clone()
     }
 
     /// How to read the configuration again when its file changes (or after a refused token).
@@ -553,6 +561,13 @@ impl Daemon {
     /// did not take it (it waits, backing off), the configuration or the token keeps requests
     /// from being made (uploads stop), or the daemon is stopping. Says why.
     fn held_back(&mut self, name: &str, sent: Sent) -> bool {
+        match &sent {
+            Sent::NotTaken { .. } | Sent::Misconfigured(_) | Sent::TokenRefused(_) => {
+                self.bank.failed(SystemTime::now());
+            }
+            Sent::Finished => self.bank.answered(),
+            Sent::Interrupted => {}
+        }
         match sent {
             Sent::NotTaken { why, retry_after } => {
                 let delay = self.backoff(name, retry_after);

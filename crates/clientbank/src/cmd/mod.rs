@@ -86,6 +86,7 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome, Failure> {
             config,
             log_format,
             new_journal,
+            metrics,
         } => watch::run(watch::Args {
             dir,
             once,
@@ -94,6 +95,7 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome, Failure> {
             config,
             log_format,
             new_journal,
+            metrics,
         }),
         Command::Statement {
             accounts,

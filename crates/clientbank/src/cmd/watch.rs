@@ -20,6 +20,7 @@ pub(crate) struct Args {
     pub(crate) config: Option<PathBuf>,
     pub(crate) log_format: Option<LogFormat>,
     pub(crate) new_journal: bool,
+    pub(crate) metrics: Option<std::net::SocketAddr>,
 }
 
 /// The token of the built-in sandbox bank with every right.
@@ -104,6 +105,10 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
         }
     }
     let sandbox = args.sandbox || args.demo && settings.bank_url.is_none();
+    let metrics = args.metrics.or(settings.metrics);
+    if let Some(addr) = metrics {
+        clientbank_watch::metrics::check_loopback(addr)?;
+    }
     crate::runtime::run(async move {
         let bank = sandbox_bank(sandbox, &mut settings).await?;
         // A configuration that cannot reach a bank, or a signer that cannot sign, is refused
@@ -136,6 +141,10 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
                 Ok(next)
             }));
         }
+        let _metrics = match metrics {
+            Some(addr) => Some(serve_metrics(addr, &args.dir, &daemon).await?),
+            None => None,
+        };
         let summary = if args.once {
             daemon.run_once().await
         } else {
@@ -165,6 +174,31 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
             Err(e) => Err(e.into()),
         }
     })
+}
+
+/// Serves the metrics of DIR on `addr` beside the daemon; they stop when the guard is dropped.
+async fn serve_metrics(
+    addr: std::net::SocketAddr,
+    dir: &Path,
+    daemon: &Daemon,
+) -> Result<tokio::sync::oneshot::Sender<()>, Failure> {
+    let listener = clientbank_watch::metrics::bind(addr).await?;
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = clientbank_watch::metrics::serve(
+        listener,
+        dir.to_path_buf(),
+        daemon.bank_health(),
+        async move {
+            let _ = stopped.await;
+        },
+    );
+    tokio::spawn(async move {
+        if let Err(e) = serving.await {
+            tracing::warn!("metrics: {e}");
+        }
+    });
+    tracing::info!(addr = %addr, "metrics served at /metrics");
+    Ok(stop)
 }
 
 fn keys_present(settings: &Settings) -> bool {
