@@ -415,6 +415,18 @@ async fn a_refused_signature_leaves_the_ids_awaiting_then_a_good_one_signs() {
     let awaiting = daemon.engine.journal.awaiting_signature().unwrap();
     assert_eq!(awaiting.len(), 2);
     assert!(awaiting[0].message.as_deref().unwrap().contains("refused"));
+    let refusals = |dir: &std::path::Path| {
+        clientbank_watch::commands::status(dir)
+            .unwrap()
+            .last_errors
+            .into_iter()
+            .filter(|e| e.message.ru().starts_with("банк отклонил подпись"))
+            .count()
+    };
+    assert!(
+        refusals(dir.path()) > 0,
+        "the refusal is a last error, in Russian too"
+    );
     s.signers
         .insert("7701234560".into(), signer(keys.path(), "7701234560"));
     daemon.engine.set_settings(s);
@@ -435,6 +447,11 @@ async fn a_refused_signature_leaves_the_ids_awaiting_then_a_good_one_signs() {
         .filter(|p| p.3 == "Executed")
         .count();
     assert_eq!(executed, 3, "{:?}", at_bank(&bank));
+    assert_eq!(
+        refusals(dir.path()),
+        0,
+        "the company's payments signed: its signing errors are forgotten"
+    );
 }
 
 /// A run killed after the bank took its signature but before the journal recorded it: the

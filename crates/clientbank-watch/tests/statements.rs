@@ -136,6 +136,33 @@ async fn the_bank_unavailable_keeps_the_old_statement_and_says_why() {
         ["kl_to_1c.txt"],
         "no temporary file left"
     );
+    // `status` says it in both languages until a statement is written again.
+    let said = |dir: &std::path::Path| {
+        clientbank_watch::commands::status(dir)
+            .unwrap()
+            .last_errors
+            .iter()
+            .map(|e| (e.message.en().to_string(), e.message.ru().to_string()))
+            .collect::<Vec<_>>()
+    };
+    let errors = said(dir.path());
+    assert!(
+        errors
+            .iter()
+            .any(|(en, ru)| en.contains("not brought up to date")
+                && ru.starts_with("выписка не обновлена")),
+        "{errors:?}"
+    );
+    bank.control().set_maintenance(false);
+    let summary = daemon.run_once().await.unwrap();
+    assert!(summary.statement_error.is_none());
+    let errors = said(dir.path());
+    assert!(
+        !errors
+            .iter()
+            .any(|(en, _)| en.contains("not brought up to date")),
+        "a statement written forgets the error: {errors:?}"
+    );
 }
 
 #[tokio::test]

@@ -122,7 +122,22 @@ impl Daemon {
         } else {
             journal.set_file(file.id, FileState::Missing, "", Some(&message))?;
         }
-        journal.event(Some(&file.name), &message)?;
+        let said = Message::new(
+            message.clone(),
+            format!(
+                "{place} исчез (удалён или перенесён), пока его платежи ждали: не отправлено \
+                 {not_sent} (копия, положенная снова, отправит их один раз){}",
+                if doubt > 0 {
+                    format!(
+                        "; под вопросом {doubt}: см. review/{}.review.txt",
+                        file.name
+                    )
+                } else {
+                    String::new()
+                }
+            ),
+        );
+        journal.note(Some(&file.name), None, &said)?;
         tracing::error!(file = %file.name, "{message}");
         self.waiting.remove(&file.name);
         Ok(())
@@ -320,12 +335,18 @@ impl Daemon {
         match moved {
             Ok(()) => self.moved(&file, &rows, final_name),
             Err(e) if e.kind() == io::ErrorKind::NotFound && !source.exists() => {
-                let message = format!(
-                    "processing/{} vanished before it could be moved to {}",
-                    file.name, file.place
+                let message = Message::new(
+                    format!(
+                        "processing/{} vanished before it could be moved to {}",
+                        file.name, file.place
+                    ),
+                    format!(
+                        "processing/{} исчез до того, как его перенесли в {}",
+                        file.name, file.place
+                    ),
                 );
-                tracing::error!("{message}");
-                self.engine.journal.event(Some(&file.name), &message)?;
+                tracing::error!("{}", message.en());
+                self.engine.journal.note(Some(&file.name), None, &message)?;
             }
             Err(e) => {
                 let message = format!(
@@ -341,7 +362,15 @@ impl Daemon {
                 });
                 if !repeated {
                     tracing::error!("{message}");
-                    let _ = self.engine.journal.event(Some(&file.name), &message);
+                    let said = Message::new(
+                        message.clone(),
+                        format!(
+                            "не удалось перенести processing/{} в {}: {e}; файл остаётся в \
+                             processing/ и будет перенесён, когда это станет возможно",
+                            file.name, file.place
+                        ),
+                    );
+                    let _ = self.engine.journal.note(Some(&file.name), None, &said);
                     self.move_failures.insert(file_id, (now, message));
                 }
                 self.unmoved.insert(file.name.clone(), file_id);

@@ -11,6 +11,7 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant, SystemTime};
 
 use chrono::NaiveDate;
+use clientbank_format::Message;
 use clientbank_payment::clock::today_in_moscow;
 use serde::Serialize;
 
@@ -470,9 +471,12 @@ impl Daemon {
                 if let Some(file) = self.engine.journal.processing_file(&place)? {
                     return self.release_vanished(&file);
                 }
-                let message = format!("{place} vanished before it was read: nothing was sent");
-                tracing::warn!("{message}");
-                self.engine.journal.event(Some(name), &message)?;
+                let message = Message::new(
+                    format!("{place} vanished before it was read: nothing was sent"),
+                    format!("{place} исчез до того, как был прочитан: ничего не отправлено"),
+                );
+                tracing::warn!("{}", message.en());
+                self.engine.journal.note(Some(name), None, &message)?;
                 return Ok(());
             }
             Err(e) => {
@@ -582,7 +586,11 @@ impl Daemon {
                      the configuration changes",
                     self.engine.settings.token_retry
                 );
-                let _ = self.engine.journal.event(Some(name), &why);
+                let said = Message::new(
+                    format!("the configuration keeps requests from being made: {why}"),
+                    format!("настройки не дают отправлять запросы: {why}"),
+                );
+                let _ = self.engine.journal.note(Some(name), None, &said);
                 self.summary.config_error = Some(why);
                 self.token_refused = Some(Instant::now());
                 true
@@ -593,7 +601,11 @@ impl Daemon {
                      processing/; tried again in {:?} or when the configuration changes",
                     self.engine.settings.token_retry
                 );
-                let _ = self.engine.journal.event(Some(name), &why);
+                let said = Message::new(
+                    format!("the bank refuses the token: {why}"),
+                    format!("банк не принимает токен: {why}"),
+                );
+                let _ = self.engine.journal.note(Some(name), None, &said);
                 self.summary.token_refused = Some(why);
                 self.token_refused = Some(Instant::now());
                 true

@@ -717,17 +717,6 @@ impl Journal {
             .map_err(self.err())?;
         Ok(self.db.last_insert_rowid())
     }
-
-    /// Notes an error for `clientbank status`.
-    pub fn event(&mut self, file: Option<&str>, message: &str) -> Result<(), Error> {
-        self.db
-            .execute(
-                "INSERT INTO events (at, file, message) VALUES (?1, ?2, ?3)",
-                params![now(), file, message],
-            )
-            .map_err(self.err())?;
-        Ok(())
-    }
 }
 
 fn file_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<FileRow> {
