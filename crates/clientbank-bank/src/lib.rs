@@ -33,9 +33,9 @@ use clientbank_format::Message;
 /// [`message`]: Error::message
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// The configuration is wrong or incomplete.
-    #[error("configuration: {0}")]
-    Config(String),
+    /// The configuration is wrong or incomplete (in both languages).
+    #[error("configuration: {}", .0.en())]
+    Config(Message),
     /// A file, folder or socket cannot be used: what was being done, and why.
     #[error("{what}: {source}")]
     Io {
@@ -76,6 +76,14 @@ impl From<operations::StoreError> for Error {
 }
 
 impl Error {
+    /// A configuration error, said in both languages.
+    pub fn config(
+        en: impl Into<std::borrow::Cow<'static, str>>,
+        ru: impl Into<std::borrow::Cow<'static, str>>,
+    ) -> Error {
+        Error::Config(Message::new(en, ru))
+    }
+
     /// An [`Error::Io`] of `what`, for `map_err`: `.map_err(Error::io("cannot read x"))`.
     pub fn io<E: Into<Cause>>(what: impl Into<String>) -> impl FnOnce(E) -> Error {
         let what = what.into();
@@ -96,7 +104,10 @@ impl Error {
                 format!("выписка: {}", m.ru()),
             ),
             Error::Usage(m) | Error::Refused(m) => m.clone(),
-            Error::Config(s) => both("настройки: ", s.clone()),
+            Error::Config(m) => Message::new(
+                format!("configuration: {}", m.en()),
+                format!("настройки: {}", m.ru()),
+            ),
             Error::Signer(s) => both("подпись: ", s.clone()),
             Error::Api(e) => e.message(),
             Error::Io { .. } => both("", self.to_string()),

@@ -94,11 +94,6 @@ impl Error {
         move |source| Error::Io { what, source }
     }
 
-    /// A configuration error (the bank crate's, where the configuration lives).
-    pub fn config(text: impl Into<String>) -> Error {
-        Error::Bank(clientbank_bank::Error::Config(text.into()))
-    }
-
     /// What people read, in both languages: the Russian of what the variant says, with the
     /// text it carries (which is English where it comes from below: a file system, the bank).
     pub fn message(&self) -> clientbank_format::Message {

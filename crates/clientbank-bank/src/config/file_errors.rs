@@ -15,29 +15,117 @@ pub(super) fn not_utf8(path: &Path, e: std::string::FromUtf8Error) -> Error {
         .map_or(0, |i| i + 1);
     let column = String::from_utf8_lossy(&before[start..]).chars().count() + 1;
     let cp1251 = clientbank_format::Encoding::Cp1251.decode(bytes);
-    let looks = if cp1251.chars().any(|c| matches!(c, 'А'..='я' | 'Ё' | 'ё')) {
-        " (its bytes read as CP1251, Windows-1251: the editor saved it in the ANSI code page)"
+    let (looks, looks_ru) = if cp1251.chars().any(|c| matches!(c, 'А'..='я' | 'Ё' | 'ё')) {
+        (
+            " (its bytes read as CP1251, Windows-1251: the editor saved it in the ANSI code page)",
+            " (его байты читаются как CP1251, Windows-1251: редактор сохранил его в кодировке \
+             ANSI)",
+        )
     } else {
-        ""
+        ("", "")
     };
-    Error::Config(format!(
-        "{}:{line}:{column}: the configuration is not UTF-8{looks}: save it as UTF-8 (Notepad: \
-         \"Save as\", Encoding \"UTF-8\") / сохраните файл в кодировке UTF-8",
-        path.display()
-    ))
+    Error::config(
+        format!(
+            "{}:{line}:{column}: the configuration is not UTF-8{looks}: save it as UTF-8 \
+             (Notepad: \"Save as\", Encoding \"UTF-8\")",
+            path.display()
+        ),
+        format!(
+            "{}:{line}:{column}: файл настроек не в UTF-8{looks_ru}: сохраните его в UTF-8 \
+             (Блокнот: «Сохранить как», кодировка «UTF-8»)",
+            path.display()
+        ),
+    )
 }
 
 /// A TOML error as `FILE:LINE:COLUMN: message`, without the source line toml quotes (it may
 /// hold the token); a value of a secret key the message still names is replaced by `****`.
 pub(super) fn toml_error(path: &Path, text: &str, e: &toml::de::Error) -> Error {
-    let mut message = e.message().trim().replace('\n', "; ");
-    let mut place = String::new();
+    let message = e.message().trim().replace('\n', "; ");
+    let (en, ru) = match message.split_once(BOTH) {
+        Some((en, ru)) => (en.to_string(), ru.to_string()),
+        None => (message.clone(), in_russian(&message)),
+    };
+    let place = toml_place(text, e);
+    let en = toml_message(text, e, en, false);
+    let ru = toml_message(text, e, ru, true);
+    Error::config(
+        format!("{}{place}: {en}", path.display()),
+        format!("{}{place}: {ru}", path.display()),
+    )
+}
+
+/// Between the English and the Russian of one message in a value's error (serde carries one
+/// text): [`toml_error`] says each in its language.
+pub(super) const BOTH: char = '\u{1f}';
+
+/// A value's error in both languages, as serde carries it (see [`BOTH`]).
+pub(super) fn both(en: impl std::fmt::Display, ru: impl std::fmt::Display) -> String {
+    format!("{en}{BOTH}{ru}")
+}
+
+/// The Russian of what toml and serde say of a file (their texts are English): the usual
+/// ones translated, the key names and values kept; any other kept in English after a Russian
+/// word of what it is.
+fn in_russian(message: &str) -> String {
+    let pair = |rest: &str, sep: &str| {
+        rest.split_once(sep)
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+    };
+    if let Some(rest) = message.strip_prefix("unknown field ") {
+        if let Some((field, keys)) = pair(rest, ", expected one of ") {
+            return format!("неизвестный ключ {field}; допустимые ключи: {keys}");
+        }
+        if let Some((field, keys)) = pair(rest, ", expected ") {
+            return format!("неизвестный ключ {field}; допустим {keys}");
+        }
+        let field = rest.split(',').next().unwrap_or(rest);
+        return format!("неизвестный ключ {field}: здесь ключей нет");
+    }
+    if let Some(field) = message.strip_prefix("missing field ") {
+        return format!("нет обязательного ключа {field}");
+    }
+    if let Some(rest) = message.strip_prefix("unknown variant ") {
+        if let Some((value, values)) = pair(rest, ", expected one of ") {
+            return format!("недопустимое значение {value}; допустимые: {values}");
+        }
+        if let Some((value, values)) = pair(rest, ", expected ") {
+            return format!("недопустимое значение {value}; допустимо {values}");
+        }
+    }
+    if let Some(rest) = message.strip_prefix("invalid type: ")
+        && let Some((found, wanted)) = pair(rest, ", expected ")
+    {
+        return format!("неверный тип значения: {found}; ожидается {wanted}");
+    }
+    if let Some(rest) = message.strip_prefix("invalid value: ")
+        && let Some((found, wanted)) = pair(rest, ", expected ")
+    {
+        return format!("неверное значение: {found}; ожидается {wanted}");
+    }
+    if message.starts_with("duplicate key") {
+        return format!("ключ повторяется ({message})");
+    }
+    format!("ошибка в записи TOML: {message}")
+}
+
+/// `:LINE:COLUMN` of a TOML error, when it has a place.
+fn toml_place(text: &str, e: &toml::de::Error) -> String {
+    e.span().map_or_else(String::new, |span| {
+        let before = text.get(..span.start.min(text.len())).unwrap_or(text);
+        let line = before.matches('\n').count() + 1;
+        let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+        format!(":{line}:{column}")
+    })
+}
+
+/// A TOML error's message, without the source line toml quotes (it may hold the token): the key
+/// of a refused value named, a secret's value replaced by `****`, a hint for a Windows path.
+fn toml_message(text: &str, e: &toml::de::Error, mut message: String, ru: bool) -> String {
     if let Some(span) = e.span() {
         let start = span.start.min(text.len());
         let before = text.get(..start).unwrap_or(text);
         let line = before.matches('\n').count() + 1;
-        let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
-        place = format!(":{line}:{column}");
         let line_text = text.lines().nth(line - 1).unwrap_or("");
         // A value refused: the message names its key (as the line has it).
         if let Some((key, _)) = line_text.split_once('=') {
@@ -69,10 +157,13 @@ pub(super) fn toml_error(path: &Path, text: &str, e: &toml::de::Error) -> Error 
                 .split_once('=')
                 .is_some_and(|(_, v)| v.trim_start().starts_with('"') && v.contains('\\'))
         {
-            message.push_str(
+            message.push_str(if ru {
+                "; путь Windows пишите в одинарных кавычках, где обратная косая черта — просто \
+                 символ: 'C:\\Обмен\\token.txt'"
+            } else {
                 "; a Windows path goes in single quotes, where a backslash is a backslash: \
-                 'C:\\Обмен\\token.txt' / путь Windows пишите в одинарных кавычках",
-            );
+                 'C:\\Обмен\\token.txt'"
+            });
         }
     }
     for line in text.lines() {
@@ -95,5 +186,5 @@ pub(super) fn toml_error(path: &Path, text: &str, e: &toml::de::Error) -> Error 
             }
         }
     }
-    Error::Config(format!("{}{place}: {message}", path.display()))
+    message
 }

@@ -110,8 +110,9 @@ pub struct Statements {
 impl Statements {
     fn from_file(file: StatementsFile) -> Result<Statements, Error> {
         if file.accounts.iter().all(|a| a.trim().is_empty()) {
-            return Err(Error::Config(
-                "statements.accounts: name at least one account (its number or id)".into(),
+            return Err(Error::config(
+                "statements.accounts: name at least one account (its number or id)",
+                "statements.accounts: укажите хотя бы один счёт (номер или id)",
             ));
         }
         Ok(Statements {
@@ -377,6 +378,16 @@ impl Default for Settings {
     }
 }
 
+/// No `bank_url`: where to set it.
+fn no_bank_address() -> Error {
+    Error::config(
+        "no bank address: set `bank_url` in clientbank.toml or CLIENTBANK_BASE_URL (or use \
+         --sandbox)",
+        "не задан адрес банка: `bank_url` в clientbank.toml или CLIENTBANK_BASE_URL (или \
+         --sandbox)",
+    )
+}
+
 /// Where the environment's values come from (a map in tests, the process environment else).
 pub trait Env {
     /// The value of a variable, if set.
@@ -410,15 +421,27 @@ impl Settings {
         let mut settings = match &path {
             Some(path) => {
                 let bytes = std::fs::read(path).map_err(|e| {
-                    Error::Config(format!(
-                        "cannot read the configuration {}: {e}{}",
-                        path.display(),
-                        if e.kind() == std::io::ErrorKind::NotFound {
-                            " (`clientbank init DIR` writes one)"
-                        } else {
-                            ""
-                        }
-                    ))
+                    let missing = e.kind() == std::io::ErrorKind::NotFound;
+                    Error::config(
+                        format!(
+                            "cannot read the configuration {}: {e}{}",
+                            path.display(),
+                            if missing {
+                                " (`clientbank init DIR` writes one)"
+                            } else {
+                                ""
+                            }
+                        ),
+                        format!(
+                            "не удалось прочитать файл настроек {}: {e}{}",
+                            path.display(),
+                            if missing {
+                                " (его создаёт `clientbank init ПАПКА`)"
+                            } else {
+                                ""
+                            }
+                        ),
+                    )
                 })?;
                 let text = String::from_utf8(bytes).map_err(|e| not_utf8(path, e))?;
                 Settings::from_toml(&text, path)?
@@ -466,11 +489,18 @@ impl Settings {
     ) -> Result<(), Error> {
         let command = |key: String, signer: SignerConfig| -> Result<Vec<String>, Error> {
             if signer.command.is_empty() || signer.command[0].trim().is_empty() {
-                return Err(Error::Config(format!(
-                    "{key}.command: the signer's program is missing (an argv list such as \
-                     [\"openssl\", \"cms\", \"-sign\", …, \"-in\", \"{{input}}\", \"-out\", \
-                     \"{{output}}\"])"
-                )));
+                return Err(Error::config(
+                    format!(
+                        "{key}.command: the signer's program is missing (an argv list such as \
+                         [\"openssl\", \"cms\", \"-sign\", …, \"-in\", \"{{input}}\", \
+                         \"-out\", \"{{output}}\"])"
+                    ),
+                    format!(
+                        "{key}.command: не указана программа подписи (список аргументов, \
+                         например [\"openssl\", \"cms\", \"-sign\", …, \"-in\", \
+                         \"{{input}}\", \"-out\", \"{{output}}\"])"
+                    ),
+                ));
             }
             Ok(beside(base, signer.command))
         };
@@ -480,12 +510,20 @@ impl Settings {
             self.signers.insert(company, argv);
         }
         if self.signing == Signing::Auto && self.signer.is_none() && self.signers.is_empty() {
-            return Err(Error::Config(format!(
-                "{}: signing = \"auto\" signs right after upload, but no signer is configured: \
-                 add [signer] command = [...] (or [signers.\"INN\"]), or sign with `clientbank \
-                 sign` (signing = \"manual\")",
-                path.display()
-            )));
+            return Err(Error::config(
+                format!(
+                    "{}: signing = \"auto\" signs right after upload, but no signer is \
+                     configured: add [signer] command = [...] (or [signers.\"INN\"]), or sign \
+                     with `clientbank sign` (signing = \"manual\")",
+                    path.display()
+                ),
+                format!(
+                    "{}: signing = \"auto\" подписывает сразу после загрузки, но подпись не \
+                     настроена: добавьте [signer] command = [...] (или [signers.\"ИНН\"]) или \
+                     подписывайте командой `clientbank sign` (signing = \"manual\")",
+                    path.display()
+                ),
+            ));
         }
         Ok(())
     }
@@ -497,10 +535,13 @@ impl Settings {
         let mut settings = Settings::default();
         let mut warnings = Vec::new();
         if file.token.is_some() && file.token_file.is_some() {
-            return Err(Error::Config(format!(
-                "{}: give `token` or `token_file`, not both",
-                path.display()
-            )));
+            return Err(Error::config(
+                format!("{}: give `token` or `token_file`, not both", path.display()),
+                format!(
+                    "{}: укажите `token` или `token_file`, не оба",
+                    path.display()
+                ),
+            ));
         }
         if let Some(token) = file.token {
             if readable_by_others(path) {
@@ -545,13 +586,19 @@ impl Settings {
             settings.incomplete_after,
         );
         if settings.retry_min > settings.retry_max {
-            return Err(Error::Config(format!(
-                "{}: retry_min ({:?}) is longer than retry_max ({:?}): the wait between tries \
-                 starts at retry_min and doubles up to retry_max",
-                path.display(),
-                settings.retry_min,
-                settings.retry_max
-            )));
+            let (min, max) = (settings.retry_min, settings.retry_max);
+            return Err(Error::config(
+                format!(
+                    "{}: retry_min ({min:?}) is longer than retry_max ({max:?}): the wait between \
+                     tries starts at retry_min and doubles up to retry_max",
+                    path.display()
+                ),
+                format!(
+                    "{}: retry_min ({min:?}) больше retry_max ({max:?}): пауза между попытками \
+                     начинается с retry_min и удваивается до retry_max",
+                    path.display()
+                ),
+            ));
         }
         if let Some(Patterns(patterns)) = file.patterns {
             for pattern in patterns.iter().filter(|p| p.contains(['[', ']', '{', '}'])) {
@@ -561,8 +608,12 @@ impl Settings {
                     path.display()
                 ));
             }
-            settings.patterns = InboxNames::new(patterns)
-                .map_err(|e| Error::Config(format!("{}: {e}", path.display())))?;
+            settings.patterns = InboxNames::new(patterns).map_err(|e| {
+                Error::config(
+                    format!("{}: {e}", path.display()),
+                    format!("{}: шаблон имён не читается: {e}", path.display()),
+                )
+            })?;
         }
         if let Some(LogFormat(format)) = file.log_format {
             settings.log_format = format;
@@ -573,10 +624,16 @@ impl Settings {
         }
         if let Some(notify) = file.notify {
             if notify.command.is_empty() {
-                return Err(Error::Config(format!(
-                    "{}: [notify] command: the program is missing (an argv list)",
-                    path.display()
-                )));
+                return Err(Error::config(
+                    format!(
+                        "{}: [notify] command: the program is missing (an argv list)",
+                        path.display()
+                    ),
+                    format!(
+                        "{}: [notify] command: не указана программа (список аргументов)",
+                        path.display()
+                    ),
+                ));
             }
             settings.notify = Some(Notify {
                 command: beside(base, notify.command),
@@ -615,20 +672,24 @@ impl Settings {
         match kind {
             WebhookKeyKind::Token => match &self.token {
                 Some(token) => Ok(crate::webhook::Key::Token(token.clone())),
-                None => Err(Error::Config(
+                None => Err(Error::config(
                     "[webhook] key = \"token\" checks notifications with the access token: set \
                      `token_file` in clientbank.toml or CLIENTBANK_TOKEN (or key = \
                      \"client-secret\" with the application's secret, for a token obtained by \
-                     `clientbank login`)"
-                        .into(),
+                     `clientbank login`)",
+                    "[webhook] key = \"token\" проверяет уведомления токеном доступа: задайте \
+                     `token_file` в clientbank.toml или CLIENTBANK_TOKEN (или key = \
+                     \"client-secret\" с секретом приложения — для токена, полученного \
+                     `clientbank login`)",
                 )),
             },
             WebhookKeyKind::ClientSecret => match secret {
                 Some(secret) => Ok(crate::webhook::Key::ClientSecret(secret)),
-                None => Err(Error::Config(
+                None => Err(Error::config(
                     "[webhook] key = \"client-secret\" needs the application's secret word: \
-                     `client_secret_file` in [app] (or in [webhook]), or CLIENTBANK_CLIENT_SECRET"
-                        .into(),
+                     `client_secret_file` in [app] (or in [webhook]), or CLIENTBANK_CLIENT_SECRET",
+                    "[webhook] key = \"client-secret\" требует секрет приложения: \
+                     `client_secret_file` в [app] (или в [webhook]) или CLIENTBANK_CLIENT_SECRET",
                 )),
             },
         }
@@ -645,29 +706,43 @@ impl Settings {
     /// The API client these settings describe.
     pub fn client(&self) -> Result<clientbank_api::Client, Error> {
         let Some(url) = &self.bank_url else {
-            return Err(Error::Config(
-                "no bank address: set `bank_url` in clientbank.toml or CLIENTBANK_BASE_URL \
-                 (or use --sandbox)"
-                    .into(),
-            ));
+            return Err(no_bank_address());
         };
         let Some(token) = &self.token else {
-            return Err(Error::Config(match &self.token_file {
-                Some(file) if !file.exists() => format!(
-                    "token_file {} does not exist: put the token generated in the bank's \
-                     cabinet there, or run `clientbank login` (it writes there)",
-                    file.display()
+            return Err(match &self.token_file {
+                Some(file) if !file.exists() => Error::config(
+                    format!(
+                        "token_file {} does not exist: put the token generated in the bank's \
+                         cabinet there, or run `clientbank login` (it writes there)",
+                        file.display()
+                    ),
+                    format!(
+                        "файла токена {} нет: положите туда токен, выпущенный в кабинете банка, \
+                         или выполните `clientbank login` (он пишет туда)",
+                        file.display()
+                    ),
                 ),
-                Some(file) => format!(
-                    "no token: run `clientbank login` (it stores one in {}), or put a token \
-                     generated in the bank's cabinet in `token_file` of clientbank.toml or in \
-                     CLIENTBANK_TOKEN",
-                    file.display()
+                Some(file) => Error::config(
+                    format!(
+                        "no token: run `clientbank login` (it stores one in {}), or put a token \
+                         generated in the bank's cabinet in `token_file` of clientbank.toml or \
+                         in CLIENTBANK_TOKEN",
+                        file.display()
+                    ),
+                    format!(
+                        "нет токена: выполните `clientbank login` (он сохранит токен в {}) или \
+                         положите токен, выпущенный в кабинете банка, в `token_file` файла \
+                         clientbank.toml или в CLIENTBANK_TOKEN",
+                        file.display()
+                    ),
                 ),
-                None => "no token: run `clientbank login`, or put a token generated in the \
-                         bank's cabinet in `token_file` of clientbank.toml or in CLIENTBANK_TOKEN"
-                    .into(),
-            }));
+                None => Error::config(
+                    "no token: run `clientbank login`, or put a token generated in the bank's \
+                     cabinet in `token_file` of clientbank.toml or in CLIENTBANK_TOKEN",
+                    "нет токена: выполните `clientbank login` или положите токен, выпущенный в \
+                     кабинете банка, в `token_file` файла clientbank.toml или в CLIENTBANK_TOKEN",
+                ),
+            });
         };
         self.builder(url)?
             .token(token.clone())
@@ -678,23 +753,25 @@ impl Settings {
                 max_delay: Duration::from_secs(2),
             })
             .build()
-            .map_err(|e| Error::Config(e.to_string()))
+            .map_err(|e| {
+                let said = e.message();
+                Error::config(said.en().to_string(), said.ru().to_string())
+            })
     }
 
     /// A client of the bank without a token, trying each request once: for the sign-in of
     /// `clientbank login` (the authorize address, the code's exchange).
     pub fn anonymous_client(&self) -> Result<clientbank_api::Client, Error> {
         let Some(url) = &self.bank_url else {
-            return Err(Error::Config(
-                "no bank address: set `bank_url` in clientbank.toml or CLIENTBANK_BASE_URL \
-                 (or use --sandbox)"
-                    .into(),
-            ));
+            return Err(no_bank_address());
         };
         self.builder(url)?
             .retry(clientbank_api::Retry::NONE)
             .build()
-            .map_err(|e| Error::Config(e.to_string()))
+            .map_err(|e| {
+                let said = e.message();
+                Error::config(said.en().to_string(), said.ru().to_string())
+            })
     }
 
     /// The client's builder for `url`: its timeout and extra root certificates.
@@ -703,11 +780,18 @@ impl Settings {
             clientbank_api::Client::builder(url.to_string()).timeout(Duration::from_secs(30));
         if let Some(ca) = &self.root_ca {
             let pem = std::fs::read(ca).map_err(|e| {
-                Error::Config(format!("root_ca: cannot read {}: {e}", ca.display()))
+                Error::config(
+                    format!("root_ca: cannot read {}: {e}", ca.display()),
+                    format!("root_ca: не удалось прочитать {}: {e}", ca.display()),
+                )
             })?;
-            builder = builder
-                .add_root_certificates_pem(&pem)
-                .map_err(|e| Error::Config(format!("root_ca {}: {e}", ca.display())))?;
+            builder = builder.add_root_certificates_pem(&pem).map_err(|e| {
+                let said = e.message();
+                Error::config(
+                    format!("root_ca {}: {}", ca.display(), said.en()),
+                    format!("root_ca {}: {}", ca.display(), said.ru()),
+                )
+            })?;
         }
         Ok(builder)
     }
@@ -761,6 +845,43 @@ fn readable_by_others(_path: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn configuration_errors_are_said_in_russian_too() {
+        let russian = |text: &str| {
+            let e = Settings::from_toml(text, Path::new("c.toml")).unwrap_err();
+            let said = e.message();
+            assert!(
+                said.en().starts_with("configuration: c.toml"),
+                "{}",
+                said.en()
+            );
+            said.ru().to_string()
+        };
+        let ru = russian("token_flie = \"x\"\n");
+        assert!(
+            ru.starts_with("настройки: c.toml:1:1: неизвестный ключ `token_flie`"),
+            "{ru}"
+        );
+        assert!(ru.contains("допустимые ключи: `bank_url`"), "{ru}");
+        let ru = russian("settle = \"soon\"\n");
+        assert!(ru.contains("settle: \"soon\" — не длительность"), "{ru}");
+        assert!(!ru.contains("is not"), "{ru}");
+        let ru = russian("signing = \"auto\"\n");
+        assert!(ru.contains("подпись не настроена"), "{ru}");
+        let ru = russian("sandbox = \"yes\"\n");
+        assert!(ru.contains("неверный тип значения"), "{ru}");
+        let e = Settings::from_toml(
+            "retry_min = \"5s\"\nretry_max = \"1s\"\n",
+            Path::new("c.toml"),
+        )
+        .unwrap_err();
+        assert!(
+            e.message().ru().contains("больше retry_max"),
+            "{}",
+            e.message().ru()
+        );
+    }
 
     /// Issue 19 item 3: paths in a signer command are relative to the configuration's folder,
     /// as token_file is; options and placeholders stay.

@@ -13,17 +13,17 @@ pub(super) fn read_token_file(
         Ok(token) => token,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => {
-            return Err(Error::Config(format!(
-                "token_file: cannot read {}: {e}",
-                path.display()
-            )));
+            return Err(Error::config(
+                format!("token_file: cannot read {}: {e}", path.display()),
+                format!("token_file: не удалось прочитать {}: {e}", path.display()),
+            ));
         }
     };
     if token.trim().is_empty() {
-        return Err(Error::Config(format!(
-            "token_file: {} is empty",
-            path.display()
-        )));
+        return Err(Error::config(
+            format!("token_file: {} is empty", path.display()),
+            format!("token_file: {} пуст", path.display()),
+        ));
     }
     if readable_by_others(path) {
         warnings.push(format!(
@@ -33,10 +33,16 @@ pub(super) fn read_token_file(
     }
     let lines = token.trim().lines().count();
     if lines > 1 {
-        return Err(Error::Config(format!(
-            "token_file: {} holds {lines} lines: it must hold the token alone, on one line",
-            path.display()
-        )));
+        return Err(Error::config(
+            format!(
+                "token_file: {} holds {lines} lines: it must hold the token alone, on one line",
+                path.display()
+            ),
+            format!(
+                "token_file: в {} строк: {lines}; в нём должен быть один токен в одной строке",
+                path.display()
+            ),
+        ));
     }
     Ok(Some(checked_token(
         token.trim(),
@@ -53,21 +59,31 @@ pub(super) fn resolve_app(
     warnings: &mut Vec<String>,
 ) -> Result<App, Error> {
     if app.client_id.trim().is_empty() {
-        return Err(Error::Config("app.client_id: empty".into()));
+        return Err(Error::config(
+            "app.client_id: empty",
+            "app.client_id: пусто",
+        ));
     }
     if app.redirect_uri.trim().is_empty() {
-        return Err(Error::Config(
+        return Err(Error::config(
             "app.redirect_uri: empty (the redirect address registered at the bank, e.g. \
-             \"http://127.0.0.1:8080/callback\")"
-                .into(),
+             \"http://127.0.0.1:8080/callback\")",
+            "app.redirect_uri: пусто (адрес перенаправления, зарегистрированный в банке, \
+             например \"http://127.0.0.1:8080/callback\")",
         ));
     }
     let client_secret = match (app.client_secret, app.client_secret_file) {
         (Some(_), Some(_)) => {
-            return Err(Error::Config(format!(
-                "{}: give app.client_secret or app.client_secret_file, not both",
-                path.display()
-            )));
+            return Err(Error::config(
+                format!(
+                    "{}: give app.client_secret or app.client_secret_file, not both",
+                    path.display()
+                ),
+                format!(
+                    "{}: укажите app.client_secret или app.client_secret_file, не оба",
+                    path.display()
+                ),
+            ));
         }
         (Some(secret), None) => {
             if readable_by_others(path) {
@@ -91,9 +107,10 @@ pub(super) fn resolve_app(
     };
     let scope = app.scope.unwrap_or_else(|| DEFAULT_SCOPE.to_string());
     if scope.split(' ').all(str::is_empty) {
-        return Err(Error::Config(format!(
-            "app.scope: empty (e.g. \"{DEFAULT_SCOPE}\")"
-        )));
+        return Err(Error::config(
+            format!("app.scope: empty (e.g. \"{DEFAULT_SCOPE}\")"),
+            format!("app.scope: пусто (например \"{DEFAULT_SCOPE}\")"),
+        ));
     }
     Ok(App {
         client_id: app.client_id.trim().to_string(),
@@ -106,14 +123,24 @@ pub(super) fn resolve_app(
 /// The application's secret word of the file `key` names: one line, checked as a token is; a
 /// file other users can read adds a warning.
 fn read_secret_file(key: &str, path: &Path, warnings: &mut Vec<String>) -> Result<Token, Error> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Error::Config(format!("{key}: cannot read {}: {e}", path.display())))?;
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        Error::config(
+            format!("{key}: cannot read {}: {e}", path.display()),
+            format!("{key}: не удалось прочитать {}: {e}", path.display()),
+        )
+    })?;
     let text = text.trim();
     if text.is_empty() || text.lines().count() > 1 {
-        return Err(Error::Config(format!(
-            "{key}: {} must hold the application's secret word alone, on one line",
-            path.display()
-        )));
+        return Err(Error::config(
+            format!(
+                "{key}: {} must hold the application's secret word alone, on one line",
+                path.display()
+            ),
+            format!(
+                "{key}: в {} должен быть только секрет приложения, в одной строке",
+                path.display()
+            ),
+        ));
     }
     if readable_by_others(path) {
         warnings.push(format!(
@@ -127,12 +154,21 @@ fn read_secret_file(key: &str, path: &Path, warnings: &mut Vec<String>) -> Resul
 /// The application's secret word, checked as a token is (one line of printable ASCII).
 pub(super) fn checked_secret(text: &str, source: &str) -> Result<Token, Error> {
     let secret = Token::new(text);
-    secret.check().map_err(|why| {
-        Error::Config(format!(
-            "{source}: {}",
-            why.replace("the token", "the client secret")
-                .replace("a token is", "a client secret is")
-        ))
+    secret.check_said().map_err(|why| {
+        Error::config(
+            format!(
+                "{source}: {}",
+                why.en()
+                    .replace("the token", "the client secret")
+                    .replace("a token is", "a client secret is")
+            ),
+            format!(
+                "{source}: {}",
+                why.ru()
+                    .replace("токен", "секрет приложения")
+                    .replace("Токен", "Секрет приложения")
+            ),
+        )
     })?;
     Ok(secret)
 }
@@ -144,15 +180,19 @@ pub(super) fn webhook_settings(
     warnings: &mut Vec<String>,
 ) -> Result<WebhookSettings, Error> {
     let Some(addr) = file.addr else {
-        return Err(Error::Config(
-            "[webhook] addr: where the listener listens is missing (e.g. addr = \"127.0.0.1:8091\")"
-                .into(),
+        return Err(Error::config(
+            "[webhook] addr: where the listener listens is missing (e.g. addr = \"127.0.0.1:8091\")",
+            "[webhook] addr: не указано, где принимать уведомления (например addr = \
+             \"127.0.0.1:8091\")",
         ));
     };
     let addr: std::net::SocketAddr = addr.trim().parse().map_err(|_| {
-        Error::Config(format!(
-            "[webhook] addr: {addr:?} is not an address with a port (e.g. \"127.0.0.1:8091\")"
-        ))
+        Error::config(
+            format!(
+                "[webhook] addr: {addr:?} is not an address with a port (e.g. \"127.0.0.1:8091\")"
+            ),
+            format!("[webhook] addr: {addr:?} — не адрес с портом (например \"127.0.0.1:8091\")"),
+        )
     })?;
     let client_secret = file
         .client_secret_file
@@ -170,9 +210,12 @@ pub(super) fn webhook_settings(
 /// error names where it came from, never the token.
 pub(super) fn checked_token(text: &str, source: &str) -> Result<Token, Error> {
     let token = Token::new(text);
-    token
-        .check()
-        .map_err(|why| Error::Config(format!("{source}: {why}")))?;
+    token.check_said().map_err(|why| {
+        Error::config(
+            format!("{source}: {}", why.en()),
+            format!("{source}: {}", why.ru()),
+        )
+    })?;
     Ok(token)
 }
 

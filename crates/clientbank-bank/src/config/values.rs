@@ -1,5 +1,6 @@
 //! The values of the configuration file that need more than serde gives: durations, day counts, encodings, file names, name patterns, log formats.
 
+use super::file_errors::both;
 use super::*;
 
 /// `[statements] days`: from 1 to 366.
@@ -37,7 +38,10 @@ pub(super) enum Span {
 
 pub(super) fn span(value: &Span) -> Result<Duration, String> {
     let bad = |text: String| {
-        format!("{text} is not a duration (seconds, or e.g. \"200ms\", \"2s\", \"5m\")")
+        both(
+            format!("{text} is not a duration (seconds, or e.g. \"200ms\", \"2s\", \"5m\")"),
+            format!("{text} — не длительность (секунды или, например, \"200ms\", \"2s\", \"5m\")"),
+        )
     };
     let seconds = match value {
         Span::Seconds(s) => *s,
@@ -52,8 +56,9 @@ pub(super) fn span(value: &Span) -> Result<Duration, String> {
         }
     };
     if seconds.is_finite() && seconds > 86_400.0 {
-        return Err(format!(
-            "{seconds} s is more than a day (at most 86400 s, \"24h\")"
+        return Err(both(
+            format!("{seconds} s is more than a day (at most 86400 s, \"24h\")"),
+            format!("{seconds} с — больше суток (не больше 86400 с, \"24h\")"),
         ));
     }
     if !seconds.is_finite() || seconds < 0.0 {
@@ -69,7 +74,12 @@ impl<'de> Deserialize<'de> for Days {
             .ok()
             .filter(|d| (1..=366).contains(d))
             .map(Days)
-            .ok_or_else(|| serde::de::Error::custom(format!("days: {days}: from 1 to 366")))
+            .ok_or_else(|| {
+                serde::de::Error::custom(both(
+                    format!("days: {days}: from 1 to 366"),
+                    format!("days: {days}: от 1 до 366"),
+                ))
+            })
     }
 }
 
@@ -80,8 +90,9 @@ impl<'de> Deserialize<'de> for StatementEncoding {
         clientbank_format::Encoding::from_label(&name)
             .map(|(encoding, _)| StatementEncoding(encoding))
             .ok_or_else(|| {
-                serde::de::Error::custom(format!(
-                    "encoding: {name:?}: expected \"windows\", \"dos\" or \"utf-8\""
+                serde::de::Error::custom(both(
+                    format!("encoding: {name:?}: expected \"windows\", \"dos\" or \"utf-8\""),
+                    format!("encoding: {name:?}: ожидается \"windows\", \"dos\" или \"utf-8\""),
                 ))
             })
     }
@@ -91,8 +102,9 @@ impl<'de> Deserialize<'de> for OutboxName {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<OutboxName, D::Error> {
         let name = String::deserialize(d)?;
         if name.is_empty() || name.contains(['/', '\\', ':']) || name.starts_with('.') {
-            return Err(serde::de::Error::custom(format!(
-                "file: {name:?}: a file name in outbox/, without a folder"
+            return Err(serde::de::Error::custom(both(
+                format!("file: {name:?}: a file name in outbox/, without a folder"),
+                format!("file: {name:?}: имя файла в outbox/, без папки"),
             )));
         }
         Ok(OutboxName(name))
@@ -103,9 +115,10 @@ impl<'de> Deserialize<'de> for Patterns {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Patterns, D::Error> {
         let patterns = Vec::<String>::deserialize(d)?;
         if patterns.iter().all(|p| p.trim().is_empty()) {
-            return Err(serde::de::Error::custom(
+            return Err(serde::de::Error::custom(both(
                 "patterns: at least one pattern (e.g. [\"*.txt\", \"*.json\"])",
-            ));
+                "patterns: нужен хотя бы один шаблон (например [\"*.txt\", \"*.json\"])",
+            )));
         }
         Ok(Patterns(patterns))
     }
@@ -115,8 +128,9 @@ impl<'de> Deserialize<'de> for LogFormat {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<LogFormat, D::Error> {
         let format = String::deserialize(d)?;
         if format != "text" && format != "json" {
-            return Err(serde::de::Error::custom(format!(
-                "log_format: {format:?}: expected \"text\" or \"json\""
+            return Err(serde::de::Error::custom(both(
+                format!("log_format: {format:?}: expected \"text\" or \"json\""),
+                format!("log_format: {format:?}: ожидается \"text\" или \"json\""),
             )));
         }
         Ok(LogFormat(format))
@@ -129,8 +143,9 @@ impl<'de, const MIN_MS: u64> Deserialize<'de> for Wait<MIN_MS> {
         let duration = span(&value).map_err(serde::de::Error::custom)?;
         let least = Duration::from_millis(MIN_MS);
         if duration < least {
-            return Err(serde::de::Error::custom(format!(
-                "{duration:?} is too short: at least {least:?}"
+            return Err(serde::de::Error::custom(both(
+                format!("{duration:?} is too short: at least {least:?}"),
+                format!("{duration:?} — слишком мало: не меньше {least:?}"),
             )));
         }
         Ok(Wait(duration))
