@@ -268,7 +268,10 @@ pub fn upload_dir(files: &[PathBuf], dir: Option<&Path>) -> Result<(PathBuf, boo
 /// Opens the journal of DIR for `clientbank sign`, under the signing lock only: signing sends
 /// no payment, so it runs beside a daemon that uploads (the journal is shared through
 /// SQLite's own locking); two signers at once are not allowed.
-pub fn signing_engine(dir: &Path, settings: crate::config::Settings) -> Result<Engine, Error> {
+pub fn signing_engine(
+    dir: &Path,
+    settings: clientbank_bank::config::Settings,
+) -> Result<Engine, Error> {
     check_dir(dir, false)?;
     let layout = Layout::new(dir);
     let lock = DirLock::acquire_signing(&layout, LOCK_WAIT)?;
@@ -282,7 +285,7 @@ pub fn signing_engine(dir: &Path, settings: crate::config::Settings) -> Result<E
 /// an existing DIR without a journal gets one; else (`sign`) a DIR without one is refused.
 pub fn engine(
     dir: &Path,
-    settings: crate::config::Settings,
+    settings: clientbank_bank::config::Settings,
     create_journal: bool,
 ) -> Result<Engine, Error> {
     let lock = open_dir(dir, create_journal)?;

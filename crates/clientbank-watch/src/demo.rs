@@ -4,7 +4,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::{Error, signer};
+use crate::Error;
+use clientbank_bank::signer;
 
 /// The sample drops: name and bytes (`testdata/drops/`).
 pub const DROPS: &[(&str, &[u8])] = &[
@@ -124,8 +125,8 @@ pub fn signers(
 
 /// The demo's statements: the accounts of the sample drops' payers, yesterday and today, in
 /// `outbox/kl_to_1c.txt` (CP1251), so the demo shows the way back too.
-pub fn statements() -> crate::config::Statements {
-    crate::config::Statements {
+pub fn statements() -> clientbank_bank::config::Statements {
+    clientbank_bank::config::Statements {
         accounts: vec!["40702810938000012345".into(), "40802810438000054321".into()],
         days: 2,
         interval: std::time::Duration::from_secs(600),

@@ -145,7 +145,7 @@ pub fn init(dir: &Path) -> Result<Initialised, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Settings;
+    use clientbank_bank::Settings;
 
     /// Every key of the configuration, as the reader knows them (`FileConfig` and its tables).
     const KEYS: &[&str] = &[

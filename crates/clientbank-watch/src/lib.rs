@@ -30,7 +30,6 @@ pub mod report;
 mod service;
 pub mod state;
 
-pub use clientbank_bank::{Route, Settings, Signing, config, signer, statement, webhook};
 pub use daemon::{Daemon, Options, Summary};
 pub use engine::Engine;
 

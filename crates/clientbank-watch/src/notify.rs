@@ -8,7 +8,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
-use crate::config::Notify;
+use clientbank_bank::config::Notify;
 
 /// Runs `notify`'s command with `event` on its standard input, in the background.
 pub fn tell(notify: &Notify, event: &Value) {

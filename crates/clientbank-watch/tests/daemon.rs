@@ -5,9 +5,10 @@ mod common;
 use std::time::{Duration, Instant};
 
 use clientbank_api::Token;
+use clientbank_bank::Signing;
 use clientbank_sandbox::{DropConnection, Fault};
+use clientbank_watch::commands;
 use clientbank_watch::state::PaymentState;
-use clientbank_watch::{Signing, commands};
 use common::*;
 
 #[tokio::test]
@@ -484,7 +485,7 @@ async fn a_payment_signed_by_a_lost_run_does_not_block_the_others() {
         .unwrap();
     api.sign(&clientbank_api::SignRequest {
         operations: vec![lost.clone()],
-        sign_base64: clientbank_watch::signer::sign(&argv, &content).unwrap(),
+        sign_base64: clientbank_bank::signer::sign(&argv, &content).unwrap(),
     })
     .await
     .unwrap();
@@ -724,7 +725,7 @@ async fn notify_is_told_of_what_needs_a_person() {
     let dir = tempfile::tempdir().unwrap();
     let events = dir.path().join("events.jsonl");
     let mut s = settings(&bank);
-    s.notify = Some(clientbank_watch::config::Notify {
+    s.notify = Some(clientbank_bank::config::Notify {
         command: vec![
             "sh".into(),
             "-c".into(),

@@ -94,7 +94,7 @@ async fn metrics_say_what_the_daemon_did() {
     drop(daemon);
     let mut waiting = open(
         dir,
-        clientbank_watch::Settings {
+        clientbank_bank::Settings {
             once_patience: std::time::Duration::from_millis(300),
             ..settings(&bank)
         },

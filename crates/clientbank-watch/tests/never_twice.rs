@@ -10,7 +10,7 @@ use clientbank_watch::state::PaymentState;
 use clientbank_watch::{Daemon, Error, commands};
 use common::*;
 
-fn patient(bank: &clientbank_sandbox::Sandbox) -> clientbank_watch::Settings {
+fn patient(bank: &clientbank_sandbox::Sandbox) -> clientbank_bank::Settings {
     let mut s = settings(bank);
     s.once_patience = Duration::from_millis(400);
     s
@@ -150,7 +150,7 @@ fn the_journal_refuses_two_active_intents_for_one_identity() {
                 hash: "h1",
                 place: "processing/a.json",
             },
-            clientbank_watch::Route::Json,
+            clientbank_bank::Route::Json,
             std::slice::from_ref(&payment),
         )
         .unwrap();
@@ -161,7 +161,7 @@ fn the_journal_refuses_two_active_intents_for_one_identity() {
                 hash: "h2",
                 place: "processing/b.json",
             },
-            clientbank_watch::Route::Json,
+            clientbank_bank::Route::Json,
             std::slice::from_ref(&payment),
         )
         .unwrap();

@@ -6,9 +6,9 @@ mod common;
 use std::time::Duration;
 
 use clientbank_api::Client;
+use clientbank_bank::config::Statements;
+use clientbank_bank::{Signing, statement};
 use clientbank_format::{Encoding, parse};
-use clientbank_watch::config::Statements;
-use clientbank_watch::{Signing, statement};
 use common::*;
 use rust_decimal::Decimal;
 
@@ -177,9 +177,9 @@ async fn a_webhook_brings_the_outbox_statement_up_to_date_at_once() {
     let mut s = settings(&bank);
     // Only the webhook makes the statement due again within the test's time.
     s.statements = Some(statements(2));
-    s.webhook = Some(clientbank_watch::config::WebhookSettings {
+    s.webhook = Some(clientbank_bank::config::WebhookSettings {
         addr: format!("127.0.0.1:{port}").parse().unwrap(),
-        key: clientbank_watch::config::WebhookKeyKind::Token,
+        key: clientbank_bank::config::WebhookKeyKind::Token,
         client_secret: None,
     });
     bank.control()

@@ -212,7 +212,7 @@ Examples:
         /// How payments go: auto (JSON payment by payment when it carries everything, else the
         /// 1C file whole), json, 1c.
         #[arg(long)]
-        route: Option<clientbank_watch::Route>,
+        route: Option<clientbank_bank::Route>,
         /// Send the payments straight to signing (`targetStatus: InSigning`; the configuration's
         /// `in_signing`, true by default, otherwise).
         #[arg(long)]

@@ -361,7 +361,7 @@ fn upload_status_sign_and_resolve() {
     let keys = tempfile::tempdir().unwrap();
     let mut config = String::new();
     for inn in ["7701234560", "500100732259"] {
-        let argv = clientbank_watch::signer::throwaway_openssl(
+        let argv = clientbank_bank::signer::throwaway_openssl(
             keys.path(),
             inn,
             clientbank_payment::clock::today_in_moscow(),
@@ -855,7 +855,7 @@ fn a_signer_that_cannot_sign_stops_before_anything_is_uploaded() {
     assert!(!dir.join(".clientbank").exists(), "no journal made");
     // The key and certificate beside the configuration, named relatively: it signs.
     let keys = tempfile::tempdir().unwrap();
-    let argv = clientbank_watch::signer::throwaway_openssl(
+    let argv = clientbank_bank::signer::throwaway_openssl(
         keys.path(),
         "7701234560",
         clientbank_payment::clock::today_in_moscow(),

@@ -15,13 +15,13 @@ use clientbank_format::Message;
 use clientbank_payment::clock::today_in_moscow;
 use serde::Serialize;
 
-use crate::config::{Settings, Signing};
 use crate::engine::{Engine, Intake, Processed, Sent, Verdict, content_hash};
 use crate::folders::{Claimer, Folder, Layout, move_into, rename_no_replace, unique_name};
 use crate::journal::{Journal, NewFile};
 use crate::lock::{DirLock, Holder};
 use crate::state::{FileState, PaymentState};
 use crate::{Error, drop, report};
+use clientbank_bank::config::{Settings, Signing};
 
 mod endings;
 mod recover;
@@ -753,7 +753,7 @@ impl Daemon {
             Some(config) => {
                 let key = self.engine.settings.webhook_key()?;
                 let journal = Journal::open(&self.layout.journal(), false)?;
-                let socket = crate::webhook::bind(config.addr).await?;
+                let socket = clientbank_bank::webhook::bind(config.addr).await?;
                 let addr = socket.local_addr().unwrap_or(config.addr);
                 tracing::info!(%addr, "webhook listener");
                 if !addr.ip().is_loopback() {
@@ -763,9 +763,11 @@ impl Daemon {
                          loopback: put an HTTPS reverse proxy in front of it"
                     );
                 }
-                let listener =
-                    crate::webhook::Listener::new(key, Arc::new(std::sync::Mutex::new(journal)))
-                        .on_new(new_operations);
+                let listener = clientbank_bank::webhook::Listener::new(
+                    key,
+                    Arc::new(std::sync::Mutex::new(journal)),
+                )
+                .on_new(new_operations);
                 let stop = listener_stop.clone();
                 Some(tokio::spawn(async move {
                     let shutdown = async move { stop.notified().await };

@@ -49,9 +49,9 @@ impl Daemon {
 
     pub(super) async fn write_statement(
         &mut self,
-        config: &crate::config::Statements,
+        config: &clientbank_bank::config::Statements,
     ) -> Result<clientbank_format::Message, Error> {
-        use crate::statement;
+        use clientbank_bank::statement;
         let client = self.engine.client()?;
         let today = self.today();
         let from = today - chrono::Duration::days(i64::from(config.days) - 1);

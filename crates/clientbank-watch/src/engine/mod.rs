@@ -7,12 +7,13 @@ use clientbank_api::{Client, SignRequest};
 use clientbank_payment::json::{IN_SIGNING, Parameters};
 use sha2::{Digest, Sha256};
 
-use crate::config::{Route, Settings};
+use crate::Error;
 use crate::drop::{Drop, Kind};
 use crate::journal::{Journal, NewFile, NewPayment, Outcome, Requisites};
 use crate::last_errors::{Unsigned, sign_failed, sign_topic};
 use crate::state::{PaymentState, SignState};
-use crate::{Error, signer};
+use clientbank_bank::config::{Route, Settings};
+use clientbank_bank::signer;
 
 mod route_1c;
 mod sign;

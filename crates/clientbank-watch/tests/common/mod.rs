@@ -5,8 +5,9 @@ use std::path::Path;
 use std::time::Duration;
 
 use clientbank_api::Token;
+use clientbank_bank::Settings;
 use clientbank_sandbox::{Config, Sandbox};
-use clientbank_watch::{Daemon, Options, Settings};
+use clientbank_watch::{Daemon, Options};
 
 pub const ROMASHKA: &str = "40702810938000012345";
 pub const IVANOV: &str = "40802810438000054321";
@@ -175,6 +176,6 @@ pub fn assert_no_duplicates(bank: &Sandbox) {
 
 /// A signer made with openssl for `inn`, in `keys`.
 pub fn signer(keys: &Path, inn: &str) -> Vec<String> {
-    clientbank_watch::signer::throwaway_openssl(keys, inn, today_date())
+    clientbank_bank::signer::throwaway_openssl(keys, inn, today_date())
         .expect("openssl makes a certificate")
 }

@@ -8,7 +8,7 @@ use std::io::{self, Write};
 use chrono::NaiveDate;
 use clientbank_api::types::OperationCategory;
 use clientbank_api::{BankAccount, Client, Decimal, Operation, Token};
-use clientbank_watch::Settings;
+use clientbank_bank::Settings;
 use clientbank_watch::report::{excel_cell, excel_sum, excel_writer};
 use serde::Serialize;
 

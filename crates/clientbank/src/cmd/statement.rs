@@ -5,8 +5,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use chrono::NaiveDate;
+use clientbank_bank::statement::{self, AccountStatement, Period};
 use clientbank_format::Encoding;
-use clientbank_watch::statement::{self, AccountStatement, Period};
 use serde_json::json;
 
 use super::watch::init_logging;

@@ -4,7 +4,7 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use chrono::NaiveDate;
-use clientbank_watch::Route;
+use clientbank_bank::Route;
 use clientbank_watch::commands::{self, UploadOutcome};
 use clientbank_watch::folders::{Folder, Layout};
 

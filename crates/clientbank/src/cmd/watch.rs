@@ -3,10 +3,11 @@
 use std::path::{Path, PathBuf};
 
 use clientbank_api::Token;
-use clientbank_watch::config::ProcessEnv;
+use clientbank_bank::config::ProcessEnv;
+use clientbank_bank::{Settings, Signing};
 use clientbank_watch::folders::{Folder, Layout};
 use clientbank_watch::report::shell_quote;
-use clientbank_watch::{Daemon, Options, Settings, Signing, Summary, demo};
+use clientbank_watch::{Daemon, Options, Summary, demo};
 
 use crate::cli::LogFormat;
 use crate::exit::{Failure, Outcome};

@@ -6,9 +6,9 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
+use clientbank_bank::webhook::{self, Listener};
 use clientbank_watch::daemon::open_journal;
 use clientbank_watch::folders::Layout;
-use clientbank_watch::webhook::{self, Listener};
 
 use super::watch::{init_logging, load, shutdown};
 use crate::cli::LogFormat;
