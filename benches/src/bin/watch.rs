@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 
 use clientbank_api::Token;
 use clientbank_sandbox::{Config, Sandbox};
-use clientbank_watch::{Daemon, Options, Settings};
+use clientbank_bank::Settings;
+use clientbank_watch::{Daemon, Options};
 
 fn today() -> String {
     clientbank_payment::clock::today_in_moscow()
