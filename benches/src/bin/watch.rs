@@ -7,8 +7,8 @@
 use std::time::{Duration, Instant};
 
 use clientbank_api::Token;
-use clientbank_sandbox::{Config, Sandbox};
 use clientbank_bank::Settings;
+use clientbank_sandbox::{Config, Sandbox};
 use clientbank_watch::{Daemon, Options};
 
 fn today() -> String {
