@@ -175,6 +175,34 @@ fn document(
     out.push_str("КонецДокумента\r\n");
 }
 
+/// A JSON drop for the watch benches: `payments` ordinary payments from `account`, numbered
+/// from `index * payments + 1`, dated today.
+pub fn json_drop(account: &str, index: usize, payments: usize) -> String {
+    let date = clientbank_payment::clock::today_in_moscow().format("%d.%m.%Y");
+    let items: Vec<String> = (0..payments)
+        .map(|k| {
+            let number = index * payments + k + 1;
+            format!(
+                r#"{{"payment": {{"Number": "{number}", "Date": "{date}", "Sum": "{number}.00",
+  "PayerAccount": "{account}", "RecipientName": "ООО \"Лютик\"",
+  "RecipientINN": "5009876546", "RecipientKPP": "500901001",
+  "RecipientAccount": "40702810210000054321", "RecipientBankBik": "044525974",
+  "RecipientBankCorrAccount": "30101810145250000974",
+  "PaymentPurpose": "Оплата по счету № {number}, НДС не облагается", "TypeIndicator": "0"}}}}"#
+            )
+        })
+        .collect();
+    format!("[{}]\n", items.join(",\n"))
+}
+
+/// The process's CPU time (user + system), from /proc (Linux).
+pub fn cpu_time() -> Option<std::time::Duration> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    Some(std::time::Duration::from_millis(ticks * 10))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,36 +11,10 @@ use clientbank_bank::Settings;
 use clientbank_sandbox::{Config, Sandbox};
 use clientbank_watch::{Daemon, Options};
 
-fn today() -> String {
-    clientbank_payment::clock::today_in_moscow()
-        .format("%d.%m.%Y")
-        .to_string()
-}
+use clientbank_benches::{cpu_time, json_drop};
 
 fn drop_file(index: usize, payments: usize) -> String {
-    let date = today();
-    let items: Vec<String> = (0..payments)
-        .map(|k| {
-            let number = index * payments + k + 1;
-            format!(
-                r#"{{"payment": {{"Number": "{number}", "Date": "{date}", "Sum": "{number}.00",
-  "PayerAccount": "40702810938000012345", "RecipientName": "ООО \"Лютик\"",
-  "RecipientINN": "5009876546", "RecipientKPP": "500901001",
-  "RecipientAccount": "40702810210000054321", "RecipientBankBik": "044525974",
-  "RecipientBankCorrAccount": "30101810145250000974",
-  "PaymentPurpose": "Оплата по счету № {number}, НДС не облагается", "TypeIndicator": "0"}}}}"#
-            )
-        })
-        .collect();
-    format!("[{}]\n", items.join(",\n"))
-}
-
-/// The process's CPU time (user + system), from /proc (Linux).
-fn cpu_time() -> Option<Duration> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
-    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
-    Some(Duration::from_millis(ticks * 10))
+    json_drop("40702810938000012345", index, payments)
 }
 
 #[tokio::main]

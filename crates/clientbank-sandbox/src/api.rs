@@ -104,6 +104,7 @@ pub(crate) fn router(shared: Arc<Shared>) -> Router {
         .route("/webhook/deliveries", get(admin_deliveries))
         .route("/operations", post(admin_operations))
         .route("/payments", get(admin_payments))
+        .route("/companies", post(admin_companies))
         .route_layer(middleware::from_fn_with_state(shared.clone(), admin_guard));
     Router::new()
         .nest("/v1", v1)
@@ -226,7 +227,7 @@ async fn not_found() -> Reply {
 
 /// Who is calling, with which right.
 struct Caller {
-    user: &'static str,
+    user: crate::data::User,
     token: String,
     kind: TokenKind,
     sandbox: bool,
@@ -268,7 +269,7 @@ fn caller(shared: &Shared, headers: &HeaderMap, uri: &Uri, right: &str) -> Resul
             return Err(unauthorized());
         }
         return Ok(Caller {
-            user: data::USER,
+            user: data::USER.into(),
             token,
             kind: TokenKind::Cabinet,
             sandbox,
@@ -291,7 +292,7 @@ fn caller(shared: &Shared, headers: &HeaderMap, uri: &Uri, right: &str) -> Resul
         ));
     }
     Ok(Caller {
-        user: record.user,
+        user: record.user.clone(),
         token: token.clone(),
         kind: record.kind.clone(),
         sandbox,
@@ -351,7 +352,7 @@ fn visible_account(
 ) -> Result<crate::data::AccountRecord, Reply> {
     let state = shared.lock();
     let record = state.account(id).ok_or_else(no_access_to_account)?;
-    if state.owner(&record.company_id) != Some(who.user) {
+    if state.owner(&record.company_id) != Some(&*who.user) {
         return Err(no_access_to_account());
     }
     Ok(record.clone())
@@ -578,7 +579,7 @@ fn create_payment(
             format!("У пользователя нет доступа к счёту {number}"),
         ));
     };
-    if state.owner(&account.company_id) != Some(who.user) {
+    if state.owner(&account.company_id) != Some(&*who.user) {
         return Err((
             StatusCode::BAD_REQUEST,
             "AccessDenied".into(),
@@ -809,7 +810,7 @@ impl Claim {
                     format!("платёж {id} не найден"),
                 ));
             };
-            if state.owner(&payment.company_id) != Some(who.user) {
+            if state.owner(&payment.company_id) != Some(&*who.user) {
                 return Err(error(
                     StatusCode::UNAUTHORIZED,
                     "AccessDenied",
@@ -1252,7 +1253,7 @@ async fn token(State(shared): Shr, headers: HeaderMap, body: Bytes) -> Reply {
     state.tokens.insert(
         access.clone(),
         TokenRecord {
-            user: data::USER,
+            user: data::USER.into(),
             rights,
             expires,
             revoked: false,
@@ -1415,7 +1416,7 @@ fn retail_point_json(point: &RetailPoint) -> Value {
 
 /// The company the caller's user may see, by id.
 fn visible_company(shared: &Shared, who: &Caller, id: &str) -> Result<(), Reply> {
-    if shared.lock().owner(id) == Some(who.user) {
+    if shared.lock().owner(id) == Some(&*who.user) {
         Ok(())
     } else {
         Err(error(
@@ -1810,8 +1811,38 @@ async fn admin_payments(State(shared): Shr) -> Reply {
             json!({
                 "id": p.id, "status": p.status.to_string(), "awaitingSignature": p.awaiting_signature,
                 "number": p.payment.number, "account": p.account_number,
+                "companyId": p.company_id,
             })
         })
         .collect();
     ok(&payments)
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CompanyBody {
+    name: String,
+    inn: Option<String>,
+    kpp: Option<String>,
+}
+
+/// `POST /admin/companies {"name", "inn"?, "kpp"?}`: a company of its own user, with a checking
+/// account and a cabinet token of every right (the token is answered here, and only here).
+async fn admin_companies(State(shared): Shr, body: Bytes) -> Reply {
+    let body = match admin_body::<CompanyBody>(&body) {
+        Ok(body) => body,
+        Err(reply) => return reply,
+    };
+    let new = crate::NewCompany {
+        name: body.name,
+        inn: body.inn,
+        kpp: body.kpp,
+    };
+    match shared.add_company(&new) {
+        Ok(made) => ok(&json!({
+            "companyId": made.company_id, "name": made.name, "inn": made.inn, "kpp": made.kpp,
+            "account": made.account, "accountId": made.account_id, "token": made.token,
+        })),
+        Err(e) => error(StatusCode::BAD_REQUEST, "ValidationError", e.to_string()),
+    }
 }

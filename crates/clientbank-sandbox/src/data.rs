@@ -15,7 +15,7 @@ use crate::state::OperationKind;
 pub(crate) struct CompanyRecord {
     pub(crate) company: Company,
     /// The user the company belongs to; tokens see the companies of their user.
-    pub(crate) user: &'static str,
+    pub(crate) user: User,
 }
 
 /// An account with the balance it had before its first operation.
@@ -28,6 +28,9 @@ pub(crate) struct AccountRecord {
 
 /// The user of the fixed sandbox credentials and of tokens the sandbox issues.
 pub(crate) const USER: &str = "sandbox-user";
+/// A user of the bank: whose companies a token sees (the two of the test data, and one per
+/// company made through [`crate::Control::add_company`]).
+pub(crate) type User = std::sync::Arc<str>;
 /// Another user, whose company nobody here may see.
 pub(crate) const OTHER_USER: &str = "other-user";
 
@@ -131,7 +134,7 @@ pub(crate) fn companies() -> (Vec<CompanyRecord>, Vec<AccountRecord>) {
                 Some("770101001"),
                 "1027700132195",
             ),
-            user: USER,
+            user: USER.into(),
         },
         CompanyRecord {
             company: company(
@@ -141,7 +144,7 @@ pub(crate) fn companies() -> (Vec<CompanyRecord>, Vec<AccountRecord>) {
                 None,
                 "317774600123456",
             ),
-            user: USER,
+            user: USER.into(),
         },
         CompanyRecord {
             company: company(
@@ -151,7 +154,7 @@ pub(crate) fn companies() -> (Vec<CompanyRecord>, Vec<AccountRecord>) {
                 Some("773601001"),
                 "1027700132196",
             ),
-            user: OTHER_USER,
+            user: OTHER_USER.into(),
         },
     ];
     use AccountCategory::*;

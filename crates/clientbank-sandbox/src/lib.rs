@@ -42,6 +42,7 @@
 #![warn(missing_docs)]
 
 mod api;
+mod companies;
 mod data;
 mod sign;
 mod state;
@@ -59,6 +60,7 @@ use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 use tower::ServiceExt;
 
+pub use companies::{MAX_COMPANIES, MadeCompany, NewCompany};
 pub use state::{
     Control, ControlError, Delivery, Drop as DropConnection, Fault, MAX_RECEIVE, MAX_TIME_SCALE,
     OTHER_USER_TOKEN, OperationKind, PaymentView, Receive, check_time_scale, check_webhook_url,

@@ -24,7 +24,7 @@ pub(crate) enum TokenKind {
 
 #[derive(Clone, Debug)]
 pub(crate) struct TokenRecord {
-    pub(crate) user: &'static str,
+    pub(crate) user: data::User,
     pub(crate) rights: Vec<String>,
     pub(crate) expires: NaiveDateTime,
     pub(crate) revoked: bool,
@@ -66,6 +66,10 @@ pub struct PaymentView {
     pub sum: Option<Decimal>,
     /// Its number.
     pub number: Option<String>,
+    /// The payer's account (its number).
+    pub account: String,
+    /// The company that owns the payer's account.
+    pub company_id: String,
 }
 
 /// How an injected fault closes the connection.
@@ -130,6 +134,8 @@ pub(crate) struct State {
     /// The history's order per account: positions in `operations`, newest first, built again
     /// only when operations were added since (a page then costs its size, not the history's).
     pub(crate) history_index: HistoryIndex,
+    /// How many companies [`Control::add_company`] has made.
+    pub(crate) made_companies: usize,
 }
 
 /// Positions of each account's operations, newest first (by execution, else creation).
@@ -285,7 +291,7 @@ impl Shared {
                 (
                     token.clone(),
                     TokenRecord {
-                        user: data::USER,
+                        user: data::USER.into(),
                         rights: rights.clone(),
                         expires: far,
                         revoked: false,
@@ -296,7 +302,7 @@ impl Shared {
             .chain(std::iter::once((
                 OTHER_USER_TOKEN.to_string(),
                 TokenRecord {
-                    user: data::OTHER_USER,
+                    user: data::OTHER_USER.into(),
                     rights: crate::RIGHTS.iter().map(|r| r.to_string()).collect(),
                     expires: far,
                     revoked: false,
@@ -322,6 +328,7 @@ impl Shared {
                 webhook_key: HookKey::sandbox(),
                 deliveries: Vec::new(),
                 history_index: HistoryIndex::default(),
+                made_companies: 0,
                 received: 0,
                 retail_points,
                 operation_points,
@@ -458,11 +465,11 @@ impl State {
         })
     }
 
-    pub(crate) fn owner(&self, company_id: &str) -> Option<&'static str> {
+    pub(crate) fn owner(&self, company_id: &str) -> Option<&str> {
         self.companies
             .iter()
             .find(|c| c.company.company_id == company_id)
-            .map(|c| c.user)
+            .map(|c| &*c.user)
     }
 
     /// The balance of an account from its opening and every executed operation up to the end
@@ -571,6 +578,13 @@ impl Control {
         self.shared.receive(receive)
     }
 
+    /// Makes a company of its own user, with a checking account in roubles and a cabinet
+    /// token of every right that sees this company only (a bureau's clients, each paying from
+    /// its own folder). At most [`crate::MAX_COMPANIES`].
+    pub fn add_company(&self, new: &crate::NewCompany) -> Result<crate::MadeCompany, ControlError> {
+        self.shared.add_company(new)
+    }
+
     /// The per-run secret the admin interface wants in `Authorization: Bearer …`.
     pub fn admin_token(&self) -> &str {
         &self.shared.admin_token
@@ -593,6 +607,8 @@ impl Control {
                 awaiting_signature: p.awaiting_signature,
                 sum: p.payment.sum,
                 number: p.payment.number.clone(),
+                account: p.account_number.clone(),
+                company_id: p.company_id.clone(),
             })
             .collect()
     }
@@ -650,7 +666,7 @@ pub(crate) struct HookKey {
     /// The token itself (cabinet) — its first 10 characters key the hash.
     pub(crate) token: String,
     /// The token's user: only operations of this user's companies are notified.
-    pub(crate) user: &'static str,
+    pub(crate) user: data::User,
 }
 
 impl std::fmt::Debug for HookKey {
@@ -664,7 +680,7 @@ impl HookKey {
         HookKey {
             kind: TokenKind::Cabinet,
             token: SANDBOX_TOKEN.into(),
-            user: data::USER,
+            user: data::USER.into(),
         }
     }
 
@@ -788,7 +804,7 @@ impl Shared {
         Ok(HookKey {
             kind: record.kind.clone(),
             token: token.to_string(),
-            user: record.user,
+            user: record.user.clone(),
         })
     }
 
@@ -857,11 +873,11 @@ impl Shared {
                 state.operations.push(op.clone());
                 operations.push(op);
             }
-            let owner = company.as_ref().map(|c| c.user);
+            let owner = company.as_ref().map(|c| c.user.clone());
             let webhook = state
                 .webhook
                 .clone()
-                .filter(|_| owner == Some(state.webhook_key.user))
+                .filter(|_| owner.as_ref() == Some(&state.webhook_key.user))
                 .map(|url| (url, state.webhook_key.clone()));
             (operations, company, webhook)
         };

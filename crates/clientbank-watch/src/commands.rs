@@ -433,6 +433,19 @@ pub struct Status {
     pub ignored: Vec<String>,
 }
 
+impl Status {
+    /// Payments in doubt (or, while a daemon runs, being sent).
+    pub fn in_doubt(&self) -> usize {
+        Standing::all()
+            .filter(|s| s.state.in_doubt())
+            .map(|s| s.status_label().0)
+            .collect::<std::collections::BTreeSet<_>>()
+            .iter()
+            .filter_map(|label| self.payments.get(*label))
+            .sum()
+    }
+}
+
 /// What `clientbank status --check` finds: whether a daemon works on the folder, and what
 /// needs a person (each in English and Russian).
 #[derive(Clone, Debug, Default)]
@@ -470,13 +483,7 @@ pub fn health(dir: &Path) -> Result<Health, Error> {
             format!("в review/ файлов: {review}: их разбирает человек (`clientbank resolve`)"),
         ));
     }
-    let doubt: usize = Standing::all()
-        .filter(|s| s.state.in_doubt())
-        .map(|s| s.status_label().0)
-        .collect::<std::collections::BTreeSet<_>>()
-        .iter()
-        .filter_map(|label| status.payments.get(*label))
-        .sum();
+    let doubt = status.in_doubt();
     if doubt > 0 && running {
         // (While a daemon runs, a payment being sent is counted with those in doubt.)
         attention.push(clientbank_format::Message::new(

@@ -19,6 +19,7 @@ pub mod daemon;
 pub mod demo;
 pub mod drop;
 pub mod engine;
+pub mod fleet;
 pub mod folders;
 pub mod init;
 pub mod journal;
@@ -32,6 +33,7 @@ pub mod state;
 
 pub use daemon::{Daemon, Options, Summary};
 pub use engine::Engine;
+pub use fleet::{Fleet, FolderRun};
 
 /// What stops the daemon or a command. Each variant keeps what caused it (`source()`);
 /// [`message`] says it in both languages, the binary says it once.

@@ -257,10 +257,18 @@ Examples:
 Examples:
   clientbank watch --sandbox --once --demo exchange   the whole flow offline, then a summary
   clientbank watch exchange                           the daemon (DIR/clientbank.toml)
-  clientbank watch exchange --once --log-format json  what is in the inbox now, JSON logs")]
+  clientbank watch exchange --once --log-format json  what is in the inbox now, JSON logs
+  clientbank watch --root clients                     every clients/*/ with a clientbank.toml
+  clientbank watch acme globex --once                 two folders, each with its own settings")]
     Watch {
-        /// The exchange folder (inbox/, processing/, done/, rejected/, review/, outbox/).
-        dir: PathBuf,
+        /// The exchange folder (inbox/, processing/, done/, rejected/, review/, outbox/);
+        /// several: one process serves them all, each with its own clientbank.toml.
+        #[arg(value_name = "DIR", required_unless_present = "root")]
+        dirs: Vec<PathBuf>,
+        /// Serve every direct subfolder of ROOT that holds a clientbank.toml, looked at again
+        /// every 5 s: folders added are served, folders removed are let go.
+        #[arg(long, value_name = "ROOT")]
+        root: Option<PathBuf>,
         /// Process what is in the inbox, print a summary and exit (0: nothing rejected or in
         /// review; 1 otherwise; 3: the bank stayed unavailable).
         #[arg(long)]
@@ -361,10 +369,15 @@ Examples:
 Examples:
   clientbank status exchange          files per folder, payments per state, ids to sign
   clientbank status exchange --json   one JSON object
-  clientbank status exchange --check  a health probe: exit 0 well, 1 a person is needed, 4 no daemon")]
+  clientbank status exchange --check  a health probe: exit 0 well, 1 a person is needed, 4 no daemon
+  clientbank status --root clients    one line per folder: files, payments in doubt, last error")]
     Status {
-        /// The exchange folder.
-        dir: PathBuf,
+        /// The exchange folder; several: one line each.
+        #[arg(value_name = "DIR", required_unless_present = "root")]
+        dirs: Vec<PathBuf>,
+        /// One line for every direct subfolder of ROOT that holds a clientbank.toml.
+        #[arg(long, value_name = "ROOT")]
+        root: Option<PathBuf>,
         /// Print one JSON object.
         #[arg(long)]
         json: bool,

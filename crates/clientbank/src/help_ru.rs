@@ -244,11 +244,19 @@ const TEXTS: &[(&str, &str)] = &[
         "Примеры:
   clientbank watch --sandbox --once --demo exchange   весь путь без сети, затем итог
   clientbank watch exchange                           служба (настройки в DIR/clientbank.toml)
-  clientbank watch exchange --once --log-format json  что сейчас во входящих, журнал в JSON",
+  clientbank watch exchange --once --log-format json  что сейчас во входящих, журнал в JSON
+  clientbank watch --root clients                     каждая clients/*/ с clientbank.toml
+  clientbank watch acme globex --once                 две папки, у каждой свои настройки",
     ),
     (
-        "watch.dir",
-        "Папка обмена (inbox/, processing/, done/, rejected/, review/, outbox/).",
+        "watch.dirs",
+        "Папка обмена (inbox/, processing/, done/, rejected/, review/, outbox/); несколько — \
+         один процесс обслуживает все, у каждой свой clientbank.toml.",
+    ),
+    (
+        "watch.root",
+        "Обслуживать каждую папку внутри ROOT, где есть clientbank.toml; ROOT просматривается \
+         каждые 5 с: новые папки подхватываются, удалённые отпускаются.",
     ),
     (
         "watch.once",
@@ -373,9 +381,14 @@ kl_to_1c.txt и загружает известные ей счета); с --per
         "Примеры:
   clientbank status exchange          файлы по папкам, платежи по состояниям, id к подписи
   clientbank status exchange --json   один объект JSON
-  clientbank status exchange --check  проверка для мониторинга: 0 — всё хорошо, 1 — нужен человек, 4 — службы нет",
+  clientbank status exchange --check  проверка для мониторинга: 0 — всё хорошо, 1 — нужен человек, 4 — службы нет
+  clientbank status --root clients    по строке на папку: файлы, платежи под сомнением, последняя ошибка",
     ),
-    ("status.dir", "Папка обмена."),
+    ("status.dirs", "Папка обмена; несколько — по строке на каждую."),
+    (
+        "status.root",
+        "По строке на каждую папку внутри ROOT, где есть clientbank.toml.",
+    ),
     ("status.json", "Вывести один объект JSON."),
     (
         "status.check",

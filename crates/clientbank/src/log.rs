@@ -44,7 +44,7 @@ where
 {
     fn format_event(
         &self,
-        _ctx: &FmtContext<'_, S, N>,
+        ctx: &FmtContext<'_, S, N>,
         mut writer: Writer<'_>,
         event: &Event<'_>,
     ) -> fmt::Result {
@@ -65,7 +65,16 @@ where
         } else {
             &fields.message
         };
-        write!(writer, "{} {level}{message}", shown(Utc::now(), &Local))?;
+        write!(writer, "{} ", shown(Utc::now(), &Local))?;
+        // One of many folders (`watch --root`): its name first.
+        for span in ctx.event_scope().into_iter().flatten() {
+            let extensions = span.extensions();
+            let fields = extensions.get::<tracing_subscriber::fmt::FormattedFields<N>>();
+            if let Some(folder) = fields.and_then(|f| f.fields.strip_prefix("folder=")) {
+                write!(writer, "[{folder}] ")?;
+            }
+        }
+        write!(writer, "{level}{message}")?;
         if !fields.rest.is_empty() {
             write!(writer, " ({})", fields.rest.join(", "))?;
         }

@@ -97,7 +97,7 @@ pub struct Summary {
 }
 
 /// A message in JSON: its English text.
-fn english<S: serde::Serializer>(
+pub(crate) fn english<S: serde::Serializer>(
     message: &Option<clientbank_format::Message>,
     serializer: S,
 ) -> Result<S::Ok, S::Error> {
@@ -182,6 +182,10 @@ pub struct Daemon {
     folder_problem: Option<String>,
     /// Whether the bank's last answer was a failure, for the metrics.
     bank: std::sync::Arc<crate::metrics::BankHealth>,
+    /// One of a [`crate::fleet::Fleet`]'s daemons: the fleet speaks to systemd, not each.
+    in_fleet: bool,
+    /// A fleet's daemon: woken by the fleet's watcher of every inbox, not a watcher of its own.
+    fleet_wake: Option<Arc<tokio::sync::Notify>>,
 }
 
 impl std::fmt::Debug for Daemon {
@@ -236,6 +240,8 @@ impl Daemon {
             next_statement: None,
             folder_problem: None,
             bank: Default::default(),
+            in_fleet: false,
+            fleet_wake: None,
         };
         daemon.engine.lock = Some(lock);
         if fresh && options.new_journal {
@@ -246,6 +252,14 @@ impl Daemon {
         }
         daemon.recover()?;
         Ok(daemon)
+    }
+
+    /// Makes this daemon one of a fleet's: it sends systemd nothing (the fleet does), and is
+    /// woken by `wake` (the fleet's one watcher of every inbox) when given, instead of a
+    /// watcher of its own (a system gives a process few: Linux 128 by default).
+    pub fn in_fleet(&mut self, wake: Option<Arc<tokio::sync::Notify>>) {
+        self.in_fleet = true;
+        self.fleet_wake = wake;
     }
 
     /// The folders.
@@ -350,6 +364,8 @@ impl Daemon {
                 }
                 self.engine.check_lock()?;
                 self.process(&name).await?;
+                // The other folders of a fleet get their turn between two files of this one.
+                tokio::task::yield_now().await;
                 if self.token_refused.is_some_and(|at| at >= now) {
                     break;
                 }
@@ -713,7 +729,7 @@ impl Daemon {
         &mut self,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<Summary, Error> {
-        let wake = Arc::new(tokio::sync::Notify::new());
+        let wake = self.fleet_wake.clone().unwrap_or_default();
         let stop = self.engine.stop.clone();
         let on_stop = wake.clone();
         tokio::spawn(async move {
@@ -721,29 +737,10 @@ impl Daemon {
             stop.store(true, Ordering::SeqCst);
             on_stop.notify_one();
         });
-        let on_event = wake.clone();
-        // The debouncer's thread wakes every tick: 200 ms keeps an idle daemon near zero CPU.
-        let watcher = notify_debouncer_full::new_debouncer(
-            Duration::from_millis(200),
-            Some(Duration::from_millis(200)),
-            move |_: notify_debouncer_full::DebounceEventResult| on_event.notify_one(),
-        )
-        .and_then(|mut debouncer| {
-            debouncer.watch(
-                self.layout.folder(Folder::Inbox),
-                notify_debouncer_full::notify::RecursiveMode::NonRecursive,
-            )?;
-            Ok(debouncer)
-        });
-        let _watcher = match watcher {
-            Ok(watcher) => Some(watcher),
-            Err(e) => {
-                tracing::warn!(
-                    "no file events ({e}): the inbox is rescanned every {:?}",
-                    self.engine.settings.poll_interval
-                );
-                None
-            }
+        // A fleet's daemon is woken by the fleet's one watcher of every inbox.
+        let _watcher = match self.fleet_wake {
+            Some(_) => None,
+            None => self.watch_inbox(wake.clone()),
         };
         // The webhook listener beside the loop, on its own journal connection: a new operation
         // brings the outbox statement up to date at once.
@@ -782,7 +779,11 @@ impl Daemon {
             }
         };
         tracing::info!(dir = %self.layout.root.display(), "watching");
-        let service = crate::service::Service::from_env();
+        let service = if self.in_fleet {
+            crate::service::Service::default()
+        } else {
+            crate::service::Service::from_env()
+        };
         service.ready();
         loop {
             self.pass().await?;
@@ -827,6 +828,43 @@ impl Daemon {
         service.stopping();
         tracing::info!("stopped");
         Ok(self.finish_summary())
+    }
+}
+
+impl Daemon {
+    /// File events of the inbox wake `wake`; `None` (said) when the system gives none.
+    fn watch_inbox(
+        &self,
+        wake: Arc<tokio::sync::Notify>,
+    ) -> Option<
+        notify_debouncer_full::Debouncer<
+            notify_debouncer_full::notify::RecommendedWatcher,
+            notify_debouncer_full::RecommendedCache,
+        >,
+    > {
+        // The debouncer's thread wakes every tick: 200 ms keeps an idle daemon near zero CPU.
+        let watcher = notify_debouncer_full::new_debouncer(
+            Duration::from_millis(200),
+            Some(Duration::from_millis(200)),
+            move |_: notify_debouncer_full::DebounceEventResult| wake.notify_one(),
+        )
+        .and_then(|mut debouncer| {
+            debouncer.watch(
+                self.layout.folder(Folder::Inbox),
+                notify_debouncer_full::notify::RecursiveMode::NonRecursive,
+            )?;
+            Ok(debouncer)
+        });
+        match watcher {
+            Ok(watcher) => Some(watcher),
+            Err(e) => {
+                tracing::warn!(
+                    "no file events ({e}): the inbox is rescanned every {:?}",
+                    self.engine.settings.poll_interval
+                );
+                None
+            }
+        }
     }
 }
 

@@ -79,7 +79,8 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome, Failure> {
             config,
         } => sign::run(&dir, config.as_deref(), company.as_deref(), dry_run, json),
         Command::Watch {
-            dir,
+            mut dirs,
+            root,
             once,
             sandbox,
             demo,
@@ -87,16 +88,36 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome, Failure> {
             log_format,
             new_journal,
             metrics,
-        } => watch::run(watch::Args {
-            dir,
-            once,
-            sandbox,
-            demo,
-            config,
-            log_format,
-            new_journal,
-            metrics,
-        }),
+        } => {
+            if dirs.len() != 1 || root.is_some() {
+                let refused = [
+                    ("--demo", demo),
+                    ("--config", config.is_some()),
+                    ("--new-journal", new_journal),
+                    ("--metrics", metrics.is_some()),
+                ];
+                let refused = refused.into_iter().filter(|(_, given)| *given);
+                watch::run_many(watch::ManyArgs {
+                    dirs,
+                    root,
+                    once,
+                    sandbox,
+                    refused: refused.map(|(flag, _)| flag).collect(),
+                    log_format,
+                })
+            } else {
+                watch::run(watch::Args {
+                    dir: dirs.remove(0),
+                    once,
+                    sandbox,
+                    demo,
+                    config,
+                    log_format,
+                    new_journal,
+                    metrics,
+                })
+            }
+        }
         Command::Statement {
             accounts,
             from,
@@ -128,11 +149,18 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome, Failure> {
             log_format,
         }),
         Command::Status {
-            dir,
+            dirs,
+            root,
+            json,
+            check,
+        } if dirs.len() != 1 || root.is_some() => status::glance(dirs, root, json, check),
+        Command::Status {
+            mut dirs,
             check: true,
             json,
-        } => status::check(&dir, json),
-        Command::Status { dir, json, .. } => status::run(&dir, json),
+            ..
+        } => status::check(&dirs.remove(0), json),
+        Command::Status { mut dirs, json, .. } => status::run(&dirs.remove(0), json),
         Command::Init { dir } => init::run(&dir),
         Command::Resolve {
             dir,

@@ -1,7 +1,8 @@
-//! `clientbank status DIR [--json] [--check]`.
+//! `clientbank status DIR [--json] [--check]`; `clientbank status --root ROOT` or several DIRs:
+//! one line per folder.
 
 use std::io::{self, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use clientbank_watch::commands;
 
@@ -119,4 +120,76 @@ pub(crate) fn check(dir: &Path, json: bool) -> Result<Outcome, Failure> {
         writeln!(out, "  {}", tr("ok", "всё в порядке"))?;
     }
     Ok(outcome)
+}
+
+/// Many folders at a glance: one line each (files per folder, payments in doubt, the last
+/// error); `clientbank status DIR` shows one in detail.
+pub(crate) fn glance(
+    mut dirs: Vec<PathBuf>,
+    root: Option<PathBuf>,
+    json: bool,
+    check: bool,
+) -> Result<Outcome, Failure> {
+    use clientbank_format::Message;
+    if check {
+        return Err(Failure::Stopped(Message::new(
+            "--check probes one folder: give one DIR",
+            "--check проверяет одну папку: укажите одну DIR",
+        )));
+    }
+    if let Some(root) = &root {
+        let found = clientbank_watch::fleet::folders_under(root).map_err(|e| {
+            let shown = root.display();
+            Failure::Stopped(Message::new(
+                format!("cannot read the root {shown}: {e}"),
+                format!("не удалось прочитать корневую папку {shown}: {e}"),
+            ))
+        })?;
+        dirs.extend(found);
+    }
+    let load = |dir: &Path| {
+        Ok(clientbank_bank::Settings::load(
+            dir,
+            None,
+            &clientbank_bank::config::ProcessEnv,
+        )?)
+    };
+    let glances = clientbank_watch::fleet::glance(&dirs, &load);
+    if json {
+        print_json(&glances)?;
+        return Ok(Outcome::Clean);
+    }
+    let lang = crate::term::lang();
+    let mut out = io::stdout().lock();
+    for g in &glances {
+        let files: Vec<String> = ["inbox", "processing", "done", "rejected", "review"]
+            .iter()
+            .map(|folder| format!("{folder} {}", g.files.get(*folder).copied().unwrap_or(0)))
+            .collect();
+        let doubt = tr(
+            format!("{} in doubt", g.in_doubt),
+            format!("под сомнением {}", g.in_doubt),
+        );
+        write!(out, "{}: {}; {doubt}", g.dir.display(), files.join(", "))?;
+        match &g.last_error {
+            Some(error) => writeln!(
+                out,
+                "; {} {}",
+                tr("last error:", "последняя ошибка:"),
+                error.get(lang)
+            )?,
+            None => writeln!(out)?,
+        }
+    }
+    if glances.is_empty() {
+        writeln!(
+            out,
+            "{}",
+            tr(
+                "no folder (none under the root holds a clientbank.toml)",
+                "папок нет (ни в одной папке внутри корневой нет clientbank.toml)"
+            )
+        )?;
+    }
+    Ok(Outcome::Clean)
 }

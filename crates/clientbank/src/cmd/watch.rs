@@ -1,4 +1,5 @@
-//! `clientbank watch DIR [--once] [--sandbox] [--demo] [--config FILE]`: the daemon.
+//! `clientbank watch DIR [--once] [--sandbox] [--demo] [--config FILE]`: the daemon; with
+//! several DIRs or `--root ROOT`, one process serving many folders (`clientbank_watch::fleet`).
 
 use std::path::{Path, PathBuf};
 
@@ -154,7 +155,12 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
         drop(bank);
         match summary {
             Ok(summary) => {
-                print_summary(&args.dir, &summary, &daemon);
+                let awaiting = daemon
+                    .engine
+                    .journal
+                    .awaiting_signature()
+                    .map_or(0, |rows| rows.len());
+                print_summary(&args.dir, &summary, awaiting);
                 // The daemon stopped by SIGINT/SIGTERM has done what it should: exit 0.
                 Ok(if args.demo {
                     // The demo's samples include a file with an error: the demo went as
@@ -200,6 +206,93 @@ async fn serve_metrics(
     });
     tracing::info!(addr = %addr, "metrics served at /metrics");
     Ok(stop)
+}
+
+pub(crate) struct ManyArgs {
+    pub(crate) dirs: Vec<PathBuf>,
+    pub(crate) root: Option<PathBuf>,
+    pub(crate) once: bool,
+    pub(crate) sandbox: bool,
+    /// Flags given that serve one folder only.
+    pub(crate) refused: Vec<&'static str>,
+    pub(crate) log_format: Option<LogFormat>,
+}
+
+/// Many folders in one process: each with its own `clientbank.toml` (then the environment), its
+/// journal, lock and reports; `--sandbox` points every folder at the built-in bank.
+pub(crate) fn run_many(args: ManyArgs) -> Result<Outcome, Failure> {
+    if let Some(flag) = args.refused.first() {
+        return Err(Failure::Stopped(Message::new(
+            format!("{flag} serves one folder: give one DIR, not several or --root"),
+            format!("{flag} — для одной папки: укажите одну DIR, а не несколько и не --root"),
+        )));
+    }
+    if let Some(root) = &args.root
+        && let Err(e) = clientbank_watch::fleet::folders_under(root)
+    {
+        let shown = root.display();
+        return Err(Failure::Stopped(Message::new(
+            format!("cannot read the root {shown}: {e}"),
+            format!("не удалось прочитать корневую папку {shown}: {e}"),
+        )));
+    }
+    init_logging(args.log_format == Some(LogFormat::Json));
+    crate::runtime::run(async move {
+        let mut fixed = Settings::default();
+        let bank = sandbox_bank(args.sandbox, &mut fixed).await?;
+        let load: clientbank_watch::fleet::Loader = std::sync::Arc::new(move |dir: &Path| {
+            let mut settings = Settings::load(dir, None, &ProcessEnv)?;
+            settings.lang = crate::term::lang();
+            if fixed.bank_url.is_some() {
+                settings.bank_url = fixed.bank_url.clone();
+                settings.token = fixed.token.clone();
+                settings.sandbox = false;
+            }
+            Ok(settings)
+        });
+        let mut fleet = clientbank_watch::Fleet::new(load);
+        for dir in args.dirs {
+            fleet = fleet.dir(dir);
+        }
+        if let Some(root) = args.root {
+            fleet = fleet.root(root);
+        }
+        let runs = if args.once {
+            fleet.run_once().await
+        } else {
+            fleet.run(shutdown()).await
+        };
+        drop(bank);
+        if args.once && runs.is_empty() {
+            println!(
+                "{}",
+                crate::term::tr(
+                    "no folder to serve (none under the root holds a clientbank.toml)",
+                    "обслуживать нечего (ни в одной папке внутри корневой нет clientbank.toml)"
+                )
+            );
+        }
+        let mut worst = Outcome::Clean;
+        for run in runs {
+            let this = match &run.outcome {
+                Ok(summary) => {
+                    print_summary(&run.dir, summary, run.awaiting_signature);
+                    if args.once {
+                        outcome(summary)
+                    } else {
+                        Outcome::Clean
+                    }
+                }
+                Err(e) => {
+                    let lang = crate::term::lang();
+                    println!("{}:\n  {}", run.dir.display(), e.message().get(lang));
+                    Outcome::Unreadable
+                }
+            };
+            worst = worst.max(this);
+        }
+        Ok(worst)
+    })
 }
 
 fn keys_present(settings: &Settings) -> bool {
@@ -249,7 +342,7 @@ fn outcome(summary: &Summary) -> Outcome {
     }
 }
 
-fn print_summary(dir: &Path, summary: &Summary, daemon: &Daemon) {
+fn print_summary(dir: &Path, summary: &Summary, awaiting: usize) {
     let list = |names: &[String]| {
         if names.is_empty() {
             String::new()
@@ -349,10 +442,8 @@ fn print_summary(dir: &Path, summary: &Summary, daemon: &Daemon) {
     if let Some(error) = &summary.statement_error {
         println!("  {error}");
     }
-    if let Ok(awaiting) = daemon.engine.journal.awaiting_signature()
-        && !awaiting.is_empty()
-    {
-        let (n, quoted) = (awaiting.len(), shell_quote(&dir.display().to_string()));
+    if awaiting > 0 {
+        let (n, quoted) = (awaiting, shell_quote(&dir.display().to_string()));
         println!(
             "  {}",
             tr(
