@@ -102,7 +102,7 @@ pub fn csv(rows: &[PaymentRow], lang: clientbank_payment::Lang) -> Vec<u8> {
             row.bank_id.as_deref().unwrap_or(""),
             if ru { label_ru } else { label_en },
             standing(row).code().as_str(),
-            excel_cell(row.message.as_deref().unwrap_or("")).as_ref(),
+            excel_cell(said(row, lang)).as_ref(),
         ]);
     }
     writer.into_inner().unwrap_or_default()
@@ -176,7 +176,7 @@ pub fn refusals(name: &str, rows: &[PaymentRow], lang: clientbank_payment::Lang)
             if ru { "платёж" } else { "payment" },
             row.position + 1,
             describe(row),
-            row.message.as_deref().unwrap_or("")
+            said(row, lang)
         );
     }
     let uploaded: Vec<_> = rows
@@ -255,7 +255,7 @@ pub fn review(
         ),
     };
     if let Some(why) = why {
-        let _ = writeln!(out, "\n{why}");
+        let _ = writeln!(out, "\n{}", crate::journal::note::in_lang(why, lang));
     }
     let group = |out: &mut String, title: &str, states: &[PaymentState]| {
         let chosen: Vec<_> = rows.iter().filter(|r| states.contains(&r.state)).collect();
@@ -274,8 +274,8 @@ pub fn review(
             if let Some(id) = &row.bank_id {
                 let _ = write!(out, ": id {id}");
             }
-            if let Some(message) = &row.message {
-                let _ = write!(out, "\n      {message}");
+            if row.message.is_some() {
+                let _ = write!(out, "\n      {}", said(row, lang));
             }
             out.push('\n');
         }
@@ -360,6 +360,13 @@ fn how_to_settle(dir: &std::path::Path, name: &str, in_doubt: &[&PaymentRow], ru
     out
 }
 
+/// What the journal says of a payment, in `lang` (see [`crate::journal::note`]).
+fn said(row: &PaymentRow, lang: clientbank_payment::Lang) -> &str {
+    row.message
+        .as_deref()
+        .map_or("", |m| crate::journal::note::in_lang(m, lang))
+}
+
 /// A word for a command line people copy: as it is when it holds only characters no shell
 /// treats specially, else quoted (POSIX shells: `'…'`, a `'` inside as `'\''`; Windows:
 /// `"…"`).
@@ -397,6 +404,35 @@ mod tests {
         assert_eq!(read(None, ""), PaymentState::Doubt);
         // The label is for people: read as it is, it says nothing.
         assert_eq!(read(Some("refused by the bank"), ""), PaymentState::Doubt);
+    }
+
+    #[test]
+    fn what_the_journal_says_of_a_payment_is_in_the_reader_s_language() {
+        let mut row = PaymentRow::example(1, "7", PaymentState::Doubt);
+        row.message = Some(crate::journal::note::both(
+            "sent, but the answer was lost",
+            "отправлен, но ответ потерян",
+        ));
+        let rows = [row];
+        let ru = String::from_utf8(super::csv(&rows, clientbank_payment::Lang::Ru)).unwrap();
+        assert!(ru.contains("отправлен, но ответ потерян"), "{ru}");
+        assert!(
+            !ru.contains("answer was lost") && !ru.contains('\u{1f}'),
+            "{ru}"
+        );
+        let en = String::from_utf8(super::csv(&rows, clientbank_payment::Lang::En)).unwrap();
+        assert!(
+            en.contains("sent, but the answer was lost") && !en.contains("ответ"),
+            "{en}"
+        );
+        let dir = std::path::Path::new("exchange");
+        let note = super::review(dir, "a.json", None, &rows, clientbank_payment::Lang::Ru);
+        assert!(note.contains("отправлен, но ответ потерян"), "{note}");
+        // A message of an earlier journal (one language) is shown as it is.
+        let mut old = PaymentRow::example(1, "7", PaymentState::Refused);
+        old.message = Some("refused by the bank: no".into());
+        let text = super::refusals("a.json", &[old], clientbank_payment::Lang::Ru);
+        assert!(text.contains("refused by the bank: no"), "{text}");
     }
 
     fn uploaded_row() -> PaymentRow {

@@ -1,6 +1,8 @@
 //! Where a file ends: done/, rejected/ or review/, with its report; files that vanished; payments that wait for a signature too long.
 
 use super::*;
+use crate::journal::note;
+use clientbank_format::Lang;
 
 impl Daemon {
     /// Tells `[notify]` once of the payments that have awaited their signature longer than
@@ -70,9 +72,15 @@ impl Daemon {
                     r.id,
                     outcome(
                         PaymentState::NotSent,
-                        format!(
-                            "not sent: {place} vanished before this payment was sent; from \
-                             another file it is sent once"
+                        note::both(
+                            format!(
+                                "not sent: {place} vanished before this payment was sent; from \
+                                 another file it is sent once"
+                            ),
+                            format!(
+                                "не отправлен: {place} исчез раньше, чем этот платёж был \
+                                 отправлен; из другого файла он будет отправлен один раз"
+                            ),
                         ),
                     ),
                 )),
@@ -80,9 +88,15 @@ impl Daemon {
                     r.id,
                     outcome(
                         PaymentState::Doubt,
-                        format!(
-                            "{place} vanished while this payment was being sent: it may or may \
-                             not be at the bank"
+                        note::both(
+                            format!(
+                                "{place} vanished while this payment was being sent: it may or \
+                                 may not be at the bank"
+                            ),
+                            format!(
+                                "{place} исчез, пока этот платёж отправлялся: он может быть в \
+                                 банке, а может и не быть"
+                            ),
                         ),
                     ),
                 )),
@@ -105,23 +119,6 @@ impl Daemon {
                 String::new()
             }
         );
-        if doubt > 0 {
-            let review = self.layout.folder(Folder::Review);
-            let note = report::review(
-                &self.layout.root,
-                &file.name,
-                Some(&message),
-                &rows,
-                self.engine.settings.lang,
-            );
-            fs::write(review.join(format!("{}.review.txt", file.name)), note)
-                .map_err(Error::io("cannot write the review note"))?;
-            let review_place = Layout::place(Folder::Review, &file.name);
-            journal.set_file(file.id, FileState::Review, &review_place, Some(&message))?;
-            self.summary.review.push(file.name.clone());
-        } else {
-            journal.set_file(file.id, FileState::Missing, "", Some(&message))?;
-        }
         let said = Message::new(
             message.clone(),
             format!(
@@ -137,6 +134,24 @@ impl Daemon {
                 }
             ),
         );
+        let kept = note::both(said.en(), said.ru());
+        if doubt > 0 {
+            let review = self.layout.folder(Folder::Review);
+            let note = report::review(
+                &self.layout.root,
+                &file.name,
+                Some(&kept),
+                &rows,
+                self.engine.settings.lang,
+            );
+            fs::write(review.join(format!("{}.review.txt", file.name)), note)
+                .map_err(Error::io("cannot write the review note"))?;
+            let review_place = Layout::place(Folder::Review, &file.name);
+            journal.set_file(file.id, FileState::Review, &review_place, Some(&kept))?;
+            self.summary.review.push(file.name.clone());
+        } else {
+            journal.set_file(file.id, FileState::Missing, "", Some(&kept))?;
+        }
         journal.note(Some(&file.name), None, &said)?;
         tracing::error!(file = %file.name, "{message}");
         self.waiting.remove(&file.name);
@@ -204,7 +219,12 @@ impl Daemon {
         if folder != Folder::Done {
             self.engine.journal.close_planned(
                 file_id,
-                &format!("not sent: the file went to {folder}/ before this payment was sent"),
+                &note::both(
+                    format!("not sent: the file went to {folder}/ before this payment was sent"),
+                    format!(
+                        "не отправлен: файл ушёл в {folder}/ раньше, чем этот платёж был отправлен"
+                    ),
+                ),
             )?;
         }
         self.engine.journal.set_file(file_id, state, &place, why)?;
@@ -295,11 +315,13 @@ impl Daemon {
                         "file": final_name,
                         "place": file.place,
                         "note": format!("{}.{note}", file.place),
-                        "reason": file.message,
+                        "reason": file.message.as_deref().map(|m| note::in_lang(m, Lang::En)),
+                        "reason_ru": file.message.as_deref().map(|m| note::in_lang(m, Lang::Ru)),
                         "payments": rows.iter().map(|r| serde_json::json!({
                             "number": r.payment.number, "date": r.payment.date, "sum": r.payment.sum,
                             "recipient": r.payment.recipient, "state": r.state.as_str(),
-                            "message": r.message,
+                            "message": r.message.as_deref().map(|m| note::in_lang(m, Lang::En)),
+                            "message_ru": r.message.as_deref().map(|m| note::in_lang(m, Lang::Ru)),
                         })).collect::<Vec<_>>(),
                     }),
                 );

@@ -24,6 +24,7 @@ use crate::{Error, drop, report};
 use clientbank_bank::config::{Settings, Signing};
 
 mod endings;
+mod held;
 mod recover;
 mod statements;
 
@@ -521,9 +522,11 @@ impl Daemon {
                 return self.reject_whole(name, &hash, &text);
             }
             Processed::Changed { file_id } => {
-                let why =
-                    "the file changed while it was in processing/: its new content is not sent.";
-                return self.finish(file_id, name, Verdict::Review, Some(why));
+                let why = crate::journal::note::both(
+                    "the file changed while it was in processing/: its new content is not sent.",
+                    "файл изменился, пока лежал в processing/: его новое содержимое не отправлено.",
+                );
+                return self.finish(file_id, name, Verdict::Review, Some(&why));
             }
             Processed::Sent {
                 file_id,
@@ -561,79 +564,28 @@ impl Daemon {
             // since it was read: what it added was not read, so not sent.
             // (A file deleted meanwhile did not change: it is said so when it is moved.)
             if path.exists() && file_stamp(&path) != stamp_read {
+                let lines = crate::complete::line_count(&bytes);
                 let note = format!(
                     "{name} changed after it was read (its size or time is not what was read): \
-                     it was read up to line {}; the payments after line {} may not be sent. \
-                     Compare the file with the report below, and send what is missing anew.",
-                    crate::complete::line_count(&bytes),
-                    crate::complete::line_count(&bytes)
+                     it was read up to line {lines}; the payments after line {lines} may not be \
+                     sent. Compare the file with the report below, and send what is missing anew."
                 );
                 tracing::error!(file = %name, "{note}");
+                let note = crate::journal::note::both(
+                    note,
+                    format!(
+                        "{name} изменился после чтения (его размер или время не те, что были при \
+                         чтении): он прочитан до строки {lines}; платежи после строки {lines} \
+                         могли не быть отправлены. Сверьте файл с отчётом ниже и отправьте \
+                         недостающее заново."
+                    ),
+                );
                 self.finish(file_id, name, Verdict::Review, Some(&note))?;
                 return Ok(());
             }
             self.finish(file_id, name, verdict, None)?;
         }
         Ok(())
-    }
-
-    /// Whether the file stays in processing/ because its payments were not all sent: the bank
-    /// did not take it (it waits, backing off), the configuration or the token keeps requests
-    /// from being made (uploads stop), or the daemon is stopping. Says why.
-    fn held_back(&mut self, name: &str, sent: Sent) -> bool {
-        match &sent {
-            Sent::NotTaken { .. } | Sent::Misconfigured(_) | Sent::TokenRefused(_) => {
-                self.bank.failed(SystemTime::now());
-            }
-            Sent::Finished => self.bank.answered(),
-            Sent::Interrupted => {}
-        }
-        match sent {
-            Sent::NotTaken { why, retry_after } => {
-                let delay = self.backoff(name, retry_after);
-                tracing::warn!(file = %name, "the bank did not take it ({why}); it waits in processing/, next try in {delay:?}");
-                self.summary.bank_unavailable = Some(why);
-                true
-            }
-            Sent::Misconfigured(why) => {
-                tracing::error!(
-                    "the configuration keeps requests from being made ({why}): nothing was \
-                     sent; uploads stop, files wait in processing/; tried again in {:?} or when \
-                     the configuration changes",
-                    self.engine.settings.token_retry
-                );
-                let said = Message::new(
-                    format!("the configuration keeps requests from being made: {why}"),
-                    format!("настройки не дают отправлять запросы: {why}"),
-                );
-                let _ = self.engine.journal.note(Some(name), None, &said);
-                self.summary.config_error = Some(why);
-                self.token_refused = Some(Instant::now());
-                true
-            }
-            Sent::TokenRefused(why) => {
-                tracing::error!(
-                    "the bank refuses the token ({why}): uploads stop; files wait in \
-                     processing/; tried again in {:?} or when the configuration changes",
-                    self.engine.settings.token_retry
-                );
-                let said = Message::new(
-                    format!("the bank refuses the token: {why}"),
-                    format!("банк не принимает токен: {why}"),
-                );
-                let _ = self.engine.journal.note(Some(name), None, &said);
-                self.summary.token_refused = Some(why);
-                self.token_refused = Some(Instant::now());
-                true
-            }
-            Sent::Interrupted => {
-                if !self.interrupted.iter().any(|n| n == name) {
-                    self.interrupted.push(name.to_string());
-                }
-                true
-            }
-            Sent::Finished => false,
-        }
     }
 
     /// Processes what is in the inbox and processing/, then returns: waits for inbox files to

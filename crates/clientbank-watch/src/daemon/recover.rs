@@ -141,11 +141,12 @@ impl Daemon {
                         r.id,
                         crate::journal::Outcome {
                             state: PaymentState::Doubt,
-                            message: Some(
+                            message: Some(crate::journal::note::both(
                                 "clientbank stopped while this payment was being sent: it may \
-                                 or may not be at the bank"
-                                    .into(),
-                            ),
+                                 or may not be at the bank",
+                                "clientbank остановился, пока этот платёж отправлялся: он может \
+                                 быть в банке, а может и не быть",
+                            )),
                             ..Default::default()
                         },
                     )

@@ -9,7 +9,7 @@ use sha2::{Digest, Sha256};
 
 use crate::Error;
 use crate::drop::{Drop, Kind};
-use crate::journal::{Journal, NewFile, NewPayment, Outcome, Requisites};
+use crate::journal::{Journal, NewFile, NewPayment, Outcome, Requisites, note};
 use crate::last_errors::{Unsigned, sign_failed, sign_topic};
 use crate::state::{PaymentState, SignState};
 use clientbank_bank::config::{Route, Settings};
@@ -273,7 +273,10 @@ impl Engine {
             .map(|r| {
                 (
                     r.id,
-                    Outcome::doubt("its answer was not recorded: it may or may not be at the bank"),
+                    Outcome::doubt(note::both(
+                        "its answer was not recorded: it may or may not be at the bank",
+                        "его ответ не записан: он может быть в банке, а может и не быть",
+                    )),
                 )
             })
             .collect();
@@ -309,7 +312,10 @@ impl Engine {
             let Some(planned) = drop.payments.get(row.position as usize) else {
                 self.journal.record_outcomes(&[(
                     row.id,
-                    Outcome::doubt("the file no longer holds this payment"),
+                    Outcome::doubt(note::both(
+                        "the file no longer holds this payment",
+                        "в файле больше нет этого платежа",
+                    )),
                 )])?;
                 return Ok(Sent::Finished);
             };
@@ -346,7 +352,7 @@ impl Engine {
                     tracing::warn!(number = %row.payment.number, "payment refused by the bank: {e}");
                     Outcome {
                         state: PaymentState::Refused,
-                        message: Some(e.to_string()),
+                        message: Some(note::both(e.message().en(), e.message().ru())),
                         ..Outcome::default()
                     }
                 }
@@ -372,11 +378,14 @@ fn uploaded(
     in_signing: bool,
 ) -> Outcome {
     let created = result.created();
+    // The bank's own words, the same in both languages; ours in each.
     let mut notes: Vec<String> = result.warnings.clone();
     notes.extend(result.problems.iter().cloned());
     let bank_id = created.first().map(|s| s.to_string());
+    let (mut en, mut ru) = (notes.clone(), notes);
     if bank_id.is_none() {
-        notes.push("the bank took it without naming its id: sign it in the bank's cabinet".into());
+        en.push("the bank took it without naming its id: sign it in the bank's cabinet".into());
+        ru.push("банк принял его, не назвав id: подпишите его в интернет-банке".into());
     }
     tracing::info!(
         number = %number, sum = %sum, id = bank_id.as_deref().unwrap_or("-"),
@@ -391,7 +400,7 @@ fn uploaded(
         }),
         bank_id,
         answer: Some(result.raw.clone()),
-        message: (!notes.is_empty()).then(|| notes.join("; ")),
+        message: (!en.is_empty()).then(|| note::both(en.join("; "), ru.join("; "))),
     }
 }
 
@@ -407,8 +416,12 @@ fn in_doubt(e: &clientbank_api::Error) -> Outcome {
     Outcome {
         bank_id,
         answer,
-        ..Outcome::doubt(format!(
-            "sent, but the answer was lost ({e}): it may or may not be at the bank"
+        ..Outcome::doubt(note::both(
+            format!("sent, but the answer was lost ({e}): it may or may not be at the bank"),
+            format!(
+                "отправлен, но ответ потерян ({}): он может быть в банке, а может и не быть",
+                e.message().ru()
+            ),
         ))
     }
 }

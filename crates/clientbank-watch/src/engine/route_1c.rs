@@ -1,6 +1,7 @@
 //! The 1C route: a whole 1C file to /operation-upload/1c, its answer settled payment by payment.
 
 use super::*;
+use crate::journal::note;
 
 impl Engine {
     /// The payments of a 1C file that must not go, each with why, when any of them cannot:
@@ -17,20 +18,29 @@ impl Engine {
         {
             let rows = self.journal.payments_of(first.file_id)?;
             if rows.iter().any(|r| r.state != PaymentState::Planned) {
-                let why = "not sent: other payments of this 1C file are already at the bank or \
-                           elsewhere, and the 1C route sends whole files; send this one alone \
-                           (or from a JSON file)";
+                let why = note::both(
+                    "not sent: other payments of this 1C file are already at the bank or \
+                     elsewhere, and the 1C route sends whole files; send this one alone (or from \
+                     a JSON file)",
+                    "не отправлен: другие платежи этого файла 1С уже в банке или в другом месте, \
+                     а по маршруту 1С файл уходит целиком; отправьте этот платёж отдельно (или \
+                     из файла JSON)",
+                );
                 return Ok(todo
                     .iter()
-                    .map(|r| (r.id, Outcome::said(PaymentState::Held, why)))
+                    .map(|r| (r.id, Outcome::said(PaymentState::Held, &why)))
                     .collect());
             }
         }
         if !held.is_empty() {
             for &id in ids {
                 if !held.iter().any(|(c, _)| *c == id) {
-                    let why = "not sent: other payments of this 1C file are active in another \
-                               file, and the 1C route sends whole files";
+                    let why = note::both(
+                        "not sent: other payments of this 1C file are active in another file, \
+                         and the 1C route sends whole files",
+                        "не отправлен: другие платежи этого файла 1С заняты в другом файле, а по \
+                         маршруту 1С файл уходит целиком",
+                    );
                     held.push((id, Outcome::said(PaymentState::Held, why)));
                 }
             }
@@ -71,18 +81,7 @@ impl Engine {
             )));
         };
         let all = |state: PaymentState, message: String, answer: Option<String>| {
-            ids.iter()
-                .map(|&id| {
-                    let answer = answer.clone();
-                    (
-                        id,
-                        Outcome {
-                            answer,
-                            ..Outcome::said(state, &message)
-                        },
-                    )
-                })
-                .collect::<Vec<_>>()
+            every(&ids, state, &message, answer)
         };
         let answer = client.upload_1c(document).await;
         if let Err(e) = &answer
@@ -106,9 +105,7 @@ impl Engine {
                                 bank_id: Some(id.clone()),
                                 sign: Some(SignState::Draft),
                                 answer: Some(result.raw.clone()),
-                                message: Some(
-                                    "a draft (1C upload): sign it in the bank's cabinet".into(),
-                                ),
+                                message: Some(draft()),
                             },
                         )
                     })
@@ -117,7 +114,11 @@ impl Engine {
                 self.journal.record_outcomes(&results)?;
             }
             Ok(result) if result.total_loaded == 0 && result.created().is_empty() => {
-                let message = format!("refused by the bank: {}", result.errors.join("; "));
+                let errors = result.errors.join("; ");
+                let message = note::both(
+                    format!("refused by the bank: {errors}"),
+                    format!("отклонён банком: {errors}"),
+                );
                 self.journal.record_outcomes(&all(
                     PaymentState::Refused,
                     message,
@@ -138,16 +139,26 @@ impl Engine {
                 });
             }
             Err(e) if e.in_doubt() => {
-                let message = format!(
-                    "sent, but the answer was lost ({e}): the file's payments may or may not \
-                     be at the bank"
+                let message = note::both(
+                    format!(
+                        "sent, but the answer was lost ({e}): the file's payments may or may \
+                         not be at the bank"
+                    ),
+                    format!(
+                        "отправлен, но ответ потерян ({}): платежи файла могут быть в банке, а \
+                         могут и не быть",
+                        e.message().ru()
+                    ),
                 );
                 self.journal
                     .record_outcomes(&all(PaymentState::Doubt, message, None))?;
             }
             Err(e) => {
-                self.journal
-                    .record_outcomes(&all(PaymentState::Refused, e.to_string(), None))?;
+                self.journal.record_outcomes(&all(
+                    PaymentState::Refused,
+                    note::both(e.message().en(), e.message().ru()),
+                    None,
+                ))?;
             }
         }
         Ok(Sent::Finished)
@@ -184,7 +195,10 @@ pub(super) fn partly_created(
             let outcome = match refusal {
                 Some(reason) => Outcome {
                     state: PaymentState::Refused,
-                    message: Some(format!("refused by the bank: {reason}")),
+                    message: Some(note::both(
+                        format!("refused by the bank: {reason}"),
+                        format!("отклонён банком: {reason}"),
+                    )),
                     answer: answer.clone(),
                     ..Outcome::default()
                 },
@@ -193,21 +207,34 @@ pub(super) fn partly_created(
                     bank_id: ids.next().map(|id| id.to_string()),
                     sign: Some(SignState::Draft),
                     answer: answer.clone(),
-                    message: Some("a draft (1C upload): sign it in the bank's cabinet".into()),
+                    message: Some(draft()),
                 },
                 None => Outcome {
                     state: PaymentState::Doubt,
                     answer: answer.clone(),
-                    message: Some(format!(
-                        "the bank created {} of the file's payments (ids {}) and its answer \
-                         does not say which{}: see this one in the bank's cabinet",
-                        created.len(),
-                        created.join(", "),
-                        if unplaced.is_empty() {
-                            String::new()
-                        } else {
-                            format!("; it said: {}", unplaced.join("; "))
-                        }
+                    message: Some(note::both(
+                        format!(
+                            "the bank created {} of the file's payments (ids {}) and its answer \
+                             does not say which{}: see this one in the bank's cabinet",
+                            created.len(),
+                            created.join(", "),
+                            if unplaced.is_empty() {
+                                String::new()
+                            } else {
+                                format!("; it said: {}", unplaced.join("; "))
+                            }
+                        ),
+                        format!(
+                            "банк создал {} из платежей файла (id {}), но его ответ не говорит, \
+                             какие{}: посмотрите этот платёж в интернет-банке",
+                            created.len(),
+                            created.join(", "),
+                            if unplaced.is_empty() {
+                                String::new()
+                            } else {
+                                format!("; банк сказал: {}", unplaced.join("; "))
+                            }
+                        ),
                     )),
                     ..Outcome::default()
                 },
@@ -263,4 +290,34 @@ pub(super) fn refused_payment(
         (Some(a), Some(b)) if a != b => None,
         (a, b) => a.or(b),
     }
+}
+
+/// The note of a payment the 1C route uploaded: a draft, signed in the cabinet.
+fn draft() -> String {
+    note::both(
+        "a draft (1C upload): sign it in the bank's cabinet",
+        "черновик (загрузка 1С): подпишите его в интернет-банке",
+    )
+}
+
+/// The same outcome for every payment of `ids`: `state`, for the reason given, with the bank's
+/// answer.
+fn every(
+    ids: &[i64],
+    state: PaymentState,
+    message: &str,
+    answer: Option<String>,
+) -> Vec<(i64, Outcome)> {
+    ids.iter()
+        .map(|&id| {
+            let answer = answer.clone();
+            (
+                id,
+                Outcome {
+                    answer,
+                    ..Outcome::said(state, message)
+                },
+            )
+        })
+        .collect()
 }

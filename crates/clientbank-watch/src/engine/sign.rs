@@ -1,6 +1,7 @@
 //! Signing what awaits signature: per company, the ids signed by the signer and sent to the bank.
 
 use super::*;
+use crate::journal::note;
 
 impl Engine {
     /// Signs the payments awaiting signature, one signature per company (`company`: only the
@@ -67,13 +68,19 @@ impl Engine {
                 .signer_for(info.inn.as_deref(), &info.id)
                 .map(<[String]>::to_vec)
             else {
+                let (label, key) = (info.label(), info.inn.as_deref().unwrap_or(&info.id));
                 let result = format!(
-                    "failed: no signer for {}: add [signers.{}] command = [...] (or [signer]) \
-                     to the configuration",
-                    info.label(),
-                    info.inn.as_deref().unwrap_or(&info.id)
+                    "failed: no signer for {label}: add [signers.{key}] command = [...] (or \
+                     [signer]) to the configuration"
                 );
-                self.journal.record_signature(&ids, false, &result)?;
+                let said = note::both(
+                    &result,
+                    format!(
+                        "не подписано: для {label} не настроена подпись: добавьте в настройки \
+                         [signers.{key}] command = [...] (или [signer])"
+                    ),
+                );
+                self.journal.record_signature(&ids, false, &said)?;
                 out.push(SignGroup::new(&info, ids, result));
                 continue;
             };
@@ -106,8 +113,12 @@ impl Engine {
         self.journal.record_sign_state(
             &ids,
             None,
-            "being signed: if clientbank stopped now, see the payment in the bank's cabinet \
-             (the next signature says whether the bank still awaits one)",
+            &note::both(
+                "being signed: if clientbank stopped now, see the payment in the bank's cabinet \
+                 (the next signature says whether the bank still awaits one)",
+                "подписывается: если clientbank остановился сейчас, посмотрите платёж в \
+                 интернет-банке (следующая подпись покажет, ждёт ли банк подписи)",
+            ),
         )?;
         let signer_argv = argv.to_vec();
         let signed_content = group.content.clone();
@@ -121,8 +132,9 @@ impl Engine {
             Ok(signature) => signature,
             Err(e) => {
                 group.result = format!("failed: {e}");
-                self.journal.record_signature(&ids, false, &group.result)?;
                 let noted = sign_failed(&group.result, Unsigned::Signer(&e));
+                self.journal
+                    .record_signature(&ids, false, &note::both(noted.en(), noted.ru()))?;
                 self.journal.note(None, Some(&topic), &noted)?;
                 return Ok(Batch::Answered(group));
             }
@@ -138,14 +150,16 @@ impl Engine {
             Ok(_) => {
                 group.result = "signed".into();
                 group.signed = true;
-                self.journal.record_signature(&ids, true, "signed")?;
+                self.journal
+                    .record_signature(&ids, true, &note::both("signed", "подписан"))?;
                 self.journal.forget_topic(&topic)?;
                 tracing::info!(company = %info.label(), count = ids.len(), "payments signed");
             }
             Err(clientbank_api::Error::SignCheck { message }) => {
                 group.result = format!("refused: the bank refused the signature: {message}");
-                self.journal.record_signature(&ids, false, &group.result)?;
                 let noted = sign_failed(&group.result, Unsigned::Refused(&message));
+                self.journal
+                    .record_signature(&ids, false, &note::both(noted.en(), noted.ru()))?;
                 self.journal.note(None, Some(&topic), &noted)?;
                 tracing::warn!(company = %info.label(), "{}", group.result);
             }
@@ -169,19 +183,20 @@ impl Engine {
                      whose answer was lost, or in the cabinet) or cancelled: see it in the bank's \
                      cabinet. It is not offered for signing again"
                 );
+                let noted = sign_failed(&group.result, Unsigned::NotAwaiting(&message));
                 self.journal.record_sign_state(
                     &ids,
                     Some(SignState::NotAwaiting),
-                    &group.result,
+                    &note::both(noted.en(), noted.ru()),
                 )?;
-                let noted = sign_failed(&group.result, Unsigned::NotAwaiting(&message));
                 self.journal.note(None, Some(&topic), &noted)?;
                 tracing::warn!(company = %info.label(), "{}", group.result);
             }
             Err(e) => {
                 group.result = format!("failed: {e}");
-                self.journal.record_signature(&ids, false, &group.result)?;
                 let noted = sign_failed(&group.result, Unsigned::Failed(&e));
+                self.journal
+                    .record_signature(&ids, false, &note::both(noted.en(), noted.ru()))?;
                 self.journal.note(None, Some(&topic), &noted)?;
                 tracing::warn!(company = %info.label(), "{}", group.result);
             }

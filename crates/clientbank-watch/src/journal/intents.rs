@@ -239,35 +239,54 @@ pub(super) fn active_elsewhere(
 impl Active {
     /// What a payment whose identity is active here becomes: (state, bank id, message).
     pub(super) fn blocks(&self) -> (PaymentState, Option<String>, Option<String>) {
-        let place = if self.place.is_empty() {
-            "another file".to_string()
+        let (place, place_ru) = if self.place.is_empty() {
+            ("another file".to_string(), "другом файле".to_string())
         } else {
-            self.place.clone()
+            (self.place.clone(), self.place.clone())
         };
         match self.state {
             PaymentState::Uploaded => (
                 PaymentState::Already,
                 self.bank_id.clone(),
-                Some(format!(
-                    "already at the bank: id {} (uploaded {})",
-                    self.bank_id.as_deref().unwrap_or("not named"),
-                    self.uploaded_at.as_deref().unwrap_or("earlier")
+                Some(note::both(
+                    format!(
+                        "already at the bank: id {} (uploaded {})",
+                        self.bank_id.as_deref().unwrap_or("not named"),
+                        self.uploaded_at.as_deref().unwrap_or("earlier")
+                    ),
+                    format!(
+                        "уже в банке: id {} (загружен {})",
+                        self.bank_id.as_deref().unwrap_or("не назван"),
+                        self.uploaded_at.as_deref().unwrap_or("раньше")
+                    ),
                 )),
             ),
             PaymentState::Doubt => (
                 PaymentState::Held,
                 None,
-                Some(format!(
-                    "not sent: the same payment may already be at the bank (it is in doubt in \
-                     {place}); resolve that file first"
+                Some(note::both(
+                    format!(
+                        "not sent: the same payment may already be at the bank (it is in doubt \
+                         in {place}); resolve that file first"
+                    ),
+                    format!(
+                        "не отправлен: этот же платёж, возможно, уже в банке (он под вопросом в \
+                         {place_ru}); сначала решите судьбу того файла"
+                    ),
                 )),
             ),
             _ => (
                 PaymentState::Queued,
                 None,
-                Some(format!(
-                    "the same payment is in {place}, waiting for the bank: sent once (this \
-                     file waits for it)"
+                Some(note::both(
+                    format!(
+                        "the same payment is in {place}, waiting for the bank: sent once (this \
+                         file waits for it)"
+                    ),
+                    format!(
+                        "этот же платёж в {place_ru} ждёт банка: он будет отправлен один раз \
+                         (этот файл ждёт его)"
+                    ),
                 )),
             ),
         }

@@ -144,6 +144,30 @@ pub struct NewPayment {
     pub order: Option<String>,
 }
 
+/// The messages the journal keeps for people (a payment's, a file's), in both languages in one
+/// column: `English\u{1f}Russian`. A message of an earlier journal, or the bank's own, is one
+/// text for both.
+pub mod note {
+    use clientbank_format::Lang;
+
+    /// Between the English and the Russian.
+    pub const BOTH: char = '\u{1f}';
+
+    /// A message in both languages, as the journal keeps it.
+    pub fn both(en: impl std::fmt::Display, ru: impl std::fmt::Display) -> String {
+        format!("{en}{BOTH}{ru}")
+    }
+
+    /// The message in `lang`.
+    pub fn in_lang(text: &str, lang: Lang) -> &str {
+        match text.split_once(BOTH) {
+            Some((_, ru)) if lang == Lang::Ru => ru,
+            Some((en, _)) => en,
+            None => text,
+        }
+    }
+}
+
 /// The result of one payment's upload, to record.
 #[derive(Clone, Debug, Default)]
 pub struct Outcome {

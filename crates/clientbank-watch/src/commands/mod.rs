@@ -12,10 +12,26 @@ use serde::Serialize;
 use crate::daemon::open_journal;
 use crate::engine::{Engine, Intake, Processed, Sent, Verdict};
 use crate::folders::{Folder, Layout, move_into, shown};
-use crate::journal::{Journal, Outcome, PaymentRow};
+use crate::journal::{Journal, Outcome, PaymentRow, note};
 use crate::lock::{DirLock, Holder};
 use crate::state::{FileState, PaymentState, Standing};
 use crate::{Error, report};
+use clientbank_format::Lang;
+
+mod settle;
+
+pub use settle::{Settlement, resolve, settle};
+
+/// Why a payment queued behind the same payment elsewhere is not sent from this file.
+fn not_from_here(row: &PaymentRow) -> String {
+    let said = row.message.as_deref();
+    let en = said.map_or("interrupted", |m| note::in_lang(m, Lang::En));
+    let ru = said.map_or("прервано", |m| note::in_lang(m, Lang::Ru));
+    note::both(
+        format!("not sent from here: {en}"),
+        format!("отсюда не отправлен: {ru}"),
+    )
+}
 
 /// One payment of `clientbank upload`'s answer.
 #[derive(Clone, Debug, Serialize)]
@@ -39,7 +55,7 @@ pub struct PaymentLine {
 }
 
 impl PaymentLine {
-    fn of(file: &str, row: &PaymentRow) -> PaymentLine {
+    fn of(file: &str, row: &PaymentRow, lang: Lang) -> PaymentLine {
         PaymentLine {
             file: file.to_string(),
             number: row.payment.number.clone(),
@@ -48,7 +64,10 @@ impl PaymentLine {
             recipient: row.payment.recipient.clone(),
             id: row.bank_id.clone(),
             state: report::state_label(row),
-            message: row.message.clone(),
+            message: row
+                .message
+                .as_deref()
+                .map(|m| note::in_lang(m, lang).to_string()),
         }
     }
 }
@@ -349,19 +368,11 @@ pub async fn upload(
             Sent::NotTaken { why, .. } | Sent::TokenRefused(why) | Sent::Misconfigured(why) => {
                 // Nothing of it was taken: the file is closed as not sent.
                 let rows = engine.journal.payments_of(file_id)?;
+                let why = note::both(format!("not sent: {why}"), format!("не отправлен: {why}"));
                 let not_sent: Vec<_> = rows
                     .iter()
                     .filter(|r| r.state == PaymentState::Planned)
-                    .map(|r| {
-                        (
-                            r.id,
-                            Outcome {
-                                state: PaymentState::NotSent,
-                                message: Some(format!("not sent: {why}")),
-                                ..Outcome::default()
-                            },
-                        )
-                    })
+                    .map(|r| (r.id, Outcome::said(PaymentState::NotSent, &why)))
                     .collect();
                 engine.journal.record_outcomes(&not_sent)?;
                 match sent {
@@ -384,19 +395,7 @@ pub async fn upload(
                         .filter(|r| {
                             r.state == PaymentState::Queued || r.state == PaymentState::Planned
                         })
-                        .map(|r| {
-                            (
-                                r.id,
-                                Outcome {
-                                    state: PaymentState::NotSent,
-                                    message: Some(format!(
-                                        "not sent from here: {}",
-                                        r.message.as_deref().unwrap_or("interrupted")
-                                    )),
-                                    ..Outcome::default()
-                                },
-                            )
-                        })
+                        .map(|r| (r.id, Outcome::said(PaymentState::NotSent, not_from_here(r))))
                         .collect();
                     engine.journal.record_outcomes(&queued)?;
                     UploadOutcome::Held
@@ -411,7 +410,10 @@ pub async fn upload(
             file: file.clone(),
             outcome,
             findings: None,
-            payments: rows.iter().map(|r| PaymentLine::of(&file, r)).collect(),
+            payments: rows
+                .iter()
+                .map(|r| PaymentLine::of(&file, r, engine.settings.lang))
+                .collect(),
         });
     }
     Ok(out)
@@ -595,286 +597,4 @@ pub fn status(dir: &Path) -> Result<Status, Error> {
         last_errors,
         ignored,
     })
-}
-
-/// What a person says of the payments in doubt of a file of review/ (`clientbank resolve`):
-/// the numbers of those at the bank and of those not at the bank; an empty list is every
-/// payment in doubt (not named on the other side).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Settlement {
-    /// `--sent [N…]`.
-    pub sent: Option<Vec<String>>,
-    /// `--not-sent [N…]`.
-    pub not_sent: Option<Vec<String>>,
-}
-
-/// `clientbank resolve DIR FILE --sent|--not-sent`: every payment in doubt at the bank, or none
-/// ([`settle`] says it payment by payment).
-pub fn resolve(
-    dir: &Path,
-    file: &str,
-    sent: bool,
-    lang: clientbank_payment::Lang,
-) -> Result<String, Error> {
-    let all = Some(Vec::new());
-    let settlement = if sent {
-        Settlement {
-            sent: all,
-            not_sent: None,
-        }
-    } else {
-        Settlement {
-            sent: None,
-            not_sent: all,
-        }
-    };
-    settle(dir, file, &settlement, lang)
-}
-
-/// `clientbank resolve DIR FILE [--sent [N…]] [--not-sent [N…]]`: a person settles the payments
-/// in doubt of a file of review/, payment by payment (by document number), as the bank's
-/// cabinet or history shows them. A payment said at the bank is recorded uploaded (id unknown),
-/// one said not at the bank is sent once; one not named stays in doubt, and the file stays in
-/// review/ until each is settled. Then the file goes to done/ when all its payments are at the
-/// bank, else back to the inbox, where what is at the bank is not sent again and the rest is
-/// sent once. A file whose content is not what the journal recorded (replaced while it was
-/// sent) goes back to the inbox whatever is said: its payments the journal does not know were
-/// never sent.
-pub fn settle(
-    dir: &Path,
-    file: &str,
-    settlement: &Settlement,
-    lang: clientbank_payment::Lang,
-) -> Result<String, Error> {
-    let _lock = open_dir(dir, false)?;
-    let layout = Layout::new(dir);
-    let name = Path::new(file)
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let place = Layout::place(Folder::Review, &name);
-    let path = layout.path_of(&place);
-    let mut journal = Journal::open(&layout.journal(), false)?;
-    let recorded = journal.file_at(&place)?;
-    // A file that vanished from processing/ with payments in doubt has its record (and note)
-    // in review/ without the file: its payments are settled all the same.
-    let present = path.exists();
-    if !present
-        && recorded
-            .as_ref()
-            .is_none_or(|r| r.state != FileState::Review)
-    {
-        let (review, dir) = (
-            layout.folder(Folder::Review).display().to_string(),
-            report::shell_quote(&dir.display().to_string()),
-        );
-        return Err(Error::Usage(clientbank_format::Message::new(
-            format!(
-                "{name} is not in {review}: `clientbank status {dir}` lists the files of review/"
-            ),
-            format!("{name} нет в {review}: файлы review/ перечисляет `clientbank status {dir}`"),
-        )));
-    }
-    let Some(row) = recorded else {
-        return Err(Error::JournalRefused(format!(
-            "the journal has no record of {place}: check its payments at the bank, then move \
-             it to the inbox yourself if they are not there"
-        )));
-    };
-    let rows = journal.payments_of(row.id)?;
-    let doubtful: Vec<&PaymentRow> = rows.iter().filter(|r| r.state.in_doubt()).collect();
-    let decisions = decide(&doubtful, settlement)?;
-    let results: Vec<_> = decisions
-        .iter()
-        .map(|&(id, sent)| {
-            let outcome = if sent {
-                Outcome::said(
-                    PaymentState::Uploaded,
-                    "at the bank, a person said (clientbank resolve --sent); its id is not known: \
-                     sign it in the bank's cabinet",
-                )
-            } else {
-                Outcome::said(
-                    PaymentState::NotSent,
-                    "not at the bank, a person said (clientbank resolve --not-sent)",
-                )
-            };
-            (id, outcome)
-        })
-        .collect();
-    journal.record_outcomes(&results)?;
-    let (at_bank, not_at_bank) = (
-        decisions.iter().filter(|d| d.1).count(),
-        decisions.iter().filter(|d| !d.1).count(),
-    );
-    let said = if at_bank > 0 {
-        format!(
-            "{at_bank} payment(s) marked at the bank (their ids are not known: one that awaits a \
-             signature is signed in the bank's cabinet, not by clientbank), {not_at_bank} not \
-             sent"
-        )
-    } else {
-        format!("0 payment(s) marked at the bank, {not_at_bank} not sent")
-    };
-    let left: Vec<&str> = doubtful
-        .iter()
-        .filter(|r| !decisions.iter().any(|d| d.0 == r.id))
-        .map(|r| r.payment.number.as_str())
-        .collect();
-    if !left.is_empty() {
-        return Ok(format!(
-            "{name}: {said}; still in doubt: {} — the file stays in review/ until each is \
-             settled (`clientbank resolve … --sent N` or `--not-sent N`)",
-            left.join(", ")
-        ));
-    }
-    journal.close_planned(
-        row.id,
-        "not sent: the file went to review/ before this payment was sent",
-    )?;
-    let rows = journal.payments_of(row.id)?;
-    let review_note = layout
-        .folder(Folder::Review)
-        .join(format!("{name}.review.txt"));
-    if !present {
-        journal.set_file(
-            row.id,
-            FileState::Resolved,
-            "",
-            Some("settled by a person; the file had vanished"),
-        )?;
-        let _ = fs::remove_file(&review_note);
-        return Ok(format!(
-            "{name}: {said}; the file itself had vanished from processing/: its payments not at \
-             the bank are sent once when a copy of it is dropped again"
-        ));
-    }
-    let (moved, why) = return_settled(&mut journal, &layout, &row, &rows, &name, lang)?;
-    let _ = fs::remove_file(&review_note);
-    Ok(format!("{name}: {said}; {moved}{why}"))
-}
-
-/// Where a settled file of review/ goes: to done/ (with its report) when every payment is at
-/// the bank, else back to the inbox, where what is at the bank is not sent again; a file
-/// replaced since it was sent goes back to the inbox whatever was said. Says where, and why.
-fn return_settled(
-    journal: &mut Journal,
-    layout: &Layout,
-    row: &crate::journal::FileRow,
-    rows: &[PaymentRow],
-    name: &str,
-    lang: clientbank_payment::Lang,
-) -> Result<(String, &'static str), Error> {
-    let place = Layout::place(Folder::Review, name);
-    let path = layout.path_of(&place);
-    let unsent = rows.iter().any(|r| r.state.unsent());
-    let changed = fs::read(&path)
-        .map(|bytes| crate::engine::content_hash(&bytes) != row.hash)
-        .map_err(Error::io(format!("cannot read {place}")))?;
-    if unsent || changed {
-        let moved = move_into(&path, &layout.folder(Folder::Inbox), name)
-            .map_err(Error::io(format!("cannot move {place} to the inbox")))?;
-        journal.set_file(
-            row.id,
-            FileState::Resolved,
-            "",
-            Some(&format!("back to the inbox as {moved} by a person")),
-        )?;
-        let why = if changed {
-            ": the file is not what was recorded when it was sent (it was replaced): it is read \
-             anew from the inbox, where payments already at the bank are not sent again and \
-             the others are sent once"
-        } else {
-            ": payments already at the bank are not sent again, the others are sent once"
-        };
-        Ok((
-            format!("the file is back in the inbox as inbox/{moved}"),
-            why,
-        ))
-    } else {
-        let moved = move_into(&path, &layout.folder(Folder::Done), name)
-            .map_err(Error::io(format!("cannot move {place} to done/")))?;
-        let done = Layout::place(Folder::Done, &moved);
-        journal.set_file(row.id, FileState::Done, &done, None)?;
-        fs::write(
-            layout
-                .folder(Folder::Done)
-                .join(format!("{moved}.report.csv")),
-            report::csv(rows, lang),
-        )
-        .map_err(Error::io(format!("cannot write the report of {done}")))?;
-        Ok((format!("the file is in done/{moved}"), ""))
-    }
-}
-
-/// Which payments in doubt a [`Settlement`] says are at the bank (`true`) or not (`false`), by
-/// row id. A number that is not of a payment in doubt, named twice, or shared by two payments
-/// in doubt is refused with the numbers that are.
-fn decide(doubtful: &[&PaymentRow], settlement: &Settlement) -> Result<Vec<(i64, bool)>, Error> {
-    let numbers: Vec<&str> = doubtful.iter().map(|r| r.payment.number.as_str()).collect();
-    let listed = if numbers.is_empty() {
-        "none".to_string()
-    } else {
-        numbers.join(", ")
-    };
-    let usage = |en: String, ru: String| Error::Usage(clientbank_format::Message::new(en, ru));
-    let named = |list: &Option<Vec<String>>| -> Vec<String> {
-        list.iter()
-            .flatten()
-            .map(|n| clientbank_bank::statement::normalise_number(n))
-            .collect()
-    };
-    let (sent, not_sent) = (named(&settlement.sent), named(&settlement.not_sent));
-    for number in sent.iter().chain(&not_sent) {
-        let count = doubtful
-            .iter()
-            .filter(|r| r.payment.number == *number)
-            .count();
-        if count != 1 {
-            let why = if count == 0 {
-                "is not a payment in doubt"
-            } else {
-                "is the number of several payments in doubt"
-            };
-            let why_ru = if count == 0 {
-                "не номер платежа под сомнением"
-            } else {
-                "номер нескольких платежей под сомнением"
-            };
-            return Err(usage(
-                format!("{number} {why}; in doubt: {listed}"),
-                format!("{number} — {why_ru}; под сомнением: {listed}"),
-            ));
-        }
-    }
-    if let Some(both) = sent.iter().find(|n| not_sent.contains(n)) {
-        return Err(usage(
-            format!("{both} is named both --sent and --not-sent"),
-            format!("{both} указан и в --sent, и в --not-sent"),
-        ));
-    }
-    // An empty list: every payment in doubt not named on the other side.
-    let all_sent = settlement.sent.as_ref().is_some_and(Vec::is_empty);
-    let all_not_sent = settlement.not_sent.as_ref().is_some_and(Vec::is_empty);
-    if all_sent && all_not_sent {
-        return Err(usage(
-            "--sent and --not-sent cannot both stand for every payment: name the numbers of one"
-                .into(),
-            "--sent и --not-sent не могут оба означать все платежи: назовите номера одного из них"
-                .into(),
-        ));
-    }
-    Ok(doubtful
-        .iter()
-        .filter_map(|r| {
-            let n = &r.payment.number;
-            if sent.contains(n) || (all_sent && !not_sent.contains(n)) {
-                Some((r.id, true))
-            } else if not_sent.contains(n) || (all_not_sent && !sent.contains(n)) {
-                Some((r.id, false))
-            } else {
-                None
-            }
-        })
-        .collect())
 }

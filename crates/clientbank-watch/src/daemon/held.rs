@@ -1,0 +1,64 @@
+//! Files held back in processing/: the bank did not take them, the configuration or the token keeps requests from being made, or the daemon is stopping.
+
+use super::*;
+
+impl Daemon {
+    /// Whether the file stays in processing/ because its payments were not all sent: the bank
+    /// did not take it (it waits, backing off), the configuration or the token keeps requests
+    /// from being made (uploads stop), or the daemon is stopping. Says why.
+    pub(super) fn held_back(&mut self, name: &str, sent: Sent) -> bool {
+        match &sent {
+            Sent::NotTaken { .. } | Sent::Misconfigured(_) | Sent::TokenRefused(_) => {
+                self.bank.failed(SystemTime::now());
+            }
+            Sent::Finished => self.bank.answered(),
+            Sent::Interrupted => {}
+        }
+        match sent {
+            Sent::NotTaken { why, retry_after } => {
+                let delay = self.backoff(name, retry_after);
+                tracing::warn!(file = %name, "the bank did not take it ({why}); it waits in processing/, next try in {delay:?}");
+                self.summary.bank_unavailable = Some(why);
+                true
+            }
+            Sent::Misconfigured(why) => {
+                tracing::error!(
+                    "the configuration keeps requests from being made ({why}): nothing was \
+                     sent; uploads stop, files wait in processing/; tried again in {:?} or when \
+                     the configuration changes",
+                    self.engine.settings.token_retry
+                );
+                let said = Message::new(
+                    format!("the configuration keeps requests from being made: {why}"),
+                    format!("настройки не дают отправлять запросы: {why}"),
+                );
+                let _ = self.engine.journal.note(Some(name), None, &said);
+                self.summary.config_error = Some(why);
+                self.token_refused = Some(Instant::now());
+                true
+            }
+            Sent::TokenRefused(why) => {
+                tracing::error!(
+                    "the bank refuses the token ({why}): uploads stop; files wait in \
+                     processing/; tried again in {:?} or when the configuration changes",
+                    self.engine.settings.token_retry
+                );
+                let said = Message::new(
+                    format!("the bank refuses the token: {why}"),
+                    format!("банк не принимает токен: {why}"),
+                );
+                let _ = self.engine.journal.note(Some(name), None, &said);
+                self.summary.token_refused = Some(why);
+                self.token_refused = Some(Instant::now());
+                true
+            }
+            Sent::Interrupted => {
+                if !self.interrupted.iter().any(|n| n == name) {
+                    self.interrupted.push(name.to_string());
+                }
+                true
+            }
+            Sent::Finished => false,
+        }
+    }
+}
