@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use axum::Router;
@@ -90,14 +91,28 @@ pub async fn serve(
     bank: std::sync::Arc<BankHealth>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    // One connection to the journal for every scrape: opening checks the whole file
+    // (`quick_check`), which a scrape every few seconds must not repeat.
+    let journal: Arc<Mutex<Option<Journal>>> = Arc::default();
     let router = Router::new().route(
         "/metrics",
         get(move || {
-            let (dir, bank) = (dir.clone(), bank.clone());
+            let (dir, bank, journal) = (dir.clone(), bank.clone(), journal.clone());
             async move {
-                let text =
-                    tokio::task::spawn_blocking(move || render(&dir, &bank, SystemTime::now()))
-                        .await;
+                let text = tokio::task::spawn_blocking(move || {
+                    let mut journal = journal.lock().unwrap_or_else(|e| e.into_inner());
+                    let path = Layout::new(&dir).journal();
+                    if journal.is_none() && path.exists() {
+                        *journal = Some(Journal::open(&path, false)?);
+                    }
+                    let text = render(&dir, journal.as_ref(), &bank, SystemTime::now());
+                    if text.is_err() {
+                        // Opened again at the next scrape (the journal may have been replaced).
+                        *journal = None;
+                    }
+                    text
+                })
+                .await;
                 match text {
                     Ok(Ok(text)) => (
                         axum::http::StatusCode::OK,
@@ -130,8 +145,14 @@ fn unavailable() -> (
     )
 }
 
-/// The metrics of `dir` at `now`, in the Prometheus text format.
-pub fn render(dir: &Path, bank: &BankHealth, now: SystemTime) -> Result<String, Error> {
+/// The metrics of `dir` at `now`, in the Prometheus text format; the payments are counted in
+/// `journal` (none yet: every state 0).
+pub fn render(
+    dir: &Path,
+    journal: Option<&Journal>,
+    bank: &BankHealth,
+    now: SystemTime,
+) -> Result<String, Error> {
     let layout = Layout::new(dir);
     let mut out = String::new();
     let mut gauge = |name: &str, help: &str| {
@@ -150,11 +171,8 @@ pub fn render(dir: &Path, bank: &BankHealth, now: SystemTime) -> Result<String, 
 
     let mut counts: std::collections::BTreeMap<PaymentState, usize> =
         PaymentState::ALL.iter().map(|&s| (s, 0)).collect();
-    let journal = layout.journal();
-    if journal.exists() {
-        for row in Journal::open(&journal, false)?.all_payments()? {
-            *counts.entry(row.state).or_insert(0) += 1;
-        }
+    if let Some(journal) = journal {
+        counts.extend(journal.payments_by_state()?);
     }
     let mut payments = String::new();
     for (state, count) in counts {

@@ -505,6 +505,19 @@ impl Journal {
         self.payments_where("1 ORDER BY id", [])
     }
 
+    /// How many payment rows are in each state (counted by the database, no row read).
+    pub fn payments_by_state(&self) -> Result<Vec<(PaymentState, usize)>, Error> {
+        let mut statement = self
+            .db
+            .prepare_cached("SELECT state, COUNT(*) FROM payments GROUP BY state")
+            .map_err(self.err())?;
+        statement
+            .query_map([], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as usize)))
+            .map_err(self.err())?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(self.err())
+    }
+
     /// The payments among `ids` whose identity is active in another row, with what each
     /// becomes: (row id, state, bank id, message).
     pub fn conflicts(&self, ids: &[i64]) -> Result<Vec<(i64, Outcome)>, Error> {

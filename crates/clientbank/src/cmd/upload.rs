@@ -46,8 +46,8 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Failure> {
     // A journal this command made and recorded nothing in is not left behind.
     let recorded = engine
         .journal
-        .all_payments()
-        .map_or(true, |p| !p.is_empty());
+        .payments_by_state()
+        .map_or(true, |counts| !counts.is_empty());
     if made_here && !recorded {
         drop(engine);
         let _ = std::fs::remove_dir_all(&private);
