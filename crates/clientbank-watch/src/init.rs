@@ -60,6 +60,17 @@ pub const TEMPLATE: &str = r##"# clientbank.toml — настройки папк
 # Журнал работы: text или json / Log lines: text or json:
 # log_format = "text"
 
+# --- Журнал в PostgreSQL (несколько демонов на разных машинах) / The journal in PostgreSQL
+# (several daemons on several machines). Без этого ключа журнал — файл SQLite в .clientbank/ /
+# Without this key the journal is the SQLite file in .clientbank/ ---
+# Адрес без пароля / The address, without a password:
+# journal = "postgres://clientbank@127.0.0.1:5432/clientbank"
+# Пароль: в этом файле, иначе из PGPASSWORD / The password: in this file, else from PGPASSWORD:
+# journal_password_file = "journal-password.txt"
+# Аренда папки: без продления другой демон забирает папку через / A folder's lease: another
+# daemon takes the folder over when it is not renewed for:
+# journal_lease = "30s"
+
 # --- Подписант одной организации (по ИНН; вместо signer) / One company's signer (by INN; instead
 # of signer). Таблицы [..] — в конце файла / Tables [..] go at the end of the file ---
 # [signers."7701234560"]
@@ -167,6 +178,9 @@ mod tests {
         "incomplete_after",
         "patterns",
         "log_format",
+        "journal",
+        "journal_password_file",
+        "journal_lease",
         "[statements]",
         "accounts",
         "days",
@@ -219,7 +233,11 @@ mod tests {
         // `token` is deliberately left out (a token belongs in token_file, not here). The
         // files the keys name, beside the configuration.
         let dir = tempfile::tempdir().unwrap();
-        for (name, text) in [("client_secret.txt", "secret\n"), ("token.txt", "token\n")] {
+        for (name, text) in [
+            ("client_secret.txt", "secret\n"),
+            ("token.txt", "token\n"),
+            ("journal-password.txt", "pw\n"),
+        ] {
             std::fs::write(dir.path().join(name), text).unwrap();
         }
         let settings = Settings::from_toml(&all, &dir.path().join("clientbank.toml")).unwrap();
@@ -228,6 +246,9 @@ mod tests {
             Some("https://bank.example/api/v1")
         );
         assert!(settings.statements.is_some() && settings.webhook.is_some());
+        let journal = settings.journal.unwrap();
+        assert_eq!(journal.password.unwrap().expose_secret(), "pw");
+        assert_eq!(journal.lease, std::time::Duration::from_secs(30));
         assert_eq!(
             settings.notify.unwrap().signature_after,
             std::time::Duration::from_secs(4 * 3600)

@@ -50,10 +50,24 @@ pub enum Error {
     Journal {
         /// The journal file.
         path: String,
-        /// SQLite's error.
+        /// The database's error (SQLite's or PostgreSQL's).
         #[source]
-        source: rusqlite::Error,
+        source: journal::DbError,
     },
+    /// Another daemon holds the folder's lease (a journal in PostgreSQL): this one waits and
+    /// tries again after `retry`.
+    #[error("{}", .message.en())]
+    Leased {
+        /// Whose lease it is, and until when (both languages).
+        message: clientbank_format::Message,
+        /// When to try again.
+        retry: std::time::Duration,
+    },
+    /// This daemon's lease of the folder ran out (it was paused, or cut off from the database):
+    /// another daemon may serve the folder now, so this one stopped before sending anything
+    /// more (both languages).
+    #[error("{}", .0.en())]
+    LeaseLost(clientbank_format::Message),
     /// The journal cannot serve: missing where it must exist, of a newer version, its files
     /// deleted while in use.
     #[error("journal: {0}")]
@@ -95,6 +109,45 @@ impl Error {
         move |source| Error::Io { what, source }
     }
 
+    /// [`Error::LeaseLost`] of the journal at `label`.
+    pub fn lease_lost(label: &str) -> Error {
+        Error::LeaseLost(clientbank_format::Message::new(
+            format!(
+                "the lease of this folder in {label} ran out (this daemon was paused or cut off                  from the database) and may be another daemon's now: stopped before sending                  anything more; what was in flight goes to review/"
+            ),
+            format!(
+                "аренда этой папки в {label} истекла (демон был приостановлен или потерял связь                  с базой), и папку может обслуживать другой демон: остановлено, больше ничего не                  отправлено; то, что было в пути, уходит в review/"
+            ),
+        ))
+    }
+
+    /// [`Error::Leased`]: `dir` is served by `holder` (on `at`) for `left` seconds yet; tried
+    /// again after a third of `lease`.
+    pub fn leased(
+        dir: &str,
+        holder: &str,
+        at: &str,
+        left: f64,
+        lease: std::time::Duration,
+    ) -> Error {
+        let at = if at.is_empty() {
+            String::new()
+        } else {
+            format!(" ({at})")
+        };
+        Error::Leased {
+            message: clientbank_format::Message::new(
+                format!(
+                    "{dir} is served by another daemon, {holder}{at}, whose lease runs {left:.1} s                      more: this one stands by and takes the folder over if that lease runs out"
+                ),
+                format!(
+                    "{dir} обслуживает другой демон, {holder}{at}, его аренда длится ещё                      {left:.1} с: этот ждёт и заберёт папку, если аренда истечёт"
+                ),
+            ),
+            retry: lease / 3,
+        }
+    }
+
     /// What people read, in both languages: the Russian of what the variant says, with the
     /// text it carries (which is English where it comes from below: a file system, the bank).
     pub fn message(&self) -> clientbank_format::Message {
@@ -103,7 +156,10 @@ impl Error {
             |ru: &str, detail: String| Message::new(self.to_string(), format!("{ru}{detail}"));
         match self {
             Error::Bank(e) => e.message(),
-            Error::Usage(m) | Error::JournalMissing(m) => m.clone(),
+            Error::Usage(m)
+            | Error::JournalMissing(m)
+            | Error::LeaseLost(m)
+            | Error::Leased { message: m, .. } => m.clone(),
             Error::Journal { path, source } => both("журнал: ", format!("{path}: {source}")),
             Error::JournalRefused(s) => both("журнал: ", s.clone()),
             Error::JournalDamaged(s) => both("журнал ", s.clone()),

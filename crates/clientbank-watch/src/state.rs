@@ -1,11 +1,12 @@
 //! Where payments and files are in their lives, as the journal records them: one enum each, one
-//! name in the journal ([`PaymentState::as_str`], mapped to SQL through `ToSql`/`FromSql`),
+//! name in the journal ([`PaymentState::as_str`], mapped to SQL through the journal's values),
 //! one label per language for people, and a code in the reports that programs read back.
 
 use std::fmt;
 use std::str::FromStr;
 
-use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
+use crate::journal::DbError;
+use crate::journal::store::{FromValue, Value};
 
 /// Declares a state enum: its variants with their journal names, `ALL`, `as_str`, `FromStr`,
 /// `Display` and the SQL mapping.
@@ -45,18 +46,17 @@ macro_rules! states {
             }
         }
 
-        impl ToSql for $name {
-            fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-                Ok(ToSqlOutput::from(self.as_str()))
+        impl From<$name> for Value {
+            fn from(state: $name) -> Value {
+                Value::from(state.as_str())
             }
         }
 
-        impl FromSql for $name {
-            fn column_result(value: ValueRef<'_>) -> FromSqlResult<$name> {
-                value
-                    .as_str()?
+        impl FromValue for $name {
+            fn from_value(value: &Value) -> Result<$name, DbError> {
+                String::from_value(value)?
                     .parse()
-                    .map_err(|e: UnknownState| FromSqlError::Other(Box::new(e)))
+                    .map_err(|e: UnknownState| DbError::Value(e.to_string()))
             }
         }
     };

@@ -11,10 +11,12 @@ use serde::Deserialize;
 use crate::Error;
 
 mod file_errors;
+mod journal;
 mod secrets;
 mod values;
 
 use file_errors::{not_utf8, toml_error};
+pub use journal::{DEFAULT_LEASE, SharedJournal};
 use secrets::*;
 pub use values::InboxNames;
 use values::*;
@@ -159,6 +161,9 @@ struct FileConfig {
     webhook: Option<WebhookFile>,
     notify: Option<NotifyFile>,
     metrics: Option<MetricsFile>,
+    journal: Option<String>,
+    journal_password_file: Option<PathBuf>,
+    journal_lease: Option<Wait<1000>>,
 }
 
 /// `[metrics]`: where the daemon serves its metrics (loopback only, checked when it starts).
@@ -341,6 +346,9 @@ pub struct Settings {
     pub lang: clientbank_format::Lang,
     /// `[metrics] listen`: where `watch` serves its metrics, when configured.
     pub metrics: Option<std::net::SocketAddr>,
+    /// `journal = "postgres://…"`: the journal in PostgreSQL (else the SQLite file of the
+    /// folder's `.clientbank/`).
+    pub journal: Option<SharedJournal>,
 }
 
 impl Default for Settings {
@@ -374,8 +382,40 @@ impl Default for Settings {
             notify: None,
             lang: clientbank_format::Lang::from_locale(),
             metrics: None,
+            journal: None,
         }
     }
+}
+
+/// `journal`, `journal_password_file`, `journal_lease` of the file (the password of the
+/// environment is added by [`Settings::load`]).
+fn shared_journal(
+    url: Option<String>,
+    password_file: Option<PathBuf>,
+    lease: Option<Wait<1000>>,
+    path: &Path,
+    base: &Path,
+) -> Result<Option<SharedJournal>, Error> {
+    let Some(url) = url else {
+        if password_file.is_some() || lease.is_some() {
+            return Err(Error::config(
+                format!(
+                    "{}: journal_password_file and journal_lease belong to a journal in                      PostgreSQL: set journal = \"postgres://…\" too, or remove them",
+                    path.display()
+                ),
+                format!(
+                    "{}: journal_password_file и journal_lease относятся к журналу в                      PostgreSQL: задайте и journal = \"postgres://…\", или уберите их",
+                    path.display()
+                ),
+            ));
+        };
+        return Ok(None);
+    };
+    let password = password_file
+        .map(|file| journal::password_file(&file, base))
+        .transpose()?;
+    let lease = lease.map_or(DEFAULT_LEASE, |w| w.0);
+    SharedJournal::new(&url, password, lease).map(Some)
 }
 
 /// No `bank_url`: where to set it.
@@ -468,6 +508,11 @@ impl Settings {
                 settings.token = Some(token);
                 settings.token_from_login = true;
             }
+        }
+        if let Some(journal) = &mut settings.journal
+            && journal.password.is_none()
+        {
+            journal.password = env.get("PGPASSWORD").map(Token::new);
         }
         if let Some(url) = env.get("CLIENTBANK_BASE_URL") {
             settings.bank_url = Some(url);
@@ -619,6 +664,13 @@ impl Settings {
             settings.log_format = format;
         }
         settings.statements = file.statements.map(Statements::from_file).transpose()?;
+        settings.journal = shared_journal(
+            file.journal,
+            file.journal_password_file,
+            file.journal_lease,
+            path,
+            base,
+        )?;
         if let Some(webhook) = file.webhook {
             settings.webhook = Some(webhook_settings(webhook, base, &mut warnings)?);
         }

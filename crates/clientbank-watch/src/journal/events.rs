@@ -5,11 +5,10 @@
 //! An error is noted with its file, or with a topic when it belongs to no file (`statement`,
 //! `sign COMPANY`). Forgetting marks it fixed (`fixed_at`); `last_events` shows the unfixed.
 
-use clientbank_format::Message;
-use rusqlite::params;
-
+use super::store::values;
 use super::{Journal, now};
 use crate::Error;
+use clientbank_format::Message;
 
 /// One error not yet fixed: when (UTC), the file it is of, what (both languages). In JSON an
 /// array `[at, file, message]`, the message in English, as before the Russian was kept.
@@ -37,13 +36,13 @@ impl Journal {
         topic: Option<&str>,
         message: &Message,
     ) -> Result<(), Error> {
-        self.db
-            .execute(
+        self.run(|db| {
+            db.exec(
                 "INSERT INTO events (at, file, message, message_ru, topic)
                  VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![now(), file, message.en(), message.ru(), topic],
+                values![now(), file, message.en(), message.ru(), topic],
             )
-            .map_err(self.err())?;
+        })?;
         Ok(())
     }
 
@@ -58,40 +57,40 @@ impl Journal {
     }
 
     fn forget(&mut self, column: &str, value: &str) -> Result<(), Error> {
-        self.db
-            .execute(
-                &format!(
-                    "UPDATE events SET fixed_at = ?1 WHERE fixed_at IS NULL AND {column} = ?2"
-                ),
-                params![now(), value],
-            )
-            .map_err(self.err())?;
+        let sql =
+            format!("UPDATE events SET fixed_at = ?1 WHERE fixed_at IS NULL AND {column} = ?2");
+        self.run(|db| db.exec(&sql, values![now(), value]))?;
         Ok(())
     }
 
     /// The last `n` errors not fixed, newest first (an error noted before the Russian was kept
     /// shows its English in both).
     pub fn last_events(&self, n: usize) -> Result<Vec<LastError>, Error> {
-        let mut statement = self
-            .db
-            .prepare(
+        let rows = self.run(|db| {
+            db.map(
                 "SELECT at, file, message, message_ru FROM events WHERE fixed_at IS NULL
                  ORDER BY id DESC LIMIT ?1",
+                values![n],
+                |r| {
+                    Ok((
+                        r.get::<String>(0)?,
+                        r.get(1)?,
+                        r.get::<String>(2)?,
+                        r.get(3)?,
+                    ))
+                },
             )
-            .map_err(self.err())?;
-        let rows = statement
-            .query_map([n as i64], |r| {
-                let en: String = r.get(2)?;
-                let ru: Option<String> = r.get(3)?;
-                Ok(LastError {
-                    at: r.get(0)?,
-                    file: r.get(1)?,
+        })?;
+        let rows = rows
+            .into_iter()
+            .map(
+                |(at, file, en, ru): (String, Option<String>, String, Option<String>)| LastError {
+                    at,
+                    file,
                     message: Message::new(en.clone(), ru.unwrap_or(en)),
-                })
-            })
-            .map_err(self.err())?
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(self.err())?;
+                },
+            )
+            .collect();
         Ok(rows)
     }
 }

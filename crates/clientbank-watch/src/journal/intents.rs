@@ -1,108 +1,117 @@
 //! Intents recorded before anything is sent: a file's payments planned (or held, where the same payment is active elsewhere), files seeded from reports, files requeued.
 
+use super::store::DbError;
 use super::*;
 
 /// Inserts one payment row of file `file_id` in `(state, bank id, message)`; its row id.
 pub(super) fn insert_payment(
-    tx: &Transaction<'_>,
+    tx: &mut dyn Sql,
     file_id: i64,
     position: usize,
     p: &NewPayment,
     (state, bank_id, message): (PaymentState, Option<&str>, Option<&str>),
     now: &str,
-) -> rusqlite::Result<i64> {
-    tx.execute(
+) -> Result<i64, DbError> {
+    tx.insert(
         "INSERT INTO payments (file_id, position, identity, payer_account, number, date, sum,
             recipient, recipient_account, company, state, bank_id, message, order_text,
             updated_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
-        params![
+        values![
             file_id,
-            position as i64,
-            p.payment.identity,
-            p.payment.payer_account,
-            p.payment.number,
-            p.payment.date,
-            p.payment.sum,
-            p.payment.recipient,
-            p.payment.recipient_account,
-            p.payment.company,
+            position,
+            &p.payment.identity,
+            &p.payment.payer_account,
+            &p.payment.number,
+            &p.payment.date,
+            &p.payment.sum,
+            &p.payment.recipient,
+            &p.payment.recipient_account,
+            p.payment.company.as_deref(),
             state,
             bank_id,
             message,
-            p.order,
+            p.order.as_deref(),
             now
         ],
-    )?;
-    Ok(tx.last_insert_rowid())
+    )
+}
+
+/// Inserts a file row; its id.
+fn insert_file(
+    tx: &mut dyn Sql,
+    file: NewFile<'_>,
+    (state, route, message): (FileState, Option<Route>, Option<&str>),
+    now: &str,
+) -> Result<i64, DbError> {
+    tx.insert(
+        "INSERT INTO files (name, hash, place, state, route, created_at, updated_at, message)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6, ?7)",
+        values![
+            file.name,
+            file.hash,
+            file.place,
+            state,
+            route.map(Route::as_str),
+            now,
+            message
+        ],
+    )
 }
 
 impl Journal {
     /// Records a file and its payments (the intents) in one durable transaction. A payment
     /// planned whose identity is active in another file is not planned: `already` (that one is
     /// at the bank), `held` (that one is in doubt) or `queued` (that one waits to be sent:
-    /// this one waits for it). The check and the insert are one IMMEDIATE transaction, and the
-    /// UNIQUE index over active identities backs it. On the 1C route the file goes to the bank
-    /// whole, so when any of its payments is not planned, none is. Returns the file's
-    /// row id and the payments' row ids.
+    /// this one waits for it). The check and the insert are one IMMEDIATE transaction (in
+    /// PostgreSQL, one under the folder's lock, and only while this daemon holds the folder's
+    /// lease), and the UNIQUE index over active identities backs it. On the 1C route the file
+    /// goes to the bank whole, so when any of its payments is not planned, none is. Returns
+    /// the file's row id and the payments' row ids.
     pub fn record_intents(
         &mut self,
         file: NewFile<'_>,
         route: Route,
         payments: &[NewPayment],
     ) -> Result<(i64, Vec<i64>), Error> {
-        let NewFile { name, hash, place } = file;
         let whole = route == Route::OneC;
         let now = now();
-        let map = db_error(&self.path);
-        let tx = self.db.transaction().map_err(&map)?;
-        tx.execute(
-            "INSERT INTO files (name, hash, place, state, route, created_at, updated_at)
-             VALUES (?1, ?2, ?3, ?6, ?4, ?5, ?5)",
-            params![
-                name,
-                hash,
-                place,
-                route.as_str(),
-                now,
-                FileState::Processing
-            ],
-        )
-        .map_err(&map)?;
-        let file_id = tx.last_insert_rowid();
-        let mut rows: Vec<(PaymentState, Option<String>, Option<String>)> =
-            Vec::with_capacity(payments.len());
-        for p in payments {
-            let mut row = (p.state, p.bank_id.clone(), p.message.clone());
-            if p.state == PaymentState::Planned
-                && let Some(active) =
-                    active_elsewhere(&tx, &p.payment.identity, None).map_err(&map)?
+        self.write_leased(|tx| {
+            let row = (FileState::Processing, Some(route), None);
+            let file_id = insert_file(tx, file, row, &now)?;
+            let mut rows: Vec<(PaymentState, Option<String>, Option<String>)> =
+                Vec::with_capacity(payments.len());
+            for p in payments {
+                let mut row = (p.state, p.bank_id.clone(), p.message.clone());
+                if p.state == PaymentState::Planned
+                    && let Some(active) = active_elsewhere(tx, &p.payment.identity, None)?
+                {
+                    row = active.blocks();
+                }
+                rows.push(row);
+            }
+            if whole && rows.iter().any(|r| r.0 != PaymentState::Planned) {
+                for row in rows.iter_mut().filter(|r| r.0 == PaymentState::Planned) {
+                    *row = (
+                        PaymentState::Held,
+                        None,
+                        Some(
+                            "not sent: other payments of this 1C file are already at the bank or \
+                             elsewhere, and the 1C route sends whole files; send this one alone \
+                             (or from a JSON file)"
+                                .into(),
+                        ),
+                    );
+                }
+            }
+            let mut ids = Vec::with_capacity(payments.len());
+            for (position, (p, (state, bank_id, message))) in payments.iter().zip(rows).enumerate()
             {
-                row = active.blocks();
+                let row = (state, bank_id.as_deref(), message.as_deref());
+                ids.push(insert_payment(tx, file_id, position, p, row, &now)?);
             }
-            rows.push(row);
-        }
-        if whole && rows.iter().any(|r| r.0 != PaymentState::Planned) {
-            for row in rows.iter_mut().filter(|r| r.0 == PaymentState::Planned) {
-                *row = (
-                    PaymentState::Held,
-                    None,
-                    Some(
-                        "not sent: other payments of this 1C file are already at the bank or \
-                         elsewhere, and the 1C route sends whole files; send this one alone (or \
-                         from a JSON file)"
-                            .into(),
-                    ),
-                );
-            }
-        }
-        let mut ids = Vec::with_capacity(payments.len());
-        for (position, (p, (state, bank_id, message))) in payments.iter().zip(rows).enumerate() {
-            let row = (state, bank_id.as_deref(), message.as_deref());
-            ids.push(insert_payment(&tx, file_id, position, p, row, &now).map_err(&map)?);
-        }
-        tx.commit().map_err(&map)?;
-        Ok((file_id, ids))
+            Ok((file_id, ids))
+        })
     }
 
     /// Records a file found in done/, review/ or rejected/ when a journal is started anew: each
@@ -117,45 +126,37 @@ impl Journal {
         payments: &[NewPayment],
         message: &str,
     ) -> Result<usize, Error> {
-        let NewFile { name, hash, place } = file;
         let now = now();
-        let map = db_error(&self.path);
-        let tx = self.db.transaction().map_err(&map)?;
-        tx.execute(
-            "INSERT INTO files (name, hash, place, state, created_at, updated_at, message)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6)",
-            params![name, hash, place, file_state, now, message],
-        )
-        .map_err(&map)?;
-        let file_id = tx.last_insert_rowid();
-        let mut taken = 0;
-        for (position, p) in payments.iter().enumerate() {
-            let active = if p.state == PaymentState::NotSent {
-                None
-            } else {
-                active_elsewhere(&tx, &p.payment.identity, None).map_err(&map)?
-            };
-            let (row_state, bank_id, row_message) = match active {
-                Some(active) => {
-                    let (s, id, m) = active.blocks();
-                    let s = if s == PaymentState::Queued {
-                        PaymentState::Held
-                    } else {
-                        s
-                    };
-                    (s, id, m)
-                }
-                None if p.state == PaymentState::NotSent => (p.state, None, p.message.clone()),
-                None => {
-                    taken += 1;
-                    (p.state, p.bank_id.clone(), Some(message.to_string()))
-                }
-            };
-            let row = (row_state, bank_id.as_deref(), row_message.as_deref());
-            insert_payment(&tx, file_id, position, p, row, &now).map_err(&map)?;
-        }
-        tx.commit().map_err(&map)?;
-        Ok(taken)
+        self.write(|tx| {
+            let file_id = insert_file(tx, file, (file_state, None, Some(message)), &now)?;
+            let mut taken = 0;
+            for (position, p) in payments.iter().enumerate() {
+                let active = if p.state == PaymentState::NotSent {
+                    None
+                } else {
+                    active_elsewhere(tx, &p.payment.identity, None)?
+                };
+                let (row_state, bank_id, row_message) = match active {
+                    Some(active) => {
+                        let (s, id, m) = active.blocks();
+                        let s = if s == PaymentState::Queued {
+                            PaymentState::Held
+                        } else {
+                            s
+                        };
+                        (s, id, m)
+                    }
+                    None if p.state == PaymentState::NotSent => (p.state, None, p.message.clone()),
+                    None => {
+                        taken += 1;
+                        (p.state, p.bank_id.clone(), Some(message.to_string()))
+                    }
+                };
+                let row = (row_state, bank_id.as_deref(), row_message.as_deref());
+                insert_payment(tx, file_id, position, p, row, &now)?;
+            }
+            Ok(taken)
+        })
     }
 
     /// Looks again at the `queued` payments of a file, in one transaction: a payment whose
@@ -163,41 +164,31 @@ impl Journal {
     /// one now at the bank elsewhere becomes `already`, one in doubt elsewhere `held`; the
     /// others stay queued. Returns how many stay queued.
     pub fn requeue(&mut self, file_id: i64) -> Result<usize, Error> {
-        let map = db_error(&self.path);
         let now = now();
-        let tx = self.db.transaction().map_err(&map)?;
-        let queued: Vec<(i64, String)> = {
-            let mut statement = tx
-                .prepare("SELECT id, identity FROM payments WHERE file_id = ?1 AND state = ?2")
-                .map_err(&map)?;
-            statement
-                .query_map(params![file_id, PaymentState::Queued], |r| {
-                    Ok((r.get(0)?, r.get(1)?))
-                })
-                .map_err(&map)?
-                .collect::<Result<_, _>>()
-                .map_err(&map)?
-        };
-        let mut still = 0;
-        for (id, identity) in queued {
-            let (state, bank_id, message) =
-                match active_elsewhere(&tx, &identity, Some(id)).map_err(&map)? {
+        self.write(|tx| {
+            let queued: Vec<(i64, String)> = tx.map(
+                "SELECT id, identity FROM payments WHERE file_id = ?1 AND state = ?2",
+                values![file_id, PaymentState::Queued],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )?;
+            let mut still = 0;
+            for (id, identity) in queued {
+                let (state, bank_id, message) = match active_elsewhere(tx, &identity, Some(id))? {
                     Some(active) => active.blocks(),
                     None => (PaymentState::Planned, None, None),
                 };
-            if state == PaymentState::Queued {
-                still += 1;
-                continue;
+                if state == PaymentState::Queued {
+                    still += 1;
+                    continue;
+                }
+                tx.exec(
+                    "UPDATE payments SET state = ?2, bank_id = ?3, message = ?4, updated_at = ?5
+                     WHERE id = ?1",
+                    values![id, state, bank_id, message, &now],
+                )?;
             }
-            tx.execute(
-                "UPDATE payments SET state = ?2, bank_id = ?3, message = ?4, updated_at = ?5
-                 WHERE id = ?1",
-                params![id, state, bank_id, message, now],
-            )
-            .map_err(&map)?;
-        }
-        tx.commit().map_err(&map)?;
-        Ok(still)
+            Ok(still)
+        })
     }
 }
 
@@ -211,11 +202,11 @@ pub(super) struct Active {
 
 /// The active row of `identity` other than `except` (a payment row id), with its file's place.
 pub(super) fn active_elsewhere(
-    db: &Connection,
+    db: &mut dyn Sql,
     identity: &str,
     except: Option<i64>,
-) -> rusqlite::Result<Option<Active>> {
-    db.query_row(
+) -> Result<Option<Active>, DbError> {
+    let row = db.row(
         &format!(
             "SELECT p.state, p.bank_id, p.uploaded_at, f.place FROM payments p
              JOIN files f ON f.id = p.file_id
@@ -223,17 +214,17 @@ pub(super) fn active_elsewhere(
              ORDER BY p.state = ?3 DESC, p.id LIMIT 1",
             active = PaymentState::active_sql()
         ),
-        params![identity, except.unwrap_or(-1), PaymentState::Uploaded],
-        |r| {
-            Ok(Active {
-                state: r.get(0)?,
-                bank_id: r.get(1)?,
-                uploaded_at: r.get(2)?,
-                place: r.get(3)?,
-            })
-        },
-    )
-    .optional()
+        values![identity, except.unwrap_or(-1), PaymentState::Uploaded],
+    )?;
+    row.map(|r| {
+        Ok(Active {
+            state: r.get(0)?,
+            bank_id: r.get(1)?,
+            uploaded_at: r.get(2)?,
+            place: r.get(3)?,
+        })
+    })
+    .transpose()
 }
 
 impl Active {

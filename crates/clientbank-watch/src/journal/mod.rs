@@ -7,8 +7,6 @@
 
 use std::path::{Path, PathBuf};
 
-use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
-
 use crate::Error;
 use crate::state::{FileState, PaymentState, SignState};
 use clientbank_bank::config::Route;
@@ -18,13 +16,19 @@ use clientbank_bank::operations::{
 
 mod events;
 mod intents;
+mod open;
 mod operations;
+mod postgres;
 mod schema;
+pub(crate) mod store;
 
 pub use events::LastError;
+pub use open::{Location, open_folder};
 pub use schema::SCHEMA_VERSION;
+pub use store::DbError;
 
-use intents::active_elsewhere;
+use intents::{Active, active_elsewhere};
+use store::{Row, Sql, Store, Value, values};
 
 /// A file row.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -202,8 +206,10 @@ impl Outcome {
 /// The journal of one DIR.
 #[derive(Debug)]
 pub struct Journal {
-    db: Connection,
-    path: PathBuf,
+    db: Store,
+    location: Location,
+    /// Where it is, for messages: the file, or the database and schema (never a password).
+    label: String,
 }
 
 /// The current time, for the journal (UTC, RFC 3339).
@@ -211,98 +217,44 @@ pub fn now() -> String {
     chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
-fn db_error(path: &Path) -> impl Fn(rusqlite::Error) -> Error + '_ {
-    move |source| Error::Journal {
-        path: path.display().to_string(),
-        source,
+fn db_error(label: &str) -> impl Fn(DbError) -> Error + '_ {
+    move |source| match source {
+        DbError::LeaseLost => Error::lease_lost(label),
+        source => Error::Journal {
+            path: label.to_string(),
+            source,
+        },
     }
 }
 
 impl Journal {
-    /// Opens the journal at `path`, creating it when `create` (else it must exist), checking
-    /// it (`PRAGMA quick_check`) and bringing its schema forward.
+    /// Opens the SQLite journal at `path`, creating it when `create` (else it must exist),
+    /// checking it (`PRAGMA quick_check`) and bringing its schema forward.
     pub fn open(path: &Path, create: bool) -> Result<Journal, Error> {
-        let existed = path.exists();
-        if !existed && !create {
-            return Err(Error::JournalRefused(format!(
-                "{} does not exist (run `clientbank watch` on the folder first)",
-                path.display()
-            )));
+        Journal::open_at(&Location::Sqlite(path.to_path_buf()), create)
+    }
+
+    /// Where this journal is.
+    pub fn location(&self) -> &Location {
+        &self.location
+    }
+
+    /// The SQLite file, if the journal is one.
+    fn sqlite_path(&self) -> Option<&Path> {
+        match &self.location {
+            Location::Sqlite(path) => Some(path),
+            Location::Postgres { .. } => None,
         }
-        let map = db_error(path);
-        // DIR/.clientbank/journal.sqlite: the command to start afresh names DIR.
-        let dir = path.parent().and_then(Path::parent).map_or_else(
-            || "DIR".to_string(),
-            |d| crate::report::shell_quote(&d.display().to_string()),
-        );
-        let damaged = |what: String| {
-            Error::JournalDamaged(format!(
-                "{} is damaged ({what}). Restore it (and the -wal file beside it) from a \
-                 backup; or move it aside, check the files of review/, processing/ and \
-                 rejected/ at the bank, and start with `clientbank watch {dir} --new-journal`",
-                path.display()
-            ))
-        };
-        // Only what says the file itself is broken is "damaged"; a journal that cannot be
-        // opened or written (permissions, a read-only folder, a lock) is said as such: moving
-        // a good journal aside would lose what it knows.
-        let broken = |e: &rusqlite::Error| {
-            matches!(
-                e.sqlite_error_code(),
-                Some(rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase)
-            )
-        };
-        let db = Connection::open(path).map_err(&map)?;
-        db.busy_timeout(std::time::Duration::from_secs(30))
-            .map_err(&map)?;
-        if existed {
-            let check: String = db
-                .query_row("PRAGMA quick_check", [], |r| r.get(0))
-                .map_err(|e| {
-                    if broken(&e) {
-                        damaged(e.to_string())
-                    } else {
-                        map(e)
-                    }
-                })?;
-            if check != "ok" {
-                return Err(damaged(check));
-            }
-        }
-        db.pragma_update(None, "journal_mode", "WAL")
-            .map_err(&map)?;
-        db.pragma_update(None, "synchronous", "FULL")
-            .map_err(&map)?;
-        db.pragma_update(None, "foreign_keys", true).map_err(&map)?;
-        let version: i64 = db
-            .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .map_err(&map)?;
-        if version > SCHEMA_VERSION {
-            return Err(Error::JournalRefused(format!(
-                "{} was written by a newer clientbank (schema {version}, this one knows {}): \
-                 use that version",
-                path.display(),
-                SCHEMA_VERSION
-            )));
-        }
-        let mut journal = Journal {
-            db,
-            path: path.to_path_buf(),
-        };
-        // Every write transaction takes the write lock at its start (BEGIN IMMEDIATE): what it
-        // read (is this payment active elsewhere?) cannot change before it commits, whichever
-        // process writes too.
-        journal
-            .db
-            .set_transaction_behavior(TransactionBehavior::Immediate);
-        schema::bring_forward(&mut journal.db, version).map_err(&map)?;
-        Ok(journal)
     }
 
     /// The write-ahead log beside the journal (`journal.sqlite-wal`), where SQLite keeps the
-    /// last transactions until it copies them into the journal file.
+    /// last transactions until it copies them into the journal file (none in PostgreSQL).
     pub fn wal_path(&self) -> PathBuf {
-        let mut name = self.path.clone().into_os_string();
+        let mut name = self
+            .sqlite_path()
+            .unwrap_or(Path::new(""))
+            .as_os_str()
+            .to_owned();
         name.push("-wal");
         PathBuf::from(name)
     }
@@ -312,13 +264,17 @@ impl Journal {
     /// then loses every record since the last checkpoint: payments sent again). What the
     /// deleted log still holds is first copied into the journal file (a checkpoint), so that
     /// nothing recorded so far is lost; nothing more is sent until clientbank starts again.
-    /// Called before any payment is marked `sending`, and by the daemon on every pass.
+    /// Called before any payment is marked `sending`, and by the daemon on every pass. A journal
+    /// in PostgreSQL has no files here: always well.
     pub fn check_files(&mut self) -> Result<(), Error> {
-        if !self.path.exists() {
+        let Some(path) = self.sqlite_path() else {
+            return Ok(());
+        };
+        if !path.exists() {
             return Err(Error::JournalRefused(format!(
                 "{} was deleted while clientbank ran: stopped, nothing more is sent. Restore \
                  it from a backup, or start with --new-journal (see `clientbank watch --help`)",
-                self.path.display()
+                path.display()
             )));
         }
         let wal = self.wal_path();
@@ -343,86 +299,87 @@ impl Journal {
     /// Copies the write-ahead log into the journal file (`wal_checkpoint(TRUNCATE)`); whether
     /// all of it was copied.
     fn checkpoint(&self) -> bool {
-        self.db
-            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| {
-                r.get::<_, i64>(0)
-            })
-            .map(|busy| busy == 0)
-            .unwrap_or(false)
+        match &self.db {
+            Store::Sqlite(db) => db
+                .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| {
+                    r.get::<_, i64>(0)
+                })
+                .map(|busy| busy == 0)
+                .unwrap_or(false),
+            Store::Postgres(_) => true,
+        }
     }
 
-    fn err(&self) -> impl Fn(rusqlite::Error) -> Error + '_ {
-        db_error(&self.path)
+    fn err(&self) -> impl Fn(DbError) -> Error + '_ {
+        db_error(&self.label)
+    }
+
+    /// Reads (or writes one statement), errors said with the journal's place.
+    fn run<T: Send>(
+        &self,
+        f: impl FnOnce(&mut dyn Sql) -> Result<T, DbError> + Send,
+    ) -> Result<T, Error> {
+        self.db.run(f).map_err(self.err())
+    }
+
+    /// Writes in one durable transaction.
+    fn write<T: Send>(
+        &mut self,
+        f: impl FnOnce(&mut dyn Sql) -> Result<T, DbError> + Send,
+    ) -> Result<T, Error> {
+        self.db.write(f).map_err(db_error(&self.label))
+    }
+
+    /// Writes in one durable transaction, only while this daemon holds the folder's lease
+    /// (PostgreSQL; see [`Journal::take_lease`]): intents and send marks.
+    fn write_leased<T: Send>(
+        &mut self,
+        f: impl FnOnce(&mut dyn Sql) -> Result<T, DbError> + Send,
+    ) -> Result<T, Error> {
+        self.db.write_leased(f).map_err(db_error(&self.label))
     }
 
     /// The file row whose place is `place` and whose state is `processing`.
     pub fn processing_file(&self, place: &str) -> Result<Option<FileRow>, Error> {
-        self.db
-            .query_row(
-                "SELECT id, name, hash, place, state, route, created_at, message FROM files
-                 WHERE place = ?1 AND state = ?2 ORDER BY id DESC LIMIT 1",
-                params![place, FileState::Processing],
-                file_row,
-            )
-            .optional()
-            .map_err(self.err())
+        self.files_where(
+            "place = ?1 AND state = ?2 ORDER BY id DESC LIMIT 1",
+            values![place, FileState::Processing],
+        )
+        .map(|rows| rows.into_iter().next())
+    }
+
+    fn files_where(&self, condition: &str, params: &[Value]) -> Result<Vec<FileRow>, Error> {
+        let sql = format!(
+            "SELECT id, name, hash, place, state, route, created_at, message FROM files
+             WHERE {condition}"
+        );
+        self.run(|db| db.map(&sql, params, file_row))
     }
 
     /// Every file row in `state`.
     pub fn files_in(&self, state: FileState) -> Result<Vec<FileRow>, Error> {
-        let mut statement = self
-            .db
-            .prepare(
-                "SELECT id, name, hash, place, state, route, created_at, message FROM files
-                 WHERE state = ?1 ORDER BY id",
-            )
-            .map_err(self.err())?;
-        let rows = statement
-            .query_map([state], file_row)
-            .map_err(self.err())?
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(self.err())?;
-        Ok(rows)
+        self.files_where("state = ?1 ORDER BY id", values![state])
     }
 
     /// The last file row at `place` (any state).
     pub fn file_at(&self, place: &str) -> Result<Option<FileRow>, Error> {
-        self.db
-            .query_row(
-                "SELECT id, name, hash, place, state, route, created_at, message FROM files
-                 WHERE place = ?1 ORDER BY id DESC LIMIT 1",
-                [place],
-                file_row,
-            )
-            .optional()
-            .map_err(self.err())
+        self.files_where("place = ?1 ORDER BY id DESC LIMIT 1", values![place])
+            .map(|rows| rows.into_iter().next())
     }
 
     /// The payments of a file, in file order.
     pub fn payments_of(&self, file_id: i64) -> Result<Vec<PaymentRow>, Error> {
-        self.payments_where("file_id = ?1 ORDER BY position", params![file_id])
+        self.payments_where("file_id = ?1 ORDER BY position", values![file_id])
     }
 
-    fn payments_where(
-        &self,
-        condition: &str,
-        values: impl rusqlite::Params,
-    ) -> Result<Vec<PaymentRow>, Error> {
-        let mut statement = self
-            .db
-            .prepare(&format!(
-                "SELECT id, file_id, position, identity, payer_account, number, date, sum,
-                        recipient, recipient_account, company, state, bank_id, sign, answer,
-                        message, uploaded_at
-                 FROM payments WHERE {condition}"
-            ))
-            .map_err(self.err())?;
-        let rows = statement
-            .query_map(values, payment_row)
-            .map_err(self.err())?
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(self.err())?;
-        Ok(rows)
+    fn payments_where(&self, condition: &str, params: &[Value]) -> Result<Vec<PaymentRow>, Error> {
+        let sql = format!(
+            "SELECT id, file_id, position, identity, payer_account, number, date, sum,
+                    recipient, recipient_account, company, state, bank_id, sign, answer,
+                    message, uploaded_at
+             FROM payments WHERE {condition}"
+        );
+        self.run(|db| db.map(&sql, params, payment_row))
     }
 
     /// A payment with this identity that is at the bank (uploaded), or may be (sending, in
@@ -436,7 +393,7 @@ impl Journal {
         let rows = self.payments_where(
             "identity = ?1 AND state IN (?3, ?4, ?5) AND file_id != ?2
              ORDER BY state = ?3 DESC, id LIMIT 1",
-            params![
+            values![
                 identity,
                 except_file.unwrap_or(-1),
                 PaymentState::Uploaded,
@@ -449,103 +406,92 @@ impl Journal {
 
     /// The file row `id`.
     pub fn file(&self, id: i64) -> Result<Option<FileRow>, Error> {
-        self.db
-            .query_row(
-                "SELECT id, name, hash, place, state, route, created_at, message FROM files
-                 WHERE id = ?1",
-                [id],
-                file_row,
-            )
-            .optional()
-            .map_err(self.err())
+        self.files_where("id = ?1", values![id])
+            .map(|rows| rows.into_iter().next())
     }
 
     /// How many payments of file `file_id` are in `state`.
     pub fn count_of(&self, file_id: i64, state: PaymentState) -> Result<usize, Error> {
-        self.db
-            .query_row(
+        let n: Option<i64> = self.run(|db| {
+            db.one(
                 "SELECT COUNT(*) FROM payments WHERE file_id = ?1 AND state = ?2",
-                params![file_id, state],
-                |r| r.get::<_, i64>(0),
+                values![file_id, state],
             )
-            .map(|n| usize::try_from(n).unwrap_or(0))
-            .map_err(self.err())
+        })?;
+        Ok(n.map_or(0, |n| usize::try_from(n).unwrap_or(0)))
     }
 
     /// Every payment in `state`.
     pub fn payments_in(&self, state: PaymentState) -> Result<Vec<PaymentRow>, Error> {
-        self.payments_where("state = ?1 ORDER BY id", [state])
+        self.payments_where("state = ?1 ORDER BY id", values![state])
     }
 
-    /// The database's size in pages.
+    /// The database's size in pages (SQLite; 0 in PostgreSQL).
     pub fn page_count(&self) -> Result<u32, Error> {
-        self.db
-            .query_row("PRAGMA page_count", [], |r| r.get(0))
-            .map_err(self.err())
+        match &self.db {
+            Store::Sqlite(db) => db
+                .query_row("PRAGMA page_count", [], |r| r.get(0))
+                .map_err(|e| self.err()(e.into())),
+            Store::Postgres(_) => Ok(0),
+        }
     }
 
-    /// Limits the database's size (`PRAGMA max_page_count`): tests make "the disk is full"
-    /// with it.
+    /// Limits the database's size (`PRAGMA max_page_count`, SQLite): tests make "the disk is
+    /// full" with it.
     pub fn limit_pages(&self, pages: u32) -> Result<(), Error> {
-        self.db
-            .pragma_update(None, "max_page_count", pages)
-            .map_err(self.err())
+        match &self.db {
+            Store::Sqlite(db) => db
+                .pragma_update(None, "max_page_count", pages)
+                .map_err(|e| self.err()(e.into())),
+            Store::Postgres(_) => Ok(()),
+        }
     }
 
     /// Payments awaiting signature.
     pub fn awaiting_signature(&self) -> Result<Vec<PaymentRow>, Error> {
         self.payments_where(
             "state = ?1 AND sign = ?2 AND bank_id IS NOT NULL ORDER BY id",
-            params![PaymentState::Uploaded, SignState::Awaiting],
+            values![PaymentState::Uploaded, SignState::Awaiting],
         )
     }
 
     /// Every payment (for status and tests).
     pub fn all_payments(&self) -> Result<Vec<PaymentRow>, Error> {
-        self.payments_where("1 ORDER BY id", [])
+        self.payments_where("TRUE ORDER BY id", &[])
     }
 
     /// How many payment rows are in each state (counted by the database, no row read).
     pub fn payments_by_state(&self) -> Result<Vec<(PaymentState, usize)>, Error> {
-        let mut statement = self
-            .db
-            .prepare_cached("SELECT state, COUNT(*) FROM payments GROUP BY state")
-            .map_err(self.err())?;
-        statement
-            .query_map([], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as usize)))
-            .map_err(self.err())?
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(self.err())
+        self.run(|db| {
+            db.map(
+                "SELECT state, COUNT(*) FROM payments GROUP BY state",
+                &[],
+                |r| Ok((r.get(0)?, usize::try_from(r.get::<i64>(1)?).unwrap_or(0))),
+            )
+        })
     }
 
     /// The payments among `ids` whose identity is active in another row, with what each
     /// becomes: (row id, state, bank id, message).
     pub fn conflicts(&self, ids: &[i64]) -> Result<Vec<(i64, Outcome)>, Error> {
-        let map = db_error(&self.path);
-        let mut out = Vec::new();
-        for &id in ids {
-            let identity: Option<String> = self
-                .db
-                .query_row("SELECT identity FROM payments WHERE id = ?1", [id], |r| {
-                    r.get(0)
-                })
-                .optional()
-                .map_err(&map)?;
-            let Some(identity) = identity else { continue };
-            if let Some(active) = active_elsewhere(&self.db, &identity, Some(id)).map_err(&map)? {
-                let (state, bank_id, message) = active.blocks();
-                out.push((
-                    id,
-                    Outcome {
-                        state,
-                        bank_id,
-                        message,
-                        ..Outcome::default()
-                    },
-                ));
+        self.run(|db| {
+            let mut out = Vec::new();
+            for &id in ids {
+                if let Some(active) = active_for(db, id)? {
+                    let (state, bank_id, message) = active.blocks();
+                    out.push((
+                        id,
+                        Outcome {
+                            state,
+                            bank_id,
+                            message,
+                            ..Outcome::default()
+                        },
+                    ));
+                }
             }
-        }
-        Ok(out)
+            Ok(out)
+        })
     }
 
     /// Records the outcomes of payments (their answers, or states a person or the daemon
@@ -573,15 +519,18 @@ impl Journal {
         Ok(next.is_some() && marked == next.as_slice())
     }
 
-    /// [`Journal::record_outcomes`] and [`Journal::mark_sending`] in one transaction.
+    /// [`Journal::record_outcomes`] and [`Journal::mark_sending`] in one transaction. A mark
+    /// needs the journal's files whole and (PostgreSQL) the folder's lease: without them, the
+    /// answers had are still recorded, and nothing is marked, so nothing more is sent.
     fn record_and_mark(
         &mut self,
         results: &[(i64, Outcome)],
         sending: &[i64],
     ) -> Result<Vec<i64>, Error> {
-        if !sending.is_empty()
-            && let Err(e) = self.check_files()
-        {
+        if sending.is_empty() {
+            return self.write(|db| record_results(db, results).map(|()| Vec::new()));
+        }
+        if let Err(e) = self.check_files() {
             // The answers already had are kept (saved into the journal file itself), then
             // nothing more is marked, so nothing more is sent.
             if !results.is_empty() {
@@ -590,58 +539,16 @@ impl Journal {
             }
             return Err(e);
         }
-        let now = now();
-        let map = db_error(&self.path);
-        let tx = self.db.transaction().map_err(&map)?;
-        for (id, outcome) in results {
-            let uploaded_at = (outcome.state == PaymentState::Uploaded).then_some(&now);
-            tx.execute(
-                "UPDATE payments SET state = ?2, bank_id = COALESCE(?3, bank_id),
-                    sign = COALESCE(?4, sign), answer = COALESCE(?5, answer),
-                    message = COALESCE(?6, message),
-                    uploaded_at = COALESCE(?7, uploaded_at), updated_at = ?8
-                 WHERE id = ?1",
-                params![
-                    id,
-                    outcome.state,
-                    outcome.bank_id,
-                    outcome.sign,
-                    outcome.answer,
-                    outcome.message,
-                    uploaded_at,
-                    now
-                ],
-            )
-            .map_err(&map)?;
+        let marked = self.write_leased(|db| {
+            record_results(db, results)?;
+            mark(db, sending)
+        });
+        if let Err(Error::LeaseLost(_)) = &marked
+            && !results.is_empty()
+        {
+            self.record_and_mark(results, &[])?;
         }
-        let mut marked = Vec::with_capacity(sending.len());
-        for &id in sending {
-            let identity: Option<String> = tx
-                .query_row("SELECT identity FROM payments WHERE id = ?1", [id], |r| {
-                    r.get(0)
-                })
-                .optional()
-                .map_err(&map)?;
-            let Some(identity) = identity else { continue };
-            if let Some(active) = active_elsewhere(&tx, &identity, Some(id)).map_err(&map)? {
-                let (state, bank_id, message) = active.blocks();
-                tx.execute(
-                    "UPDATE payments SET state = ?2, bank_id = ?3, message = ?4, updated_at = ?5
-                     WHERE id = ?1",
-                    params![id, state, bank_id, message, now],
-                )
-                .map_err(&map)?;
-                continue;
-            }
-            tx.execute(
-                "UPDATE payments SET state = ?3, updated_at = ?2 WHERE id = ?1",
-                params![id, now, PaymentState::Sending],
-            )
-            .map_err(&map)?;
-            marked.push(id);
-        }
-        tx.commit().map_err(&map)?;
-        Ok(marked)
+        marked
     }
 
     /// Sets a payment's state back (a send the bank provably did not take), or sets its
@@ -652,14 +559,14 @@ impl Journal {
         state: PaymentState,
         message: Option<&str>,
     ) -> Result<(), Error> {
-        self.db
-            .execute(
+        self.run(|db| {
+            db.exec(
                 "UPDATE payments SET state = ?2, message = COALESCE(?3, message), updated_at = ?4
                  WHERE id = ?1",
-                params![id, state, message, now()],
+                values![id, state, message, now()],
             )
-            .map_err(self.err())?;
-        Ok(())
+        })
+        .map(drop)
     }
 
     /// Closes the payments of a file that are still `planned` (the file leaves for review/ or
@@ -667,12 +574,12 @@ impl Journal {
     /// active in this file and the same payments can go from another file (or from this one
     /// when it comes back through the inbox).
     pub fn close_planned(&mut self, file_id: i64, message: &str) -> Result<(), Error> {
-        self.db
-            .execute(
+        self.run(|db| {
+            db.exec(
                 "UPDATE payments SET state = ?4, message = COALESCE(message, ?2),
                     updated_at = ?3
                  WHERE file_id = ?1 AND state = ?5",
-                params![
+                values![
                     file_id,
                     message,
                     now(),
@@ -680,8 +587,8 @@ impl Journal {
                     PaymentState::Planned
                 ],
             )
-            .map_err(self.err())?;
-        Ok(())
+        })
+        .map(drop)
     }
 
     /// Records the result of signing: `signed` for the ids taken, or the bank's message for
@@ -704,17 +611,16 @@ impl Journal {
         message: &str,
     ) -> Result<(), Error> {
         let now = now();
-        let map = db_error(&self.path);
-        let tx = self.db.transaction().map_err(&map)?;
-        for id in bank_ids {
-            tx.execute(
-                "UPDATE payments SET sign = COALESCE(?4, sign), message = ?2, updated_at = ?3
-                 WHERE bank_id = ?1 AND sign = ?5",
-                params![id, message, now, state, SignState::Awaiting],
-            )
-            .map_err(&map)?;
-        }
-        tx.commit().map_err(&map)
+        self.write(|db| {
+            for id in bank_ids {
+                db.exec(
+                    "UPDATE payments SET sign = COALESCE(?4, sign), message = ?2, updated_at = ?3
+                     WHERE bank_id = ?1 AND sign = ?5",
+                    values![id, message, &now, state, SignState::Awaiting],
+                )?;
+            }
+            Ok(())
+        })
     }
 
     /// Sets a file's state, place and message.
@@ -725,14 +631,14 @@ impl Journal {
         place: &str,
         message: Option<&str>,
     ) -> Result<(), Error> {
-        self.db
-            .execute(
+        self.run(|db| {
+            db.exec(
                 "UPDATE files SET state = ?2, place = ?3, message = COALESCE(?4, message),
                     updated_at = ?5 WHERE id = ?1",
-                params![id, state, place, message, now()],
+                values![id, state, place, message, now()],
             )
-            .map_err(self.err())?;
-        Ok(())
+        })
+        .map(drop)
     }
 
     /// Records a file that never got as far as its payments (rejected as a whole).
@@ -745,18 +651,79 @@ impl Journal {
         message: &str,
     ) -> Result<i64, Error> {
         let now = now();
-        self.db
-            .execute(
+        self.run(|db| {
+            db.insert(
                 "INSERT INTO files (name, hash, place, state, created_at, updated_at, message)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6)",
-                params![name, hash, place, state, now, message],
+                values![name, hash, place, state, now, message],
             )
-            .map_err(self.err())?;
-        Ok(self.db.last_insert_rowid())
+        })
     }
 }
 
-fn file_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<FileRow> {
+/// Records payments' outcomes.
+fn record_results(db: &mut dyn Sql, results: &[(i64, Outcome)]) -> Result<(), DbError> {
+    let now = now();
+    for (id, outcome) in results {
+        let uploaded_at = (outcome.state == PaymentState::Uploaded).then_some(&now);
+        db.exec(
+            "UPDATE payments SET state = ?2, bank_id = COALESCE(?3, bank_id),
+                sign = COALESCE(?4, sign), answer = COALESCE(?5, answer),
+                message = COALESCE(?6, message),
+                uploaded_at = COALESCE(?7, uploaded_at), updated_at = ?8
+             WHERE id = ?1",
+            values![
+                *id,
+                outcome.state,
+                outcome.bank_id.as_deref(),
+                outcome.sign,
+                outcome.answer.as_deref(),
+                outcome.message.as_deref(),
+                uploaded_at,
+                &now
+            ],
+        )?;
+    }
+    Ok(())
+}
+
+/// The active row of payment `id`'s identity in another row, if any.
+fn active_for(db: &mut dyn Sql, id: i64) -> Result<Option<Active>, DbError> {
+    let identity: Option<String> =
+        db.one("SELECT identity FROM payments WHERE id = ?1", values![id])?;
+    match identity {
+        Some(identity) => active_elsewhere(db, &identity, Some(id)),
+        None => Ok(None),
+    }
+}
+
+/// Marks payments `sending` whose identity is active nowhere else; the others become what the
+/// active row makes them. The ids marked.
+fn mark(db: &mut dyn Sql, sending: &[i64]) -> Result<Vec<i64>, DbError> {
+    let now = now();
+    let mut marked = Vec::with_capacity(sending.len());
+    for &id in sending {
+        if let Some(active) = active_for(db, id)? {
+            let (state, bank_id, message) = active.blocks();
+            db.exec(
+                "UPDATE payments SET state = ?2, bank_id = ?3, message = ?4, updated_at = ?5
+                 WHERE id = ?1",
+                values![id, state, bank_id, message, &now],
+            )?;
+            continue;
+        }
+        let changed = db.exec(
+            "UPDATE payments SET state = ?3, updated_at = ?2 WHERE id = ?1",
+            values![id, &now, PaymentState::Sending],
+        )?;
+        if changed == 1 {
+            marked.push(id);
+        }
+    }
+    Ok(marked)
+}
+
+fn file_row(r: &Row) -> Result<FileRow, DbError> {
     Ok(FileRow {
         id: r.get(0)?,
         name: r.get(1)?,
@@ -764,14 +731,14 @@ fn file_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<FileRow> {
         place: r.get(3)?,
         state: r.get(4)?,
         route: r
-            .get::<_, Option<String>>(5)?
+            .get::<Option<String>>(5)?
             .and_then(|route| route.parse().ok()),
         created_at: r.get(6)?,
         message: r.get(7)?,
     })
 }
 
-fn payment_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<PaymentRow> {
+fn payment_row(r: &Row) -> Result<PaymentRow, DbError> {
     Ok(PaymentRow {
         id: r.get(0)?,
         file_id: r.get(1)?,
@@ -946,7 +913,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("journal.sqlite");
         {
-            let db = Connection::open(&path).unwrap();
+            let db = rusqlite::Connection::open(&path).unwrap();
             db.execute_batch(schema::SCHEMA_1).unwrap();
             db.pragma_update(None, "user_version", 1).unwrap();
             db.execute_batch(
@@ -977,10 +944,6 @@ mod tests {
                 ("p|7|d|1|r", "duplicate"),
             ]
         );
-        let version: i64 = journal
-            .db
-            .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .unwrap();
-        assert_eq!(version, SCHEMA_VERSION);
+        assert_eq!(journal.db.version().unwrap(), SCHEMA_VERSION);
     }
 }

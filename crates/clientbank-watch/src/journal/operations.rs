@@ -15,25 +15,24 @@ impl Journal {
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, 1)
              ON CONFLICT (id) DO UPDATE SET account = excluded.account,
                 executed = excluded.executed, body = excluded.body, confirmed = 1
-             WHERE operations.confirmed = 0 OR operations.body IS NOT excluded.body"
+             WHERE operations.confirmed = 0 OR operations.body IS DISTINCT FROM excluded.body"
         } else {
             "INSERT INTO operations (id, account, executed, source, body, received_at, confirmed)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, 0) ON CONFLICT (id) DO NOTHING"
         };
-        let changed = self
-            .db
-            .execute(
+        let changed = self.run(|db| {
+            db.exec(
                 sql,
-                params![
-                    row.id,
-                    row.account,
-                    row.executed,
-                    row.source,
-                    row.body,
+                values![
+                    &row.id,
+                    &row.account,
+                    row.executed.as_deref(),
+                    &row.source,
+                    &row.body,
                     now()
                 ],
             )
-            .map_err(self.err())?;
+        })?;
         Ok(changed == 1)
     }
 
@@ -46,47 +45,34 @@ impl Journal {
     /// another one (the same order sent from elsewhere). Two or more such payments match none:
     /// a wrong order would be worse than the bank's own record.
     pub fn order_of(&self, bank_id: &str, identity: [&str; 4]) -> Result<Option<String>, Error> {
-        let map = self.err();
-        let by_id: Option<String> = self
-            .db
-            .query_row(
+        let [payer_account, number, sum, recipient_account] = identity;
+        self.run(|db| {
+            let by_id: Option<String> = db.one(
                 "SELECT order_text FROM payments WHERE bank_id = ?1 AND order_text IS NOT NULL
                  ORDER BY id LIMIT 1",
-                [bank_id],
-                |r| r.get(0),
-            )
-            .optional()
-            .map_err(&map)?;
-        if by_id.is_some() {
-            return Ok(by_id);
-        }
-        let [payer_account, number, sum, recipient_account] = identity;
-        let mut statement = self
-            .db
-            .prepare_cached(
+                values![bank_id],
+            )?;
+            if by_id.is_some() {
+                return Ok(by_id);
+            }
+            let found: Vec<String> = db.map(
                 "SELECT DISTINCT order_text FROM payments
                  WHERE payer_account = ?1 AND number = ?2 AND sum = ?3 AND recipient_account = ?4
                    AND state = ?5 AND bank_id IS NULL AND order_text IS NOT NULL
                  LIMIT 2",
-            )
-            .map_err(&map)?;
-        let found = statement
-            .query_map(
-                params![
+                values![
                     payer_account,
                     number,
                     sum,
                     recipient_account,
                     PaymentState::Uploaded
                 ],
-                |r| r.get::<_, String>(0),
-            )
-            .map_err(&map)?
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(&map)?;
-        Ok(match <[String; 1]>::try_from(found) {
-            Ok([order]) => Some(order),
-            Err(_) => None,
+                |r| r.get(0),
+            )?;
+            Ok(match <[String; 1]>::try_from(found) {
+                Ok([order]) => Some(order),
+                Err(_) => None,
+            })
         })
     }
 
@@ -98,65 +84,67 @@ impl Journal {
         from: &str,
         till: &str,
     ) -> Result<Vec<OperationRow>, Error> {
-        let mut statement = self
-            .db
-            .prepare(
+        // `till` inclusive: every time of that day sorts before the day's `T` suffix + 1.
+        let end = format!("{till}U");
+        self.run(|db| {
+            db.map(
                 "SELECT id, account, executed, source, body, confirmed FROM operations
                  WHERE account = ?1 AND executed >= ?2 AND executed < ?3
                  ORDER BY executed, id",
+                values![account, from, end],
+                |r| {
+                    Ok(OperationRow {
+                        id: r.get(0)?,
+                        account: r.get(1)?,
+                        executed: r.get(2)?,
+                        source: r.get(3)?,
+                        body: r.get(4)?,
+                        confirmed: r.get(5)?,
+                    })
+                },
             )
-            .map_err(self.err())?;
-        // `till` inclusive: every time of that day sorts before the day's `T` suffix + 1.
-        let end = format!("{till}U");
-        statement
-            .query_map(params![account, from, end], |r| {
-                Ok(OperationRow {
-                    id: r.get(0)?,
-                    account: r.get(1)?,
-                    executed: r.get(2)?,
-                    source: r.get(3)?,
-                    body: r.get(4)?,
-                    confirmed: r.get(5)?,
-                })
-            })
-            .map_err(self.err())?
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(self.err())
+        })
     }
 
     /// How far `account`'s statement has been synced.
     pub fn statement_sync(&self, account: &str) -> Result<Option<StatementSync>, Error> {
-        self.db
-            .query_row(
+        self.run(|db| {
+            db.row(
                 "SELECT account, synced_till, last_operation FROM statement_sync
                  WHERE account = ?1",
-                [account],
-                |r| {
-                    Ok(StatementSync {
-                        account: r.get(0)?,
-                        synced_till: r.get(1)?,
-                        last_operation: r.get(2)?,
-                    })
-                },
-            )
-            .optional()
-            .map_err(self.err())
+                values![account],
+            )?
+            .map(|r| {
+                Ok(StatementSync {
+                    account: r.get(0)?,
+                    synced_till: r.get(1)?,
+                    last_operation: r.get(2)?,
+                })
+            })
+            .transpose()
+        })
     }
 
     /// Records how far `sync.account`'s statement has been synced.
     pub fn set_statement_sync(&mut self, sync: &StatementSync) -> Result<(), Error> {
-        self.db
-            .execute(
+        self.run(|db| {
+            db.exec(
                 "INSERT INTO statement_sync (account, synced_till, last_operation, updated_at)
                  VALUES (?1, ?2, ?3, ?4)
                  ON CONFLICT (account) DO UPDATE SET synced_till = ?2, last_operation = ?3,
                  updated_at = ?4",
-                params![sync.account, sync.synced_till, sync.last_operation, now()],
+                values![
+                    &sync.account,
+                    &sync.synced_till,
+                    sync.last_operation.as_deref(),
+                    now()
+                ],
             )
-            .map_err(self.err())?;
+        })?;
         Ok(())
     }
 }
+
 impl Operations for Journal {
     fn record_operation(&mut self, row: &OperationRow) -> Result<bool, StoreError> {
         Ok(Journal::record_operation(self, row)?)

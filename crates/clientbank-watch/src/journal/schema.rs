@@ -1,10 +1,13 @@
-//! The journal's schema, in one place: each version one step (SQL, or code where rows must be
-//! rewritten), applied in order in a transaction of its own that also sets `user_version`, so
-//! a journal of any earlier version is brought forward and a crash leaves it at a whole step.
+//! The journal's schema, in one place for SQLite and PostgreSQL: each version one step (SQL,
+//! or code where rows must be rewritten), applied in order in a transaction of its own that
+//! also sets the version, so a journal of any earlier version is brought forward and a crash
+//! leaves it at a whole step. The SQL is SQLite's; the few differences of PostgreSQL's dialect
+//! are made in one place (`store::postgres_sql`: `$N` placeholders, `BIGINT` integers, identity keys).
 
-use rusqlite::{Connection, Transaction, params};
+use super::store::{DbError, Dialect, Sql, Store, set_version, values};
 
-/// The schema version this build writes (`PRAGMA user_version`).
+/// The schema version this build writes (SQLite's `PRAGMA user_version`, PostgreSQL's
+/// `journal_version` table of the folder's schema).
 pub const SCHEMA_VERSION: i64 = STEPS.len() as i64;
 
 /// Schema 1: files, payments, events.
@@ -86,10 +89,10 @@ const SCHEMA_5: &str = "ALTER TABLE events ADD COLUMN message_ru TEXT;
 
 /// A step from one version to the next.
 enum Step {
-    /// SQL statements.
+    /// SQL statements (SQLite's dialect; said in PostgreSQL's by `store::postgres_sql`).
     Sql(&'static str),
     /// Rows rewritten by code.
-    Code(fn(&Transaction<'_>) -> rusqlite::Result<()>),
+    Code(fn(&mut dyn Sql) -> Result<(), DbError>),
 }
 
 /// Version `n` is reached by `STEPS[n - 1]`.
@@ -101,16 +104,30 @@ const STEPS: &[Step] = &[
     Step::Sql(SCHEMA_5),
 ];
 
+/// The version the journal is at, read inside a step's transaction (another process may have
+/// brought it forward since it was opened).
+fn version_in(db: &mut dyn Sql) -> Result<i64, DbError> {
+    let sql = match db.dialect() {
+        Dialect::Sqlite => "PRAGMA user_version",
+        Dialect::Postgres => "SELECT COALESCE(MAX(version), 0) FROM journal_version",
+    };
+    Ok(db.one(sql, &[])?.unwrap_or(0))
+}
+
 /// Brings a journal at `version` to [`SCHEMA_VERSION`], a step per transaction.
-pub(super) fn bring_forward(db: &mut Connection, version: i64) -> rusqlite::Result<()> {
+pub(super) fn bring_forward(db: &mut Store, version: i64) -> Result<(), DbError> {
     for (index, step) in STEPS.iter().enumerate().skip(version.max(0) as usize) {
-        let tx = db.transaction()?;
-        match step {
-            Step::Sql(sql) => tx.execute_batch(sql)?,
-            Step::Code(run) => run(&tx)?,
-        }
-        tx.pragma_update(None, "user_version", index as i64 + 1)?;
-        tx.commit()?;
+        let reached = index as i64 + 1;
+        db.write(|tx| {
+            if version_in(tx)? >= reached {
+                return Ok(());
+            }
+            match step {
+                Step::Sql(sql) => tx.batch(sql)?,
+                Step::Code(run) => run(tx)?,
+            }
+            set_version(tx, reached)
+        })?;
     }
     Ok(())
 }
@@ -119,13 +136,10 @@ pub(super) fn bring_forward(db: &mut Connection, version: i64) -> rusqlite::Resu
 /// active in several rows (possible before) keeps one active row — uploaded first, then in
 /// doubt, being sent, planned — and the others become `duplicate` (uploaded: at the bank
 /// twice) or `held`; then the UNIQUE index over active identities.
-fn schema_2(tx: &Transaction<'_>) -> rusqlite::Result<()> {
-    let keys: Vec<(i64, String)> = {
-        let mut statement = tx.prepare("SELECT id, identity FROM payments")?;
-        statement
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-            .collect::<Result<_, _>>()?
-    };
+fn schema_2(tx: &mut dyn Sql) -> Result<(), DbError> {
+    let keys: Vec<(i64, String)> = tx.map("SELECT id, identity FROM payments", &[], |r| {
+        Ok((r.get(0)?, r.get(1)?))
+    })?;
     for (id, key) in keys {
         let mut parts: Vec<&str> = key.split('|').collect();
         if parts.len() != 5 {
@@ -134,15 +148,15 @@ fn schema_2(tx: &Transaction<'_>) -> rusqlite::Result<()> {
         let number = clientbank_bank::statement::normalise_number(parts[1]);
         if number != parts[1] {
             parts[1] = &number;
-            tx.execute(
+            tx.exec(
                 "UPDATE payments SET identity = ?2 WHERE id = ?1",
-                params![id, parts.join("|")],
+                values![id, parts.join("|")],
             )?;
         }
     }
     // The state names as schema 2 wrote them: a migration is history, and says them as they
     // were then.
-    tx.execute_batch(
+    tx.batch(
         "UPDATE payments SET
             state = CASE state WHEN 'uploaded' THEN 'duplicate' ELSE 'held' END,
             message = CASE state
@@ -154,7 +168,7 @@ fn schema_2(tx: &Transaction<'_>) -> rusqlite::Result<()> {
                     PARTITION BY identity
                     ORDER BY CASE state WHEN 'uploaded' THEN 0 WHEN 'doubt' THEN 1
                         WHEN 'sending' THEN 2 ELSE 3 END, id) AS n
-                FROM payments WHERE state IN ('planned', 'sending', 'uploaded', 'doubt'))
+                FROM payments WHERE state IN ('planned', 'sending', 'uploaded', 'doubt')) AS ranked
             WHERE n > 1);
          CREATE UNIQUE INDEX payments_active ON payments(identity)
             WHERE state IN ('planned', 'sending', 'uploaded', 'doubt');",

@@ -1,0 +1,305 @@
+//! Where a folder's journal is (its SQLite file, or its schema in PostgreSQL), opening it, and
+//! the folder's lease (PostgreSQL).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, TransactionBehavior};
+use sha2::Digest;
+
+use super::postgres::{Pg, valid_schema};
+use super::store::{DbError, Store};
+use super::{Journal, SCHEMA_VERSION, db_error, schema};
+use crate::Error;
+use crate::folders::{Folder, Layout};
+use clientbank_bank::config::SharedJournal;
+
+/// Where a folder's journal is.
+#[derive(Clone, Debug)]
+pub enum Location {
+    /// The SQLite file (`DIR/.clientbank/journal.sqlite`).
+    Sqlite(PathBuf),
+    /// The folder's schema in a PostgreSQL database.
+    Postgres {
+        /// The database.
+        journal: SharedJournal,
+        /// The folder's schema, as `DIR/.clientbank/journal.postgres` names it.
+        schema: String,
+    },
+}
+
+impl Location {
+    /// Where a folder's journal is: the SQLite file, or (`shared` given) the schema that
+    /// `DIR/.clientbank/journal.postgres` names, made and named there first when `create`.
+    /// `None`: in PostgreSQL, not made yet.
+    pub fn of(
+        layout: &Layout,
+        shared: Option<&SharedJournal>,
+        create: bool,
+    ) -> Result<Option<Location>, Error> {
+        let Some(journal) = shared else {
+            return Ok(Some(Location::Sqlite(layout.journal())));
+        };
+        let file = schema_file(layout);
+        let schema = match read_schema(&file)? {
+            Some(schema) => schema,
+            None if !create => return Ok(None),
+            None => name_schema(layout, &file)?,
+        };
+        Ok(Some(Location::Postgres {
+            journal: journal.clone(),
+            schema,
+        }))
+    }
+
+    /// Whether the journal is there already (the SQLite file; the schema's name in the folder).
+    pub fn exists(&self) -> bool {
+        match self {
+            Location::Sqlite(path) => path.exists(),
+            Location::Postgres { .. } => true,
+        }
+    }
+
+    /// Where it is, for people: the file, or the database and the schema (no password).
+    pub fn label(&self) -> String {
+        match self {
+            Location::Sqlite(path) => path.display().to_string(),
+            Location::Postgres { journal, schema } => format!("{} (schema {schema})", journal.url),
+        }
+    }
+}
+
+/// `DIR/.clientbank/journal.postgres`: the name of the folder's schema in PostgreSQL.
+pub(crate) fn schema_file(layout: &Layout) -> PathBuf {
+    layout.folder(Folder::Private).join("journal.postgres")
+}
+
+fn read_schema(file: &Path) -> Result<Option<String>, Error> {
+    match std::fs::read_to_string(file) {
+        Ok(text) => {
+            let schema = text.trim().to_string();
+            if valid_schema(&schema) {
+                Ok(Some(schema))
+            } else {
+                Err(Error::JournalDamaged(format!(
+                    "{} names no schema clientbank made ({schema:?}): restore it from a backup, \
+                     or from the schema list of the database (`\\dn folder_*` in psql)",
+                    file.display()
+                )))
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Error::io(format!("cannot read {}", file.display()))(e)),
+    }
+}
+
+/// Names a new schema for the folder, once: two daemons starting together agree on the first
+/// name written.
+fn name_schema(layout: &Layout, file: &Path) -> Result<String, Error> {
+    let seed = format!(
+        "{}|{}|{:?}|{:?}",
+        layout.root.display(),
+        std::process::id(),
+        std::time::SystemTime::now(),
+        std::thread::current().id()
+    );
+    let schema = format!("folder_{}", &hex::encode(sha2::Sha256::digest(seed))[..20]);
+    std::fs::create_dir_all(layout.folder(Folder::Private)).map_err(Error::io(format!(
+        "cannot create {}",
+        layout.root.display()
+    )))?;
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(file)
+    {
+        Ok(mut out) => {
+            out.write_all(format!("{schema}\n").as_bytes())
+                .and_then(|()| out.sync_all())
+                .map_err(Error::io(format!("cannot write {}", file.display())))?;
+            Ok(schema)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            // Written meanwhile by another daemon: its name (a reader may be a moment early).
+            for _ in 0..50 {
+                if let Some(schema) = read_schema(file).ok().flatten() {
+                    return Ok(schema);
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            read_schema(file)?
+                .ok_or_else(|| Error::JournalRefused(format!("{} is empty", file.display())))
+        }
+        Err(e) => Err(Error::io(format!("cannot write {}", file.display()))(e)),
+    }
+}
+
+/// Opens the journal of DIR as the commands find it (nothing is created): in PostgreSQL when
+/// `DIR/.clientbank/journal.postgres` names its schema (the database, the password and the
+/// lease from DIR's `clientbank.toml` and the environment), else the SQLite file. `None`: the
+/// folder has no journal yet.
+pub fn open_folder(layout: &Layout) -> Result<Option<Journal>, Error> {
+    let file = schema_file(layout);
+    if file.exists() {
+        let settings = clientbank_bank::Settings::load(
+            &layout.root,
+            None,
+            &clientbank_bank::config::ProcessEnv,
+        )?;
+        let Some(shared) = settings.journal else {
+            return Err(Error::JournalRefused(format!(
+                "{} says the journal is in PostgreSQL, but {} names no `journal = \
+                 \"postgres://…\"`",
+                file.display(),
+                layout.root.join("clientbank.toml").display()
+            )));
+        };
+        let location = Location::of(layout, Some(&shared), false)?;
+        return location.map(|l| Journal::open_at(&l, false)).transpose();
+    }
+    let path = layout.journal();
+    if !path.exists() {
+        return Ok(None);
+    }
+    Journal::open(&path, false).map(Some)
+}
+
+impl Journal {
+    /// Opens the journal at `location`, creating it when `create` (else it must exist),
+    /// checking it (SQLite: `PRAGMA quick_check`) and bringing its schema forward.
+    pub fn open_at(location: &Location, create: bool) -> Result<Journal, Error> {
+        let label = location.label();
+        let map = db_error(&label);
+        let db = match location {
+            Location::Sqlite(path) => open_sqlite(path, create)?,
+            Location::Postgres { journal, schema } => {
+                match Pg::connect(journal, schema, create).map_err(&map)? {
+                    Some(pg) => Store::Postgres(Box::new(pg)),
+                    None => {
+                        return Err(Error::JournalRefused(format!(
+                            "{label} does not exist (run `clientbank watch` on the folder first)"
+                        )));
+                    }
+                }
+            }
+        };
+        let version = db.version().map_err(&map)?;
+        drop(map);
+        if version > SCHEMA_VERSION {
+            return Err(Error::JournalRefused(format!(
+                "{label} was written by a newer clientbank (schema {version}, this one knows \
+                 {SCHEMA_VERSION}): use that version"
+            )));
+        }
+        let mut journal = Journal {
+            db,
+            location: location.clone(),
+            label,
+        };
+        schema::bring_forward(&mut journal.db, version).map_err(db_error(&journal.label))?;
+        Ok(journal)
+    }
+
+    /// Takes the folder's lease for this daemon (PostgreSQL; the SQLite journal's folder is
+    /// owned through its lock file): [`Error::Leased`] while another daemon holds it. `owner`
+    /// names this daemon; `dir` is the folder as this machine sees it.
+    pub fn take_lease(&mut self, owner: &str, dir: &Path) -> Result<(), Error> {
+        let Store::Postgres(pg) = &mut self.db else {
+            return Ok(());
+        };
+        let held = pg
+            .take_lease(owner, &dir.display().to_string())
+            .map_err(db_error(&self.label))?;
+        match held {
+            None => Ok(()),
+            Some((holder, at, left)) => Err(Error::leased(
+                &dir.display().to_string(),
+                &holder,
+                &at,
+                left,
+                pg.lease_time(),
+            )),
+        }
+    }
+
+    /// Renews the folder's lease when a third of it has passed (PostgreSQL): [`Error::LeaseLost`]
+    /// when it ran out and may be another daemon's. Called on every pass and before each file.
+    pub fn keep_lease(&mut self) -> Result<(), Error> {
+        match &mut self.db {
+            Store::Postgres(pg) => pg.keep_lease().map_err(db_error(&self.label)),
+            Store::Sqlite(_) => Ok(()),
+        }
+    }
+
+    /// Gives the folder's lease up (a daemon that stops): another takes the folder at once.
+    pub fn release_lease(&mut self) -> Result<(), Error> {
+        match &mut self.db {
+            Store::Postgres(pg) => pg.release_lease().map_err(db_error(&self.label)),
+            Store::Sqlite(_) => Ok(()),
+        }
+    }
+
+    /// How long a lease lasts (PostgreSQL), `None` for SQLite.
+    pub fn lease_time(&self) -> Option<std::time::Duration> {
+        match &self.db {
+            Store::Postgres(pg) => Some(pg.lease_time()),
+            Store::Sqlite(_) => None,
+        }
+    }
+}
+
+/// Opens (or creates) the SQLite journal at `path`, checked, in WAL mode with `synchronous=FULL`.
+fn open_sqlite(path: &Path, create: bool) -> Result<Store, Error> {
+    let existed = path.exists();
+    if !existed && !create {
+        return Err(Error::JournalRefused(format!(
+            "{} does not exist (run `clientbank watch` on the folder first)",
+            path.display()
+        )));
+    }
+    let label = path.display().to_string();
+    let map = |e: rusqlite::Error| db_error(&label)(DbError::from(e));
+    // DIR/.clientbank/journal.sqlite: the command to start afresh names DIR.
+    let dir = path.parent().and_then(Path::parent).map_or_else(
+        || "DIR".to_string(),
+        |d| crate::report::shell_quote(&d.display().to_string()),
+    );
+    let damaged = |what: String| {
+        Error::JournalDamaged(format!(
+            "{} is damaged ({what}). Restore it (and the -wal file beside it) from a \
+             backup; or move it aside, check the files of review/, processing/ and \
+             rejected/ at the bank, and start with `clientbank watch {dir} --new-journal`",
+            path.display()
+        ))
+    };
+    let db = Connection::open(path).map_err(map)?;
+    db.busy_timeout(std::time::Duration::from_secs(30))
+        .map_err(map)?;
+    if existed {
+        // Only what says the file itself is broken is "damaged"; a journal that cannot be
+        // opened or written (permissions, a read-only folder, a lock) is said as such: moving
+        // a good journal aside would lose what it knows.
+        let check: String = db
+            .query_row("PRAGMA quick_check", [], |r| r.get(0))
+            .map_err(|e| {
+                let e = DbError::from(e);
+                if e.damaged() {
+                    damaged(e.to_string())
+                } else {
+                    db_error(&label)(e)
+                }
+            })?;
+        if check != "ok" {
+            return Err(damaged(check));
+        }
+    }
+    db.pragma_update(None, "journal_mode", "WAL").map_err(map)?;
+    db.pragma_update(None, "synchronous", "FULL").map_err(map)?;
+    db.pragma_update(None, "foreign_keys", true).map_err(map)?;
+    let mut db = db;
+    // Every write transaction takes the write lock at its start (BEGIN IMMEDIATE): what it
+    // read (is this payment active elsewhere?) cannot change before it commits, whichever
+    // process writes too.
+    db.set_transaction_behavior(TransactionBehavior::Immediate);
+    Ok(Store::Sqlite(db))
+}

@@ -1,0 +1,393 @@
+//! The journal in PostgreSQL (issue 20): one schema per folder, named in the folder's
+//! `.clientbank/journal.postgres` (so that daemons on several machines, which may mount the
+//! shared folder at different paths, find the same journal; and so that every table, index and
+//! statement is the SQLite journal's, with no folder column to forget in a query), and the
+//! leases of every folder in `clientbank.leases`, timed by the database's clock.
+//!
+//! The synchronous `postgres` client runs its own small runtime: it must not be driven from a
+//! thread that drives the daemon's, so inside a runtime each call is made on a thread of its own
+//! (scoped: the call borrows what it needs and returns before the journal goes on).
+
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use bytes::BytesMut;
+use postgres::GenericClient;
+use postgres::types::{IsNull, ToSql, Type};
+
+use super::store::{DbError, Dialect, Row, Sql, Value, postgres_sql};
+use clientbank_bank::config::SharedJournal;
+
+/// A journal in PostgreSQL: its connection, its folder's schema and this daemon's lease.
+pub(crate) struct Pg {
+    client: Mutex<Option<postgres::Client>>,
+    /// The folder's schema (`folder_…`).
+    pub(super) schema: String,
+    /// The lease, once taken: whose it is, how long it lasts, when it was last renewed.
+    lease: Option<(String, Instant)>,
+    ttl: Duration,
+}
+
+impl std::fmt::Debug for Pg {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pg")
+            .field("schema", &self.schema)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Runs `f` where the `postgres` client may block: here, or on a scoped thread of its own
+/// when this thread is inside a Tokio runtime.
+fn off_runtime<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    if tokio::runtime::Handle::try_current().is_err() {
+        return f();
+    }
+    std::thread::scope(|scope| match scope.spawn(f).join() {
+        Ok(value) => value,
+        Err(panic) => std::panic::resume_unwind(panic),
+    })
+}
+
+impl Drop for Pg {
+    fn drop(&mut self) {
+        let client = self
+            .client
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(client) = client {
+            off_runtime(move || drop(client));
+        }
+    }
+}
+
+/// Whether `schema` is a name this journal makes (`folder_` and lowercase hex): it is put in
+/// SQL as it is.
+pub(super) fn valid_schema(schema: &str) -> bool {
+    schema.strip_prefix("folder_").is_some_and(|id| {
+        !id.is_empty()
+            && id.len() <= 40
+            && id
+                .bytes()
+                .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
+    })
+}
+
+impl Pg {
+    /// Connects to `journal` and makes the folder's schema `schema` if `create` (it must exist
+    /// otherwise: `Ok(None)` when it does not).
+    pub(super) fn connect(
+        journal: &SharedJournal,
+        schema: &str,
+        create: bool,
+    ) -> Result<Option<Pg>, DbError> {
+        debug_assert!(valid_schema(schema));
+        let mut config: postgres::Config = journal.url.parse()?;
+        if let Some(password) = &journal.password {
+            config.password(password.expose_secret());
+        }
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(Duration::from_secs(10));
+        }
+        config.application_name("clientbank");
+        // A daemon stopped in a transaction (paused, cut off) must not hold the folder: the
+        // server ends such a session, and its transaction, well within a lease.
+        let idle = (journal.lease / 3).as_millis().max(500);
+        let ready = off_runtime(|| -> Result<Option<postgres::Client>, DbError> {
+            let mut client = config.connect(postgres::NoTls)?;
+            let exists = client
+                .query_opt("SELECT 1 FROM pg_namespace WHERE nspname = $1", &[&schema])?
+                .is_some();
+            if !exists && !create {
+                return Ok(None);
+            }
+            let mut tx = client.transaction()?;
+            // Daemons starting together make the shared tables once.
+            tx.batch_execute(&format!(
+                "SELECT pg_advisory_xact_lock(20202020);
+                 CREATE SCHEMA IF NOT EXISTS clientbank;
+                 CREATE TABLE IF NOT EXISTS clientbank.leases (
+                    folder TEXT PRIMARY KEY,
+                    owner TEXT NOT NULL,
+                    dir TEXT NOT NULL,
+                    taken_at TIMESTAMPTZ NOT NULL,
+                    expires_at TIMESTAMPTZ NOT NULL
+                 );
+                 CREATE SCHEMA IF NOT EXISTS {schema};
+                 CREATE TABLE IF NOT EXISTS {schema}.journal_version (version BIGINT NOT NULL);"
+            ))?;
+            tx.commit()?;
+            client.batch_execute(&format!(
+                "SET search_path TO {schema};
+                 SET idle_in_transaction_session_timeout = {idle}"
+            ))?;
+            Ok(Some(client))
+        })?;
+        Ok(ready.map(|client| Pg {
+            client: Mutex::new(Some(client)),
+            schema: schema.to_string(),
+            lease: None,
+            ttl: journal.lease,
+        }))
+    }
+
+    fn run<T: Send>(
+        &self,
+        f: impl FnOnce(&mut postgres::Client) -> Result<T, DbError> + Send,
+    ) -> Result<T, DbError> {
+        let mut client = self.client.lock().unwrap_or_else(PoisonError::into_inner);
+        let client = client
+            .as_mut()
+            .ok_or_else(|| DbError::Value("the connection is closed".into()))?;
+        off_runtime(move || f(client))
+    }
+
+    pub(super) fn run_sql<T: Send>(
+        &self,
+        f: impl FnOnce(&mut dyn Sql) -> Result<T, DbError> + Send,
+    ) -> Result<T, DbError> {
+        self.run(|client| f(&mut On(client)))
+    }
+
+    /// One transaction under the folder's advisory lock; when `leased`, only while this daemon
+    /// holds the folder's lease, which the same transaction renews.
+    pub(super) fn write<T: Send>(
+        &mut self,
+        leased: bool,
+        f: impl FnOnce(&mut dyn Sql) -> Result<T, DbError> + Send,
+    ) -> Result<T, DbError> {
+        let owner = self.lease.as_ref().map(|(owner, _)| owner.as_str());
+        if leased && owner.is_none() {
+            return Err(DbError::LeaseLost);
+        }
+        let (schema, ttl) = (self.schema.as_str(), millis(self.ttl));
+        let value = self.run(|client| {
+            let mut tx = client.transaction()?;
+            tx.execute(
+                "SELECT pg_advisory_xact_lock(hashtext(current_schema()))",
+                &[],
+            )?;
+            if let Some(owner) = owner.filter(|_| leased) {
+                renew(&mut tx, schema, owner, ttl)?;
+            }
+            let value = f(&mut On(&mut tx))?;
+            tx.commit()?;
+            Ok(value)
+        })?;
+        if leased && let Some((_, renewed)) = &mut self.lease {
+            *renewed = Instant::now();
+        }
+        Ok(value)
+    }
+
+    /// The schema version of the folder's journal.
+    pub(super) fn version(&self) -> Result<i64, DbError> {
+        self.run(|client| {
+            let row =
+                client.query_one("SELECT COALESCE(MAX(version), 0) FROM journal_version", &[])?;
+            Ok(row.try_get(0)?)
+        })
+    }
+
+    /// Takes the folder's lease for `owner` if it is free or ran out (by the database's
+    /// clock); else says whose it is and for how long yet: `(owner, dir, seconds left)`.
+    pub(super) fn take_lease(
+        &mut self,
+        owner: &str,
+        dir: &str,
+    ) -> Result<Option<(String, String, f64)>, DbError> {
+        let (schema, ttl) = (self.schema.as_str(), millis(self.ttl));
+        let held = self.run(|client| {
+            let mut tx = client.transaction()?;
+            // A holder stopped inside a transaction keeps the row locked: that is a holder.
+            tx.batch_execute("SET LOCAL lock_timeout = 2000")?;
+            let taken = tx.execute(
+                "INSERT INTO clientbank.leases AS l (folder, owner, dir, taken_at, expires_at)
+                 VALUES ($1, $2, $3, now(), now() + $4 * interval '1 millisecond')
+                 ON CONFLICT (folder) DO UPDATE SET owner = excluded.owner, dir = excluded.dir,
+                    taken_at = excluded.taken_at, expires_at = excluded.expires_at
+                 WHERE l.expires_at <= now() OR l.owner = excluded.owner",
+                &[&schema, &owner, &dir, &ttl],
+            );
+            match taken {
+                Ok(1) => {
+                    tx.commit()?;
+                    return Ok(None);
+                }
+                Ok(_) => {}
+                Err(e) if e.code() == Some(&postgres::error::SqlState::LOCK_NOT_AVAILABLE) => {
+                    return Ok(Some((
+                        "another daemon".into(),
+                        String::new(),
+                        ttl as f64 / 1e3,
+                    )));
+                }
+                Err(e) => return Err(e.into()),
+            }
+            let row = tx.query_one(
+                "SELECT owner, dir, EXTRACT(EPOCH FROM expires_at - now())::float8
+                 FROM clientbank.leases WHERE folder = $1",
+                &[&schema],
+            )?;
+            Ok(Some((row.try_get(0)?, row.try_get(1)?, row.try_get(2)?)))
+        })?;
+        if held.is_none() {
+            self.lease = Some((owner.to_string(), Instant::now()));
+        }
+        Ok(held)
+    }
+
+    /// Renews the lease when a third of it has passed since it was last renewed;
+    /// [`DbError::LeaseLost`] when it is no longer this daemon's.
+    pub(super) fn keep_lease(&mut self) -> Result<(), DbError> {
+        match &self.lease {
+            None => return Err(DbError::LeaseLost),
+            Some((_, renewed)) if renewed.elapsed() < self.ttl / 3 => return Ok(()),
+            Some(_) => {}
+        }
+        self.write(true, |_| Ok(()))
+    }
+
+    /// Gives the lease up (a daemon that stops): another daemon may take the folder at once.
+    pub(super) fn release_lease(&mut self) -> Result<(), DbError> {
+        let Some((owner, _)) = self.lease.take() else {
+            return Ok(());
+        };
+        let schema = self.schema.as_str();
+        self.run(|client| {
+            client.execute(
+                "DELETE FROM clientbank.leases WHERE folder = $1 AND owner = $2",
+                &[&schema, &owner],
+            )?;
+            Ok(())
+        })
+    }
+
+    /// The lease's length.
+    pub(super) fn lease_time(&self) -> Duration {
+        self.ttl
+    }
+}
+
+fn millis(d: Duration) -> f64 {
+    d.as_millis() as f64
+}
+
+/// Extends the lease of `owner` by `ttl` ms from now, if it has not run out.
+fn renew(
+    tx: &mut postgres::Transaction<'_>,
+    schema: &str,
+    owner: &str,
+    ttl: f64,
+) -> Result<(), DbError> {
+    let renewed = tx.execute(
+        "UPDATE clientbank.leases SET expires_at = now() + $3 * interval '1 millisecond'
+         WHERE folder = $1 AND owner = $2 AND expires_at > now()",
+        &[&schema, &owner, &ttl],
+    )?;
+    if renewed == 1 {
+        Ok(())
+    } else {
+        Err(DbError::LeaseLost)
+    }
+}
+
+/// A client or a transaction of PostgreSQL, speaking the journal's SQL.
+struct On<'a, C>(&'a mut C);
+
+fn refs(params: &[Value]) -> Vec<&(dyn ToSql + Sync)> {
+    params.iter().map(|v| v as &(dyn ToSql + Sync)).collect()
+}
+
+impl<C: GenericClient> Sql for On<'_, C> {
+    fn exec(&mut self, sql: &str, params: &[Value]) -> Result<usize, DbError> {
+        let changed = self.0.execute(postgres_sql(sql).as_str(), &refs(params))?;
+        Ok(usize::try_from(changed).unwrap_or(usize::MAX))
+    }
+
+    fn rows(&mut self, sql: &str, params: &[Value]) -> Result<Vec<Row>, DbError> {
+        let rows = self.0.query(postgres_sql(sql).as_str(), &refs(params))?;
+        rows.iter().map(pg_row).collect()
+    }
+
+    fn insert(&mut self, sql: &str, params: &[Value]) -> Result<i64, DbError> {
+        let sql = format!("{} RETURNING id", postgres_sql(sql));
+        Ok(self.0.query_one(sql.as_str(), &refs(params))?.try_get(0)?)
+    }
+
+    fn batch(&mut self, sql: &str) -> Result<(), DbError> {
+        Ok(self.0.batch_execute(&postgres_sql(sql))?)
+    }
+
+    fn dialect(&self) -> Dialect {
+        Dialect::Postgres
+    }
+}
+
+fn pg_row(row: &postgres::Row) -> Result<Row, DbError> {
+    let mut values = Vec::with_capacity(row.len());
+    for (index, column) in row.columns().iter().enumerate() {
+        let value = match *column.type_() {
+            Type::INT8 => row.try_get::<_, Option<i64>>(index)?.map(Value::Int),
+            Type::INT4 => row
+                .try_get::<_, Option<i32>>(index)?
+                .map(|n| Value::Int(n.into())),
+            Type::INT2 => row
+                .try_get::<_, Option<i16>>(index)?
+                .map(|n| Value::Int(n.into())),
+            Type::BOOL => row
+                .try_get::<_, Option<bool>>(index)?
+                .map(|b| Value::Int(b.into())),
+            Type::TEXT | Type::VARCHAR | Type::NAME | Type::BPCHAR => {
+                row.try_get::<_, Option<String>>(index)?.map(Value::Text)
+            }
+            ref other => {
+                return Err(DbError::Value(format!(
+                    "column {} of type {other} is not read by the journal",
+                    column.name()
+                )));
+            }
+        };
+        values.push(value.unwrap_or(Value::Null));
+    }
+    Ok(Row(values))
+}
+
+type BoxError = Box<dyn std::error::Error + Sync + Send>;
+
+impl ToSql for Value {
+    fn to_sql(&self, ty: &Type, out: &mut BytesMut) -> Result<IsNull, BoxError> {
+        match (self, ty) {
+            (Value::Null, _) => Ok(IsNull::Yes),
+            (Value::Int(n), &Type::INT2) => i16::try_from(*n)?.to_sql(ty, out),
+            (Value::Int(n), &Type::INT4) => i32::try_from(*n)?.to_sql(ty, out),
+            (Value::Int(n), &Type::INT8) => n.to_sql(ty, out),
+            (Value::Int(n), &Type::BOOL) => (*n != 0).to_sql(ty, out),
+            (Value::Text(text), &(Type::TEXT | Type::VARCHAR | Type::NAME | Type::BPCHAR)) => {
+                text.as_str().to_sql(ty, out)
+            }
+            (value, ty) => Err(format!("{value:?} given where PostgreSQL expects {ty}").into()),
+        }
+    }
+
+    fn accepts(ty: &Type) -> bool {
+        matches!(
+            *ty,
+            Type::INT2
+                | Type::INT4
+                | Type::INT8
+                | Type::BOOL
+                | Type::TEXT
+                | Type::VARCHAR
+                | Type::NAME
+                | Type::BPCHAR
+        )
+    }
+
+    fn to_sql_checked(&self, ty: &Type, out: &mut BytesMut) -> Result<IsNull, BoxError> {
+        if !Self::accepts(ty) {
+            return Err(format!("the journal gives no value of type {ty}").into());
+        }
+        self.to_sql(ty, out)
+    }
+}
