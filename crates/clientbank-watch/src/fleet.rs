@@ -279,17 +279,25 @@ impl Fleet {
                 continue;
             };
             let run = joined(dir.clone(), member.handle.await);
-            let said = match &run.outcome {
-                Ok(_) => "it stopped".to_string(),
-                Err(e) => e.to_string(),
+            // A journal in PostgreSQL: a folder another daemon holds is stood by for, and
+            // taken over when its lease runs out; one whose lease ran out is stood by for too.
+            let (said, retry) = match &run.outcome {
+                Ok(_) => ("it stopped".to_string(), self.retry),
+                Err(Error::Leased { retry, .. }) => {
+                    ("served by another daemon".to_string(), *retry)
+                }
+                Err(e @ Error::LeaseLost(_)) => (e.to_string(), Duration::from_secs(1)),
+                Err(e) => (e.to_string(), self.retry),
             };
             let again = failed.get(&dir).is_some_and(|f| f.said == said);
             if again {
                 tracing::debug!(folder = %label(&dir), "still cannot be served: {said}");
+            } else if let Err(e @ Error::Leased { .. }) = &run.outcome {
+                tracing::info!(folder = %label(&dir), "standing by: {e}");
             } else {
-                tracing::error!(folder = %label(&dir), "this folder is not served ({said}); the others go on; tried again in {:?}", self.retry);
+                tracing::error!(folder = %label(&dir), "this folder is not served ({said}); the others go on; tried again in {retry:?}");
             }
-            let retry_at = Instant::now() + self.retry;
+            let retry_at = Instant::now() + retry;
             failed.insert(dir, Failed { retry_at, said });
         }
     }

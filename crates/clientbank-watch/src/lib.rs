@@ -113,10 +113,14 @@ impl Error {
     pub fn lease_lost(label: &str) -> Error {
         Error::LeaseLost(clientbank_format::Message::new(
             format!(
-                "the lease of this folder in {label} ran out (this daemon was paused or cut off                  from the database) and may be another daemon's now: stopped before sending                  anything more; what was in flight goes to review/"
+                "the lease of this folder in {label} ran out (this daemon was paused or cut off \
+                 from the database) and may be another daemon's now: stopped before sending \
+                 anything more; what was in flight goes to review/"
             ),
             format!(
-                "аренда этой папки в {label} истекла (демон был приостановлен или потерял связь                  с базой), и папку может обслуживать другой демон: остановлено, больше ничего не                  отправлено; то, что было в пути, уходит в review/"
+                "аренда этой папки в {label} истекла (демон был приостановлен или потерял связь \
+                 с базой), и папку может обслуживать другой демон: остановлено, больше ничего не \
+                 отправлено; то, что было в пути, уходит в review/"
             ),
         ))
     }
@@ -138,10 +142,12 @@ impl Error {
         Error::Leased {
             message: clientbank_format::Message::new(
                 format!(
-                    "{dir} is served by another daemon, {holder}{at}, whose lease runs {left:.1} s                      more: this one stands by and takes the folder over if that lease runs out"
+                    "{dir} is served by another daemon, {holder}{at}, whose lease runs {left:.1} s \
+                     more: this one stands by and takes the folder over if that lease runs out"
                 ),
                 format!(
-                    "{dir} обслуживает другой демон, {holder}{at}, его аренда длится ещё                      {left:.1} с: этот ждёт и заберёт папку, если аренда истечёт"
+                    "{dir} обслуживает другой демон, {holder}{at}, его аренда длится ещё \
+                     {left:.1} с: этот ждёт и заберёт папку, если аренда истечёт"
                 ),
             ),
             retry: lease / 3,

@@ -101,9 +101,8 @@ pub async fn serve(
             async move {
                 let text = tokio::task::spawn_blocking(move || {
                     let mut journal = journal.lock().unwrap_or_else(|e| e.into_inner());
-                    let path = Layout::new(&dir).journal();
-                    if journal.is_none() && path.exists() {
-                        *journal = Some(Journal::open(&path, false)?);
+                    if journal.is_none() {
+                        *journal = crate::journal::open_folder(&Layout::new(&dir))?;
                     }
                     let text = render(&dir, journal.as_ref(), &bank, SystemTime::now());
                     if text.is_err() {

@@ -5,7 +5,7 @@ mod common;
 
 use std::time::Duration;
 
-use clientbank_watch::journal::{Journal, NewFile, NewPayment};
+use clientbank_watch::journal::{NewFile, NewPayment};
 use clientbank_watch::state::PaymentState;
 use clientbank_watch::{Daemon, Error, commands};
 use common::*;
@@ -16,188 +16,191 @@ fn patient(bank: &clientbank_sandbox::Sandbox) -> clientbank_bank::Settings {
     s
 }
 
-#[tokio::test]
-async fn a_copy_of_a_file_waiting_for_the_bank_is_not_sent_again() {
-    let bank = bank().await;
-    let dir = tempfile::tempdir().unwrap();
-    let mut daemon = open(dir.path(), patient(&bank));
-    daemon.engine.companies().await.unwrap();
-    bank.control().set_maintenance(true);
-    put(dir.path(), "P.json", json_drop(&[5000, 5001]));
-    put(dir.path(), "P (копия).json", json_drop(&[5000, 5001]));
-    let summary = daemon.run_once().await.unwrap();
-    assert_eq!(
-        files(dir.path(), "processing"),
-        ["P (копия).json", "P.json"],
-        "{summary:?}"
-    );
-    assert!(at_bank(&bank).is_empty());
-    // A restart while both wait.
-    drop(daemon);
-    bank.control().set_maintenance(false);
-    let mut daemon = open(dir.path(), settings(&bank));
-    let summary = daemon.run_once().await.unwrap();
-    assert_no_duplicates(&bank);
-    assert_eq!(at_bank(&bank).len(), 2, "{:?}", at_bank(&bank));
-    assert_eq!(
-        files(dir.path(), "done"),
-        ["P (копия).json", "P.json"],
-        "{summary:?}"
-    );
-    assert_eq!((summary.uploaded, summary.already), (2, 2), "{summary:?}");
-    // One of the two sent them, the other says they are already at the bank.
-    let copy = read(dir.path(), "done", "P (копия).json.report.csv");
-    let original = read(dir.path(), "done", "P.json.report.csv");
-    let already = |report: &str| report.matches("already at the bank: id").count();
-    assert_eq!(
-        (
-            already(&copy) + already(&original),
-            already(&copy) * already(&original)
-        ),
-        (2, 0),
-        "{copy}\n{original}"
-    );
+on_both! {
+    async fn a_copy_of_a_file_waiting_for_the_bank_is_not_sent_again() {
+        let bank = bank().await;
+        let dir = tempfile::tempdir().unwrap();
+        let mut daemon = open(dir.path(), patient(&bank));
+        daemon.engine.companies().await.unwrap();
+        bank.control().set_maintenance(true);
+        put(dir.path(), "P.json", json_drop(&[5000, 5001]));
+        put(dir.path(), "P (копия).json", json_drop(&[5000, 5001]));
+        let summary = daemon.run_once().await.unwrap();
+        assert_eq!(
+            files(dir.path(), "processing"),
+            ["P (копия).json", "P.json"],
+            "{summary:?}"
+        );
+        assert!(at_bank(&bank).is_empty());
+        // A restart while both wait.
+        drop(daemon);
+        bank.control().set_maintenance(false);
+        let mut daemon = open(dir.path(), settings(&bank));
+        let summary = daemon.run_once().await.unwrap();
+        assert_no_duplicates(&bank);
+        assert_eq!(at_bank(&bank).len(), 2, "{:?}", at_bank(&bank));
+        assert_eq!(
+            files(dir.path(), "done"),
+            ["P (копия).json", "P.json"],
+            "{summary:?}"
+        );
+        assert_eq!((summary.uploaded, summary.already), (2, 2), "{summary:?}");
+        // One of the two sent them, the other says they are already at the bank.
+        let copy = read(dir.path(), "done", "P (копия).json.report.csv");
+        let original = read(dir.path(), "done", "P.json.report.csv");
+        let already = |report: &str| report.matches("already at the bank: id").count();
+        assert_eq!(
+            (
+                already(&copy) + already(&original),
+                already(&copy) * already(&original)
+            ),
+            (2, 0),
+            "{copy}\n{original}"
+        );
+    }
 }
 
-#[tokio::test]
-async fn files_sharing_a_payment_during_a_503_window_send_it_once() {
-    let bank = bank().await;
-    let dir = tempfile::tempdir().unwrap();
-    let mut daemon = open(dir.path(), patient(&bank));
-    daemon.engine.companies().await.unwrap();
-    bank.control().set_maintenance(true);
-    put(dir.path(), "A.json", json_drop(&[6000, 6001]));
-    put(dir.path(), "B.json", json_drop(&[6001, 6002]));
-    daemon.run_once().await.unwrap();
-    assert_eq!(files(dir.path(), "processing"), ["A.json", "B.json"]);
-    // B's 6001 waits for A's; B's 6002 is its own.
-    let rows = daemon.engine.journal.all_payments().unwrap();
-    let queued: Vec<_> = rows
-        .iter()
-        .filter(|r| r.state == PaymentState::Queued)
-        .collect();
-    assert_eq!(queued.len(), 1, "{rows:?}");
-    assert_eq!(queued[0].payment.number, "6001");
-    assert!(
-        queued[0]
-            .message
-            .as_deref()
-            .unwrap()
-            .contains("processing/A.json, waiting for the bank: sent once"),
-        "{:?}",
-        queued[0].message
-    );
-    bank.control().set_maintenance(false);
-    let summary = daemon.run_once().await.unwrap();
-    assert_no_duplicates(&bank);
-    assert_eq!(at_bank(&bank).len(), 3, "{:?}", at_bank(&bank));
-    assert_eq!(
-        files(dir.path(), "done"),
-        ["A.json", "B.json"],
-        "{summary:?}"
-    );
-    let b = read(dir.path(), "done", "B.json.report.csv");
-    assert_eq!(b.matches("already at the bank: id").count(), 1, "{b}");
+on_both! {
+    async fn files_sharing_a_payment_during_a_503_window_send_it_once() {
+        let bank = bank().await;
+        let dir = tempfile::tempdir().unwrap();
+        let mut daemon = open(dir.path(), patient(&bank));
+        daemon.engine.companies().await.unwrap();
+        bank.control().set_maintenance(true);
+        put(dir.path(), "A.json", json_drop(&[6000, 6001]));
+        put(dir.path(), "B.json", json_drop(&[6001, 6002]));
+        daemon.run_once().await.unwrap();
+        assert_eq!(files(dir.path(), "processing"), ["A.json", "B.json"]);
+        // B's 6001 waits for A's; B's 6002 is its own.
+        let rows = daemon.engine.journal.all_payments().unwrap();
+        let queued: Vec<_> = rows
+            .iter()
+            .filter(|r| r.state == PaymentState::Queued)
+            .collect();
+        assert_eq!(queued.len(), 1, "{rows:?}");
+        assert_eq!(queued[0].payment.number, "6001");
+        assert!(
+            queued[0]
+                .message
+                .as_deref()
+                .unwrap()
+                .contains("processing/A.json, waiting for the bank: sent once"),
+            "{:?}",
+            queued[0].message
+        );
+        bank.control().set_maintenance(false);
+        let summary = daemon.run_once().await.unwrap();
+        assert_no_duplicates(&bank);
+        assert_eq!(at_bank(&bank).len(), 3, "{:?}", at_bank(&bank));
+        assert_eq!(
+            files(dir.path(), "done"),
+            ["A.json", "B.json"],
+            "{summary:?}"
+        );
+        let b = read(dir.path(), "done", "B.json.report.csv");
+        assert_eq!(b.matches("already at the bank: id").count(), 1, "{b}");
+    }
 }
 
-#[tokio::test]
-async fn a_file_held_behind_a_waiting_file_waits_and_the_summary_says_so() {
-    let bank = bank().await;
-    let dir = tempfile::tempdir().unwrap();
-    let mut daemon = open(dir.path(), patient(&bank));
-    daemon.engine.companies().await.unwrap();
-    bank.control().set_maintenance(true);
-    put(dir.path(), "first.json", json_drop(&[6100]));
-    daemon.run_once().await.unwrap();
-    put(dir.path(), "second.json", json_drop(&[6100]));
-    let mut s = settings(&bank);
-    s.once_patience = Duration::from_secs(2);
-    daemon.engine.set_settings(s);
-    let summary = daemon.run_once().await.unwrap();
-    assert!(files(dir.path(), "done").is_empty(), "{summary:?}");
-    assert_eq!(
-        files(dir.path(), "processing"),
-        ["first.json", "second.json"],
-        "{summary:?} {:?} {:?}",
-        files(dir.path(), "inbox"),
-        files(dir.path(), "review")
-    );
-    assert_eq!(summary.queued, ["second.json"], "{summary:?}");
-    assert_eq!(summary.waiting, ["first.json"], "{summary:?}");
-    assert_eq!(summary.uploaded, 0);
+on_both! {
+    async fn a_file_held_behind_a_waiting_file_waits_and_the_summary_says_so() {
+        let bank = bank().await;
+        let dir = tempfile::tempdir().unwrap();
+        let mut daemon = open(dir.path(), patient(&bank));
+        daemon.engine.companies().await.unwrap();
+        bank.control().set_maintenance(true);
+        put(dir.path(), "first.json", json_drop(&[6100]));
+        daemon.run_once().await.unwrap();
+        put(dir.path(), "second.json", json_drop(&[6100]));
+        let mut s = settings(&bank);
+        s.once_patience = Duration::from_secs(2);
+        daemon.engine.set_settings(s);
+        let summary = daemon.run_once().await.unwrap();
+        assert!(files(dir.path(), "done").is_empty(), "{summary:?}");
+        assert_eq!(
+            files(dir.path(), "processing"),
+            ["first.json", "second.json"],
+            "{summary:?} {:?} {:?}",
+            files(dir.path(), "inbox"),
+            files(dir.path(), "review")
+        );
+        assert_eq!(summary.queued, ["second.json"], "{summary:?}");
+        assert_eq!(summary.waiting, ["first.json"], "{summary:?}");
+        assert_eq!(summary.uploaded, 0);
+    }
 }
 
-#[test]
-fn the_journal_refuses_two_active_intents_for_one_identity() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("journal.sqlite");
-    // Two connections, as two processes would have.
-    let mut one = Journal::open(&path, true).unwrap();
-    let mut two = Journal::open(&path, false).unwrap();
-    let payment = NewPayment {
-        payment: clientbank_watch::journal::Requisites {
-            identity: "40702810938000012345|7|2026-01-01|10|40702810210000054321".into(),
-            number: "7".into(),
-            ..Default::default()
-        },
-        state: PaymentState::Planned,
-        ..NewPayment::default()
-    };
-    let (a, _) = one
-        .record_intents(
-            NewFile {
-                name: "a.json",
-                hash: "h1",
-                place: "processing/a.json",
+on_both! {
+    fn the_journal_refuses_two_active_intents_for_one_identity() {
+        let dir = tempfile::tempdir().unwrap();
+        // Two connections, as two processes would have.
+        let mut one = journal_of(dir.path(), true);
+        let mut two = journal_of(dir.path(), false);
+        let payment = NewPayment {
+            payment: clientbank_watch::journal::Requisites {
+                identity: "40702810938000012345|7|2026-01-01|10|40702810210000054321".into(),
+                number: "7".into(),
+                ..Default::default()
             },
-            clientbank_bank::Route::Json,
-            std::slice::from_ref(&payment),
-        )
-        .unwrap();
-    let (b, ids) = two
-        .record_intents(
-            NewFile {
-                name: "b.json",
-                hash: "h2",
-                place: "processing/b.json",
+            state: PaymentState::Planned,
+            ..NewPayment::default()
+        };
+        let (a, _) = one
+            .record_intents(
+                NewFile {
+                    name: "a.json",
+                    hash: "h1",
+                    place: "processing/a.json",
+                },
+                clientbank_bank::Route::Json,
+                std::slice::from_ref(&payment),
+            )
+            .unwrap();
+        let (b, ids) = two
+            .record_intents(
+                NewFile {
+                    name: "b.json",
+                    hash: "h2",
+                    place: "processing/b.json",
+                },
+                clientbank_bank::Route::Json,
+                std::slice::from_ref(&payment),
+            )
+            .unwrap();
+        assert_ne!(a, b);
+        let rows = two.payments_of(b).unwrap();
+        assert_eq!(rows[0].state, PaymentState::Queued, "{rows:?}");
+        // No code path makes it active beside the first: not a state change, not a send mark.
+        assert!(
+            two.set_payment(ids[0], PaymentState::Planned, None)
+                .is_err()
+        );
+        assert!(
+            two.set_payment(ids[0], PaymentState::Uploaded, None)
+                .is_err()
+        );
+        let marked = two.mark_sending(&[ids[0]]).unwrap();
+        assert!(marked.is_empty(), "marked sending beside an active intent");
+        assert_eq!(two.payments_of(b).unwrap()[0].state, PaymentState::Queued);
+        // Once the first is at the bank, the second is "already", and never sent.
+        let first = one.payments_of(a).unwrap()[0].id;
+        one.record_outcomes(&[(
+            first,
+            clientbank_watch::journal::Outcome {
+                state: PaymentState::Uploaded,
+                bank_id: Some("id-1".into()),
+                ..Default::default()
             },
-            clientbank_bank::Route::Json,
-            std::slice::from_ref(&payment),
-        )
+        )])
         .unwrap();
-    assert_ne!(a, b);
-    let rows = two.payments_of(b).unwrap();
-    assert_eq!(rows[0].state, PaymentState::Queued, "{rows:?}");
-    // No code path makes it active beside the first: not a state change, not a send mark.
-    assert!(
-        two.set_payment(ids[0], PaymentState::Planned, None)
-            .is_err()
-    );
-    assert!(
-        two.set_payment(ids[0], PaymentState::Uploaded, None)
-            .is_err()
-    );
-    let marked = two.mark_sending(&[ids[0]]).unwrap();
-    assert!(marked.is_empty(), "marked sending beside an active intent");
-    assert_eq!(two.payments_of(b).unwrap()[0].state, PaymentState::Queued);
-    // Once the first is at the bank, the second is "already", and never sent.
-    let first = one.payments_of(a).unwrap()[0].id;
-    one.record_outcomes(&[(
-        first,
-        clientbank_watch::journal::Outcome {
-            state: PaymentState::Uploaded,
-            bank_id: Some("id-1".into()),
-            ..Default::default()
-        },
-    )])
-    .unwrap();
-    two.requeue(b).unwrap();
-    let row = &two.payments_of(b).unwrap()[0];
-    assert_eq!(row.state, PaymentState::Already);
-    assert!(
-        row.message.as_deref().unwrap().contains("id id-1"),
-        "{row:?}"
-    );
+        two.requeue(b).unwrap();
+        let row = &two.payments_of(b).unwrap()[0];
+        assert_eq!(row.state, PaymentState::Already);
+        assert!(
+            row.message.as_deref().unwrap().contains("id id-1"),
+            "{row:?}"
+        );
+    }
 }
 
 #[tokio::test]
@@ -243,168 +246,171 @@ async fn a_deleted_lock_stops_the_daemon_before_a_second_one_can_share_the_folde
     assert!(matches!(third.pass().await, Err(Error::Busy(_))));
 }
 
-/// Issue 17 item 1: a 1C file the bank takes in part (its third payment's payer account is not
-/// the token's) went wholly to doubt, and `resolve` settled it on one word: twice or never.
-/// Now each payment is recorded as the answer says: two created with their ids, the third
-/// refused with the bank's reason; the file is rejected with its report; a corrected drop of
-/// the third sends it once, and the first two are never sent again.
-#[tokio::test]
-async fn a_1c_file_the_bank_takes_in_part_is_recorded_payment_by_payment() {
-    let bank = bank().await;
-    let dir = tempfile::tempdir().unwrap();
-    let mut daemon = open(dir.path(), settings(&bank));
-    // Priority 3 is not carried by JSON: the file goes whole through /operation-upload/1c.
-    let drop = onec_drop_from(&[(121, ROMASHKA), (122, ROMASHKA), (123, OTHER_USER)], 3);
-    put(dir.path(), "part.txt", drop);
-    let summary = daemon.run_once().await.unwrap();
-    assert_eq!(summary.rejected, ["part.txt"], "{summary:?}");
-    assert_eq!(at_bank(&bank).len(), 2);
-    let rows = daemon.engine.journal.all_payments().unwrap();
-    let state = |n: &str| {
-        let row = rows.iter().find(|r| r.payment.number == n).unwrap();
-        (row.state, row.bank_id.is_some())
-    };
-    assert_eq!(state("121"), (PaymentState::Uploaded, true));
-    assert_eq!(state("122"), (PaymentState::Uploaded, true));
-    assert_eq!(state("123"), (PaymentState::Refused, false));
-    let report = read(dir.path(), "rejected", "part.txt.report.csv");
-    let numbers: Vec<String> = clientbank_watch::report::read_csv(report.as_bytes())
-        .into_iter()
-        .map(|(number, _, _)| number)
-        .collect();
-    assert_eq!(numbers, ["121", "122", "123"], "{report}");
-    // The ids recorded are the bank's ids of those numbers.
-    let by_number: std::collections::HashMap<_, _> = bank
-        .control()
-        .payments()
-        .into_iter()
-        .map(|p| (p.number.unwrap_or_default(), p.id))
-        .collect();
-    for row in rows.iter().filter(|r| r.bank_id.is_some()) {
-        assert_eq!(
-            row.bank_id.as_ref(),
-            by_number.get(&row.payment.number),
-            "{row:?}"
-        );
-    }
-    // The third, corrected, alone: sent once; the others never again.
-    put(dir.path(), "third.txt", onec_drop(&[123], 3));
-    let summary = daemon.run_once().await.unwrap();
-    assert_eq!(summary.done, ["third.txt"], "{summary:?}");
-    assert_eq!(at_bank(&bank).len(), 3);
-    assert_no_duplicates(&bank);
-}
-
-/// Issue 17 items 1 and 3: `resolve` settles payment by payment; a file replaced while it was
-/// being sent is read anew from the inbox (its unknown payments were never sent), and its
-/// report never lists payments that are not in it.
-#[tokio::test]
-async fn resolve_settles_payment_by_payment_and_a_replaced_file_goes_back_whole() {
-    let bank = bank().await;
-    let dir = tempfile::tempdir().unwrap();
-    let mut daemon = open(dir.path(), settings(&bank));
-    daemon.engine.companies().await.unwrap();
-    // The payment sent, its answer lost after the bank acted.
-    bank.control().set_fault(Some(clientbank_sandbox::Fault {
-        drop: Some(clientbank_sandbox::DropConnection::AfterActing),
-        times: Some(1),
-        ..Default::default()
-    }));
-    put(dir.path(), "lost.json", json_drop(&[131]));
-    let summary = daemon.run_once().await.unwrap();
-    assert_eq!(summary.review, ["lost.json"], "{summary:?}");
-    drop(daemon);
-    // A number not in doubt, or named on both sides, is refused with the numbers in doubt.
-    let both = commands::Settlement {
-        sent: Some(vec!["131".into()]),
-        not_sent: Some(vec!["131".into()]),
-    };
-    let e =
-        commands::settle(dir.path(), "lost.json", &both, clientbank_format::Lang::En).unwrap_err();
-    assert!(e.to_string().contains("both"), "{e}");
-    let wrong = commands::Settlement {
-        sent: Some(vec!["999".into()]),
-        not_sent: None,
-    };
-    let e =
-        commands::settle(dir.path(), "lost.json", &wrong, clientbank_format::Lang::En).unwrap_err();
-    assert!(e.to_string().contains("in doubt: 131"), "{e}");
-    // The file is replaced in review/ by other payments before it is settled.
-    std::fs::write(dir.path().join("review/lost.json"), json_drop(&[132, 133])).unwrap();
-    let said = commands::settle(
-        dir.path(),
-        "lost.json",
-        &commands::Settlement {
-            sent: Some(vec!["131".into()]),
-            not_sent: None,
-        },
-        clientbank_format::Lang::En,
-    )
-    .unwrap();
-    assert!(
-        said.contains("back in the inbox") && said.contains("replaced"),
-        "{said}"
-    );
-    // A payment said at the bank has no id known here: it is signed in the cabinet.
-    assert!(said.contains("signed in the bank's cabinet"), "{said}");
-    let mut daemon = open(dir.path(), settings(&bank));
-    let summary = daemon.run_once().await.unwrap();
-    assert_eq!(summary.done, ["lost.json"], "{summary:?}");
-    // 131 once (the lost answer's), 132 and 133 once each.
-    assert_eq!(at_bank(&bank).len(), 3);
-    assert_no_duplicates(&bank);
-    let report = read(dir.path(), "done", "lost.json.report.csv");
-    let numbers: Vec<String> = clientbank_watch::report::read_csv(report.as_bytes())
-        .into_iter()
-        .map(|(number, _, _)| number)
-        .collect();
-    assert_eq!(
-        numbers,
-        ["132", "133"],
-        "the report is of the file as it is: {report}"
-    );
-}
-
-/// Issue 17 item 4: a file removed from processing/ while it waits for the bank (deleted, or
-/// moved back to the inbox) blocked its payments forever ("queued" in any copy). Now its
-/// never-sent payments are released and the copy sends each once, through restarts too.
-#[tokio::test]
-async fn a_file_that_vanishes_from_processing_releases_its_payments() {
-    for moved_back in [false, true] {
+on_both! {
+    /// Issue 17 item 1: a 1C file the bank takes in part (its third payment's payer account is not
+    /// the token's) went wholly to doubt, and `resolve` settled it on one word: twice or never.
+    /// Now each payment is recorded as the answer says: two created with their ids, the third
+    /// refused with the bank's reason; the file is rejected with its report; a corrected drop of
+    /// the third sends it once, and the first two are never sent again.
+    async fn a_1c_file_the_bank_takes_in_part_is_recorded_payment_by_payment() {
         let bank = bank().await;
         let dir = tempfile::tempdir().unwrap();
-        let mut daemon = open(dir.path(), patient(&bank));
-        bank.control().set_maintenance(true);
-        put(dir.path(), "wait.json", json_drop(&[151, 152]));
-        daemon.run_once().await.unwrap();
-        assert_eq!(files(dir.path(), "processing"), ["wait.json"]);
-        let waiting = dir.path().join("processing/wait.json");
-        if moved_back {
-            std::fs::rename(&waiting, dir.path().join("inbox/wait.json")).unwrap();
-        } else {
-            std::fs::remove_file(&waiting).unwrap();
-            put(dir.path(), "again.json", json_drop(&[151, 152]));
+        let mut daemon = open(dir.path(), settings(&bank));
+        // Priority 3 is not carried by JSON: the file goes whole through /operation-upload/1c.
+        let drop = onec_drop_from(&[(121, ROMASHKA), (122, ROMASHKA), (123, OTHER_USER)], 3);
+        put(dir.path(), "part.txt", drop);
+        let summary = daemon.run_once().await.unwrap();
+        assert_eq!(summary.rejected, ["part.txt"], "{summary:?}");
+        assert_eq!(at_bank(&bank).len(), 2);
+        let rows = daemon.engine.journal.all_payments().unwrap();
+        let state = |n: &str| {
+            let row = rows.iter().find(|r| r.payment.number == n).unwrap();
+            (row.state, row.bank_id.is_some())
+        };
+        assert_eq!(state("121"), (PaymentState::Uploaded, true));
+        assert_eq!(state("122"), (PaymentState::Uploaded, true));
+        assert_eq!(state("123"), (PaymentState::Refused, false));
+        let report = read(dir.path(), "rejected", "part.txt.report.csv");
+        let numbers: Vec<String> = clientbank_watch::report::read_csv(report.as_bytes())
+            .into_iter()
+            .map(|(number, _, _)| number)
+            .collect();
+        assert_eq!(numbers, ["121", "122", "123"], "{report}");
+        // The ids recorded are the bank's ids of those numbers.
+        let by_number: std::collections::HashMap<_, _> = bank
+            .control()
+            .payments()
+            .into_iter()
+            .map(|p| (p.number.unwrap_or_default(), p.id))
+            .collect();
+        for row in rows.iter().filter(|r| r.bank_id.is_some()) {
+            assert_eq!(
+                row.bank_id.as_ref(),
+                by_number.get(&row.payment.number),
+                "{row:?}"
+            );
         }
-        // A restart in between, and the bank back.
+        // The third, corrected, alone: sent once; the others never again.
+        put(dir.path(), "third.txt", onec_drop(&[123], 3));
+        let summary = daemon.run_once().await.unwrap();
+        assert_eq!(summary.done, ["third.txt"], "{summary:?}");
+        assert_eq!(at_bank(&bank).len(), 3);
+        assert_no_duplicates(&bank);
+    }
+}
+
+on_both! {
+    /// Issue 17 items 1 and 3: `resolve` settles payment by payment; a file replaced while it was
+    /// being sent is read anew from the inbox (its unknown payments were never sent), and its
+    /// report never lists payments that are not in it.
+    async fn resolve_settles_payment_by_payment_and_a_replaced_file_goes_back_whole() {
+        let bank = bank().await;
+        let dir = tempfile::tempdir().unwrap();
+        let mut daemon = open(dir.path(), settings(&bank));
+        daemon.engine.companies().await.unwrap();
+        // The payment sent, its answer lost after the bank acted.
+        bank.control().set_fault(Some(clientbank_sandbox::Fault {
+            drop: Some(clientbank_sandbox::DropConnection::AfterActing),
+            times: Some(1),
+            ..Default::default()
+        }));
+        put(dir.path(), "lost.json", json_drop(&[131]));
+        let summary = daemon.run_once().await.unwrap();
+        assert_eq!(summary.review, ["lost.json"], "{summary:?}");
         drop(daemon);
-        bank.control().set_maintenance(false);
+        // A number not in doubt, or named on both sides, is refused with the numbers in doubt.
+        let both = commands::Settlement {
+            sent: Some(vec!["131".into()]),
+            not_sent: Some(vec!["131".into()]),
+        };
+        let e =
+            commands::settle(dir.path(), "lost.json", &both, clientbank_format::Lang::En).unwrap_err();
+        assert!(e.to_string().contains("both"), "{e}");
+        let wrong = commands::Settlement {
+            sent: Some(vec!["999".into()]),
+            not_sent: None,
+        };
+        let e =
+            commands::settle(dir.path(), "lost.json", &wrong, clientbank_format::Lang::En).unwrap_err();
+        assert!(e.to_string().contains("in doubt: 131"), "{e}");
+        // The file is replaced in review/ by other payments before it is settled.
+        std::fs::write(dir.path().join("review/lost.json"), json_drop(&[132, 133])).unwrap();
+        let said = commands::settle(
+            dir.path(),
+            "lost.json",
+            &commands::Settlement {
+                sent: Some(vec!["131".into()]),
+                not_sent: None,
+            },
+            clientbank_format::Lang::En,
+        )
+        .unwrap();
+        assert!(
+            said.contains("back in the inbox") && said.contains("replaced"),
+            "{said}"
+        );
+        // A payment said at the bank has no id known here: it is signed in the cabinet.
+        assert!(said.contains("signed in the bank's cabinet"), "{said}");
         let mut daemon = open(dir.path(), settings(&bank));
         let summary = daemon.run_once().await.unwrap();
-        let copy = if moved_back {
-            "wait.json"
-        } else {
-            "again.json"
-        };
-        assert_eq!(summary.done, [copy], "moved back {moved_back}: {summary:?}");
-        assert!(files(dir.path(), "processing").is_empty());
-        assert_eq!(at_bank(&bank).len(), 2, "moved back {moved_back}");
+        assert_eq!(summary.done, ["lost.json"], "{summary:?}");
+        // 131 once (the lost answer's), 132 and 133 once each.
+        assert_eq!(at_bank(&bank).len(), 3);
         assert_no_duplicates(&bank);
-        // Said; and forgotten by `status` once the same file reached done/ (issue 19 item 8).
-        let events = daemon.engine.journal.last_events(10).unwrap();
+        let report = read(dir.path(), "done", "lost.json.report.csv");
+        let numbers: Vec<String> = clientbank_watch::report::read_csv(report.as_bytes())
+            .into_iter()
+            .map(|(number, _, _)| number)
+            .collect();
         assert_eq!(
-            events.iter().any(|e| e.message.en().contains("vanished")),
-            !moved_back,
-            "{events:?}"
+            numbers,
+            ["132", "133"],
+            "the report is of the file as it is: {report}"
         );
+    }
+}
+
+on_both! {
+    /// Issue 17 item 4: a file removed from processing/ while it waits for the bank (deleted, or
+    /// moved back to the inbox) blocked its payments forever ("queued" in any copy). Now its
+    /// never-sent payments are released and the copy sends each once, through restarts too.
+    async fn a_file_that_vanishes_from_processing_releases_its_payments() {
+        for moved_back in [false, true] {
+            let bank = bank().await;
+            let dir = tempfile::tempdir().unwrap();
+            let mut daemon = open(dir.path(), patient(&bank));
+            bank.control().set_maintenance(true);
+            put(dir.path(), "wait.json", json_drop(&[151, 152]));
+            daemon.run_once().await.unwrap();
+            assert_eq!(files(dir.path(), "processing"), ["wait.json"]);
+            let waiting = dir.path().join("processing/wait.json");
+            if moved_back {
+                std::fs::rename(&waiting, dir.path().join("inbox/wait.json")).unwrap();
+            } else {
+                std::fs::remove_file(&waiting).unwrap();
+                put(dir.path(), "again.json", json_drop(&[151, 152]));
+            }
+            // A restart in between, and the bank back.
+            drop(daemon);
+            bank.control().set_maintenance(false);
+            let mut daemon = open(dir.path(), settings(&bank));
+            let summary = daemon.run_once().await.unwrap();
+            let copy = if moved_back {
+                "wait.json"
+            } else {
+                "again.json"
+            };
+            assert_eq!(summary.done, [copy], "moved back {moved_back}: {summary:?}");
+            assert!(files(dir.path(), "processing").is_empty());
+            assert_eq!(at_bank(&bank).len(), 2, "moved back {moved_back}");
+            assert_no_duplicates(&bank);
+            // Said; and forgotten by `status` once the same file reached done/ (issue 19 item 8).
+            let events = daemon.engine.journal.last_events(10).unwrap();
+            assert_eq!(
+                events.iter().any(|e| e.message.en().contains("vanished")),
+                !moved_back,
+                "{events:?}"
+            );
+        }
     }
 }

@@ -400,11 +400,13 @@ fn shared_journal(
         if password_file.is_some() || lease.is_some() {
             return Err(Error::config(
                 format!(
-                    "{}: journal_password_file and journal_lease belong to a journal in                      PostgreSQL: set journal = \"postgres://…\" too, or remove them",
+                    "{}: journal_password_file and journal_lease belong to a journal in \
+                     PostgreSQL: set journal = \"postgres://…\" too, or remove them",
                     path.display()
                 ),
                 format!(
-                    "{}: journal_password_file и journal_lease относятся к журналу в                      PostgreSQL: задайте и journal = \"postgres://…\", или уберите их",
+                    "{}: journal_password_file и journal_lease относятся к журналу в \
+                     PostgreSQL: задайте и journal = \"postgres://…\", или уберите их",
                     path.display()
                 ),
             ));

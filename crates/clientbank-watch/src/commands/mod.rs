@@ -175,8 +175,9 @@ fn usable(dir: &Path, journal: bool) -> Result<(), Error> {
             ),
         )));
     }
-    let path = Layout::new(dir).journal();
-    if journal && !path.exists() {
+    let layout = Layout::new(dir);
+    let path = layout.journal();
+    if journal && !crate::journal::exists_in(&layout) {
         let quoted = report::shell_quote(&shown.to_string());
         let path = path.display();
         return Err(Error::JournalMissing(clientbank_format::Message::new(
@@ -294,7 +295,7 @@ pub fn signing_engine(
     check_dir(dir, false)?;
     let layout = Layout::new(dir);
     let lock = DirLock::acquire_signing(&layout, LOCK_WAIT)?;
-    let (journal, _) = open_journal(&layout, false)?;
+    let (journal, _) = open_journal(&layout, settings.journal.as_ref(), false)?;
     let mut engine = Engine::new(journal, settings);
     engine.signing_lock = Some(lock);
     Ok(engine)
@@ -309,7 +310,9 @@ pub fn engine(
 ) -> Result<Engine, Error> {
     let lock = open_dir(dir, create_journal)?;
     let layout = Layout::new(dir);
-    let (journal, _) = open_journal(&layout, false)?;
+    let (mut journal, _) = open_journal(&layout, settings.journal.as_ref(), false)?;
+    // A journal in PostgreSQL: the folder's lease too, as a daemon holds it.
+    journal.take_lease(&crate::journal::owner_id(), dir)?;
     let mut engine = Engine::new(journal, settings);
     engine.lock = Some(lock);
     Ok(engine)
@@ -537,12 +540,10 @@ pub fn status(dir: &Path) -> Result<Status, Error> {
         let names = names.iter().map(|n| shown(n).into_owned()).collect();
         folders.insert(folder.to_string(), names);
     }
-    let journal_path = layout.journal();
     let mut payments = BTreeMap::new();
     let mut awaiting = BTreeMap::new();
     let mut last_errors = Vec::new();
-    if journal_path.exists() {
-        let journal = Journal::open(&journal_path, false)?;
+    if let Some(journal) = crate::journal::open_folder(&layout)? {
         // Each payment once: the same payment in several files (dropped again, a file
         // retried) is counted by the row that says most of what the bank has of it.
         let mut by_identity: HashMap<String, PaymentRow> = HashMap::new();

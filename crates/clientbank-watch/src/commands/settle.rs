@@ -59,7 +59,10 @@ pub fn settle(
         .unwrap_or_default();
     let place = Layout::place(Folder::Review, &name);
     let path = layout.path_of(&place);
-    let mut journal = Journal::open(&layout.journal(), false)?;
+    let mut journal = crate::journal::open_folder(&layout)?
+        .ok_or_else(|| Error::JournalRefused(format!("{} has no journal", dir.display())))?;
+    // A journal in PostgreSQL: the folder's lease too, as a daemon holds it.
+    journal.take_lease(&crate::journal::owner_id(), dir)?;
     let recorded = journal.file_at(&place)?;
     // A file that vanished from processing/ with payments in doubt has its record (and note)
     // in review/ without the file: its payments are settled all the same.

@@ -17,11 +17,11 @@ use serde::Serialize;
 
 use crate::engine::{Engine, Intake, Processed, Sent, Verdict, content_hash};
 use crate::folders::{Claimer, Folder, Layout, move_into, rename_no_replace, unique_name};
-use crate::journal::{Journal, NewFile};
+use crate::journal::{Journal, Location, NewFile};
 use crate::lock::{DirLock, Holder};
 use crate::state::{FileState, PaymentState};
 use crate::{Error, drop, report};
-use clientbank_bank::config::{Settings, Signing};
+use clientbank_bank::config::{Settings, SharedJournal, Signing};
 
 mod endings;
 mod held;
@@ -120,11 +120,16 @@ impl Summary {
     }
 }
 
-/// Opens the journal of `layout`: created on first use; refused when it is missing although
-/// the folders show earlier use, unless `new_journal`; refused when damaged.
-pub fn open_journal(layout: &Layout, new_journal: bool) -> Result<(Journal, bool), Error> {
+/// Opens the journal of `layout` (in PostgreSQL when `shared`, else its SQLite file): created
+/// on first use; refused when it is missing although the folders show earlier use, unless
+/// `new_journal`; refused when damaged.
+pub fn open_journal(
+    layout: &Layout,
+    shared: Option<&SharedJournal>,
+    new_journal: bool,
+) -> Result<(Journal, bool), Error> {
     let path = layout.journal();
-    let fresh = !path.exists();
+    let fresh = !Location::of(layout, shared, false)?.is_some_and(|l| l.exists());
     if fresh && layout.used() && !new_journal {
         let (shown, root) = (path.display(), layout.root.display());
         let quoted = report::shell_quote(&root.to_string());
@@ -153,7 +158,11 @@ pub fn open_journal(layout: &Layout, new_journal: bool) -> Result<(Journal, bool
         fs::create_dir_all(parent)
             .map_err(Error::io(format!("cannot create {}", parent.display())))?;
     }
-    Ok((Journal::open(&path, true)?, fresh))
+    let location = Location::of(layout, shared, true)?.unwrap_or(Location::Sqlite(path));
+    // A schema named in the folder but gone from the database is a journal lost: refused as
+    // a missing file would be, never made anew in silence.
+    let create = fresh || matches!(location, Location::Sqlite(_));
+    Ok((Journal::open_at(&location, create)?, fresh))
 }
 
 /// The daemon over one DIR.
@@ -212,11 +221,19 @@ impl Daemon {
             "cannot create the folders of {}",
             dir.display()
         )))?;
-        let lock = DirLock::acquire(&layout, Holder::Daemon, Duration::ZERO)?;
-        if options.new_journal && !layout.journal().exists() {
+        // A journal in PostgreSQL: the folder is owned through its lease there (a network file
+        // system may not keep file locks); else through the lock file.
+        let shared = settings.journal.clone();
+        let lock = match shared {
+            Some(_) => None,
+            None => Some(DirLock::acquire(&layout, Holder::Daemon, Duration::ZERO)?),
+        };
+        if options.new_journal && !crate::journal::exists_in(&layout) {
             unreadable_names(&layout)?;
         }
-        let (journal, fresh) = open_journal(&layout, options.new_journal)?;
+        let (mut journal, fresh) = open_journal(&layout, shared.as_ref(), options.new_journal)?;
+        // Before anything is touched: recovery below moves what another daemon left in flight.
+        journal.take_lease(&crate::journal::owner_id(), dir)?;
         let config_stamp = stamp(settings.file.as_ref());
         for warning in &settings.warnings {
             tracing::warn!("{warning}");
@@ -244,7 +261,7 @@ impl Daemon {
             in_fleet: false,
             fleet_wake: None,
         };
-        daemon.engine.lock = Some(lock);
+        daemon.engine.lock = lock;
         if fresh && options.new_journal {
             daemon.quarantine_processing()?;
             let seeded = daemon.seed()?;
@@ -701,7 +718,7 @@ impl Daemon {
         let _listener = match self.engine.settings.webhook.clone() {
             Some(config) => {
                 let key = self.engine.settings.webhook_key()?;
-                let journal = Journal::open(&self.layout.journal(), false)?;
+                let journal = Journal::open_at(self.engine.journal.location(), false)?;
                 let socket = clientbank_bank::webhook::bind(config.addr).await?;
                 let addr = socket.local_addr().unwrap_or(config.addr);
                 tracing::info!(%addr, "webhook listener");

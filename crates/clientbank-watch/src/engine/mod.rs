@@ -155,11 +155,13 @@ impl Engine {
     }
 
     /// Whether the DIR lock is still ours ([`crate::lock::DirLock::check`]); `Ok` without one.
-    pub fn check_lock(&self) -> Result<(), Error> {
+    /// With a journal in PostgreSQL, the folder's lease is renewed here when due
+    /// ([`Journal::keep_lease`]): a daemon whose lease ran out stops before the next file.
+    pub fn check_lock(&mut self) -> Result<(), Error> {
         for lock in [&self.lock, &self.signing_lock].into_iter().flatten() {
             lock.check()?;
         }
-        Ok(())
+        self.journal.keep_lease()
     }
 
     /// Replaces the settings (a changed configuration): the client is made anew.

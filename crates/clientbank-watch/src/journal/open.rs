@@ -134,6 +134,28 @@ fn name_schema(layout: &Layout, file: &Path) -> Result<String, Error> {
     }
 }
 
+/// Whether DIR has a journal: its SQLite file, or the name of its schema in PostgreSQL.
+pub fn exists_in(layout: &Layout) -> bool {
+    layout.journal().exists() || schema_file(layout).exists()
+}
+
+/// A name for this daemon in the folders' leases: the machine, the process, and a part of its
+/// own (a daemon that starts again is another holder, which recovers what the last one left).
+pub fn owner_id() -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .or_else(|| std::env::var("COMPUTERNAME").ok())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .map_or_else(|| "host".to_string(), |h| h.trim().to_string());
+    let seed = format!(
+        "{host}|{}|{:?}",
+        std::process::id(),
+        std::time::SystemTime::now()
+    );
+    let tag = &hex::encode(sha2::Sha256::digest(seed))[..8];
+    format!("{host}:{}:{tag}", std::process::id())
+}
+
 /// Opens the journal of DIR as the commands find it (nothing is created): in PostgreSQL when
 /// `DIR/.clientbank/journal.postgres` names its schema (the database, the password and the
 /// lease from DIR's `clientbank.toml` and the environment), else the SQLite file. `None`: the
@@ -231,7 +253,8 @@ impl Journal {
         }
     }
 
-    /// Gives the folder's lease up (a daemon that stops): another takes the folder at once.
+    /// Gives the folder's lease up (a daemon that stops; done when the journal is dropped too):
+    /// another takes the folder at once.
     pub fn release_lease(&mut self) -> Result<(), Error> {
         match &mut self.db {
             Store::Postgres(pg) => pg.release_lease().map_err(db_error(&self.label)),

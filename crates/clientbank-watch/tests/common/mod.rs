@@ -6,7 +6,9 @@ use std::time::Duration;
 
 use clientbank_api::Token;
 use clientbank_bank::Settings;
+use clientbank_bank::config::SharedJournal;
 use clientbank_sandbox::{Config, Sandbox};
+use clientbank_watch::journal::Location;
 use clientbank_watch::{Daemon, Options};
 
 pub const ROMASHKA: &str = "40702810938000012345";
@@ -48,9 +50,112 @@ pub fn options() -> Options {
     }
 }
 
-/// Settings for the sandbox bank, with short intervals.
+thread_local! {
+    /// Whether the test on this thread keeps its journals in PostgreSQL ([`on_both!`]).
+    static POSTGRES: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// The PostgreSQL server of the tests: `CLIENTBANK_TEST_POSTGRES=postgres://user@127.0.0.1:PORT/db`
+/// (the password, if any, in `PGPASSWORD`). Without it the PostgreSQL half of a test says so in
+/// one line and passes, unless `CLIENTBANK_REQUIRE_POSTGRES=1` (`.ci/run`), which fails it.
+pub fn postgres_server() -> Option<SharedJournal> {
+    let required = std::env::var("CLIENTBANK_REQUIRE_POSTGRES").is_ok_and(|v| v == "1");
+    let Some(url) = std::env::var("CLIENTBANK_TEST_POSTGRES")
+        .ok()
+        .filter(|u| !u.is_empty())
+    else {
+        assert!(
+            !required,
+            "CLIENTBANK_REQUIRE_POSTGRES=1 but CLIENTBANK_TEST_POSTGRES names no server"
+        );
+        static SAID: std::sync::Once = std::sync::Once::new();
+        SAID.call_once(|| {
+            eprintln!("skipped: no PostgreSQL server configured (CLIENTBANK_TEST_POSTGRES)");
+        });
+        return None;
+    };
+    let password = std::env::var("PGPASSWORD").ok().map(Token::new);
+    Some(
+        SharedJournal::new(&url, password, Duration::from_secs(30))
+            .expect("CLIENTBANK_TEST_POSTGRES is a PostgreSQL URL without a password"),
+    )
+}
+
+/// Makes the test on this thread keep its journals in PostgreSQL; `false` (said) when no
+/// server is configured.
+pub fn use_postgres() -> bool {
+    let ready = postgres_server().is_some();
+    POSTGRES.with(|p| p.set(ready));
+    ready
+}
+
+/// The journal the test on this thread uses: `None` (the SQLite file), or PostgreSQL (each
+/// folder its own schema, so tests run side by side).
+pub fn journal() -> Option<SharedJournal> {
+    if POSTGRES.with(std::cell::Cell::get) {
+        postgres_server()
+    } else {
+        None
+    }
+}
+
+/// The journal of folder `dir` on this test's database, opened (made when `create`).
+pub fn journal_of(dir: &Path, create: bool) -> clientbank_watch::journal::Journal {
+    name_journal(dir);
+    let layout = clientbank_watch::folders::Layout::new(dir);
+    std::fs::create_dir_all(layout.folder(clientbank_watch::folders::Folder::Private)).unwrap();
+    let location = Location::of(&layout, journal().as_ref(), create)
+        .unwrap()
+        .expect("the folder has a journal");
+    clientbank_watch::journal::Journal::open_at(&location, create).expect("the journal opens")
+}
+
+/// A test run twice: `NAME::sqlite` on the SQLite journal, `NAME::postgres` on PostgreSQL
+/// where a server is configured ([`postgres_server`]).
+#[macro_export]
+macro_rules! on_both {
+    ($(#[$meta:meta])* async fn $name:ident() $body:block) => {
+        $(#[$meta])*
+        mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+
+            #[tokio::test]
+            async fn sqlite() $body
+
+            #[tokio::test]
+            async fn postgres() {
+                if !$crate::common::use_postgres() {
+                    return;
+                }
+                $body
+            }
+        }
+    };
+    ($(#[$meta:meta])* fn $name:ident() $body:block) => {
+        $(#[$meta])*
+        mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+
+            #[test]
+            fn sqlite() $body
+
+            #[test]
+            fn postgres() {
+                if !$crate::common::use_postgres() {
+                    return;
+                }
+                $body
+            }
+        }
+    };
+}
+
+/// Settings for the sandbox bank, with short intervals, on this test's journal ([`journal`]).
 pub fn settings(bank: &Sandbox) -> Settings {
     Settings {
+        journal: journal(),
         bank_url: Some(bank.url()),
         token: Some(Token::new("cabinet-token-full-rights")),
         settle: Duration::from_millis(150),
@@ -64,7 +169,18 @@ pub fn settings(bank: &Sandbox) -> Settings {
 }
 
 pub fn open(dir: &Path, settings: Settings) -> Daemon {
+    name_journal(dir);
     Daemon::open(dir, settings, options()).expect("daemon opens")
+}
+
+/// On PostgreSQL, DIR's `clientbank.toml` names the test's database, so that the commands
+/// (`status`, `resolve`) find the journal as they would on a machine.
+pub fn name_journal(dir: &Path) {
+    if let Some(journal) = journal() {
+        std::fs::create_dir_all(dir).unwrap();
+        let config = format!("journal = \"{}\"\n", journal.url);
+        std::fs::write(dir.join("clientbank.toml"), config).unwrap();
+    }
 }
 
 pub fn today() -> String {

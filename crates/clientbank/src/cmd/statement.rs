@@ -81,12 +81,8 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
         bar.finish_and_clear();
         // The orders this folder's journal uploaded come back as their orders (1C matches
         // them to its own); without a journal, what the bank says.
-        let journal_path = clientbank_watch::folders::Layout::new(&args.bank.dir).journal();
-        let orders = match journal_path
-            .exists()
-            .then(|| clientbank_watch::journal::Journal::open(&journal_path, false))
-            .transpose()
-        {
+        let layout = clientbank_watch::folders::Layout::new(&args.bank.dir);
+        let orders = match clientbank_watch::journal::open_folder(&layout) {
             Ok(journal) => journal,
             Err(e) => return Err(e.into()),
         };

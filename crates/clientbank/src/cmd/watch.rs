@@ -122,7 +122,7 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
             new_journal: args.new_journal,
             today: None,
         };
-        let mut daemon = Daemon::open(&args.dir, settings, options)?;
+        let mut daemon = open_when_free(&args.dir, settings, options).await?;
         {
             // A changed configuration file is read again; what flags and --sandbox/--demo set
             // stays.
@@ -181,6 +181,28 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
             Err(e) => Err(e.into()),
         }
     })
+}
+
+/// Opens DIR; with a journal in PostgreSQL whose lease another daemon holds, stands by (said
+/// once) and takes the folder over when that lease runs out.
+async fn open_when_free(
+    dir: &Path,
+    settings: Settings,
+    options: Options,
+) -> Result<Daemon, clientbank_watch::Error> {
+    let mut said = false;
+    loop {
+        match Daemon::open(dir, settings.clone(), options.clone()) {
+            Err(clientbank_watch::Error::Leased { message, retry }) => {
+                if !said {
+                    tracing::info!("standing by: {}", message.en());
+                    said = true;
+                }
+                tokio::time::sleep(retry).await;
+            }
+            opened => return opened,
+        }
+    }
 }
 
 /// Serves the metrics of DIR on `addr` beside the daemon; they stop when the guard is dropped.

@@ -60,7 +60,7 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
         )));
     }
     let layout = Layout::new(&args.dir);
-    let (journal, _) = open_journal(&layout, false)?;
+    let (journal, _) = open_journal(&layout, settings.journal.as_ref(), false)?;
     let journal = Arc::new(Mutex::new(journal));
     crate::runtime::run(async move {
         let socket = webhook::bind(addr).await?;
