@@ -766,17 +766,6 @@ fn payment_row(r: &Row) -> Result<PaymentRow, DbError> {
 mod tests {
     use super::*;
 
-    fn operation(id: &str, executed: Option<&str>, source: &str) -> OperationRow {
-        OperationRow {
-            id: id.into(),
-            account: "40702810938000012345".into(),
-            executed: executed.map(str::to_string),
-            source: source.into(),
-            body: format!("{{\"id\":\"{id}\"}}"),
-            confirmed: false,
-        }
-    }
-
     /// Issue 17 item 5: the write-ahead log deleted under a running process, then a crash, lost
     /// the last records (payments sent again). Now the next mark before a send is refused, what
     /// the deleted log held is saved into the journal file first, and a crash loses nothing.
@@ -834,76 +823,6 @@ mod tests {
             PaymentState::Planned,
             "never marked, never sent"
         );
-    }
-
-    #[test]
-    fn an_operation_is_recorded_once_and_read_by_its_days() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut journal = Journal::open(&dir.path().join("j.sqlite"), true).unwrap();
-        let webhook = operation("b", Some("2026-11-23T23:59:59"), operation_source::WEBHOOK);
-        assert!(journal.record_operation(&webhook).unwrap());
-        assert!(
-            !journal.record_operation(&webhook).unwrap(),
-            "delivered again"
-        );
-        let history = operation("b", Some("2026-11-23T23:59:59"), operation_source::HISTORY);
-        assert!(journal.record_operation(&history).unwrap(), "confirmed");
-        assert!(
-            !journal.record_operation(&history).unwrap(),
-            "again: no change"
-        );
-        assert!(
-            !journal.record_operation(&webhook).unwrap(),
-            "never replaced by a webhook"
-        );
-        for (id, at) in [("a", "2026-11-22T09:00:00"), ("c", "2026-11-24T00:00:00")] {
-            assert!(
-                journal
-                    .record_operation(&operation(id, Some(at), "history"))
-                    .unwrap()
-            );
-        }
-        assert!(
-            journal
-                .record_operation(&operation("x", None, "history"))
-                .unwrap()
-        );
-        let ids = |from, till| -> Vec<String> {
-            let rows = journal.operations_between("40702810938000012345", from, till);
-            rows.unwrap().into_iter().map(|r| r.id).collect()
-        };
-        assert_eq!(ids("2026-11-23", "2026-11-23"), ["b"]);
-        assert_eq!(ids("2026-11-22", "2026-11-24"), ["a", "b", "c"]);
-        assert_eq!(ids("2026-11-25", "2026-11-30"), Vec::<String>::new());
-        let rows = journal.operations_between("40702810938000012345", "2026-11-23", "2026-11-23");
-        let rows = rows.unwrap();
-        assert_eq!(rows[0].source, "webhook", "where it was first seen");
-        assert!(rows[0].confirmed);
-    }
-
-    #[test]
-    fn the_statement_sync_survives_a_reopen() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("j.sqlite");
-        let sync = StatementSync {
-            account: "40702810938000012345".into(),
-            synced_till: "2026-11-23".into(),
-            last_operation: Some("b".into()),
-        };
-        {
-            let mut journal = Journal::open(&path, true).unwrap();
-            assert_eq!(journal.statement_sync(&sync.account).unwrap(), None);
-            journal.set_statement_sync(&sync).unwrap();
-            let later = StatementSync {
-                synced_till: "2026-11-24".into(),
-                ..sync.clone()
-            };
-            journal.set_statement_sync(&later).unwrap();
-        }
-        let journal = Journal::open(&path, false).unwrap();
-        let read = journal.statement_sync(&sync.account).unwrap().unwrap();
-        assert_eq!(read.synced_till, "2026-11-24");
-        assert_eq!(read.last_operation.as_deref(), Some("b"));
     }
 
     /// A schema-1 journal in which the old defect left one payment active in two files (and

@@ -223,7 +223,7 @@ impl Pg {
                     return Ok(Some((
                         "another daemon".into(),
                         String::new(),
-                        ttl as f64 / 1e3,
+                        ttl / 1e3,
                     )));
                 }
                 Err(e) => return Err(e.into()),
