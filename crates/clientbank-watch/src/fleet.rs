@@ -279,25 +279,17 @@ impl Fleet {
                 continue;
             };
             let run = joined(dir.clone(), member.handle.await);
-            // A journal in PostgreSQL: a folder another daemon holds is stood by for, and
-            // taken over when its lease runs out; one whose lease ran out is stood by for too.
-            let (said, retry) = match &run.outcome {
-                Ok(_) => ("it stopped".to_string(), self.retry),
-                Err(Error::Leased { retry, .. }) => {
-                    ("served by another daemon".to_string(), *retry)
-                }
-                Err(e @ Error::LeaseLost(_)) => (e.to_string(), Duration::from_secs(1)),
-                Err(e) => (e.to_string(), self.retry),
+            let said = match &run.outcome {
+                Ok(_) => "it stopped".to_string(),
+                Err(e) => e.to_string(),
             };
             let again = failed.get(&dir).is_some_and(|f| f.said == said);
             if again {
                 tracing::debug!(folder = %label(&dir), "still cannot be served: {said}");
-            } else if let Err(e @ Error::Leased { .. }) = &run.outcome {
-                tracing::info!(folder = %label(&dir), "standing by: {e}");
             } else {
-                tracing::error!(folder = %label(&dir), "this folder is not served ({said}); the others go on; tried again in {retry:?}");
+                tracing::error!(folder = %label(&dir), "this folder is not served ({said}); the others go on; tried again in {:?}", self.retry);
             }
-            let retry_at = Instant::now() + retry;
+            let retry_at = Instant::now() + self.retry;
             failed.insert(dir, Failed { retry_at, said });
         }
     }
@@ -406,9 +398,9 @@ fn joined(dir: PathBuf, result: Result<FolderRun, tokio::task::JoinError>) -> Fo
     })
 }
 
-/// One folder's daemon: its settings read and tried (a configuration that cannot reach a bank,
-/// a signer that cannot sign, is refused before the folder is touched), the folder opened,
-/// then run once or until told to stop.
+/// One folder's daemon ([`serve_daemon`]); with a journal in PostgreSQL, a folder another
+/// daemon holds is stood by for, and taken over when that lease runs out, and a daemon whose
+/// own lease ran out (paused, cut off) stands by again.
 async fn serve(
     dir: PathBuf,
     load: Loader,
@@ -417,6 +409,44 @@ async fn serve(
     mut stop: watch::Receiver<bool>,
     events: Option<Arc<Events>>,
 ) -> FolderRun {
+    let mut standing_by = false;
+    loop {
+        let run = serve_daemon(&dir, &load, &options, once, stop.clone(), &events).await;
+        let retry = match &run.outcome {
+            Err(Error::Leased { message, retry }) if !once => {
+                if !standing_by {
+                    tracing::info!("standing by: {}", message.en());
+                    standing_by = true;
+                }
+                *retry
+            }
+            Err(e @ Error::LeaseLost(_)) if !once => {
+                tracing::warn!("{e}");
+                standing_by = false;
+                Duration::from_millis(100)
+            }
+            _ => return run,
+        };
+        tokio::select! {
+            () = tokio::time::sleep(retry) => {}
+            _ = stop.wait_for(|stop| *stop) => return run,
+        }
+    }
+}
+
+/// One folder's daemon: its settings read and tried (a configuration that cannot reach a bank,
+/// a signer that cannot sign, is refused before the folder is touched), the folder opened,
+/// then run once or until told to stop.
+async fn serve_daemon(
+    dir: &Path,
+    load: &Loader,
+    options: &Options,
+    once: bool,
+    mut stop: watch::Receiver<bool>,
+    events: &Option<Arc<Events>>,
+) -> FolderRun {
+    let dir = dir.to_path_buf();
+    let options = options.clone();
     let inbox = crate::folders::Layout::new(&dir).folder(Folder::Inbox);
     let opened = load(&dir).and_then(|settings| {
         settings.client()?;

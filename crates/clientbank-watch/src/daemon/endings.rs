@@ -160,6 +160,11 @@ impl Daemon {
 
     /// A journal write failed (a full disk): nothing more is sent; the file waits.
     pub(super) fn journal_failed(&mut self, name: &str, e: Error) -> Result<(), Error> {
+        // The folder's lease ran out (PostgreSQL): another daemon may serve it now; this one
+        // stops serving it at once.
+        if matches!(e, Error::LeaseLost(_)) {
+            return Err(e);
+        }
         let delay = self.backoff(name, None);
         // Reading still works on a full disk: how many of the file's payments the bank has.
         let place = Layout::place(Folder::Processing, name);

@@ -127,7 +127,7 @@ impl Journal {
         message: &str,
     ) -> Result<usize, Error> {
         let now = now();
-        self.write(|tx| {
+        self.write_leased(|tx| {
             let file_id = insert_file(tx, file, (file_state, None, Some(message)), &now)?;
             let mut taken = 0;
             for (position, p) in payments.iter().enumerate() {
@@ -165,7 +165,7 @@ impl Journal {
     /// others stay queued. Returns how many stay queued.
     pub fn requeue(&mut self, file_id: i64) -> Result<usize, Error> {
         let now = now();
-        self.write(|tx| {
+        self.write_leased(|tx| {
             let queued: Vec<(i64, String)> = tx.map(
                 "SELECT id, identity FROM payments WHERE file_id = ?1 AND state = ?2",
                 values![file_id, PaymentState::Queued],

@@ -331,7 +331,9 @@ impl Journal {
     }
 
     /// Writes in one durable transaction, only while this daemon holds the folder's lease
-    /// (PostgreSQL; see [`Journal::take_lease`]): intents and send marks.
+    /// (PostgreSQL; see [`Journal::take_lease`]): intents, send marks, and every change of a
+    /// file's or a payment's state that is not the bank's answer (an answer had is recorded
+    /// whoever holds the lease: it is the truth, and it is never a send).
     fn write_leased<T: Send>(
         &mut self,
         f: impl FnOnce(&mut dyn Sql) -> Result<T, DbError> + Send,
@@ -559,7 +561,7 @@ impl Journal {
         state: PaymentState,
         message: Option<&str>,
     ) -> Result<(), Error> {
-        self.run(|db| {
+        self.write_leased(|db| {
             db.exec(
                 "UPDATE payments SET state = ?2, message = COALESCE(?3, message), updated_at = ?4
                  WHERE id = ?1",
@@ -574,7 +576,7 @@ impl Journal {
     /// active in this file and the same payments can go from another file (or from this one
     /// when it comes back through the inbox).
     pub fn close_planned(&mut self, file_id: i64, message: &str) -> Result<(), Error> {
-        self.run(|db| {
+        self.write_leased(|db| {
             db.exec(
                 "UPDATE payments SET state = ?4, message = COALESCE(message, ?2),
                     updated_at = ?3
@@ -631,7 +633,7 @@ impl Journal {
         place: &str,
         message: Option<&str>,
     ) -> Result<(), Error> {
-        self.run(|db| {
+        self.write_leased(|db| {
             db.exec(
                 "UPDATE files SET state = ?2, place = ?3, message = COALESCE(?4, message),
                     updated_at = ?5 WHERE id = ?1",
@@ -651,7 +653,7 @@ impl Journal {
         message: &str,
     ) -> Result<i64, Error> {
         let now = now();
-        self.run(|db| {
+        self.write_leased(|db| {
             db.insert(
                 "INSERT INTO files (name, hash, place, state, created_at, updated_at, message)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6)",

@@ -220,11 +220,7 @@ impl Pg {
                 }
                 Ok(_) => {}
                 Err(e) if e.code() == Some(&postgres::error::SqlState::LOCK_NOT_AVAILABLE) => {
-                    return Ok(Some((
-                        "another daemon".into(),
-                        String::new(),
-                        ttl / 1e3,
-                    )));
+                    return Ok(Some(("another daemon".into(), String::new(), ttl / 1e3)));
                 }
                 Err(e) => return Err(e.into()),
             }
