@@ -1,7 +1,7 @@
 //! Where a folder's journal is (its SQLite file, or its schema in PostgreSQL), opening it, and
 //! the folder's lease (PostgreSQL).
 
-use std::io::Write;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, TransactionBehavior};
@@ -93,8 +93,9 @@ fn read_schema(file: &Path) -> Result<Option<String>, Error> {
     }
 }
 
-/// Names a new schema for the folder, once: two daemons starting together agree on the first
-/// name written.
+/// Names a new schema for the folder, once: written whole beside the name file, then linked
+/// to it (a link never replaces a file), so that two daemons starting together agree on the
+/// first name and nobody reads half a name.
 fn name_schema(layout: &Layout, file: &Path) -> Result<String, Error> {
     let seed = format!(
         "{}|{}|{:?}|{:?}",
@@ -103,34 +104,24 @@ fn name_schema(layout: &Layout, file: &Path) -> Result<String, Error> {
         std::time::SystemTime::now(),
         std::thread::current().id()
     );
-    let schema = format!("folder_{}", &hex::encode(sha2::Sha256::digest(seed))[..20]);
-    std::fs::create_dir_all(layout.folder(Folder::Private)).map_err(Error::io(format!(
-        "cannot create {}",
-        layout.root.display()
-    )))?;
-    match std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(file)
-    {
-        Ok(mut out) => {
-            out.write_all(format!("{schema}\n").as_bytes())
-                .and_then(|()| out.sync_all())
-                .map_err(Error::io(format!("cannot write {}", file.display())))?;
-            Ok(schema)
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-            // Written meanwhile by another daemon: its name (a reader may be a moment early).
-            for _ in 0..50 {
-                if let Some(schema) = read_schema(file).ok().flatten() {
-                    return Ok(schema);
-                }
-                std::thread::sleep(std::time::Duration::from_millis(20));
-            }
-            read_schema(file)?
-                .ok_or_else(|| Error::JournalRefused(format!("{} is empty", file.display())))
-        }
-        Err(e) => Err(Error::io(format!("cannot write {}", file.display()))(e)),
+    let tag = hex::encode(sha2::Sha256::digest(seed));
+    let schema = format!("folder_{}", &tag[..20]);
+    let written = file.with_extension(format!("postgres.{}", &tag[..8]));
+    let cannot = |e| Error::io(format!("cannot write {}", file.display()))(e);
+    std::fs::create_dir_all(layout.folder(Folder::Private)).map_err(cannot)?;
+    let linked = std::fs::File::create(&written)
+        .and_then(|mut out| {
+            out.write_all(format!("{schema}\n").as_bytes())?;
+            out.sync_all()
+        })
+        .and_then(|()| std::fs::hard_link(&written, file));
+    let _ = std::fs::remove_file(&written);
+    match linked {
+        Ok(()) => Ok(schema),
+        // Named meanwhile by another daemon: its name.
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => read_schema(file)?
+            .ok_or_else(|| Error::JournalRefused(format!("{} is gone", file.display()))),
+        Err(e) => Err(cannot(e)),
     }
 }
 
