@@ -414,3 +414,33 @@ on_both! {
         }
     }
 }
+
+/// Issue 20: a daemon paused past its lease (here: not called for longer) finds, when it goes
+/// on, that another daemon took the folder over: it stops before sending anything, and the
+/// other sends each payment once.
+#[tokio::test]
+async fn a_daemon_whose_lease_ran_out_sends_nothing_more() {
+    if !use_postgres() {
+        return;
+    }
+    let bank = bank().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut short = settings(&bank);
+    if let Some(journal) = &mut short.journal {
+        journal.lease = Duration::from_millis(900);
+    }
+    let mut one = open(dir.path(), short.clone());
+    put(dir.path(), "a.json", json_drop(&[7100, 7101]));
+    let held = Daemon::open(dir.path(), short.clone(), options()).unwrap_err();
+    assert!(matches!(held, Error::Leased { .. }), "{held}");
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    let mut two = open(dir.path(), short);
+    let lost = one.run_once().await.unwrap_err();
+    assert!(matches!(lost, Error::LeaseLost(_)), "{lost}");
+    assert!(at_bank(&bank).is_empty(), "nothing sent by the one whose lease ran out");
+    let summary = two.run_once().await.unwrap();
+    assert_eq!(summary.uploaded, 2, "{summary:?}");
+    assert_eq!(files(dir.path(), "done"), ["a.json"]);
+    assert_no_duplicates(&bank);
+    assert_eq!(at_bank(&bank).len(), 2);
+}
