@@ -437,7 +437,10 @@ async fn a_daemon_whose_lease_ran_out_sends_nothing_more() {
     let mut two = open(dir.path(), short);
     let lost = one.run_once().await.unwrap_err();
     assert!(matches!(lost, Error::LeaseLost(_)), "{lost}");
-    assert!(at_bank(&bank).is_empty(), "nothing sent by the one whose lease ran out");
+    assert!(
+        at_bank(&bank).is_empty(),
+        "nothing sent by the one whose lease ran out"
+    );
     let summary = two.run_once().await.unwrap();
     assert_eq!(summary.uploaded, 2, "{summary:?}");
     assert_eq!(files(dir.path(), "done"), ["a.json"]);

@@ -390,13 +390,12 @@ impl Default for Settings {
 /// `journal`, `journal_password_file`, `journal_lease` of the file (the password of the
 /// environment is added by [`Settings::load`]).
 fn shared_journal(
-    url: Option<String>,
-    password_file: Option<PathBuf>,
-    lease: Option<Wait<1000>>,
+    file: &mut FileConfig,
     path: &Path,
     base: &Path,
 ) -> Result<Option<SharedJournal>, Error> {
-    let Some(url) = url else {
+    let (password_file, lease) = (file.journal_password_file.take(), file.journal_lease.take());
+    let Some(url) = file.journal.take() else {
         if password_file.is_some() || lease.is_some() {
             return Err(Error::config(
                 format!(
@@ -577,10 +576,11 @@ impl Settings {
 
     /// The settings of a TOML text (`path` names it in errors and resolves relative paths).
     pub fn from_toml(text: &str, path: &Path) -> Result<Settings, Error> {
-        let file: FileConfig = toml::from_str(text).map_err(|e| toml_error(path, text, &e))?;
+        let mut file: FileConfig = toml::from_str(text).map_err(|e| toml_error(path, text, &e))?;
         let base = path.parent().unwrap_or(Path::new("."));
         let mut settings = Settings::default();
         let mut warnings = Vec::new();
+        settings.journal = shared_journal(&mut file, path, base)?;
         if file.token.is_some() && file.token_file.is_some() {
             return Err(Error::config(
                 format!("{}: give `token` or `token_file`, not both", path.display()),
@@ -666,13 +666,6 @@ impl Settings {
             settings.log_format = format;
         }
         settings.statements = file.statements.map(Statements::from_file).transpose()?;
-        settings.journal = shared_journal(
-            file.journal,
-            file.journal_password_file,
-            file.journal_lease,
-            path,
-            base,
-        )?;
         if let Some(webhook) = file.webhook {
             settings.webhook = Some(webhook_settings(webhook, base, &mut warnings)?);
         }
