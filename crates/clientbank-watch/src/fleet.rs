@@ -415,7 +415,7 @@ async fn serve(
         let retry = match &run.outcome {
             Err(Error::Leased { message, retry }) if !once => {
                 if !standing_by {
-                    tracing::info!("standing by: {}", message.en());
+                    tracing::info!("standing by until that lease runs out: {}", message.en());
                     standing_by = true;
                 }
                 *retry

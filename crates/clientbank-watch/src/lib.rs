@@ -142,12 +142,12 @@ impl Error {
         Error::Leased {
             message: clientbank_format::Message::new(
                 format!(
-                    "{dir} is served by another daemon, {holder}{at}, whose lease runs {left:.1} s \
-                     more: this one stands by and takes the folder over if that lease runs out"
+                    "{dir} is served by another daemon, {holder}{at}, whose lease of it runs \
+                     {left:.1} s more"
                 ),
                 format!(
-                    "{dir} обслуживает другой демон, {holder}{at}, его аренда длится ещё \
-                     {left:.1} с: этот ждёт и заберёт папку, если аренда истечёт"
+                    "{dir} обслуживает другой демон, {holder}{at}, его аренда папки длится ещё \
+                     {left:.1} с"
                 ),
             ),
             retry: lease / 3,

@@ -3,6 +3,8 @@
 //! hashes refused, the same notification many times at once, a huge body; and the sandbox's
 //! operations that arrive without a signature.
 
+mod common;
+
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -13,6 +15,7 @@ use clientbank_bank::operations::OperationRow;
 use clientbank_bank::webhook::{self, Key, Listener, NewOperation};
 use clientbank_sandbox::{Config, Delivery, OperationKind, Receive, Sandbox};
 use clientbank_watch::journal::Journal;
+use common::journal_of;
 use rust_decimal::Decimal;
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::sync::oneshot;
@@ -53,8 +56,8 @@ impl Hook {
 
     async fn on(socket: tokio::net::TcpListener, key: Key) -> Hook {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("journal.sqlite");
-        let journal = Arc::new(Mutex::new(Journal::open(&path, true).unwrap()));
+        let path = dir.path().join(".clientbank").join("journal.sqlite");
+        let journal = Arc::new(Mutex::new(journal_of(dir.path(), true)));
         let (tx, news) = tokio::sync::mpsc::unbounded_channel();
         let (stop, stopped) = oneshot::channel::<()>();
         let addr = socket.local_addr().unwrap();
@@ -149,61 +152,62 @@ fn notification(id: &str, key: Option<WebhookKey<'_>>) -> String {
     value.to_string()
 }
 
-#[tokio::test]
-async fn notifications_of_every_kind_are_verified_and_recorded_once() {
-    let bank = bank().await;
-    let mut hook = Hook::start(sandbox_key()).await;
-    bank.control().set_webhook(Some(hook.url.clone())).unwrap();
-    let mut added = Vec::new();
-    for kind in [
-        OperationKind::Incoming,
-        OperationKind::Outgoing,
-        OperationKind::Budget,
-        OperationKind::Sbp,
-        OperationKind::Cancelled,
-    ] {
-        added.extend(bank.control().receive(&receive(ROMASHKA, 2, kind)).unwrap());
-    }
-    let executed: Vec<&Operation> = added.iter().filter(|op| op.executed.is_some()).collect();
-    assert_eq!(executed.len(), 8, "the cancelled ones are not executed");
-    let deliveries = deliveries_when(&bank, |d| {
-        d.iter().filter(|d| d.status == Some(200)).count() == 8
-    })
-    .await;
-    assert!(deliveries.iter().all(|d| d.attempt == 1), "{deliveries:?}");
-    let rows = hook.recorded(ROMASHKA);
-    assert_eq!(rows.len(), 8, "{rows:?}");
-    for op in &executed {
-        let row = rows.iter().find(|r| r.id == op.id).expect("recorded");
-        assert_eq!(row.source, "webhook");
-        assert_eq!(row.account, ROMASHKA);
-        assert_eq!(
-            row.executed.as_deref(),
-            Some(
-                op.executed
-                    .unwrap()
-                    .format("%Y-%m-%dT%H:%M:%S")
-                    .to_string()
-                    .as_str()
+on_both! {
+    async fn notifications_of_every_kind_are_verified_and_recorded_once() {
+        let bank = bank().await;
+        let mut hook = Hook::start(sandbox_key()).await;
+        bank.control().set_webhook(Some(hook.url.clone())).unwrap();
+        let mut added = Vec::new();
+        for kind in [
+            OperationKind::Incoming,
+            OperationKind::Outgoing,
+            OperationKind::Budget,
+            OperationKind::Sbp,
+            OperationKind::Cancelled,
+        ] {
+            added.extend(bank.control().receive(&receive(ROMASHKA, 2, kind)).unwrap());
+        }
+        let executed: Vec<&Operation> = added.iter().filter(|op| op.executed.is_some()).collect();
+        assert_eq!(executed.len(), 8, "the cancelled ones are not executed");
+        let deliveries = deliveries_when(&bank, |d| {
+            d.iter().filter(|d| d.status == Some(200)).count() == 8
+        })
+        .await;
+        assert!(deliveries.iter().all(|d| d.attempt == 1), "{deliveries:?}");
+        let rows = hook.recorded(ROMASHKA);
+        assert_eq!(rows.len(), 8, "{rows:?}");
+        for op in &executed {
+            let row = rows.iter().find(|r| r.id == op.id).expect("recorded");
+            assert_eq!(row.source, "webhook");
+            assert_eq!(row.account, ROMASHKA);
+            assert_eq!(
+                row.executed.as_deref(),
+                Some(
+                    op.executed
+                        .unwrap()
+                        .format("%Y-%m-%dT%H:%M:%S")
+                        .to_string()
+                        .as_str()
+                )
+            );
+            let body = Operation::from_json(serde_json::from_str(&row.body).unwrap());
+            assert_eq!(body.amount, op.amount);
+            assert_eq!(body.category, op.category);
+            assert_eq!(body.kbk, op.kbk);
+            assert_eq!(body.sbp_oper_id, op.sbp_oper_id);
+        }
+        let news = hook.news();
+        assert_eq!(news.len(), 8);
+        assert!(news.iter().all(|n| n.account == ROMASHKA));
+        // The delivered bodies are the bank's notifications, checked by the API client too.
+        for delivery in &deliveries {
+            let n: Notification = clientbank_api::webhook::verify(
+                delivery.body.as_bytes(),
+                WebhookKey::CabinetToken(&Token::new("sandboxtoken")),
             )
-        );
-        let body = Operation::from_json(serde_json::from_str(&row.body).unwrap());
-        assert_eq!(body.amount, op.amount);
-        assert_eq!(body.category, op.category);
-        assert_eq!(body.kbk, op.kbk);
-        assert_eq!(body.sbp_oper_id, op.sbp_oper_id);
-    }
-    let news = hook.news();
-    assert_eq!(news.len(), 8);
-    assert!(news.iter().all(|n| n.account == ROMASHKA));
-    // The delivered bodies are the bank's notifications, checked by the API client too.
-    for delivery in &deliveries {
-        let n: Notification = clientbank_api::webhook::verify(
-            delivery.body.as_bytes(),
-            WebhookKey::CabinetToken(&Token::new("sandboxtoken")),
-        )
-        .unwrap();
-        assert_eq!(n.company_inn, "7701234560");
+            .unwrap();
+            assert_eq!(n.company_inn, "7701234560");
+        }
     }
 }
 
@@ -242,85 +246,87 @@ async fn a_notification_answered_500_is_retried_and_recorded_once() {
     assert_eq!(hook.news().len(), 1);
 }
 
-#[tokio::test]
-async fn a_listener_started_after_the_first_attempt_gets_the_retry() {
-    let bank = bank().await;
-    // A free port with nobody listening yet.
-    let addr = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap();
-    bank.control()
-        .set_webhook(Some(format!("http://{addr}/hook")))
-        .unwrap();
-    let op = bank
-        .control()
-        .receive(&receive(ROMASHKA, 1, OperationKind::Sbp))
-        .unwrap()
-        .remove(0);
-    deliveries_when(&bank, |d| d.iter().any(|d| d.attempt == 1)).await;
-    let hook = Hook::on(webhook::bind(addr).await.unwrap(), sandbox_key()).await;
-    let deliveries = deliveries_when(&bank, |d| d.iter().any(|d| d.status == Some(200))).await;
-    let attempts: Vec<(u32, Option<u16>)> =
-        deliveries.iter().map(|d| (d.attempt, d.status)).collect();
-    assert_eq!(attempts, [(1, None), (2, Some(200))]);
-    let rows = hook.recorded(ROMASHKA);
-    assert_eq!(rows.len(), 1);
-    assert_eq!(rows[0].id, op.id);
+on_both! {
+    async fn a_listener_started_after_the_first_attempt_gets_the_retry() {
+        let bank = bank().await;
+        // A free port with nobody listening yet.
+        let addr = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap();
+        bank.control()
+            .set_webhook(Some(format!("http://{addr}/hook")))
+            .unwrap();
+        let op = bank
+            .control()
+            .receive(&receive(ROMASHKA, 1, OperationKind::Sbp))
+            .unwrap()
+            .remove(0);
+        deliveries_when(&bank, |d| d.iter().any(|d| d.attempt == 1)).await;
+        let hook = Hook::on(webhook::bind(addr).await.unwrap(), sandbox_key()).await;
+        let deliveries = deliveries_when(&bank, |d| d.iter().any(|d| d.status == Some(200))).await;
+        let attempts: Vec<(u32, Option<u16>)> =
+            deliveries.iter().map(|d| (d.attempt, d.status)).collect();
+        assert_eq!(attempts, [(1, None), (2, Some(200))]);
+        let rows = hook.recorded(ROMASHKA);
+        assert_eq!(rows.len(), 1);
+        assert_eq!(rows[0].id, op.id);
+    }
 }
 
-#[tokio::test]
-async fn bad_missing_and_oversized_notifications_are_refused_and_nothing_is_recorded() {
-    let mut hook = Hook::start(sandbox_key()).await;
-    let id = "a4b825ca-a6f8-4996-a1db-a5f3028bb68d";
-    let other = Token::new("cabinet-token-full-rights");
-    let json = "application/json";
-    // Hashed with another token's key, altered, missing, empty: refused.
-    assert_eq!(
-        post(
-            &hook.url,
-            json,
-            notification(id, Some(WebhookKey::CabinetToken(&other)))
+on_both! {
+    async fn bad_missing_and_oversized_notifications_are_refused_and_nothing_is_recorded() {
+        let mut hook = Hook::start(sandbox_key()).await;
+        let id = "a4b825ca-a6f8-4996-a1db-a5f3028bb68d";
+        let other = Token::new("cabinet-token-full-rights");
+        let json = "application/json";
+        // Hashed with another token's key, altered, missing, empty: refused.
+        assert_eq!(
+            post(
+                &hook.url,
+                json,
+                notification(id, Some(WebhookKey::CabinetToken(&other)))
+            )
+            .await,
+            403
+        );
+        let forged = notification(
+            id,
+            Some(WebhookKey::CabinetToken(&Token::new("sandboxtoken"))),
         )
-        .await,
-        403
-    );
-    let forged = notification(
-        id,
-        Some(WebhookKey::CabinetToken(&Token::new("sandboxtoken"))),
-    )
-    .replace("1500.5", "9999999.99")
-    .replace(id, "a4b825ca-a6f8-4996-a1db-a5f3028bb68e");
-    assert_eq!(post(&hook.url, json, forged).await, 403);
-    assert_eq!(post(&hook.url, json, notification(id, None)).await, 401);
-    let empty = notification(id, None).replace("}}", "}, \"SHA1Hash\": \"\"}");
-    assert_eq!(post(&hook.url, json, empty).await, 401);
-    // Not a notification, not JSON, not POST, too large.
-    assert_eq!(post(&hook.url, json, "{\"a\": 1").await, 400);
-    assert_eq!(post(&hook.url, json, "[1, 2]").await, 400);
-    let good = notification(id, Some(sandbox_key().as_webhook_key()));
-    assert_eq!(post(&hook.url, "text/plain", good.clone()).await, 415);
-    let got = reqwest::get(&hook.url).await.unwrap();
-    assert_eq!(got.status().as_u16(), 405);
-    assert_eq!(got.headers()["allow"], "POST");
-    let huge = format!(
-        "{{\"pad\": \"{}\", {}",
-        "x".repeat(2 * 1024 * 1024),
-        &good[1..]
-    );
-    assert_eq!(post(&hook.url, json, huge.clone()).await, 413);
-    // The same without a length announced (chunked): refused while read.
-    assert_eq!(post_chunked(hook.addr, huge.as_bytes()).await, 413);
-    assert!(hook.recorded(ROMASHKA).is_empty());
-    assert!(hook.news().is_empty());
-    // The good one, after all that: recorded.
-    assert_eq!(post(&hook.url, json, good).await, 200);
-    assert_eq!(hook.recorded(ROMASHKA).len(), 1);
-    // The listener answers on any path, as the registered address names one.
-    assert_eq!(
-        post(&format!("http://{}/", hook.addr), "text/plain", "x").await,
-        415
-    );
+        .replace("1500.5", "9999999.99")
+        .replace(id, "a4b825ca-a6f8-4996-a1db-a5f3028bb68e");
+        assert_eq!(post(&hook.url, json, forged).await, 403);
+        assert_eq!(post(&hook.url, json, notification(id, None)).await, 401);
+        let empty = notification(id, None).replace("}}", "}, \"SHA1Hash\": \"\"}");
+        assert_eq!(post(&hook.url, json, empty).await, 401);
+        // Not a notification, not JSON, not POST, too large.
+        assert_eq!(post(&hook.url, json, "{\"a\": 1").await, 400);
+        assert_eq!(post(&hook.url, json, "[1, 2]").await, 400);
+        let good = notification(id, Some(sandbox_key().as_webhook_key()));
+        assert_eq!(post(&hook.url, "text/plain", good.clone()).await, 415);
+        let got = reqwest::get(&hook.url).await.unwrap();
+        assert_eq!(got.status().as_u16(), 405);
+        assert_eq!(got.headers()["allow"], "POST");
+        let huge = format!(
+            "{{\"pad\": \"{}\", {}",
+            "x".repeat(2 * 1024 * 1024),
+            &good[1..]
+        );
+        assert_eq!(post(&hook.url, json, huge.clone()).await, 413);
+        // The same without a length announced (chunked): refused while read.
+        assert_eq!(post_chunked(hook.addr, huge.as_bytes()).await, 413);
+        assert!(hook.recorded(ROMASHKA).is_empty());
+        assert!(hook.news().is_empty());
+        // The good one, after all that: recorded.
+        assert_eq!(post(&hook.url, json, good).await, 200);
+        assert_eq!(hook.recorded(ROMASHKA).len(), 1);
+        // The listener answers on any path, as the registered address names one.
+        assert_eq!(
+            post(&format!("http://{}/", hook.addr), "text/plain", "x").await,
+            415
+        );
+    }
 }
 
 /// POSTs `body` in chunks of 64 KiB without a length (chunked), over a raw connection; the
@@ -356,97 +362,99 @@ async fn post_chunked(addr: SocketAddr, body: &[u8]) -> u16 {
         .unwrap_or_else(|| panic!("no status: {answer:?}"))
 }
 
-#[tokio::test]
-async fn the_same_notification_twice_and_eight_times_at_once_is_recorded_once() {
-    let mut hook = Hook::start(sandbox_key()).await;
-    let key = sandbox_key();
-    let json = "application/json";
-    let first = notification("op-twice", Some(key.as_webhook_key()));
-    assert_eq!(post(&hook.url, json, first.clone()).await, 200);
-    assert_eq!(post(&hook.url, json, first).await, 200);
-    let body = notification("op-eight", Some(key.as_webhook_key()));
-    let mut tasks = Vec::new();
-    for _ in 0..8 {
-        let (url, body) = (hook.url.clone(), body.clone());
-        tasks.push(tokio::spawn(async move { post(&url, json, body).await }));
+on_both! {
+    async fn the_same_notification_twice_and_eight_times_at_once_is_recorded_once() {
+        let mut hook = Hook::start(sandbox_key()).await;
+        let key = sandbox_key();
+        let json = "application/json";
+        let first = notification("op-twice", Some(key.as_webhook_key()));
+        assert_eq!(post(&hook.url, json, first.clone()).await, 200);
+        assert_eq!(post(&hook.url, json, first).await, 200);
+        let body = notification("op-eight", Some(key.as_webhook_key()));
+        let mut tasks = Vec::new();
+        for _ in 0..8 {
+            let (url, body) = (hook.url.clone(), body.clone());
+            tasks.push(tokio::spawn(async move { post(&url, json, body).await }));
+        }
+        for task in tasks {
+            assert_eq!(task.await.unwrap(), 200);
+        }
+        let rows = hook.recorded(ROMASHKA);
+        let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids.len(), 2, "{ids:?}");
+        assert!(ids.contains(&"op-twice") && ids.contains(&"op-eight"));
+        let news = hook.news();
+        assert_eq!(news.len(), 2, "one signal per new operation: {news:?}");
+        assert_eq!(news[0].amount, Some(Decimal::new(150050, 2)));
+        assert_eq!(news[0].category.as_deref(), Some("Debet"));
+        assert_eq!(news[0].executed.as_deref(), Some("2026-11-20T10:15:00"));
     }
-    for task in tasks {
-        assert_eq!(task.await.unwrap(), 200);
-    }
-    let rows = hook.recorded(ROMASHKA);
-    let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
-    assert_eq!(ids.len(), 2, "{ids:?}");
-    assert!(ids.contains(&"op-twice") && ids.contains(&"op-eight"));
-    let news = hook.news();
-    assert_eq!(news.len(), 2, "one signal per new operation: {news:?}");
-    assert_eq!(news[0].amount, Some(Decimal::new(150050, 2)));
-    assert_eq!(news[0].category.as_deref(), Some("Debet"));
-    assert_eq!(news[0].executed.as_deref(), Some("2026-11-20T10:15:00"));
 }
 
-#[tokio::test]
-async fn notifications_keyed_by_the_registered_token() {
-    let bank = bank().await;
-    // A cabinet token: its first 10 characters key the hash.
-    let cabinet = "cabinet-token-full-rights";
-    let mut hook = Hook::start(Key::Token(Token::new(cabinet))).await;
-    bank.control()
-        .set_webhook_with_token(Some(hook.url.clone()), Some(cabinet))
-        .unwrap();
-    bank.control()
-        .receive(&receive(ROMASHKA, 3, OperationKind::Incoming))
-        .unwrap();
-    deliveries_when(&bank, |d| {
-        d.iter().filter(|d| d.status == Some(200)).count() == 3
-    })
-    .await;
-    assert_eq!(hook.recorded(ROMASHKA).len(), 3);
-    assert_eq!(hook.news().len(), 3);
-    // A listener keyed by another token refuses them all (403), three times each.
-    let wrong = Hook::start(sandbox_key()).await;
-    bank.control()
-        .set_webhook_with_token(Some(wrong.url.clone()), Some(cabinet))
-        .unwrap();
-    let op = bank
-        .control()
-        .receive(&receive(ROMASHKA, 1, OperationKind::Incoming))
-        .unwrap()
-        .remove(0);
-    let deliveries = deliveries_when(&bank, |d| {
-        d.iter().any(|d| d.operation_id == op.id && d.attempt == 2)
-    })
-    .await;
-    assert!(
-        deliveries
-            .iter()
-            .filter(|d| d.operation_id == op.id)
-            .all(|d| d.status == Some(403)),
-        "{deliveries:?}"
-    );
-    assert!(wrong.recorded(ROMASHKA).is_empty());
-    // Tokens that cannot key notifications are refused, without being quoted.
-    for token in ["no-such-token-xyz", "cabinet-token-account-info"] {
-        let e = bank
+on_both! {
+    async fn notifications_keyed_by_the_registered_token() {
+        let bank = bank().await;
+        // A cabinet token: its first 10 characters key the hash.
+        let cabinet = "cabinet-token-full-rights";
+        let mut hook = Hook::start(Key::Token(Token::new(cabinet))).await;
+        bank.control()
+            .set_webhook_with_token(Some(hook.url.clone()), Some(cabinet))
+            .unwrap();
+        bank.control()
+            .receive(&receive(ROMASHKA, 3, OperationKind::Incoming))
+            .unwrap();
+        deliveries_when(&bank, |d| {
+            d.iter().filter(|d| d.status == Some(200)).count() == 3
+        })
+        .await;
+        assert_eq!(hook.recorded(ROMASHKA).len(), 3);
+        assert_eq!(hook.news().len(), 3);
+        // A listener keyed by another token refuses them all (403), three times each.
+        let wrong = Hook::start(sandbox_key()).await;
+        bank.control()
+            .set_webhook_with_token(Some(wrong.url.clone()), Some(cabinet))
+            .unwrap();
+        let op = bank
             .control()
-            .set_webhook_with_token(Some(hook.url.clone()), Some(token))
-            .unwrap_err();
-        assert!(!e.to_string().contains(token), "{e}");
+            .receive(&receive(ROMASHKA, 1, OperationKind::Incoming))
+            .unwrap()
+            .remove(0);
+        let deliveries = deliveries_when(&bank, |d| {
+            d.iter().any(|d| d.operation_id == op.id && d.attempt == 2)
+        })
+        .await;
+        assert!(
+            deliveries
+                .iter()
+                .filter(|d| d.operation_id == op.id)
+                .all(|d| d.status == Some(403)),
+            "{deliveries:?}"
+        );
+        assert!(wrong.recorded(ROMASHKA).is_empty());
+        // Tokens that cannot key notifications are refused, without being quoted.
+        for token in ["no-such-token-xyz", "cabinet-token-account-info"] {
+            let e = bank
+                .control()
+                .set_webhook_with_token(Some(hook.url.clone()), Some(token))
+                .unwrap_err();
+            assert!(!e.to_string().contains(token), "{e}");
+        }
+        // Accounts of another user are not notified to this user's token.
+        let before = bank.control().deliveries().len();
+        bank.control()
+            .set_webhook_with_token(Some(hook.url.clone()), Some(cabinet))
+            .unwrap();
+        bank.control()
+            .receive(&receive(OTHER_USER, 2, OperationKind::Incoming))
+            .unwrap();
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let after: Vec<Delivery> = bank.control().deliveries()[before..]
+            .iter()
+            .filter(|d| d.attempt == 1 && d.status != Some(403))
+            .cloned()
+            .collect();
+        assert!(after.is_empty(), "{after:?}");
     }
-    // Accounts of another user are not notified to this user's token.
-    let before = bank.control().deliveries().len();
-    bank.control()
-        .set_webhook_with_token(Some(hook.url.clone()), Some(cabinet))
-        .unwrap();
-    bank.control()
-        .receive(&receive(OTHER_USER, 2, OperationKind::Incoming))
-        .unwrap();
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let after: Vec<Delivery> = bank.control().deliveries()[before..]
-        .iter()
-        .filter(|d| d.attempt == 1 && d.status != Some(403))
-        .cloned()
-        .collect();
-    assert!(after.is_empty(), "{after:?}");
 }
 
 async fn admin(bank: &Sandbox, path: &str, body: serde_json::Value) -> (u16, serde_json::Value) {
@@ -461,121 +469,122 @@ async fn admin(bank: &Sandbox, path: &str, body: serde_json::Value) -> (u16, ser
     (status, response.json().await.unwrap_or_default())
 }
 
-#[tokio::test]
-async fn thousands_of_operations_on_one_day_through_the_admin_interface_and_history() {
-    let bank = bank().await;
-    let started = Instant::now();
-    let (status, answer) = admin(
-        &bank,
-        "/operations",
-        serde_json::json!({"account": ROMASHKA, "count": 3000, "date": "20.11.2026",
-                           "kind": "incoming", "amount": "10.25"}),
-    )
-    .await;
-    assert_eq!(status, 200, "{answer}");
-    assert_eq!(answer["count"], 3000);
-    assert!(
-        started.elapsed() < Duration::from_secs(10),
-        "{:?}",
-        started.elapsed()
-    );
-    // The history shows them, paged by 50, all on that day, each once.
-    let client = Client::builder(bank.url())
-        .token(Token::new("cabinet-token-full-rights"))
-        .build()
-        .unwrap();
-    let account_id = client
-        .companies()
-        .await
-        .unwrap()
-        .into_iter()
-        .flat_map(|c| c.bank_accounts)
-        .find(|a| a.number.as_deref() == Some(ROMASHKA))
-        .unwrap()
-        .id;
-    let ops = client
-        .operations_between(&account_id, day(), day())
-        .await
-        .unwrap();
-    let ids: std::collections::HashSet<&str> = ops.iter().map(|o| o.id.as_str()).collect();
-    assert_eq!(ids.len(), 3000);
-    assert!(ops.iter().all(|o| o.amount == Some(Decimal::new(1025, 2))));
-    let sum: Decimal = ops.iter().filter_map(|o| o.amount).sum();
-    assert_eq!(sum, Decimal::new(3000 * 1025, 2));
-    // By the account's id too; bad requests are refused with a reason.
-    let (status, _) = admin(
-        &bank,
-        "/operations",
-        serde_json::json!({"account": account_id, "kind": "budget"}),
-    )
-    .await;
-    assert_eq!(status, 200);
-    for (body, says) in [
-        (serde_json::json!({"account": "nope"}), "no account"),
-        (
-            serde_json::json!({"account": ROMASHKA, "kind": "gift"}),
-            "kind",
-        ),
-        (
-            serde_json::json!({"account": ROMASHKA, "count": 0}),
-            "count",
-        ),
-        (
-            serde_json::json!({"account": ROMASHKA, "date": "31.02.2026"}),
-            "date",
-        ),
-        (
-            serde_json::json!({"account": ROMASHKA, "amount": -1}),
-            "amount",
-        ),
-        (
-            serde_json::json!({"account": ROMASHKA, "amount": "1.005"}),
-            "amount",
-        ),
-        (
-            serde_json::json!({"account": ROMASHKA, "colour": "red"}),
-            "colour",
-        ),
-    ] {
-        let (status, answer) = admin(&bank, "/operations", body.clone()).await;
-        assert_eq!(status, 400, "{body}: {answer}");
-        assert!(answer.to_string().contains(says), "{body}: {answer}");
+on_both! {
+    async fn thousands_of_operations_on_one_day_through_the_admin_interface_and_history() {
+        let bank = bank().await;
+        let started = Instant::now();
+        let (status, answer) = admin(
+            &bank,
+            "/operations",
+            serde_json::json!({"account": ROMASHKA, "count": 3000, "date": "20.11.2026",
+                               "kind": "incoming", "amount": "10.25"}),
+        )
+        .await;
+        assert_eq!(status, 200, "{answer}");
+        assert_eq!(answer["count"], 3000);
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{:?}",
+            started.elapsed()
+        );
+        // The history shows them, paged by 50, all on that day, each once.
+        let client = Client::builder(bank.url())
+            .token(Token::new("cabinet-token-full-rights"))
+            .build()
+            .unwrap();
+        let account_id = client
+            .companies()
+            .await
+            .unwrap()
+            .into_iter()
+            .flat_map(|c| c.bank_accounts)
+            .find(|a| a.number.as_deref() == Some(ROMASHKA))
+            .unwrap()
+            .id;
+        let ops = client
+            .operations_between(&account_id, day(), day())
+            .await
+            .unwrap();
+        let ids: std::collections::HashSet<&str> = ops.iter().map(|o| o.id.as_str()).collect();
+        assert_eq!(ids.len(), 3000);
+        assert!(ops.iter().all(|o| o.amount == Some(Decimal::new(1025, 2))));
+        let sum: Decimal = ops.iter().filter_map(|o| o.amount).sum();
+        assert_eq!(sum, Decimal::new(3000 * 1025, 2));
+        // By the account's id too; bad requests are refused with a reason.
+        let (status, _) = admin(
+            &bank,
+            "/operations",
+            serde_json::json!({"account": account_id, "kind": "budget"}),
+        )
+        .await;
+        assert_eq!(status, 200);
+        for (body, says) in [
+            (serde_json::json!({"account": "nope"}), "no account"),
+            (
+                serde_json::json!({"account": ROMASHKA, "kind": "gift"}),
+                "kind",
+            ),
+            (
+                serde_json::json!({"account": ROMASHKA, "count": 0}),
+                "count",
+            ),
+            (
+                serde_json::json!({"account": ROMASHKA, "date": "31.02.2026"}),
+                "date",
+            ),
+            (
+                serde_json::json!({"account": ROMASHKA, "amount": -1}),
+                "amount",
+            ),
+            (
+                serde_json::json!({"account": ROMASHKA, "amount": "1.005"}),
+                "amount",
+            ),
+            (
+                serde_json::json!({"account": ROMASHKA, "colour": "red"}),
+                "colour",
+            ),
+        ] {
+            let (status, answer) = admin(&bank, "/operations", body.clone()).await;
+            assert_eq!(status, 400, "{body}: {answer}");
+            assert!(answer.to_string().contains(says), "{body}: {answer}");
+        }
+        // The admin guard holds: no token, no entry.
+        let response = reqwest::Client::new()
+            .post(format!("http://{}/admin/operations", bank.addr()))
+            .json(&serde_json::json!({"account": ROMASHKA}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status().as_u16(), 401);
+        // The webhook registration takes a token, refused without quoting it.
+        let (status, answer) = admin(
+            &bank,
+            "/webhook",
+            serde_json::json!({"url": "http://127.0.0.1:9/hook", "token": "secret-unknown-token"}),
+        )
+        .await;
+        assert_eq!(status, 400);
+        assert!(
+            !answer.to_string().contains("secret-unknown-token"),
+            "{answer}"
+        );
+        let (status, answer) = admin(
+            &bank,
+            "/webhook",
+            serde_json::json!({"url": "http://127.0.0.1:9/hook", "token": 5}),
+        )
+        .await;
+        assert_eq!(status, 400, "{answer}");
+        let (status, answer) = admin(
+            &bank,
+            "/webhook",
+            serde_json::json!({"url": "http://127.0.0.1:9/hook", "token": "cabinet-token-full-rights"}),
+        )
+        .await;
+        assert_eq!(status, 200, "{answer}");
+        assert!(!answer.to_string().contains("cabinet-token"), "{answer}");
     }
-    // The admin guard holds: no token, no entry.
-    let response = reqwest::Client::new()
-        .post(format!("http://{}/admin/operations", bank.addr()))
-        .json(&serde_json::json!({"account": ROMASHKA}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status().as_u16(), 401);
-    // The webhook registration takes a token, refused without quoting it.
-    let (status, answer) = admin(
-        &bank,
-        "/webhook",
-        serde_json::json!({"url": "http://127.0.0.1:9/hook", "token": "secret-unknown-token"}),
-    )
-    .await;
-    assert_eq!(status, 400);
-    assert!(
-        !answer.to_string().contains("secret-unknown-token"),
-        "{answer}"
-    );
-    let (status, answer) = admin(
-        &bank,
-        "/webhook",
-        serde_json::json!({"url": "http://127.0.0.1:9/hook", "token": 5}),
-    )
-    .await;
-    assert_eq!(status, 400, "{answer}");
-    let (status, answer) = admin(
-        &bank,
-        "/webhook",
-        serde_json::json!({"url": "http://127.0.0.1:9/hook", "token": "cabinet-token-full-rights"}),
-    )
-    .await;
-    assert_eq!(status, 200, "{answer}");
-    assert!(!answer.to_string().contains("cabinet-token"), "{answer}");
 }
 
 /// Open file descriptors of this process (Linux).

@@ -131,6 +131,11 @@ pub fn open_journal(
     let path = layout.journal();
     let fresh = !Location::of(layout, shared, false)?.is_some_and(|l| l.exists());
     if fresh && layout.used() && !new_journal {
+        // A journal in PostgreSQL is found through the folder's note of its schema.
+        let path = match shared {
+            Some(_) => crate::journal::schema_file(layout),
+            None => path.clone(),
+        };
         let (shown, root) = (path.display(), layout.root.display());
         let quoted = report::shell_quote(&root.to_string());
         return Err(Error::JournalMissing(clientbank_format::Message::new(

@@ -70,7 +70,7 @@ impl Location {
 }
 
 /// `DIR/.clientbank/journal.postgres`: the name of the folder's schema in PostgreSQL.
-pub(crate) fn schema_file(layout: &Layout) -> PathBuf {
+pub fn schema_file(layout: &Layout) -> PathBuf {
     layout.folder(Folder::Private).join("journal.postgres")
 }
 
@@ -182,22 +182,26 @@ impl Journal {
     /// checking it (SQLite: `PRAGMA quick_check`) and bringing its schema forward.
     pub fn open_at(location: &Location, create: bool) -> Result<Journal, Error> {
         let label = location.label();
-        let map = db_error(&label);
         let db = match location {
             Location::Sqlite(path) => open_sqlite(path, create)?,
             Location::Postgres { journal, schema } => {
-                match Pg::connect(journal, schema, create).map_err(&map)? {
+                match Pg::connect(journal, schema, create).map_err(db_error(&label))? {
                     Some(pg) => Store::Postgres(Box::new(pg)),
                     None => {
                         return Err(Error::JournalRefused(format!(
-                            "{label} does not exist (run `clientbank watch` on the folder first)"
+                            "{label} is not in the database, though the folder's \
+                             .clientbank/journal.postgres names it: the journal is lost (another \
+                             database, or one restored from before the folder was first served). \
+                             Point `journal` at the right database or restore it; or check the \
+                             files of processing/, review/ and rejected/ at the bank, remove \
+                             .clientbank/journal.postgres and start with `clientbank watch DIR \
+                             --new-journal`"
                         )));
                     }
                 }
             }
         };
-        let version = db.version().map_err(&map)?;
-        drop(map);
+        let version = db.version().map_err(db_error(&label))?;
         if version > SCHEMA_VERSION {
             return Err(Error::JournalRefused(format!(
                 "{label} was written by a newer clientbank (schema {version}, this one knows \

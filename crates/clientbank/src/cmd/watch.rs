@@ -195,7 +195,7 @@ async fn open_when_free(
         match Daemon::open(dir, settings.clone(), options.clone()) {
             Err(clientbank_watch::Error::Leased { message, retry }) => {
                 if !said {
-                    tracing::info!("standing by: {}", message.en());
+                    tracing::info!("standing by until that lease runs out: {}", message.en());
                     said = true;
                 }
                 tokio::time::sleep(retry).await;
