@@ -153,8 +153,8 @@ fn a_lease_is_held_by_one_and_taken_over_when_it_runs_out() {
         one.keep_lease().unwrap();
         assert!(two.take_lease("two", dir.path()).is_err());
     }
-    // Paused past its lease: the other takes the folder over.
-    std::thread::sleep(lease + Duration::from_millis(300));
+    // Paused past its lease (its renewals too): the other takes the folder over.
+    expire_lease(dir.path());
     two.take_lease("two", dir.path()).unwrap();
     let uploaded = Outcome {
         state: PaymentState::Uploaded,
@@ -217,4 +217,24 @@ fn folders_sharing_a_database_are_kept_apart() {
     assert_eq!(one.mark_sending(&ids_one).unwrap(), ids_one);
     assert_eq!(two.mark_sending(&ids_two).unwrap(), ids_two);
     assert_eq!(one.all_payments().unwrap().len(), 2);
+}
+
+/// A daemon waiting longer than its lease for the bank's answer keeps its folder: the lease is
+/// renewed in the background while the journal is idle.
+#[test]
+fn a_lease_is_kept_while_the_holder_waits_for_the_bank() {
+    let dir = tempfile::tempdir().unwrap();
+    let lease = Duration::from_millis(1200);
+    let Some(mut one) = leased_journal(dir.path(), lease) else {
+        return;
+    };
+    let mut two = leased_journal(dir.path(), lease).unwrap();
+    one.take_lease("one", dir.path()).unwrap();
+    let (_, ids) = intents(&mut one, "a.json", 1).unwrap();
+    std::thread::sleep(lease * 2);
+    assert!(matches!(
+        two.take_lease("two", dir.path()).unwrap_err(),
+        Error::Leased { .. }
+    ));
+    assert_eq!(one.mark_sending(&ids).unwrap(), ids);
 }

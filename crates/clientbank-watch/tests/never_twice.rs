@@ -433,7 +433,7 @@ async fn a_daemon_whose_lease_ran_out_sends_nothing_more() {
     put(dir.path(), "a.json", json_drop(&[7100, 7101]));
     let held = Daemon::open(dir.path(), short.clone(), options()).unwrap_err();
     assert!(matches!(held, Error::Leased { .. }), "{held}");
-    tokio::time::sleep(Duration::from_millis(1200)).await;
+    expire_lease(dir.path());
     let mut two = open(dir.path(), short);
     let lost = one.run_once().await.unwrap_err();
     assert!(matches!(lost, Error::LeaseLost(_)), "{lost}");

@@ -8,7 +8,7 @@
 //! thread that drives the daemon's, so inside a runtime each call is made on a thread of its own
 //! (scoped: the call borrows what it needs and returns before the journal goes on).
 
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, mpsc};
 use std::time::{Duration, Instant};
 
 use bytes::BytesMut;
@@ -20,11 +20,16 @@ use clientbank_bank::config::SharedJournal;
 
 /// A journal in PostgreSQL: its connection, its folder's schema and this daemon's lease.
 pub(crate) struct Pg {
-    client: Mutex<Option<postgres::Client>>,
+    client: Arc<Mutex<Option<postgres::Client>>>,
+    /// The thread renewing the lease while the journal is idle (a daemon waiting for the
+    /// bank's answer), stopped when its sender is dropped.
+    renewer: Option<(mpsc::Sender<()>, std::thread::JoinHandle<()>)>,
     /// The folder's schema (`folder_…`).
     pub(super) schema: String,
-    /// The lease, once taken: whose it is, how long it lasts, when it was last renewed.
+    /// The lease, once taken: whose it is, when it was last renewed.
     lease: Option<(String, Instant)>,
+    /// The lease was found run out or another's: it stays lost.
+    lost: bool,
     ttl: Duration,
 }
 
@@ -52,12 +57,13 @@ impl Drop for Pg {
     /// The lease is given up (a daemon that stops, or a command that ends): a daemon standing
     /// by takes the folder at once, not after the lease (a process killed keeps it that long).
     fn drop(&mut self) {
+        self.stop_renewer();
         if let Err(e) = self.release_lease() {
             tracing::warn!("the folder's lease was not given up (it runs out by itself): {e}");
         }
         let client = self
             .client
-            .get_mut()
+            .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .take();
         if let Some(client) = client {
@@ -129,7 +135,9 @@ impl Pg {
             Ok(Some(client))
         })?;
         Ok(ready.map(|client| Pg {
-            client: Mutex::new(Some(client)),
+            client: Arc::new(Mutex::new(Some(client))),
+            renewer: None,
+            lost: false,
             schema: schema.to_string(),
             lease: None,
             ttl: journal.lease,
@@ -177,7 +185,11 @@ impl Pg {
             let value = f(&mut On(&mut tx))?;
             tx.commit()?;
             Ok(value)
-        })?;
+        });
+        if let Err(DbError::LeaseLost) = &value {
+            self.lost = true;
+        }
+        let value = value?;
         if leased && let Some((_, renewed)) = &mut self.lease {
             *renewed = Instant::now();
         }
@@ -233,6 +245,8 @@ impl Pg {
         })?;
         if held.is_none() {
             self.lease = Some((owner.to_string(), Instant::now()));
+            self.lost = false;
+            self.start_renewer(owner);
         }
         Ok(held)
     }
@@ -241,6 +255,9 @@ impl Pg {
     /// [`DbError::LeaseLost`] when it is no longer this daemon's. Nothing without a lease (a
     /// command that sends nothing: `status`, `sign`).
     pub(super) fn keep_lease(&mut self) -> Result<(), DbError> {
+        if self.lost {
+            return Err(DbError::LeaseLost);
+        }
         match &self.lease {
             None => return Ok(()),
             Some((_, renewed)) if renewed.elapsed() < self.ttl / 3 => return Ok(()),
@@ -249,8 +266,57 @@ impl Pg {
         self.write(true, |_| Ok(()))
     }
 
+    /// Renews the lease every third of it on a thread of its own, over the same connection
+    /// between the journal's own calls: a daemon waiting for a slow answer of the bank keeps
+    /// its folder. It renews only a lease not run out (a daemon paused past it stays without
+    /// one), and stops at the first renewal refused.
+    fn start_renewer(&mut self, owner: &str) {
+        self.stop_renewer();
+        let (stop, stopped) = mpsc::channel::<()>();
+        let client = Arc::clone(&self.client);
+        let (schema, owner, every, ttl) = (
+            self.schema.clone(),
+            owner.to_string(),
+            self.ttl / 3,
+            millis(self.ttl),
+        );
+        let renewing = std::thread::Builder::new()
+            .name("clientbank-lease".into())
+            .spawn(move || {
+                while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(every) {
+                    let mut client = client.lock().unwrap_or_else(PoisonError::into_inner);
+                    let Some(client) = client.as_mut() else {
+                        return;
+                    };
+                    let renewed = client
+                        .transaction()
+                        .map_err(DbError::from)
+                        .and_then(|mut tx| {
+                            renew(&mut tx, &schema, &owner, ttl)?;
+                            Ok(tx.commit()?)
+                        });
+                    if let Err(e) = renewed {
+                        tracing::debug!("the lease is no longer renewed: {e}");
+                        return;
+                    }
+                }
+            });
+        match renewing {
+            Ok(handle) => self.renewer = Some((stop, handle)),
+            Err(e) => tracing::warn!("the lease is renewed only between files: {e}"),
+        }
+    }
+
+    fn stop_renewer(&mut self) {
+        if let Some((stop, handle)) = self.renewer.take() {
+            drop(stop);
+            let _ = handle.join();
+        }
+    }
+
     /// Gives the lease up (a daemon that stops): another daemon may take the folder at once.
     pub(super) fn release_lease(&mut self) -> Result<(), DbError> {
+        self.stop_renewer();
         let Some((owner, _)) = self.lease.take() else {
             return Ok(());
         };

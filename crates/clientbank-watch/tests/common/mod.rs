@@ -110,6 +110,31 @@ pub fn journal_of(dir: &Path, create: bool) -> clientbank_watch::journal::Journa
     clientbank_watch::journal::Journal::open_at(&location, create).expect("the journal opens")
 }
 
+/// Makes the lease of folder `dir` run out now, by the database's clock, as if its holder had
+/// been paused past it (a process paused stops its renewals too; a test's cannot be paused).
+pub fn expire_lease(dir: &Path) {
+    let server = postgres_server().expect("a PostgreSQL server");
+    let schema = std::fs::read_to_string(dir.join(".clientbank").join("journal.postgres")).unwrap();
+    let mut config: postgres::Config = server.url.parse().unwrap();
+    if let Some(password) = &server.password {
+        config.password(password.expose_secret());
+    }
+    // Its own thread: the `postgres` client must not run inside the test's runtime.
+    std::thread::spawn(move || {
+        let mut client = config.connect(postgres::NoTls).unwrap();
+        let expired = client
+            .execute(
+                "UPDATE clientbank.leases SET expires_at = now() - interval '1 second'
+                 WHERE folder = $1",
+                &[&schema.trim()],
+            )
+            .unwrap();
+        assert_eq!(expired, 1, "the folder has a lease");
+    })
+    .join()
+    .unwrap();
+}
+
 /// A test run twice: `NAME::sqlite` on the SQLite journal, `NAME::postgres` on PostgreSQL
 /// where a server is configured ([`postgres_server`]).
 #[macro_export]
