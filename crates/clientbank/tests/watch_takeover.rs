@@ -1,12 +1,14 @@
 //! Several daemons on the same folders with one journal in PostgreSQL (issue 20): three
-//! `clientbank watch A B` processes against one sandbox bank in another process, killed with
+//! `clientbank watch` processes (two `watch A B`, one `watch A` or `watch B`) against one
+//! sandbox bank in another process, killed with
 //! SIGKILL at random moments (also right after another was killed, while a folder is being taken
 //! over), one paused with SIGSTOP past its lease and resumed, files arriving all the while and
 //! the bank slowed at times so that payments are in flight. Then the folders are finished
 //! undisturbed, review/ is settled from the bank's own list (`clientbank resolve`), and the bank
 //! is counted: no payment twice, every file in exactly one final folder, nothing lost.
 //!
-//! The server is `CLIENTBANK_TEST_POSTGRES` (its password, if any, in `PGPASSWORD`); without it
+//! `CLIENTBANK_TAKEOVER_LOGS=DIR` keeps the daemons' logs there. The server is
+//! `CLIENTBANK_TEST_POSTGRES` (its password, if any, in `PGPASSWORD`); without it
 //! the test says so in one line and passes, unless `CLIENTBANK_REQUIRE_POSTGRES=1`.
 #![cfg(unix)]
 
@@ -57,13 +59,30 @@ fn folder(root: &Path, name: &str, bank: &str, url: &str) -> PathBuf {
     dir
 }
 
-fn daemon(dirs: &[PathBuf]) -> Child {
+/// The daemon `index`: the first two serve both folders (`watch A B`, a fleet); the third one
+/// folder, chosen at random at each start (`watch A`: the one-folder daemon).
+fn daemon(index: usize, dirs: &[PathBuf], random: &mut Random) -> Child {
+    let dirs = match index {
+        0 | 1 => dirs,
+        _ => std::slice::from_ref(&dirs[random.next(2) as usize]),
+    };
+    // `CLIENTBANK_TAKEOVER_LOGS=DIR` keeps what the daemons log (`DIR/daemon-N.log`).
+    let log = match std::env::var_os("CLIENTBANK_TAKEOVER_LOGS") {
+        Some(logs) => Stdio::from(
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(Path::new(&logs).join(format!("daemon-{index}.log")))
+                .unwrap(),
+        ),
+        None => Stdio::null(),
+    };
     Command::new(bin())
         .arg("watch")
         .args(dirs)
-        .env("RUST_LOG", "warn")
+        .env("RUST_LOG", "info")
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(log)
         .spawn()
         .unwrap()
 }
@@ -133,7 +152,7 @@ fn daemons_on_one_postgres_journal_killed_and_paused_send_every_payment_once() {
         next: [0, 100],
         dropped: Vec::new(),
     };
-    let mut running: Vec<Child> = (0..3).map(|_| daemon(&dirs)).collect();
+    let mut running: Vec<Child> = (0..3).map(|i| daemon(i, &dirs, &mut random)).collect();
     let started = Instant::now();
     let (mut kills, mut pauses, mut takeover_kills) = (0, 0, 0);
     while started.elapsed() < Duration::from_secs(20) {
@@ -161,10 +180,10 @@ fn daemons_on_one_postgres_journal_killed_and_paused_send_every_payment_once() {
                     let other = (victim + 1 + random.next(2) as usize) % running.len();
                     running[other].kill().unwrap();
                     running[other].wait().unwrap();
-                    running[other] = daemon(&dirs);
+                    running[other] = daemon(other, &dirs, &mut random);
                     takeover_kills += 1;
                 }
-                running[victim] = daemon(&dirs);
+                running[victim] = daemon(victim, &dirs, &mut random);
             }
             2 => {
                 // Paused past its lease: the others take its folders; resumed, it must stop

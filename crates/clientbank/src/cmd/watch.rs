@@ -122,35 +122,32 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
             new_journal: args.new_journal,
             today: None,
         };
-        let mut daemon = open_when_free(&args.dir, settings, options).await?;
-        {
-            // A changed configuration file is read again; what flags and --sandbox/--demo set
-            // stays.
-            let dir = args.dir.clone();
-            let config = args.config.clone();
-            daemon.set_reloader(Box::new(move || {
-                let mut next = Settings::load(&dir, config.as_deref(), &ProcessEnv)?;
-                next.lang = fixed.lang;
-                if sandbox {
-                    next.bank_url = fixed.bank_url.clone();
-                    next.token = fixed.token.clone();
-                    next.sandbox = fixed.sandbox;
-                }
-                if keys_present(&fixed) {
-                    next.signers.extend(fixed.signers.clone());
-                    next.signing = fixed.signing;
-                }
-                Ok(next)
-            }));
-        }
+        let mut daemon = open_when_free(&args.dir, settings, options.clone()).await?;
+        // A changed configuration file is read again; what flags and --sandbox/--demo set stays.
+        let reload = |fixed: &Settings| reloader(&args.dir, args.config.as_deref(), fixed, sandbox);
+        daemon.set_reloader(reload(&fixed));
         let _metrics = match metrics {
             Some(addr) => Some(serve_metrics(addr, &args.dir, &daemon).await?),
             None => None,
         };
-        let summary = if args.once {
-            daemon.run_once().await
-        } else {
-            daemon.run(shutdown()).await
+        let summary = loop {
+            let summary = if args.once {
+                daemon.run_once().await
+            } else {
+                daemon.run(shutdown()).await
+            };
+            match summary {
+                // A journal in PostgreSQL whose lease ran out (paused, cut off): nothing more
+                // was sent; stand by again, and take the folder over if it is free again.
+                Err(clientbank_watch::Error::LeaseLost(lost)) if !args.once => {
+                    tracing::warn!("{}", lost.en());
+                    let settings = daemon.engine.settings.clone();
+                    drop(daemon);
+                    daemon = open_when_free(&args.dir, settings, options.clone()).await?;
+                    daemon.set_reloader(reload(&fixed));
+                }
+                summary => break summary,
+            }
         };
         drop(bank);
         match summary {
@@ -180,6 +177,35 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
             }
             Err(e) => Err(e.into()),
         }
+    })
+}
+
+/// How the daemon reads its configuration again: from `dir` (or `config`), keeping what flags
+/// and `--sandbox`/`--demo` set (`fixed`).
+fn reloader(
+    dir: &Path,
+    config: Option<&Path>,
+    fixed: &Settings,
+    sandbox: bool,
+) -> Box<dyn Fn() -> Result<Settings, clientbank_watch::Error> + Send> {
+    let (dir, config, fixed) = (
+        dir.to_path_buf(),
+        config.map(Path::to_path_buf),
+        fixed.clone(),
+    );
+    Box::new(move || {
+        let mut next = Settings::load(&dir, config.as_deref(), &ProcessEnv)?;
+        next.lang = fixed.lang;
+        if sandbox {
+            next.bank_url = fixed.bank_url.clone();
+            next.token = fixed.token.clone();
+            next.sandbox = fixed.sandbox;
+        }
+        if keys_present(&fixed) {
+            next.signers.extend(fixed.signers.clone());
+            next.signing = fixed.signing;
+        }
+        Ok(next)
     })
 }
 
