@@ -212,7 +212,7 @@ async fn a_429_or_408_makes_the_file_wait_not_rejected() {
         }
         assert_eq!(files(dir.path(), "processing"), ["busy.json"], "{status}");
         assert!(files(dir.path(), "rejected").is_empty(), "{status}");
-        let why = daemon.summary.bank_unavailable.clone().unwrap();
+        let why = daemon.summary.bank_unavailable.clone().unwrap().to_string();
         assert!(
             why.contains(&format!("({status}")) && why.contains("1 s"),
             "{why}"
@@ -342,8 +342,9 @@ async fn a_refused_token_stops_uploads_and_the_files_wait() {
     assert!(
         !summary
             .token_refused
-            .as_deref()
+            .as_ref()
             .unwrap()
+            .en()
             .contains("not-a-token")
     );
     assert_eq!(summary.waiting, ["a.json", "b.json"]);
@@ -412,7 +413,14 @@ async fn a_refused_signature_leaves_the_ids_awaiting_then_a_good_one_signs() {
     assert_eq!(summary.done, ["sign.json"]);
     assert_eq!(summary.signed, 1, "Иванов's payment is signed: {summary:?}");
     assert_eq!(summary.sign_failures.len(), 1, "{summary:?}");
-    assert!(summary.sign_failures[0].contains("refused"), "{summary:?}");
+    assert!(
+        summary.sign_failures[0].en().contains("refused"),
+        "{summary:?}"
+    );
+    assert!(
+        summary.sign_failures[0].ru().contains("отклонил"),
+        "{summary:?}"
+    );
     let awaiting = daemon.engine.journal.awaiting_signature().unwrap();
     assert_eq!(awaiting.len(), 2);
     assert!(awaiting[0].message.as_deref().unwrap().contains("refused"));

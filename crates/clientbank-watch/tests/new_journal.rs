@@ -36,7 +36,7 @@ async fn a_new_journal_is_seeded_from_done_and_review_and_nothing_is_sent_again(
     .unwrap();
     let (_, options) = lose_journal(dir.path());
     let mut daemon = Daemon::open(dir.path(), settings(&bank), options).unwrap();
-    let seeded = daemon.summary.journal_seeded.clone().unwrap();
+    let seeded = daemon.summary.journal_seeded.clone().unwrap().to_string();
     assert!(
         seeded.contains("done/ (1 file(s), 2 payment(s)")
             && seeded.contains("review/ (1 file(s), 1 payment(s)"),
@@ -121,7 +121,7 @@ async fn a_new_journal_learns_the_uploaded_payments_of_a_rejected_file() {
         std::fs::remove_file(&odd).unwrap();
     }
     let mut daemon = Daemon::open(dir.path(), settings(&bank), options).unwrap();
-    let seeded = daemon.summary.journal_seeded.clone().unwrap();
+    let seeded = daemon.summary.journal_seeded.clone().unwrap().to_string();
     assert!(
         seeded.contains("rejected/ (3 file(s), 3 payment(s)"),
         "{seeded}"

@@ -15,6 +15,7 @@ mod payer;
 mod report;
 mod runtime;
 mod sandbox_bank;
+mod table;
 mod term;
 mod view;
 

@@ -134,7 +134,7 @@ impl Engine {
                     self.journal.set_payment(id, PaymentState::Planned, None)?;
                 }
                 return Ok(Sent::NotTaken {
-                    why: e.to_string(),
+                    why: e.message(),
                     retry_after: e.retry_after(),
                 });
             }
