@@ -332,9 +332,9 @@ impl From<TargetEncoding> for clientbank_format::Encoding {
     }
 }
 
-pub(crate) fn parse_day(text: &str) -> Result<NaiveDate, String> {
+pub(crate) fn parse_day(text: &str) -> Result<NaiveDate, crate::parse_error::NotADay> {
     clientbank_payment::json::parse_date(text)
-        .ok_or_else(|| format!("{text:?} is not a date (ДД.ММ.ГГГГ or YYYY-MM-DD)"))
+        .ok_or_else(|| crate::parse_error::NotADay(text.to_string()))
 }
 
 #[cfg(test)]

@@ -69,7 +69,7 @@ impl Daemon {
                     .map(|(position, p)| {
                         let mut row = crate::engine::new_payment(p, None);
                         let line = report.get(position).filter(|line| {
-                            clientbank_bank::statement::normalise_number(&line.number)
+                            clientbank_payment::identity::normalise_number(&line.number)
                                 == p.identity.number
                         });
                         row.state = match folder {

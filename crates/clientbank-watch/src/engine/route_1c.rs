@@ -263,7 +263,7 @@ pub(super) fn refused_payment(
     };
     let one = |found: Vec<usize>| <[usize; 1]>::try_from(found).ok().map(|[at]| at);
     let by_number = after("№")
-        .map(|n| clientbank_bank::statement::normalise_number(&n))
+        .map(|n| clientbank_payment::identity::normalise_number(&n))
         .and_then(|n| {
             one(todo
                 .iter()

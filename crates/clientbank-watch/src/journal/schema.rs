@@ -131,7 +131,7 @@ fn schema_2(tx: &Transaction<'_>) -> rusqlite::Result<()> {
         if parts.len() != 5 {
             continue;
         }
-        let number = clientbank_bank::statement::normalise_number(parts[1]);
+        let number = clientbank_payment::identity::normalise_number(parts[1]);
         if number != parts[1] {
             parts[1] = &number;
             tx.execute(
