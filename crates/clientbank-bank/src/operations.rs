@@ -31,7 +31,7 @@ pub trait Orders {
     /// The order (a one-document 1.03 file, [`crate::statement::order_text`]) of the uploaded
     /// payment that the bank's operation `bank_id` is; failing the id, the one uploaded payment
     /// without a known id with these requisites: payer account, number (as
-    /// [`crate::statement::normalise_number`] gives it), sum (two decimals), recipient account.
+    /// [`clientbank_payment::identity::normalise_number`] gives it), sum (two decimals), recipient account.
     fn order_of(&self, bank_id: &str, identity: [&str; 4]) -> Result<Option<String>, StoreError>;
 }
 

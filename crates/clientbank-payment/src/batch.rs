@@ -23,7 +23,7 @@
 //! let today = NaiveDate::from_ymd_opt(2024, 3, 28).unwrap();
 //! let batch = Batch::read(json, &Context::as_of(today)).unwrap();
 //! let item = batch.items().next().unwrap();
-//! assert_eq!(item.identity().number.as_deref(), Some("7"));
+//! assert_eq!(item.identity().number, "7");
 //! assert!(item.findings().iter().any(|f| f.code.as_str() == "sum-not-positive"));
 //! assert!(batch.has_errors());
 //! let report = batch.render("upload.json", Lang::Ru);
@@ -34,12 +34,11 @@ use std::collections::{HashMap, VecDeque};
 use std::fmt;
 use std::sync::OnceLock;
 
-use chrono::NaiveDate;
 use clientbank_diagnostic::{Code, Diagnostic, Lang, Limit, Renderer, Severity};
 use clientbank_format::{Encoding, Parsed, SectionRef, parse_owned};
-use rust_decimal::Decimal;
 
 use crate::finding::position;
+use crate::identity::Identity;
 use crate::json::{PaymentJson, ReadRequest, Upload, UploadRequest};
 use crate::onec;
 use crate::payment::Payment;
@@ -657,53 +656,6 @@ pub struct Item {
     covered_error: bool,
 }
 
-/// What tells one payment from another: what a journal keys it by.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub struct Identity {
-    /// The payer's account.
-    pub payer_account: Option<String>,
-    /// The document number.
-    pub number: Option<String>,
-    /// The document date.
-    pub date: Option<NaiveDate>,
-    /// The sum.
-    pub sum: Option<Decimal>,
-    /// The recipient's account.
-    pub recipient_account: Option<String>,
-}
-
-impl Identity {
-    /// The identity of a payment: texts trimmed, the sum normalised (`1500`, `1500.0` and
-    /// `1500.00` are one sum and hash alike).
-    pub fn of(p: &Payment) -> Identity {
-        let text = |v: &Option<String>| v.as_deref().map(|v| v.trim().to_string());
-        Identity {
-            payer_account: text(&p.payer.account),
-            number: text(&p.number),
-            date: p.date,
-            sum: p.sum.map(|s| s.normalize()),
-            recipient_account: text(&p.recipient.account),
-        }
-    }
-}
-
-impl fmt::Display for Identity {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let text = |v: &Option<String>| v.clone().unwrap_or_else(|| "?".into());
-        write!(
-            f,
-            "№ {} of {} for {} from {} to {}",
-            text(&self.number),
-            self.date
-                .map_or_else(|| "?".into(), clientbank_format::value::format_date),
-            self.sum.map_or_else(|| "?".into(), |s| s.to_string()),
-            text(&self.payer_account),
-            text(&self.recipient_account)
-        )
-    }
-}
-
 impl Item {
     /// The 0-based position among the file's documents (or the upload's requests).
     pub fn index(&self) -> usize {
@@ -737,8 +689,7 @@ impl Item {
         self.request.as_ref()
     }
 
-    /// Its identity: payer account, number, date, sum, recipient account (texts trimmed, the
-    /// sum normalised).
+    /// Its identity ([`Identity`]: payer account, number, date, sum, recipient account).
     pub fn identity(&self) -> Identity {
         self.payment.as_ref().map(Identity::of).unwrap_or_default()
     }

@@ -60,6 +60,7 @@ pub mod clock;
 mod finding;
 #[doc(hidden)]
 pub mod fuzz;
+pub mod identity;
 pub mod json;
 pub mod onec;
 mod payment;

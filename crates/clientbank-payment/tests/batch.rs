@@ -61,15 +61,9 @@ fn an_order_file_reports_mapping_findings_and_documents_that_are_not_orders() {
     assert!(items[1].carried_by_json());
     assert_eq!(items[1].line(), Some(28));
     let identity = items[1].identity();
-    assert_eq!(identity.number.as_deref(), Some("2"));
-    assert_eq!(
-        identity.payer_account.as_deref(),
-        Some("40702810938000012345")
-    );
-    assert_eq!(
-        identity.recipient_account.as_deref(),
-        Some("40702810210000054321")
-    );
+    assert_eq!(identity.number, "2");
+    assert_eq!(identity.payer_account, "40702810938000012345");
+    assert_eq!(identity.recipient_account, "40702810210000054321");
     assert_eq!(
         identity.sum.map(|s| s.to_string()).as_deref(),
         Some("175000"),

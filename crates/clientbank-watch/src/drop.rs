@@ -9,58 +9,10 @@
 use std::path::Path;
 
 use chrono::NaiveDate;
-use clientbank_bank::statement::{normalise_number, order_text};
+use clientbank_bank::statement::order_text;
 use clientbank_payment::batch::{self, Batch, Form};
-use clientbank_payment::{Context, Lang, Payment, Severity, UploadRequest};
-use rust_decimal::Decimal;
-
-/// What identifies a payment at the bank, for "never twice": payer account, number
-/// (normalised: `0402` and `402` are one number), date, sum (normalised: `1500`, `1500.0` and
-/// `1500.00` are one sum) and recipient account.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Identity {
-    /// The payer's account.
-    pub payer_account: String,
-    /// The document number.
-    pub number: String,
-    /// The document date.
-    pub date: Option<NaiveDate>,
-    /// The sum.
-    pub sum: Option<Decimal>,
-    /// The recipient's account.
-    pub recipient_account: String,
-}
-
-impl Identity {
-    /// The identity of a payment (the batch layer's: texts trimmed, the sum normalised).
-    pub fn of(payment: &Payment) -> Identity {
-        Identity::from(batch::Identity::of(payment))
-    }
-
-    /// The journal's key: `payer|number|YYYY-MM-DD|sum|recipient`.
-    pub fn key(&self) -> String {
-        format!(
-            "{}|{}|{}|{}|{}",
-            self.payer_account,
-            self.number,
-            self.date.map(|d| d.to_string()).unwrap_or_default(),
-            self.sum.map(|s| s.to_string()).unwrap_or_default(),
-            self.recipient_account
-        )
-    }
-}
-
-impl From<batch::Identity> for Identity {
-    fn from(identity: batch::Identity) -> Identity {
-        Identity {
-            payer_account: identity.payer_account.unwrap_or_default(),
-            number: normalise_number(&identity.number.unwrap_or_default()),
-            date: identity.date,
-            sum: identity.sum,
-            recipient_account: identity.recipient_account.unwrap_or_default(),
-        }
-    }
-}
+use clientbank_payment::identity::Identity;
+use clientbank_payment::{Context, Lang, Severity, UploadRequest};
 
 /// One payment of a drop, ready to be sent.
 #[derive(Clone, Debug)]
@@ -180,7 +132,7 @@ pub fn read(path: &Path, bytes: &[u8], today: NaiveDate, lang: Lang) -> Drop {
             continue;
         };
         drop.payments.push(Planned {
-            identity: item.identity().into(),
+            identity: item.identity(),
             // A draft: the sender sets `targetStatus`.
             request: UploadRequest::new(request.payment.clone(), false),
             carried_by_json: item.carried_by_json(),
@@ -231,31 +183,6 @@ pub fn read(path: &Path, bytes: &[u8], today: NaiveDate, lang: Lang) -> Drop {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn identity_normalises_the_sum() {
-        let a = Payment {
-            sum: Some(Decimal::new(150000, 2)),
-            ..Payment::default()
-        };
-        let mut b = a.clone();
-        b.sum = Some(Decimal::new(1500, 0));
-        assert_eq!(Identity::of(&a).key(), Identity::of(&b).key());
-    }
-
-    #[test]
-    fn identity_normalises_the_number() {
-        let a = Payment {
-            number: Some("0402".into()),
-            ..Payment::default()
-        };
-        let mut b = a.clone();
-        b.number = Some(" 402".into());
-        assert_eq!(Identity::of(&a).key(), Identity::of(&b).key());
-        assert_eq!(normalise_number("000"), "0");
-        assert_eq!(normalise_number("А-0402"), "А-0402");
-        assert_ne!(normalise_number("4020"), normalise_number("402"));
-    }
 
     #[test]
     fn the_errors_file_is_the_one_renderer_in_either_language() {

@@ -177,7 +177,7 @@ async fn a_full_disk_fails_the_journal_write_and_nothing_is_sent() {
     assert_eq!(summary.waiting, ["full.json"], "{summary:?}");
     // Said as what it is: the journal, not the bank; and how many payments went before
     // (issue 17 item 9: never "nothing is sent" when some were).
-    let said = summary.journal_error.clone().unwrap();
+    let said = summary.journal_error.clone().unwrap().to_string();
     assert!(
         said.contains("nothing more of full.json is sent; 0 of its payments reached the bank"),
         "{said}"

@@ -217,7 +217,7 @@ on_both! {
             }
             assert_eq!(files(dir.path(), "processing"), ["busy.json"], "{status}");
             assert!(files(dir.path(), "rejected").is_empty(), "{status}");
-            let why = daemon.summary.bank_unavailable.clone().unwrap();
+            let why = daemon.summary.bank_unavailable.clone().unwrap().to_string();
             assert!(
                 why.contains(&format!("({status}")) && why.contains("1 s"),
                 "{why}"
@@ -351,8 +351,9 @@ on_both! {
         assert!(
             !summary
                 .token_refused
-                .as_deref()
+                .as_ref()
                 .unwrap()
+                .en()
                 .contains("not-a-token")
         );
         assert_eq!(summary.waiting, ["a.json", "b.json"]);
@@ -423,7 +424,14 @@ on_both! {
         assert_eq!(summary.done, ["sign.json"]);
         assert_eq!(summary.signed, 1, "Иванов's payment is signed: {summary:?}");
         assert_eq!(summary.sign_failures.len(), 1, "{summary:?}");
-        assert!(summary.sign_failures[0].contains("refused"), "{summary:?}");
+        assert!(
+            summary.sign_failures[0].en().contains("refused"),
+            "{summary:?}"
+        );
+        assert!(
+            summary.sign_failures[0].ru().contains("отклонил"),
+            "{summary:?}"
+        );
         let awaiting = daemon.engine.journal.awaiting_signature().unwrap();
         assert_eq!(awaiting.len(), 2);
         assert!(awaiting[0].message.as_deref().unwrap().contains("refused"));

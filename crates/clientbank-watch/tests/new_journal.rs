@@ -40,7 +40,7 @@ on_both! {
         .unwrap();
         let (_, options) = lose_journal(dir.path());
         let mut daemon = Daemon::open(dir.path(), settings(&bank), options).unwrap();
-        let seeded = daemon.summary.journal_seeded.clone().unwrap();
+        let seeded = daemon.summary.journal_seeded.clone().unwrap().to_string();
         assert!(
             seeded.contains("done/ (1 file(s), 2 payment(s)")
                 && seeded.contains("review/ (1 file(s), 1 payment(s)"),
@@ -126,7 +126,7 @@ on_both! {
             std::fs::remove_file(&odd).unwrap();
         }
         let mut daemon = Daemon::open(dir.path(), settings(&bank), options).unwrap();
-        let seeded = daemon.summary.journal_seeded.clone().unwrap();
+        let seeded = daemon.summary.journal_seeded.clone().unwrap().to_string();
         assert!(
             seeded.contains("rejected/ (3 file(s), 3 payment(s)"),
             "{seeded}"

@@ -196,8 +196,11 @@ async fn a_bank_url_without_its_version_is_a_configuration_error() {
     put(dir.path(), "carried.txt", onec_drop(&[7301], 3));
     let summary = daemon.run_once().await.unwrap();
     assert!(summary.rejected.is_empty(), "{summary:?}");
-    let why = summary.config_error.clone().unwrap_or_default();
-    assert!(why.contains("/v1"), "{summary:?}");
+    let why = summary.config_error.clone().unwrap();
+    assert!(
+        why.en().contains("/v1") && why.ru().contains("/v1"),
+        "{summary:?}"
+    );
     assert_eq!(files(dir.path(), "processing").len(), 2, "{summary:?}");
     assert!(at_bank(&bank).is_empty());
     // The address put right (a restart): both files go.
@@ -247,8 +250,12 @@ async fn a_token_without_the_upload_right_keeps_the_file_waiting() {
     put(dir.path(), "requests.json", json_drop(&[7600]));
     let summary = daemon.run_once().await.unwrap();
     assert!(summary.rejected.is_empty(), "{summary:?}");
-    let why = summary.token_refused.clone().unwrap_or_default();
-    assert!(why.contains("money-transfer"), "{summary:?}");
+    let why = summary.token_refused.clone().unwrap();
+    assert!(why.en().contains("money-transfer"), "{summary:?}");
+    assert!(
+        why.ru().contains("токену нельзя загружать платежи"),
+        "{summary:?}"
+    );
     assert_eq!(files(dir.path(), "processing"), ["requests.json"]);
     assert!(at_bank(&bank).is_empty());
 }

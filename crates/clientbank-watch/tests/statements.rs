@@ -126,7 +126,7 @@ on_both! {
         let before = std::fs::read(dir.path().join("outbox/kl_to_1c.txt")).unwrap();
         bank.control().set_maintenance(true);
         let summary = daemon.run_once().await.unwrap();
-        let why = summary.statement_error.unwrap();
+        let why = summary.statement_error.unwrap().to_string();
         assert!(why.contains("not brought up to date"), "{why}");
         assert_eq!(
             std::fs::read(dir.path().join("outbox/kl_to_1c.txt")).unwrap(),

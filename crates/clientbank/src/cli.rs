@@ -5,6 +5,8 @@ use std::path::PathBuf;
 use chrono::NaiveDate;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::cmd;
+
 /// Moves payment orders from accounting software to the bank and statements back,
 /// in the 1C client-bank exchange format (1CClientBankExchange 1.01–1.03).
 #[derive(Debug, Parser)]
@@ -104,12 +106,7 @@ Examples:
   clientbank parse statement.txt                    sections and keys; findings on stderr
   clientbank parse --json statement.txt             one JSON object
   clientbank parse --json-lines - < statement.txt   one JSON object per section and finding")]
-    Parse {
-        /// The exchange file (`-` reads standard input).
-        file: PathBuf,
-        #[command(flatten)]
-        json: JsonArgs,
-    },
+    Parse(cmd::parse::Args),
     /// Check files (1C or JSON upload requests): the format and every payment rule. Exit 0 when
     /// no error was found, 1 when one was, 2 when a file is unreadable.
     #[command(after_help = "\
@@ -118,19 +115,7 @@ Examples:
   clientbank check --strict 1c_to_kl.txt            every finding is an error
   clientbank check --json-lines big.txt > f.jsonl   one JSON object per finding and file
   cat requests.json | clientbank check -            standard input")]
-    Check {
-        /// The files: 1C exchange files or JSON upload requests (`-` reads standard input).
-        #[arg(required = true)]
-        files: Vec<PathBuf>,
-        /// Every finding is an error, as 1C's own loader would treat it.
-        #[arg(long)]
-        strict: bool,
-        #[command(flatten)]
-        json: JsonArgs,
-        /// Check dates as of this day (ДД.ММ.ГГГГ or YYYY-MM-DD) instead of today in Moscow.
-        #[arg(long, value_parser = parse_day)]
-        today: Option<NaiveDate>,
-    },
+    Check(cmd::check::Args),
     /// Convert 1C payment orders to JSON upload requests (an array), JSON upload requests
     /// (one or an array) to a canonical 1.03 file, or a 1C file to a canonical 1C file in
     /// another encoding.
@@ -142,40 +127,7 @@ Examples:
   clientbank convert utf8.txt --to 1c --encoding windows -o cp1251.txt
                                                                    1C -> canonical 1C in CP1251
   clientbank convert - --to json < 1c_to_kl.txt                    standard input to standard output")]
-    Convert {
-        /// A 1C exchange file or a JSON file of upload requests (`-` reads standard input).
-        file: PathBuf,
-        /// What to write; by default the other format than the input's.
-        #[arg(long, value_enum)]
-        to: Option<Target>,
-        /// Where to write (`-` or none: standard output). Never the input itself.
-        #[arg(short, long)]
-        output: Option<PathBuf>,
-        /// The encoding of a 1C file written.
-        #[arg(long, value_enum, default_value = "windows")]
-        encoding: TargetEncoding,
-        /// Upload requests send the payments straight to signing (`targetStatus: InSigning`)
-        /// instead of creating drafts.
-        #[arg(long)]
-        in_signing: bool,
-        /// Check dates as of this day instead of today in Moscow.
-        #[arg(long, value_parser = parse_day)]
-        today: Option<NaiveDate>,
-        /// The payer's requisites for JSON -> 1C (a TOML or JSON file: account, name, inn, kpp,
-        /// bank, bik, corr_account), which the JSON requests do not carry.
-        #[arg(long, value_name = "ACCOUNT-FILE")]
-        payer_from: Option<PathBuf>,
-        /// Findings on standard error as JSON Lines, one object per finding, then a summary.
-        #[arg(long)]
-        json: bool,
-        /// Every finding is an error (exit 1).
-        #[arg(long)]
-        strict: bool,
-        /// Write all the same: a file with errors (nothing is written of one otherwise), or
-        /// CP1251 or CP866 bytes to a terminal.
-        #[arg(long)]
-        force: bool,
-    },
+    Convert(cmd::convert::Args),
     /// Run the local sandbox bank: the bank API v1 on a loopback address, with test data,
     /// the fixed sandbox credentials and an admin interface for faults.
     #[command(after_help = "\
@@ -183,14 +135,7 @@ Examples:
   clientbank sandbox                                127.0.0.1:8800
   clientbank sandbox --addr 127.0.0.1:0             any free port (printed)
   clientbank sandbox --time-scale 0.01              webhook retries 100 times sooner")]
-    Sandbox {
-        /// Where to listen (loopback only).
-        #[arg(long, default_value = "127.0.0.1:8800")]
-        addr: std::net::SocketAddr,
-        /// Multiplies the webhook retry delays (10 minutes, then an hour).
-        #[arg(long, default_value_t = 1.0)]
-        time_scale: f64,
-    },
+    Sandbox(cmd::sandbox::Args),
     /// Check and upload files of payment orders (1C or JSON) to the bank, print each payment
     /// with its id, and record everything in the journal of --dir (or of the folder the files lie in). A file with an error
     /// finding is refused whole (exit 1, nothing sent).
@@ -199,34 +144,7 @@ Examples:
   clientbank upload --dir exchange 1c_to_kl.txt         check, upload, print each payment's id
   clientbank upload --dir exchange --route 1c file.txt  the 1C file whole to /operation-upload/1c
   clientbank upload --dir exchange --json requests.json a JSON array of the payments and ids")]
-    Upload {
-        /// The files: 1C exchange files or JSON upload requests.
-        #[arg(required = true)]
-        files: Vec<PathBuf>,
-        /// The folder whose journal (`DIR/.clientbank/journal.sqlite`) and configuration
-        /// (`DIR/clientbank.toml`) are used; a folder without a journal gets one. Without it,
-        /// the folder with a journal that the files lie in (a file in no such folder is
-        /// refused: a journal is never made by itself).
-        #[arg(long)]
-        dir: Option<PathBuf>,
-        /// How payments go: auto (JSON payment by payment when it carries everything, else the
-        /// 1C file whole), json, 1c.
-        #[arg(long)]
-        route: Option<clientbank_bank::Route>,
-        /// Send the payments straight to signing (`targetStatus: InSigning`; the configuration's
-        /// `in_signing`, true by default, otherwise).
-        #[arg(long)]
-        in_signing: bool,
-        /// Print a JSON array.
-        #[arg(long)]
-        json: bool,
-        /// The configuration file (default `DIR/clientbank.toml`).
-        #[arg(long)]
-        config: Option<PathBuf>,
-        /// Check dates as of this day instead of today in Moscow.
-        #[arg(long, value_parser = parse_day)]
-        today: Option<NaiveDate>,
-    },
+    Upload(cmd::upload::Args),
     /// Sign the payments awaiting signature: one detached signature per company, made by the
     /// signer command of the configuration, sent to the bank.
     #[command(after_help = "\
@@ -234,23 +152,7 @@ Examples:
   clientbank sign --dir exchange --dry-run      what would be signed, per company
   clientbank sign --dir exchange                sign and send every id awaiting signature
   clientbank sign --dir exchange --company 7701234560 --json")]
-    Sign {
-        /// The folder whose journal and configuration are used.
-        #[arg(long, default_value = ".")]
-        dir: PathBuf,
-        /// Only this company (its id or INN).
-        #[arg(long)]
-        company: Option<String>,
-        /// Show what would be signed; sign nothing.
-        #[arg(long)]
-        dry_run: bool,
-        /// Print a JSON array.
-        #[arg(long)]
-        json: bool,
-        /// The configuration file (default `DIR/clientbank.toml`).
-        #[arg(long)]
-        config: Option<PathBuf>,
-    },
+    Sign(cmd::sign::Args),
     /// The daemon: takes complete files of DIR/inbox, checks and uploads them at most once,
     /// moves each to done/, rejected/ or review/ with a report beside it.
     #[command(after_help = "\
@@ -260,41 +162,7 @@ Examples:
   clientbank watch exchange --once --log-format json  what is in the inbox now, JSON logs
   clientbank watch --root clients                     every clients/*/ with a clientbank.toml
   clientbank watch acme globex --once                 two folders, each with its own settings")]
-    Watch {
-        /// The exchange folder (inbox/, processing/, done/, rejected/, review/, outbox/);
-        /// several: one process serves them all, each with its own clientbank.toml.
-        #[arg(value_name = "DIR", required_unless_present = "root")]
-        dirs: Vec<PathBuf>,
-        /// Serve every direct subfolder of ROOT that holds a clientbank.toml, looked at again
-        /// every 5 s: folders added are served, folders removed are let go.
-        #[arg(long, value_name = "ROOT")]
-        root: Option<PathBuf>,
-        /// Process what is in the inbox, print a summary and exit (0: nothing rejected or in
-        /// review; 1 otherwise; 3: the bank stayed unavailable).
-        #[arg(long)]
-        once: bool,
-        /// Use the built-in sandbox bank, started in-process on a free loopback port.
-        #[arg(long)]
-        sandbox: bool,
-        /// Copy the sample drops into DIR/inbox first and sign with throwaway openssl
-        /// certificates (with --sandbox: the whole flow offline). DIR must be new.
-        #[arg(long)]
-        demo: bool,
-        /// The configuration file (default `DIR/clientbank.toml`).
-        #[arg(long)]
-        config: Option<PathBuf>,
-        /// Log lines as text (default) or JSON.
-        #[arg(long)]
-        log_format: Option<LogFormat>,
-        /// Start a new journal although the folders show earlier use (after the old one was
-        /// lost: the files of processing/ go to review/).
-        #[arg(long)]
-        new_journal: bool,
-        /// Serve metrics in the Prometheus text format at http://ADDR/metrics (a loopback
-        /// address only; default `[metrics] listen` of the configuration).
-        #[arg(long, value_name = "ADDR")]
-        metrics: Option<std::net::SocketAddr>,
-    },
+    Watch(cmd::watch::Args),
     /// The bank's operations of a period as a 1.03 statement (kl_to_1c.txt) that 1C loads: one
     /// balance section per day, one document per executed operation (cancelled ones left out
     /// and counted), the balance identity checked against the bank's balances.
@@ -306,31 +174,7 @@ Examples:
 
 Several accounts go into one file with one РасчСчет line each (1C's exchange folder takes one
 kl_to_1c.txt and loads the accounts it knows); --per-account writes kl_to_1c_ACCOUNT.txt each.")]
-    Statement {
-        /// The account: its 20-digit number or the bank's id (repeat for several).
-        #[arg(long = "account", required = true, value_name = "ACCOUNT")]
-        accounts: Vec<String>,
-        /// The first day (ДД.ММ.ГГГГ or YYYY-MM-DD).
-        #[arg(long, value_parser = parse_day)]
-        from: NaiveDate,
-        /// The last day, inclusive.
-        #[arg(long, value_parser = parse_day)]
-        till: NaiveDate,
-        /// Where to write (`-`: standard output); replaced whole, never half-written.
-        #[arg(short, long, default_value = "kl_to_1c.txt")]
-        output: PathBuf,
-        /// The encoding of the file.
-        #[arg(long, value_enum, default_value = "windows")]
-        encoding: TargetEncoding,
-        /// One file per account (the account number added to the file name).
-        #[arg(long)]
-        per_account: bool,
-        /// Print what was written as one JSON object.
-        #[arg(long)]
-        json: bool,
-        #[command(flatten)]
-        bank: BankArgs,
-    },
+    Statement(cmd::statement::Args),
     /// Receive the bank's webhook notifications: each is verified (SHA1Hash) and its operation
     /// recorded once in the journal of --dir; runs until Ctrl-C.
     #[command(after_help = "\
@@ -338,32 +182,14 @@ Examples:
   clientbank webhook --addr 127.0.0.1:8091 --dir exchange   listen, record in exchange's journal
   clientbank webhook --dir exchange                         the [webhook] addr of clientbank.toml
   clientbank webhook --addr 127.0.0.1:0 --log-format json   any free port (printed), JSON logs")]
-    Webhook {
-        /// Where to listen (default: `addr` of the [webhook] table). Plain HTTP: the bank posts
-        /// to HTTPS addresses, so a reverse proxy terminates TLS in front of it.
-        #[arg(long)]
-        addr: Option<std::net::SocketAddr>,
-        /// The folder whose journal (`DIR/.clientbank/journal.sqlite`) and configuration are
-        /// used.
-        #[arg(long, default_value = ".")]
-        dir: PathBuf,
-        /// The configuration file (default `DIR/clientbank.toml`).
-        #[arg(long)]
-        config: Option<PathBuf>,
-        /// Log lines as text (default) or JSON.
-        #[arg(long)]
-        log_format: Option<LogFormat>,
-    },
+    Webhook(cmd::webhook::Args),
     /// Set up an exchange folder in one step: its folders and a commented clientbank.toml
     /// (every key, its default and what it is for, in Russian and English); then what to do
     /// next. An existing clientbank.toml is kept.
     #[command(after_help = "\
 Examples:
   clientbank init exchange            make exchange/ and exchange/clientbank.toml")]
-    Init {
-        /// The exchange folder (made if missing).
-        dir: PathBuf,
-    },
+    Init(cmd::init::Args),
     /// Files per folder, payments per state, ids awaiting signature per company, last errors.
     #[command(after_help = "\
 Examples:
@@ -371,22 +197,7 @@ Examples:
   clientbank status exchange --json   one JSON object
   clientbank status exchange --check  a health probe: exit 0 well, 1 a person is needed, 4 no daemon
   clientbank status --root clients    one line per folder: files, payments in doubt, last error")]
-    Status {
-        /// The exchange folder; several: one line each.
-        #[arg(value_name = "DIR", required_unless_present = "root")]
-        dirs: Vec<PathBuf>,
-        /// One line for every direct subfolder of ROOT that holds a clientbank.toml.
-        #[arg(long, value_name = "ROOT")]
-        root: Option<PathBuf>,
-        /// Print one JSON object.
-        #[arg(long)]
-        json: bool,
-        /// A health probe for monitoring: exit 0 when a daemon works on the folder and nothing
-        /// needs a person, 1 when something does (files in review/, payments in doubt, a file
-        /// waiting over an hour), 2 when the folder cannot be read, 4 when no daemon works on it.
-        #[arg(long)]
-        check: bool,
-    },
+    Status(cmd::status::Args),
     /// Settle a file of review/, payment by payment: the payments in doubt that are at the bank
     /// (--sent) and those that are not (--not-sent: sent once, from the inbox), by document
     /// number; a flag without numbers stands for every payment in doubt not named on the
@@ -397,18 +208,7 @@ Examples:
   clientbank resolve exchange 1c_to_kl.txt --not-sent             none is: back to the inbox, sent once
   clientbank resolve exchange 1c_to_kl.txt --sent 301 302 --not-sent 303
                                                                   301 and 302 are at the bank, 303 is not")]
-    Resolve {
-        /// The exchange folder.
-        dir: PathBuf,
-        /// The file's name in review/.
-        file: String,
-        /// These payments in doubt (document numbers; none: all) are at the bank.
-        #[arg(long, num_args = 0.., value_name = "N", required_unless_present = "not_sent")]
-        sent: Option<Vec<String>>,
-        /// These payments in doubt (document numbers; none: all) are not at the bank.
-        #[arg(long, num_args = 0.., value_name = "N")]
-        not_sent: Option<Vec<String>>,
-    },
+    Resolve(cmd::resolve::Args),
     /// Sign in to the bank (OAuth): prints (and on a desktop opens) the bank's sign-in address,
     /// catches the redirect on the loopback listener of `[app] redirect_uri`, exchanges the
     /// code at once and stores the token in a file only you can read.
@@ -417,25 +217,13 @@ Examples:
   clientbank login                                   sign in; the token goes to the login token file
   clientbank login --no-browser --timeout 600        print the address only, wait 10 minutes
   clientbank login --sandbox                         the whole flow against the built-in sandbox bank")]
-    Login {
-        #[command(flatten)]
-        bank: BankArgs,
-        /// Print the address only; do not open a browser.
-        #[arg(long)]
-        no_browser: bool,
-        /// How long to wait for the bank's redirect, in seconds.
-        #[arg(long, default_value_t = 300, value_name = "SECS")]
-        timeout: u64,
-    },
+    Login(cmd::login::Args),
     /// Revoke the stored token at the bank and remove the token file.
     #[command(after_help = "\
 Examples:
   clientbank logout                                  revoke the token, remove the token file
   clientbank logout --config ~/clientbank.toml")]
-    Logout {
-        #[command(flatten)]
-        bank: BankArgs,
-    },
+    Logout(BankArgs),
     /// Every company and account the token sees: name, INN, account number, currency, status,
     /// balance, account id.
     #[command(after_help = "\
@@ -443,50 +231,21 @@ Examples:
   clientbank accounts --sandbox                      the sandbox bank's test accounts
   clientbank accounts --json | jq '.[].balance'
   clientbank accounts --csv > accounts.csv")]
-    Accounts {
-        #[command(flatten)]
-        bank: BankArgs,
-        #[command(flatten)]
-        format: TableArgs,
-    },
+    Accounts(cmd::accounts::Args),
     /// An account's balance, now or on a day (the bank's balance of that date).
     #[command(after_help = "\
 Examples:
   clientbank balance 40702810938000012345            by account number
   clientbank balance 40702810938000012345 --on 01.11.2026
   clientbank balance ACCOUNT-ID --json")]
-    Balance {
-        /// The account: its number or its id.
-        account: String,
-        /// The balance on this day (ДД.ММ.ГГГГ or YYYY-MM-DD) instead of now.
-        #[arg(long, value_parser = parse_day, value_name = "D")]
-        on: Option<NaiveDate>,
-        #[command(flatten)]
-        bank: BankArgs,
-        /// Print one JSON object.
-        #[arg(long)]
-        json: bool,
-    },
+    Balance(cmd::balance::Args),
     /// An account's operations executed in a period (both days included), newest first.
     #[command(after_help = "\
 Examples:
   clientbank history 40702810938000012345 --from 01.11.2026 --till 30.11.2026
   clientbank history 40702810938000012345 --from 2026-11-01 --till 2026-11-30 --csv > nov.csv
   clientbank history ACCOUNT-ID --from 01.11.2026 --till 01.11.2026 --json")]
-    History {
-        /// The account: its number or its id.
-        account: String,
-        /// The first day (ДД.ММ.ГГГГ or YYYY-MM-DD).
-        #[arg(long, value_parser = parse_day, value_name = "D")]
-        from: NaiveDate,
-        /// The last day, included.
-        #[arg(long, value_parser = parse_day, value_name = "D")]
-        till: NaiveDate,
-        #[command(flatten)]
-        bank: BankArgs,
-        #[command(flatten)]
-        format: TableArgs,
-    },
+    History(cmd::history::Args),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     #[command(
         hide = true,
@@ -495,10 +254,7 @@ Examples:
   clientbank completions bash > ~/.local/share/bash-completion/completions/clientbank
   clientbank completions zsh > ~/.zfunc/_clientbank"
     )]
-    Completions {
-        /// The shell.
-        shell: clap_complete::Shell,
-    },
+    Completions(cmd::generate::Completions),
     /// Print the man page (roff).
     #[command(
         hide = true,
@@ -566,9 +322,19 @@ pub(crate) enum TargetEncoding {
     Utf8,
 }
 
-fn parse_day(text: &str) -> Result<NaiveDate, String> {
+impl From<TargetEncoding> for clientbank_format::Encoding {
+    fn from(encoding: TargetEncoding) -> Self {
+        match encoding {
+            TargetEncoding::Windows => Self::Cp1251,
+            TargetEncoding::Dos => Self::Cp866,
+            TargetEncoding::Utf8 => Self::Utf8,
+        }
+    }
+}
+
+pub(crate) fn parse_day(text: &str) -> Result<NaiveDate, crate::parse_error::NotADay> {
     clientbank_payment::json::parse_date(text)
-        .ok_or_else(|| format!("{text:?} is not a date (ДД.ММ.ГГГГ or YYYY-MM-DD)"))
+        .ok_or_else(|| crate::parse_error::NotADay(text.to_string()))
 }
 
 #[cfg(test)]

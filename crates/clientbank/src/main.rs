@@ -11,20 +11,26 @@ mod help_ru;
 mod io;
 mod log;
 mod output;
+mod parse_error;
 mod payer;
 mod report;
 mod runtime;
 mod sandbox_bank;
+mod table;
 mod term;
 mod view;
 
 fn main() -> ExitCode {
     // clap answers `--help` itself: the language of the help is chosen before it parses.
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    let command = help_ru::localize(cli::Cli::command(), help_ru::lang_of(&args));
-    let cli = match cli::Cli::from_arg_matches(&command.get_matches_from(args)) {
+    let lang = help_ru::lang_of(&args);
+    let command = help_ru::localize(cli::Cli::command(), lang);
+    let cli = match command
+        .try_get_matches_from(args)
+        .and_then(|matches| cli::Cli::from_arg_matches(&matches))
+    {
         Ok(cli) => cli,
-        Err(e) => e.exit(),
+        Err(e) => parse_error::exit(e, lang),
     };
     term::init(&cli.global);
     exit::finish(cmd::run(cli))

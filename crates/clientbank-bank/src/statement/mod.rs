@@ -37,7 +37,7 @@ use crate::operations::{OperationRow, Operations, Orders, StatementSync, source}
 mod orders;
 
 use orders::{fill_from, order_of};
-pub use orders::{normalise_number, order_from_text, order_text};
+pub use orders::{order_from_text, order_text};
 
 /// The document type of an ordinary operation.
 const PAYMENT_ORDER: &str = "Платежное поручение";

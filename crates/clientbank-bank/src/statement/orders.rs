@@ -1,18 +1,7 @@
 //! The orders this project uploaded, given back to 1C as 1C wrote them: kept as one-document text, found again for the bank's operation, completed from the bank's record.
 
 use super::*;
-
-/// A document number as the identity holds it: trimmed, and an all-digit number without its
-/// leading zeros (`0402` is `402`, `000` is `0`); any other number as written.
-pub fn normalise_number(number: &str) -> String {
-    let number = number.trim();
-    if !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()) {
-        let stripped = number.trim_start_matches('0');
-        if stripped.is_empty() { "0" } else { stripped }.to_string()
-    } else {
-        number.to_string()
-    }
-}
+use clientbank_payment::identity::normalise_number;
 
 /// A payment order as a one-document 1.03 file in UTF-8: how the journal keeps the order, so
 /// that the statement gives 1C back the order's own number, date and requisites

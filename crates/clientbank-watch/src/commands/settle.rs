@@ -250,7 +250,7 @@ pub(super) fn decide(
     let named = |list: &Option<Vec<String>>| -> Vec<String> {
         list.iter()
             .flatten()
-            .map(|n| clientbank_bank::statement::normalise_number(n))
+            .map(|n| clientbank_payment::identity::normalise_number(n))
             .collect()
     };
     let (sent, not_sent) = (named(&settlement.sent), named(&settlement.not_sent));

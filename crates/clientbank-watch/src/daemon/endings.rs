@@ -179,12 +179,22 @@ impl Daemon {
                 journal.count_of(file.id, PaymentState::Uploaded).ok()
             })
             .unwrap_or(0);
-        let said = format!(
-            "the journal cannot be written ({e}): nothing more of {name} is sent; {uploaded} of \
-             its payments reached the bank before and stay recorded (one being sent when the \
-             write failed is in doubt, never sent again)"
+        let why = e.message();
+        let said = Message::new(
+            format!(
+                "the journal cannot be written ({}): nothing more of {name} is sent; {uploaded} \
+                 of its payments reached the bank before and stay recorded (one being sent when \
+                 the write failed is in doubt, never sent again)",
+                why.en()
+            ),
+            format!(
+                "журнал не записывается ({}): из {name} больше ничего не отправляется; \
+                 {uploaded} его платежей дошли до банка раньше и остаются записанными (тот, что \
+                 отправлялся в момент сбоя, под сомнением и повторно не отправляется)",
+                why.ru()
+            ),
         );
-        tracing::error!(file = %name, "{said}; it waits in processing/ (next try in {delay:?})");
+        tracing::error!(file = %name, "{}; it waits in processing/ (next try in {delay:?})", said.en());
         self.summary.journal_error.get_or_insert(said);
         Ok(())
     }

@@ -17,20 +17,24 @@ impl Daemon {
         match sent {
             Sent::NotTaken { why, retry_after } => {
                 let delay = self.backoff(name, retry_after);
-                tracing::warn!(file = %name, "the bank did not take it ({why}); it waits in processing/, next try in {delay:?}");
+                tracing::warn!(file = %name, "the bank did not take it ({}); it waits in processing/, next try in {delay:?}", why.en());
                 self.summary.bank_unavailable = Some(why);
                 true
             }
             Sent::Misconfigured(why) => {
                 tracing::error!(
-                    "the configuration keeps requests from being made ({why}): nothing was \
+                    "the configuration keeps requests from being made ({}): nothing was \
                      sent; uploads stop, files wait in processing/; tried again in {:?} or when \
                      the configuration changes",
+                    why.en(),
                     self.engine.settings.token_retry
                 );
                 let said = Message::new(
-                    format!("the configuration keeps requests from being made: {why}"),
-                    format!("настройки не дают отправлять запросы: {why}"),
+                    format!(
+                        "the configuration keeps requests from being made: {}",
+                        why.en()
+                    ),
+                    format!("настройки не дают отправлять запросы: {}", why.ru()),
                 );
                 let _ = self.engine.journal.note(Some(name), None, &said);
                 self.summary.config_error = Some(why);
@@ -39,13 +43,14 @@ impl Daemon {
             }
             Sent::TokenRefused(why) => {
                 tracing::error!(
-                    "the bank refuses the token ({why}): uploads stop; files wait in \
+                    "the bank refuses the token ({}): uploads stop; files wait in \
                      processing/; tried again in {:?} or when the configuration changes",
+                    why.en(),
                     self.engine.settings.token_retry
                 );
                 let said = Message::new(
-                    format!("the bank refuses the token: {why}"),
-                    format!("банк не принимает токен: {why}"),
+                    format!("the bank refuses the token: {}", why.en()),
+                    format!("банк не принимает токен: {}", why.ru()),
                 );
                 let _ = self.engine.journal.note(Some(name), None, &said);
                 self.summary.token_refused = Some(why);

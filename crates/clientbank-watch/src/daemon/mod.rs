@@ -76,25 +76,32 @@ pub struct Summary {
     /// Payments signed.
     pub signed: usize,
     /// Signatures that failed or were refused.
-    pub sign_failures: Vec<String>,
+    #[serde(serialize_with = "english_each")]
+    pub sign_failures: Vec<Message>,
     /// Files of processing/ whose payments are all answered but that cannot be moved to their
     /// folder (done/ read-only, say): the log says why; moved when that is possible.
     pub unmoved: Vec<String>,
     /// The bank refused the token.
-    pub token_refused: Option<String>,
+    #[serde(serialize_with = "english")]
+    pub token_refused: Option<Message>,
     /// The configuration kept requests from being made (nothing was sent).
-    pub config_error: Option<String>,
+    #[serde(serialize_with = "english")]
+    pub config_error: Option<Message>,
     /// A new journal was started and seeded from done/, review/ and rejected/: what it learnt.
-    pub journal_seeded: Option<String>,
+    #[serde(serialize_with = "english")]
+    pub journal_seeded: Option<Message>,
     /// The bank was unavailable (maintenance, no connection).
-    pub bank_unavailable: Option<String>,
+    #[serde(serialize_with = "english")]
+    pub bank_unavailable: Option<Message>,
     /// The journal could not be written (a full disk, a read-only file): nothing was sent.
-    pub journal_error: Option<String>,
+    #[serde(serialize_with = "english")]
+    pub journal_error: Option<Message>,
     /// The last statement written to outbox/: its place and what it holds (in JSON, English).
     #[serde(serialize_with = "english")]
     pub statement: Option<clientbank_format::Message>,
     /// Why the last statement could not be written, if it could not.
-    pub statement_error: Option<String>,
+    #[serde(serialize_with = "english")]
+    pub statement_error: Option<Message>,
 }
 
 /// A message in JSON: its English text.
@@ -106,6 +113,14 @@ pub(crate) fn english<S: serde::Serializer>(
         Some(message) => serializer.serialize_some(message.en()),
         None => serializer.serialize_none(),
     }
+}
+
+/// Messages in JSON: their English texts.
+fn english_each<S: serde::Serializer>(
+    messages: &[Message],
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.collect_seq(messages.iter().map(Message::en))
 }
 
 impl Summary {
@@ -421,7 +436,7 @@ impl Daemon {
             Ok(lock) => lock,
             Err(e) => {
                 tracing::warn!("signing did not run: {e}");
-                self.summary.sign_failures.push(e.to_string());
+                self.summary.sign_failures.push(e.message());
                 return;
             }
         };
@@ -431,17 +446,20 @@ impl Daemon {
                     if group.signed {
                         self.summary.signed += group.ids.len();
                     } else {
-                        self.summary.sign_failures.push(format!(
-                            "{}: {}",
-                            group.company.label(),
-                            group.result
+                        let label = group.company.label();
+                        let why = group.why.unwrap_or_else(|| {
+                            Message::new(group.result.clone(), group.result.clone())
+                        });
+                        self.summary.sign_failures.push(Message::new(
+                            format!("{label}: {}", why.en()),
+                            format!("{label}: {}", why.ru()),
                         ));
                     }
                 }
             }
             Err(e) => {
                 tracing::warn!("signing did not run: {e}");
-                self.summary.sign_failures.push(e.to_string());
+                self.summary.sign_failures.push(e.message());
             }
         }
     }

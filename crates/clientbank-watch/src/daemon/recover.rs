@@ -29,7 +29,7 @@ impl Daemon {
     /// (the payments its `FILE.report.csv` names at the bank or in doubt: a file the bank
     /// refused a payment of may have had others uploaded). A file dropped again is then not
     /// sent again.
-    pub(super) fn seed(&mut self) -> Result<String, Error> {
+    pub(super) fn seed(&mut self) -> Result<Message, Error> {
         let today = self.today();
         let mut said = Vec::new();
         for (folder, file_state) in [
@@ -69,7 +69,7 @@ impl Daemon {
                     .map(|(position, p)| {
                         let mut row = crate::engine::new_payment(p, None);
                         let line = report.get(position).filter(|line| {
-                            clientbank_bank::statement::normalise_number(&line.number)
+                            clientbank_payment::identity::normalise_number(&line.number)
                                 == p.identity.number
                         });
                         row.state = match folder {
@@ -115,19 +115,31 @@ impl Daemon {
                     .seed_file(file, file_state, &rows, &message)?;
                 files += 1;
             }
-            said.push(format!(
-                "{folder}/ ({files} file(s), {payments} payment(s) {})",
-                match folder {
-                    Folder::Done => "recorded as at the bank",
-                    Folder::Review => "recorded as in doubt",
-                    _ => "recorded as at the bank or in doubt by their reports",
-                }
+            let (en, ru) = match folder {
+                Folder::Done => ("recorded as at the bank", "записаны как уже в банке"),
+                Folder::Review => ("recorded as in doubt", "записаны как под сомнением"),
+                _ => (
+                    "recorded as at the bank or in doubt by their reports",
+                    "записаны по их отчётам как в банке или под сомнением",
+                ),
+            };
+            said.push((
+                format!("{folder}/ ({files} file(s), {payments} payment(s) {en})"),
+                format!("{folder}/ (файлов: {files}, платежей: {payments}, {ru})"),
             ));
         }
-        Ok(format!(
-            "journal started anew: it was seeded from {}; payments of these files dropped again \
-             are not sent again",
-            said.join(", ")
+        let (en, ru): (Vec<_>, Vec<_>) = said.into_iter().unzip();
+        Ok(Message::new(
+            format!(
+                "journal started anew: it was seeded from {}; payments of these files dropped \
+                 again are not sent again",
+                en.join(", ")
+            ),
+            format!(
+                "журнал начат заново и заполнен по {}; платежи этих файлов, положенные снова, \
+                 повторно не отправляются",
+                ru.join(", ")
+            ),
         ))
     }
 

@@ -35,12 +35,11 @@ impl Daemon {
                 e @ (Error::Journal { .. } | Error::JournalRefused(_) | Error::JournalDamaged(_)),
             ) => Err(e),
             Err(e) => {
-                let message = format!("the statement was not brought up to date: {e}");
-                tracing::error!("{message}");
                 let noted = crate::last_errors::statement_failed(&e);
+                tracing::error!("{}", noted.en());
                 let topic = Some(crate::last_errors::STATEMENT);
                 self.engine.journal.note(None, topic, &noted)?;
-                self.summary.statement_error = Some(message);
+                self.summary.statement_error = Some(noted);
                 self.next_statement = Some(Instant::now() + retry);
                 Ok(())
             }

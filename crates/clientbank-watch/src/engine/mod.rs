@@ -4,6 +4,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use clientbank_api::{Client, SignRequest};
+use clientbank_format::Message;
 use clientbank_payment::json::{IN_SIGNING, Parameters};
 use sha2::{Digest, Sha256};
 
@@ -61,15 +62,15 @@ pub enum Sent {
     /// file is in doubt.
     NotTaken {
         /// Why, for people.
-        why: String,
+        why: Message,
         /// The wait the bank asked for (`Retry-After`).
         retry_after: Option<std::time::Duration>,
     },
     /// The bank refused the token (401): uploads stop until it changes.
-    TokenRefused(String),
+    TokenRefused(Message),
     /// The request could not even be made (a token that cannot be a header, an address):
     /// nothing was sent; uploads stop until the configuration changes.
-    Misconfigured(String),
+    Misconfigured(Message),
     /// Stopped on request between payments; the rest is sent on the next start.
     Interrupted,
 }
@@ -108,6 +109,8 @@ pub struct SignGroup {
     pub result: String,
     /// Whether the bank took the signature.
     pub signed: bool,
+    /// Why not, for people (in both languages), when it was not signed for a reason.
+    pub why: Option<Message>,
 }
 
 impl SignGroup {
@@ -119,6 +122,7 @@ impl SignGroup {
             ids,
             result,
             signed: false,
+            why: None,
         }
     }
 }
@@ -340,7 +344,7 @@ impl Engine {
                         .set_payment(row.id, PaymentState::Planned, None)?;
                     tracing::warn!(number = %row.payment.number, "the bank did not take the payment: {e}");
                     return Ok(Sent::NotTaken {
-                        why: e.to_string(),
+                        why: e.message(),
                         retry_after: e.retry_after(),
                     });
                 }
@@ -434,19 +438,30 @@ fn in_doubt(e: &clientbank_api::Error) -> Outcome {
 /// not the bank); a token the bank refuses (401) or that lacks the right to upload (403).
 fn set_up_problem(e: &clientbank_api::Error) -> Option<Sent> {
     use clientbank_api::Error as E;
+    let said = e.message();
+    let (en, ru) = (said.en(), said.ru());
     match e {
-        E::Config(_) | E::InvalidId { .. } => Some(Sent::Misconfigured(e.to_string())),
+        E::Config(_) | E::InvalidId { .. } => Some(Sent::Misconfigured(said)),
         E::Api {
             status: 404 | 405 | 415,
             ..
-        } => Some(Sent::Misconfigured(format!(
-            "the address is not the bank's upload endpoint ({e}): bank_url must be the API's \
-             root, ending in /v1"
+        } => Some(Sent::Misconfigured(Message::new(
+            format!(
+                "the address is not the bank's upload endpoint ({en}): bank_url must be the \
+                 API's root, ending in /v1"
+            ),
+            format!(
+                "по этому адресу нет загрузки платежей банка ({ru}): bank_url — корень API, он \
+                 оканчивается на /v1"
+            ),
         ))),
-        E::Unauthorized { .. } => Some(Sent::TokenRefused(e.to_string())),
+        E::Unauthorized { .. } => Some(Sent::TokenRefused(said)),
         E::AccessDenied { status: 403, .. } | E::Api { status: 403, .. } => {
-            Some(Sent::TokenRefused(format!(
-                "{e}: the token may not upload payments (it needs the money-transfer right)"
+            Some(Sent::TokenRefused(Message::new(
+                format!(
+                    "{en}: the token may not upload payments (it needs the money-transfer right)"
+                ),
+                format!("{ru}: токену нельзя загружать платежи (нужно право money-transfer)"),
             )))
         }
         _ => None,

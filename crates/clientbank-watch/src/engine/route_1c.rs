@@ -134,7 +134,7 @@ impl Engine {
                     self.journal.set_payment(id, PaymentState::Planned, None)?;
                 }
                 return Ok(Sent::NotTaken {
-                    why: e.to_string(),
+                    why: e.message(),
                     retry_after: e.retry_after(),
                 });
             }
@@ -263,7 +263,7 @@ pub(super) fn refused_payment(
     };
     let one = |found: Vec<usize>| <[usize; 1]>::try_from(found).ok().map(|[at]| at);
     let by_number = after("№")
-        .map(|n| clientbank_bank::statement::normalise_number(&n))
+        .map(|n| clientbank_payment::identity::normalise_number(&n))
         .and_then(|n| {
             one(todo
                 .iter()

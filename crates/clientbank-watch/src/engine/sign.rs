@@ -73,15 +73,18 @@ impl Engine {
                     "failed: no signer for {label}: add [signers.{key}] command = [...] (or \
                      [signer]) to the configuration"
                 );
-                let said = note::both(
-                    &result,
+                let why = Message::new(
+                    result.clone(),
                     format!(
                         "не подписано: для {label} не настроена подпись: добавьте в настройки \
                          [signers.{key}] command = [...] (или [signer])"
                     ),
                 );
+                let said = note::both(why.en(), why.ru());
                 self.journal.record_signature(&ids, false, &said)?;
-                out.push(SignGroup::new(&info, ids, result));
+                let mut group = SignGroup::new(&info, ids, result);
+                group.why = Some(why);
+                out.push(group);
                 continue;
             };
             // One signature for the company's payments; when the bank refuses it for the state
@@ -136,6 +139,7 @@ impl Engine {
                 self.journal
                     .record_signature(&ids, false, &note::both(noted.en(), noted.ru()))?;
                 self.journal.note(None, Some(&topic), &noted)?;
+                group.why = Some(noted);
                 return Ok(Batch::Answered(group));
             }
         };
@@ -161,6 +165,7 @@ impl Engine {
                 self.journal
                     .record_signature(&ids, false, &note::both(noted.en(), noted.ru()))?;
                 self.journal.note(None, Some(&topic), &noted)?;
+                group.why = Some(noted);
                 tracing::warn!(company = %info.label(), "{}", group.result);
             }
             // A payment the bank will not sign in its state: found by signing each alone.
@@ -190,6 +195,7 @@ impl Engine {
                     &note::both(noted.en(), noted.ru()),
                 )?;
                 self.journal.note(None, Some(&topic), &noted)?;
+                group.why = Some(noted);
                 tracing::warn!(company = %info.label(), "{}", group.result);
             }
             Err(e) => {
@@ -198,6 +204,7 @@ impl Engine {
                 self.journal
                     .record_signature(&ids, false, &note::both(noted.en(), noted.ru()))?;
                 self.journal.note(None, Some(&topic), &noted)?;
+                group.why = Some(noted);
                 tracing::warn!(company = %info.label(), "{}", group.result);
             }
         }

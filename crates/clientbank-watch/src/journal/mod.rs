@@ -54,7 +54,7 @@ pub struct FileRow {
 /// What a payment is, as recorded: what identifies it at the bank and what people read of it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Requisites {
-    /// [`crate::drop::Identity::key`].
+    /// [`clientbank_payment::identity::Identity::key`].
     pub identity: String,
     /// Payer account.
     pub payer_account: String,

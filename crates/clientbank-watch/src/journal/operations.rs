@@ -40,7 +40,7 @@ impl Journal {
     /// journal uploaded that the bank's operation `bank_id` is: the payment with that id; else
     /// the one uploaded payment whose id the journal does not know (settled `--sent` by a
     /// person, or taken by a bank that named no id) with the same payer account, number (as
-    /// [`clientbank_bank::statement::normalise_number`] gives it), sum (two decimals) and recipient account. A
+    /// [`clientbank_payment::identity::normalise_number`] gives it), sum (two decimals) and recipient account. A
     /// payment whose id is known is never matched by its requisites: the operation would be
     /// another one (the same order sent from elsewhere). Two or more such payments match none:
     /// a wrong order would be worse than the bank's own record.

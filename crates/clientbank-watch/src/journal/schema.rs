@@ -145,7 +145,7 @@ fn schema_2(tx: &mut dyn Sql) -> Result<(), DbError> {
         if parts.len() != 5 {
             continue;
         }
-        let number = clientbank_bank::statement::normalise_number(parts[1]);
+        let number = clientbank_payment::identity::normalise_number(parts[1]);
         if number != parts[1] {
             parts[1] = &number;
             tx.exec(

@@ -16,10 +16,26 @@ use clientbank_format::{Encoding, Renderer};
 use clientbank_payment::Context;
 use clientbank_payment::batch::{Batch, Form};
 
-use crate::cli::Mode;
+use crate::cli::{JsonArgs, Mode, parse_day};
 use crate::exit::{Failure, Outcome};
 use crate::output::{encoding_name, io_diagnostic};
 use crate::report::{self, Checked, FileOut};
+
+/// The arguments (the doc comments are `--help`'s English; `help_ru` has the Russian).
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// The files: 1C exchange files or JSON upload requests (`-` reads standard input).
+    #[arg(required = true)]
+    pub(crate) files: Vec<PathBuf>,
+    /// Every finding is an error, as 1C's own loader would treat it.
+    #[arg(long)]
+    pub(crate) strict: bool,
+    #[command(flatten)]
+    pub(crate) json: JsonArgs,
+    /// Check dates as of this day (ДД.ММ.ГГГГ or YYYY-MM-DD) instead of today in Moscow.
+    #[arg(long, value_parser = parse_day)]
+    pub(crate) today: Option<NaiveDate>,
+}
 
 /// One file, read by the batch layer: the reader's findings, then each payment's (one
 /// finding per defect, at most `LIMIT_PER_CODE` of a code), as they are produced.
@@ -76,17 +92,15 @@ fn check_file<W: Write>(
     }
 }
 
-pub(crate) fn run(
-    files: &[PathBuf],
-    strict: bool,
-    mode: Mode,
-    today: Option<NaiveDate>,
-) -> Result<Outcome, Failure> {
+pub(crate) fn run(args: &Args) -> Result<Outcome, Failure> {
+    let (files, strict, mode) = (&args.files, args.strict, args.json.mode());
     if let Some(message) = crate::io::stdin_twice(files) {
         crate::term::error(&message);
         return Ok(Outcome::Unreadable);
     }
-    let context = today.map_or_else(Context::today_in_moscow, Context::as_of);
+    let context = args
+        .today
+        .map_or_else(Context::today_in_moscow, Context::as_of);
     let mut outcome = Outcome::Clean;
     let (mut errors, mut warnings) = (0, 0);
     let progress = crate::term::progress(

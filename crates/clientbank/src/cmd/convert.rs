@@ -9,39 +9,60 @@
 //! unreadable or the file cannot be encoded.
 
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use chrono::NaiveDate;
 use clientbank_format::{Diagnostic, Encoding, Renderer};
 use clientbank_payment::batch::{Batch, Form, is_json};
 use clientbank_payment::{Code, Context, UploadRequest, onec};
 
-use crate::cli::{Mode, Target, TargetEncoding};
+use crate::cli::{Mode, Target, TargetEncoding, parse_day};
 use crate::exit::{Failure, Outcome};
 use crate::io::Sink;
 use crate::output::io_diagnostic;
 use crate::report::FileOut;
 use crate::term::{self, tr};
 
-pub(crate) struct Options {
+/// The arguments (the doc comments are `--help`'s English; `help_ru` has the Russian).
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// A 1C exchange file or a JSON file of upload requests (`-` reads standard input).
+    pub(crate) file: PathBuf,
+    /// What to write; by default the other format than the input's.
+    #[arg(long, value_enum)]
     pub(crate) to: Option<Target>,
+    /// Where to write (`-` or none: standard output). Never the input itself.
+    #[arg(short, long)]
     pub(crate) output: Option<PathBuf>,
+    /// The encoding of a 1C file written.
+    #[arg(long, value_enum, default_value = "windows")]
     pub(crate) encoding: TargetEncoding,
+    /// Upload requests send the payments straight to signing (`targetStatus: InSigning`)
+    /// instead of creating drafts.
+    #[arg(long)]
     pub(crate) in_signing: bool,
+    /// Check dates as of this day instead of today in Moscow.
+    #[arg(long, value_parser = parse_day)]
     pub(crate) today: Option<NaiveDate>,
+    /// The payer's requisites for JSON -> 1C (a TOML or JSON file: account, name, inn, kpp,
+    /// bank, bik, corr_account), which the JSON requests do not carry.
+    #[arg(long, value_name = "ACCOUNT-FILE")]
     pub(crate) payer_from: Option<PathBuf>,
+    /// Findings on standard error as JSON Lines, one object per finding, then a summary.
+    #[arg(long)]
     pub(crate) json: bool,
+    /// Every finding is an error (exit 1).
+    #[arg(long)]
     pub(crate) strict: bool,
+    /// Write all the same: a file with errors (nothing is written of one otherwise), or
+    /// CP1251 or CP866 bytes to a terminal.
+    #[arg(long)]
     pub(crate) force: bool,
 }
 
-impl Options {
+impl Args {
     fn encoding(&self) -> Encoding {
-        match self.encoding {
-            TargetEncoding::Windows => Encoding::Cp1251,
-            TargetEncoding::Dos => Encoding::Cp866,
-            TargetEncoding::Utf8 => Encoding::Utf8,
-        }
+        self.encoding.into()
     }
 
     fn mode(&self) -> Mode {
@@ -77,7 +98,8 @@ fn refuse(message: &str) -> Result<Outcome, Failure> {
     Ok(Outcome::Unreadable)
 }
 
-pub(crate) fn run(path: &Path, options: &Options) -> Result<Outcome, Failure> {
+pub(crate) fn run(options: &Args) -> Result<Outcome, Failure> {
+    let path = options.file.as_path();
     if let Some(output) = &options.output
         && let Some(message) = crate::io::same_as_input(path, output)
     {
@@ -183,7 +205,7 @@ pub(crate) fn run(path: &Path, options: &Options) -> Result<Outcome, Failure> {
 /// Where the findings of one input go.
 fn file_out<'a>(
     buffer: &'a mut Vec<u8>,
-    options: &Options,
+    options: &Args,
     name: &str,
     encoding: Option<Encoding>,
     readable: bool,
@@ -222,7 +244,7 @@ fn file_findings<W: Write>(
 fn exchange_to_json(
     shown: &str,
     batch: &Batch,
-    options: &Options,
+    options: &Args,
     sink: &Sink,
     findings: &mut Findings,
 ) -> Result<Outcome, Failure> {
@@ -291,7 +313,7 @@ fn pass_on(bar: &indicatif::ProgressBar, buffer: &mut Vec<u8>) {
 fn exchange_to_exchange(
     shown: &str,
     batch: &Batch,
-    options: &Options,
+    options: &Args,
     sink: &Sink,
     findings: &mut Findings,
 ) -> Result<Outcome, Failure> {
@@ -338,7 +360,7 @@ fn exchange_to_exchange(
 fn json_to_exchange(
     shown: &str,
     batch: &Batch,
-    options: &Options,
+    options: &Args,
     payers: Option<&[crate::payer::Payer]>,
     sink: &Sink,
     findings: &mut Findings,

@@ -8,6 +8,13 @@ use clap::CommandFactory;
 use crate::cli::Cli;
 use crate::exit::{Failure, Outcome};
 
+/// `completions`' argument.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Completions {
+    /// The shell.
+    pub(crate) shell: clap_complete::Shell,
+}
+
 pub(crate) fn completions(shell: clap_complete::Shell) -> Result<Outcome, Failure> {
     let mut out = io::BufWriter::new(io::stdout().lock());
     clap_complete::generate(shell, &mut Cli::command(), "clientbank", &mut out);

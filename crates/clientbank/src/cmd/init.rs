@@ -1,11 +1,18 @@
 //! `clientbank init DIR`: an exchange folder set up in one step, and what to do next.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use clientbank_watch::report::shell_quote;
 
 use crate::exit::{Failure, Outcome};
 use crate::term::tr;
+
+/// The arguments (the doc comments are `--help`'s English; `help_ru` has the Russian).
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// The exchange folder (made if missing).
+    pub(crate) dir: PathBuf,
+}
 
 pub(crate) fn run(dir: &Path) -> Result<Outcome, Failure> {
     let made = clientbank_watch::init::init(dir)?;

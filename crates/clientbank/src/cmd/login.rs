@@ -20,7 +20,21 @@ use crate::exit::{Failure, Outcome};
 use crate::term::tr;
 use clientbank_format::Message;
 
-pub(crate) fn login(args: &BankArgs, no_browser: bool, timeout: u64) -> Result<Outcome, Failure> {
+/// The arguments (the doc comments are `--help`'s English; `help_ru` has the Russian).
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    #[command(flatten)]
+    pub(crate) bank: BankArgs,
+    /// Print the address only; do not open a browser.
+    #[arg(long)]
+    pub(crate) no_browser: bool,
+    /// How long to wait for the bank's redirect, in seconds.
+    #[arg(long, default_value_t = 300, value_name = "SECS")]
+    pub(crate) timeout: u64,
+}
+
+pub(crate) fn login(login: &Args) -> Result<Outcome, Failure> {
+    let (args, no_browser, timeout) = (&login.bank, login.no_browser, login.timeout);
     let mut settings = settings(args)?;
     let app = match (&settings.app, args.sandbox) {
         (Some(app), true) => App {

@@ -4,16 +4,25 @@
 //! each section's fields straight from the tree.
 
 use std::io::{self, BufWriter, Write};
-use std::path::Path;
+use std::path::PathBuf;
 
 use clientbank_format::{DiagnosticJson, Key, Parsed, SectionKind, SectionRef};
 use serde::Serialize;
 use serde_json::json;
 
-use crate::cli::Mode;
+use crate::cli::{JsonArgs, Mode};
 use crate::exit::{Failure, Outcome};
 use crate::output::{Input, Unreadable, encoding_name, write_array};
 use crate::term::tr;
+
+/// The arguments (the doc comments are `--help`'s English; `help_ru` has the Russian).
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// The exchange file (`-` reads standard input).
+    pub(crate) file: PathBuf,
+    #[command(flatten)]
+    pub(crate) json: JsonArgs,
+}
 
 /// `[["Key", "value"], …]`, one field at a time: each key and value turned into UTF-8 in one
 /// reused buffer and escaped as serde_json escapes a string.
@@ -150,8 +159,9 @@ struct RefusedJson<'a> {
     diagnostics: [DiagnosticJson<'a>; 1],
 }
 
-pub(crate) fn run(path: &Path, mode: Mode) -> Result<Outcome, Failure> {
-    let input = Input::load(path);
+pub(crate) fn run(args: &Args) -> Result<Outcome, Failure> {
+    let mode = args.json.mode();
+    let input = Input::load(&args.file);
     let parsed = match &input.read {
         Ok(parsed) => parsed,
         Err(why) => {

@@ -1,7 +1,7 @@
 //! `clientbank sign [--dir DIR] [--company ID] [--dry-run] [--json]`.
 
 use std::io::{self, Write};
-use std::path::Path;
+use std::path::PathBuf;
 
 use clientbank_watch::commands;
 use serde_json::json;
@@ -10,22 +10,37 @@ use super::watch::{init_logging, load};
 use crate::exit::{Failure, Outcome};
 use crate::output::print_json;
 
-pub(crate) fn run(
-    dir: &Path,
-    config: Option<&Path>,
-    company: Option<&str>,
-    dry_run: bool,
-    json: bool,
-) -> Result<Outcome, Failure> {
-    let settings = load(dir, config)?;
+/// The arguments (the doc comments are `--help`'s English; `help_ru` has the Russian).
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// The folder whose journal and configuration are used.
+    #[arg(long, default_value = ".")]
+    pub(crate) dir: PathBuf,
+    /// Only this company (its id or INN).
+    #[arg(long)]
+    pub(crate) company: Option<String>,
+    /// Show what would be signed; sign nothing.
+    #[arg(long)]
+    pub(crate) dry_run: bool,
+    /// Print a JSON array.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// The configuration file (default `DIR/clientbank.toml`).
+    #[arg(long)]
+    pub(crate) config: Option<PathBuf>,
+}
+
+pub(crate) fn run(args: &Args) -> Result<Outcome, Failure> {
+    let (dir, dry_run) = (&args.dir, args.dry_run);
+    let settings = load(dir, args.config.as_deref())?;
     init_logging(false);
     if !dry_run {
         clientbank_bank::signer::try_signers(&settings)?;
     }
     let mut engine = commands::signing_engine(dir, settings)?;
-    let groups = crate::runtime::block_on(engine.sign(company, dry_run))??;
+    let groups = crate::runtime::block_on(engine.sign(args.company.as_deref(), dry_run))??;
     let failed = groups.iter().any(|g| !g.signed) && !dry_run;
-    if json {
+    if args.json {
         let items: Vec<_> = groups
             .iter()
             .map(|g| {

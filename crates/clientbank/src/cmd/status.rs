@@ -10,7 +10,39 @@ use crate::exit::{Failure, Outcome};
 use crate::output::print_json;
 use crate::term::tr;
 
-pub(crate) fn run(dir: &Path, json: bool) -> Result<Outcome, Failure> {
+/// The arguments (the doc comments are `--help`'s English; `help_ru` has the Russian).
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// The exchange folder; several: one line each.
+    #[arg(value_name = "DIR", required_unless_present = "root")]
+    pub(crate) dirs: Vec<PathBuf>,
+    /// One line for every direct subfolder of ROOT that holds a clientbank.toml.
+    #[arg(long, value_name = "ROOT")]
+    pub(crate) root: Option<PathBuf>,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// A health probe for monitoring: exit 0 when a daemon works on the folder and nothing
+    /// needs a person, 1 when something does (files in review/, payments in doubt, a file
+    /// waiting over an hour), 2 when the folder cannot be read, 4 when no daemon works on it.
+    #[arg(long)]
+    pub(crate) check: bool,
+}
+
+/// One folder in detail (or its health with `--check`); several, or a root: a line each.
+pub(crate) fn run(mut args: Args) -> Result<Outcome, Failure> {
+    if args.dirs.len() != 1 || args.root.is_some() {
+        return glance(args.dirs, args.root, args.json, args.check);
+    }
+    let dir = args.dirs.remove(0);
+    if args.check {
+        check(&dir, args.json)
+    } else {
+        detail(&dir, args.json)
+    }
+}
+
+fn detail(dir: &Path, json: bool) -> Result<Outcome, Failure> {
     let status = commands::status(dir)?;
     if json {
         print_json(&status)?;
@@ -73,7 +105,7 @@ pub(crate) fn run(dir: &Path, json: bool) -> Result<Outcome, Failure> {
 }
 
 /// `status --check`: the health probe (exit codes in the help).
-pub(crate) fn check(dir: &Path, json: bool) -> Result<Outcome, Failure> {
+fn check(dir: &Path, json: bool) -> Result<Outcome, Failure> {
     let health = commands::health(dir)?;
     let outcome = if !health.running {
         Outcome::NotRunning
@@ -124,7 +156,7 @@ pub(crate) fn check(dir: &Path, json: bool) -> Result<Outcome, Failure> {
 
 /// Many folders at a glance: one line each (files per folder, payments in doubt, the last
 /// error); `clientbank status DIR` shows one in detail.
-pub(crate) fn glance(
+fn glance(
     mut dirs: Vec<PathBuf>,
     root: Option<PathBuf>,
     json: bool,

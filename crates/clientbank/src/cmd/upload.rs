@@ -4,21 +4,42 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use chrono::NaiveDate;
-use clientbank_bank::Route;
 use clientbank_watch::commands::{self, UploadOutcome};
 use clientbank_watch::folders::{Folder, Layout};
 
 use super::watch::{init_logging, load};
+use crate::cli::parse_day;
 use crate::exit::{Failure, Outcome};
 use crate::output::print_json;
 
+/// The arguments (the doc comments are `--help`'s English; `help_ru` has the Russian).
+#[derive(Debug, clap::Args)]
 pub(crate) struct Args {
+    /// The files: 1C exchange files or JSON upload requests.
+    #[arg(required = true)]
     pub(crate) files: Vec<PathBuf>,
+    /// The folder whose journal (`DIR/.clientbank/journal.sqlite`) and configuration
+    /// (`DIR/clientbank.toml`) are used; a folder without a journal gets one. Without it,
+    /// the folder with a journal that the files lie in (a file in no such folder is
+    /// refused: a journal is never made by itself).
+    #[arg(long)]
     pub(crate) dir: Option<PathBuf>,
-    pub(crate) route: Option<Route>,
+    /// How payments go: auto (JSON payment by payment when it carries everything, else the
+    /// 1C file whole), json, 1c.
+    #[arg(long)]
+    pub(crate) route: Option<clientbank_bank::Route>,
+    /// Send the payments straight to signing (`targetStatus: InSigning`; the configuration's
+    /// `in_signing`, true by default, otherwise).
+    #[arg(long)]
     pub(crate) in_signing: bool,
+    /// Print a JSON array.
+    #[arg(long)]
     pub(crate) json: bool,
+    /// The configuration file (default `DIR/clientbank.toml`).
+    #[arg(long)]
     pub(crate) config: Option<PathBuf>,
+    /// Check dates as of this day instead of today in Moscow.
+    #[arg(long, value_parser = parse_day)]
     pub(crate) today: Option<NaiveDate>,
 }
 

@@ -7,21 +7,49 @@ use clientbank_api::Token;
 use clientbank_bank::config::ProcessEnv;
 use clientbank_bank::{Settings, Signing};
 use clientbank_watch::folders::{Folder, Layout};
-use clientbank_watch::report::shell_quote;
-use clientbank_watch::{Daemon, Options, Summary, demo};
+use clientbank_watch::{Daemon, Options, demo};
 
 use crate::cli::LogFormat;
 use crate::exit::{Failure, Outcome};
 use clientbank_format::Message;
 
+use super::summary;
+
+/// The arguments (the doc comments are `--help`'s English; `help_ru` has the Russian).
+#[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    pub(crate) dir: PathBuf,
+    /// The exchange folder (inbox/, processing/, done/, rejected/, review/, outbox/);
+    /// several: one process serves them all, each with its own clientbank.toml.
+    #[arg(value_name = "DIR", required_unless_present = "root")]
+    pub(crate) dirs: Vec<PathBuf>,
+    /// Serve every direct subfolder of ROOT that holds a clientbank.toml, looked at again
+    /// every 5 s: folders added are served, folders removed are let go.
+    #[arg(long, value_name = "ROOT")]
+    pub(crate) root: Option<PathBuf>,
+    /// Process what is in the inbox, print a summary and exit (0: nothing rejected or in
+    /// review; 1 otherwise; 3: the bank stayed unavailable).
+    #[arg(long)]
     pub(crate) once: bool,
+    /// Use the built-in sandbox bank, started in-process on a free loopback port.
+    #[arg(long)]
     pub(crate) sandbox: bool,
+    /// Copy the sample drops into DIR/inbox first and sign with throwaway openssl
+    /// certificates (with --sandbox: the whole flow offline). DIR must be new.
+    #[arg(long)]
     pub(crate) demo: bool,
+    /// The configuration file (default `DIR/clientbank.toml`).
+    #[arg(long)]
     pub(crate) config: Option<PathBuf>,
+    /// Log lines as text (default) or JSON.
+    #[arg(long)]
     pub(crate) log_format: Option<LogFormat>,
+    /// Start a new journal although the folders show earlier use (after the old one was
+    /// lost: the files of processing/ go to review/).
+    #[arg(long)]
     pub(crate) new_journal: bool,
+    /// Serve metrics in the Prometheus text format at http://ADDR/metrics (a loopback
+    /// address only; default `[metrics] listen` of the configuration).
+    #[arg(long, value_name = "ADDR")]
     pub(crate) metrics: Option<std::net::SocketAddr>,
 }
 
@@ -70,17 +98,27 @@ pub(crate) fn load(dir: &Path, config: Option<&Path>) -> Result<Settings, Failur
     Ok(settings)
 }
 
-pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
-    let mut settings = load(&args.dir, args.config.as_deref())?;
+/// One folder, or many (several DIRs, or `--root`) in one process.
+pub(crate) fn run(mut args: Args) -> Result<Outcome, Failure> {
+    if args.dirs.len() == 1 && args.root.is_none() {
+        let dir = args.dirs.remove(0);
+        return one(args, dir);
+    }
+    many(args)
+}
+
+/// One folder: its daemon, with `--demo`, `--sandbox` and `--metrics`.
+fn one(args: Args, dir: PathBuf) -> Result<Outcome, Failure> {
+    let mut settings = load(&dir, args.config.as_deref())?;
     let json_logs = match args.log_format {
         Some(format) => format == LogFormat::Json,
         None => settings.log_format == "json",
     };
     init_logging(json_logs);
     if args.demo {
-        demo::start_afresh(&args.dir)?;
+        demo::start_afresh(&dir)?;
         demo::copy_drops(
-            &Layout::new(&args.dir).folder(Folder::Inbox),
+            &Layout::new(&dir).folder(Folder::Inbox),
             clientbank_payment::clock::today_in_moscow(),
         )?;
     }
@@ -122,12 +160,12 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
             new_journal: args.new_journal,
             today: None,
         };
-        let mut daemon = open_when_free(&args.dir, settings, options.clone()).await?;
+        let mut daemon = open_when_free(&dir, settings, options.clone()).await?;
         // A changed configuration file is read again; what flags and --sandbox/--demo set stays.
-        let reload = |fixed: &Settings| reloader(&args.dir, args.config.as_deref(), fixed, sandbox);
+        let reload = |fixed: &Settings| reloader(&dir, args.config.as_deref(), fixed, sandbox);
         daemon.set_reloader(reload(&fixed));
         let _metrics = match metrics {
-            Some(addr) => Some(serve_metrics(addr, &args.dir, &daemon).await?),
+            Some(addr) => Some(serve_metrics(addr, &dir, &daemon).await?),
             None => None,
         };
         let summary = loop {
@@ -143,7 +181,7 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
                     tracing::warn!("{}", lost.en());
                     let settings = daemon.engine.settings.clone();
                     drop(daemon);
-                    daemon = open_when_free(&args.dir, settings, options.clone()).await?;
+                    daemon = open_when_free(&dir, settings, options.clone()).await?;
                     daemon.set_reloader(reload(&fixed));
                 }
                 summary => break summary,
@@ -157,7 +195,7 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
                     .journal
                     .awaiting_signature()
                     .map_or(0, |rows| rows.len());
-                print_summary(&args.dir, &summary, awaiting);
+                summary::print(&dir, &summary, awaiting);
                 // The daemon stopped by SIGINT/SIGTERM has done what it should: exit 0.
                 Ok(if args.demo {
                     // The demo's samples include a file with an error: the demo went as
@@ -170,7 +208,7 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
                         Outcome::Findings
                     }
                 } else if args.once {
-                    outcome(&summary)
+                    summary::outcome(&summary)
                 } else {
                     Outcome::Clean
                 })
@@ -256,20 +294,14 @@ async fn serve_metrics(
     Ok(stop)
 }
 
-pub(crate) struct ManyArgs {
-    pub(crate) dirs: Vec<PathBuf>,
-    pub(crate) root: Option<PathBuf>,
-    pub(crate) once: bool,
-    pub(crate) sandbox: bool,
-    /// Flags given that serve one folder only.
-    pub(crate) refused: Vec<&'static str>,
-    pub(crate) log_format: Option<LogFormat>,
-}
-
-/// Many folders in one process: each with its own `clientbank.toml` (then the environment), its
-/// journal, lock and reports; `--sandbox` points every folder at the built-in bank.
-pub(crate) fn run_many(args: ManyArgs) -> Result<Outcome, Failure> {
-    if let Some(flag) = args.refused.first() {
+fn many(args: Args) -> Result<Outcome, Failure> {
+    let one_folder_only = [
+        ("--demo", args.demo),
+        ("--config", args.config.is_some()),
+        ("--new-journal", args.new_journal),
+        ("--metrics", args.metrics.is_some()),
+    ];
+    if let Some((flag, _)) = one_folder_only.iter().find(|(_, given)| *given) {
         return Err(Failure::Stopped(Message::new(
             format!("{flag} serves one folder: give one DIR, not several or --root"),
             format!("{flag} — для одной папки: укажите одну DIR, а не несколько и не --root"),
@@ -324,9 +356,9 @@ pub(crate) fn run_many(args: ManyArgs) -> Result<Outcome, Failure> {
         for run in runs {
             let this = match &run.outcome {
                 Ok(summary) => {
-                    print_summary(&run.dir, summary, run.awaiting_signature);
+                    summary::print(&run.dir, summary, run.awaiting_signature);
                     if args.once {
-                        outcome(summary)
+                        summary::outcome(summary)
                     } else {
                         Outcome::Clean
                     }
@@ -367,215 +399,5 @@ pub(crate) async fn shutdown() {
     #[cfg(not(unix))]
     {
         let _ = tokio::signal::ctrl_c().await;
-    }
-}
-
-fn outcome(summary: &Summary) -> Outcome {
-    // A statement that could not be written fails the run as a rejected file does: a job run
-    // from cron notices it.
-    if summary.needs_attention() || summary.statement_error.is_some() {
-        Outcome::Findings
-    } else if summary.token_refused.is_some()
-        || summary.config_error.is_some()
-        || summary.journal_error.is_some()
-    {
-        Outcome::Unreadable
-    } else if !summary.waiting.is_empty()
-        || !summary.queued.is_empty()
-        || !summary.interrupted.is_empty()
-    {
-        Outcome::BankUnavailable
-    } else {
-        Outcome::Clean
-    }
-}
-
-fn print_summary(dir: &Path, summary: &Summary, awaiting: usize) {
-    let list = |names: &[String]| {
-        if names.is_empty() {
-            String::new()
-        } else {
-            format!(": {}", names.join(", "))
-        }
-    };
-    use crate::term::tr;
-    println!("{}:", dir.display());
-    if let Some(seeded) = &summary.journal_seeded {
-        println!("  {seeded}");
-    }
-    let files = |n: usize| tr(format!("{n} file(s)"), format!("файлов: {n}"));
-    println!(
-        "  done/       {}{}",
-        files(summary.done.len()),
-        list(&summary.done)
-    );
-    println!(
-        "  rejected/   {}{}",
-        files(summary.rejected.len()),
-        list(&summary.rejected)
-    );
-    println!(
-        "  review/     {}{}",
-        files(summary.review.len()),
-        list(&summary.review)
-    );
-    if !summary.waiting.is_empty() {
-        let n = summary.waiting.len();
-        // Waiting for the bank, or for the set-up to be put right (said below).
-        let set_up = summary.journal_error.is_some()
-            || summary.config_error.is_some()
-            || summary.token_refused.is_some();
-        let what = if set_up {
-            tr(
-                format!("{n} file(s) waiting, nothing sent (see below)"),
-                format!("файлов ждут, ничего не отправлено (см. ниже): {n}"),
-            )
-        } else {
-            tr(
-                format!("{n} file(s) waiting for the bank"),
-                format!("файлов ждут банк: {n}"),
-            )
-        };
-        println!("  processing/ {what}{}", list(&summary.waiting));
-    }
-    if !summary.queued.is_empty() {
-        let n = summary.queued.len();
-        let what = tr(
-            format!(
-                "{n} file(s) waiting for the same payments in another file (sent once, from there)"
-            ),
-            format!(
-                "файлов ждут те же платежи в другом файле (они отправляются один раз, оттуда): {n}"
-            ),
-        );
-        println!("  processing/ {what}{}", list(&summary.queued));
-    }
-    if !summary.interrupted.is_empty() {
-        let n = summary.interrupted.len();
-        let what = tr(
-            format!("{n} file(s) stopped part-way (the rest is sent on the next start)"),
-            format!("файлов остановлены на середине (остальное уйдёт при следующем запуске): {n}"),
-        );
-        println!("  processing/ {what}{}", list(&summary.interrupted));
-    }
-    let (up, al, re, doubt, signed) = (
-        summary.uploaded,
-        summary.already,
-        summary.refused,
-        summary.doubt,
-        summary.signed,
-    );
-    println!(
-        "  {}",
-        tr(
-            format!(
-                "payments: {up} uploaded, {al} already at the bank (not sent again), {re} refused \
-                 by the bank, {doubt} in doubt, {signed} signed"
-            ),
-            format!(
-                "платежи: загружено {up}, уже в банке (повторно не отправлены) {al}, отклонено \
-                 банком {re}, под сомнением {doubt}, подписано {signed}"
-            ),
-        )
-    );
-    if let Some(statement) = &summary.statement {
-        println!(
-            "  {}",
-            tr(
-                format!("statement: {}", statement.en()),
-                format!("выписка: {}", statement.ru())
-            )
-        );
-    }
-    if let Some(error) = &summary.statement_error {
-        println!("  {error}");
-    }
-    if awaiting > 0 {
-        let (n, quoted) = (awaiting, shell_quote(&dir.display().to_string()));
-        println!(
-            "  {}",
-            tr(
-                format!("{n} payment(s) await signature: `clientbank sign --dir {quoted}`"),
-                format!("ждут подписи платежей: {n}; `clientbank sign --dir {quoted}`"),
-            )
-        );
-    }
-    for failure in &summary.sign_failures {
-        println!("  {}: {failure}", tr("signing", "подпись"));
-    }
-    for name in &summary.unmoved {
-        println!(
-            "  processing/{name}: {}",
-            tr(
-                "finished, but it cannot be moved out of processing/ to its folder (see the log): \
-                 it is moved when that is possible",
-                "обработан, но не переносится из processing/ в свою папку (см. журнал работы): \
-                 будет перенесён, когда это станет возможно"
-            )
-        );
-    }
-    for name in &summary.unreadable {
-        println!(
-            "  inbox/{name}: {}",
-            tr(
-                "cannot be opened (see the log)",
-                "не открывается (см. журнал работы)"
-            )
-        );
-    }
-    for entry in &summary.incomplete {
-        println!(
-            "  inbox/{entry}: {}",
-            tr("not complete yet, it waits", "ещё не дописан, ждёт")
-        );
-    }
-    for entry in &summary.ignored {
-        println!("  inbox/{entry}: {}", tr("ignored", "пропущен"));
-    }
-    if let Some(why) = &summary.token_refused {
-        println!(
-            "  {}: {why}",
-            tr("the bank refuses the token", "банк не принимает токен")
-        );
-    }
-    if let Some(why) = &summary.config_error {
-        println!(
-            "  {}: {why}",
-            tr(
-                "nothing was sent, the configuration keeps requests from being made",
-                "ничего не отправлено: настройки не позволяют составить запрос"
-            )
-        );
-    }
-    if let Some(why) = &summary.journal_error {
-        println!(
-            "  {}: {why}",
-            tr(
-                "the journal cannot be written, nothing more is sent",
-                "журнал не записывается, больше ничего не отправляется"
-            )
-        );
-    }
-    if let Some(why) = &summary.bank_unavailable
-        && !summary.waiting.is_empty()
-    {
-        println!(
-            "  {}: {why}",
-            tr("the bank is unavailable", "банк недоступен")
-        );
-    }
-    let see = tr("see", "см.");
-    let quoted = |path: PathBuf| clientbank_watch::report::shell_quote(&path.display().to_string());
-    for name in &summary.rejected {
-        let path = Layout::new(dir)
-            .folder(Folder::Rejected)
-            .join(format!("{name}.errors.txt"));
-        println!("  {see} {}", quoted(path));
-    }
-    for name in &summary.review {
-        let path = Layout::new(dir)
-            .folder(Folder::Review)
-            .join(format!("{name}.review.txt"));
-        println!("  {see} {}", quoted(path));
     }
 }

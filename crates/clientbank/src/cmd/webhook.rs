@@ -2,7 +2,6 @@
 //! recording the bank's notifications in the journal of DIR until interrupted.
 
 use std::io::Write;
-use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
@@ -16,10 +15,22 @@ use crate::exit::{Failure, Outcome};
 use crate::term::tr;
 use clientbank_format::Message;
 
+/// The arguments (the doc comments are `--help`'s English; `help_ru` has the Russian).
+#[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    pub(crate) addr: Option<SocketAddr>,
+    /// Where to listen (default: `addr` of the [webhook] table). Plain HTTP: the bank posts
+    /// to HTTPS addresses, so a reverse proxy terminates TLS in front of it.
+    #[arg(long)]
+    pub(crate) addr: Option<std::net::SocketAddr>,
+    /// The folder whose journal (`DIR/.clientbank/journal.sqlite`) and configuration are
+    /// used.
+    #[arg(long, default_value = ".")]
     pub(crate) dir: PathBuf,
+    /// The configuration file (default `DIR/clientbank.toml`).
+    #[arg(long)]
     pub(crate) config: Option<PathBuf>,
+    /// Log lines as text (default) or JSON.
+    #[arg(long)]
     pub(crate) log_format: Option<LogFormat>,
 }
 
