@@ -34,7 +34,12 @@ fn postgres_url() -> Option<String> {
             std::env::var("CLIENTBANK_REQUIRE_POSTGRES").as_deref() != Ok("1"),
             "CLIENTBANK_REQUIRE_POSTGRES=1 but CLIENTBANK_TEST_POSTGRES names no server"
         );
-        println!("skipped: no PostgreSQL server configured (CLIENTBANK_TEST_POSTGRES)");
+        // Straight to stderr, past the test harness's capture, so that the skip is seen.
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr(),
+            "skipped: no PostgreSQL server configured (CLIENTBANK_TEST_POSTGRES)"
+        );
     }
     url
 }

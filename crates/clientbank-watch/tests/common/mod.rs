@@ -69,8 +69,14 @@ pub fn postgres_server() -> Option<SharedJournal> {
             "CLIENTBANK_REQUIRE_POSTGRES=1 but CLIENTBANK_TEST_POSTGRES names no server"
         );
         static SAID: std::sync::Once = std::sync::Once::new();
+        // Once per test program, straight to stderr, past the test harness's capture.
         SAID.call_once(|| {
-            eprintln!("skipped: no PostgreSQL server configured (CLIENTBANK_TEST_POSTGRES)");
+            use std::io::Write as _;
+            let _ = writeln!(
+                std::io::stderr(),
+                "skipped: no PostgreSQL server configured (CLIENTBANK_TEST_POSTGRES): the \
+                 journal's tests ran on SQLite only"
+            );
         });
         return None;
     };
