@@ -238,3 +238,70 @@ fn a_lease_is_kept_while_the_holder_waits_for_the_bank() {
     ));
     assert_eq!(one.mark_sending(&ids).unwrap(), ids);
 }
+
+/// A wrong password is refused by a server that asks for one (`.ci/run`'s: `PGPASSWORD` set),
+/// and the error says so without the password; the journal's `Debug` never holds it either.
+#[test]
+fn a_wrong_password_is_said_without_the_password() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(mut shared) = postgres_server() else {
+        return;
+    };
+    let asks = shared.password.is_some();
+    shared.password = Some(clientbank_api::Token::new("not-the-password-1729"));
+    let layout = clientbank_watch::folders::Layout::new(dir.path());
+    std::fs::create_dir_all(layout.folder(clientbank_watch::folders::Folder::Private)).unwrap();
+    let location = Location::of(&layout, Some(&shared), true).unwrap().unwrap();
+    assert!(!format!("{location:?}").contains("1729"), "{location:?}");
+    match Journal::open_at(&location, true) {
+        Err(e) => {
+            let said = format!("{e} {e:?} {}", e.message().ru());
+            assert!(said.contains("password"), "{said}");
+            assert!(!said.contains("1729"), "{said}");
+        }
+        Ok(journal) => {
+            assert!(!asks, "a server that asks for a password took a wrong one");
+            assert!(!format!("{journal:?}").contains("1729"));
+        }
+    }
+}
+
+/// A first start that cannot reach the database (named the folder's schema, made nothing)
+/// leaves the folder as new: the next start makes the journal. Only a folder that shows
+/// earlier use, whose named schema is not in the database, has lost its journal.
+#[test]
+fn a_first_start_without_the_database_leaves_the_folder_new() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(good) = postgres_server() else {
+        return;
+    };
+    let layout = clientbank_watch::folders::Layout::new(dir.path());
+    let nowhere = clientbank_bank::config::SharedJournal::new(
+        "postgres://clientbank@127.0.0.1:1/nowhere",
+        None,
+        Duration::from_secs(30),
+    )
+    .unwrap();
+    let e = clientbank_watch::daemon::open_journal(&layout, Some(&nowhere), false).unwrap_err();
+    assert!(matches!(e, Error::Journal { .. }), "{e}");
+    assert!(clientbank_watch::journal::schema_file(&layout).exists());
+    clientbank_watch::daemon::open_journal(&layout, Some(&good), false).unwrap();
+    // Used, and its schema named elsewhere: lost, said, nothing made.
+    let other = tempfile::tempdir().unwrap();
+    let used = clientbank_watch::folders::Layout::new(other.path());
+    std::fs::create_dir_all(used.folder(clientbank_watch::folders::Folder::Done)).unwrap();
+    std::fs::write(
+        used.folder(clientbank_watch::folders::Folder::Done)
+            .join("a.json"),
+        "[]",
+    )
+    .unwrap();
+    std::fs::create_dir_all(used.folder(clientbank_watch::folders::Folder::Private)).unwrap();
+    std::fs::write(
+        clientbank_watch::journal::schema_file(&used),
+        "folder_0123456789abcdef0123\n",
+    )
+    .unwrap();
+    let lost = clientbank_watch::daemon::open_journal(&used, Some(&good), false).unwrap_err();
+    assert!(lost.to_string().contains("the journal is lost"), "{lost}");
+}

@@ -179,9 +179,10 @@ pub fn open_journal(
             .map_err(Error::io(format!("cannot create {}", parent.display())))?;
     }
     let location = Location::of(layout, shared, true)?.unwrap_or(Location::Sqlite(path));
-    // A schema named in the folder but gone from the database is a journal lost: refused as
-    // a missing file would be, never made anew in silence.
-    let create = fresh || matches!(location, Location::Sqlite(_));
+    // A schema named in the folder but gone from the database is a journal lost where the
+    // folder shows earlier use: refused as a missing file would be, never made anew in silence
+    // (a folder never used: named by a start that could not reach the database, made now).
+    let create = fresh || !layout.used() || matches!(location, Location::Sqlite(_));
     Ok((Journal::open_at(&location, create)?, fresh))
 }
 

@@ -101,6 +101,11 @@ impl Pg {
             config.connect_timeout(Duration::from_secs(10));
         }
         config.application_name("clientbank");
+        // The server's notices (a table that exists already) are not the daemon's to log.
+        let options = config
+            .get_options()
+            .map_or(String::new(), |o| format!("{o} "));
+        config.options(&format!("{options}-c client_min_messages=warning"));
         // A daemon stopped in a transaction (paused, cut off) must not hold the folder: the
         // server ends such a session, and its transaction, well within a lease.
         let idle = (journal.lease / 3).as_millis().max(500);
