@@ -92,7 +92,11 @@ impl Pg {
         schema: &str,
         create: bool,
     ) -> Result<Option<Pg>, DbError> {
-        debug_assert!(valid_schema(schema));
+        if !valid_schema(schema) {
+            return Err(DbError::Value(format!(
+                "{schema:?} is no schema name clientbank makes (folder_ and hex digits)"
+            )));
+        }
         let mut config: postgres::Config = journal.url.parse()?;
         if let Some(password) = &journal.password {
             config.password(password.expose_secret());
