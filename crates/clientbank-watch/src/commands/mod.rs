@@ -201,7 +201,7 @@ pub fn journal_folder_of(file: &Path) -> Option<PathBuf> {
     let file = fs::canonicalize(file).ok()?;
     file.ancestors()
         .skip(1)
-        .find(|folder| Layout::new(folder).journal().is_file())
+        .find(|folder| crate::journal::exists_in(&Layout::new(folder)))
         .map(Path::to_path_buf)
 }
 
