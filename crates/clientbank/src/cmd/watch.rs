@@ -160,7 +160,7 @@ fn one(args: Args, dir: PathBuf) -> Result<Outcome, Failure> {
             new_journal: args.new_journal,
             today: None,
         };
-        let mut daemon = open_when_free(&dir, settings, options.clone()).await?;
+        let mut daemon = open_when_free(&dir, settings, options.clone(), args.once).await?;
         // A changed configuration file is read again; what flags and --sandbox/--demo set stays.
         let reload = |fixed: &Settings| reloader(&dir, args.config.as_deref(), fixed, sandbox);
         daemon.set_reloader(reload(&fixed));
@@ -181,7 +181,7 @@ fn one(args: Args, dir: PathBuf) -> Result<Outcome, Failure> {
                     tracing::warn!("{}", lost.en());
                     let settings = daemon.engine.settings.clone();
                     drop(daemon);
-                    daemon = open_when_free(&dir, settings, options.clone()).await?;
+                    daemon = open_when_free(&dir, settings, options.clone(), args.once).await?;
                     daemon.set_reloader(reload(&fixed));
                 }
                 summary => break summary,
@@ -248,20 +248,23 @@ fn reloader(
 }
 
 /// Opens DIR; with a journal in PostgreSQL whose lease another daemon holds, stands by (said
-/// once) and takes the folder over when that lease runs out.
+/// once) and takes the folder over when that lease runs out. With `--once` (`once`), only as
+/// long as a lease of a daemon that died can last: a folder another daemon serves is refused.
 async fn open_when_free(
     dir: &Path,
     settings: Settings,
     options: Options,
+    once: bool,
 ) -> Result<Daemon, clientbank_watch::Error> {
-    let mut said = false;
+    let mut tries = 0;
     loop {
         match Daemon::open(dir, settings.clone(), options.clone()) {
-            Err(clientbank_watch::Error::Leased { message, retry }) => {
-                if !said {
+            // A third of the lease each: six tries outlast a lease twice over.
+            Err(clientbank_watch::Error::Leased { message, retry }) if !once || tries < 6 => {
+                if tries == 0 {
                     tracing::info!("standing by until that lease runs out: {}", message.en());
-                    said = true;
                 }
+                tries += 1;
                 tokio::time::sleep(retry).await;
             }
             opened => return opened,
