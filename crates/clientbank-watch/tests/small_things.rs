@@ -38,7 +38,13 @@ async fn entries_that_are_no_regular_file_are_said_and_counted() {
     );
     let status = commands::status(dir.path()).unwrap();
     assert_eq!(status.ignored.len(), 3, "{:?}", status.ignored);
-    assert!(status.ignored[2].contains("FIFO"), "{:?}", status.ignored);
+    assert!(
+        status.ignored[2].to_string().contains("FIFO"),
+        "{:?}",
+        status.ignored
+    );
+    let ru = status.ignored[2].shown(clientbank_format::Lang::Ru);
+    assert!(ru.contains("именованный канал"), "{ru}");
     assert_eq!(files(dir.path(), "inbox").len(), 0, "left where they are");
     assert!(inbox.join("pipe.txt").exists());
 }

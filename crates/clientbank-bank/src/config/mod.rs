@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clientbank_api::Token;
+use clientbank_format::{Message, tr};
 use serde::Deserialize;
 
 use crate::Error;
@@ -320,7 +321,7 @@ pub struct Settings {
     /// Statements back to `outbox/`, if configured.
     pub statements: Option<Statements>,
     /// Warnings about the configuration (a token file others can read), to log.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Message>,
     /// The file read, if any.
     pub file: Option<PathBuf>,
     /// The application registered at the bank (`[app]`), for `clientbank login`.
@@ -545,9 +546,11 @@ impl Settings {
         }
         if let Some(token) = file.token {
             if readable_by_others(path) {
-                warnings.push(format!(
-                    "{} holds the token and other users can read it: chmod 600 it",
-                    path.display()
+                let shown = path.display();
+                warnings.push(tr!(
+                    "{shown} holds the token and other users can read it: chmod 600 it" ;
+                    "в {shown} токен, а файл могут читать другие пользователи: выполните \
+                     chmod 600"
                 ));
             }
             settings.token = Some(checked_token(
@@ -601,19 +604,7 @@ impl Settings {
             ));
         }
         if let Some(Patterns(patterns)) = file.patterns {
-            for pattern in patterns.iter().filter(|p| p.contains(['[', ']', '{', '}'])) {
-                warnings.push(format!(
-                    "{}: patterns: {pattern:?}: only `*` and `?` are wildcards; brackets and \
-                     braces are taken as they are",
-                    path.display()
-                ));
-            }
-            settings.patterns = InboxNames::new(patterns).map_err(|e| {
-                Error::config(
-                    format!("{}: {e}", path.display()),
-                    format!("{}: шаблон имён не читается: {e}", path.display()),
-                )
-            })?;
+            settings.patterns = inbox_names(patterns, path, &mut warnings)?;
         }
         if let Some(LogFormat(format)) = file.log_format {
             settings.log_format = format;
@@ -842,6 +833,29 @@ fn readable_by_others(_path: &Path) -> bool {
     false
 }
 
+/// The inbox's `patterns` of the configuration `path`: a bracket or a brace, which are not
+/// wildcards here, adds a warning.
+fn inbox_names(
+    patterns: Vec<String>,
+    path: &Path,
+    warnings: &mut Vec<Message>,
+) -> Result<InboxNames, Error> {
+    let shown = path.display();
+    for pattern in patterns.iter().filter(|p| p.contains(['[', ']', '{', '}'])) {
+        warnings.push(tr!(
+            "{shown}: patterns: {pattern:?}: only `*` and `?` are wildcards; brackets and braces \
+             are taken as they are" ;
+            "{shown}: patterns: {pattern:?}: подстановочные знаки — только `*` и `?`; квадратные \
+             и фигурные скобки понимаются буквально"
+        ));
+    }
+    InboxNames::new(patterns).map_err(|e| {
+        Error::config(
+            format!("{shown}: {e}"),
+            format!("{shown}: шаблон имён не читается: {e}"),
+        )
+    })
+}
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1063,8 +1077,9 @@ mod tests {
         let s = Settings::load(dir.path(), None, &BTreeMap::new()).unwrap();
         assert_eq!(s.token.as_ref().unwrap().expose_secret(), "s3cr3t");
         assert_eq!(s.warnings.len(), 1, "{:?}", s.warnings);
-        assert!(s.warnings[0].contains("chmod 600"));
-        assert!(!s.warnings[0].contains("s3cr3t"));
+        let (en, ru) = (s.warnings[0].en(), s.warnings[0].ru());
+        assert!(en.contains("chmod 600") && ru.contains("chmod 600"), "{ru}");
+        assert!(!en.contains("s3cr3t") && !ru.contains("s3cr3t"));
         std::fs::set_permissions(&token, std::fs::Permissions::from_mode(0o600)).unwrap();
         let s = Settings::load(dir.path(), None, &BTreeMap::new()).unwrap();
         assert!(s.warnings.is_empty(), "{:?}", s.warnings);
@@ -1282,8 +1297,16 @@ mod tests {
         std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o644)).unwrap();
         let s = Settings::load(dir.path(), None, &BTreeMap::new()).unwrap();
         assert_eq!(s.warnings.len(), 1, "{:?}", s.warnings);
-        assert!(s.warnings[0].contains("client secret") && s.warnings[0].contains("chmod 600"));
-        assert!(!s.warnings[0].contains("inline-s3cret"));
+        let (en, ru) = (s.warnings[0].en(), s.warnings[0].ru());
+        assert!(
+            en.contains("client secret") && en.contains("chmod 600"),
+            "{en}"
+        );
+        assert!(
+            ru.contains("секрет приложения") && ru.contains("chmod 600"),
+            "{ru}"
+        );
+        assert!(!en.contains("inline-s3cret") && !ru.contains("inline-s3cret"));
     }
 
     #[test]

@@ -16,7 +16,7 @@ use crate::journal::{Journal, Outcome, PaymentRow, note};
 use crate::lock::{DirLock, Holder};
 use crate::state::{FileState, PaymentState, Standing};
 use crate::{Error, report};
-use clientbank_format::Lang;
+use clientbank_format::{Lang, Message};
 
 mod settle;
 
@@ -432,7 +432,35 @@ pub struct Status {
     pub last_errors: Vec<crate::journal::LastError>,
     /// Inbox entries that are no regular file (a symlink, a FIFO, a folder): "not a regular
     /// file: ignored", with what each is.
-    pub ignored: Vec<String>,
+    pub ignored: Vec<Ignored>,
+}
+
+/// An inbox entry the daemon leaves alone, and what it is (JSON: `"NAME (what it is)"`).
+#[derive(Clone, Debug)]
+pub struct Ignored {
+    /// Its name (escaped where it holds control characters).
+    pub name: String,
+    /// What it is, for people.
+    pub kind: Message,
+}
+
+impl Ignored {
+    /// `NAME (what it is)` in `lang`.
+    pub fn shown(&self, lang: Lang) -> String {
+        format!("{} ({})", self.name, self.kind.get(lang))
+    }
+}
+
+impl std::fmt::Display for Ignored {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.shown(Lang::En))
+    }
+}
+
+impl Serialize for Ignored {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
 }
 
 impl Status {
@@ -579,17 +607,16 @@ pub fn status(dir: &Path) -> Result<Status, Error> {
         }
         last_errors = journal.last_events(10)?;
     }
-    let mut ignored: Vec<String> = fs::read_dir(layout.folder(Folder::Inbox))
+    let mut ignored: Vec<Ignored> = fs::read_dir(layout.folder(Folder::Inbox))
         .map(|entries| {
             entries
                 .filter_map(Result::ok)
-                .filter_map(|e| {
-                    crate::folders::ignored_entry(&e).map(|(name, kind)| format!("{name} ({kind})"))
-                })
+                .filter_map(|e| crate::folders::ignored_entry(&e))
+                .map(|(name, kind)| Ignored { name, kind })
                 .collect()
         })
         .unwrap_or_default();
-    ignored.sort();
+    ignored.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(Status {
         folders,
         payments,

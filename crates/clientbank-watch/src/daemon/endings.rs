@@ -153,7 +153,7 @@ impl Daemon {
             journal.set_file(file.id, FileState::Missing, "", Some(&kept))?;
         }
         journal.note(Some(&file.name), None, &said)?;
-        tracing::error!(file = %file.name, "{message}");
+        say!(error, said, file = %file.name);
         self.waiting.remove(&file.name);
         Ok(())
     }
@@ -189,7 +189,14 @@ impl Daemon {
                 why.ru()
             ),
         );
-        tracing::error!(file = %name, "{}; it waits in processing/ (next try in {delay:?})", said.en());
+        say!(
+            error,
+            tr!(
+                "{}; it waits in processing/ (next try in {delay:?})", said.en() ;
+                "{}; он ждёт в processing/ (следующая попытка через {delay:?})", said.ru()
+            ),
+            file = %name
+        );
         self.summary.journal_error.get_or_insert(said);
         Ok(())
     }
@@ -377,7 +384,7 @@ impl Daemon {
                         file.name, file.place
                     ),
                 );
-                tracing::error!("{}", message.en());
+                say!(error, message);
                 self.engine.journal.note(Some(&file.name), None, &message)?;
             }
             Err(e) => {
@@ -393,7 +400,6 @@ impl Daemon {
                     *said == message && now.duration_since(*at) < MOVE_LOG_EVERY
                 });
                 if !repeated {
-                    tracing::error!("{message}");
                     let said = Message::new(
                         message.clone(),
                         format!(
@@ -402,6 +408,7 @@ impl Daemon {
                             file.name, file.place
                         ),
                     );
+                    say!(error, said);
                     let _ = self.engine.journal.note(Some(&file.name), None, &said);
                     self.move_failures.insert(file_id, (now, message));
                 }

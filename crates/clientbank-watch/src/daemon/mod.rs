@@ -11,9 +11,8 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant, SystemTime};
 
 use chrono::NaiveDate;
-use clientbank_format::Message;
+use clientbank_format::{Message, say, tr};
 use clientbank_payment::clock::today_in_moscow;
-use serde::Serialize;
 
 use crate::engine::{Engine, Intake, Processed, Sent, Verdict, content_hash};
 use crate::folders::{Claimer, Folder, Layout, move_into, rename_no_replace, unique_name};
@@ -41,7 +40,7 @@ pub struct Options {
 }
 
 /// What a run did.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default)]
 pub struct Summary {
     /// Files moved to done/.
     pub done: Vec<String>,
@@ -76,51 +75,24 @@ pub struct Summary {
     /// Payments signed.
     pub signed: usize,
     /// Signatures that failed or were refused.
-    #[serde(serialize_with = "english_each")]
     pub sign_failures: Vec<Message>,
     /// Files of processing/ whose payments are all answered but that cannot be moved to their
     /// folder (done/ read-only, say): the log says why; moved when that is possible.
     pub unmoved: Vec<String>,
     /// The bank refused the token.
-    #[serde(serialize_with = "english")]
     pub token_refused: Option<Message>,
     /// The configuration kept requests from being made (nothing was sent).
-    #[serde(serialize_with = "english")]
     pub config_error: Option<Message>,
     /// A new journal was started and seeded from done/, review/ and rejected/: what it learnt.
-    #[serde(serialize_with = "english")]
     pub journal_seeded: Option<Message>,
     /// The bank was unavailable (maintenance, no connection).
-    #[serde(serialize_with = "english")]
     pub bank_unavailable: Option<Message>,
     /// The journal could not be written (a full disk, a read-only file): nothing was sent.
-    #[serde(serialize_with = "english")]
     pub journal_error: Option<Message>,
-    /// The last statement written to outbox/: its place and what it holds (in JSON, English).
-    #[serde(serialize_with = "english")]
-    pub statement: Option<clientbank_format::Message>,
+    /// The last statement written to outbox/: its place and what it holds.
+    pub statement: Option<Message>,
     /// Why the last statement could not be written, if it could not.
-    #[serde(serialize_with = "english")]
     pub statement_error: Option<Message>,
-}
-
-/// A message in JSON: its English text.
-pub(crate) fn english<S: serde::Serializer>(
-    message: &Option<clientbank_format::Message>,
-    serializer: S,
-) -> Result<S::Ok, S::Error> {
-    match message {
-        Some(message) => serializer.serialize_some(message.en()),
-        None => serializer.serialize_none(),
-    }
-}
-
-/// Messages in JSON: their English texts.
-fn english_each<S: serde::Serializer>(
-    messages: &[Message],
-    serializer: S,
-) -> Result<S::Ok, S::Error> {
-    serializer.collect_seq(messages.iter().map(Message::en))
 }
 
 impl Summary {
@@ -234,7 +206,7 @@ impl Daemon {
         let (journal, fresh) = open_journal(&layout, options.new_journal)?;
         let config_stamp = stamp(settings.file.as_ref());
         for warning in &settings.warnings {
-            tracing::warn!("{warning}");
+            say!(warn, warning);
         }
         let mut daemon = Daemon {
             layout,
@@ -263,7 +235,7 @@ impl Daemon {
         if fresh && options.new_journal {
             daemon.quarantine_processing()?;
             let seeded = daemon.seed()?;
-            tracing::warn!("{seeded}");
+            say!(warn, seeded);
             daemon.summary.journal_seeded = Some(seeded);
         }
         daemon.recover()?;
@@ -317,8 +289,12 @@ impl Daemon {
         match self.layout.restore() {
             Ok(created) if !created.is_empty() => {
                 for folder in created {
-                    tracing::warn!(
-                        "{folder}/ was missing (deleted while clientbank ran?): created again"
+                    say!(
+                        warn,
+                        tr!(
+                            "{folder}/ was missing (deleted while clientbank ran?): created again" ;
+                            "папки {folder}/ не было (удалена во время работы?): создана заново"
+                        )
                     );
                 }
                 self.folder_problem = None;
@@ -328,7 +304,14 @@ impl Daemon {
                 // Said once; the moves that need the folder fail and say so themselves.
                 let said = e.to_string();
                 if self.folder_problem.as_ref() != Some(&said) {
-                    tracing::error!("{said}");
+                    let shown = self.layout.root.display();
+                    say!(
+                        error,
+                        tr!(
+                            "the folders of {shown} cannot be made again: {said}" ;
+                            "папки в {shown} не удаётся создать заново: {said}"
+                        )
+                    );
                     self.folder_problem = Some(said);
                 }
             }
@@ -344,7 +327,11 @@ impl Daemon {
         self.settling = scan.settling;
         for (name, why) in &self.claimer.reported {
             if !self.summary.unreadable.contains(name) {
-                tracing::error!(file = %name, "cannot open the inbox file: {why}");
+                let said = tr!(
+                    "cannot open the inbox file: {why}" ;
+                    "файл во входящих не открывается: {why}"
+                );
+                say!(error, said, file = %name);
                 self.summary.unreadable.push(name.clone());
             }
         }
@@ -413,8 +400,11 @@ impl Daemon {
         ) {
             Ok(lock) => lock,
             Err(e) => {
-                tracing::warn!("signing did not run: {e}");
-                self.summary.sign_failures.push(e.message());
+                let why = e.message();
+                let said =
+                    tr!("signing did not run: {}", why.en() ; "подпись не запущена: {}", why.ru());
+                say!(warn, said);
+                self.summary.sign_failures.push(why);
                 return;
             }
         };
@@ -436,8 +426,11 @@ impl Daemon {
                 }
             }
             Err(e) => {
-                tracing::warn!("signing did not run: {e}");
-                self.summary.sign_failures.push(e.message());
+                let why = e.message();
+                let said =
+                    tr!("signing did not run: {}", why.en() ; "подпись не запущена: {}", why.ru());
+                say!(warn, said);
+                self.summary.sign_failures.push(why);
             }
         }
     }
@@ -453,7 +446,7 @@ impl Daemon {
             Ok(settings) => {
                 tracing::info!("configuration changed: read again");
                 for warning in &settings.warnings {
-                    tracing::warn!("{warning}");
+                    say!(warn, warning);
                 }
                 self.engine.set_settings(settings);
                 if self.token_refused.take().is_some() {
@@ -462,7 +455,16 @@ impl Daemon {
                 }
                 self.sign_leftovers = true;
             }
-            Err(e) => tracing::error!("the changed configuration is not used: {e}"),
+            Err(e) => {
+                let why = e.message();
+                say!(
+                    error,
+                    tr!(
+                        "the changed configuration is not used: {}", why.en() ;
+                        "изменённые настройки не применены: {}", why.ru()
+                    )
+                );
+            }
         }
     }
 
@@ -510,7 +512,7 @@ impl Daemon {
                     format!("{place} vanished before it was read: nothing was sent"),
                     format!("{place} исчез до того, как был прочитан: ничего не отправлено"),
                 );
-                tracing::warn!("{}", message.en());
+                say!(warn, message);
                 self.engine.journal.note(Some(name), None, &message)?;
                 return Ok(());
             }
@@ -583,21 +585,17 @@ impl Daemon {
             // (A file deleted meanwhile did not change: it is said so when it is moved.)
             if path.exists() && file_stamp(&path) != stamp_read {
                 let lines = crate::complete::line_count(&bytes);
-                let note = format!(
+                let said = tr!(
                     "{name} changed after it was read (its size or time is not what was read): \
                      it was read up to line {lines}; the payments after line {lines} may not be \
-                     sent. Compare the file with the report below, and send what is missing anew."
+                     sent. Compare the file with the report below, and send what is missing anew." ;
+                    "{name} изменился после чтения (его размер или время не те, что были при \
+                     чтении): он прочитан до строки {lines}; платежи после строки {lines} \
+                     могли не быть отправлены. Сверьте файл с отчётом ниже и отправьте \
+                     недостающее заново."
                 );
-                tracing::error!(file = %name, "{note}");
-                let note = crate::journal::note::both(
-                    note,
-                    format!(
-                        "{name} изменился после чтения (его размер или время не те, что были при \
-                         чтении): он прочитан до строки {lines}; платежи после строки {lines} \
-                         могли не быть отправлены. Сверьте файл с отчётом ниже и отправьте \
-                         недостающее заново."
-                    ),
-                );
+                say!(error, said, file = %name);
+                let note = crate::journal::note::both(said.en(), said.ru());
                 self.finish(file_id, name, Verdict::Review, Some(&note))?;
                 return Ok(());
             }
@@ -672,18 +670,19 @@ impl Daemon {
                 self.summary.waiting.push(name);
             }
         }
+        let lang = self.engine.settings.lang;
         self.summary.incomplete = self
             .claimer
             .incomplete
             .iter()
-            .map(|(name, why)| format!("{name}: {why}"))
+            .map(|(name, why)| format!("{name}: {}", why.get(lang)))
             .collect();
         self.summary.incomplete.sort();
         self.summary.ignored = self
             .claimer
             .ignored
             .iter()
-            .map(|(name, kind)| format!("{name}: {kind}"))
+            .map(|(name, kind)| format!("{name}: {}", kind.get(lang)))
             .collect();
         self.summary.ignored.sort();
         let mut summary = self.summary.clone();
@@ -724,11 +723,13 @@ impl Daemon {
                 let addr = socket.local_addr().unwrap_or(config.addr);
                 tracing::info!(%addr, "webhook listener");
                 if !addr.ip().is_loopback() {
-                    tracing::warn!(
-                        %addr,
+                    let said = Message::new(
                         "the webhook listener speaks plain HTTP on an address that is not \
-                         loopback: put an HTTPS reverse proxy in front of it"
+                         loopback: put an HTTPS reverse proxy in front of it",
+                        "приём вебхуков работает по HTTP без шифрования на адресе не из \
+                         loopback: поставьте перед ним обратный прокси с HTTPS",
                     );
+                    say!(warn, said, %addr);
                 }
                 let listener = clientbank_bank::webhook::Listener::new(
                     key,
@@ -739,7 +740,13 @@ impl Daemon {
                 Some(tokio::spawn(async move {
                     let shutdown = async move { stop.notified().await };
                     if let Err(e) = listener.serve(socket, shutdown).await {
-                        tracing::error!("the webhook listener stopped: {e}");
+                        say!(
+                            error,
+                            tr!(
+                                "the webhook listener stopped: {e}" ;
+                                "приём вебхуков остановлен: {e}"
+                            )
+                        );
                     }
                 }))
             }
@@ -828,9 +835,14 @@ impl Daemon {
         match watcher {
             Ok(watcher) => Some(watcher),
             Err(e) => {
-                tracing::warn!(
-                    "no file events ({e}): the inbox is rescanned every {:?}",
-                    self.engine.settings.poll_interval
+                let every = self.engine.settings.poll_interval;
+                say!(
+                    warn,
+                    tr!(
+                        "no file events ({e}): the inbox is rescanned every {every:?}" ;
+                        "события файловой системы недоступны ({e}): входящие просматриваются \
+                         каждые {every:?}"
+                    )
                 );
                 None
             }

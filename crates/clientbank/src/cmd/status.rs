@@ -67,6 +67,7 @@ fn detail(dir: &Path, json: bool) -> Result<Outcome, Failure> {
         }
     }
     for entry in &status.ignored {
+        let entry = entry.shown(crate::term::lang());
         writeln!(out, "  inbox/{entry}: {}", tr("ignored", "пропущен"))?;
     }
     writeln!(out, "  {}", tr("payments:", "платежи:"))?;

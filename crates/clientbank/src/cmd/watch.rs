@@ -86,7 +86,9 @@ pub(crate) fn init_logging(json: bool) {
     let _ = if json {
         builder.json().try_init()
     } else {
-        builder.event_format(crate::log::Plain).try_init()
+        builder
+            .event_format(crate::log::Plain(crate::term::lang()))
+            .try_init()
     };
 }
 
@@ -239,7 +241,10 @@ async fn serve_metrics(
     );
     tokio::spawn(async move {
         if let Err(e) = serving.await {
-            tracing::warn!("metrics: {e}");
+            clientbank_format::say!(
+                warn,
+                clientbank_format::tr!("metrics: {e}" ; "метрики: {e}")
+            );
         }
     });
     tracing::info!(addr = %addr, "metrics served at /metrics");
