@@ -90,6 +90,8 @@ fn in_russian(message: &str) -> String {
             return format!("недопустимое значение {value}; допустимые: {values}");
         }
         if let Some((value, values)) = pair(rest, ", expected ") {
+            // serde says `a` or `a` or `b`.
+            let values = values.replace("` or `", "` или `");
             return format!("недопустимое значение {value}; допустимо {values}");
         }
     }
@@ -187,4 +189,21 @@ fn toml_message(text: &str, e: &toml::de::Error, mut message: String, ru: bool) 
         }
     }
     message
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serde_words_are_said_in_russian_to_the_last() {
+        assert_eq!(
+            in_russian("unknown variant `off`, expected `manual` or `auto`"),
+            "недопустимое значение `off`; допустимо `manual` или `auto`"
+        );
+        assert_eq!(
+            in_russian("missing field `addr`"),
+            "нет обязательного ключа `addr`"
+        );
+    }
 }

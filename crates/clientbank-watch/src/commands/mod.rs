@@ -368,7 +368,10 @@ pub async fn upload(
             Sent::NotTaken { why, .. } | Sent::TokenRefused(why) | Sent::Misconfigured(why) => {
                 // Nothing of it was taken: the file is closed as not sent.
                 let rows = engine.journal.payments_of(file_id)?;
-                let why = note::both(format!("not sent: {why}"), format!("не отправлен: {why}"));
+                let why = note::both(
+                    format!("not sent: {}", why.en()),
+                    format!("не отправлен: {}", why.ru()),
+                );
                 let not_sent: Vec<_> = rows
                     .iter()
                     .filter(|r| r.state == PaymentState::Planned)
