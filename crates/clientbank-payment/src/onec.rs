@@ -87,9 +87,19 @@ pub fn not_a_payment_order(index: usize, section: &SectionRef<'_>) -> Diagnostic
 /// payment has no place for) are located at their values. The section is walked once to
 /// locate every key, whatever the number of findings.
 pub fn from_section(index: usize, section: &SectionRef<'_>) -> FromFile {
+    from_section_with(index, section, true)
+}
+
+/// As [`from_section`]; without the findings about keys the payment has no place for unless
+/// `not_carried` (a statement's records: they are no news).
+pub(crate) fn from_section_with(
+    index: usize,
+    section: &SectionRef<'_>,
+    not_carried: bool,
+) -> FromFile {
     debug_assert_eq!(section.kind(), SectionKind::Document);
     let document = Document::from_section(section);
-    let (payment, mut findings) = into_payment(document);
+    let (payment, mut findings) = into_payment_with(document, not_carried);
     let lines = Lines::of_section(section);
     lines.locate(&mut findings, position(index));
     FromFile {
@@ -337,7 +347,16 @@ pub fn from_document(document: &Document) -> (Payment, Vec<Diagnostic>) {
 
 /// As [`from_document`], taking the document: its texts move into the payment.
 pub fn into_payment(document: Document) -> (Payment, Vec<Diagnostic>) {
-    let findings = not_carried(&document);
+    into_payment_with(document, true)
+}
+
+/// As [`into_payment`]; the findings only when `report`.
+fn into_payment_with(document: Document, report: bool) -> (Payment, Vec<Diagnostic>) {
+    let findings = if report {
+        not_carried(&document)
+    } else {
+        Vec::new()
+    };
     let Document {
         number,
         date,
