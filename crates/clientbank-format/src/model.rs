@@ -6,6 +6,7 @@
 //! read as `None`: the typed view does not tell `Key=` from an absent key (the
 //! [`SyntaxTree`](crate::SyntaxTree) does).
 
+use std::borrow::Cow;
 use std::fmt;
 
 use chrono::{NaiveDate, NaiveTime};
@@ -18,7 +19,7 @@ use crate::{Encoding, Key, value};
 /// A value of a typed field: read from the raw text, written canonically.
 trait FieldValue: Sized {
     fn read(raw: &[u8], section: &SectionRef<'_>) -> Option<Self>;
-    fn write(&self) -> Result<String, Decimal>;
+    fn write(&self) -> Result<Cow<'_, str>, Decimal>;
 }
 
 impl FieldValue for String {
@@ -26,8 +27,8 @@ impl FieldValue for String {
         let raw = raw.trim_ascii();
         (!raw.is_empty()).then(|| section.encoding().decode(raw).into_owned())
     }
-    fn write(&self) -> Result<String, Decimal> {
-        Ok(self.clone())
+    fn write(&self) -> Result<Cow<'_, str>, Decimal> {
+        Ok(Cow::Borrowed(self))
     }
 }
 
@@ -35,8 +36,8 @@ impl FieldValue for NaiveDate {
     fn read(raw: &[u8], _: &SectionRef<'_>) -> Option<Self> {
         value::parse_date(raw)
     }
-    fn write(&self) -> Result<String, Decimal> {
-        Ok(value::format_date(*self))
+    fn write(&self) -> Result<Cow<'_, str>, Decimal> {
+        Ok(value::format_date(*self).into())
     }
 }
 
@@ -44,8 +45,8 @@ impl FieldValue for NaiveTime {
     fn read(raw: &[u8], _: &SectionRef<'_>) -> Option<Self> {
         value::parse_time(raw).map(|(t, _)| t)
     }
-    fn write(&self) -> Result<String, Decimal> {
-        Ok(value::format_time(*self))
+    fn write(&self) -> Result<Cow<'_, str>, Decimal> {
+        Ok(value::format_time(*self).into())
     }
 }
 
@@ -53,8 +54,8 @@ impl FieldValue for Decimal {
     fn read(raw: &[u8], _: &SectionRef<'_>) -> Option<Self> {
         value::parse_amount(raw, true)
     }
-    fn write(&self) -> Result<String, Decimal> {
-        value::format_amount(*self).ok_or(*self)
+    fn write(&self) -> Result<Cow<'_, str>, Decimal> {
+        value::format_amount(*self).map(Cow::Owned).ok_or(*self)
     }
 }
 
@@ -62,8 +63,8 @@ impl FieldValue for u32 {
     fn read(raw: &[u8], _: &SectionRef<'_>) -> Option<Self> {
         value::parse_integer(raw)
     }
-    fn write(&self) -> Result<String, Decimal> {
-        Ok(self.to_string())
+    fn write(&self) -> Result<Cow<'_, str>, Decimal> {
+        Ok(self.to_string().into())
     }
 }
 
@@ -87,6 +88,15 @@ macro_rules! fields {
             /// The typed fields that are set, as `(key, canonical text)`, in 1C's order.
             /// Fails on an amount with more than two decimals.
             pub fn fields(&self) -> Result<Vec<(Key, String)>, WriteError> {
+                Ok(self
+                    .texts()?
+                    .into_iter()
+                    .map(|(key, text)| (key, text.into_owned()))
+                    .collect())
+            }
+
+            /// As [`Self::fields`], texts borrowed where the field is one.
+            pub(crate) fn texts(&self) -> Result<Vec<(Key, Cow<'_, str>)>, WriteError> {
                 let mut out = Vec::new();
                 $(
                     if let Some(value) = &self.$($field)+ {
@@ -677,7 +687,7 @@ impl<W: std::io::Write> Writer<W> {
             None,
         )?;
         writer.pair(Key::Encoding.name(), encoding.label(), None)?;
-        writer.pairs(&header.fields()?, &[], None)?;
+        writer.pairs(&header.texts()?, &[], None)?;
         for account in &header.accounts {
             writer.pair(Key::Account.name(), account, None)?;
         }
@@ -695,7 +705,7 @@ impl<W: std::io::Write> Writer<W> {
         let written = self
             .line(Marker::AccountStart.name(), None, None)
             .and_then(|()| {
-                self.pairs(&account.fields()?, &account.extra, None)?;
+                self.pairs(&account.texts()?, &account.extra, None)?;
                 self.line(Marker::AccountEnd.name(), None, None)
             });
         self.end_section(written)
@@ -706,7 +716,7 @@ impl<W: std::io::Write> Writer<W> {
         let index = self.documents;
         let at = Some((index, document.number.as_deref()));
         let written = document
-            .fields()
+            .texts()
             .map_err(|e| WriteError {
                 document: Some(index),
                 number: document.number.clone(),
@@ -783,7 +793,7 @@ impl<W: std::io::Write> Writer<W> {
 
     fn pairs(
         &mut self,
-        fields: &[(Key, String)],
+        fields: &[(Key, Cow<'_, str>)],
         extra: &[Extra],
         at: Option<(usize, Option<&str>)>,
     ) -> Result<(), WriteError> {

@@ -39,7 +39,7 @@ use clientbank_diagnostic::{Code, Diagnostic, Lang, Limit, Renderer, Severity};
 use clientbank_format::{Encoding, Parsed, SectionRef, parse_owned};
 use rust_decimal::Decimal;
 
-use crate::finding::{Quiet, QuietCodes, position};
+use crate::finding::{Lines, Quiet, QuietCodes, position};
 use crate::json::{PaymentJson, ReadRequest, Upload, UploadRequest};
 use crate::onec;
 use crate::payment::Payment;
@@ -440,11 +440,22 @@ impl Batch {
         if onec::is_payment_order(&kind) {
             // A statement's records: what the upload could not carry is no news, and only
             // asked for with the upload requests.
-            let order = onec::from_section_with(index, section, requests || !statement);
-            let carried = order.findings.iter().all(|f| f.code != Code::NotCarried);
+            let (payment, mut mapped) = onec::payment_of(section, requests || !statement);
+            let read_in = self.encoding();
+            let mut found = validate_quiet(&payment, &self.context, self.encoding, read_in, quiet);
+            // Where the keys stand is looked up only when a finding is to be placed at one
+            // (a stand-in is not).
+            let placed = |f: &Diagnostic| f.line.is_none() && f.key.is_some();
+            let lines = if requests || mapped.iter().chain(&found).any(placed) {
+                Lines::of_section(section)
+            } else {
+                Lines::at_section(Some(section.line()).filter(|&l| l > 0))
+            };
+            lines.locate(&mut mapped, position(index));
+            let carried = mapped.iter().all(|f| f.code != Code::NotCarried);
             // A key that is not the format's is the reader's `unknown-key` already; the
             // 1C route sends it as written, the JSON route loses it.
-            let (unknown, mapping): (Vec<_>, Vec<_>) = order.findings.into_iter().partition(|f| {
+            let (unknown, mapping): (Vec<_>, Vec<_>) = mapped.into_iter().partition(|f| {
                 f.code == Code::NotCarried && f.key.as_deref().is_some_and(|k| !is_format_key(k))
             });
             let mut findings = if statement {
@@ -453,16 +464,13 @@ impl Batch {
             } else {
                 mapping
             };
-            let read_in = self.encoding();
-            let mut found =
-                validate_quiet(&order.payment, &self.context, self.encoding, read_in, quiet);
-            order.lines.locate(&mut found, position(index));
+            lines.locate(&mut found, position(index));
             findings.extend(found);
             if !requests {
                 return Item {
                     index,
-                    line: order.lines.section(),
-                    payment: Some(order.payment),
+                    line: lines.section(),
+                    payment: Some(payment),
                     request: None,
                     findings,
                     json_route: Vec::new(),
@@ -470,16 +478,16 @@ impl Batch {
                     covered_error: false,
                 };
             }
-            let (json, mut json_route) = PaymentJson::from_payment(&order.payment);
-            order.lines.locate(&mut json_route, position(index));
+            let (json, mut json_route) = PaymentJson::from_payment(&payment);
+            lines.locate(&mut json_route, position(index));
             let carried = carried && json_route.is_empty();
             if !statement {
                 json_route.splice(0..0, unknown);
             }
             Item {
                 index,
-                line: order.lines.section(),
-                payment: Some(order.payment),
+                line: lines.section(),
+                payment: Some(payment),
                 request: Some(UploadRequest::new(json, false)),
                 findings,
                 json_route,

@@ -87,19 +87,7 @@ pub fn not_a_payment_order(index: usize, section: &SectionRef<'_>) -> Diagnostic
 /// payment has no place for) are located at their values. The section is walked once to
 /// locate every key, whatever the number of findings.
 pub fn from_section(index: usize, section: &SectionRef<'_>) -> FromFile {
-    from_section_with(index, section, true)
-}
-
-/// As [`from_section`]; without the findings about keys the payment has no place for unless
-/// `not_carried` (a statement's records: they are no news).
-pub(crate) fn from_section_with(
-    index: usize,
-    section: &SectionRef<'_>,
-    not_carried: bool,
-) -> FromFile {
-    debug_assert_eq!(section.kind(), SectionKind::Document);
-    let document = Document::from_section(section);
-    let (payment, mut findings) = into_payment_with(document, not_carried);
+    let (payment, mut findings) = payment_of(section, true);
     let lines = Lines::of_section(section);
     lines.locate(&mut findings, position(index));
     FromFile {
@@ -108,6 +96,16 @@ pub(crate) fn from_section_with(
         lines,
         findings,
     }
+}
+
+/// The payment of a document section and, when `not_carried` (not for a statement's records:
+/// they are no news), a finding for each key it has no place for, not located.
+pub(crate) fn payment_of(
+    section: &SectionRef<'_>,
+    not_carried: bool,
+) -> (Payment, Vec<Diagnostic>) {
+    debug_assert_eq!(section.kind(), SectionKind::Document);
+    into_payment_with(Document::from_section(section), not_carried)
 }
 
 /// Strips the one-line form's `ИНН 7707083893 ` prefix from a party name.
