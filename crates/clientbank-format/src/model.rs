@@ -520,13 +520,19 @@ pub(crate) fn encode_line_into(
     encoding: Encoding,
     parts: &[&str],
 ) -> Result<(), WriteErrorKind> {
-    if parts
-        .iter()
-        .any(|part| memchr::memchr2(b'\r', b'\n', part.as_bytes()).is_some())
-    {
-        return Err(WriteErrorKind::LineBreak);
-    }
+    encode_after(out, encoding, b"", parts)
+}
+
+/// [`encode_line_into`] of a line that starts with `prefix`, text already encoded in
+/// `encoding` without a line break (a key's name and `=`), then `parts`.
+fn encode_after(
+    out: &mut Vec<u8>,
+    encoding: Encoding,
+    prefix: &[u8],
+    parts: &[&str],
+) -> Result<(), WriteErrorKind> {
     let start = out.len();
+    out.extend_from_slice(prefix);
     let encoded = parts.iter().try_for_each(|part| {
         encoding
             .encode_into(out, part)
@@ -535,22 +541,65 @@ pub(crate) fn encode_line_into(
                 encoding,
             })
     });
-    let checked = encoded.and_then(|()| {
-        // The reader decides a file's encoding by its content, so a CP866 file may be read
-        // as CP1251 (and back): a single-byte line is checked as either.
-        let readings: &[Encoding] = match encoding {
-            Encoding::Utf8 => &[Encoding::Utf8],
-            Encoding::Cp1251 | Encoding::Cp866 => &[Encoding::Cp1251, Encoding::Cp866],
-        };
-        readings.iter().try_for_each(|&reading| {
-            crate::parse::check_line_encoding(&out[start..], reading)
-                .map_err(|(_, _, reason)| WriteErrorKind::Unreadable { encoding, reason })
-        })
-    });
+    // A line break is said before a character that cannot be written, wherever they are;
+    // CR and LF are the same bytes in every encoding here, and no other character is
+    // encoded as either.
+    let line_break = || {
+        parts
+            .iter()
+            .any(|part| part.bytes().any(|b| b == b'\r' || b == b'\n'))
+    };
+    let checked = match encoded {
+        Err(_) if line_break() => Err(WriteErrorKind::LineBreak),
+        Err(e) => Err(e),
+        Ok(()) if out[start..].iter().any(|&b| b == b'\r' || b == b'\n') => {
+            Err(WriteErrorKind::LineBreak)
+        }
+        Ok(()) => reads_back(&out[start..], encoding),
+    };
     if checked.is_err() {
         out.truncate(start);
     }
     checked
+}
+
+/// `Name=` of `key` encoded in `encoding`, made once for every key.
+fn key_prefix(encoding: Encoding, key: Key) -> &'static [u8] {
+    use std::sync::OnceLock;
+    static PREFIXES: [OnceLock<Vec<Vec<u8>>>; 3] =
+        [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+    let all = PREFIXES[encoding as usize % 3].get_or_init(|| {
+        Key::ALL
+            .iter()
+            .map(|key| {
+                let mut prefix = encoding.encode_lossless(key.name());
+                prefix.push(b'=');
+                prefix
+            })
+            .collect()
+    });
+    all.get(key as usize).map_or(b"", Vec::as_slice)
+}
+
+/// Whether the reader reads `line` (encoded in `encoding`) back as written. The reader decides
+/// a file's encoding by its content, so a CP866 file may be read as CP1251 (and back): a
+/// single-byte line is checked as either — at once when its text past the ASCII start is not
+/// UTF-8, which both readings take as they are.
+fn reads_back(line: &[u8], encoding: Encoding) -> Result<(), WriteErrorKind> {
+    let readings: &[Encoding] = match encoding {
+        Encoding::Utf8 => &[Encoding::Utf8],
+        Encoding::Cp1251 | Encoding::Cp866 => {
+            let first = line.iter().position(|b| !b.is_ascii());
+            if first.is_none_or(|first| std::str::from_utf8(&line[first..]).is_err()) {
+                return Ok(());
+            }
+            &[Encoding::Cp1251, Encoding::Cp866]
+        }
+    };
+    readings.iter().try_for_each(|&reading| {
+        crate::parse::check_line_encoding(line, reading)
+            .map_err(|(_, _, reason)| WriteErrorKind::Unreadable { encoding, reason })
+    })
 }
 
 impl WriteError {
@@ -762,21 +811,25 @@ impl<W: std::io::Write> Writer<W> {
         key: Option<&str>,
         at: Option<(usize, Option<&str>)>,
     ) -> Result<(), WriteError> {
-        self.parts(&[text], key.unwrap_or(text), at)
+        self.parts(b"", &[text], key.unwrap_or(text), at)
     }
 
-    /// Encodes the line made of `parts` straight into the section.
+    /// Encodes the line made of `prefix` (encoded already) and `parts` straight into the
+    /// section.
     fn parts(
         &mut self,
+        prefix: &[u8],
         parts: &[&str],
         key: &str,
         at: Option<(usize, Option<&str>)>,
     ) -> Result<(), WriteError> {
-        encode_line_into(&mut self.section, self.encoding, parts).map_err(|kind| WriteError {
-            document: at.map(|(index, _)| index),
-            number: at.and_then(|(_, number)| number.map(str::to_string)),
-            key: key.to_string(),
-            kind,
+        encode_after(&mut self.section, self.encoding, prefix, parts).map_err(|kind| {
+            WriteError {
+                document: at.map(|(index, _)| index),
+                number: at.and_then(|(_, number)| number.map(str::to_string)),
+                key: key.to_string(),
+                kind,
+            }
         })?;
         self.section.extend_from_slice(b"\r\n");
         Ok(())
@@ -788,7 +841,7 @@ impl<W: std::io::Write> Writer<W> {
         value: &str,
         at: Option<(usize, Option<&str>)>,
     ) -> Result<(), WriteError> {
-        self.parts(&[key, "=", value], key, at)
+        self.parts(b"", &[key, "=", value], key, at)
     }
 
     fn pairs(
@@ -798,7 +851,8 @@ impl<W: std::io::Write> Writer<W> {
         at: Option<(usize, Option<&str>)>,
     ) -> Result<(), WriteError> {
         for (key, value) in fields {
-            self.pair(key.name(), value, at)?;
+            let prefix = key_prefix(self.encoding, *key);
+            self.parts(prefix, &[value], key.name(), at)?;
         }
         for (key, value) in extra {
             self.pair(key, value, at)?;
