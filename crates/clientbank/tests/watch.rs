@@ -430,6 +430,14 @@ fn a_bad_configuration_is_named() {
     let out = clientbank(&["watch", fresh.to_str().unwrap(), "--once"], &[]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("no bank address"), "{}", text(&out));
+    // No configuration at all: the file looked for is named, with how to make one.
+    let looked_for = fresh.join("clientbank.toml");
+    assert!(
+        text(&out).contains(&format!("{} does not exist", looked_for.display()))
+            && text(&out).contains("clientbank init"),
+        "{}",
+        text(&out)
+    );
     assert!(!fresh.exists(), "nothing made");
     std::fs::write(dir.join("clientbank.toml"), "").unwrap();
     let out = clientbank(&["upload", "x.json", "--dir", dir.to_str().unwrap()], &[]);

@@ -139,19 +139,11 @@ fn toml_message(text: &str, e: &toml::de::Error, mut message: String, ru: bool) 
         if let Some((key, value)) = line_text.split_once('=')
             && secret_key(key)
         {
-            // Whatever the message quotes of a secret's value goes; key names stay (a
-            // misspelt key is named with the keys there are).
+            // Whatever the message quotes of a secret's value goes; key names stay.
             let value = value.trim();
-            message = message
-                .split('`')
-                .enumerate()
-                .map(|(n, part)| {
-                    let of_value = part.chars().filter(|c| c.is_alphanumeric()).count() >= 3
-                        && value.contains(part);
-                    if n % 2 == 1 && of_value { "****" } else { part }
-                })
-                .collect::<Vec<_>>()
-                .join("`");
+            message = mask_quoted(&message, |part| {
+                part.chars().filter(|c| c.is_alphanumeric()).count() >= 3 && value.contains(part)
+            });
         }
         // A Windows path in a basic string: `\О` is no escape.
         if message.contains("escape")
@@ -168,6 +160,7 @@ fn toml_message(text: &str, e: &toml::de::Error, mut message: String, ru: bool) 
             });
         }
     }
+    let mut secrets = Vec::new();
     for line in text.lines() {
         let Some((key, value)) = line.split_once('=') else {
             continue;
@@ -177,18 +170,82 @@ fn toml_message(text: &str, e: &toml::de::Error, mut message: String, ru: bool) 
         }
         let value = value.trim();
         let bare = value.trim_matches(|c: char| "\"'[] ,".contains(c));
-        for secret in [value, bare] {
-            if secret.len() >= 4 {
-                message = message.replace(secret, "****");
-            }
+        secrets.extend([value, bare]);
+        secrets.extend(bare.split(|c: char| "\"', []".contains(c)));
+    }
+    secrets.retain(|secret| secret.len() >= 4);
+    // Longest first: a secret's part never leaves the rest of it behind.
+    secrets.sort_by_key(|secret| std::cmp::Reverse(secret.len()));
+    let keys = named_keys(&message);
+    let mut shown = String::new();
+    for (n, part) in message.split('`').enumerate() {
+        if n > 0 {
+            shown.push('`');
         }
-        for part in bare.split(|c: char| "\"', []".contains(c)) {
-            if part.len() >= 4 {
-                message = message.replace(part, "****");
-            }
+        if n % 2 == 1 && keys.contains(&part) {
+            // A key name (the misspelt one, or one of those there are): never masked.
+            shown.push_str(part);
+            continue;
+        }
+        let mut part = part.to_string();
+        for secret in &secrets {
+            part = part.replace(secret, "****");
+        }
+        shown.push_str(&part);
+    }
+    shown
+}
+
+/// The key names a message quotes (toml and serde quote them in backticks): the field it does
+/// not know, and the ones there are ("expected one of `a`, `b`").
+fn named_keys(message: &str) -> Vec<&str> {
+    let mut keys = Vec::new();
+    for marker in [
+        "unknown field ",
+        "expected one of ",
+        "expected ",
+        "missing field ",
+        "неизвестный ключ ",
+        "допустимые",
+        "допустимо ",
+        "нет обязательного ключа ",
+    ] {
+        if let Some((_, rest)) = message.split_once(marker) {
+            keys.extend(
+                rest.split('`')
+                    .skip(1)
+                    .step_by(2)
+                    .filter(|w| is_key_name(w)),
+            );
         }
     }
+    keys
+}
+
+/// A configuration key's name: lower-case letters, digits and `_`.
+fn is_key_name(word: &str) -> bool {
+    !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+}
+
+/// The message with each backticked part that `secret` says is of a secret's value masked;
+/// a key name it quotes is never masked.
+fn mask_quoted(message: &str, secret: impl Fn(&str) -> bool) -> String {
+    let keys = named_keys(message);
     message
+        .split('`')
+        .enumerate()
+        .map(|(n, part)| {
+            if n % 2 == 1 && !keys.contains(&part) && secret(part) {
+                "****"
+            } else {
+                part
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("`")
 }
 
 #[cfg(test)]

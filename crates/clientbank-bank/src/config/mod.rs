@@ -324,6 +324,8 @@ pub struct Settings {
     pub warnings: Vec<Message>,
     /// The file read, if any.
     pub file: Option<PathBuf>,
+    /// The file looked for and not found (`DIR/clientbank.toml`), when none was read.
+    pub not_found: Option<PathBuf>,
     /// The application registered at the bank (`[app]`), for `clientbank login`.
     pub app: Option<App>,
     /// Whether the token was read from the file `clientbank login` writes (the default login
@@ -368,6 +370,7 @@ impl Default for Settings {
             statements: None,
             warnings: Vec::new(),
             file: None,
+            not_found: None,
             app: None,
             token_from_login: false,
             token_file: None,
@@ -379,13 +382,35 @@ impl Default for Settings {
     }
 }
 
-/// No `bank_url`: where to set it.
-fn no_bank_address() -> Error {
+/// No `bank_url`: where to set it; with no configuration at all, where it was looked for and
+/// how to make one.
+fn no_bank_address(not_found: Option<&Path>) -> Error {
+    let (en, ru) = match not_found {
+        Some(path) => {
+            let dir = path.parent().unwrap_or(Path::new("."));
+            let (shown, dir) = (path.display(), dir.display());
+            (
+                format!(
+                    " (there is no configuration: {shown} does not exist; `clientbank init {dir}` \
+                     writes one)"
+                ),
+                format!(
+                    " (файла настроек нет: {shown} не существует; его создаёт `clientbank init \
+                     {dir}`)"
+                ),
+            )
+        }
+        None => (String::new(), String::new()),
+    };
     Error::config(
-        "no bank address: set `bank_url` in clientbank.toml or CLIENTBANK_BASE_URL (or use \
-         --sandbox)",
-        "не задан адрес банка: `bank_url` в clientbank.toml или CLIENTBANK_BASE_URL (или \
-         --sandbox)",
+        format!(
+            "no bank address: set `bank_url` in clientbank.toml or CLIENTBANK_BASE_URL (or use \
+             --sandbox){en}"
+        ),
+        format!(
+            "не задан адрес банка: `bank_url` в clientbank.toml или CLIENTBANK_BASE_URL (или \
+             --sandbox){ru}"
+        ),
     )
 }
 
@@ -447,7 +472,10 @@ impl Settings {
                 let text = String::from_utf8(bytes).map_err(|e| not_utf8(path, e))?;
                 Settings::from_toml(&text, path)?
             }
-            None => Settings::default(),
+            None => Settings {
+                not_found: Some(dir.join("clientbank.toml")),
+                ..Settings::default()
+            },
         };
         settings.file = path;
         if let Some(token) = env.get("CLIENTBANK_TOKEN") {
@@ -697,7 +725,7 @@ impl Settings {
     /// The API client these settings describe.
     pub fn client(&self) -> Result<clientbank_api::Client, Error> {
         let Some(url) = &self.bank_url else {
-            return Err(no_bank_address());
+            return Err(no_bank_address(self.not_found.as_deref()));
         };
         let Some(token) = &self.token else {
             return Err(match &self.token_file {
@@ -754,7 +782,7 @@ impl Settings {
     /// `clientbank login` (the authorize address, the code's exchange).
     pub fn anonymous_client(&self) -> Result<clientbank_api::Client, Error> {
         let Some(url) = &self.bank_url else {
-            return Err(no_bank_address());
+            return Err(no_bank_address(self.not_found.as_deref()));
         };
         self.builder(url)?
             .retry(clientbank_api::Retry::NONE)
@@ -941,6 +969,24 @@ mod tests {
             e.contains("unknown field `token_flie`") && e.contains("`token_file`"),
             "{e}"
         );
+        // A misspelt key whose value holds words of key names: every key name is shown.
+        for (value, keys) in [
+            ("token.txt", ["`token`", "`token_file`"]),
+            ("/etc/clientbank/signing-key", ["`signing`", "`signers`"]),
+        ] {
+            let text = format!("token_flie = \"{value}\"\n");
+            let e = Settings::from_toml(&text, &path).unwrap_err();
+            let (en, ru) = match &e {
+                Error::Config(said) => (said.en().to_string(), said.ru().to_string()),
+                other => panic!("{other}"),
+            };
+            for said in [&en, &ru] {
+                assert!(!said.contains("****"), "{said}");
+                for key in keys {
+                    assert!(said.contains(key), "{key} in {said}");
+                }
+            }
+        }
         let secret = "S3cretTokenValue-4242";
         for text in [
             format!("tokne = \"{secret}\"\n"),
