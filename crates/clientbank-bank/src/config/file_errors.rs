@@ -98,17 +98,58 @@ fn in_russian(message: &str) -> String {
     if let Some(rest) = message.strip_prefix("invalid type: ")
         && let Some((found, wanted)) = pair(rest, ", expected ")
     {
-        return format!("неверный тип значения: {found}; ожидается {wanted}");
+        return format!(
+            "неверный тип значения: {}; ожидается {}",
+            serde_words(&found),
+            serde_words(&wanted)
+        );
     }
     if let Some(rest) = message.strip_prefix("invalid value: ")
         && let Some((found, wanted)) = pair(rest, ", expected ")
     {
-        return format!("неверное значение: {found}; ожидается {wanted}");
+        return format!(
+            "неверное значение: {}; ожидается {}",
+            serde_words(&found),
+            serde_words(&wanted)
+        );
     }
     if message.starts_with("duplicate key") {
         return format!("ключ повторяется ({message})");
     }
     format!("ошибка в записи TOML: {message}")
+}
+
+/// serde's words for what a value is, in Russian (what it quotes kept).
+fn serde_words(text: &str) -> String {
+    const WORDS: [(&str, &str); 16] = [
+        (
+            "a duration (seconds, or text such as",
+            "длительность (секунды или текст, например",
+        ),
+        ("a boolean", "true или false"),
+        ("boolean", "логическое значение"),
+        ("a string", "строка в кавычках"),
+        ("string", "строка"),
+        ("a sequence", "список [..]"),
+        ("sequence", "список"),
+        ("a map", "таблица"),
+        ("map", "таблица"),
+        ("an integer", "целое число"),
+        ("integer", "целое число"),
+        ("floating point", "дробное число"),
+        ("a character", "один символ"),
+        ("unit value", "пустое значение"),
+        ("an argv list", "список аргументов"),
+        ("u32", "целое число"),
+    ];
+    let mut said = text.to_string();
+    for (en, ru) in WORDS {
+        if let Some(rest) = said.strip_prefix(en) {
+            said = format!("{ru}{rest}");
+            break;
+        }
+    }
+    said
 }
 
 /// `:LINE:COLUMN` of a TOML error, when it has a place.
@@ -206,8 +247,7 @@ fn named_keys(message: &str) -> Vec<&str> {
         "expected ",
         "missing field ",
         "неизвестный ключ ",
-        "допустимые",
-        "допустимо ",
+        "допустим",
         "нет обязательного ключа ",
     ] {
         if let Some((_, rest)) = message.split_once(marker) {
@@ -261,6 +301,10 @@ mod tests {
         assert_eq!(
             in_russian("missing field `addr`"),
             "нет обязательного ключа `addr`"
+        );
+        assert_eq!(
+            in_russian("invalid type: boolean `true`, expected a string"),
+            "неверный тип значения: логическое значение `true`; ожидается строка в кавычках"
         );
     }
 }

@@ -969,6 +969,19 @@ mod tests {
             e.contains("unknown field `token_flie`") && e.contains("`token_file`"),
             "{e}"
         );
+        // A duration of the wrong type says what a duration is, in both languages.
+        match Settings::from_toml("settle = true\n", &path).unwrap_err() {
+            Error::Config(said) => {
+                assert!(
+                    said.en().contains("expected a duration (seconds"),
+                    "{said:?}"
+                );
+                assert!(said.ru().contains("ожидается длительность"), "{said:?}");
+                assert!(said.ru().contains("логическое значение"), "{said:?}");
+                assert!(!said.en().contains("untagged"), "{said:?}");
+            }
+            other => panic!("{other}"),
+        }
         // A misspelt key whose value holds words of key names: every key name is shown.
         for (value, keys) in [
             ("token.txt", ["`token`", "`token_file`"]),
