@@ -367,7 +367,8 @@ impl Batch {
         let quiet = Arc::new(QuietCodes::default());
         Findings {
             strict: self.strict,
-            file: (Box::new(self.file_diagnostics()) as Box<dyn Iterator<Item = Diagnostic>>)
+            file: (Box::new(in_file_order(self.file_diagnostics().collect()).into_iter())
+                as Box<dyn Iterator<Item = Diagnostic>>)
                 .peekable(),
             items: self.items_with(false, Some(Arc::clone(&quiet))),
             quiet,
@@ -783,6 +784,15 @@ pub struct Findings<'a> {
     read: usize,
 }
 
+/// The reader's findings in file order, by line and column (the reader finds some only later:
+/// a section left open is said at the end of the input, at the line that opened it); a
+/// finding about the whole file (no line) first. Stable: findings at one place keep their
+/// order.
+fn in_file_order(mut findings: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    findings.sort_by_key(|d| (d.line.unwrap_or(0), d.column.unwrap_or(0)));
+    findings
+}
+
 impl fmt::Debug for Findings<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Findings").finish_non_exhaustive()
@@ -803,7 +813,9 @@ impl Findings<'_> {
                             progress(self.read);
                         }
                         let mut findings = item.findings;
-                        findings.sort_by_key(|d| d.line.unwrap_or(u32::MAX));
+                        findings.sort_by_key(|d| {
+                            (d.line.unwrap_or(u32::MAX), d.column.unwrap_or(u32::MAX))
+                        });
                         self.pending = findings.into_iter().peekable();
                         continue;
                     }
