@@ -164,6 +164,12 @@ impl Layout {
         format!("{folder}/{name}")
     }
 
+    /// The folder a place is in (`None`: a file `clientbank upload` recorded where it lies).
+    pub fn folder_of(place: &str) -> Option<Folder> {
+        let (first, _) = place.split_once('/')?;
+        Folder::ALL.into_iter().find(|f| f.as_str() == first)
+    }
+
     /// The path of a place.
     pub fn path_of(&self, place: &str) -> PathBuf {
         let mut path = self.root.clone();

@@ -233,13 +233,19 @@ async fn status_counts_each_payment_once() {
     let status = commands::status(dir.path()).unwrap();
     assert_eq!(
         status.payments,
-        std::collections::BTreeMap::from([("awaiting signature".to_string(), 2)]),
+        [commands::Counted {
+            label: ("awaiting signature", "ждут подписи"),
+            in_doubt: false,
+            count: 2
+        }],
         "{:?}",
         status.payments
     );
+    // JSON keeps its shape: the English label to the count.
+    let json = serde_json::to_value(&status).unwrap();
     assert_eq!(
-        commands::state_label_ru("awaiting signature"),
-        "ждут подписи"
+        json["payments"],
+        serde_json::json!({"awaiting signature": 2})
     );
 }
 

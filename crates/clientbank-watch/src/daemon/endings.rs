@@ -49,7 +49,8 @@ impl Daemon {
     /// Whether the journal's file of processing/ is gone from there (deleted, or moved away by
     /// hand). Files `clientbank upload` recorded where they lie are not the daemon's.
     pub(super) fn vanished(&self, file: &crate::journal::FileRow) -> bool {
-        file.place.starts_with("processing/") && !self.layout.path_of(&file.place).exists()
+        Layout::folder_of(&file.place) == Some(Folder::Processing)
+            && !self.layout.path_of(&file.place).exists()
     }
 
     /// Releases the payments of a file that vanished from processing/ while they waited: those
