@@ -5,6 +5,8 @@ use std::fs;
 use std::io;
 use std::path::Path;
 
+use clientbank_format::Message;
+
 use crate::Error;
 
 /// Writes `target` whole or not at all: `write` fills a temporary file beside it (hidden, in
@@ -38,8 +40,8 @@ pub fn replace_atomically<T>(
         if !meta.is_file() {
             let kind = kind_of(meta.file_type());
             return Err(refused(
-                format!("{shown} is {kind}: not replaced"),
-                format!("{shown} — не обычный файл ({kind}): не заменён"),
+                format!("{shown} is {}: not replaced", kind.en()),
+                format!("{shown} — {}: не заменён", kind.ru()),
             ));
         }
         if meta.permissions().readonly() {
@@ -121,26 +123,31 @@ fn remove_stale_temporaries(folder: &Path, ours: &Path) {
 }
 
 /// What kind of thing a directory entry that is no regular file is, for people.
-pub fn kind_of(file_type: fs::FileType) -> &'static str {
+pub fn kind_of(file_type: fs::FileType) -> Message {
+    let (en, ru) = kind_words(file_type);
+    Message::new(en, ru)
+}
+
+fn kind_words(file_type: fs::FileType) -> (&'static str, &'static str) {
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileTypeExt;
         if file_type.is_fifo() {
-            return "a FIFO";
+            return ("a FIFO", "именованный канал (FIFO)");
         }
         if file_type.is_socket() {
-            return "a socket";
+            return ("a socket", "сокет");
         }
         if file_type.is_block_device() || file_type.is_char_device() {
-            return "a device";
+            return ("a device", "устройство");
         }
     }
     if file_type.is_symlink() {
-        "a symbolic link"
+        ("a symbolic link", "символическая ссылка")
     } else if file_type.is_dir() {
-        "a folder"
+        ("a folder", "папка")
     } else {
-        "not a regular file"
+        ("not a regular file", "не обычный файл")
     }
 }
 

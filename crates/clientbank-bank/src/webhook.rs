@@ -42,6 +42,7 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use clientbank_api::webhook::{self as check, WebhookError, WebhookKey};
 use clientbank_api::{Notification, Token};
+use clientbank_format::{say, tr};
 use hyper::body::Incoming;
 use rust_decimal::Decimal;
 use tokio::net::TcpListener;
@@ -173,7 +174,11 @@ impl Listener {
                     Ok(accepted) => accepted,
                     Err(e) => {
                         // Out of files, or the peer gone before it was taken: wait a little.
-                        tracing::warn!("webhook listener: cannot accept a connection: {e}");
+                        let said = tr!(
+                            "webhook listener: cannot accept a connection: {e}" ;
+                            "приём вебхуков: соединение не принимается: {e}"
+                        );
+                        say!(warn, said);
                         tokio::time::sleep(std::time::Duration::from_millis(200)).await;
                         continue;
                     }
@@ -222,12 +227,9 @@ impl Listener {
         let notification = match self.verify(body) {
             Ok(notification) => notification,
             Err(refusal) => {
-                tracing::warn!(
-                    operation = %refusal.operation,
-                    %remote,
-                    "webhook refused: {}",
-                    refusal.why
-                );
+                let (en, ru) = refusal.why;
+                let said = tr!("webhook refused: {en}" ; "вебхук отклонён: {ru}");
+                say!(warn, said, operation = %refusal.operation, %remote);
                 return plain(refusal.status, refusal.answer);
             }
         };
@@ -239,7 +241,7 @@ impl Listener {
         let probe: Probe = serde_json::from_slice(body).map_err(|_| Refusal {
             status: StatusCode::BAD_REQUEST,
             operation: "-".into(),
-            why: "not a notification (JSON with operation.id and SHA1Hash)",
+            why: NOT_A_NOTIFICATION,
             answer: "not a webhook notification",
         })?;
         let operation = probe
@@ -254,7 +256,7 @@ impl Listener {
             return Err(Refusal {
                 status: StatusCode::UNAUTHORIZED,
                 operation,
-                why: "no SHA1Hash",
+                why: ("no SHA1Hash", "нет SHA1Hash"),
                 answer: "SHA1Hash is missing",
             });
         }
@@ -263,14 +265,18 @@ impl Listener {
             Err(WebhookError::Hash) => Err(Refusal {
                 status: StatusCode::FORBIDDEN,
                 operation,
-                why: "SHA1Hash does not match the configured key (not from the bank, altered, \
-                      or the key of another token)",
+                why: (
+                    "SHA1Hash does not match the configured key (not from the bank, altered, or \
+                     the key of another token)",
+                    "SHA1Hash не сходится с ключом из настроек (не от банка, изменено или ключ \
+                     другого токена)",
+                ),
                 answer: "SHA1Hash does not match",
             }),
             Err(WebhookError::Body(_)) => Err(Refusal {
                 status: StatusCode::BAD_REQUEST,
                 operation,
-                why: "not a notification (JSON with operation.id and SHA1Hash)",
+                why: NOT_A_NOTIFICATION,
                 answer: "not a webhook notification",
             }),
         }
@@ -306,18 +312,19 @@ impl Listener {
         let new = match written {
             Ok(Ok(new)) => new,
             Ok(Err(e)) => {
-                tracing::error!(
-                    operation = %shown(&operation.id),
-                    %remote,
-                    "webhook not recorded, answered 500 (the bank retries): {e}"
+                let said = tr!(
+                    "webhook not recorded, answered 500 (the bank retries): {e}" ;
+                    "вебхук не записан, ответ 500 (банк пришлёт его снова): {e}"
                 );
+                say!(error, said, operation = %shown(&operation.id), %remote);
                 return plain(StatusCode::INTERNAL_SERVER_ERROR, "not recorded; try again");
             }
             Err(e) => {
-                tracing::error!(
-                    operation = %shown(&operation.id),
-                    "webhook not recorded, answered 500: {e}"
+                let said = tr!(
+                    "webhook not recorded, answered 500: {e}" ;
+                    "вебхук не записан, ответ 500: {e}"
                 );
+                say!(error, said, operation = %shown(&operation.id));
                 return plain(StatusCode::INTERNAL_SERVER_ERROR, "not recorded; try again");
             }
         };
@@ -361,9 +368,15 @@ impl Listener {
 struct Refusal {
     status: StatusCode,
     operation: String,
-    why: &'static str,
+    /// Why, for the log: English and Russian.
+    why: (&'static str, &'static str),
     answer: &'static str,
 }
+
+const NOT_A_NOTIFICATION: (&str, &str) = (
+    "not a notification (JSON with operation.id and SHA1Hash)",
+    "не уведомление (JSON с operation.id и SHA1Hash)",
+);
 
 /// The least of a body read before its hash is checked; every other member is skipped.
 #[derive(serde::Deserialize)]

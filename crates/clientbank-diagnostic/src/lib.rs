@@ -180,6 +180,18 @@ macro_rules! tr {
     };
 }
 
+/// A log line in both languages: `say!(warn, message, file = %name)` logs the [`Message`]'s
+/// English as the event's message (JSON logs, an English terminal) and its Russian in the field
+/// `ru`, which the text log of a Russian terminal shows instead. The calling crate logs with
+/// `tracing`; this crate does not depend on it.
+#[macro_export]
+macro_rules! say {
+    ($level:ident, $message:expr $(, $($field:tt)+)?) => {{
+        let said: &$crate::Message = &$message;
+        ::tracing::$level!($($($field)+,)? ru = said.ru(), "{}", said.en())
+    }};
+}
+
 /// How serious a finding is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Severity {

@@ -105,16 +105,19 @@ impl<'a> Renderer<'a> {
                 _ => "payment",
             };
             let _ = write!(out, "{pad} = {word} {payment}");
-            let place = diagnostic.place();
-            if !place.is_empty() {
-                let _ = write!(out, ", {place}");
-            }
+            // What `Diagnostic::place` says, written in place.
+            let _ = match (diagnostic.field, diagnostic.key.as_deref()) {
+                (Some(field), Some(key)) => write!(out, ", {field} ({key})"),
+                (Some(one), None) | (None, Some(one)) => write!(out, ", {one}"),
+                (None, None) => Ok(()),
+            };
             if let Some(found) = &diagnostic.found {
                 let found_word = match lang {
                     Lang::Ru => "найдено",
                     _ => "found",
                 };
-                let _ = write!(out, ": {found_word} {found:?}");
+                let _ = write!(out, ": {found_word} ");
+                quoted(&mut out, found);
             }
             out.push('\n');
         }
@@ -226,7 +229,7 @@ impl<'a> Renderer<'a> {
             let before = text
                 .chars()
                 .take(column.saturating_sub(1) as usize)
-                .map(|c| escape(&c.to_string()).chars().count())
+                .map(shown_width)
                 .sum::<usize>();
             let width = self
                 .span_chars(&span)
@@ -292,14 +295,42 @@ fn expected_word(lang: Lang) -> &'static str {
     }
 }
 
+/// `text` as `{:?}` writes it, onto `out`: as it stands between quotes when it has only
+/// characters `Debug` leaves alone (printable ASCII but `"` and `\\`, the Russian alphabet),
+/// else through `Debug`.
+fn quoted(out: &mut String, text: &str) {
+    let plain = |c: char| matches!(c, ' '..='~' | 'А'..='я' | 'Ё' | 'ё') && c != '"' && c != '\\';
+    if text.chars().all(plain) {
+        out.push('"');
+        out.push_str(text);
+        out.push('"');
+    } else {
+        let _ = write!(out, "{text:?}");
+    }
+}
+
+/// `text` as shown: a tab as `→`, another control character as `\u{…}`.
 fn escape(text: &str) -> String {
-    text.chars()
-        .map(|c| match c {
-            '\t' => "→".to_string(),
-            c if c.is_control() => format!("\\u{{{:x}}}", c as u32),
-            c => c.to_string(),
-        })
-        .collect()
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\t' => out.push('→'),
+            c if c.is_control() => {
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// How many characters `c` is shown as ([`escape`]).
+fn shown_width(c: char) -> usize {
+    if c != '\t' && c.is_control() {
+        escape(c.encode_utf8(&mut [0; 4])).chars().count()
+    } else {
+        1
+    }
 }
 
 #[cfg(test)]
@@ -357,6 +388,32 @@ mod tests {
             renderer.render(&diagnostic),
             "ошибка[inn-format]: плохо\n --> a.json:3\n  = платёж 2, RecipientINN: найдено \"12\"\n"
         );
+    }
+
+    #[test]
+    fn quoted_as_debug_quotes() {
+        for c in (0..0x3000u32).filter_map(char::from_u32) {
+            for text in [c.to_string(), format!("ИНН {c} 77'07\"")] {
+                let mut out = String::new();
+                quoted(&mut out, &text);
+                assert_eq!(out, format!("{text:?}"));
+            }
+        }
+    }
+
+    #[test]
+    fn escaped_a_character_at_a_time() {
+        // What escape was: a string per character.
+        let each = |c: char| match c {
+            '\t' => "→".to_string(),
+            c if c.is_control() => format!("\\u{{{:x}}}", c as u32),
+            c => c.to_string(),
+        };
+        for c in (0..0x3000u32).filter_map(char::from_u32) {
+            let text = format!("Ключ={c}\t ё");
+            assert_eq!(escape(&text), text.chars().map(each).collect::<String>());
+            assert_eq!(shown_width(c), each(c).chars().count());
+        }
     }
 
     #[test]

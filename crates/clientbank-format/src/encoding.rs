@@ -8,28 +8,35 @@
 use std::borrow::Cow;
 use std::fmt;
 
-/// The UTF-8 of every byte of a single-byte encoding, padded to four bytes, and its length.
-struct DecodeTable([([u8; 4], usize); 256]);
+/// No byte: the character is not in the encoding.
+const NONE: u16 = u16::MAX;
+
+/// The UTF-8 of every byte of a single-byte encoding, padded to four bytes, and its length;
+/// and its character.
+struct DecodeTable([([u8; 4], usize); 256], [char; 256]);
 
 impl DecodeTable {
     fn new(codec: &'static encoding_rs::Encoding) -> DecodeTable {
         let mut table = [([0u8; 4], 0); 256];
-        for (byte, entry) in (0..=255u8).zip(table.iter_mut()) {
+        let mut chars = ['\0'; 256];
+        for ((byte, entry), c) in (0..=255u8).zip(table.iter_mut()).zip(chars.iter_mut()) {
             let byte = [byte];
             let text = codec.decode_without_bom_handling(&byte).0;
             let utf8 = text.as_bytes();
             entry.0[..utf8.len()].copy_from_slice(utf8);
             entry.1 = utf8.len();
+            *c = text.chars().next().unwrap_or_default();
         }
-        DecodeTable(table)
+        DecodeTable(table, chars)
     }
 
-    /// The text of `bytes`.
+    /// The text of `bytes`: a character pushed per byte (no UTF-8 to validate afterwards).
     fn decode(&self, bytes: &[u8]) -> String {
-        let mut out = Vec::new();
-        self.utf8_into(bytes, &mut out);
-        // Every entry is the UTF-8 of one character.
-        String::from_utf8(out).unwrap_or_default()
+        let mut out = String::with_capacity(bytes.len() * 2);
+        for &b in bytes {
+            out.push(self.1[usize::from(b)]);
+        }
+        out
     }
 
     /// The UTF-8 of `bytes` onto the end of `out`, 64 bytes at a time through a buffer on the
@@ -186,58 +193,58 @@ impl Encoding {
             return Ok(());
         }
         // A single-byte encoding writes at most one byte per byte of UTF-8.
-        let from = out.len();
-        out.resize(from + text.len(), 0);
-        let (bytes, mut written, mut i) = (text.as_bytes(), from, 0);
+        out.reserve(text.len());
+        let table = self.encode_table();
+        let (bytes, mut i) = (text.as_bytes(), 0);
         let mut buf = [0u8; 4];
         while i < bytes.len() {
-            let b = bytes[i];
-            if b < 0x80 {
-                out[written] = b;
-                (written, i) = (written + 1, i + 1);
-                continue;
-            }
-            // U+0400..U+047F are two bytes, D0 or D1 and one more.
-            if matches!(b, 0xD0 | 0xD1)
+            // A run of ASCII as it stands.
+            let run = bytes[i..]
+                .iter()
+                .position(|&b| b >= 0x80)
+                .unwrap_or(bytes.len() - i);
+            out.extend_from_slice(&bytes[i..i + run]);
+            i += run;
+            let Some(&b) = bytes.get(i) else {
+                break;
+            };
+            // A two-byte character (U+0080..U+07FF: the Russian alphabet among them) through
+            // the table.
+            if b & 0xE0 == 0xC0
                 && let Some(&next) = bytes.get(i + 1)
-                && let Some(byte) =
-                    self.russian((u32::from(b & 0x1F) << 6) | u32::from(next & 0x3F))
+                && let Some(&byte) =
+                    table.get((usize::from(b & 0x1F) << 6) | usize::from(next & 0x3F))
+                && byte <= 0xFF
             {
-                out[written] = byte;
-                (written, i) = (written + 1, i + 2);
+                out.push(byte as u8);
+                i += 2;
                 continue;
             }
             let c = text[i..].chars().next().unwrap_or_default();
-            match self.encode(c.encode_utf8(&mut buf)) {
-                Ok(encoded) => {
-                    out[written..written + encoded.len()].copy_from_slice(&encoded);
-                    written += encoded.len();
-                }
-                Err(c) => {
-                    out.truncate(written);
-                    return Err(c);
-                }
-            }
+            out.extend_from_slice(&self.encode(c.encode_utf8(&mut buf))?);
             i += c.len_utf8();
         }
-        out.truncate(written);
         Ok(())
     }
 
-    /// The byte of a letter of the Russian alphabet (`А`..`я`, `Ё`, `ё`) in a single-byte
-    /// encoding, by its code point.
-    fn russian(self, code: u32) -> Option<u8> {
-        let byte = match (self, code) {
-            (Encoding::Cp1251, 0x410..=0x44F) => code - 0x410 + 0xC0,
-            (Encoding::Cp1251, 0x401) => 0xA8,
-            (Encoding::Cp1251, 0x451) => 0xB8,
-            (Encoding::Cp866, 0x410..=0x43F) => code - 0x410 + 0x80,
-            (Encoding::Cp866, 0x440..=0x44F) => code - 0x440 + 0xE0,
-            (Encoding::Cp866, 0x401) => 0xF0,
-            (Encoding::Cp866, 0x451) => 0xF1,
-            _ => return None,
-        };
-        Some(byte as u8)
+    /// The byte of every character U+0000..U+07FF in a single-byte encoding (`NONE` when it has
+    /// none), built once from [`Encoding::encode`].
+    fn encode_table(self) -> &'static [u16; 0x800] {
+        use std::sync::OnceLock;
+        static TABLES: [OnceLock<[u16; 0x800]>; 2] = [OnceLock::new(), OnceLock::new()];
+        TABLES[self as usize % 2].get_or_init(|| {
+            let mut table = [NONE; 0x800];
+            let mut buf = [0u8; 4];
+            for (code, entry) in (0u32..).zip(table.iter_mut()) {
+                if let Some(c) = char::from_u32(code)
+                    && let Ok(encoded) = self.encode(c.encode_utf8(&mut buf))
+                    && let [byte] = encoded[..]
+                {
+                    *entry = u16::from(byte);
+                }
+            }
+            table
+        })
     }
 
     /// Encodes text that is known to fit (the crate's own key names).

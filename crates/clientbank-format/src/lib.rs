@@ -100,12 +100,12 @@ pub mod value;
 pub mod fuzz;
 
 pub use chrono::NaiveDate;
-/// A [`Message`] made with `format!` in each language: `tr!("{n} keys" ; "ключей: {n}")`.
-pub use clientbank_diagnostic::tr;
 pub use clientbank_diagnostic::{
     Code, Diagnostic, DiagnosticJson, LIMIT_PER_CODE, Lang, Message, Renderer, Severity,
     SourceText, make_strict,
 };
+/// A [`Message`] made with `format!` in each language: `tr!("{n} keys" ; "ключей: {n}")`.
+pub use clientbank_diagnostic::{say, tr};
 pub use encoding::{Detection, Encoding};
 pub use key::{Key, Place, ValueKind};
 pub use model::{

@@ -6,6 +6,7 @@
 //! read as `None`: the typed view does not tell `Key=` from an absent key (the
 //! [`SyntaxTree`](crate::SyntaxTree) does).
 
+use std::borrow::Cow;
 use std::fmt;
 
 use chrono::{NaiveDate, NaiveTime};
@@ -18,7 +19,7 @@ use crate::{Encoding, Key, value};
 /// A value of a typed field: read from the raw text, written canonically.
 trait FieldValue: Sized {
     fn read(raw: &[u8], section: &SectionRef<'_>) -> Option<Self>;
-    fn write(&self) -> Result<String, Decimal>;
+    fn write(&self) -> Result<Cow<'_, str>, Decimal>;
 }
 
 impl FieldValue for String {
@@ -26,8 +27,8 @@ impl FieldValue for String {
         let raw = raw.trim_ascii();
         (!raw.is_empty()).then(|| section.encoding().decode(raw).into_owned())
     }
-    fn write(&self) -> Result<String, Decimal> {
-        Ok(self.clone())
+    fn write(&self) -> Result<Cow<'_, str>, Decimal> {
+        Ok(Cow::Borrowed(self))
     }
 }
 
@@ -35,8 +36,8 @@ impl FieldValue for NaiveDate {
     fn read(raw: &[u8], _: &SectionRef<'_>) -> Option<Self> {
         value::parse_date(raw)
     }
-    fn write(&self) -> Result<String, Decimal> {
-        Ok(value::format_date(*self))
+    fn write(&self) -> Result<Cow<'_, str>, Decimal> {
+        Ok(value::format_date(*self).into())
     }
 }
 
@@ -44,8 +45,8 @@ impl FieldValue for NaiveTime {
     fn read(raw: &[u8], _: &SectionRef<'_>) -> Option<Self> {
         value::parse_time(raw).map(|(t, _)| t)
     }
-    fn write(&self) -> Result<String, Decimal> {
-        Ok(value::format_time(*self))
+    fn write(&self) -> Result<Cow<'_, str>, Decimal> {
+        Ok(value::format_time(*self).into())
     }
 }
 
@@ -53,8 +54,8 @@ impl FieldValue for Decimal {
     fn read(raw: &[u8], _: &SectionRef<'_>) -> Option<Self> {
         value::parse_amount(raw, true)
     }
-    fn write(&self) -> Result<String, Decimal> {
-        value::format_amount(*self).ok_or(*self)
+    fn write(&self) -> Result<Cow<'_, str>, Decimal> {
+        value::format_amount(*self).map(Cow::Owned).ok_or(*self)
     }
 }
 
@@ -62,8 +63,8 @@ impl FieldValue for u32 {
     fn read(raw: &[u8], _: &SectionRef<'_>) -> Option<Self> {
         value::parse_integer(raw)
     }
-    fn write(&self) -> Result<String, Decimal> {
-        Ok(self.to_string())
+    fn write(&self) -> Result<Cow<'_, str>, Decimal> {
+        Ok(self.to_string().into())
     }
 }
 
@@ -87,6 +88,15 @@ macro_rules! fields {
             /// The typed fields that are set, as `(key, canonical text)`, in 1C's order.
             /// Fails on an amount with more than two decimals.
             pub fn fields(&self) -> Result<Vec<(Key, String)>, WriteError> {
+                Ok(self
+                    .texts()?
+                    .into_iter()
+                    .map(|(key, text)| (key, text.into_owned()))
+                    .collect())
+            }
+
+            /// As [`Self::fields`], texts borrowed where the field is one.
+            pub(crate) fn texts(&self) -> Result<Vec<(Key, Cow<'_, str>)>, WriteError> {
                 let mut out = Vec::new();
                 $(
                     if let Some(value) = &self.$($field)+ {
@@ -510,13 +520,19 @@ pub(crate) fn encode_line_into(
     encoding: Encoding,
     parts: &[&str],
 ) -> Result<(), WriteErrorKind> {
-    if parts
-        .iter()
-        .any(|part| memchr::memchr2(b'\r', b'\n', part.as_bytes()).is_some())
-    {
-        return Err(WriteErrorKind::LineBreak);
-    }
+    encode_after(out, encoding, b"", parts)
+}
+
+/// [`encode_line_into`] of a line that starts with `prefix`, text already encoded in
+/// `encoding` without a line break (a key's name and `=`), then `parts`.
+fn encode_after(
+    out: &mut Vec<u8>,
+    encoding: Encoding,
+    prefix: &[u8],
+    parts: &[&str],
+) -> Result<(), WriteErrorKind> {
     let start = out.len();
+    out.extend_from_slice(prefix);
     let encoded = parts.iter().try_for_each(|part| {
         encoding
             .encode_into(out, part)
@@ -525,22 +541,65 @@ pub(crate) fn encode_line_into(
                 encoding,
             })
     });
-    let checked = encoded.and_then(|()| {
-        // The reader decides a file's encoding by its content, so a CP866 file may be read
-        // as CP1251 (and back): a single-byte line is checked as either.
-        let readings: &[Encoding] = match encoding {
-            Encoding::Utf8 => &[Encoding::Utf8],
-            Encoding::Cp1251 | Encoding::Cp866 => &[Encoding::Cp1251, Encoding::Cp866],
-        };
-        readings.iter().try_for_each(|&reading| {
-            crate::parse::check_line_encoding(&out[start..], reading)
-                .map_err(|(_, _, reason)| WriteErrorKind::Unreadable { encoding, reason })
-        })
-    });
+    // A line break is said before a character that cannot be written, wherever they are;
+    // CR and LF are the same bytes in every encoding here, and no other character is
+    // encoded as either.
+    let line_break = || {
+        parts
+            .iter()
+            .any(|part| part.bytes().any(|b| b == b'\r' || b == b'\n'))
+    };
+    let checked = match encoded {
+        Err(_) if line_break() => Err(WriteErrorKind::LineBreak),
+        Err(e) => Err(e),
+        Ok(()) if out[start..].iter().any(|&b| b == b'\r' || b == b'\n') => {
+            Err(WriteErrorKind::LineBreak)
+        }
+        Ok(()) => reads_back(&out[start..], encoding),
+    };
     if checked.is_err() {
         out.truncate(start);
     }
     checked
+}
+
+/// `Name=` of `key` encoded in `encoding`, made once for every key.
+fn key_prefix(encoding: Encoding, key: Key) -> &'static [u8] {
+    use std::sync::OnceLock;
+    static PREFIXES: [OnceLock<Vec<Vec<u8>>>; 3] =
+        [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+    let all = PREFIXES[encoding as usize % 3].get_or_init(|| {
+        Key::ALL
+            .iter()
+            .map(|key| {
+                let mut prefix = encoding.encode_lossless(key.name());
+                prefix.push(b'=');
+                prefix
+            })
+            .collect()
+    });
+    all.get(key as usize).map_or(b"", Vec::as_slice)
+}
+
+/// Whether the reader reads `line` (encoded in `encoding`) back as written. The reader decides
+/// a file's encoding by its content, so a CP866 file may be read as CP1251 (and back): a
+/// single-byte line is checked as either — at once when its text past the ASCII start is not
+/// UTF-8, which both readings take as they are.
+fn reads_back(line: &[u8], encoding: Encoding) -> Result<(), WriteErrorKind> {
+    let readings: &[Encoding] = match encoding {
+        Encoding::Utf8 => &[Encoding::Utf8],
+        Encoding::Cp1251 | Encoding::Cp866 => {
+            let first = line.iter().position(|b| !b.is_ascii());
+            if first.is_none_or(|first| std::str::from_utf8(&line[first..]).is_err()) {
+                return Ok(());
+            }
+            &[Encoding::Cp1251, Encoding::Cp866]
+        }
+    };
+    readings.iter().try_for_each(|&reading| {
+        crate::parse::check_line_encoding(line, reading)
+            .map_err(|(_, _, reason)| WriteErrorKind::Unreadable { encoding, reason })
+    })
 }
 
 impl WriteError {
@@ -677,7 +736,7 @@ impl<W: std::io::Write> Writer<W> {
             None,
         )?;
         writer.pair(Key::Encoding.name(), encoding.label(), None)?;
-        writer.pairs(&header.fields()?, &[], None)?;
+        writer.pairs(&header.texts()?, &[], None)?;
         for account in &header.accounts {
             writer.pair(Key::Account.name(), account, None)?;
         }
@@ -695,7 +754,7 @@ impl<W: std::io::Write> Writer<W> {
         let written = self
             .line(Marker::AccountStart.name(), None, None)
             .and_then(|()| {
-                self.pairs(&account.fields()?, &account.extra, None)?;
+                self.pairs(&account.texts()?, &account.extra, None)?;
                 self.line(Marker::AccountEnd.name(), None, None)
             });
         self.end_section(written)
@@ -706,7 +765,7 @@ impl<W: std::io::Write> Writer<W> {
         let index = self.documents;
         let at = Some((index, document.number.as_deref()));
         let written = document
-            .fields()
+            .texts()
             .map_err(|e| WriteError {
                 document: Some(index),
                 number: document.number.clone(),
@@ -752,21 +811,25 @@ impl<W: std::io::Write> Writer<W> {
         key: Option<&str>,
         at: Option<(usize, Option<&str>)>,
     ) -> Result<(), WriteError> {
-        self.parts(&[text], key.unwrap_or(text), at)
+        self.parts(b"", &[text], key.unwrap_or(text), at)
     }
 
-    /// Encodes the line made of `parts` straight into the section.
+    /// Encodes the line made of `prefix` (encoded already) and `parts` straight into the
+    /// section.
     fn parts(
         &mut self,
+        prefix: &[u8],
         parts: &[&str],
         key: &str,
         at: Option<(usize, Option<&str>)>,
     ) -> Result<(), WriteError> {
-        encode_line_into(&mut self.section, self.encoding, parts).map_err(|kind| WriteError {
-            document: at.map(|(index, _)| index),
-            number: at.and_then(|(_, number)| number.map(str::to_string)),
-            key: key.to_string(),
-            kind,
+        encode_after(&mut self.section, self.encoding, prefix, parts).map_err(|kind| {
+            WriteError {
+                document: at.map(|(index, _)| index),
+                number: at.and_then(|(_, number)| number.map(str::to_string)),
+                key: key.to_string(),
+                kind,
+            }
         })?;
         self.section.extend_from_slice(b"\r\n");
         Ok(())
@@ -778,17 +841,18 @@ impl<W: std::io::Write> Writer<W> {
         value: &str,
         at: Option<(usize, Option<&str>)>,
     ) -> Result<(), WriteError> {
-        self.parts(&[key, "=", value], key, at)
+        self.parts(b"", &[key, "=", value], key, at)
     }
 
     fn pairs(
         &mut self,
-        fields: &[(Key, String)],
+        fields: &[(Key, Cow<'_, str>)],
         extra: &[Extra],
         at: Option<(usize, Option<&str>)>,
     ) -> Result<(), WriteError> {
         for (key, value) in fields {
-            self.pair(key.name(), value, at)?;
+            let prefix = key_prefix(self.encoding, *key);
+            self.parts(prefix, &[value], key.name(), at)?;
         }
         for (key, value) in extra {
             self.pair(key, value, at)?;

@@ -32,17 +32,17 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use clientbank_diagnostic::{Code, Diagnostic, Lang, Limit, Renderer, Severity};
 use clientbank_format::{Encoding, Parsed, SectionRef, parse_owned};
 
-use crate::finding::position;
+use crate::finding::{Lines, Quiet, QuietCodes, position};
 use crate::identity::Identity;
 use crate::json::{PaymentJson, ReadRequest, Upload, UploadRequest};
 use crate::onec;
 use crate::payment::Payment;
-use crate::validate::{Context, validate_in};
+use crate::validate::{Context, validate_in, validate_quiet};
 
 /// One drop, read: its source, and its payments on demand.
 #[derive(Debug)]
@@ -322,7 +322,7 @@ impl Batch {
                 while next.peek().is_some_and(|&l| l < end) {
                     next.next();
                 }
-                let item = self.document_item(index, &section, false);
+                let item = self.document_item(index, &section, false, Quiet::NONE);
                 for finding in &item.findings {
                     if let Some(line) = finding.line
                         && let Some(error) = lines.get_mut(&line)
@@ -337,14 +337,16 @@ impl Batch {
 
     /// The documents of the 1C file or the requests of the JSON upload, one at a time.
     pub fn items(&self) -> Items<'_> {
-        self.items_with(true)
+        self.items_with(true, None)
     }
 
     /// The items; without their upload requests (and what the JSON route would not carry)
-    /// when `requests` is false: the findings need neither.
-    fn items_with(&self, requests: bool) -> Items<'_> {
+    /// when `requests` is false: the findings need neither. Findings of the codes in `quiet`
+    /// are made as stand-ins (see [`Quiet`]).
+    fn items_with(&self, requests: bool, quiet: Option<Arc<QuietCodes>>) -> Items<'_> {
         Items {
             requests,
+            quiet,
             batch: self,
             inner: match &self.source {
                 Source::OneC { parsed, .. } => Inner::OneC {
@@ -362,11 +364,14 @@ impl Batch {
     /// at most [`LIMIT_PER_CODE`](clientbank_diagnostic::LIMIT_PER_CODE) of each code and a
     /// summary of the rest at the end; every one an error in strict mode.
     pub fn findings(&self) -> Findings<'_> {
+        let quiet = Arc::new(QuietCodes::default());
         Findings {
             strict: self.strict,
-            file: (Box::new(self.file_diagnostics()) as Box<dyn Iterator<Item = Diagnostic>>)
+            file: (Box::new(in_file_order(self.file_diagnostics().collect()).into_iter())
+                as Box<dyn Iterator<Item = Diagnostic>>)
                 .peekable(),
-            items: self.items_with(false),
+            items: self.items_with(false, Some(Arc::clone(&quiet))),
+            quiet,
             items_done: false,
             pending: Vec::new().into_iter().peekable(),
             limit: Limit::new(),
@@ -421,16 +426,36 @@ impl Batch {
     }
 
     /// The item of document `index` of a 1C file, with every finding (before [`Covered`]);
-    /// with its upload request and what the JSON route would not carry when `requests`.
-    fn document_item(&self, index: usize, section: &SectionRef<'_>, requests: bool) -> Item {
+    /// with its upload request and what the JSON route would not carry when `requests`; the
+    /// rules' findings of the codes in `quiet` as stand-ins.
+    fn document_item(
+        &self,
+        index: usize,
+        section: &SectionRef<'_>,
+        requests: bool,
+        quiet: Quiet,
+    ) -> Item {
         let statement = self.form() == Form::Statement;
         let kind = section.document_type().unwrap_or_default();
         if onec::is_payment_order(&kind) {
-            let order = onec::from_section(index, section);
-            let carried = order.findings.iter().all(|f| f.code != Code::NotCarried);
+            // A statement's records: what the upload could not carry is no news, and only
+            // asked for with the upload requests.
+            let (payment, mut mapped) = onec::payment_of(section, requests || !statement);
+            let read_in = self.encoding();
+            let mut found = validate_quiet(&payment, &self.context, self.encoding, read_in, quiet);
+            // Where the keys stand is looked up only when a finding is to be placed at one
+            // (a stand-in is not).
+            let placed = |f: &Diagnostic| f.line.is_none() && f.key.is_some();
+            let lines = if requests || mapped.iter().chain(&found).any(placed) {
+                Lines::of_section(section)
+            } else {
+                Lines::at_section(Some(section.line()).filter(|&l| l > 0))
+            };
+            lines.locate(&mut mapped, position(index));
+            let carried = mapped.iter().all(|f| f.code != Code::NotCarried);
             // A key that is not the format's is the reader's `unknown-key` already; the
             // 1C route sends it as written, the JSON route loses it.
-            let (unknown, mapping): (Vec<_>, Vec<_>) = order.findings.into_iter().partition(|f| {
+            let (unknown, mapping): (Vec<_>, Vec<_>) = mapped.into_iter().partition(|f| {
                 f.code == Code::NotCarried && f.key.as_deref().is_some_and(|k| !is_format_key(k))
             });
             let mut findings = if statement {
@@ -439,14 +464,13 @@ impl Batch {
             } else {
                 mapping
             };
-            let mut found = validate_in(&order.payment, &self.context, self.encoding);
-            order.lines.locate(&mut found, position(index));
+            lines.locate(&mut found, position(index));
             findings.extend(found);
             if !requests {
                 return Item {
                     index,
-                    line: order.lines.section(),
-                    payment: Some(order.payment),
+                    line: lines.section(),
+                    payment: Some(payment),
                     request: None,
                     findings,
                     json_route: Vec::new(),
@@ -454,16 +478,16 @@ impl Batch {
                     covered_error: false,
                 };
             }
-            let (json, mut json_route) = PaymentJson::from_payment(&order.payment);
-            order.lines.locate(&mut json_route, position(index));
+            let (json, mut json_route) = PaymentJson::from_payment(&payment);
+            lines.locate(&mut json_route, position(index));
             let carried = carried && json_route.is_empty();
             if !statement {
                 json_route.splice(0..0, unknown);
             }
             Item {
                 index,
-                line: order.lines.section(),
-                payment: Some(order.payment),
+                line: lines.section(),
+                payment: Some(payment),
                 request: Some(UploadRequest::new(json, false)),
                 findings,
                 json_route,
@@ -517,9 +541,21 @@ fn two_cores() -> bool {
 
 impl Batch {
     /// The item of document `index`, without the findings the reader's stand for.
-    fn one_c_item(&self, index: usize, section: &SectionRef<'_>, requests: bool) -> Item {
-        let mut item = self.document_item(index, section, requests);
+    fn one_c_item(
+        &self,
+        index: usize,
+        section: &SectionRef<'_>,
+        requests: bool,
+        quiet: Quiet,
+    ) -> Item {
         let covered = self.covered();
+        // A stand-in has no place: which findings a reader's finding stands for needs them all.
+        let quiet = if covered.lines.is_empty() {
+            quiet
+        } else {
+            Quiet::NONE
+        };
+        let mut item = self.document_item(index, section, requests, quiet);
         if !covered.lines.is_empty() {
             item.findings.retain(|f| {
                 let repeats = f.line.is_some_and(|l| covered.lines.contains_key(&l));
@@ -532,11 +568,17 @@ impl Batch {
 
     /// The items of `sections`, documents `first..` of the file, in order: in two threads
     /// when there are enough of them and two cores.
-    fn one_c_items(&self, first: usize, sections: &[SectionRef<'_>], requests: bool) -> Vec<Item> {
+    fn one_c_items(
+        &self,
+        first: usize,
+        sections: &[SectionRef<'_>],
+        requests: bool,
+        quiet: Quiet,
+    ) -> Vec<Item> {
         let work = |from: usize, part: &[SectionRef<'_>]| -> Vec<Item> {
             part.iter()
                 .enumerate()
-                .map(|(i, section)| self.one_c_item(first + from + i, section, requests))
+                .map(|(i, section)| self.one_c_item(first + from + i, section, requests, quiet))
                 .collect()
         };
         if sections.len() < PARALLEL_FROM || !two_cores() {
@@ -563,6 +605,8 @@ pub struct Items<'a> {
     batch: &'a Batch,
     /// Whether items carry their upload requests.
     requests: bool,
+    /// The codes whose findings are only counted, when a [`Findings`] reads the items.
+    quiet: Option<Arc<QuietCodes>>,
     inner: Inner<'a>,
     index: usize,
 }
@@ -589,7 +633,8 @@ impl Iterator for Items<'_> {
                 if ready.is_empty() {
                     let sections: Vec<SectionRef<'_>> = documents.by_ref().take(*chunk).collect();
                     *chunk = (*chunk * 2).min(LAST_CHUNK);
-                    ready.extend(batch.one_c_items(self.index, &sections, self.requests));
+                    let quiet = self.quiet.as_ref().map_or(Quiet::NONE, |q| q.get());
+                    ready.extend(batch.one_c_items(self.index, &sections, self.requests, quiet));
                 }
                 ready.pop_front()?
             }
@@ -728,6 +773,8 @@ pub struct Findings<'a> {
     strict: bool,
     file: std::iter::Peekable<Box<dyn Iterator<Item = Diagnostic> + 'a>>,
     items: Items<'a>,
+    /// The codes past their limit, told to the items.
+    quiet: Arc<QuietCodes>,
     items_done: bool,
     pending: std::iter::Peekable<std::vec::IntoIter<Diagnostic>>,
     limit: Limit,
@@ -735,6 +782,15 @@ pub struct Findings<'a> {
     /// Told how many items have been read after each one.
     progress: Option<Box<dyn FnMut(usize) + 'a>>,
     read: usize,
+}
+
+/// The reader's findings in file order, by line and column (the reader finds some only later:
+/// a section left open is said at the end of the input, at the line that opened it); a
+/// finding about the whole file (no line) first. Stable: findings at one place keep their
+/// order.
+fn in_file_order(mut findings: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    findings.sort_by_key(|d| (d.line.unwrap_or(0), d.column.unwrap_or(0)));
+    findings
 }
 
 impl fmt::Debug for Findings<'_> {
@@ -757,7 +813,9 @@ impl Findings<'_> {
                             progress(self.read);
                         }
                         let mut findings = item.findings;
-                        findings.sort_by_key(|d| d.line.unwrap_or(u32::MAX));
+                        findings.sort_by_key(|d| {
+                            (d.line.unwrap_or(u32::MAX), d.column.unwrap_or(u32::MAX))
+                        });
                         self.pending = findings.into_iter().peekable();
                         continue;
                     }
@@ -782,8 +840,11 @@ impl Iterator for Findings<'_> {
     fn next(&mut self) -> Option<Diagnostic> {
         if self.summaries.is_none() {
             while let Some(d) = self.next_raw() {
-                if let Some(d) = self.limit.admit(d) {
-                    return Some(d);
+                let code = d.code;
+                match self.limit.admit(d) {
+                    Some(d) => return Some(d),
+                    // Its first omitted finding is kept: the rest are only counted.
+                    None => self.quiet.add(code),
                 }
             }
             let mut summaries = self.limit.summaries();

@@ -3,6 +3,7 @@
 //! [`Diagnostic`].
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use clientbank_diagnostic::{Code, Diagnostic, Message};
 use clientbank_format::{Key, SectionRef, ValueAt};
@@ -130,6 +131,52 @@ pub(crate) fn about(code: Code, field: Option<Field>, message: Message) -> Diagn
     finding
 }
 
+/// Codes whose findings a caller only counts: those past its per-code limit
+/// ([`clientbank_diagnostic::Limit`]). A finding of such a code is made as its stand-in, with
+/// no message, value or place, which the limit counts and drops like the finding itself.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Quiet(u128);
+
+impl Quiet {
+    /// No code: every finding made whole.
+    pub(crate) const NONE: Quiet = Quiet(0);
+
+    /// Whether findings of `code` are only counted.
+    pub(crate) fn has(self, code: Code) -> bool {
+        let bit = code as usize;
+        bit < 128 && (self.0 >> bit) & 1 == 1
+    }
+
+    /// What stands for a finding of `code` that is only counted.
+    pub(crate) fn stand_in(code: Code) -> Diagnostic {
+        Diagnostic::new(code, Message::same(""))
+    }
+}
+
+/// The codes a [`crate::batch::Findings`] has seen past their limit, shared with the threads
+/// that make its items ahead of it: a code once quiet stays quiet.
+#[derive(Debug, Default)]
+pub(crate) struct QuietCodes([AtomicU64; 2]);
+
+impl QuietCodes {
+    /// `code` is past its limit from now on.
+    pub(crate) fn add(&self, code: Code) {
+        let bit = code as usize;
+        if let Some(word) = self.0.get(bit / 64) {
+            word.fetch_or(1 << (bit % 64), Ordering::Relaxed);
+        }
+    }
+
+    /// The codes past their limit so far.
+    pub(crate) fn get(&self) -> Quiet {
+        let [low, high] = &self.0;
+        Quiet(
+            u128::from(low.load(Ordering::Relaxed))
+                | (u128::from(high.load(Ordering::Relaxed)) << 64),
+        )
+    }
+}
+
 /// The 1-based position of the payment at 0-based `index`.
 pub(crate) fn position(index: usize) -> u32 {
     u32::try_from(index).map_or(u32::MAX, |i| i.saturating_add(1))
@@ -220,6 +267,18 @@ impl Lines {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quiet_codes_hold_every_code() {
+        assert!(Code::ALL.len() <= 128);
+        let shared = QuietCodes::default();
+        assert_eq!(shared.get(), Quiet::NONE);
+        for &code in Code::ALL {
+            assert!(!shared.get().has(code));
+            shared.add(code);
+            assert!(shared.get().has(code));
+        }
+    }
 
     #[test]
     fn json_names_are_unique() {

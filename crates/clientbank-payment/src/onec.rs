@@ -87,9 +87,7 @@ pub fn not_a_payment_order(index: usize, section: &SectionRef<'_>) -> Diagnostic
 /// payment has no place for) are located at their values. The section is walked once to
 /// locate every key, whatever the number of findings.
 pub fn from_section(index: usize, section: &SectionRef<'_>) -> FromFile {
-    debug_assert_eq!(section.kind(), SectionKind::Document);
-    let document = Document::from_section(section);
-    let (payment, mut findings) = into_payment(document);
+    let (payment, mut findings) = payment_of(section, true);
     let lines = Lines::of_section(section);
     lines.locate(&mut findings, position(index));
     FromFile {
@@ -98,6 +96,16 @@ pub fn from_section(index: usize, section: &SectionRef<'_>) -> FromFile {
         lines,
         findings,
     }
+}
+
+/// The payment of a document section and, when `not_carried` (not for a statement's records:
+/// they are no news), a finding for each key it has no place for, not located.
+pub(crate) fn payment_of(
+    section: &SectionRef<'_>,
+    not_carried: bool,
+) -> (Payment, Vec<Diagnostic>) {
+    debug_assert_eq!(section.kind(), SectionKind::Document);
+    into_payment_with(Document::from_section(section), not_carried)
 }
 
 /// Strips the one-line form's `ИНН 7707083893 ` prefix from a party name.
@@ -337,7 +345,16 @@ pub fn from_document(document: &Document) -> (Payment, Vec<Diagnostic>) {
 
 /// As [`from_document`], taking the document: its texts move into the payment.
 pub fn into_payment(document: Document) -> (Payment, Vec<Diagnostic>) {
-    let findings = not_carried(&document);
+    into_payment_with(document, true)
+}
+
+/// As [`into_payment`]; the findings only when `report`.
+fn into_payment_with(document: Document, report: bool) -> (Payment, Vec<Diagnostic>) {
+    let findings = if report {
+        not_carried(&document)
+    } else {
+        Vec::new()
+    };
     let Document {
         number,
         date,

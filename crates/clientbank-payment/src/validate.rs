@@ -6,7 +6,7 @@ use rust_decimal::Decimal;
 
 use clientbank_diagnostic::{Code, Diagnostic, Message, tr};
 
-use crate::finding::{Field, about};
+use crate::finding::{Field, Quiet, about};
 use crate::payment::{Budget, Kind, Payment, ThirdParty, enp};
 use crate::rules::{self, Defect, OnEnpAccount, TreasuryKind, since};
 
@@ -83,7 +83,22 @@ pub fn validate(payment: &Payment, context: &Context) -> Vec<Diagnostic> {
 /// none). Characters come first, then field by field; a field holding a character that cannot
 /// be written gets that finding and none about its format.
 pub fn validate_in(payment: &Payment, context: &Context, encoding: Encoding) -> Vec<Diagnostic> {
+    validate_quiet(payment, context, encoding, None, Quiet::NONE)
+}
+
+/// As [`validate_in`], for a payment whose texts were read from a file in `read_in` (when
+/// that is `encoding`, every character fits it by construction: only control characters are
+/// looked for); a finding of a code in `quiet` is only its stand-in ([`Quiet::stand_in`]: no
+/// message, no value, not located), for a caller that only counts them.
+pub(crate) fn validate_quiet(
+    payment: &Payment,
+    context: &Context,
+    encoding: Encoding,
+    read_in: Option<Encoding>,
+    quiet: Quiet,
+) -> Vec<Diagnostic> {
     let mut check = Check {
+        quiet,
         date: payment.date,
         history: context.statement,
         treasury: payment
@@ -93,7 +108,7 @@ pub fn validate_in(payment: &Payment, context: &Context, encoding: Encoding) -> 
             .and_then(|a| rules::treasury_kind(a.trim())),
         ..Check::default()
     };
-    check.characters(payment, encoding);
+    check.characters(payment, encoding, read_in == Some(encoding));
     check.document(payment, context);
     check.payer(payment);
     check.recipient(payment);
@@ -110,7 +125,7 @@ pub fn validate_in(payment: &Payment, context: &Context, encoding: Encoding) -> 
                     Code::BudgetFieldsMissing,
                     Field::PayerStatus,
                     None,
-                    Message::new("the recipient is a treasury account for budget revenues: fill in the budget \
+                    || Message::new("the recipient is a treasury account for budget revenues: fill in the budget \
                      fields 101 and 104–109", "счёт получателя — казначейский счёт для доходов бюджета: заполните бюджетные поля 101 и 104–109"),
                 );
             }
@@ -190,6 +205,8 @@ struct Check {
     history: bool,
     /// The kind of the recipient's account when it is a treasury account: which rules apply.
     treasury: Option<TreasuryKind>,
+    /// Codes whose findings are only counted by the caller.
+    quiet: Quiet,
 }
 
 /// Every field of a payment that is written to a 1C file, with its value.
@@ -242,6 +259,16 @@ fn texts(p: &Payment) -> Vec<(Field, &str)> {
     .collect()
 }
 
+/// The first control character of `value` (`char::is_control`: U+0000–U+001F,
+/// U+007F–U+009F), found on its bytes: only a byte below 0x20, 0x7F or the lead byte 0xC2 can
+/// start one.
+fn control_character(value: &str) -> Option<char> {
+    if !value.bytes().any(|b| b < 0x20 || b == 0x7F || b == 0xC2) {
+        return None;
+    }
+    value.chars().find(|c| c.is_control())
+}
+
 /// How people know an encoding of a 1C file.
 fn encoding_name(encoding: Encoding) -> &'static str {
     match encoding {
@@ -272,9 +299,10 @@ impl Check {
     }
 
     /// One rule for every field: a 1C file holds a value on one line, in its encoding.
-    fn characters(&mut self, payment: &Payment, encoding: Encoding) {
+    /// `fits`: every character is known to fit `encoding`.
+    fn characters(&mut self, payment: &Payment, encoding: Encoding, fits: bool) {
         for (field, value) in texts(payment) {
-            if let Some(c) = value.chars().find(|c| c.is_control()) {
+            if let Some(c) = control_character(value) {
                 let (what, what_ru) = match c {
                     '\n' => (" (a line feed)", " (перевод строки)"),
                     '\r' => (" (a carriage return)", " (возврат каретки)"),
@@ -282,20 +310,17 @@ impl Check {
                     _ => ("", ""),
                 };
                 let code = c as u32;
-                self.add(
-                    Code::ControlCharacter,
-                    field,
-                    Some(value),
+                self.add(Code::ControlCharacter, field, Some(value), || {
                     tr!(
                         "remove the control character U+{code:04X}{what}: a 1C file holds each \
                          value on one line, without tabs or other control characters" ;
                         "удалите управляющий символ U+{code:04X}{what_ru}: в файле 1С каждое \
                          значение занимает одну строку, без табуляций и других управляющих символов"
-                    ),
-                );
+                    )
+                });
                 self.unwritable.push(field);
-            } else if let Err(c) = encoding.fits(value) {
-                self.add(Code::Unrepresentable, field, Some(value), {
+            } else if let Err(c) = if fits { Ok(()) } else { encoding.fits(value) } {
+                self.add(Code::Unrepresentable, field, Some(value), || {
                     let (code, name) = (c as u32, encoding_name(encoding));
                     tr!(
                         "replace {c:?} (U+{code:04X}): the payment order is written in {name}, \
@@ -309,11 +334,23 @@ impl Check {
         }
     }
 
-    fn add(&mut self, code: Code, field: Field, found: Option<&str>, message: Message) {
+    /// A finding of `code` about `field`; its message is made only when the code is not
+    /// [`Quiet`] (past the caller's per-code limit, where only its count matters).
+    fn add(
+        &mut self,
+        code: Code,
+        field: Field,
+        found: Option<&str>,
+        message: impl FnOnce() -> Message,
+    ) {
         if !despite_characters(code) && self.unwritable.contains(&field) {
             return;
         }
-        let mut finding = about(code, Some(field), message);
+        if self.quiet.has(code) {
+            self.findings.push(Quiet::stand_in(code));
+            return;
+        }
+        let mut finding = about(code, Some(field), message());
         if let Some(found) = found {
             finding = finding.found(found);
         }
@@ -331,7 +368,7 @@ impl Check {
             Code::Missing,
             field,
             None,
-            tr!("fill in {what}" ; "заполните {what_ru}"),
+            || tr!("fill in {what}" ; "заполните {what_ru}"),
         );
     }
 
@@ -340,15 +377,12 @@ impl Check {
     fn trimmed<'v>(&mut self, field: Field, value: &'v str) -> &'v str {
         let trimmed = value.trim();
         if trimmed.len() != value.len() && !value.chars().any(char::is_control) {
-            self.add(
-                Code::Whitespace,
-                field,
-                Some(value),
+            self.add(Code::Whitespace, field, Some(value), || {
                 Message::new(
                     "remove the spaces around the value",
                     "уберите пробелы вокруг значения",
-                ),
-            );
+                )
+            });
         }
         trimmed
     }
@@ -358,15 +392,12 @@ impl Check {
         let kio = budget && value.len() == 5 && value.bytes().all(|b| b.is_ascii_digit());
         if kio {
             if value == "00000" {
-                self.add(
-                    Code::InnFormat,
-                    field,
-                    Some(value),
+                self.add(Code::InnFormat, field, Some(value), || {
                     Message::new(
                         "a КИО cannot be all zeros",
                         "КИО не может состоять из одних нулей",
-                    ),
-                );
+                    )
+                });
             }
             return;
         }
@@ -375,7 +406,7 @@ impl Check {
                 Code::InnFormat,
                 field,
                 Some(value),
-                if budget {
+                || if budget {
                     Message::new("an INN has 10 digits (organisation) or 12 (person), or a foreign \
                      organisation's КИО has 5", "ИНН состоит из 10 цифр (организация) или 12 (физическое лицо), КИО иностранной организации — из 5")
                 } else {
@@ -386,13 +417,13 @@ impl Check {
                 Code::InnCheckDigit,
                 field,
                 Some(value),
-                Message::new("the INN's check digit is wrong: check the INN against the counterparty's documents", "неверное контрольное число ИНН: сверьте ИНН с документами контрагента"),
+                || Message::new("the INN's check digit is wrong: check the INN against the counterparty's documents", "неверное контрольное число ИНН: сверьте ИНН с документами контрагента"),
             ),
             Ok(()) if budget && value.starts_with("00") && self.since(since::NO_ZERO_PREFIX) => self.add(
                 Code::InnZeroPrefix,
                 field,
                 Some(value),
-                Message::new("an INN in a budget payment cannot start with 00", "ИНН в платеже в бюджет не может начинаться с 00"),
+                || Message::new("an INN in a budget payment cannot start with 00", "ИНН в платеже в бюджет не может начинаться с 00"),
             ),
             Ok(()) => {}
         }
@@ -412,27 +443,21 @@ impl Check {
             } else {
                 ("", "")
             };
-            self.add(
-                Code::KppFormat,
-                field,
-                Some(value),
+            self.add(Code::KppFormat, field, Some(value), || {
                 tr!(
                     "a KPP is 9 characters: 4 digits, 2 digits or capital Latin letters, 3 digits, \
                      or 0{hint}" ;
                     "КПП — 9 знаков: 4 цифры, 2 цифры или заглавные латинские буквы, 3 цифры; \
                      либо 0{hint_ru}"
-                ),
-            );
+                )
+            });
         } else if budget && value.starts_with("00") && self.since(since::NO_ZERO_PREFIX) {
-            self.add(
-                Code::KppZeroPrefix,
-                field,
-                Some(value),
+            self.add(Code::KppZeroPrefix, field, Some(value), || {
                 Message::new(
                     "a KPP in a budget payment cannot start with 00",
                     "КПП в платеже в бюджет не может начинаться с 00",
-                ),
-            );
+                )
+            });
         }
     }
 
@@ -440,15 +465,12 @@ impl Check {
         let value = self.trimmed(field, value);
         let ok = rules::bik(value).is_ok();
         if !ok {
-            self.add(
-                Code::BikFormat,
-                field,
-                Some(value),
+            self.add(Code::BikFormat, field, Some(value), || {
                 Message::new(
                     "a BIK is 9 digits starting with 0",
                     "БИК — 9 цифр, первая из них 0",
-                ),
-            );
+                )
+            });
         }
         ok
     }
@@ -458,28 +480,22 @@ impl Check {
         let value = self.trimmed(field, value);
         let well_formed = value.len() == 20 && value.bytes().all(|b| b.is_ascii_digit());
         if !well_formed {
-            self.add(
-                Code::AccountFormat,
-                field,
-                Some(value),
+            self.add(Code::AccountFormat, field, Some(value), || {
                 Message::new(
                     "an account number has 20 digits",
                     "номер счёта состоит из 20 цифр",
-                ),
-            );
+                )
+            });
             return;
         }
         if rules::is_treasury_account(value) {
             if rules::treasury_account(value).is_err() {
-                self.add(
-                    Code::TreasuryAccount,
-                    field,
-                    Some(value),
+                self.add(Code::TreasuryAccount, field, Some(value), || {
                     Message::new(
                         "a treasury account is 03, four digits, 643, then the budget's codes",
                         "казначейский счёт — это 03, четыре цифры, 643 и затем коды бюджета",
-                    ),
-                );
+                    )
+                });
             }
             return;
         }
@@ -487,31 +503,25 @@ impl Check {
             return;
         };
         if rules::account(bik, value) == Err(Defect::CheckDigit) {
-            self.add(
-                Code::AccountKey,
-                field,
-                Some(value),
+            self.add(Code::AccountKey, field, Some(value), || {
                 tr!(
                     "the account's control key does not match BIK {bik}: check the account and \
                      the bank" ;
                     "контрольный ключ счёта не сходится с БИК {bik}: проверьте счёт и банк"
-                ),
-            );
+                )
+            });
         }
     }
 
     fn corr_account(&mut self, field: Field, value: &str, bik: Option<&str>) {
         let trimmed = value.trim();
         if !(trimmed.starts_with("301") || trimmed.starts_with("40102")) {
-            self.add(
-                Code::CorrAccountFormat,
-                field,
-                Some(trimmed),
+            self.add(Code::CorrAccountFormat, field, Some(trimmed), || {
                 Message::new(
                     "a bank's correspondent account starts with 301 (or 40102 for the treasury)",
                     "корреспондентский счёт банка начинается с 301 (у казначейства — с 40102)",
-                ),
-            );
+                )
+            });
             return;
         }
         self.account(field, value, bik);
@@ -526,21 +536,18 @@ impl Check {
                     || !number.bytes().all(|b| b.is_ascii_digit())
                     || number.bytes().all(|b| b == b'0')
                 {
-                    self.add(
-                        Code::NumberInvalid,
-                        Field::Number,
-                        Some(number),
+                    self.add(Code::NumberInvalid, Field::Number, Some(number), || {
                         Message::new(
                             "a payment order's number is digits, not all zeros",
                             "номер платёжного поручения — цифры, не одни нули",
-                        ),
-                    );
+                        )
+                    });
                 } else if number.len() > 6 {
                     self.add(
                         Code::NumberLong,
                         Field::Number,
                         Some(number),
-                        Message::new("the payment order form holds six digits; the bank may cut the number", "в бланке платёжного поручения под номер шесть цифр; банк может обрезать номер"),
+                        || Message::new("the payment order form holds six digits; the bank may cut the number", "в бланке платёжного поручения под номер шесть цифр; банк может обрезать номер"),
                     );
                 }
             }
@@ -551,7 +558,7 @@ impl Check {
                 Code::DateInFuture,
                 Field::Date,
                 Some(&clientbank_format::value::format_date(date)),
-                {
+                || {
                     let today = clientbank_format::value::format_date(today);
                     tr!(
                         "the date is after today ({today}); the bank executes orders on or after \
@@ -564,7 +571,7 @@ impl Check {
                 Code::DateStale,
                 Field::Date,
                 Some(&clientbank_format::value::format_date(date)),
-                tr!(
+                || tr!(
                     "the order is dated more than {VALID_DAYS} days ago; the bank may refuse it: \
                      re-issue it with today's date" ;
                     "поручение выписано более {VALID_DAYS} дней назад, банк может его не принять: \
@@ -578,15 +585,12 @@ impl Check {
             Some(sum) => {
                 let text = sum.to_string();
                 if sum <= Decimal::ZERO {
-                    self.add(
-                        Code::SumNotPositive,
-                        Field::Sum,
-                        Some(&text),
+                    self.add(Code::SumNotPositive, Field::Sum, Some(&text), || {
                         Message::new(
                             "the sum must be more than zero",
                             "сумма должна быть больше нуля",
-                        ),
-                    );
+                        )
+                    });
                 }
                 let normal = sum.normalize();
                 let digits = normal.mantissa().unsigned_abs().to_string().len();
@@ -595,7 +599,7 @@ impl Check {
                         Code::SumPrecision,
                         Field::Sum,
                         Some(&text),
-                        Message::new("a sum has at most two decimals (kopecks) and 18 digits", "в сумме не больше двух знаков после точки (копейки) и не больше 18 цифр"),
+                        || Message::new("a sum has at most two decimals (kopecks) and 18 digits", "в сумме не больше двух знаков после точки (копейки) и не больше 18 цифр"),
                     );
                 }
             }
@@ -616,10 +620,12 @@ impl Check {
                 Code::OperationKindUnusual,
                 Field::OperationKind,
                 Some(kind),
-                Message::new(
-                    "a payment order's kind of operation (field 18) is 01",
-                    "вид операции (поле 18) платёжного поручения — 01",
-                ),
+                || {
+                    Message::new(
+                        "a payment order's kind of operation (field 18) is 01",
+                        "вид операции (поле 18) платёжного поручения — 01",
+                    )
+                },
             );
         }
         if let Some(code) = payment.purpose_code.as_deref()
@@ -632,10 +638,12 @@ impl Check {
                 Code::PurposeCodeInvalid,
                 Field::PurposeCode,
                 Some(code),
-                Message::new(
-                    "the purpose code (field 20) is one digit from 1 to 5, or empty",
-                    "код назначения платежа (поле 20) — одна цифра от 1 до 5 или пусто",
-                ),
+                || {
+                    Message::new(
+                        "the purpose code (field 20) is one digit from 1 to 5, or empty",
+                        "код назначения платежа (поле 20) — одна цифра от 1 до 5 или пусто",
+                    )
+                },
             );
         }
     }
@@ -648,23 +656,20 @@ impl Check {
         if payment.kind() == Kind::Ordinary {
             let length = uin.chars().count();
             if length > 25 {
-                self.add(
-                    Code::PayeeIdentifier,
-                    Field::Uin,
-                    Some(uin),
+                self.add(Code::PayeeIdentifier, Field::Uin, Some(uin), || {
                     tr!(
                         "field 22 holds {length} characters, more than the 25 of a payment \
                          identifier: the bank may cut or refuse it" ;
                         "поле 22 длиннее 25 знаков, допустимых для идентификатора платежа \
                          ({length}): банк может обрезать его или не принять платёж"
-                    ),
-                );
+                    )
+                });
             } else if result.is_err() {
                 self.add(
                     Code::PayeeIdentifier,
                     Field::Uin,
                     Some(uin),
-                    Message::new("field 22 is not a UIN (20 or 25 digits with a check digit): in an ordinary \
+                    || Message::new("field 22 is not a UIN (20 or 25 digits with a check digit): in an ordinary \
                      payment it may be the payee's own payment identifier — make sure the payee \
                      gave it", "в поле 22 не УИН (20 или 25 цифр с контрольным разрядом): в обычном платеже это может быть собственный идентификатор платежа получателя — убедитесь, что его дал получатель"),
                 );
@@ -677,7 +682,7 @@ impl Check {
                     Code::NonRevenueTreasury,
                     Field::Uin,
                     Some(uin),
-                    Message::new(
+                    || Message::new(
                         "the recipient's treasury account is not budget revenue, so field 22 holds \
                          what the payee asks for (a UIN, a code of the legal act, or 0); this is \
                          neither a UIN nor a four-digit code: check it with the payee",
@@ -694,13 +699,13 @@ impl Check {
                 Code::UinFormat,
                 Field::Uin,
                 Some(uin),
-                Message::new("a UIN is 20 or 25 digits, not all zeros; write 0 when there is none", "УИН — 20 или 25 цифр, не одни нули; если УИН нет, укажите 0"),
+                || Message::new("a UIN is 20 or 25 digits, not all zeros; write 0 when there is none", "УИН — 20 или 25 цифр, не одни нули; если УИН нет, укажите 0"),
             ),
             Err(Defect::CheckDigit) => self.add(
                 Code::UinCheckDigit,
                 Field::Uin,
                 Some(uin),
-                Message::new("the UIN's check digit is wrong: copy it again from the bill", "неверный контрольный разряд УИН: перепишите УИН из счёта или требования заново"),
+                || Message::new("the UIN's check digit is wrong: copy it again from the bill", "неверный контрольный разряд УИН: перепишите УИН из счёта или требования заново"),
             ),
             Ok(()) => {}
         }
@@ -729,10 +734,12 @@ impl Check {
                 Code::PriorityInvalid,
                 Field::Priority,
                 Some(priority),
-                tr!(
-                    "the priority is one digit from {range}" ;
-                    "очерёдность платежа — одна цифра {range_ru}"
-                ),
+                || {
+                    tr!(
+                        "the priority is one digit from {range}" ;
+                        "очерёдность платежа — одна цифра {range_ru}"
+                    )
+                },
             );
         } else if priority != last
             && payment.kind() == Kind::Ordinary
@@ -742,10 +749,12 @@ impl Check {
                 Code::PriorityUnusual,
                 Field::Priority,
                 Some(priority),
-                tr!(
-                    "ordinary payments and voluntary tax payments have priority {last}" ;
-                    "у обычных платежей и добровольных налоговых платежей очерёдность {last}"
-                ),
+                || {
+                    tr!(
+                        "ordinary payments and voluntary tax payments have priority {last}" ;
+                        "у обычных платежей и добровольных налоговых платежей очерёдность {last}"
+                    )
+                },
             );
         }
     }
@@ -778,7 +787,7 @@ impl Check {
                         Code::InnFormat,
                         Field::PayerInn,
                         Some(inn),
-                        Message::new("a budget payment without a UIN needs the payer's INN (0 is allowed \
+                        || Message::new("a budget payment without a UIN needs the payer's INN (0 is allowed \
                          only with a UIN)", "в платеже в бюджет без УИН нужен ИНН плательщика (0 допустим только при наличии УИН)"),
                     );
                 }
@@ -803,29 +812,23 @@ impl Check {
         }
         let kbk = payment.budget.as_ref().and_then(|b| field_text(&b.kbk));
         if kbk == Some(enp::KBK) && self.since(since::SINGLE_TAX_PAYMENT) {
-            self.add(
-                Code::BudgetPlaceholder,
-                Field::PayerKpp,
-                None,
+            self.add(Code::BudgetPlaceholder, Field::PayerKpp, None, || {
                 Message::new(
                     "field 102 is empty: in the single tax payment an organisation writes its KPP \
                      or 0 (107n)",
                     "поле 102 пустое: в едином налоговом платеже организация указывает свой КПП \
                      или 0 (приказ 107н)",
-                ),
-            );
+                )
+            });
         } else {
-            self.add(
-                Code::PayerKppMissing,
-                Field::PayerKpp,
-                None,
+            self.add(Code::PayerKppMissing, Field::PayerKpp, None, || {
                 Message::new(
                     "an organisation's budget payment carries its KPP in field 102 (107n, appendix \
                      1): fill it in",
                     "в платеже организации в бюджет в поле 102 указывается её КПП (приказ 107н, \
                      приложение 1): заполните его",
-                ),
-            );
+                )
+            });
         }
     }
 
@@ -833,15 +836,12 @@ impl Check {
         // Spaces around a name do not survive a 1C file (its readers trim values).
         let name = self.trimmed(field, name);
         if name.chars().count() > MAX_NAME {
-            self.add(
-                Code::NameTooLong,
-                field,
-                Some(name),
+            self.add(Code::NameTooLong, field, Some(name), || {
                 tr!(
                     "a name has at most {MAX_NAME} characters" ;
                     "наименование — не длиннее {MAX_NAME} знаков"
-                ),
-            );
+                )
+            });
         }
     }
 
@@ -903,7 +903,7 @@ impl Check {
                         Code::InnFormat,
                         Field::RecipientInn,
                         Some(inn),
-                        Message::new("the recipient of a budget payment is an organisation: its INN has 10 digits", "получатель платежа в бюджет — организация, её ИНН состоит из 10 цифр"),
+                        || Message::new("the recipient of a budget payment is an organisation: its INN has 10 digits", "получатель платежа в бюджет — организация, её ИНН состоит из 10 цифр"),
                     );
                 }
             }
@@ -915,15 +915,12 @@ impl Check {
             }
             Some(kpp) => {
                 if budget && kpp.trim() == "0" {
-                    self.add(
-                        Code::KppFormat,
-                        Field::RecipientKpp,
-                        Some(kpp),
+                    self.add(Code::KppFormat, Field::RecipientKpp, Some(kpp), || {
                         Message::new(
                             "the recipient of a budget payment has a 9-character KPP",
                             "у получателя платежа в бюджет КПП из 9 знаков",
-                        ),
-                    );
+                        )
+                    });
                 } else {
                     self.kpp(Field::RecipientKpp, kpp, budget);
                 }
@@ -944,15 +941,12 @@ impl Check {
         let purpose = self.trimmed(Field::Purpose, purpose);
         let length = purpose.chars().count();
         if length > MAX_PURPOSE {
-            self.add(
-                Code::PurposeTooLong,
-                Field::Purpose,
-                Some(purpose),
+            self.add(Code::PurposeTooLong, Field::Purpose, Some(purpose), || {
                 tr!(
                     "the purpose has {length} characters; shorten it to {MAX_PURPOSE}" ;
                     "назначение платежа длиннее {MAX_PURPOSE} знаков ({length}): сократите его"
-                ),
-            );
+                )
+            });
         }
         if payment.kind() != Kind::Ordinary || !vat_may_apply(payment, purpose) {
             return;
@@ -962,7 +956,7 @@ impl Check {
                 Code::VatNotMentioned,
                 Field::Purpose,
                 None,
-                Message::new("say whether the sum includes VAT (\"в т.ч. НДС 20% - …\" or \"Без налога (НДС)\"), \
+                || Message::new("say whether the sum includes VAT (\"в т.ч. НДС 20% - …\" or \"Без налога (НДС)\"), \
                  as the Tax Code art. 168 asks", "укажите, включён ли в сумму НДС («в т.ч. НДС 20% - …» или «Без налога (НДС)»), как требует ст. 168 НК РФ"),
             ),
             Some(Vat::Amount { rate, amount }) => {
@@ -982,7 +976,7 @@ impl Check {
                             Code::VatAmount,
                             Field::Purpose,
                             Some(&amount.to_string()),
-                            tr!(
+                            || tr!(
                                 "VAT {rate}% of {sum} is {expected}, the purpose says {amount}" ;
                                 "НДС {rate}% от {sum} — {expected}, а в назначении платежа {amount}"
                             ),
@@ -1008,14 +1002,14 @@ impl Check {
                 Code::PayerStatusRemoved,
                 Field::PayerStatus,
                 Some(status),
-                Message::new("statuses 09–12 were removed on 01.10.2021: individual entrepreneurs, notaries, \
+                || Message::new("statuses 09–12 were removed on 01.10.2021: individual entrepreneurs, notaries, \
                  lawyers and farm heads use 13 (or 01 for the single tax payment)", "статусы 09–12 отменены с 01.10.2021: индивидуальные предприниматели, нотариусы, адвокаты и главы КФХ указывают 13 (или 01 в едином налоговом платеже)"),
             ),
             Some(status) if !rules::PAYER_STATUSES.contains(&status) => self.add(
                 Code::PayerStatusInvalid,
                 Field::PayerStatus,
                 Some(status),
-                Message::new("the payer status is two digits of 107n's list, e.g. 01 (taxpayer), 02 (tax \
+                || Message::new("the payer status is two digits of 107n's list, e.g. 01 (taxpayer), 02 (tax \
                  agent), 13 (person)", "статус плательщика — две цифры из перечня приказа 107н, например 01 (налогоплательщик), 02 (налоговый агент), 13 (физическое лицо)"),
             ),
             Some(_) => {}
@@ -1025,20 +1019,20 @@ impl Check {
                 Code::KbkFormat,
                 Field::Kbk,
                 Some("0"),
-                Message::new("a budget payment needs its KBK; 0 is allowed only with a UIN", "в платеже в бюджет нужен КБК; 0 допустим только при наличии УИН"),
+                || Message::new("a budget payment needs its KBK; 0 is allowed only with a UIN", "в платеже в бюджет нужен КБК; 0 допустим только при наличии УИН"),
             ),
             Some("0") | None => {}
             Some(kbk) if rules::kbk(kbk).is_err() => self.add(
                 Code::KbkFormat,
                 Field::Kbk,
                 Some(kbk),
-                Message::new("a KBK is 20 digits, not all zeros", "КБК — 20 цифр, не одни нули"),
+                || Message::new("a KBK is 20 digits, not all zeros", "КБК — 20 цифр, не одни нули"),
             ),
             Some(kbk) if kbk.starts_with("000") => self.add(
                 Code::KbkTemplate,
                 Field::Kbk,
                 Some(kbk),
-                Message::new("a KBK starting with 000 is a template; put the administrator's code first", "КБК, начинающийся с 000, — это шаблон: первыми укажите код главного администратора доходов"),
+                || Message::new("a KBK starting with 000 is a template; put the administrator's code first", "КБК, начинающийся с 000, — это шаблон: первыми укажите код главного администратора доходов"),
             ),
             Some(kbk) => self.administrator(payment, budget, kbk),
         }
@@ -1046,15 +1040,12 @@ impl Check {
             && oktmo != "0"
             && rules::oktmo(oktmo).is_err()
         {
-            self.add(
-                Code::OktmoFormat,
-                Field::Oktmo,
-                Some(oktmo),
+            self.add(Code::OktmoFormat, Field::Oktmo, Some(oktmo), || {
                 Message::new(
                     "an OKTMO code is 8 or 11 digits, not all zeros, or 0",
                     "код ОКТМО — 8 или 11 цифр, не одни нули, либо 0",
-                ),
-            );
+                )
+            });
         }
         let basis = self.placeholder(Field::Basis, &budget.basis);
         if let Some(basis) = basis
@@ -1064,7 +1055,7 @@ impl Check {
                 Code::BasisInvalid,
                 Field::Basis,
                 Some(basis),
-                Message::new("the basis (field 106) is two capital Cyrillic letters of 107n's list (ТП, ЗД, ТР, \
+                || Message::new("the basis (field 106) is two capital Cyrillic letters of 107n's list (ТП, ЗД, ТР, \
                  …) or 0", "основание платежа (поле 106) — две заглавные русские буквы из перечня приказа 107н (ТП, ЗД, ТР, …) или 0"),
             );
         }
@@ -1076,7 +1067,7 @@ impl Check {
                 Code::PeriodInvalid,
                 Field::Period,
                 Some(period),
-                Message::new("the tax period is МС.01–12, КВ.01–04, ПЛ.01–02 or ГД.00 with the year \
+                || Message::new("the tax period is МС.01–12, КВ.01–04, ПЛ.01–02 or ГД.00 with the year \
                  (МС.03.2024), a date ДД.ММ.ГГГГ, a customs code, or 0", "налоговый период — МС.01–12, КВ.01–04, ПЛ.01–02 или ГД.00 с годом (МС.03.2024), дата ДД.ММ.ГГГГ, код таможенного органа или 0"),
             );
         }
@@ -1086,7 +1077,7 @@ impl Check {
                     Code::DocNumberInvalid,
                     Field::BudgetDocNumber,
                     Some(number),
-                    Message::new(
+                    || Message::new(
                         "the document number (field 108) has at most 15 characters and no № sign",
                         "номер документа (поле 108) — не длиннее 15 знаков и без знака №",
                     ),
@@ -1099,7 +1090,7 @@ impl Check {
                     Code::DocNumberInvalid,
                     Field::BudgetDocNumber,
                     Some(number),
-                    {
+                    || {
                         let basis = basis.unwrap_or_default();
                         tr!(
                             "with basis {basis} give the number of the demand or decision (or its UIN)" ;
@@ -1117,10 +1108,12 @@ impl Check {
                 Code::DocDateInvalid,
                 Field::BudgetDocDate,
                 Some(date),
-                Message::new(
-                    "the document date (field 109) is ДД.ММ.ГГГГ or 0",
-                    "дата документа (поле 109) — ДД.ММ.ГГГГ или 0",
-                ),
+                || {
+                    Message::new(
+                        "the document date (field 109) is ДД.ММ.ГГГГ or 0",
+                        "дата документа (поле 109) — ДД.ММ.ГГГГ или 0",
+                    )
+                },
             );
         }
         if let Some(kind) = field_text(&budget.payment_type)
@@ -1131,7 +1124,7 @@ impl Check {
                 Code::PaymentTypeObsolete,
                 Field::PaymentType,
                 Some(kind),
-                Message::new("field 110 is obsolete since 2015: leave it empty (some banks refuse ПЕ and ПЦ)", "поле 110 не заполняется с 2015 года: оставьте его пустым (некоторые банки не принимают ПЕ и ПЦ)"),
+                || Message::new("field 110 is obsolete since 2015: leave it empty (some banks refuse ПЕ and ПЦ)", "поле 110 не заполняется с 2015 года: оставьте его пустым (некоторые банки не принимают ПЕ и ПЦ)"),
             );
         }
         if let Some(inn) = payment.deduction_inn.as_deref() {
@@ -1141,7 +1134,7 @@ impl Check {
                     Code::DeductionInnStatus,
                     Field::DeductionInn,
                     Some(inn),
-                    Message::new("the INN of a person a salary deduction is made for goes with payer status 19", "ИНН физического лица, из дохода которого удержаны деньги, указывают только со статусом плательщика 19"),
+                    || Message::new("the INN of a person a salary deduction is made for goes with payer status 19", "ИНН физического лица, из дохода которого удержаны деньги, указывают только со статусом плательщика 19"),
                 );
             }
         }
@@ -1167,7 +1160,7 @@ impl Check {
                     Code::EnpKbk,
                     Field::Kbk,
                     Some(kbk),
-                    tr!(
+                    || tr!(
                         "account {} takes only the FNS's payments (KBK 182…); a KBK of administrator \
                          {admin} goes to that administrator's own account (the Social Fund's \
                          797… to its regional branch's)", enp::ACCOUNT ;
@@ -1180,7 +1173,7 @@ impl Check {
                     Code::EnpKbk,
                     Field::Kbk,
                     Some(kbk),
-                    tr!(
+                    || tr!(
                         "since 2024 taxes and insurance contributions go to account {} only as \
                          the single tax payment, with KBK {} (107n, appendix 2, p. 4.4): a \
                          payment order no longer stands for a notification", enp::ACCOUNT, enp::KBK ;
@@ -1194,7 +1187,7 @@ impl Check {
                     Code::EnpKbkUnsure,
                     Field::Kbk,
                     Some(kbk),
-                    tr!(
+                    || tr!(
                         "a payment with its own KBK on account {} must be one the FNS lists as \
                          outside the single tax payment (patent NDFL, state duty, НПД, wildlife \
                          fees); we cannot tell whether this FNS KBK is: check it with the tax \
@@ -1212,7 +1205,7 @@ impl Check {
             .find(|(known, _, _)| Some(*known) == inn);
         if let Some(&(_, expected, name)) = known {
             if !payee_said && admin != expected {
-                self.add(Code::KbkPayee, Field::Kbk, Some(kbk), {
+                self.add(Code::KbkPayee, Field::Kbk, Some(kbk), || {
                     let inn = inn.unwrap_or_default();
                     tr!(
                         "the payee {name} (INN {inn}) takes KBKs of administrator {expected}; \
@@ -1234,7 +1227,7 @@ impl Check {
                 Code::KbkPayeeUnsure,
                 Field::Kbk,
                 Some(kbk),
-                tr!(
+                || tr!(
                     "the payee's name points to administrator {expected}, the KBK's administrator \
                      is {admin}; we do not know this payee's INN, so check the requisites with \
                      the payee" ;
@@ -1255,7 +1248,7 @@ impl Check {
                 Code::PayerStatusKbk,
                 Field::PayerStatus,
                 Some(status),
-                tr!(
+                || tr!(
                     "KBK {kbk} is a customs payment: the payer status is 06 (organisation), 16 \
                      (person) or 17 (individual entrepreneur), not the taxpayer's {status}" ;
                     "КБК {kbk} — таможенный платёж: статус плательщика 06 (организация), 16 \
@@ -1267,7 +1260,7 @@ impl Check {
                 Code::PayerStatusKbkUnsure,
                 Field::PayerStatus,
                 Some(status),
-                tr!(
+                || tr!(
                     "KBK {kbk} is a customs payment; the customs statuses we could confirm are \
                      06, 07, 16, 17, 28, 30 and 34, not {status}: check it against 107n's appendix 5" ;
                     "КБК {kbk} — таможенный платёж; подтверждённые нами статусы для таможни — 06, \
@@ -1278,7 +1271,7 @@ impl Check {
                 Code::PayerStatusKbk,
                 Field::PayerStatus,
                 Some(status),
-                tr!(
+                || tr!(
                     "status {status} is a foreign-trade payer's, for customs payments; a payment to \
                      the FNS (KBK {kbk}) takes 01 (taxpayer), 02 (tax agent) or 13 (person)" ;
                     "статус {status} — участника ВЭД, для таможенных платежей; в платеже ФНС \
@@ -1300,7 +1293,7 @@ impl Check {
                 Code::NpaCode,
                 Field::Uin,
                 code,
-                Message::new(
+                || Message::new(
                     "a payment to a federal custody account (03212…, a court's deposit) carries in \
                      field 22 the four-digit code of the legal act the payee names (e.g. 0026 for \
                      a security in a court case, 119n); without it the money is booked as \
@@ -1315,7 +1308,7 @@ impl Check {
                 Code::NonRevenueTreasury,
                 Field::Uin,
                 code,
-                Message::new(
+                || Message::new(
                     "a custody account of a regional or municipal budget (03222…, 03232…) follows its \
                      finance body's procedure, which usually asks for the code of the legal act in \
                      field 22 as 119n does for federal ones; this is not such a four-digit code: \
@@ -1343,17 +1336,14 @@ impl Check {
             if let Some(value) = field_text(value)
                 && !matches!(value, "" | "0")
             {
-                self.add(
-                    Code::NonRevenueTreasury,
-                    field,
-                    Some(value),
+                self.add(Code::NonRevenueTreasury, field, Some(value), || {
                     Message::new(
                         "money in temporary custody (a deposit, a security) is not budget revenue: \
                          fields 104–110 are 0",
                         "средства во временном распоряжении (депозит, обеспечение) — не доход \
                          бюджета: в полях 104–110 указывается 0",
-                    ),
-                );
+                    )
+                });
             }
         }
     }
@@ -1362,15 +1352,12 @@ impl Check {
     fn placeholder<'v>(&mut self, field: Field, value: &'v Option<String>) -> Option<&'v str> {
         let value = value.as_deref().map(|v| self.trimmed(field, v));
         if value.is_none() {
-            self.add(
-                Code::BudgetPlaceholder,
-                field,
-                None,
+            self.add(Code::BudgetPlaceholder, field, None, || {
                 Message::new(
                     "write 0 when a budget field has no value (107n); it is written 0",
                     "если у бюджетного поля нет значения, укажите 0 (приказ 107н); записывается 0",
-                ),
-            );
+                )
+            });
         }
         value
     }
@@ -1390,15 +1377,12 @@ impl Check {
         ] {
             let value = value.as_deref().map(str::trim);
             if value.is_some_and(|v| v != expected) {
-                self.add(
-                    Code::EnpRequisite,
-                    field,
-                    value,
+                self.add(Code::EnpRequisite, field, value, || {
                     tr!(
                         "the single tax payment (KBK {}) goes to {expected}", enp::KBK ;
                         "реквизит единого налогового платежа (КБК {}) — {expected}", enp::KBK
-                    ),
-                );
+                    )
+                });
             }
         }
         match recipient.kpp.as_deref().map(str::trim) {
@@ -1408,7 +1392,7 @@ impl Check {
                 Code::EnpOutdated,
                 Field::RecipientKpp,
                 Some(enp::OLD_KPP),
-                tr!(
+                || tr!(
                     "the FNS changed the single tax payment's recipient KPP to {} in December 2025", enp::KPP ;
                     "в декабре 2025 года ФНС сменила КПП получателя единого налогового платежа на {}", enp::KPP
                 ),
@@ -1417,7 +1401,7 @@ impl Check {
                 Code::EnpRequisite,
                 Field::RecipientKpp,
                 Some(other),
-                tr!(
+                || tr!(
                     "the single tax payment's recipient KPP is {}", enp::KPP ;
                     "КПП получателя единого налогового платежа — {}", enp::KPP
                 ),
@@ -1428,16 +1412,13 @@ impl Check {
         if let Some(status) = budget.payer_status.as_deref().map(str::trim)
             && !["01", "02", "06", "16", "17"].contains(&status)
         {
-            self.add(
-                Code::EnpOutdated,
-                Field::PayerStatus,
-                Some(status),
+            self.add(Code::EnpOutdated, Field::PayerStatus, Some(status), || {
                 Message::new(
                     "since 2023 the single tax payment takes status 01 (02 for a tax agent)",
                     "с 2023 года в едином налоговом платеже указывают статус 01 (налоговый агент \
                      — 02)",
-                ),
-            );
+                )
+            });
         }
         for (field, value) in [
             (Field::Oktmo, &budget.oktmo),
@@ -1454,7 +1435,7 @@ impl Check {
                     Code::EnpOutdated,
                     field,
                     Some(value),
-                    Message::new("the single tax payment has 0 in fields 105–109: the tax office assigns the \
+                    || Message::new("the single tax payment has 0 in fields 105–109: the tax office assigns the \
                      money itself", "в едином налоговом платеже в полях 105–109 ставится 0: налоговый орган сам распределяет деньги"),
                 );
             }
@@ -1475,29 +1456,23 @@ impl Check {
         let inn = third.inn.trim();
         let kpp = third.kpp.trim();
         if inn.len() == 12 && !matches!(kpp, "" | "0") {
-            self.add(
-                Code::KppFormat,
-                Field::ThirdPartyKpp,
-                Some(kpp),
+            self.add(Code::KppFormat, Field::ThirdPartyKpp, Some(kpp), || {
                 Message::new(
                     "a person (12-digit INN) has no KPP: write 0",
                     "у физического лица (ИНН из 12 цифр) нет КПП: укажите 0",
-                ),
-            );
+                )
+            });
         } else if !kpp.is_empty() {
             self.kpp(Field::ThirdPartyKpp, kpp, true);
         } else if inn.len() == 10 {
-            self.add(
-                Code::PayerKppMissing,
-                Field::ThirdPartyKpp,
-                None,
+            self.add(Code::PayerKppMissing, Field::ThirdPartyKpp, None, || {
                 Message::new(
                     "the organisation paid for carries its KPP in field 102 (107n, appendix 1): \
                      fill it in",
                     "КПП организации, за которую платят, указывается в поле 102 (приказ 107н, \
                      приложение 1): заполните его",
-                ),
-            );
+                )
+            });
         }
         let status = payment
             .budget
@@ -1509,10 +1484,12 @@ impl Check {
                 Code::ThirdPartyNotAllowed,
                 Field::PayerStatus,
                 Some("02"),
-                Message::new(
-                    "a tax agent's payment (status 02) cannot be made by a third party",
-                    "третье лицо не может заплатить за налогового агента (статус 02)",
-                ),
+                || {
+                    Message::new(
+                        "a tax agent's payment (status 02) cannot be made by a third party",
+                        "третье лицо не может заплатить за налогового агента (статус 02)",
+                    )
+                },
             );
         }
         let starts_with_inn = payment.purpose.as_deref().is_some_and(|p| {
@@ -1526,7 +1503,7 @@ impl Check {
                 Code::ThirdPartyPurpose,
                 Field::Purpose,
                 None,
-                Message::new("a payment for a third party starts its purpose with the payer's INN//KPP// and \
+                || Message::new("a payment for a third party starts its purpose with the payer's INN//KPP// and \
                  the third party's name//", "назначение платежа за третье лицо начинается с ИНН//КПП// плательщика и наименования третьего лица//"),
             );
         }
@@ -1758,6 +1735,23 @@ fn kopecks_in_words(tail: &str) -> Option<Decimal> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn control_characters_found_on_bytes_as_on_chars() {
+        for c in (0..0x3000u32).filter_map(char::from_u32) {
+            for value in [
+                c.to_string(),
+                format!("Оплата {c} ёж"),
+                format!("a{c}\u{9f}"),
+            ] {
+                assert_eq!(
+                    control_character(&value),
+                    value.chars().find(|c| c.is_control()),
+                    "{value:?}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn upper_is_to_uppercase() {

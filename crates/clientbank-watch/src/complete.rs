@@ -2,22 +2,24 @@
 //! JSON drop parses to its end. An exporter that pauses longer than `settle` in the middle of
 //! a file leaves such a file in the inbox: it is not claimed, it waits (see the claimer).
 
-use clientbank_format::Code;
+use clientbank_format::{Code, Message, tr};
 
 /// Why `bytes` are not a complete drop yet, or `None` when they are (or when they are no
 /// drop at all: those are claimed and rejected with their findings at once).
-pub fn incomplete(bytes: &[u8]) -> Option<String> {
+pub fn incomplete(bytes: &[u8]) -> Option<Message> {
     let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     if body.iter().all(u8::is_ascii_whitespace) {
-        return Some("it is empty".into());
+        return Some(Message::new("it is empty", "он пуст"));
     }
     if crate::drop::is_json(bytes) {
         return match serde_json::from_slice::<serde::de::IgnoredAny>(body) {
-            Err(e) if e.is_eof() => Some(format!(
-                "its JSON stops before its end (line {}, column {})",
-                e.line(),
-                e.column()
-            )),
+            Err(e) if e.is_eof() => {
+                let (line, column) = (e.line(), e.column());
+                Some(tr!(
+                    "its JSON stops before its end (line {line}, column {column})" ;
+                    "его JSON обрывается до конца (строка {line}, столбец {column})"
+                ))
+            }
             _ => None,
         };
     }
@@ -27,22 +29,26 @@ pub fn incomplete(bytes: &[u8]) -> Option<String> {
         .unwrap_or(0);
     let head = &body[start..];
     if head.len() < b"1CClientBankExchange".len() && b"1CClientBankExchange".starts_with(head) {
-        return Some("it stops within its first line".into());
+        return Some(Message::new(
+            "it stops within its first line",
+            "он обрывается в первой строке",
+        ));
     }
     let parsed = clientbank_format::parse(bytes).ok()?;
     let cut = parsed
         .diagnostics
         .iter()
         .find(|d| matches!(d.code, Code::MissingEndOfFile | Code::UnclosedSection))?;
+    let line = cut.line.unwrap_or(0);
+    let lines = line_count(bytes);
     Some(match cut.code {
-        Code::UnclosedSection => format!(
-            "a section is not closed (line {}: {})",
-            cut.line.unwrap_or(0),
-            cut.message.en()
+        Code::UnclosedSection => tr!(
+            "a section is not closed (line {line}: {})", cut.message.en() ;
+            "секция не закрыта (строка {line}: {})", cut.message.ru()
         ),
-        _ => format!(
-            "it does not end with КонецФайла (it has {} line(s))",
-            line_count(bytes)
+        _ => tr!(
+            "it does not end with КонецФайла (it has {lines} line(s))" ;
+            "он не кончается строкой КонецФайла (строк в нём: {lines})"
         ),
     })
 }
@@ -69,10 +75,10 @@ mod tests {
         assert_eq!(incomplete(&cp1251(FILE)), None);
         assert_eq!(incomplete(FILE.as_bytes()), None);
         let cut = FILE.find("КонецДокумента").unwrap();
-        let why = incomplete(&cp1251(&FILE[..cut])).unwrap();
+        let why = incomplete(&cp1251(&FILE[..cut])).unwrap().to_string();
         assert!(why.contains("not closed"), "{why}");
         let end = FILE.find("КонецФайла").unwrap();
-        let why = incomplete(&cp1251(&FILE[..end])).unwrap();
+        let why = incomplete(&cp1251(&FILE[..end])).unwrap().to_string();
         assert!(why.contains("КонецФайла"), "{why}");
         assert!(incomplete(b"1CClient").is_some());
         assert!(incomplete(b"").is_some());

@@ -25,6 +25,7 @@ use tracing::Instrument;
 use crate::folders::Folder;
 use crate::{Daemon, Error, Options, Summary};
 use clientbank_bank::config::Settings;
+use clientbank_format::{Message, say, tr};
 
 /// Reads a folder's settings (its `clientbank.toml`, then what the caller adds): called when
 /// the folder is started and again when its configuration file changes.
@@ -139,7 +140,14 @@ impl Fleet {
             match folders_under(root) {
                 Ok(found) => all.extend(found.into_iter().filter(|d| !self.dirs.contains(d))),
                 Err(e) => {
-                    tracing::error!("cannot read the root {}: {e}", root.display());
+                    let shown = root.display();
+                    say!(
+                        error,
+                        tr!(
+                            "cannot read the root {shown}: {e}" ;
+                            "не удалось прочитать корневую папку {shown}: {e}"
+                        )
+                    );
                     return None;
                 }
             }
@@ -215,7 +223,11 @@ impl Fleet {
             }
             self.reap(&mut members, &mut failed).await;
         }
-        tracing::info!("stopping {} folder(s)", members.len());
+        let n = members.len();
+        say!(
+            info,
+            tr!("stopping {n} folder(s)" ; "останавливаю папки: {n}")
+        );
         for member in members.values() {
             let _ = member.tell.send(true);
         }
@@ -279,15 +291,23 @@ impl Fleet {
                 continue;
             };
             let run = joined(dir.clone(), member.handle.await);
-            let said = match &run.outcome {
-                Ok(_) => "it stopped".to_string(),
-                Err(e) => e.to_string(),
+            let why = match &run.outcome {
+                Ok(_) => Message::new("it stopped", "она остановилась"),
+                Err(e) => e.message(),
             };
+            let said = why.en().to_string();
             let again = failed.get(&dir).is_some_and(|f| f.said == said);
             if again {
                 tracing::debug!(folder = %label(&dir), "still cannot be served: {said}");
             } else {
-                tracing::error!(folder = %label(&dir), "this folder is not served ({said}); the others go on; tried again in {:?}", self.retry);
+                let retry = self.retry;
+                let message = tr!(
+                    "this folder is not served ({}); the others go on; tried again in {retry:?}",
+                    why.en() ;
+                    "эта папка не обслуживается ({}); остальные работают; новая попытка через \
+                     {retry:?}", why.ru()
+                );
+                say!(error, message, folder = %label(&dir));
             }
             let retry_at = Instant::now() + self.retry;
             failed.insert(dir, Failed { retry_at, said });
@@ -328,8 +348,12 @@ impl Events {
                 wakes,
             })),
             Err(e) => {
-                tracing::warn!(
-                    "no shared watcher of the inboxes ({e}): each folder watches its own"
+                say!(
+                    warn,
+                    tr!(
+                        "no shared watcher of the inboxes ({e}): each folder watches its own" ;
+                        "общего наблюдения за входящими нет ({e}): каждая папка следит за своими"
+                    )
                 );
                 None
             }
@@ -398,6 +422,14 @@ fn joined(dir: PathBuf, result: Result<FolderRun, tokio::task::JoinError>) -> Fo
     })
 }
 
+/// What a daemon standing by for a folder says, once.
+pub fn standing_by(leased: &Message) -> Message {
+    tr!(
+        "standing by until that lease runs out: {}", leased.en() ;
+        "ожидание, пока не истечёт эта аренда: {}", leased.ru()
+    )
+}
+
 /// One folder's daemon ([`serve_daemon`]); with a journal in PostgreSQL, a folder another
 /// daemon holds is stood by for, and taken over when that lease runs out, and a daemon whose
 /// own lease ran out (paused, cut off) stands by again.
@@ -409,20 +441,20 @@ async fn serve(
     mut stop: watch::Receiver<bool>,
     events: Option<Arc<Events>>,
 ) -> FolderRun {
-    let mut standing_by = false;
+    let mut waiting = false;
     loop {
         let run = serve_daemon(&dir, &load, &options, once, stop.clone(), &events).await;
         let retry = match &run.outcome {
             Err(Error::Leased { message, retry }) if !once => {
-                if !standing_by {
-                    tracing::info!("standing by until that lease runs out: {}", message.en());
-                    standing_by = true;
+                if !waiting {
+                    say!(info, standing_by(message));
+                    waiting = true;
                 }
                 *retry
             }
             Err(e @ Error::LeaseLost(_)) if !once => {
-                tracing::warn!("{e}");
-                standing_by = false;
+                say!(warn, e.message());
+                waiting = false;
                 Duration::from_millis(100)
             }
             _ => return run,
@@ -503,8 +535,19 @@ pub struct Glance {
     pub in_doubt: usize,
     /// The last error: the folder's configuration when it cannot be read, else the journal's
     /// last error not fixed since (JSON: English).
-    #[serde(serialize_with = "crate::daemon::english")]
+    #[serde(serialize_with = "english")]
     pub last_error: Option<clientbank_format::Message>,
+}
+
+/// A message in JSON: its English text.
+fn english<S: serde::Serializer>(
+    message: &Option<clientbank_format::Message>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    match message {
+        Some(message) => serializer.serialize_some(message.en()),
+        None => serializer.serialize_none(),
+    }
 }
 
 /// Each folder at a glance, in order; a folder that cannot be read says why in its

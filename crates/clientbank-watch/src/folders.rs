@@ -6,6 +6,8 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime};
 
+use clientbank_format::{Message, say, tr};
+
 /// The folders of a watched DIR.
 #[derive(Clone, Debug)]
 pub struct Layout {
@@ -162,6 +164,12 @@ impl Layout {
         format!("{folder}/{name}")
     }
 
+    /// The folder a place is in (`None`: a file `clientbank upload` recorded where it lies).
+    pub fn folder_of(place: &str) -> Option<Folder> {
+        let (first, _) = place.split_once('/')?;
+        Folder::ALL.into_iter().find(|f| f.as_str() == first)
+    }
+
     /// The path of a place.
     pub fn path_of(&self, place: &str) -> PathBuf {
         let mut path = self.root.clone();
@@ -221,7 +229,7 @@ struct Seen {
     modified: Option<SystemTime>,
     since: Instant,
     /// For this size and time: `Some(None)` complete, `Some(Some(why))` not complete yet.
-    checked: Option<Option<String>>,
+    checked: Option<Option<Message>>,
 }
 
 /// Claims complete files: a file is complete when its size and modification time have not
@@ -234,10 +242,10 @@ pub struct Claimer {
     /// Files not complete yet (a 1C file without `КонецФайла` or with a section left open,
     /// JSON that stops early), with why: logged once, claimed (and rejected as cut short) only
     /// when unchanged for `incomplete_after`.
-    pub incomplete: HashMap<String, String>,
+    pub incomplete: HashMap<String, Message>,
     /// Names matching the patterns that are no regular file (a symlink, a FIFO, a folder):
     /// ignored, logged once, counted by `clientbank status`.
-    pub ignored: HashMap<String, String>,
+    pub ignored: HashMap<String, Message>,
 }
 
 /// What a scan of the inbox found.
@@ -257,12 +265,15 @@ pub struct Scan {
 /// Why the inbox leaves an entry where it is, for people: a name that is not valid Unicode (a
 /// network share mounted without its character set: the name cannot be recorded or reported
 /// faithfully), or no regular file. `None`: a file it takes. The name is given lossily.
-pub fn ignored_entry(entry: &fs::DirEntry) -> Option<(String, &'static str)> {
+pub fn ignored_entry(entry: &fs::DirEntry) -> Option<(String, Message)> {
     let name = entry.file_name();
     let Some(text) = name.to_str() else {
         return Some((
             name.to_string_lossy().into_owned(),
-            "a file whose name is not valid Unicode (rename it)",
+            Message::new(
+                "a file whose name is not valid Unicode (rename it)",
+                "файл с именем не в Юникоде (переименуйте его)",
+            ),
         ));
     };
     // A line break or an escape in a name would forge log lines or drive the terminal: shown
@@ -270,7 +281,10 @@ pub fn ignored_entry(entry: &fs::DirEntry) -> Option<(String, &'static str)> {
     if text.chars().any(char::is_control) {
         return Some((
             shown(text).into_owned(),
-            "a file whose name holds control characters (rename it)",
+            Message::new(
+                "a file whose name holds control characters (rename it)",
+                "файл с управляющими символами в имени (переименуйте его)",
+            ),
         ));
     }
     // A name of clientbank's own notes would be taken for the notes of another file, and never
@@ -280,8 +294,12 @@ pub fn ignored_entry(entry: &fs::DirEntry) -> Option<(String, &'static str)> {
     if SIDECARS.iter().any(|s| lower.ends_with(s)) {
         return Some((
             text.to_string(),
-            "a name clientbank gives its notes beside a file (….report.csv, ….errors.txt, \
-             ….review.txt): rename it",
+            Message::new(
+                "a name clientbank gives its notes beside a file (….report.csv, ….errors.txt, \
+                 ….review.txt): rename it",
+                "такие имена clientbank даёт своим заметкам рядом с файлом (….report.csv, \
+                 ….errors.txt, ….review.txt): переименуйте его",
+            ),
         ));
     }
     // Its notes (`NAME.report.csv`, and `NAME (2).report.csv` when the name is taken) must fit
@@ -289,8 +307,12 @@ pub fn ignored_entry(entry: &fs::DirEntry) -> Option<(String, &'static str)> {
     if text.len() > LONGEST_NAME {
         return Some((
             text.to_string(),
-            "a name too long for the notes written beside it (at most 236 bytes): rename it \
-             shorter",
+            Message::new(
+                "a name too long for the notes written beside it (at most 236 bytes): rename \
+                 it shorter",
+                "имя слишком длинное для заметок рядом с файлом (не больше 236 байт): \
+                 сократите его",
+            ),
         ));
     }
     let file_type = entry.file_type().ok()?;
@@ -326,12 +348,14 @@ impl Claimer {
             present.push(name.clone());
             if let Some((shown, kind)) = ignored_entry(&entry) {
                 if !self.ignored.contains_key(&shown) {
-                    tracing::warn!(
-                        file = %shown,
-                        "inbox/{shown} is {kind}: ignored (move a copy of the file itself, under \
-                         a readable name, into the inbox)"
+                    let said = tr!(
+                        "inbox/{shown} is {}: ignored (move a copy of the file itself, under a \
+                         readable name, into the inbox)", kind.en() ;
+                        "inbox/{shown}: {} — пропущен (положите во входящие копию самого \
+                         файла под читаемым именем)", kind.ru()
                     );
-                    self.ignored.insert(shown.clone(), kind.to_string());
+                    say!(warn, said, file = %shown);
+                    self.ignored.insert(shown.clone(), kind);
                 }
                 present.push(shown);
                 continue;
@@ -372,12 +396,15 @@ impl Claimer {
                             Some(why) => {
                                 let due = seen.since + incomplete_after;
                                 if !self.incomplete.contains_key(&name) {
-                                    tracing::warn!(
-                                        file = %name,
-                                        "inbox/{name} is not complete yet ({why}): it waits; \
+                                    let said = tr!(
+                                        "inbox/{name} is not complete yet ({}): it waits; \
                                          unchanged for {incomplete_after:?}, it is taken and \
-                                         rejected as cut short"
+                                         rejected as cut short", why.en() ;
+                                        "inbox/{name} ещё не дописан ({}): он ждёт; если он \
+                                         не изменится за {incomplete_after:?}, он будет взят и \
+                                         отклонён как оборванный", why.ru()
                                     );
+                                    say!(warn, said, file = %name);
                                 }
                                 self.incomplete.insert(name, why);
                                 scan.settling += 1;
@@ -415,7 +442,7 @@ impl Claimer {
 
 /// Whether an open inbox file is a complete drop ([`crate::complete::incomplete`]); a file too
 /// big to be a drop, or one that cannot be read, counts as complete (it is rejected with why).
-fn check_complete(mut file: fs::File, size: u64) -> Option<String> {
+fn check_complete(mut file: fs::File, size: u64) -> Option<Message> {
     use std::io::Read as _;
     if size > crate::daemon::MAX_DROP {
         return None;

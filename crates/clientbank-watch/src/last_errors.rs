@@ -6,6 +6,7 @@
 use clientbank_format::Message;
 
 use crate::Error;
+use crate::folders::{Folder, Layout};
 use crate::journal::Journal;
 
 /// The topic of the statement's errors.
@@ -18,7 +19,8 @@ pub(crate) fn sign_topic(company: &str) -> String {
 
 /// A file went to rejected/ or review/ (`place` is `rejected/NAME` or `review/NAME`).
 pub(crate) fn moved_to(place: &str) -> Message {
-    let (note, en, ru) = if place.starts_with("rejected/") {
+    let rejected = Layout::folder_of(place) == Some(Folder::Rejected);
+    let (note, en, ru) = if rejected {
         ("errors.txt", "nothing was sent", "ничего не отправлено")
     } else {
         (

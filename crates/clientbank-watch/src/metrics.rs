@@ -15,7 +15,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use axum::Router;
 use axum::http::header;
 use axum::routing::get;
-use clientbank_format::{Message, tr};
+use clientbank_format::{Message, say, tr};
 use tokio::net::TcpListener;
 
 use crate::Error;
@@ -119,7 +119,8 @@ pub async fn serve(
                         text,
                     ),
                     Ok(Err(e)) => {
-                        tracing::warn!("metrics: {e}");
+                        let why = e.message();
+                        say!(warn, tr!("metrics: {}", why.en() ; "метрики: {}", why.ru()));
                         unavailable()
                     }
                     Err(_) => unavailable(),

@@ -9,6 +9,7 @@ use std::process::{Command, Stdio};
 use serde_json::Value;
 
 use clientbank_bank::config::Notify;
+use clientbank_format::{say, tr};
 
 /// Runs `notify`'s command with `event` on its standard input, in the background.
 pub fn tell(notify: &Notify, event: &Value) {
@@ -26,7 +27,13 @@ pub fn tell(notify: &Notify, event: &Value) {
     let mut child = match spawned {
         Ok(child) => child,
         Err(e) => {
-            tracing::warn!("the notify command `{program}` cannot run: {e}");
+            say!(
+                warn,
+                tr!(
+                    "the notify command `{program}` cannot run: {e}" ;
+                    "команда уведомления `{program}` не запускается: {e}"
+                )
+            );
             return;
         }
     };
@@ -37,12 +44,24 @@ pub fn tell(notify: &Notify, event: &Value) {
         }
         match child.wait_with_output() {
             Ok(out) if out.status.success() => {}
-            Ok(out) => tracing::warn!(
-                "the notify command `{program}` failed ({}): {}",
-                out.status,
-                String::from_utf8_lossy(&out.stderr).trim()
+            Ok(out) => {
+                let (status, said) = (out.status, String::from_utf8_lossy(&out.stderr));
+                let said = said.trim();
+                say!(
+                    warn,
+                    tr!(
+                        "the notify command `{program}` failed ({status}): {said}" ;
+                        "команда уведомления `{program}` завершилась с ошибкой ({status}): {said}"
+                    )
+                );
+            }
+            Err(e) => say!(
+                warn,
+                tr!(
+                    "the notify command `{program}` failed: {e}" ;
+                    "команда уведомления `{program}` завершилась с ошибкой: {e}"
+                )
             ),
-            Err(e) => tracing::warn!("the notify command `{program}` failed: {e}"),
         }
     });
 }

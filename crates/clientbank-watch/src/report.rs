@@ -62,13 +62,25 @@ pub fn excel_writer<W: std::io::Write>(mut out: W) -> std::io::Result<csv::Write
 
 /// A text cell for a spreadsheet: one that starts like a formula (`=`, `+`, `-`, `@`, a tab or
 /// a line break — a payee's name or a purpose someone else wrote) gets a leading `'`, so that
-/// the spreadsheet shows it instead of running it.
+/// the spreadsheet shows it instead of running it; digits that Excel would turn into a number
+/// and so change (an account's 20 digits become `4,07028E+19`, `0402` becomes `402`) are
+/// written `="…"`, which Excel shows as the text it is ([`excel_unwrap`] reads it back).
 pub fn excel_cell(text: &str) -> std::borrow::Cow<'_, str> {
-    if text.starts_with(['=', '+', '-', '@', '\t', '\r', '\n']) {
+    let digits = !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit());
+    if digits && (text.len() > 15 || (text.len() > 1 && text.starts_with('0'))) {
+        std::borrow::Cow::Owned(format!("=\"{text}\""))
+    } else if text.starts_with(['=', '+', '-', '@', '\t', '\r', '\n']) {
         std::borrow::Cow::Owned(format!("'{text}"))
     } else {
         std::borrow::Cow::Borrowed(text)
     }
+}
+
+/// A cell as [`excel_cell`] wrote it, read back: `="0402"` is `0402`.
+pub fn excel_unwrap(cell: &str) -> &str {
+    cell.strip_prefix("=\"")
+        .and_then(|rest| rest.strip_suffix('"'))
+        .unwrap_or(cell)
 }
 
 /// A sum as the spreadsheet of `lang` reads a number: a decimal comma in Russian.
@@ -98,7 +110,7 @@ pub fn csv(rows: &[PaymentRow], lang: clientbank_payment::Lang) -> Vec<u8> {
             row.payment.date.as_str(),
             excel_sum(&row.payment.sum, lang).as_str(),
             excel_cell(&row.payment.recipient).as_ref(),
-            row.payment.recipient_account.as_str(),
+            excel_cell(&row.payment.recipient_account).as_ref(),
             row.bank_id.as_deref().unwrap_or(""),
             if ru { label_ru } else { label_en },
             standing(row).code().as_str(),
@@ -129,7 +141,8 @@ pub fn read_csv(bytes: &[u8]) -> Vec<(String, String, Option<String>)> {
         return Vec::new();
     };
     let code = column("code");
-    let cell = |r: &csv::StringRecord, i: usize| r.get(i).unwrap_or_default().to_string();
+    let cell =
+        |r: &csv::StringRecord, i: usize| excel_unwrap(r.get(i).unwrap_or_default()).to_string();
     reader
         .records()
         .map_while(Result::ok)
@@ -473,13 +486,35 @@ mod tests {
             &row[3], "ООО \"Лютик\"; филиал",
             "a `;` inside a value is quoted"
         );
-        assert_eq!(&row[4], "40702810210000054321");
+        // Excel turns a cell of digits into a number (20 digits lose theirs, a leading zero goes)
+        // and shows `="…"` as the text it holds.
+        let shown = |cell: &str| match cell.strip_prefix("=\"").and_then(|c| c.strip_suffix('"')) {
+            Some(text) => text.to_string(),
+            None if !cell.is_empty() && cell.bytes().all(|b| b.is_ascii_digit()) => {
+                format!("{}", cell.parse::<f64>().unwrap())
+            }
+            None => cell.to_string(),
+        };
+        assert_eq!(shown(&row[4]), "40702810210000054321");
         assert_eq!(&row[5], "id-7");
         assert_eq!(&row[6], "загружен, ждёт подписи");
         assert_eq!(
             &row[7], "uploaded:awaiting",
             "the code is the same in both languages"
         );
+        let mut zero = uploaded_row();
+        zero.payment.number = "0402".into();
+        let bytes = super::csv(&[zero], Lang::Ru);
+        let body = std::str::from_utf8(&bytes)
+            .unwrap()
+            .trim_start_matches('\u{feff}');
+        let mut reader = csv::ReaderBuilder::new()
+            .delimiter(b';')
+            .from_reader(body.as_bytes());
+        let row = reader.records().next().unwrap().unwrap();
+        assert_eq!(shown(&row[0]), "0402", "a leading zero kept");
+        let read = super::read_csv(&bytes);
+        assert_eq!(read[0].0, "0402", "read back as written");
         let en = super::csv(&[uploaded_row()], Lang::En);
         let en = String::from_utf8(en).unwrap();
         assert!(en.starts_with("\u{feff}number;date;sum;"), "{en}");

@@ -8,6 +8,8 @@
 
 use std::time::Duration;
 
+use clientbank_format::{say, tr};
+
 /// The daemon's link to its service manager.
 #[derive(Debug, Default)]
 pub(crate) struct Service {
@@ -62,7 +64,13 @@ impl Service {
             return;
         };
         if let Err(e) = send(socket, message) {
-            tracing::warn!("cannot tell systemd {message:?} at NOTIFY_SOCKET {socket}: {e}");
+            say!(
+                warn,
+                tr!(
+                    "cannot tell systemd {message:?} at NOTIFY_SOCKET {socket}: {e}" ;
+                    "не удалось сообщить systemd {message:?} через NOTIFY_SOCKET {socket}: {e}"
+                )
+            );
         }
     }
 }

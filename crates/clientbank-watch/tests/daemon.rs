@@ -599,8 +599,12 @@ on_both! {
         assert!(!numbers.contains(&"132".to_string()) && !numbers.contains(&"133".to_string()));
         let status = commands::status(dir.path()).unwrap();
         assert_eq!(status.folders["done"].len(), 3);
-        assert_eq!(status.payments["in doubt"], 1);
-        assert_eq!(status.payments["awaiting signature"], 4);
+        let count = |label: &str| {
+            let found = status.payments.iter().find(|c| c.label.0 == label);
+            found.map_or(0, |c| c.count)
+        };
+        assert_eq!((count("in doubt"), status.in_doubt()), (1, 1));
+        assert_eq!(count("awaiting signature"), 4);
     }
 }
 
@@ -668,13 +672,16 @@ on_both! {
         assert_eq!(at_bank(&bank).len(), 1);
         let status = commands::status(dir.path()).unwrap();
         assert_eq!(status.ignored.len(), 5, "{:?}", status.ignored);
+        assert!(status.ignored.iter().any(|i| {
+            i.to_string()
+                .starts_with("a.errors.txt (a name clientbank gives")
+        }));
         assert!(
             status
                 .ignored
                 .iter()
-                .any(|i| i.starts_with("a.errors.txt (a name clientbank gives"))
+                .any(|i| i.to_string().contains("too long"))
         );
-        assert!(status.ignored.iter().any(|i| i.contains("too long")));
         // A name with a line break and an escape, put in processing/ by hand.
         std::fs::write(dir.path().join("processing/x\n\u{1b}[31m.json"), b"[]").unwrap();
         let status = commands::status(dir.path()).unwrap();

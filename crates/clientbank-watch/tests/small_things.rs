@@ -38,7 +38,13 @@ async fn entries_that_are_no_regular_file_are_said_and_counted() {
     );
     let status = commands::status(dir.path()).unwrap();
     assert_eq!(status.ignored.len(), 3, "{:?}", status.ignored);
-    assert!(status.ignored[2].contains("FIFO"), "{:?}", status.ignored);
+    assert!(
+        status.ignored[2].to_string().contains("FIFO"),
+        "{:?}",
+        status.ignored
+    );
+    let ru = status.ignored[2].shown(clientbank_format::Lang::Ru);
+    assert!(ru.contains("именованный канал"), "{ru}");
     assert_eq!(files(dir.path(), "inbox").len(), 0, "left where they are");
     assert!(inbox.join("pipe.txt").exists());
 }
@@ -227,13 +233,19 @@ async fn status_counts_each_payment_once() {
     let status = commands::status(dir.path()).unwrap();
     assert_eq!(
         status.payments,
-        std::collections::BTreeMap::from([("awaiting signature".to_string(), 2)]),
+        [commands::Counted {
+            label: ("awaiting signature", "ждут подписи"),
+            in_doubt: false,
+            count: 2
+        }],
         "{:?}",
         status.payments
     );
+    // JSON keeps its shape: the English label to the count.
+    let json = serde_json::to_value(&status).unwrap();
     assert_eq!(
-        commands::state_label_ru("awaiting signature"),
-        "ждут подписи"
+        json["payments"],
+        serde_json::json!({"awaiting signature": 2})
     );
 }
 

@@ -34,8 +34,8 @@ pub(crate) fn local_time(at: &str) -> String {
     }
 }
 
-/// The text format of log lines.
-pub(crate) struct Plain;
+/// The text format of log lines, in the language given.
+pub(crate) struct Plain(pub(crate) Lang);
 
 impl<S, N> FormatEvent<S, N> for Plain
 where
@@ -48,7 +48,7 @@ where
         mut writer: Writer<'_>,
         event: &Event<'_>,
     ) -> fmt::Result {
-        let ru = lang() == Lang::Ru;
+        let ru = self.0 == Lang::Ru;
         let level = match (*event.metadata().level(), ru) {
             (Level::ERROR, false) => "error: ",
             (Level::ERROR, true) => "ошибка: ",
@@ -60,10 +60,10 @@ where
         };
         let mut fields = Fields::default();
         event.record(&mut fields);
-        let message = if ru {
-            said_ru(&fields.message).unwrap_or(&fields.message)
-        } else {
-            &fields.message
+        let message = match (ru, &fields.ru) {
+            (true, Some(said)) => said,
+            (true, None) => said_ru(&fields.message).unwrap_or(&fields.message),
+            (false, _) => &fields.message,
         };
         write!(writer, "{} ", shown(Utc::now(), &Local))?;
         // One of many folders (`watch --root`): its name first.
@@ -82,33 +82,37 @@ where
     }
 }
 
-/// The message of an event and its other fields as `name: value`.
+/// The message of an event, its Russian (the field `ru` of [`clientbank_format::say`]) and its
+/// other fields as `name: value`.
 #[derive(Default)]
 struct Fields {
     message: String,
+    ru: Option<String>,
     rest: Vec<String>,
 }
 
 impl Visit for Fields {
     fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
-        if field.name() == "message" {
-            let _ = write!(self.message, "{value:?}");
-        } else {
-            self.rest.push(format!("{}: {value:?}", word(field.name())));
+        match field.name() {
+            "message" => {
+                let _ = write!(self.message, "{value:?}");
+            }
+            "ru" => self.ru = Some(format!("{value:?}")),
+            name => self.rest.push(format!("{}: {value:?}", word(name))),
         }
     }
 
     fn record_str(&mut self, field: &Field, value: &str) {
-        if field.name() == "message" {
-            self.message.push_str(value);
-        } else {
-            self.rest.push(format!("{}: {value}", word(field.name())));
+        match field.name() {
+            "message" => self.message.push_str(value),
+            "ru" => self.ru = Some(value.to_string()),
+            name => self.rest.push(format!("{}: {value}", word(name))),
         }
     }
 }
 
-/// The Russian of the daemon's fixed log messages (those with a changing text come in the
-/// language they were written in).
+/// The Russian of the daemon's fixed log messages (those with a changing text carry their
+/// Russian in the field `ru`).
 fn said_ru(message: &str) -> Option<&'static str> {
     Some(match message {
         "watching" => "слежу за папкой",
@@ -133,6 +137,20 @@ fn said_ru(message: &str) -> Option<&'static str> {
         "the built-in sandbox bank runs in-process" => "встроенный тестовый банк запущен",
         "webhook listener" => "приём вебхуков",
         "a new operation" => "новая операция",
+        "webhook: new operation recorded" => "вебхук: новая операция записана",
+        "the notified operation names no account (bankAccountNumber)" => {
+            "в уведомлении об операции нет счёта (bankAccountNumber)"
+        }
+        "webhook: received again, already recorded" => "вебхук: получен снова, уже записан",
+        "payments found in flight at start: in doubt, never re-sent" => {
+            "при запуске найдены платежи, которые отправлялись: они под сомнением и повторно не \
+             отправляются"
+        }
+        "1C file uploaded as drafts" => "файл 1С загружен черновиками",
+        "no longer served (removed, or its clientbank.toml is gone): stopping it" => {
+            "больше не обслуживается (папка удалена или в ней нет clientbank.toml): останавливаю"
+        }
+        "metrics served at /metrics" => "метрики отдаются по адресу /metrics",
         _ => return None,
     })
 }
@@ -177,5 +195,51 @@ mod tests {
         // Language English (the settings were not chosen in this test).
         assert_eq!(shown(at, &moscow), "2026-11-17 00:30:05");
         assert_eq!(local_time("not a time"), "not a time");
+    }
+
+    /// The lines `Plain` writes, in `lang`, for what `emit` logs.
+    fn lines(lang: Lang, emit: impl FnOnce()) -> String {
+        let out = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let writer = {
+            let out = out.clone();
+            move || Sink(out.clone())
+        };
+        let subscriber = tracing_subscriber::fmt()
+            .event_format(Plain(lang))
+            .with_writer(writer)
+            .finish();
+        tracing::subscriber::with_default(subscriber, emit);
+        let bytes = out.lock().unwrap().clone();
+        String::from_utf8(bytes).unwrap()
+    }
+
+    struct Sink(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Sink {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_line_with_changing_text_is_shown_in_the_language_of_the_log() {
+        let emit = || {
+            let n = 3;
+            let said = clientbank_format::tr!("{n} file(s) waiting" ; "файлов ждут: {n}");
+            clientbank_format::say!(warn, said, count = n);
+            tracing::info!("claimed");
+        };
+        let ru = lines(Lang::Ru, emit);
+        assert!(ru.contains("предупреждение: файлов ждут: 3"), "{ru}");
+        assert!(ru.contains("взят в работу"), "{ru}");
+        assert!(!ru.contains("waiting") && !ru.contains("ru:"), "{ru}");
+        let en = lines(Lang::En, emit);
+        assert!(en.contains("warning: 3 file(s) waiting"), "{en}");
+        assert!(!en.contains("файлов") && !en.contains("ru:"), "{en}");
     }
 }

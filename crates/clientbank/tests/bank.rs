@@ -663,6 +663,11 @@ fn accounts_in_table_json_and_csv_match_the_api() {
     assert_eq!(csv_total, total);
     // A company name with quotes survives CSV quoting.
     assert!(records.iter().any(|r| r[1].contains('"')));
+    // An account's 20 digits as text Excel keeps (`="…"`), never a number it would round.
+    for (record, (_, account)) in records.iter().zip(&expected) {
+        let number = account.number.as_deref().unwrap();
+        assert_eq!(&record[5], format!("=\"{number}\""), "{record:?}");
+    }
 
     let out = bank.run(&["accounts"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));

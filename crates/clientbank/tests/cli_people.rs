@@ -559,3 +559,50 @@ fn check_lists_findings_in_file_order() {
         .collect();
     assert_eq!(codes, ["inn-check-digit", "unknown-key"], "{report}");
 }
+
+/// Issue 19 item 9: `check` lists every file's findings in file order — by line, then column —
+/// also where the reader finds one only later (a section left open is said at the end of the
+/// input, at the line that opened it) and where one line has several. Every file of testdata/.
+#[test]
+fn findings_come_in_file_order() {
+    let root = PathBuf::from(testdata(""));
+    let mut files = Vec::new();
+    let mut folders = vec![root];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                folders.push(path);
+            } else if path.extension().is_some_and(|e| e == "txt" || e == "json") {
+                files.push(path);
+            }
+        }
+    }
+    assert!(files.len() > 20, "{files:?}");
+    let mut checked = 0;
+    for file in &files {
+        let out = clientbank(&["check", "--json-lines", file.to_str().unwrap()]);
+        // A finding about a whole line (no column) is in order anywhere on its line.
+        let (mut last_line, mut last_column) = (0, 0);
+        for line in text(&out.stdout).lines() {
+            let finding: Value = serde_json::from_str(line).unwrap();
+            let (Some(at), column) = (finding["line"].as_u64(), finding["column"].as_u64()) else {
+                continue;
+            };
+            let shown = file.display();
+            assert!(at >= last_line, "{shown}: line {at} after {last_line}");
+            if at > last_line {
+                (last_line, last_column) = (at, 0);
+            }
+            if let Some(column) = column {
+                assert!(
+                    column >= last_column,
+                    "{shown}: {at}:{column} after {at}:{last_column}"
+                );
+                last_column = column;
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 50, "{checked} findings looked at");
+}

@@ -161,10 +161,10 @@ fn long_functions(lines: &[&str], most: usize) -> Vec<(usize, String, usize)> {
     found
 }
 
-#[test]
-fn the_daemon_crates_and_the_binary_keep_functions_and_files_short() {
+/// The source files of the daemon's crates and the binary: (path shown from the root, text).
+fn daemon_sources() -> Vec<(String, String)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let mut over = Vec::new();
+    let mut found = Vec::new();
     for krate in ["clientbank-watch", "clientbank-bank", "clientbank"] {
         let mut folders = vec![root.join("crates").join(krate).join("src")];
         while let Some(folder) = folders.pop() {
@@ -175,21 +175,77 @@ fn the_daemon_crates_and_the_binary_keep_functions_and_files_short() {
                     continue;
                 }
                 let text = std::fs::read_to_string(&path).unwrap();
-                let lines = non_test(&text);
                 let shown = path.strip_prefix(&root).unwrap().display().to_string();
-                if lines.len() > 900 {
-                    over.push(format!("{shown}: {} lines of non-test code", lines.len()));
-                }
-                for (line, name, length) in long_functions(&lines, 120) {
-                    over.push(format!("{shown}:{line}: fn {name}: {length} lines"));
-                }
+                found.push((shown, text));
             }
+        }
+    }
+    found
+}
+
+#[test]
+fn the_daemon_crates_and_the_binary_keep_functions_and_files_short() {
+    let mut over = Vec::new();
+    for (shown, text) in daemon_sources() {
+        let lines = non_test(&text);
+        if lines.len() > 900 {
+            over.push(format!("{shown}: {} lines of non-test code", lines.len()));
+        }
+        for (line, name, length) in long_functions(&lines, 120) {
+            over.push(format!("{shown}:{line}: fn {name}: {length} lines"));
         }
     }
     assert!(
         over.is_empty(),
         "at most 900 lines of non-test code a file and 120 lines a function:\n{}",
         over.join("\n")
+    );
+}
+
+/// Every line the daemon logs a person reads in Russian too: a fixed text has its Russian in
+/// the binary's `log::said_ru`; a text that changes is logged with `say!`, which carries its
+/// Russian (issue 19 item 8).
+#[test]
+fn every_log_line_of_the_daemon_has_its_russian() {
+    let sources = daemon_sources();
+    let log = &sources
+        .iter()
+        .find(|(shown, _)| shown.ends_with("clientbank/src/log.rs"))
+        .expect("the binary's log.rs")
+        .1;
+    let table = &log[log.find("fn said_ru(").expect("log::said_ru")..];
+    let table = &table[..table.find("\n}\n").unwrap()];
+    let russian: Vec<&str> = table
+        .lines()
+        .filter_map(|line| line.trim().strip_prefix('"')?.split_once("\" =>"))
+        .map(|(english, _)| english)
+        .collect();
+    let (mut missing, mut calls) = (Vec::new(), 0);
+    for (shown, text) in &sources {
+        let code = non_test(text).join("\n");
+        for call in code.split("tracing::").skip(1) {
+            let Some(call) = ["info!(", "warn!(", "error!("]
+                .iter()
+                .find_map(|level| call.strip_prefix(level))
+            else {
+                continue;
+            };
+            calls += 1;
+            let call = &call[..call.find(");").unwrap_or(call.len())];
+            let message = call.rsplit('"').nth(1).unwrap_or("");
+            if !russian.contains(&message) {
+                missing.push(format!("{shown}: {message:?}"));
+            }
+        }
+    }
+    assert!(
+        calls > 20,
+        "the daemon's log calls were not found ({calls})"
+    );
+    assert!(
+        missing.is_empty(),
+        "log these with say! or give them a Russian in log::said_ru:\n{}",
+        missing.join("\n")
     );
 }
 

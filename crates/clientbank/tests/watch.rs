@@ -430,6 +430,14 @@ fn a_bad_configuration_is_named() {
     let out = clientbank(&["watch", fresh.to_str().unwrap(), "--once"], &[]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("no bank address"), "{}", text(&out));
+    // No configuration at all: the file looked for is named, with how to make one.
+    let looked_for = fresh.join("clientbank.toml");
+    assert!(
+        text(&out).contains(&format!("{} does not exist", looked_for.display()))
+            && text(&out).contains("clientbank init"),
+        "{}",
+        text(&out)
+    );
     assert!(!fresh.exists(), "nothing made");
     std::fs::write(dir.join("clientbank.toml"), "").unwrap();
     let out = clientbank(&["upload", "x.json", "--dir", dir.to_str().unwrap()], &[]);
@@ -1040,4 +1048,47 @@ fn which(name: &str) -> Result<std::path::PathBuf, ()> {
         .map(|dir| dir.join(name))
         .find(|candidate| candidate.is_file())
         .ok_or(())
+}
+
+/// Issue 19 item 8: what stops uploads comes in the run's language, the bank's own reason
+/// included — here a bank nobody answers for, under `--lang ru`: the summary and the log line.
+#[test]
+fn an_unavailable_bank_is_said_in_russian_end_to_end() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("exchange");
+    std::fs::create_dir_all(dir.join("inbox")).unwrap();
+    // Port 1 on loopback: nobody listens there.
+    std::fs::write(
+        dir.join("clientbank.toml"),
+        "bank_url = \"http://127.0.0.1:1/v1\"\ntoken_file = \"token\"\nsigning = \"manual\"\n\
+         once_patience = \"0s\"\nsettle = \"0s\"\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("token"), "t0ken-for-a-bank-nobody-runs").unwrap();
+    let drop = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/drops/1c_to_kl.txt");
+    std::fs::copy(drop, dir.join("inbox/1c_to_kl.txt")).unwrap();
+    let dir_arg = dir.to_str().unwrap();
+    let out = clientbank(
+        &["--lang", "ru", "watch", dir_arg, "--once"],
+        &[("RUST_LOG", "info")],
+    );
+    let (said, log) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(3), "{said}\n{log}");
+    assert!(said.contains("банк недоступен: "), "{said}");
+    assert!(said.contains("никто не принимает"), "{said}");
+    assert!(log.contains("банк его не принял ("), "{log}");
+    // Ours in Russian; the system's own cause (`Connection refused`) stays as it says it.
+    for english in [
+        "unavailable",
+        "the bank did not take",
+        "waits in processing",
+        "could not",
+    ] {
+        assert!(!said.contains(english), "{english:?} in {said}");
+        assert!(!log.contains(english), "{english:?} in {log}");
+    }
+    assert!(!said.contains("t0ken") && !log.contains("t0ken"));
 }

@@ -90,23 +90,66 @@ fn in_russian(message: &str) -> String {
             return format!("недопустимое значение {value}; допустимые: {values}");
         }
         if let Some((value, values)) = pair(rest, ", expected ") {
+            // serde says `a` or `a` or `b`.
+            let values = values.replace("` or `", "` или `");
             return format!("недопустимое значение {value}; допустимо {values}");
         }
     }
     if let Some(rest) = message.strip_prefix("invalid type: ")
         && let Some((found, wanted)) = pair(rest, ", expected ")
     {
-        return format!("неверный тип значения: {found}; ожидается {wanted}");
+        return format!(
+            "неверный тип значения: {}; ожидается {}",
+            serde_words(&found),
+            serde_words(&wanted)
+        );
     }
     if let Some(rest) = message.strip_prefix("invalid value: ")
         && let Some((found, wanted)) = pair(rest, ", expected ")
     {
-        return format!("неверное значение: {found}; ожидается {wanted}");
+        return format!(
+            "неверное значение: {}; ожидается {}",
+            serde_words(&found),
+            serde_words(&wanted)
+        );
     }
     if message.starts_with("duplicate key") {
         return format!("ключ повторяется ({message})");
     }
     format!("ошибка в записи TOML: {message}")
+}
+
+/// serde's words for what a value is, in Russian (what it quotes kept).
+fn serde_words(text: &str) -> String {
+    const WORDS: [(&str, &str); 16] = [
+        (
+            "a duration (seconds, or text such as",
+            "длительность (секунды или текст, например",
+        ),
+        ("a boolean", "true или false"),
+        ("boolean", "логическое значение"),
+        ("a string", "строка в кавычках"),
+        ("string", "строка"),
+        ("a sequence", "список [..]"),
+        ("sequence", "список"),
+        ("a map", "таблица"),
+        ("map", "таблица"),
+        ("an integer", "целое число"),
+        ("integer", "целое число"),
+        ("floating point", "дробное число"),
+        ("a character", "один символ"),
+        ("unit value", "пустое значение"),
+        ("an argv list", "список аргументов"),
+        ("u32", "целое число"),
+    ];
+    let mut said = text.to_string();
+    for (en, ru) in WORDS {
+        if let Some(rest) = said.strip_prefix(en) {
+            said = format!("{ru}{rest}");
+            break;
+        }
+    }
+    said
 }
 
 /// `:LINE:COLUMN` of a TOML error, when it has a place.
@@ -137,19 +180,11 @@ fn toml_message(text: &str, e: &toml::de::Error, mut message: String, ru: bool) 
         if let Some((key, value)) = line_text.split_once('=')
             && secret_key(key)
         {
-            // Whatever the message quotes of a secret's value goes; key names stay (a
-            // misspelt key is named with the keys there are).
+            // Whatever the message quotes of a secret's value goes; key names stay.
             let value = value.trim();
-            message = message
-                .split('`')
-                .enumerate()
-                .map(|(n, part)| {
-                    let of_value = part.chars().filter(|c| c.is_alphanumeric()).count() >= 3
-                        && value.contains(part);
-                    if n % 2 == 1 && of_value { "****" } else { part }
-                })
-                .collect::<Vec<_>>()
-                .join("`");
+            message = mask_quoted(&message, |part| {
+                part.chars().filter(|c| c.is_alphanumeric()).count() >= 3 && value.contains(part)
+            });
         }
         // A Windows path in a basic string: `\О` is no escape.
         if message.contains("escape")
@@ -166,6 +201,7 @@ fn toml_message(text: &str, e: &toml::de::Error, mut message: String, ru: bool) 
             });
         }
     }
+    let mut secrets = Vec::new();
     for line in text.lines() {
         let Some((key, value)) = line.split_once('=') else {
             continue;
@@ -175,16 +211,100 @@ fn toml_message(text: &str, e: &toml::de::Error, mut message: String, ru: bool) 
         }
         let value = value.trim();
         let bare = value.trim_matches(|c: char| "\"'[] ,".contains(c));
-        for secret in [value, bare] {
-            if secret.len() >= 4 {
-                message = message.replace(secret, "****");
-            }
+        secrets.extend([value, bare]);
+        secrets.extend(bare.split(|c: char| "\"', []".contains(c)));
+    }
+    secrets.retain(|secret| secret.len() >= 4);
+    // Longest first: a secret's part never leaves the rest of it behind.
+    secrets.sort_by_key(|secret| std::cmp::Reverse(secret.len()));
+    let keys = named_keys(&message);
+    let mut shown = String::new();
+    for (n, part) in message.split('`').enumerate() {
+        if n > 0 {
+            shown.push('`');
         }
-        for part in bare.split(|c: char| "\"', []".contains(c)) {
-            if part.len() >= 4 {
-                message = message.replace(part, "****");
-            }
+        if n % 2 == 1 && keys.contains(&part) {
+            // A key name (the misspelt one, or one of those there are): never masked.
+            shown.push_str(part);
+            continue;
+        }
+        let mut part = part.to_string();
+        for secret in &secrets {
+            part = part.replace(secret, "****");
+        }
+        shown.push_str(&part);
+    }
+    shown
+}
+
+/// The key names a message quotes (toml and serde quote them in backticks): the field it does
+/// not know, and the ones there are ("expected one of `a`, `b`").
+fn named_keys(message: &str) -> Vec<&str> {
+    let mut keys = Vec::new();
+    for marker in [
+        "unknown field ",
+        "expected one of ",
+        "expected ",
+        "missing field ",
+        "неизвестный ключ ",
+        "допустим",
+        "нет обязательного ключа ",
+    ] {
+        if let Some((_, rest)) = message.split_once(marker) {
+            keys.extend(
+                rest.split('`')
+                    .skip(1)
+                    .step_by(2)
+                    .filter(|w| is_key_name(w)),
+            );
         }
     }
+    keys
+}
+
+/// A configuration key's name: lower-case letters, digits and `_`.
+fn is_key_name(word: &str) -> bool {
+    !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+}
+
+/// The message with each backticked part that `secret` says is of a secret's value masked;
+/// a key name it quotes is never masked.
+fn mask_quoted(message: &str, secret: impl Fn(&str) -> bool) -> String {
+    let keys = named_keys(message);
     message
+        .split('`')
+        .enumerate()
+        .map(|(n, part)| {
+            if n % 2 == 1 && !keys.contains(&part) && secret(part) {
+                "****"
+            } else {
+                part
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("`")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serde_words_are_said_in_russian_to_the_last() {
+        assert_eq!(
+            in_russian("unknown variant `off`, expected `manual` or `auto`"),
+            "недопустимое значение `off`; допустимо `manual` или `auto`"
+        );
+        assert_eq!(
+            in_russian("missing field `addr`"),
+            "нет обязательного ключа `addr`"
+        );
+        assert_eq!(
+            in_russian("invalid type: boolean `true`, expected a string"),
+            "неверный тип значения: логическое значение `true`; ожидается строка в кавычках"
+        );
+    }
 }

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use clientbank_api::Token;
 
+use super::FileConfig;
 use crate::Error;
 
 /// How long a daemon's lease of a folder lasts unless renewed (`journal_lease`, default 30 s).
@@ -64,8 +65,49 @@ impl SharedJournal {
     }
 }
 
+/// `journal`, `journal_password_file`, `journal_lease` of the file (the password of the
+/// environment is added by [`Settings::load`]).
+pub(super) fn shared_journal(
+    file: &mut FileConfig,
+    path: &Path,
+    base: &Path,
+) -> Result<Option<SharedJournal>, Error> {
+    let (password_file, lease) = (file.journal_password_file.take(), file.journal_lease.take());
+    let Some(url) = file.journal.take() else {
+        if password_file.is_some() || lease.is_some() {
+            return Err(Error::config(
+                format!(
+                    "{}: journal_password_file and journal_lease belong to a journal in \
+                     PostgreSQL: set journal = \"postgres://…\" too, or remove them",
+                    path.display()
+                ),
+                format!(
+                    "{}: journal_password_file и journal_lease относятся к журналу в \
+                     PostgreSQL: задайте и journal = \"postgres://…\", или уберите их",
+                    path.display()
+                ),
+            ));
+        };
+        return Ok(None);
+    };
+    let password = password_file
+        .map(|file| read_password(&file, base))
+        .transpose()?;
+    let lease = lease.map_or(DEFAULT_LEASE, |w| w.0);
+    SharedJournal::new(&url, password, lease).map(Some)
+}
+
+/// `PGPASSWORD` as the journal's password when the file named none.
+pub(super) fn password_from_env(journal: &mut Option<SharedJournal>, env: &dyn super::Env) {
+    if let Some(journal) = journal
+        && journal.password.is_none()
+    {
+        journal.password = env.get("PGPASSWORD").map(Token::new);
+    }
+}
+
 /// The password of `journal_password_file` (`file`, relative to `base`): its first line.
-pub(super) fn password_file(file: &Path, base: &Path) -> Result<Token, Error> {
+fn read_password(file: &Path, base: &Path) -> Result<Token, Error> {
     let path = base.join(file);
     let text = std::fs::read_to_string(&path).map_err(|e| {
         Error::config(

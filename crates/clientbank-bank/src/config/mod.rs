@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clientbank_api::Token;
+use clientbank_format::{Message, tr};
 use serde::Deserialize;
 
 use crate::Error;
@@ -325,9 +326,11 @@ pub struct Settings {
     /// Statements back to `outbox/`, if configured.
     pub statements: Option<Statements>,
     /// Warnings about the configuration (a token file others can read), to log.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Message>,
     /// The file read, if any.
     pub file: Option<PathBuf>,
+    /// The file looked for and not found (`DIR/clientbank.toml`), when none was read.
+    pub not_found: Option<PathBuf>,
     /// The application registered at the bank (`[app]`), for `clientbank login`.
     pub app: Option<App>,
     /// Whether the token was read from the file `clientbank login` writes (the default login
@@ -375,6 +378,7 @@ impl Default for Settings {
             statements: None,
             warnings: Vec::new(),
             file: None,
+            not_found: None,
             app: None,
             token_from_login: false,
             token_file: None,
@@ -387,45 +391,35 @@ impl Default for Settings {
     }
 }
 
-/// `journal`, `journal_password_file`, `journal_lease` of the file (the password of the
-/// environment is added by [`Settings::load`]).
-fn shared_journal(
-    file: &mut FileConfig,
-    path: &Path,
-    base: &Path,
-) -> Result<Option<SharedJournal>, Error> {
-    let (password_file, lease) = (file.journal_password_file.take(), file.journal_lease.take());
-    let Some(url) = file.journal.take() else {
-        if password_file.is_some() || lease.is_some() {
-            return Err(Error::config(
+/// No `bank_url`: where to set it; with no configuration at all, where it was looked for and
+/// how to make one.
+fn no_bank_address(not_found: Option<&Path>) -> Error {
+    let (en, ru) = match not_found {
+        Some(path) => {
+            let dir = path.parent().unwrap_or(Path::new("."));
+            let (shown, dir) = (path.display(), dir.display());
+            (
                 format!(
-                    "{}: journal_password_file and journal_lease belong to a journal in \
-                     PostgreSQL: set journal = \"postgres://…\" too, or remove them",
-                    path.display()
+                    " (there is no configuration: {shown} does not exist; `clientbank init {dir}` \
+                     writes one)"
                 ),
                 format!(
-                    "{}: journal_password_file и journal_lease относятся к журналу в \
-                     PostgreSQL: задайте и journal = \"postgres://…\", или уберите их",
-                    path.display()
+                    " (файла настроек нет: {shown} не существует; его создаёт `clientbank init \
+                     {dir}`)"
                 ),
-            ));
-        };
-        return Ok(None);
+            )
+        }
+        None => (String::new(), String::new()),
     };
-    let password = password_file
-        .map(|file| journal::password_file(&file, base))
-        .transpose()?;
-    let lease = lease.map_or(DEFAULT_LEASE, |w| w.0);
-    SharedJournal::new(&url, password, lease).map(Some)
-}
-
-/// No `bank_url`: where to set it.
-fn no_bank_address() -> Error {
     Error::config(
-        "no bank address: set `bank_url` in clientbank.toml or CLIENTBANK_BASE_URL (or use \
-         --sandbox)",
-        "не задан адрес банка: `bank_url` в clientbank.toml или CLIENTBANK_BASE_URL (или \
-         --sandbox)",
+        format!(
+            "no bank address: set `bank_url` in clientbank.toml or CLIENTBANK_BASE_URL (or use \
+             --sandbox){en}"
+        ),
+        format!(
+            "не задан адрес банка: `bank_url` в clientbank.toml или CLIENTBANK_BASE_URL (или \
+             --sandbox){ru}"
+        ),
     )
 }
 
@@ -487,7 +481,10 @@ impl Settings {
                 let text = String::from_utf8(bytes).map_err(|e| not_utf8(path, e))?;
                 Settings::from_toml(&text, path)?
             }
-            None => Settings::default(),
+            None => Settings {
+                not_found: Some(dir.join("clientbank.toml")),
+                ..Settings::default()
+            },
         };
         settings.file = path;
         if let Some(token) = env.get("CLIENTBANK_TOKEN") {
@@ -510,11 +507,7 @@ impl Settings {
                 settings.token_from_login = true;
             }
         }
-        if let Some(journal) = &mut settings.journal
-            && journal.password.is_none()
-        {
-            journal.password = env.get("PGPASSWORD").map(Token::new);
-        }
+        journal::password_from_env(&mut settings.journal, env);
         if let Some(url) = env.get("CLIENTBANK_BASE_URL") {
             settings.bank_url = Some(url);
         }
@@ -580,7 +573,7 @@ impl Settings {
         let base = path.parent().unwrap_or(Path::new("."));
         let mut settings = Settings::default();
         let mut warnings = Vec::new();
-        settings.journal = shared_journal(&mut file, path, base)?;
+        settings.journal = journal::shared_journal(&mut file, path, base)?;
         if file.token.is_some() && file.token_file.is_some() {
             return Err(Error::config(
                 format!("{}: give `token` or `token_file`, not both", path.display()),
@@ -592,9 +585,11 @@ impl Settings {
         }
         if let Some(token) = file.token {
             if readable_by_others(path) {
-                warnings.push(format!(
-                    "{} holds the token and other users can read it: chmod 600 it",
-                    path.display()
+                let shown = path.display();
+                warnings.push(tr!(
+                    "{shown} holds the token and other users can read it: chmod 600 it" ;
+                    "в {shown} токен, а файл могут читать другие пользователи: выполните \
+                     chmod 600"
                 ));
             }
             settings.token = Some(checked_token(
@@ -648,19 +643,7 @@ impl Settings {
             ));
         }
         if let Some(Patterns(patterns)) = file.patterns {
-            for pattern in patterns.iter().filter(|p| p.contains(['[', ']', '{', '}'])) {
-                warnings.push(format!(
-                    "{}: patterns: {pattern:?}: only `*` and `?` are wildcards; brackets and \
-                     braces are taken as they are",
-                    path.display()
-                ));
-            }
-            settings.patterns = InboxNames::new(patterns).map_err(|e| {
-                Error::config(
-                    format!("{}: {e}", path.display()),
-                    format!("{}: шаблон имён не читается: {e}", path.display()),
-                )
-            })?;
+            settings.patterns = inbox_names(patterns, path, &mut warnings)?;
         }
         if let Some(LogFormat(format)) = file.log_format {
             settings.log_format = format;
@@ -753,7 +736,7 @@ impl Settings {
     /// The API client these settings describe.
     pub fn client(&self) -> Result<clientbank_api::Client, Error> {
         let Some(url) = &self.bank_url else {
-            return Err(no_bank_address());
+            return Err(no_bank_address(self.not_found.as_deref()));
         };
         let Some(token) = &self.token else {
             return Err(match &self.token_file {
@@ -810,7 +793,7 @@ impl Settings {
     /// `clientbank login` (the authorize address, the code's exchange).
     pub fn anonymous_client(&self) -> Result<clientbank_api::Client, Error> {
         let Some(url) = &self.bank_url else {
-            return Err(no_bank_address());
+            return Err(no_bank_address(self.not_found.as_deref()));
         };
         self.builder(url)?
             .retry(clientbank_api::Retry::NONE)
@@ -889,6 +872,29 @@ fn readable_by_others(_path: &Path) -> bool {
     false
 }
 
+/// The inbox's `patterns` of the configuration `path`: a bracket or a brace, which are not
+/// wildcards here, adds a warning.
+fn inbox_names(
+    patterns: Vec<String>,
+    path: &Path,
+    warnings: &mut Vec<Message>,
+) -> Result<InboxNames, Error> {
+    let shown = path.display();
+    for pattern in patterns.iter().filter(|p| p.contains(['[', ']', '{', '}'])) {
+        warnings.push(tr!(
+            "{shown}: patterns: {pattern:?}: only `*` and `?` are wildcards; brackets and braces \
+             are taken as they are" ;
+            "{shown}: patterns: {pattern:?}: подстановочные знаки — только `*` и `?`; квадратные \
+             и фигурные скобки понимаются буквально"
+        ));
+    }
+    InboxNames::new(patterns).map_err(|e| {
+        Error::config(
+            format!("{shown}: {e}"),
+            format!("{shown}: шаблон имён не читается: {e}"),
+        )
+    })
+}
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -974,6 +980,37 @@ mod tests {
             e.contains("unknown field `token_flie`") && e.contains("`token_file`"),
             "{e}"
         );
+        // A duration of the wrong type says what a duration is, in both languages.
+        match Settings::from_toml("settle = true\n", &path).unwrap_err() {
+            Error::Config(said) => {
+                assert!(
+                    said.en().contains("expected a duration (seconds"),
+                    "{said:?}"
+                );
+                assert!(said.ru().contains("ожидается длительность"), "{said:?}");
+                assert!(said.ru().contains("логическое значение"), "{said:?}");
+                assert!(!said.en().contains("untagged"), "{said:?}");
+            }
+            other => panic!("{other}"),
+        }
+        // A misspelt key whose value holds words of key names: every key name is shown.
+        for (value, keys) in [
+            ("token.txt", ["`token`", "`token_file`"]),
+            ("/etc/clientbank/signing-key", ["`signing`", "`signers`"]),
+        ] {
+            let text = format!("token_flie = \"{value}\"\n");
+            let e = Settings::from_toml(&text, &path).unwrap_err();
+            let (en, ru) = match &e {
+                Error::Config(said) => (said.en().to_string(), said.ru().to_string()),
+                other => panic!("{other}"),
+            };
+            for said in [&en, &ru] {
+                assert!(!said.contains("****"), "{said}");
+                for key in keys {
+                    assert!(said.contains(key), "{key} in {said}");
+                }
+            }
+        }
         let secret = "S3cretTokenValue-4242";
         for text in [
             format!("tokne = \"{secret}\"\n"),
@@ -1110,8 +1147,9 @@ mod tests {
         let s = Settings::load(dir.path(), None, &BTreeMap::new()).unwrap();
         assert_eq!(s.token.as_ref().unwrap().expose_secret(), "s3cr3t");
         assert_eq!(s.warnings.len(), 1, "{:?}", s.warnings);
-        assert!(s.warnings[0].contains("chmod 600"));
-        assert!(!s.warnings[0].contains("s3cr3t"));
+        let (en, ru) = (s.warnings[0].en(), s.warnings[0].ru());
+        assert!(en.contains("chmod 600") && ru.contains("chmod 600"), "{ru}");
+        assert!(!en.contains("s3cr3t") && !ru.contains("s3cr3t"));
         std::fs::set_permissions(&token, std::fs::Permissions::from_mode(0o600)).unwrap();
         let s = Settings::load(dir.path(), None, &BTreeMap::new()).unwrap();
         assert!(s.warnings.is_empty(), "{:?}", s.warnings);
@@ -1329,8 +1367,16 @@ mod tests {
         std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o644)).unwrap();
         let s = Settings::load(dir.path(), None, &BTreeMap::new()).unwrap();
         assert_eq!(s.warnings.len(), 1, "{:?}", s.warnings);
-        assert!(s.warnings[0].contains("client secret") && s.warnings[0].contains("chmod 600"));
-        assert!(!s.warnings[0].contains("inline-s3cret"));
+        let (en, ru) = (s.warnings[0].en(), s.warnings[0].ru());
+        assert!(
+            en.contains("client secret") && en.contains("chmod 600"),
+            "{en}"
+        );
+        assert!(
+            ru.contains("секрет приложения") && ru.contains("chmod 600"),
+            "{ru}"
+        );
+        assert!(!en.contains("inline-s3cret") && !ru.contains("inline-s3cret"));
     }
 
     #[test]

@@ -7,7 +7,7 @@ use super::*;
 /// file other users can read adds a warning.
 pub(super) fn read_token_file(
     path: &Path,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Message>,
 ) -> Result<Option<Token>, Error> {
     let token = match std::fs::read_to_string(path) {
         Ok(token) => token,
@@ -26,9 +26,10 @@ pub(super) fn read_token_file(
         ));
     }
     if readable_by_others(path) {
-        warnings.push(format!(
-            "the token file {} can be read by other users: chmod 600 it",
-            path.display()
+        let shown = path.display();
+        warnings.push(tr!(
+            "the token file {shown} can be read by other users: chmod 600 it" ;
+            "файл токена {shown} могут читать другие пользователи: выполните chmod 600"
         ));
     }
     let lines = token.trim().lines().count();
@@ -56,7 +57,7 @@ pub(super) fn resolve_app(
     app: AppConfig,
     path: &Path,
     base: &Path,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Message>,
 ) -> Result<App, Error> {
     if app.client_id.trim().is_empty() {
         return Err(Error::config(
@@ -87,10 +88,12 @@ pub(super) fn resolve_app(
         }
         (Some(secret), None) => {
             if readable_by_others(path) {
-                warnings.push(format!(
-                    "{} holds the application's client secret and other users can read it: \
-                     chmod 600 it",
-                    path.display()
+                let shown = path.display();
+                warnings.push(tr!(
+                    "{shown} holds the application's client secret and other users can read \
+                     it: chmod 600 it" ;
+                    "в {shown} секрет приложения, а файл могут читать другие пользователи: \
+                     выполните chmod 600"
                 ));
             }
             Some(checked_secret(
@@ -122,7 +125,7 @@ pub(super) fn resolve_app(
 
 /// The application's secret word of the file `key` names: one line, checked as a token is; a
 /// file other users can read adds a warning.
-fn read_secret_file(key: &str, path: &Path, warnings: &mut Vec<String>) -> Result<Token, Error> {
+fn read_secret_file(key: &str, path: &Path, warnings: &mut Vec<Message>) -> Result<Token, Error> {
     let text = std::fs::read_to_string(path).map_err(|e| {
         Error::config(
             format!("{key}: cannot read {}: {e}", path.display()),
@@ -143,9 +146,11 @@ fn read_secret_file(key: &str, path: &Path, warnings: &mut Vec<String>) -> Resul
         ));
     }
     if readable_by_others(path) {
-        warnings.push(format!(
-            "the client secret file {} can be read by other users: chmod 600 it",
-            path.display()
+        let shown = path.display();
+        warnings.push(tr!(
+            "the client secret file {shown} can be read by other users: chmod 600 it" ;
+            "файл секрета приложения {shown} могут читать другие пользователи: выполните \
+             chmod 600"
         ));
     }
     checked_secret(text, &format!("{key} {}", path.display()))
@@ -177,7 +182,7 @@ pub(super) fn checked_secret(text: &str, source: &str) -> Result<Token, Error> {
 pub(super) fn webhook_settings(
     file: WebhookFile,
     base: &Path,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Message>,
 ) -> Result<WebhookSettings, Error> {
     let Some(addr) = file.addr else {
         return Err(Error::config(

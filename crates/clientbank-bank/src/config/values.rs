@@ -29,11 +29,40 @@ pub(super) struct Wait<const MIN_MS: u64>(pub(super) Duration);
 
 /// A duration in the file: seconds as a number, or text as `humantime` reads it (`200ms`,
 /// `2s`, `5m`, `1h 30m`).
-#[derive(Clone, Debug, Deserialize)]
-#[serde(untagged)]
+#[derive(Clone, Debug)]
 pub(super) enum Span {
     Seconds(f64),
     Text(String),
+}
+
+impl<'de> Deserialize<'de> for Span {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Span, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = Span;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a duration (seconds, or text such as \"200ms\", \"2s\", \"5m\")")
+            }
+
+            fn visit_f64<E>(self, v: f64) -> Result<Span, E> {
+                Ok(Span::Seconds(v))
+            }
+
+            fn visit_i64<E>(self, v: i64) -> Result<Span, E> {
+                Ok(Span::Seconds(v as f64))
+            }
+
+            fn visit_u64<E>(self, v: u64) -> Result<Span, E> {
+                Ok(Span::Seconds(v as f64))
+            }
+
+            fn visit_str<E>(self, v: &str) -> Result<Span, E> {
+                Ok(Span::Text(v.to_string()))
+            }
+        }
+        d.deserialize_any(Visitor)
+    }
 }
 
 pub(super) fn span(value: &Span) -> Result<Duration, String> {

@@ -16,7 +16,7 @@ use crate::journal::{Journal, Outcome, PaymentRow, note};
 use crate::lock::{DirLock, Holder};
 use crate::state::{FileState, PaymentState, Standing};
 use crate::{Error, report};
-use clientbank_format::Lang;
+use clientbank_format::{Lang, Message};
 
 mod settle;
 
@@ -371,7 +371,10 @@ pub async fn upload(
             Sent::NotTaken { why, .. } | Sent::TokenRefused(why) | Sent::Misconfigured(why) => {
                 // Nothing of it was taken: the file is closed as not sent.
                 let rows = engine.journal.payments_of(file_id)?;
-                let why = note::both(format!("not sent: {why}"), format!("не отправлен: {why}"));
+                let why = note::both(
+                    format!("not sent: {}", why.en()),
+                    format!("не отправлен: {}", why.ru()),
+                );
                 let not_sent: Vec<_> = rows
                     .iter()
                     .filter(|r| r.state == PaymentState::Planned)
@@ -428,25 +431,69 @@ pub struct Status {
     /// Files per folder.
     pub folders: BTreeMap<String, Vec<String>>,
     /// Payments per state: uploaded, awaiting signature, signed, drafts, in doubt, refused, …
-    pub payments: BTreeMap<String, usize>,
+    /// (JSON: an object from the English label to the count).
+    #[serde(serialize_with = "by_label")]
+    pub payments: Vec<Counted>,
     /// Ids awaiting signature per company (or payer account when the company is not known).
     pub awaiting_signature: BTreeMap<String, Vec<String>>,
     /// The last errors not fixed since: when, file, message (JSON: `[at, file, English]`).
     pub last_errors: Vec<crate::journal::LastError>,
     /// Inbox entries that are no regular file (a symlink, a FIFO, a folder): "not a regular
     /// file: ignored", with what each is.
-    pub ignored: Vec<String>,
+    pub ignored: Vec<Ignored>,
+}
+
+/// How many payments stand one way ([`Standing::status_label`]: several states may share one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Counted {
+    /// The label in English and in Russian.
+    pub label: (&'static str, &'static str),
+    /// Whether these payments are in doubt (or, while a daemon runs, being sent).
+    pub in_doubt: bool,
+    /// How many.
+    pub count: usize,
+}
+
+/// [`Status::payments`] in JSON: `{"awaiting signature": 3, …}`.
+fn by_label<S: serde::Serializer>(counted: &[Counted], serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.collect_map(counted.iter().map(|c| (c.label.0, c.count)))
+}
+
+/// An inbox entry the daemon leaves alone, and what it is (JSON: `"NAME (what it is)"`).
+#[derive(Clone, Debug)]
+pub struct Ignored {
+    /// Its name (escaped where it holds control characters).
+    pub name: String,
+    /// What it is, for people.
+    pub kind: Message,
+}
+
+impl Ignored {
+    /// `NAME (what it is)` in `lang`.
+    pub fn shown(&self, lang: Lang) -> String {
+        format!("{} ({})", self.name, self.kind.get(lang))
+    }
+}
+
+impl std::fmt::Display for Ignored {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.shown(Lang::En))
+    }
+}
+
+impl Serialize for Ignored {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
 }
 
 impl Status {
     /// Payments in doubt (or, while a daemon runs, being sent).
     pub fn in_doubt(&self) -> usize {
-        Standing::all()
-            .filter(|s| s.state.in_doubt())
-            .map(|s| s.status_label().0)
-            .collect::<std::collections::BTreeSet<_>>()
+        self.payments
             .iter()
-            .filter_map(|label| self.payments.get(*label))
+            .filter(|c| c.in_doubt)
+            .map(|c| c.count)
             .sum()
     }
 }
@@ -522,14 +569,6 @@ pub fn health(dir: &Path) -> Result<Health, Error> {
     Ok(Health { running, attention })
 }
 
-/// The Russian of a key of [`Status::payments`] ([`Standing::status_label`]).
-pub fn state_label_ru(key: &str) -> &'static str {
-    Standing::all()
-        .map(Standing::status_label)
-        .find(|(en, _)| *en == key)
-        .map_or("прочие", |(_, ru)| ru)
-}
-
 /// Reads the folders and the journal of DIR (nothing is changed).
 pub fn status(dir: &Path) -> Result<Status, Error> {
     usable(dir, true)?;
@@ -564,8 +603,15 @@ pub fn status(dir: &Path) -> Result<Status, Error> {
                 state: row.state,
                 sign: row.sign,
             };
-            let key = standing.status_label().0;
-            *payments.entry(key.to_string()).or_insert(0) += 1;
+            let label = standing.status_label();
+            payments
+                .entry(label.0)
+                .or_insert(Counted {
+                    label,
+                    in_doubt: row.state.in_doubt(),
+                    count: 0,
+                })
+                .count += 1;
         }
         for row in journal.awaiting_signature()? {
             let company = row
@@ -580,20 +626,19 @@ pub fn status(dir: &Path) -> Result<Status, Error> {
         }
         last_errors = journal.last_events(10)?;
     }
-    let mut ignored: Vec<String> = fs::read_dir(layout.folder(Folder::Inbox))
+    let mut ignored: Vec<Ignored> = fs::read_dir(layout.folder(Folder::Inbox))
         .map(|entries| {
             entries
                 .filter_map(Result::ok)
-                .filter_map(|e| {
-                    crate::folders::ignored_entry(&e).map(|(name, kind)| format!("{name} ({kind})"))
-                })
+                .filter_map(|e| crate::folders::ignored_entry(&e))
+                .map(|(name, kind)| Ignored { name, kind })
                 .collect()
         })
         .unwrap_or_default();
-    ignored.sort();
+    ignored.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(Status {
         folders,
-        payments,
+        payments: payments.into_values().collect(),
         awaiting_signature: awaiting,
         last_errors,
         ignored,

@@ -49,7 +49,8 @@ impl Daemon {
     /// Whether the journal's file of processing/ is gone from there (deleted, or moved away by
     /// hand). Files `clientbank upload` recorded where they lie are not the daemon's.
     pub(super) fn vanished(&self, file: &crate::journal::FileRow) -> bool {
-        file.place.starts_with("processing/") && !self.layout.path_of(&file.place).exists()
+        Layout::folder_of(&file.place) == Some(Folder::Processing)
+            && !self.layout.path_of(&file.place).exists()
     }
 
     /// Releases the payments of a file that vanished from processing/ while they waited: those
@@ -153,7 +154,7 @@ impl Daemon {
             journal.set_file(file.id, FileState::Missing, "", Some(&kept))?;
         }
         journal.note(Some(&file.name), None, &said)?;
-        tracing::error!(file = %file.name, "{message}");
+        say!(error, said, file = %file.name);
         self.waiting.remove(&file.name);
         Ok(())
     }
@@ -194,7 +195,14 @@ impl Daemon {
                 why.ru()
             ),
         );
-        tracing::error!(file = %name, "{}; it waits in processing/ (next try in {delay:?})", said.en());
+        say!(
+            error,
+            tr!(
+                "{}; it waits in processing/ (next try in {delay:?})", said.en() ;
+                "{}; он ждёт в processing/ (следующая попытка через {delay:?})", said.ru()
+            ),
+            file = %name
+        );
         self.summary.journal_error.get_or_insert(said);
         Ok(())
     }
@@ -382,7 +390,7 @@ impl Daemon {
                         file.name, file.place
                     ),
                 );
-                tracing::error!("{}", message.en());
+                say!(error, message);
                 self.engine.journal.note(Some(&file.name), None, &message)?;
             }
             Err(e) => {
@@ -398,7 +406,6 @@ impl Daemon {
                     *said == message && now.duration_since(*at) < MOVE_LOG_EVERY
                 });
                 if !repeated {
-                    tracing::error!("{message}");
                     let said = Message::new(
                         message.clone(),
                         format!(
@@ -407,6 +414,7 @@ impl Daemon {
                             file.name, file.place
                         ),
                     );
+                    say!(error, said);
                     let _ = self.engine.journal.note(Some(&file.name), None, &said);
                     self.move_failures.insert(file_id, (now, message));
                 }

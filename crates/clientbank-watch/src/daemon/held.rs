@@ -17,18 +17,27 @@ impl Daemon {
         match sent {
             Sent::NotTaken { why, retry_after } => {
                 let delay = self.backoff(name, retry_after);
-                tracing::warn!(file = %name, "the bank did not take it ({}); it waits in processing/, next try in {delay:?}", why.en());
+                let said = tr!(
+                    "the bank did not take it ({}); it waits in processing/, next try in \
+                     {delay:?}", why.en() ;
+                    "банк его не принял ({}); он ждёт в processing/, следующая попытка через \
+                     {delay:?}", why.ru()
+                );
+                say!(warn, said, file = %name);
                 self.summary.bank_unavailable = Some(why);
                 true
             }
             Sent::Misconfigured(why) => {
-                tracing::error!(
-                    "the configuration keeps requests from being made ({}): nothing was \
-                     sent; uploads stop, files wait in processing/; tried again in {:?} or when \
-                     the configuration changes",
-                    why.en(),
-                    self.engine.settings.token_retry
+                let retry = self.engine.settings.token_retry;
+                let said = tr!(
+                    "the configuration keeps requests from being made ({}): nothing was sent; \
+                     uploads stop, files wait in processing/; tried again in {retry:?} or when \
+                     the configuration changes", why.en() ;
+                    "настройки не дают отправлять запросы ({}): ничего не отправлено; загрузка \
+                     остановлена, файлы ждут в processing/; новая попытка через {retry:?} или \
+                     когда настройки изменятся", why.ru()
                 );
+                say!(error, said);
                 let said = Message::new(
                     format!(
                         "the configuration keeps requests from being made: {}",
@@ -42,12 +51,15 @@ impl Daemon {
                 true
             }
             Sent::TokenRefused(why) => {
-                tracing::error!(
-                    "the bank refuses the token ({}): uploads stop; files wait in \
-                     processing/; tried again in {:?} or when the configuration changes",
-                    why.en(),
-                    self.engine.settings.token_retry
+                let retry = self.engine.settings.token_retry;
+                let said = tr!(
+                    "the bank refuses the token ({}): uploads stop; files wait in processing/; \
+                     tried again in {retry:?} or when the configuration changes", why.en() ;
+                    "банк не принимает токен ({}): загрузка остановлена; файлы ждут в \
+                     processing/; новая попытка через {retry:?} или когда настройки изменятся",
+                    why.ru()
                 );
+                say!(error, said);
                 let said = Message::new(
                     format!("the bank refuses the token: {}", why.en()),
                     format!("банк не принимает токен: {}", why.ru()),

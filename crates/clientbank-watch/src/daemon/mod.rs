@@ -11,9 +11,8 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant, SystemTime};
 
 use chrono::NaiveDate;
-use clientbank_format::Message;
+use clientbank_format::{Message, say, tr};
 use clientbank_payment::clock::today_in_moscow;
-use serde::Serialize;
 
 use crate::engine::{Engine, Intake, Processed, Sent, Verdict, content_hash};
 use crate::folders::{Claimer, Folder, Layout, move_into, rename_no_replace, unique_name};
@@ -41,7 +40,7 @@ pub struct Options {
 }
 
 /// What a run did.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default)]
 pub struct Summary {
     /// Files moved to done/.
     pub done: Vec<String>,
@@ -76,51 +75,24 @@ pub struct Summary {
     /// Payments signed.
     pub signed: usize,
     /// Signatures that failed or were refused.
-    #[serde(serialize_with = "english_each")]
     pub sign_failures: Vec<Message>,
     /// Files of processing/ whose payments are all answered but that cannot be moved to their
     /// folder (done/ read-only, say): the log says why; moved when that is possible.
     pub unmoved: Vec<String>,
     /// The bank refused the token.
-    #[serde(serialize_with = "english")]
     pub token_refused: Option<Message>,
     /// The configuration kept requests from being made (nothing was sent).
-    #[serde(serialize_with = "english")]
     pub config_error: Option<Message>,
     /// A new journal was started and seeded from done/, review/ and rejected/: what it learnt.
-    #[serde(serialize_with = "english")]
     pub journal_seeded: Option<Message>,
     /// The bank was unavailable (maintenance, no connection).
-    #[serde(serialize_with = "english")]
     pub bank_unavailable: Option<Message>,
     /// The journal could not be written (a full disk, a read-only file): nothing was sent.
-    #[serde(serialize_with = "english")]
     pub journal_error: Option<Message>,
-    /// The last statement written to outbox/: its place and what it holds (in JSON, English).
-    #[serde(serialize_with = "english")]
-    pub statement: Option<clientbank_format::Message>,
+    /// The last statement written to outbox/: its place and what it holds.
+    pub statement: Option<Message>,
     /// Why the last statement could not be written, if it could not.
-    #[serde(serialize_with = "english")]
     pub statement_error: Option<Message>,
-}
-
-/// A message in JSON: its English text.
-pub(crate) fn english<S: serde::Serializer>(
-    message: &Option<clientbank_format::Message>,
-    serializer: S,
-) -> Result<S::Ok, S::Error> {
-    match message {
-        Some(message) => serializer.serialize_some(message.en()),
-        None => serializer.serialize_none(),
-    }
-}
-
-/// Messages in JSON: their English texts.
-fn english_each<S: serde::Serializer>(
-    messages: &[Message],
-    serializer: S,
-) -> Result<S::Ok, S::Error> {
-    serializer.collect_seq(messages.iter().map(Message::en))
 }
 
 impl Summary {
@@ -179,9 +151,8 @@ pub fn open_journal(
             .map_err(Error::io(format!("cannot create {}", parent.display())))?;
     }
     let location = Location::of(layout, shared, true)?.unwrap_or(Location::Sqlite(path));
-    // A schema named in the folder but gone from the database is a journal lost where the
-    // folder shows earlier use: refused as a missing file would be, never made anew in silence
-    // (a folder never used: named by a start that could not reach the database, made now).
+    // A schema named but gone from the database in a used folder is a lost journal: refused,
+    // never made anew in silence (an unused folder's: named by a start that failed, made now).
     let create = fresh || !layout.used() || matches!(location, Location::Sqlite(_));
     Ok((Journal::open_at(&location, create)?, fresh))
 }
@@ -242,8 +213,7 @@ impl Daemon {
             "cannot create the folders of {}",
             dir.display()
         )))?;
-        // A journal in PostgreSQL: the folder is owned through its lease there (a network file
-        // system may not keep file locks); else through the lock file.
+        // PostgreSQL: owned through its lease there (network file systems may not keep locks).
         let shared = settings.journal.clone();
         let lock = match shared {
             Some(_) => None,
@@ -257,7 +227,7 @@ impl Daemon {
         journal.take_lease(&crate::journal::owner_id(), dir)?;
         let config_stamp = stamp(settings.file.as_ref());
         for warning in &settings.warnings {
-            tracing::warn!("{warning}");
+            say!(warn, warning);
         }
         let mut daemon = Daemon {
             layout,
@@ -286,7 +256,7 @@ impl Daemon {
         if fresh && options.new_journal {
             daemon.quarantine_processing()?;
             let seeded = daemon.seed()?;
-            tracing::warn!("{seeded}");
+            say!(warn, seeded);
             daemon.summary.journal_seeded = Some(seeded);
         }
         daemon.recover()?;
@@ -340,8 +310,12 @@ impl Daemon {
         match self.layout.restore() {
             Ok(created) if !created.is_empty() => {
                 for folder in created {
-                    tracing::warn!(
-                        "{folder}/ was missing (deleted while clientbank ran?): created again"
+                    say!(
+                        warn,
+                        tr!(
+                            "{folder}/ was missing (deleted while clientbank ran?): created again" ;
+                            "папки {folder}/ не было (удалена во время работы?): создана заново"
+                        )
                     );
                 }
                 self.folder_problem = None;
@@ -351,7 +325,14 @@ impl Daemon {
                 // Said once; the moves that need the folder fail and say so themselves.
                 let said = e.to_string();
                 if self.folder_problem.as_ref() != Some(&said) {
-                    tracing::error!("{said}");
+                    let shown = self.layout.root.display();
+                    say!(
+                        error,
+                        tr!(
+                            "the folders of {shown} cannot be made again: {said}" ;
+                            "папки в {shown} не удаётся создать заново: {said}"
+                        )
+                    );
                     self.folder_problem = Some(said);
                 }
             }
@@ -367,7 +348,11 @@ impl Daemon {
         self.settling = scan.settling;
         for (name, why) in &self.claimer.reported {
             if !self.summary.unreadable.contains(name) {
-                tracing::error!(file = %name, "cannot open the inbox file: {why}");
+                let said = tr!(
+                    "cannot open the inbox file: {why}" ;
+                    "файл во входящих не открывается: {why}"
+                );
+                say!(error, said, file = %name);
                 self.summary.unreadable.push(name.clone());
             }
         }
@@ -436,8 +421,11 @@ impl Daemon {
         ) {
             Ok(lock) => lock,
             Err(e) => {
-                tracing::warn!("signing did not run: {e}");
-                self.summary.sign_failures.push(e.message());
+                let why = e.message();
+                let said =
+                    tr!("signing did not run: {}", why.en() ; "подпись не запущена: {}", why.ru());
+                say!(warn, said);
+                self.summary.sign_failures.push(why);
                 return;
             }
         };
@@ -459,8 +447,11 @@ impl Daemon {
                 }
             }
             Err(e) => {
-                tracing::warn!("signing did not run: {e}");
-                self.summary.sign_failures.push(e.message());
+                let why = e.message();
+                let said =
+                    tr!("signing did not run: {}", why.en() ; "подпись не запущена: {}", why.ru());
+                say!(warn, said);
+                self.summary.sign_failures.push(why);
             }
         }
     }
@@ -476,7 +467,7 @@ impl Daemon {
             Ok(settings) => {
                 tracing::info!("configuration changed: read again");
                 for warning in &settings.warnings {
-                    tracing::warn!("{warning}");
+                    say!(warn, warning);
                 }
                 self.engine.set_settings(settings);
                 if self.token_refused.take().is_some() {
@@ -485,7 +476,16 @@ impl Daemon {
                 }
                 self.sign_leftovers = true;
             }
-            Err(e) => tracing::error!("the changed configuration is not used: {e}"),
+            Err(e) => {
+                let why = e.message();
+                say!(
+                    error,
+                    tr!(
+                        "the changed configuration is not used: {}", why.en() ;
+                        "изменённые настройки не применены: {}", why.ru()
+                    )
+                );
+            }
         }
     }
 
@@ -533,7 +533,7 @@ impl Daemon {
                     format!("{place} vanished before it was read: nothing was sent"),
                     format!("{place} исчез до того, как был прочитан: ничего не отправлено"),
                 );
-                tracing::warn!("{}", message.en());
+                say!(warn, message);
                 self.engine.journal.note(Some(name), None, &message)?;
                 return Ok(());
             }
@@ -606,21 +606,17 @@ impl Daemon {
             // (A file deleted meanwhile did not change: it is said so when it is moved.)
             if path.exists() && file_stamp(&path) != stamp_read {
                 let lines = crate::complete::line_count(&bytes);
-                let note = format!(
+                let said = tr!(
                     "{name} changed after it was read (its size or time is not what was read): \
                      it was read up to line {lines}; the payments after line {lines} may not be \
-                     sent. Compare the file with the report below, and send what is missing anew."
+                     sent. Compare the file with the report below, and send what is missing anew." ;
+                    "{name} изменился после чтения (его размер или время не те, что были при \
+                     чтении): он прочитан до строки {lines}; платежи после строки {lines} \
+                     могли не быть отправлены. Сверьте файл с отчётом ниже и отправьте \
+                     недостающее заново."
                 );
-                tracing::error!(file = %name, "{note}");
-                let note = crate::journal::note::both(
-                    note,
-                    format!(
-                        "{name} изменился после чтения (его размер или время не те, что были при \
-                         чтении): он прочитан до строки {lines}; платежи после строки {lines} \
-                         могли не быть отправлены. Сверьте файл с отчётом ниже и отправьте \
-                         недостающее заново."
-                    ),
-                );
+                say!(error, said, file = %name);
+                let note = crate::journal::note::both(said.en(), said.ru());
                 self.finish(file_id, name, Verdict::Review, Some(&note))?;
                 return Ok(());
             }
@@ -695,18 +691,19 @@ impl Daemon {
                 self.summary.waiting.push(name);
             }
         }
+        let lang = self.engine.settings.lang;
         self.summary.incomplete = self
             .claimer
             .incomplete
             .iter()
-            .map(|(name, why)| format!("{name}: {why}"))
+            .map(|(name, why)| format!("{name}: {}", why.get(lang)))
             .collect();
         self.summary.incomplete.sort();
         self.summary.ignored = self
             .claimer
             .ignored
             .iter()
-            .map(|(name, kind)| format!("{name}: {kind}"))
+            .map(|(name, kind)| format!("{name}: {}", kind.get(lang)))
             .collect();
         self.summary.ignored.sort();
         let mut summary = self.summary.clone();
@@ -747,11 +744,13 @@ impl Daemon {
                 let addr = socket.local_addr().unwrap_or(config.addr);
                 tracing::info!(%addr, "webhook listener");
                 if !addr.ip().is_loopback() {
-                    tracing::warn!(
-                        %addr,
+                    let said = Message::new(
                         "the webhook listener speaks plain HTTP on an address that is not \
-                         loopback: put an HTTPS reverse proxy in front of it"
+                         loopback: put an HTTPS reverse proxy in front of it",
+                        "приём вебхуков работает по HTTP без шифрования на адресе не из \
+                         loopback: поставьте перед ним обратный прокси с HTTPS",
                     );
+                    say!(warn, said, %addr);
                 }
                 let listener = clientbank_bank::webhook::Listener::new(
                     key,
@@ -762,7 +761,13 @@ impl Daemon {
                 Some(tokio::spawn(async move {
                     let shutdown = async move { stop.notified().await };
                     if let Err(e) = listener.serve(socket, shutdown).await {
-                        tracing::error!("the webhook listener stopped: {e}");
+                        say!(
+                            error,
+                            tr!(
+                                "the webhook listener stopped: {e}" ;
+                                "приём вебхуков остановлен: {e}"
+                            )
+                        );
                     }
                 }))
             }
@@ -851,9 +856,14 @@ impl Daemon {
         match watcher {
             Ok(watcher) => Some(watcher),
             Err(e) => {
-                tracing::warn!(
-                    "no file events ({e}): the inbox is rescanned every {:?}",
-                    self.engine.settings.poll_interval
+                let every = self.engine.settings.poll_interval;
+                say!(
+                    warn,
+                    tr!(
+                        "no file events ({e}): the inbox is rescanned every {every:?}" ;
+                        "события файловой системы недоступны ({e}): входящие просматриваются \
+                         каждые {every:?}"
+                    )
                 );
                 None
             }

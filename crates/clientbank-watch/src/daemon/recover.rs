@@ -44,9 +44,14 @@ impl Daemon {
                 let bytes = match read_limited(&path) {
                     Ok(bytes) => bytes,
                     Err(e) => {
-                        tracing::error!(
-                            "{place} cannot be read ({e}): the new journal does not know its \
-                             payments; check them at the bank"
+                        say!(
+                            error,
+                            tr!(
+                                "{place} cannot be read ({e}): the new journal does not know \
+                                 its payments; check them at the bank" ;
+                                "{place} не читается ({e}): новый журнал не знает его платежей; \
+                                 проверьте их в банке"
+                            )
                         );
                         continue;
                     }

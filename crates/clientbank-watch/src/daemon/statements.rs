@@ -22,7 +22,7 @@ impl Daemon {
         let retry = config.interval.min(Duration::from_secs(60));
         match self.write_statement(&config).await {
             Ok(written) => {
-                tracing::info!("{}", written.en());
+                say!(info, written);
                 self.summary.statement = Some(written);
                 self.summary.statement_error = None;
                 self.engine
@@ -36,7 +36,7 @@ impl Daemon {
             ) => Err(e),
             Err(e) => {
                 let noted = crate::last_errors::statement_failed(&e);
-                tracing::error!("{}", noted.en());
+                say!(error, noted);
                 let topic = Some(crate::last_errors::STATEMENT);
                 self.engine.journal.note(None, topic, &noted)?;
                 self.summary.statement_error = Some(noted);
@@ -93,7 +93,10 @@ impl Daemon {
             )
         })?;
         for note in &written.notes {
-            tracing::warn!("statement: {}", note.en());
+            say!(
+                warn,
+                tr!("statement: {}", note.en() ; "выписка: {}", note.ru())
+            );
         }
         let place = Layout::place(Folder::Outbox, &config.file);
         let (documents, accounts) = (written.documents, parts.len());

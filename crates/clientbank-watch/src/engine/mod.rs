@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use clientbank_api::{Client, SignRequest};
-use clientbank_format::Message;
+use clientbank_format::{Message, say, tr};
 use clientbank_payment::json::{IN_SIGNING, Parameters};
 use sha2::{Digest, Sha256};
 
@@ -342,20 +342,27 @@ impl Engine {
                 Err(e) if e.not_taken() => {
                     self.journal
                         .set_payment(row.id, PaymentState::Planned, None)?;
-                    tracing::warn!(number = %row.payment.number, "the bank did not take the payment: {e}");
+                    let said = because(
+                        &e,
+                        "the bank did not take the payment",
+                        "банк не принял платёж",
+                    );
+                    say!(warn, said, number = %row.payment.number);
                     return Ok(Sent::NotTaken {
                         why: e.message(),
                         retry_after: e.retry_after(),
                     });
                 }
                 Err(e) if e.in_doubt() => {
-                    tracing::error!(number = %row.payment.number, "payment in doubt: {e}");
+                    let said = because(&e, "payment in doubt", "платёж под сомнением");
+                    say!(error, said, number = %row.payment.number);
                     self.journal.record_outcomes(&[(row.id, in_doubt(&e))])?;
                     // The bank is not answering as it should: the rest waits for a person.
                     return Ok(Sent::Finished);
                 }
                 Err(e) => {
-                    tracing::warn!(number = %row.payment.number, "payment refused by the bank: {e}");
+                    let said = because(&e, "payment refused by the bank", "банк отклонил платёж");
+                    say!(warn, said, number = %row.payment.number);
                     Outcome {
                         state: PaymentState::Refused,
                         message: Some(note::both(e.message().en(), e.message().ru())),
@@ -430,6 +437,12 @@ fn in_doubt(e: &clientbank_api::Error) -> Outcome {
             ),
         ))
     }
+}
+
+/// `what: why` in both languages, `why` what the bank's error says.
+fn because(e: &clientbank_api::Error, en: &str, ru: &str) -> Message {
+    let why = e.message();
+    Message::new(format!("{en}: {}", why.en()), format!("{ru}: {}", why.ru()))
 }
 
 /// An answer to an upload that says nothing was taken because of the set-up, not because of
@@ -576,13 +589,18 @@ impl Engine {
                     && let Some(why) = crate::complete::incomplete(file.bytes)
                 {
                     let name = file.name;
-                    return Ok(rejected(format!(
-                        "error: {name} is cut short: {why}. It stayed so, unchanged, for \
-                         {after:?} (incomplete_after), so it was taken as it is and rejected: \
-                         nothing of it was sent. A complete 1C file ends with КонецФайла; export \
-                         it again from the accounting software.\n{}",
-                        drop.errors_text
-                    )));
+                    let said = tr!(
+                        "error: {name} is cut short: {}. It stayed so, unchanged, for {after:?} \
+                         (incomplete_after), so it was taken as it is and rejected: nothing of \
+                         it was sent. A complete 1C file ends with КонецФайла; export it again \
+                         from the accounting software.", why.en() ;
+                        "ошибка: {name} оборван: {}. Он оставался таким, не меняясь, \
+                         {after:?} (incomplete_after), поэтому взят как есть и отклонён: ничего \
+                         из него не отправлено. Полный файл 1С кончается строкой КонецФайла; \
+                         выгрузите его из учётной программы заново.", why.ru()
+                    );
+                    let said = said.get(self.settings.lang);
+                    return Ok(rejected(format!("{said}\n{}", drop.errors_text)));
                 }
                 if drop.has_errors {
                     return Ok(rejected(drop.errors_text.clone()));

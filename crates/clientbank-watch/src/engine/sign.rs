@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::journal::note;
+use clientbank_format::{say, tr};
 
 impl Engine {
     /// Signs the payments awaiting signature, one signature per company (`company`: only the
@@ -43,10 +44,15 @@ impl Engine {
             }
         }
         if !unknown.is_empty() {
-            tracing::warn!(
-                "payer account(s) {} are not among the token's companies: their payments are \
-                 not signed",
-                unknown.join(", ")
+            let unknown = unknown.join(", ");
+            say!(
+                warn,
+                tr!(
+                    "payer account(s) {unknown} are not among the token's companies: their \
+                     payments are not signed" ;
+                    "счетов плательщика {unknown} нет среди организаций токена: их платежи не \
+                     подписываются"
+                )
             );
         }
         let mut out = Vec::new();
@@ -102,6 +108,23 @@ impl Engine {
         Ok(out)
     }
 
+    /// Records why `group` was not signed: its payments' sign state (`None`: still awaiting
+    /// one), the company's last error, a log line, and the group's `why`.
+    fn not_signed(
+        &mut self,
+        group: &mut SignGroup,
+        state: Option<SignState>,
+        topic: &str,
+        noted: Message,
+    ) -> Result<(), Error> {
+        let kept = note::both(noted.en(), noted.ru());
+        self.journal.record_sign_state(&group.ids, state, &kept)?;
+        self.journal.note(None, Some(topic), &noted)?;
+        say!(warn, noted, company = %group.company.label());
+        group.why = Some(noted);
+        Ok(())
+    }
+
     /// Signs `ids` of one company with `argv` and sends the signature; records the answer.
     pub(super) async fn sign_batch(
         &mut self,
@@ -136,10 +159,7 @@ impl Engine {
             Err(e) => {
                 group.result = format!("failed: {e}");
                 let noted = sign_failed(&group.result, Unsigned::Signer(&e));
-                self.journal
-                    .record_signature(&ids, false, &note::both(noted.en(), noted.ru()))?;
-                self.journal.note(None, Some(&topic), &noted)?;
-                group.why = Some(noted);
+                self.not_signed(&mut group, None, &topic, noted)?;
                 return Ok(Batch::Answered(group));
             }
         };
@@ -162,19 +182,15 @@ impl Engine {
             Err(clientbank_api::Error::SignCheck { message }) => {
                 group.result = format!("refused: the bank refused the signature: {message}");
                 let noted = sign_failed(&group.result, Unsigned::Refused(&message));
-                self.journal
-                    .record_signature(&ids, false, &note::both(noted.en(), noted.ru()))?;
-                self.journal.note(None, Some(&topic), &noted)?;
-                group.why = Some(noted);
-                tracing::warn!(company = %info.label(), "{}", group.result);
+                self.not_signed(&mut group, None, &topic, noted)?;
             }
             // A payment the bank will not sign in its state: found by signing each alone.
             Err(clientbank_api::Error::Api { status: 400, .. }) if ids.len() > 1 => {
-                tracing::warn!(
-                    company = %info.label(),
-                    count = ids.len(),
-                    "the bank refused to sign the payments together: each is signed on its own"
+                let said = Message::new(
+                    "the bank refused to sign the payments together: each is signed on its own",
+                    "банк не принял подпись платежей вместе: каждый подписывается отдельно",
                 );
+                say!(warn, said, company = %info.label(), count = ids.len());
                 return Ok(Batch::Split(ids));
             }
             Err(clientbank_api::Error::Api {
@@ -189,23 +205,13 @@ impl Engine {
                      cabinet. It is not offered for signing again"
                 );
                 let noted = sign_failed(&group.result, Unsigned::NotAwaiting(&message));
-                self.journal.record_sign_state(
-                    &ids,
-                    Some(SignState::NotAwaiting),
-                    &note::both(noted.en(), noted.ru()),
-                )?;
-                self.journal.note(None, Some(&topic), &noted)?;
-                group.why = Some(noted);
-                tracing::warn!(company = %info.label(), "{}", group.result);
+                let state = Some(SignState::NotAwaiting);
+                self.not_signed(&mut group, state, &topic, noted)?;
             }
             Err(e) => {
                 group.result = format!("failed: {e}");
                 let noted = sign_failed(&group.result, Unsigned::Failed(&e));
-                self.journal
-                    .record_signature(&ids, false, &note::both(noted.en(), noted.ru()))?;
-                self.journal.note(None, Some(&topic), &noted)?;
-                group.why = Some(noted);
-                tracing::warn!(company = %info.label(), "{}", group.result);
+                self.not_signed(&mut group, None, &topic, noted)?;
             }
         }
         Ok(Batch::Answered(group))

@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex, PoisonError, mpsc};
 use std::time::{Duration, Instant};
 
 use bytes::BytesMut;
+use clientbank_format::{say, tr};
 use postgres::GenericClient;
 use postgres::types::{IsNull, ToSql, Type};
 
@@ -59,7 +60,13 @@ impl Drop for Pg {
     fn drop(&mut self) {
         self.stop_renewer();
         if let Err(e) = self.release_lease() {
-            tracing::warn!("the folder's lease was not given up (it runs out by itself): {e}");
+            say!(
+                warn,
+                tr!(
+                    "the folder's lease was not given up (it runs out by itself): {e}" ;
+                    "аренда папки не отдана (она истечёт сама): {e}"
+                )
+            );
         }
         let client = self
             .client
@@ -312,7 +319,13 @@ impl Pg {
             });
         match renewing {
             Ok(handle) => self.renewer = Some((stop, handle)),
-            Err(e) => tracing::warn!("the lease is renewed only between files: {e}"),
+            Err(e) => say!(
+                warn,
+                tr!(
+                    "the lease is renewed only between files: {e}" ;
+                    "аренда продлевается только между файлами: {e}"
+                )
+            ),
         }
     }
 

@@ -95,10 +95,10 @@ fn write_csv(rows: &[AccountRow]) -> Result<(), Failure> {
         out.write_record([
             r.company_id.as_str(),
             &excel_cell(opt(&r.company)),
-            opt(&r.inn),
-            opt(&r.kpp),
+            &excel_cell(opt(&r.inn)),
+            &excel_cell(opt(&r.kpp)),
             &r.account_id,
-            opt(&r.number),
+            &excel_cell(opt(&r.number)),
             &excel_cell(opt(&r.name)),
             opt(&r.category),
             opt(&r.currency),

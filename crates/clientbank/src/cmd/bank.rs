@@ -19,7 +19,7 @@ pub(crate) const SANDBOX_TOKEN: &str = "sandboxtoken";
 pub(crate) fn settings(args: &BankArgs) -> Result<Settings, Failure> {
     let settings = load(&args.dir, args.config.as_deref())?;
     for warning in &settings.warnings {
-        crate::term::warning(warning);
+        crate::term::warning(warning.get(crate::term::lang()));
     }
     Ok(settings)
 }

@@ -267,16 +267,19 @@ fn exchange_to_json(
         for finding in item.findings().iter().chain(item.json_route()) {
             file.diagnostic(finding, &renderer)?;
         }
-        pass_on(&bar, file.writer());
+        // Findings go on in pieces of 64 KiB, not a write to stderr per document.
+        if file.writer().len() >= 1 << 16 {
+            pass_on(&bar, file.writer());
+        }
         let Some(request) = item.request() else {
             continue;
         };
         let request = UploadRequest::new(request.payment.clone(), options.in_signing);
-        let text = serde_json::to_string_pretty(&request).map_err(io::Error::other)?;
         out.write_all(if count == 0 { b"[\n  " } else { b",\n  " })?;
-        out.write_all(text.replace('\n', "\n  ").as_bytes())?;
+        serde_json::to_writer_pretty(Indented(&mut out), &request).map_err(io::Error::other)?;
         count += 1;
     }
+    pass_on(&bar, file.writer());
     out.write_all(if count == 0 { b"[]\n" } else { b"\n]\n" })?;
     let outcome = file.finish()?.0;
     if outcome == Outcome::Findings && !options.force {
@@ -286,6 +289,28 @@ fn exchange_to_json(
     }
     out.commit()?;
     Ok(outcome)
+}
+
+/// Writes what it is given with two more spaces after each line break: an element of a
+/// pretty-printed array, indented as `serde_json::to_vec_pretty` of the whole array indents it
+/// (a line break inside a JSON string is escaped, so every one is the formatter's).
+struct Indented<'a, W: Write>(&'a mut W);
+
+impl<W: Write> Write for Indented<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let mut rest = buf;
+        while let Some(i) = rest.iter().position(|&b| b == b'\n') {
+            self.0.write_all(&rest[..=i])?;
+            self.0.write_all(b"  ")?;
+            rest = &rest[i + 1..];
+        }
+        self.0.write_all(rest)?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush()
+    }
 }
 
 /// Says that nothing was written for `shown`'s errors.

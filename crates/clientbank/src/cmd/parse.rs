@@ -5,8 +5,9 @@
 
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
+use std::sync::OnceLock;
 
-use clientbank_format::{DiagnosticJson, Key, Parsed, SectionKind, SectionRef};
+use clientbank_format::{DiagnosticJson, Encoding, Key, Parsed, SectionKind, SectionRef};
 use serde::Serialize;
 use serde_json::json;
 
@@ -24,24 +25,80 @@ pub(crate) struct Args {
     pub(crate) json: JsonArgs,
 }
 
-/// `[["Key", "value"], …]`, one field at a time: each key and value turned into UTF-8 in one
-/// reused buffer and escaped as serde_json escapes a string.
+/// `[["Key", "value"], …]`, one field at a time: each key and value turned into the inside of
+/// a JSON string in one reused buffer, escaped as serde_json escapes a string — in one pass
+/// through [`JsonTable`] for a single-byte encoding.
 fn write_fields(out: &mut impl Write, section: &SectionRef<'_>) -> io::Result<()> {
     let encoding = section.encoding();
+    let table = JsonTable::of(encoding);
     let mut text = Vec::new();
-    out.write_all(b"[")?;
+    let mut scratch = [0u8; SCRATCH];
+    let mut string = |text: &mut Vec<u8>, bytes: &[u8]| match table {
+        Some(table) => table.write(bytes, text, &mut scratch),
+        None => {
+            let mut utf8 = Vec::new();
+            encoding.utf8_into(bytes, &mut utf8);
+            // Writing into a vector cannot fail.
+            let _ = write_escaped(text, &utf8);
+        }
+    };
+    text.push(b'[');
     for (i, (_, key, value, _)) in section.raw_fields().enumerate() {
-        out.write_all(if i > 0 { b", [\"" } else { b"[\"" })?;
-        text.clear();
-        encoding.utf8_into(key, &mut text);
-        write_escaped(out, &text)?;
-        out.write_all(b"\",\"")?;
-        text.clear();
-        encoding.utf8_into(value, &mut text);
-        write_escaped(out, &text)?;
-        out.write_all(b"\"]")?;
+        text.extend_from_slice(if i > 0 { b", [\"" } else { b"[\"" });
+        string(&mut text, key);
+        text.extend_from_slice(b"\",\"");
+        string(&mut text, value);
+        text.extend_from_slice(b"\"]");
     }
-    out.write_all(b"]")
+    text.push(b']');
+    out.write_all(&text)
+}
+
+/// For each byte of a single-byte encoding, the inside of a JSON string that holds its
+/// character: its UTF-8, or its escape as serde_json writes it (`"`, `\\`, control
+/// characters); built once per encoding from [`Encoding::utf8_into`] and [`write_escaped`].
+struct JsonTable([([u8; 8], usize); 256]);
+
+/// The buffer [`JsonTable::write`] writes 64 bytes of input through: six bytes of output at
+/// most for each, and room for the last entry's eight.
+const SCRATCH: usize = 64 * 6 + 8;
+
+impl JsonTable {
+    /// The table of `encoding`; `None` for UTF-8 (not one byte a character).
+    fn of(encoding: Encoding) -> Option<&'static JsonTable> {
+        static TABLES: [OnceLock<JsonTable>; 2] = [OnceLock::new(), OnceLock::new()];
+        let slot = match encoding {
+            Encoding::Cp1251 => &TABLES[0],
+            Encoding::Cp866 => &TABLES[1],
+            Encoding::Utf8 => return None,
+        };
+        Some(slot.get_or_init(|| {
+            let mut table = [([0u8; 8], 0); 256];
+            for (byte, entry) in (0..=255u8).zip(table.iter_mut()) {
+                let mut utf8 = Vec::new();
+                encoding.utf8_into(&[byte], &mut utf8);
+                let mut text = Vec::new();
+                let _ = write_escaped(&mut text, &utf8);
+                entry.0[..text.len()].copy_from_slice(&text);
+                entry.1 = text.len();
+            }
+            JsonTable(table)
+        }))
+    }
+
+    /// The inside of the JSON string of `bytes` onto the end of `out`, 64 bytes at a time
+    /// through `buf` (eight bytes written per byte, the next written after its length).
+    fn write(&self, bytes: &[u8], out: &mut Vec<u8>, buf: &mut [u8; SCRATCH]) {
+        for chunk in bytes.chunks(64) {
+            let mut n = 0;
+            for &b in chunk {
+                let (text, len) = &self.0[usize::from(b)];
+                buf[n..n + 8].copy_from_slice(text);
+                n += len;
+            }
+            out.extend_from_slice(&buf[..n]);
+        }
+    }
 }
 
 /// The inside of a JSON string (UTF-8 text), escaped exactly as `serde_json` escapes it: `"`,
@@ -222,6 +279,23 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Failure> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn json_table_writes_what_serde_json_writes() {
+        use clientbank_format::Encoding;
+        let bytes: Vec<u8> = (0..=255u8).collect();
+        for encoding in [Encoding::Cp1251, Encoding::Cp866] {
+            let table = super::JsonTable::of(encoding).unwrap();
+            let mut ours = b"\"".to_vec();
+            table.write(&bytes, &mut ours, &mut [0; super::SCRATCH]);
+            ours.push(b'"');
+            assert_eq!(
+                String::from_utf8(ours).unwrap(),
+                serde_json::to_string(&encoding.decode(&bytes)).unwrap()
+            );
+        }
+        assert!(super::JsonTable::of(Encoding::Utf8).is_none());
+    }
+
     #[test]
     fn escaped_as_serde_json_escapes() {
         let mut text: String = (0..0x100u32).filter_map(char::from_u32).collect();

@@ -67,19 +67,17 @@ fn detail(dir: &Path, json: bool) -> Result<Outcome, Failure> {
         }
     }
     for entry in &status.ignored {
+        let entry = entry.shown(crate::term::lang());
         writeln!(out, "  inbox/{entry}: {}", tr("ignored", "пропущен"))?;
     }
     writeln!(out, "  {}", tr("payments:", "платежи:"))?;
     if status.payments.is_empty() {
         writeln!(out, "      {}", tr("none recorded", "ни одного"))?;
     }
-    for (state, count) in &status.payments {
-        let label = if ru {
-            commands::state_label_ru(state)
-        } else {
-            state.as_str()
-        };
-        writeln!(out, "      {count:>6}  {label}")?;
+    for counted in &status.payments {
+        let (en, ru_label) = counted.label;
+        let label = if ru { ru_label } else { en };
+        writeln!(out, "      {:>6}  {label}", counted.count)?;
     }
     for (company, ids) in &status.awaiting_signature {
         writeln!(
@@ -194,10 +192,20 @@ fn glance(
     let lang = crate::term::lang();
     let mut out = io::stdout().lock();
     for g in &glances {
-        let files: Vec<String> = ["inbox", "processing", "done", "rejected", "review"]
-            .iter()
-            .map(|folder| format!("{folder} {}", g.files.get(*folder).copied().unwrap_or(0)))
-            .collect();
+        use clientbank_watch::folders::Folder;
+        let files: Vec<String> = [
+            Folder::Inbox,
+            Folder::Processing,
+            Folder::Done,
+            Folder::Rejected,
+            Folder::Review,
+        ]
+        .iter()
+        .map(|folder| {
+            let count = g.files.get(folder.as_str()).copied().unwrap_or(0);
+            format!("{folder} {count}")
+        })
+        .collect();
         let doubt = tr(
             format!("{} in doubt", g.in_doubt),
             format!("под сомнением {}", g.in_doubt),

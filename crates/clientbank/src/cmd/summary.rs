@@ -75,11 +75,12 @@ fn list(names: &[String]) -> String {
 fn files(summary: &Summary) {
     let files = |n: usize| tr(format!("{n} file(s)"), format!("файлов: {n}"));
     for (folder, names) in [
-        ("done/      ", &summary.done),
-        ("rejected/  ", &summary.rejected),
-        ("review/    ", &summary.review),
+        (Folder::Done, &summary.done),
+        (Folder::Rejected, &summary.rejected),
+        (Folder::Review, &summary.review),
     ] {
-        println!("  {folder} {}{}", files(names.len()), list(names));
+        let folder = format!("{folder}/");
+        println!("  {folder:<11} {}{}", files(names.len()), list(names));
     }
     let waiting = if set_up_stops(summary) {
         // Waiting for the set-up to be put right (said below).
@@ -108,7 +109,7 @@ fn files(summary: &Summary) {
         }
         let n = names.len();
         let what = tr(format!("{n} {}", what.en()), format!("{}: {n}", what.ru()));
-        println!("  processing/ {what}{}", list(names));
+        println!("  {}/ {what}{}", Folder::Processing, list(names));
     }
 }
 
@@ -152,7 +153,7 @@ fn payments(summary: &Summary) {
 fn inbox(summary: &Summary) {
     let notes = [
         (
-            "processing/",
+            Folder::Processing,
             &summary.unmoved,
             Message::new(
                 "finished, but it cannot be moved out of processing/ to its folder (see the \
@@ -162,7 +163,7 @@ fn inbox(summary: &Summary) {
             ),
         ),
         (
-            "inbox/",
+            Folder::Inbox,
             &summary.unreadable,
             Message::new(
                 "cannot be opened (see the log)",
@@ -170,19 +171,19 @@ fn inbox(summary: &Summary) {
             ),
         ),
         (
-            "inbox/",
+            Folder::Inbox,
             &summary.incomplete,
             Message::new("not complete yet, it waits", "ещё не дописан, ждёт"),
         ),
         (
-            "inbox/",
+            Folder::Inbox,
             &summary.ignored,
             Message::new("ignored", "пропущен"),
         ),
     ];
     for (folder, names, what) in notes {
         for name in names {
-            println!("  {folder}{name}: {}", what.get(lang()));
+            println!("  {folder}/{name}: {}", what.get(lang()));
         }
     }
 }

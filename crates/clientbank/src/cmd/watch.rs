@@ -86,7 +86,9 @@ pub(crate) fn init_logging(json: bool) {
     let _ = if json {
         builder.json().try_init()
     } else {
-        builder.event_format(crate::log::Plain).try_init()
+        builder
+            .event_format(crate::log::Plain(crate::term::lang()))
+            .try_init()
     };
 }
 
@@ -178,7 +180,7 @@ fn one(args: Args, dir: PathBuf) -> Result<Outcome, Failure> {
                 // A journal in PostgreSQL whose lease ran out (paused, cut off): nothing more
                 // was sent; stand by again, and take the folder over if it is free again.
                 Err(clientbank_watch::Error::LeaseLost(lost)) if !args.once => {
-                    tracing::warn!("{}", lost.en());
+                    clientbank_format::say!(warn, lost);
                     let settings = daemon.engine.settings.clone();
                     drop(daemon);
                     daemon = open_when_free(&dir, settings, options.clone(), args.once).await?;
@@ -262,7 +264,7 @@ async fn open_when_free(
             // A third of the lease each: six tries outlast a lease twice over.
             Err(clientbank_watch::Error::Leased { message, retry }) if !once || tries < 6 => {
                 if tries == 0 {
-                    tracing::info!("standing by until that lease runs out: {}", message.en());
+                    clientbank_format::say!(info, clientbank_watch::fleet::standing_by(&message));
                 }
                 tries += 1;
                 tokio::time::sleep(retry).await;
@@ -290,7 +292,10 @@ async fn serve_metrics(
     );
     tokio::spawn(async move {
         if let Err(e) = serving.await {
-            tracing::warn!("metrics: {e}");
+            clientbank_format::say!(
+                warn,
+                clientbank_format::tr!("metrics: {e}" ; "метрики: {e}")
+            );
         }
     });
     tracing::info!(addr = %addr, "metrics served at /metrics");

@@ -42,7 +42,7 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
     };
     init_logging(json_logs);
     for warning in &settings.warnings {
-        crate::term::warning(warning);
+        crate::term::warning(warning.get(crate::term::lang()));
     }
     let Some(addr) = args
         .addr
