@@ -26,7 +26,7 @@ pub(crate) struct Args {
     pub(crate) dir: Option<PathBuf>,
     /// How payments go: auto (JSON payment by payment when it carries everything, else the
     /// 1C file whole), json, 1c.
-    #[arg(long)]
+    #[arg(long, value_parser = crate::cli::parse_route)]
     pub(crate) route: Option<clientbank_bank::Route>,
     /// Send the payments straight to signing (`targetStatus: InSigning`; the configuration's
     /// `in_signing`, true by default, otherwise).
