@@ -75,6 +75,7 @@ impl Engine {
                 .map(<[String]>::to_vec)
             else {
                 let (label, key) = (info.label(), info.inn.as_deref().unwrap_or(&info.id));
+                let label_ru = info.label_in(clientbank_format::Lang::Ru);
                 let result = format!(
                     "failed: no signer for {label}: add [signers.{key}] command = [...] (or \
                      [signer]) to the configuration"
@@ -82,7 +83,7 @@ impl Engine {
                 let why = Message::new(
                     result.clone(),
                     format!(
-                        "не подписано: для {label} не настроена подпись: добавьте в настройки \
+                        "не подписано: для {label_ru} не настроена подпись: добавьте в настройки \
                          [signers.{key}] command = [...] (или [signer])"
                     ),
                 );
