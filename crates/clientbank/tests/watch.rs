@@ -342,6 +342,21 @@ fn upload_status_sign_and_resolve() {
         text(&out)
     );
     assert_eq!(bank.control().payments().len(), 4);
+    // In Russian: the table, the outcome and the states in Russian, times local.
+    let out = clientbank(
+        &["--lang", "ru", "upload", good.to_str().unwrap(), "--dir", d],
+        &env,
+    );
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    assert!(
+        said.contains(": загружен\n") && said.contains("получатель"),
+        "{said}"
+    );
+    assert_eq!(said.matches("уже в банке: id").count(), 4, "{said}");
+    for english in ["uploaded", "recipient", "already", "number", "Z)"] {
+        assert!(!said.contains(english), "{english}: {said}");
+    }
 
     let out = clientbank(&["status", d], &[]);
     assert!(
