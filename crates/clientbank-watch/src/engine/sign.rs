@@ -66,7 +66,12 @@ impl Engine {
             ids.sort();
             ids.dedup();
             if dry_run {
-                out.push(SignGroup::new(&info, ids, "dry run: not signed".into()));
+                let mut group = SignGroup::new(&info, ids, "dry run: not signed".into());
+                group.why = Some(Message::new(
+                    "dry run: not signed",
+                    "пробный запуск: не подписаны",
+                ));
+                out.push(group);
                 continue;
             }
             let Some(argv) = self
