@@ -6,10 +6,85 @@
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use serde_json::Value;
+use chrono::NaiveDate;
+use serde_json::{Value, json};
 
 use clientbank_bank::config::Notify;
-use clientbank_format::{say, tr};
+use clientbank_format::{Lang, say, tr};
+
+use crate::folders::Layout;
+use crate::journal::{FileRow, PaymentRow, note};
+use crate::state::FileState;
+
+/// The event of a file gone to rejected/ or review/ (README, `[notify]`): `reason` in English
+/// and `reason_ru` in Russian whatever the language of the settings, and its payments — those
+/// of the journal, or for a file rejected as a whole (nothing recorded), those the file holds.
+pub(crate) fn file_event(
+    layout: &Layout,
+    file: &FileRow,
+    final_name: &str,
+    rows: &[PaymentRow],
+    today: NaiveDate,
+) -> Value {
+    let beside = if file.state == FileState::Rejected {
+        "errors.txt"
+    } else {
+        "review.txt"
+    };
+    let message = file.message.as_deref().unwrap_or_default();
+    let (mut reason, mut reason_ru) = (
+        note::in_lang(message, Lang::En).to_string(),
+        note::in_lang(message, Lang::Ru).to_string(),
+    );
+    let mut payments: Vec<Value> = rows
+        .iter()
+        .map(|r| {
+            json!({
+                "number": r.payment.number, "date": r.payment.date, "sum": r.payment.sum,
+                "recipient": r.payment.recipient, "state": r.state.as_str(),
+                "message": r.message.as_deref().map(|m| note::in_lang(m, Lang::En)),
+                "message_ru": r.message.as_deref().map(|m| note::in_lang(m, Lang::Ru)),
+            })
+        })
+        .collect();
+    // A file rejected as a whole keeps its findings in the settings' language only: they are
+    // read again from the file, in each language.
+    let path = layout.path_of(&file.place);
+    if file.state == FileState::Rejected
+        && rows.is_empty()
+        && !message.contains(note::BOTH)
+        && let Ok(bytes) = std::fs::read(&path)
+    {
+        let shown = std::path::Path::new(&file.name);
+        let en = crate::drop::read(shown, &bytes, today, Lang::En);
+        let ru = crate::drop::read(shown, &bytes, today, Lang::Ru);
+        if !en.errors_text.is_empty() {
+            (reason, reason_ru) = (en.errors_text, ru.errors_text);
+        }
+        payments = en
+            .payments
+            .iter()
+            .map(|p| {
+                let row = crate::engine::new_payment(p, None).payment;
+                json!({
+                    "number": row.number, "date": row.date, "sum": row.sum,
+                    "recipient": row.recipient, "state": "not-sent",
+                    "message": null, "message_ru": null,
+                })
+            })
+            .collect();
+    }
+    json!({
+        "event": file.state.as_str(),
+        "dir": layout.root.display().to_string(),
+        "file": final_name,
+        "place": file.place,
+        "note": format!("{}.{beside}", file.place),
+        "reason": (!message.is_empty()).then_some(reason),
+        "reason_ru": (!message.is_empty()).then_some(reason_ru),
+        "payments": payments,
+    })
+}
 
 /// Runs `notify`'s command with `event` on its standard input, in the background.
 pub fn tell(notify: &Notify, event: &Value) {

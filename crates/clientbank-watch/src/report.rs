@@ -10,6 +10,15 @@ pub fn state_label(row: &PaymentRow) -> String {
     standing(row).report_label().0.into()
 }
 
+/// [`state_label`] in `lang`, for people.
+pub fn state_label_in(row: &PaymentRow, lang: clientbank_format::Lang) -> &'static str {
+    let (en, ru) = standing(row).report_label();
+    match lang {
+        clientbank_format::Lang::Ru => ru,
+        _ => en,
+    }
+}
+
 fn standing(row: &PaymentRow) -> Standing {
     Standing {
         state: row.state,

@@ -765,11 +765,13 @@ on_both! {
             ],
             signature_after: Duration::ZERO,
         });
+        // A Russian user: the event's `reason` stays English, `reason_ru` is Russian.
+        s.lang = clientbank_format::Lang::Ru;
         let mut daemon = open(dir.path(), s);
         put(
             dir.path(),
             "bad.json",
-            b"[{\"payment\": {\"Number\": \"1\"}}]\n",
+            b"[{\"payment\": {\"Number\": \"7\", \"Sum\": \"-5\"}}]\n",
         );
         put(dir.path(), "good.json", json_drop(&[171]));
         let summary = daemon.run_once().await.unwrap();
@@ -797,6 +799,14 @@ on_both! {
             rejected["note"], "rejected/bad.json.errors.txt",
             "{rejected}"
         );
+        let reason = rejected["reason"].as_str().unwrap();
+        assert!(reason.contains("error[sum-not-positive]"), "{rejected}");
+        assert!(!reason.contains("ошибка"), "English always: {rejected}");
+        let reason_ru = rejected["reason_ru"].as_str().unwrap();
+        assert!(reason_ru.contains("ошибка[sum-not-positive]"), "{rejected}");
+        // The payment the rejected file holds, though nothing of it was sent.
+        assert_eq!(rejected["payments"][0]["number"], "7", "{rejected}");
+        assert_eq!(rejected["payments"][0]["state"], "not-sent", "{rejected}");
         let unsigned: Vec<_> = lines
             .iter()
             .filter(|e| e["event"] == "awaiting-signature")

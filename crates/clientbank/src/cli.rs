@@ -337,6 +337,13 @@ pub(crate) fn parse_day(text: &str) -> Result<NaiveDate, crate::parse_error::Not
         .ok_or_else(|| crate::parse_error::NotADay(text.to_string()))
 }
 
+pub(crate) fn parse_route(
+    text: &str,
+) -> Result<clientbank_bank::Route, crate::parse_error::NotARoute> {
+    text.parse()
+        .map_err(|_| crate::parse_error::NotARoute(text.to_string()))
+}
+
 #[cfg(test)]
 mod tests {
     use clap::CommandFactory;

@@ -11,6 +11,8 @@ use tracing_subscriber::fmt::format::Writer;
 use tracing_subscriber::fmt::{FmtContext, FormatEvent, FormatFields};
 use tracing_subscriber::registry::LookupSpan;
 
+use clientbank_watch::engine::label_in;
+
 use crate::term::{Lang, lang};
 
 /// A moment as people read it where they are: `16.11.2026 12:30:05` (Russian) or
@@ -58,7 +60,12 @@ where
             (_, false) => "debug: ",
             (_, true) => "отладка: ",
         };
-        let mut fields = Fields::default();
+        let mut fields = Fields {
+            lang: self.0,
+            message: String::new(),
+            ru: None,
+            rest: Vec::new(),
+        };
         event.record(&mut fields);
         let message = match (ru, &fields.ru) {
             (true, Some(said)) => said,
@@ -84,8 +91,8 @@ where
 
 /// The message of an event, its Russian (the field `ru` of [`clientbank_format::say`]) and its
 /// other fields as `name: value`.
-#[derive(Default)]
 struct Fields {
+    lang: Lang,
     message: String,
     ru: Option<String>,
     rest: Vec<String>,
@@ -98,7 +105,9 @@ impl Visit for Fields {
                 let _ = write!(self.message, "{value:?}");
             }
             "ru" => self.ru = Some(format!("{value:?}")),
-            name => self.rest.push(format!("{}: {value:?}", word(name))),
+            name => self
+                .rest
+                .push(named(name, &format!("{value:?}"), self.lang)),
         }
     }
 
@@ -106,7 +115,7 @@ impl Visit for Fields {
         match field.name() {
             "message" => self.message.push_str(value),
             "ru" => self.ru = Some(value.to_string()),
-            name => self.rest.push(format!("{}: {value}", word(name))),
+            name => self.rest.push(named(name, value, self.lang)),
         }
     }
 }
@@ -155,9 +164,17 @@ fn said_ru(message: &str) -> Option<&'static str> {
     })
 }
 
+/// `name: value` in the language: a company's label says `ИНН` in Russian.
+fn named(name: &str, value: &str, lang: Lang) -> String {
+    match name {
+        "company" => format!("{}: {}", word(name, lang), label_in(value, lang)),
+        _ => format!("{}: {value}", word(name, lang)),
+    }
+}
+
 /// A field's name as a word of the language.
-fn word(name: &str) -> &str {
-    if lang() != Lang::Ru {
+fn word(name: &str, lang: Lang) -> &str {
+    if lang != Lang::Ru {
         return name;
     }
     match name {
@@ -241,5 +258,24 @@ mod tests {
         let en = lines(Lang::En, emit);
         assert!(en.contains("warning: 3 file(s) waiting"), "{en}");
         assert!(!en.contains("файлов") && !en.contains("ru:"), "{en}");
+    }
+
+    #[test]
+    fn a_company_is_labelled_in_the_language_of_the_log() {
+        let emit = || {
+            let said = clientbank_format::Message::new("payments signed", "платежи подписаны");
+            clientbank_format::say!(info, said, company = %"ООО \"Ромашка\" (INN 7701234560)");
+        };
+        let ru = lines(Lang::Ru, emit);
+        assert!(
+            ru.contains("компания: ООО \"Ромашка\" (ИНН 7701234560)"),
+            "{ru}"
+        );
+        assert!(!ru.contains("INN"), "{ru}");
+        let en = lines(Lang::En, emit);
+        assert!(
+            en.contains("company: ООО \"Ромашка\" (INN 7701234560)"),
+            "{en}"
+        );
     }
 }

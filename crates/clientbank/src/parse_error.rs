@@ -21,6 +21,18 @@ impl std::fmt::Display for NotADay {
 
 impl std::error::Error for NotADay {}
 
+/// `--route xyz`: a route that is none of auto, json and 1c, in both languages.
+#[derive(Debug)]
+pub(crate) struct NotARoute(pub(crate) String);
+
+impl std::fmt::Display for NotARoute {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}: expected auto, json or 1c", self.0)
+    }
+}
+
+impl std::error::Error for NotARoute {}
+
 /// Says `e` and exits: help and version as clap writes them (already in the language), an
 /// error in Russian when `lang` is Russian, else as clap says it.
 pub(crate) fn exit(e: Error, lang: Lang) -> ! {
@@ -63,13 +75,7 @@ pub(crate) fn in_russian(e: &Error) -> Option<String> {
             format!("«{value}» не подходит для «{arg}»; можно: {valid}")
         }
         ErrorKind::ValueValidation => {
-            let why = match e.source() {
-                Some(source) => match source.downcast_ref::<NotADay>() {
-                    Some(NotADay(day)) => format!("«{day}» не дата (ДД.ММ.ГГГГ или ГГГГ-ММ-ДД)"),
-                    None => source.to_string(),
-                },
-                None => String::new(),
-            };
+            let why = e.source().map(why_in_russian).unwrap_or_default();
             format!("неверное значение «{value}» для «{arg}»: {why}")
         }
         ErrorKind::TooManyValues => format!("лишнее значение «{value}» для «{arg}»"),
@@ -92,6 +98,34 @@ pub(crate) fn in_russian(e: &Error) -> Option<String> {
     }
     said.push_str("\n\nПодробнее: --help");
     Some(said)
+}
+
+/// Why a value parser refused a value, in Russian: ours say it in both languages, the standard
+/// library's (a number, an address) only in English.
+fn why_in_russian(source: &(dyn std::error::Error + 'static)) -> String {
+    use std::num::{IntErrorKind, ParseFloatError, ParseIntError};
+    if let Some(NotADay(day)) = source.downcast_ref::<NotADay>() {
+        return format!("«{day}» не дата (ДД.ММ.ГГГГ или ГГГГ-ММ-ДД)");
+    }
+    if let Some(NotARoute(route)) = source.downcast_ref::<NotARoute>() {
+        return format!("«{route}»: нужно auto, json или 1c");
+    }
+    if let Some(e) = source.downcast_ref::<ParseIntError>() {
+        return match e.kind() {
+            IntErrorKind::Empty => "пустое значение, а нужно целое число".to_string(),
+            IntErrorKind::PosOverflow => "слишком большое число".to_string(),
+            IntErrorKind::NegOverflow => "слишком маленькое число".to_string(),
+            IntErrorKind::Zero => "нужно число больше нуля".to_string(),
+            _ => "нужно целое число (только цифры)".to_string(),
+        };
+    }
+    if source.downcast_ref::<ParseFloatError>().is_some() {
+        return "нужно число (например, 1 или 0.5)".to_string();
+    }
+    if source.downcast_ref::<std::net::AddrParseError>().is_some() {
+        return "нужен адрес вида IP:порт (например, 127.0.0.1:8080)".to_string();
+    }
+    source.to_string()
 }
 
 #[cfg(test)]
@@ -146,6 +180,42 @@ mod tests {
             ),
             "{said}"
         );
+    }
+
+    #[test]
+    fn value_parsers_refusals_are_said_in_russian() {
+        let cases: [(&[&str], &str, &str); 5] = [
+            (
+                &["clientbank", "upload", "--route", "xyz", "a.txt"],
+                "нужно auto, json или 1c",
+                "expected",
+            ),
+            (
+                &["clientbank", "login", "--timeout", "abc"],
+                "нужно целое число",
+                "invalid digit",
+            ),
+            (
+                &["clientbank", "sandbox", "--addr", "foo"],
+                "нужен адрес вида IP:порт",
+                "invalid socket address",
+            ),
+            (
+                &["clientbank", "watch", "--metrics", "x", "."],
+                "нужен адрес вида IP:порт",
+                "invalid socket address",
+            ),
+            (
+                &["clientbank", "sandbox", "--time-scale", "abc"],
+                "нужно число",
+                "invalid float",
+            ),
+        ];
+        for (args, russian_text, english) in cases {
+            let said = russian(args);
+            assert!(said.contains(russian_text), "{args:?}: {said}");
+            assert!(!said.contains(english), "{args:?}: {said}");
+        }
     }
 
     #[test]

@@ -342,6 +342,21 @@ fn upload_status_sign_and_resolve() {
         text(&out)
     );
     assert_eq!(bank.control().payments().len(), 4);
+    // In Russian: the table, the outcome and the states in Russian, times local.
+    let out = clientbank(
+        &["--lang", "ru", "upload", good.to_str().unwrap(), "--dir", d],
+        &env,
+    );
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    assert!(
+        said.contains(": загружен\n") && said.contains("получатель"),
+        "{said}"
+    );
+    assert_eq!(said.matches("уже в банке: id").count(), 4, "{said}");
+    for english in ["uploaded", "recipient", "already", "number", "Z)"] {
+        assert!(!said.contains(english), "{english}: {said}");
+    }
 
     let out = clientbank(&["status", d], &[]);
     assert!(
@@ -353,6 +368,22 @@ fn upload_status_sign_and_resolve() {
     let out = clientbank(&["sign", "--dir", d, "--dry-run"], &env);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert!(text(&out).contains("signed string: "), "{}", text(&out));
+    let out = clientbank(&["--lang", "ru", "sign", "--dir", d, "--dry-run"], &env);
+    let said = text(&out);
+    assert!(said.contains("пробный запуск: не подписаны"), "{said}");
+    assert!(
+        said.contains("(ИНН ") && said.contains("подписываемая строка: "),
+        "{said}"
+    );
+    assert!(!said.contains("dry run") && !said.contains("INN"), "{said}");
+    let out = clientbank(&["--lang", "ru", "sign", "--dir", d], &env);
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(said.contains("не настроена подпись"), "{said}");
+    assert!(
+        !said.contains("no signer") && !said.contains("failed"),
+        "{said}"
+    );
     // No signer configured: a clear failure, the ids stay awaiting.
     let out = clientbank(&["sign", "--dir", d], &env);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));

@@ -48,8 +48,11 @@ pub struct PaymentLine {
     pub recipient: String,
     /// The bank's id.
     pub id: Option<String>,
-    /// The state, for people.
+    /// The state, for people in English (`--json`).
     pub state: String,
+    /// The state in the language of the settings (not in `--json`: `state` is its interface).
+    #[serde(skip)]
+    pub state_shown: &'static str,
     /// The bank's message or ours.
     pub message: Option<String>,
 }
@@ -64,6 +67,7 @@ impl PaymentLine {
             recipient: row.payment.recipient.clone(),
             id: row.bank_id.clone(),
             state: report::state_label(row),
+            state_shown: report::state_label_in(row, lang),
             message: row
                 .message
                 .as_deref()
@@ -119,6 +123,26 @@ impl UploadOutcome {
             UploadOutcome::Refused | UploadOutcome::Rejected => FileState::Rejected,
             UploadOutcome::Review => FileState::Review,
             _ => FileState::NotSent,
+        }
+    }
+}
+
+impl UploadOutcome {
+    /// How it ended, for people in `lang`.
+    pub fn shown(self, lang: Lang) -> &'static str {
+        if lang != Lang::Ru {
+            return self.as_str();
+        }
+        match self {
+            UploadOutcome::Uploaded => "загружен",
+            UploadOutcome::Rejected => "отклонён",
+            UploadOutcome::Refused => "банк отклонил платёж",
+            UploadOutcome::Review => "под вопросом",
+            UploadOutcome::Held => "задержан: отсюда не отправлен",
+            UploadOutcome::Unavailable => "банк недоступен",
+            UploadOutcome::TokenRefused => "банк не принял токен",
+            UploadOutcome::Misconfigured => "настройки не позволяют отправить",
+            UploadOutcome::Interrupted => "прервано",
         }
     }
 }

@@ -2,7 +2,6 @@
 
 use super::*;
 use crate::journal::note;
-use clientbank_format::Lang;
 
 impl Daemon {
     /// Tells `[notify]` once of the payments that have awaited their signature longer than
@@ -325,29 +324,9 @@ impl Daemon {
                 &crate::last_errors::moved_to(&file.place),
             );
             if let Some(notify) = &self.engine.settings.notify {
-                let note = if file.state == FileState::Rejected {
-                    "errors.txt"
-                } else {
-                    "review.txt"
-                };
-                crate::notify::tell(
-                    notify,
-                    &serde_json::json!({
-                        "event": file.state.as_str(),
-                        "dir": self.layout.root.display().to_string(),
-                        "file": final_name,
-                        "place": file.place,
-                        "note": format!("{}.{note}", file.place),
-                        "reason": file.message.as_deref().map(|m| note::in_lang(m, Lang::En)),
-                        "reason_ru": file.message.as_deref().map(|m| note::in_lang(m, Lang::Ru)),
-                        "payments": rows.iter().map(|r| serde_json::json!({
-                            "number": r.payment.number, "date": r.payment.date, "sum": r.payment.sum,
-                            "recipient": r.payment.recipient, "state": r.state.as_str(),
-                            "message": r.message.as_deref().map(|m| note::in_lang(m, Lang::En)),
-                            "message_ru": r.message.as_deref().map(|m| note::in_lang(m, Lang::Ru)),
-                        })).collect::<Vec<_>>(),
-                    }),
-                );
+                let event =
+                    crate::notify::file_event(&self.layout, file, &final_name, rows, self.today());
+                crate::notify::tell(notify, &event);
             }
         }
     }

@@ -435,13 +435,13 @@ impl Daemon {
                     if group.signed {
                         self.summary.signed += group.ids.len();
                     } else {
-                        let label = group.company.label();
+                        let label = group.company.label_message();
                         let why = group.why.unwrap_or_else(|| {
                             Message::new(group.result.clone(), group.result.clone())
                         });
                         self.summary.sign_failures.push(Message::new(
-                            format!("{label}: {}", why.en()),
-                            format!("{label}: {}", why.ru()),
+                            format!("{}: {}", label.en(), why.en()),
+                            format!("{}: {}", label.ru(), why.ru()),
                         ));
                     }
                 }

@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use clientbank_api::{Client, SignRequest};
-use clientbank_format::{Message, say, tr};
+use clientbank_format::{Lang, Message, say, tr};
 use clientbank_payment::json::{IN_SIGNING, Parameters};
 use sha2::{Digest, Sha256};
 
@@ -87,12 +87,38 @@ pub struct CompanyInfo {
 }
 
 impl CompanyInfo {
-    /// "ООО "Ромашка" (INN 7701234560)".
+    /// "ООО "Ромашка" (INN 7701234560)": the one English form (JSON, English logs, the
+    /// journal's keys); [`CompanyInfo::label_in`] is what people read.
     pub fn label(&self) -> String {
         match &self.inn {
             Some(inn) => format!("{} (INN {inn})", self.name),
             None => self.name.clone(),
         }
+    }
+
+    /// The label in `lang`: "ООО "Ромашка" (ИНН 7701234560)" in Russian.
+    pub fn label_in(&self, lang: Lang) -> String {
+        label_in(&self.label(), lang)
+    }
+
+    /// The label in both languages.
+    pub fn label_message(&self) -> Message {
+        Message::new(self.label(), self.label_in(Lang::Ru))
+    }
+}
+
+/// A company as the journal and the logs name it in English — `NAME (INN …)`, or `payer account
+/// …` when the company is not known — in `lang`, for people.
+pub fn label_in(label: &str, lang: Lang) -> String {
+    if lang != Lang::Ru {
+        return label.to_string();
+    }
+    if let Some(account) = label.strip_prefix("payer account ") {
+        return format!("счёт плательщика {account}");
+    }
+    match label.rsplit_once(" (INN ") {
+        Some((name, inn)) if inn.ends_with(')') => format!("{name} (ИНН {inn}"),
+        _ => label.to_string(),
     }
 }
 

@@ -66,7 +66,12 @@ impl Engine {
             ids.sort();
             ids.dedup();
             if dry_run {
-                out.push(SignGroup::new(&info, ids, "dry run: not signed".into()));
+                let mut group = SignGroup::new(&info, ids, "dry run: not signed".into());
+                group.why = Some(Message::new(
+                    "dry run: not signed",
+                    "пробный запуск: не подписаны",
+                ));
+                out.push(group);
                 continue;
             }
             let Some(argv) = self
@@ -75,6 +80,7 @@ impl Engine {
                 .map(<[String]>::to_vec)
             else {
                 let (label, key) = (info.label(), info.inn.as_deref().unwrap_or(&info.id));
+                let label_ru = info.label_in(clientbank_format::Lang::Ru);
                 let result = format!(
                     "failed: no signer for {label}: add [signers.{key}] command = [...] (or \
                      [signer]) to the configuration"
@@ -82,7 +88,7 @@ impl Engine {
                 let why = Message::new(
                     result.clone(),
                     format!(
-                        "не подписано: для {label} не настроена подпись: добавьте в настройки \
+                        "не подписано: для {label_ru} не настроена подпись: добавьте в настройки \
                          [signers.{key}] command = [...] (или [signer])"
                     ),
                 );

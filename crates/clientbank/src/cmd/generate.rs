@@ -24,6 +24,13 @@ pub(crate) fn completions(shell: clap_complete::Shell) -> Result<Outcome, Failur
 
 pub(crate) fn man() -> Result<Outcome, Failure> {
     let mut out = io::BufWriter::new(io::stdout().lock());
+    man_page(&mut out)?;
+    out.flush()?;
+    Ok(Outcome::Clean)
+}
+
+/// The one page: the commands are its sections (`clientbank parse`), not pages of their own.
+fn man_page(mut out: impl Write) -> io::Result<()> {
     let top = clap_mangen::Man::new(Cli::command());
     top.render_title(&mut out)?;
     top.render_name_section(&mut out)?;
@@ -47,7 +54,7 @@ pub(crate) fn man() -> Result<Outcome, Failure> {
             out,
             "{} (see {} below)",
             roff(&about),
-            roff(&format!("CLIENTBANK-{}", name.to_uppercase()))
+            roff(&format!("CLIENTBANK {}", name.to_uppercase()))
         )?;
     }
     top.render_extra_section(&mut out)?;
@@ -58,17 +65,20 @@ pub(crate) fn man() -> Result<Outcome, Failure> {
         .get_subcommands()
         .filter(|s| !s.is_hide_set())
     {
-        let name = format!("clientbank-{}", sub.get_name());
-        let sub = sub.clone().name(name.clone()).bin_name(name);
-        writeln!(out, ".SH \"{}\"", sub.get_name().to_uppercase())?;
+        // `clientbank parse`, as it is typed: no program or page `clientbank-parse` exists.
+        let name = format!("clientbank {}", sub.get_name());
+        let sub = sub
+            .clone()
+            .display_name(name.clone())
+            .bin_name(name.clone());
+        writeln!(out, ".SH \"{}\"", name.to_uppercase())?;
         let man = clap_mangen::Man::new(sub);
         man.render_synopsis_section(&mut out)?;
         man.render_description_section(&mut out)?;
         man.render_options_section(&mut out)?;
         man.render_extra_section(&mut out)?;
     }
-    out.flush()?;
-    Ok(Outcome::Clean)
+    Ok(())
 }
 
 /// CONFIGURATION and FILES: the commented `clientbank.toml` that `clientbank init` writes,
@@ -107,4 +117,32 @@ fn configuration_section(out: &mut impl Write) -> io::Result<()> {
 /// Text for roff: backslashes and hyphens escaped.
 fn roff(text: &str) -> String {
     text.replace('\\', "\\e").replace('-', "\\-")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_man_page_names_only_what_exists() {
+        let mut page = Vec::new();
+        man_page(&mut page).unwrap();
+        let page = String::from_utf8(page).unwrap();
+        // roff writes a hyphen as `\-`: neither form of `clientbank-parse` may appear.
+        let plain = page.replace("\\-", "-");
+        for sub in Cli::command().get_subcommands() {
+            let name = sub.get_name();
+            assert!(
+                !plain.contains(&format!("clientbank-{name}")),
+                "clientbank-{name} named"
+            );
+        }
+        assert!(!plain.to_lowercase().contains("clientbank-"), "{plain}");
+        assert!(page.contains(".SH SYNOPSIS"), "{page}");
+        assert!(page.contains("\\fBclientbank parse\\fR"), "{page}");
+        assert!(page.contains(".SH \"CLIENTBANK PARSE\""), "{page}");
+        // No other page is referred to: no SEE ALSO, no `NAME(1)` of a page not installed.
+        assert!(!page.contains("SEE ALSO"), "{page}");
+        assert!(!page.contains("(1)"), "{page}");
+    }
 }

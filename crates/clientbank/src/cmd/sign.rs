@@ -4,11 +4,13 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use clientbank_watch::commands;
+use clientbank_watch::engine::SignGroup;
 use serde_json::json;
 
 use super::watch::{init_logging, load};
 use crate::exit::{Failure, Outcome};
 use crate::output::print_json;
+use crate::term::Lang;
 
 /// The arguments (the doc comments are `--help`'s English; `help_ru` has the Russian).
 #[derive(Debug, clap::Args)]
@@ -62,28 +64,7 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Failure> {
             )?;
         }
         for g in &groups {
-            let (label, count) = (g.company.label(), g.ids.len());
-            let said = if g.signed {
-                crate::term::tr("signed", "подписаны")
-            } else {
-                g.result.clone()
-            };
-            writeln!(
-                out,
-                "{}",
-                crate::term::tr(
-                    format!("{label}: {count} payment(s): {said}"),
-                    format!("{label}: платежей {count}: {said}")
-                )
-            )?;
-            if dry_run {
-                writeln!(
-                    out,
-                    "  {}: {}",
-                    crate::term::tr("signed string", "подписываемая строка"),
-                    g.content
-                )?;
-            }
+            write!(out, "{}", shown(g, dry_run, crate::term::lang()))?;
         }
     }
     Ok(if failed {
@@ -91,4 +72,90 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Failure> {
     } else {
         Outcome::Clean
     })
+}
+
+/// What `sign` says of one company's group for people, in `lang`.
+fn shown(g: &SignGroup, dry_run: bool, lang: Lang) -> String {
+    let ru = lang == Lang::Ru;
+    let (label, count) = (g.company.label_in(lang), g.ids.len());
+    let said = match (&g.why, g.signed, ru) {
+        (_, true, false) => "signed".to_string(),
+        (_, true, true) => "подписаны".to_string(),
+        (Some(why), false, _) => why.get(lang).to_string(),
+        (None, false, false) => g.result.clone(),
+        (None, false, true) => "не подписаны".to_string(),
+    };
+    let mut out = if ru {
+        format!("{label}: платежей {count}: {said}\n")
+    } else {
+        format!("{label}: {count} payment(s): {said}\n")
+    };
+    if dry_run {
+        let what = if ru {
+            "подписываемая строка"
+        } else {
+            "signed string"
+        };
+        out.push_str(&format!("  {what}: {}\n", g.content));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use clientbank_format::Message;
+    use clientbank_watch::engine::CompanyInfo;
+
+    use super::*;
+
+    fn group(why: Option<Message>, result: &str) -> SignGroup {
+        SignGroup {
+            company: CompanyInfo {
+                id: "c1".into(),
+                inn: Some("7701234560".into()),
+                name: "ООО Ромашка".into(),
+            },
+            ids: vec!["a".into(), "b".into(), "c".into()],
+            content: "a,b,c".into(),
+            result: result.into(),
+            signed: false,
+            why,
+        }
+    }
+
+    #[test]
+    fn sign_speaks_russian_to_a_russian_user() {
+        let dry = group(
+            Some(Message::new(
+                "dry run: not signed",
+                "пробный запуск: не подписаны",
+            )),
+            "dry run: not signed",
+        );
+        let said = shown(&dry, true, Lang::Ru);
+        assert!(
+            said.starts_with("ООО Ромашка (ИНН 7701234560): платежей 3: пробный запуск"),
+            "{said}"
+        );
+        assert!(said.contains("подписываемая строка: a,b,c"), "{said}");
+        assert!(!said.contains("dry run") && !said.contains("INN"), "{said}");
+        let failed = group(
+            Some(Message::new(
+                "failed: no signer for X: add [signers.7701234560]",
+                "не подписано: для X не настроена подпись",
+            )),
+            "failed: no signer for X: add [signers.7701234560]",
+        );
+        let said = shown(&failed, false, Lang::Ru);
+        assert!(said.contains("не настроена подпись"), "{said}");
+        assert!(
+            !said.contains("failed") && !said.contains("no signer"),
+            "{said}"
+        );
+        let said = shown(&failed, false, Lang::En);
+        assert!(
+            said.contains("(INN 7701234560): 3 payment(s): failed: no signer"),
+            "{said}"
+        );
+    }
 }

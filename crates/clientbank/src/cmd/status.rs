@@ -8,7 +8,7 @@ use clientbank_watch::commands;
 
 use crate::exit::{Failure, Outcome};
 use crate::output::print_json;
-use crate::term::tr;
+use crate::term::{Lang, tr};
 
 /// The arguments (the doc comments are `--help`'s English; `help_ru` has the Russian).
 #[derive(Debug, clap::Args)]
@@ -80,12 +80,7 @@ fn detail(dir: &Path, json: bool) -> Result<Outcome, Failure> {
         writeln!(out, "      {:>6}  {label}", counted.count)?;
     }
     for (company, ids) in &status.awaiting_signature {
-        writeln!(
-            out,
-            "  {}, {company}: {}",
-            tr("awaiting signature", "ждут подписи"),
-            ids.join(", ")
-        )?;
+        writeln!(out, "{}", awaiting(company, ids, crate::term::lang()))?;
     }
     if !status.last_errors.is_empty() {
         writeln!(out, "  {}", tr("last errors:", "последние ошибки:"))?;
@@ -100,6 +95,19 @@ fn detail(dir: &Path, json: bool) -> Result<Outcome, Failure> {
         }
     }
     Ok(Outcome::Clean)
+}
+
+/// `  awaiting signature, COMPANY: IDS` in `lang` (the company as the journal names it in
+/// English: `NAME (INN …)` or `payer account …`).
+fn awaiting(company: &str, ids: &[String], lang: Lang) -> String {
+    let (said, company) = (
+        match lang {
+            Lang::Ru => "ждут подписи",
+            _ => "awaiting signature",
+        },
+        clientbank_watch::engine::label_in(company, lang),
+    );
+    format!("  {said}, {company}: {}", ids.join(", "))
 }
 
 /// `status --check`: the health probe (exit codes in the help).
@@ -232,4 +240,27 @@ fn glance(
         )?;
     }
     Ok(Outcome::Clean)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn payments_awaiting_signature_name_their_company_in_the_language() {
+        let ids = ["a1".to_string(), "b2".to_string()];
+        let said = awaiting("payer account 40702810900000000001", &ids, Lang::Ru);
+        assert_eq!(
+            said,
+            "  ждут подписи, счёт плательщика 40702810900000000001: a1, b2"
+        );
+        let said = awaiting("ООО \"Ромашка\" (INN 7701234560)", &ids, Lang::Ru);
+        assert!(said.contains("ООО \"Ромашка\" (ИНН 7701234560)"), "{said}");
+        assert!(!said.contains("INN") && !said.contains("payer"), "{said}");
+        let said = awaiting("payer account 40702810900000000001", &ids, Lang::En);
+        assert!(
+            said.contains("awaiting signature, payer account 407028"),
+            "{said}"
+        );
+    }
 }

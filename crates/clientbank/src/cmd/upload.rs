@@ -4,13 +4,14 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use chrono::NaiveDate;
-use clientbank_watch::commands::{self, UploadOutcome};
+use clientbank_watch::commands::{self, FileUpload, UploadOutcome};
 use clientbank_watch::folders::{Folder, Layout};
 
 use super::watch::{init_logging, load};
 use crate::cli::parse_day;
 use crate::exit::{Failure, Outcome};
 use crate::output::print_json;
+use crate::term::Lang;
 
 /// The arguments (the doc comments are `--help`'s English; `help_ru` has the Russian).
 #[derive(Debug, clap::Args)]
@@ -26,7 +27,7 @@ pub(crate) struct Args {
     pub(crate) dir: Option<PathBuf>,
     /// How payments go: auto (JSON payment by payment when it carries everything, else the
     /// 1C file whole), json, 1c.
-    #[arg(long)]
+    #[arg(long, value_parser = crate::cli::parse_route)]
     pub(crate) route: Option<clientbank_bank::Route>,
     /// Send the payments straight to signing (`targetStatus: InSigning`; the configuration's
     /// `in_signing`, true by default, otherwise).
@@ -95,32 +96,146 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Failure> {
     }
     let mut out = io::stdout().lock();
     for upload in &uploads {
-        if let Some(findings) = &upload.findings {
-            write!(out, "{findings}")?;
-            writeln!(out, "{}: refused, nothing sent", upload.file)?;
-            continue;
-        }
-        writeln!(out, "{}: {}", upload.file, upload.outcome)?;
-        writeln!(
-            out,
-            "  {:<8} {:<10} {:>14}  {:<36}  {:<28}  recipient",
-            "number", "date", "sum", "id", "state"
-        )?;
-        for p in &upload.payments {
-            writeln!(
-                out,
-                "  {:<8} {:<10} {:>14}  {:<36}  {:<28}  {}",
-                p.number,
-                p.date,
-                p.sum,
-                p.id.as_deref().unwrap_or("-"),
-                p.state,
-                p.recipient
-            )?;
-            if let Some(message) = &p.message {
-                writeln!(out, "           {message}")?;
-            }
-        }
+        write!(out, "{}", shown(upload, crate::term::lang()))?;
     }
     Ok(outcome)
+}
+
+/// What `upload` says of one file for people, in `lang`: how it ended and a table of its
+/// payments (times in local time).
+fn shown(upload: &FileUpload, lang: Lang) -> String {
+    let ru = lang == Lang::Ru;
+    let tr = |en: &'static str, ru_text: &'static str| if ru { ru_text } else { en };
+    let mut out = String::new();
+    if let Some(findings) = &upload.findings {
+        out.push_str(findings);
+        let refused = tr("refused, nothing sent", "отклонён, ничего не отправлено");
+        out.push_str(&format!("{}: {refused}\n", upload.file));
+        return out;
+    }
+    out.push_str(&format!(
+        "{}: {}\n",
+        upload.file,
+        upload.outcome.shown(lang)
+    ));
+    out.push_str(&format!(
+        "  {:<8} {:<10} {:>14}  {:<36}  {:<28}  {}\n",
+        tr("number", "номер"),
+        tr("date", "дата"),
+        tr("sum", "сумма"),
+        tr("id", "id в банке"),
+        tr("state", "состояние"),
+        tr("recipient", "получатель"),
+    ));
+    for p in &upload.payments {
+        out.push_str(&format!(
+            "  {:<8} {:<10} {:>14}  {:<36}  {:<28}  {}\n",
+            p.number,
+            p.date,
+            p.sum,
+            p.id.as_deref().unwrap_or("-"),
+            p.state_shown,
+            p.recipient
+        ));
+        if let Some(message) = &p.message {
+            out.push_str(&format!("           {}\n", local_times(message)));
+        }
+    }
+    out
+}
+
+/// `text` with each journal time in it (`2026-11-26T08:35:59Z`) in local time, as people read
+/// it.
+fn local_times(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut word = String::new();
+    for c in text.chars().chain(std::iter::once(' ')) {
+        if c.is_whitespace() || matches!(c, '(' | ')' | ',' | ';') {
+            if word.len() >= 20 && word.as_bytes()[4] == b'-' && word.contains('T') {
+                out.push_str(&crate::log::local_time(&word));
+            } else {
+                out.push_str(&word);
+            }
+            word.clear();
+            out.push(c);
+        } else {
+            word.push(c);
+        }
+    }
+    out.pop();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use clientbank_watch::commands::{PaymentLine, UploadOutcome};
+
+    use super::*;
+
+    fn upload() -> FileUpload {
+        FileUpload {
+            file: "up/u.txt".into(),
+            outcome: UploadOutcome::Uploaded,
+            findings: None,
+            payments: vec![PaymentLine {
+                file: "up/u.txt".into(),
+                number: "171".into(),
+                date: "26.11.2026".into(),
+                sum: "100.00".into(),
+                recipient: "ООО Ромашка".into(),
+                id: Some("op-1".into()),
+                state: "already at the bank".into(),
+                state_shown: "уже в банке",
+                message: Some("уже в банке: id op-1 (загружен 2026-11-26T08:35:59Z)".into()),
+            }],
+        }
+    }
+
+    #[test]
+    fn upload_speaks_russian_to_a_russian_user() {
+        let said = shown(&upload(), Lang::Ru);
+        for russian in [
+            "up/u.txt: загружен",
+            "номер",
+            "сумма",
+            "получатель",
+            "уже в банке",
+        ] {
+            assert!(said.contains(russian), "{russian}: {said}");
+        }
+        for english in [
+            "uploaded",
+            "number",
+            "recipient",
+            "already",
+            "2026-11-26T08:35:59Z",
+        ] {
+            assert!(!said.contains(english), "{english}: {said}");
+        }
+        let mut refused = upload();
+        refused.outcome = UploadOutcome::TokenRefused;
+        assert!(shown(&refused, Lang::Ru).contains("банк не принял токен"));
+        refused.findings = Some("ошибка: …\n".into());
+        let said = shown(&refused, Lang::Ru);
+        assert!(
+            said.ends_with("up/u.txt: отклонён, ничего не отправлено\n"),
+            "{said}"
+        );
+        assert!(!said.contains("refused"), "{said}");
+    }
+
+    #[test]
+    fn a_journal_time_in_a_message_is_local() {
+        let said = local_times("уже в банке: id op-1 (загружен 2026-11-26T08:35:59Z)");
+        assert!(
+            said.starts_with("уже в банке: id op-1 (загружен "),
+            "{said}"
+        );
+        assert!(
+            said.ends_with(')') && !said.contains("T08:35:59Z"),
+            "{said}"
+        );
+        assert!(said.contains(":35:59"), "{said}");
+        assert_eq!(local_times("no time here (id 1)"), "no time here (id 1)");
+    }
 }
