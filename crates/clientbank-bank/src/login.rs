@@ -374,6 +374,162 @@ pub fn store_token(path: &Path, token: &Token) -> io::Result<()> {
     Ok(())
 }
 
+/// What `clientbank login` needs before it starts: the application, its client secret, and
+/// where the token goes (`None` for the sandbox bank: its token ends with the process).
+#[derive(Debug)]
+pub struct Prepared {
+    /// The application registered at the bank (the sandbox's own with `sandbox`).
+    pub app: App,
+    /// The application's client secret.
+    pub secret: Token,
+    /// The token file.
+    pub token_file: Option<PathBuf>,
+}
+
+impl Prepared {
+    /// What `settings` give for a sign-in; what is missing is said with what to do instead.
+    pub fn of(settings: &crate::Settings, sandbox: bool) -> Result<Prepared, Error> {
+        let app = match (&settings.app, sandbox) {
+            (Some(app), true) => App {
+                redirect_uri: app.redirect_uri.clone(),
+                ..App::sandbox()
+            },
+            (None, true) => App::sandbox(),
+            (Some(app), false) => app.clone(),
+            (None, false) => {
+                return Err(Error::Config(Message::new(
+                    "no application is configured for login: add an [app] table (client_id, \
+                     client_secret_file, redirect_uri) to clientbank.toml — or, without one, put a \
+                     token generated in the bank's cabinet in the file named by `token_file` or in \
+                     CLIENTBANK_TOKEN instead",
+                    "для входа не настроено приложение: добавьте в clientbank.toml таблицу [app] \
+                     (client_id, client_secret_file, redirect_uri) — или, без неё, положите токен, \
+                     выпущенный в кабинете банка, в файл из `token_file` или в CLIENTBANK_TOKEN",
+                )));
+            }
+        };
+        let Some(secret) = app.client_secret.clone() else {
+            return Err(Error::Config(Message::new(
+                "the application's client secret is not configured ([app] client_secret_file, or \
+                 CLIENTBANK_CLIENT_SECRET): without it the bank's code cannot be exchanged. Without \
+                 the secret, put a token generated in the bank's cabinet in the file named by \
+                 `token_file` or in CLIENTBANK_TOKEN instead",
+                "не задан секрет приложения ([app] client_secret_file или CLIENTBANK_CLIENT_SECRET): \
+                 без него код банка не обменять на токен. Без секрета положите токен, выпущенный в \
+                 кабинете банка, в файл из `token_file` или в CLIENTBANK_TOKEN",
+            )));
+        };
+        // The sandbox's token dies with this process: nothing is stored over a real one.
+        let token_file = match (sandbox, settings.token_file.clone()) {
+            (true, _) => None,
+            (false, Some(path)) => Some(path),
+            (false, None) => {
+                return Err(Error::Config(Message::new(
+                    "no folder for the token: set `token_file` in clientbank.toml",
+                    "некуда сохранить токен: задайте `token_file` в clientbank.toml",
+                )));
+            }
+        };
+        Ok(Prepared {
+            app,
+            secret,
+            token_file,
+        })
+    }
+}
+
+/// What [`logout`] did.
+#[derive(Debug)]
+pub enum LoggedOut {
+    /// No token file is configured, or there is none: nothing to revoke (a warning).
+    NotLoggedIn(Message),
+    /// The token file held no usable token: removed without asking the bank (a warning).
+    Unusable(Message),
+    /// The bank revoked the token, or said it was already invalid: the file removed.
+    Revoked(Message),
+    /// The bank refused or could not be reached: the file kept (`said`, a warning after the
+    /// bank's `error`).
+    Kept {
+        /// The bank's error.
+        error: clientbank_api::Error,
+        /// That the file is kept, and what to do.
+        said: Message,
+    },
+}
+
+/// `clientbank logout`: the token of the token file revoked at the bank, then the file removed.
+pub async fn logout(mut settings: crate::Settings) -> Result<LoggedOut, Error> {
+    let Some(path) = settings.token_file.clone() else {
+        return Ok(LoggedOut::NotLoggedIn(Message::new(
+            "not logged in: no token file is configured",
+            "вход не выполнен: файл токена не задан",
+        )));
+    };
+    let shown = path.display();
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            return Ok(LoggedOut::NotLoggedIn(Message::new(
+                format!("not logged in: there is no token file {shown}"),
+                format!("вход не выполнен: файла токена {shown} нет"),
+            )));
+        }
+        Err(e) => return Err(Error::io(format!("cannot read the token file {shown}"))(e)),
+    };
+    let token = Token::new(text.trim());
+    if let Err(why) = token.check() {
+        remove(&path)?;
+        return Ok(LoggedOut::Unusable(Message::new(
+            format!(
+                "the token file {shown} holds no usable token ({why}): removed without asking the bank"
+            ),
+            format!("в файле {shown} нет годного токена ({why}): удалён без обращения к банку"),
+        )));
+    }
+    settings.token = Some(token);
+    settings.token_from_login = true;
+    let client = settings.client()?;
+    match client.revoke().await {
+        Ok(()) => {
+            remove(&path)?;
+            Ok(LoggedOut::Revoked(Message::new(
+                format!("logged out: the bank revoked the token; {shown} removed"),
+                format!("выход выполнен: банк отозвал токен; {shown} удалён"),
+            )))
+        }
+        Err(clientbank_api::Error::Unauthorized { .. }) => {
+            remove(&path)?;
+            Ok(LoggedOut::Revoked(Message::new(
+                format!(
+                    "logged out: the bank says the token was already invalid (revoked or \
+                     expired); {shown} removed"
+                ),
+                format!(
+                    "выход выполнен: банк считает токен уже недействительным (отозван или \
+                     истёк); {shown} удалён"
+                ),
+            )))
+        }
+        Err(error) => Ok(LoggedOut::Kept {
+            error,
+            said: Message::new(
+                format!("the token file {shown} is kept: run clientbank logout again"),
+                format!("файл токена {shown} оставлен: выполните clientbank logout ещё раз"),
+            ),
+        }),
+    }
+}
+
+/// Removes the token file (one already gone is fine).
+fn remove(path: &Path) -> Result<(), Error> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => {
+            Err(Error::io(format!("cannot remove {}", path.display()))(e))
+        }
+        _ => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,6 +5,8 @@ use std::path::PathBuf;
 use chrono::NaiveDate;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use clientbank_bank::config::LogFormat;
+
 use crate::cmd;
 
 /// Moves payment orders from accounting software to the bank and statements back,
@@ -291,13 +293,11 @@ pub(crate) struct TableArgs {
     pub(crate) csv: bool,
 }
 
-/// How the daemon logs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub(crate) enum LogFormat {
-    /// Lines for people.
-    Text,
-    /// One JSON object per line.
-    Json,
+/// `--log-format text|json`: the configuration's [`clientbank_bank::config::LogFormat`].
+pub(crate) fn log_format() -> impl clap::builder::TypedValueParser<Value = LogFormat> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new([LogFormat::Text.as_str(), LogFormat::Json.as_str()])
+        .map(|text| text.parse().unwrap_or_default())
 }
 
 /// What `convert` writes.

@@ -74,6 +74,83 @@ pub(crate) fn table(
     Ok(())
 }
 
+/// What a code of the bank means, in the user's language: `words` pairs each code with its
+/// Russian; English, and a code the table does not know, as the bank says it.
+fn bank_word(code: &str, words: &[(&str, &str)]) -> String {
+    match words.iter().find(|(c, _)| *c == code) {
+        Some((_, ru)) if crate::term::lang() == crate::term::Lang::Ru => ru.to_string(),
+        _ => code.to_string(),
+    }
+}
+
+/// An account's kind (`AccountCategory`).
+pub(crate) fn account_category(code: &str) -> String {
+    bank_word(
+        code,
+        &[
+            ("CheckingAccount", "расчётный"),
+            ("DepositAccount", "депозитный"),
+            ("CardAccount", "карточный"),
+            ("DepositRateAccount", "депозитный (ставка)"),
+            ("ReservationAccounting", "резервирование"),
+            ("TransitAccount", "транзитный"),
+        ],
+    )
+}
+
+/// An account's state (`AccountStatus`).
+pub(crate) fn account_status(code: &str) -> String {
+    bank_word(
+        code,
+        &[
+            ("New", "открыт"),
+            ("Deleted", "удалён"),
+            ("Closed", "закрыт"),
+            ("Freezed", "заморожен"),
+            ("ToClosed", "закрывается"),
+            ("ToOpen", "открывается"),
+        ],
+    )
+}
+
+/// An operation's state (`OperationStatus`).
+pub(crate) fn operation_status(code: &str) -> String {
+    bank_word(
+        code,
+        &[
+            ("Draft", "черновик"),
+            ("SendToBank", "отправлена в банк"),
+            ("Executed", "исполнена"),
+            ("RejectByBank", "отклонена банком"),
+            ("Canceled", "отменена"),
+            ("Received", "получена"),
+            ("PayReceived", "оплата получена"),
+            ("ClarifyRequiredOutcome", "требует уточнения"),
+        ],
+    )
+}
+
+/// An operation's direction (`in`, `out`) in the user's language.
+pub(crate) fn direction(code: &str) -> String {
+    match code {
+        "in" => tr("in", "приход"),
+        "out" => tr("out", "расход"),
+        other => other.to_string(),
+    }
+}
+
+/// A moment (`YYYY-MM-DDTHH:MM:SS`) as Excel of the user's language reads a date and time:
+/// `26.11.2026 11:32:18` in Russian, `2026-11-26 11:32:18` in English.
+pub(crate) fn excel_moment(at: &str) -> String {
+    let Ok(at) = chrono::NaiveDateTime::parse_from_str(at, "%Y-%m-%dT%H:%M:%S") else {
+        return at.to_string();
+    };
+    match crate::term::lang() {
+        crate::term::Lang::Ru => at.format("%d.%m.%Y %H:%M:%S").to_string(),
+        _ => at.format("%Y-%m-%d %H:%M:%S").to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -846,6 +846,31 @@ fn history_across_pages_in_table_json_and_csv_matches_the_api() {
     for (record, op) in records.iter().zip(&expected) {
         assert_eq!(&record[8], op.payment_purpose.as_deref().unwrap_or(""));
     }
+    // As Russian Excel reads it: a date and time it takes for one, the direction and the
+    // state in words, a decimal comma.
+    let out = bank.run(&[
+        "--lang",
+        "ru",
+        "history",
+        &number,
+        "--from",
+        "2026-07-01",
+        "--till",
+        "2026-08-31",
+        "--csv",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let mut reader = excel_csv(&out.stdout);
+    let ru: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    for (record, op) in ru.iter().zip(&expected) {
+        if let Some(at) = op.executed {
+            assert_eq!(&record[0], at.format("%d.%m.%Y %H:%M:%S").to_string());
+        }
+        assert!(["приход", "расход"].contains(&&record[1]), "{record:?}");
+        assert!(!record[9].is_empty(), "{record:?}");
+        assert_ne!(&record[9], "Executed", "{record:?}");
+        assert!(!record[2].contains('.'), "a decimal comma: {record:?}");
+    }
 
     let out = bank.run(&[
         "history",

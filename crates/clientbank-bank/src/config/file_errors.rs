@@ -116,7 +116,116 @@ fn in_russian(message: &str) -> String {
     if message.starts_with("duplicate key") {
         return format!("ключ повторяется ({message})");
     }
-    format!("ошибка в записи TOML: {message}")
+    match toml_syntax_in_russian(message) {
+        Some(said) => format!("ошибка в записи TOML: {said}"),
+        None => format!("ошибка в записи TOML: {message}"),
+    }
+}
+
+/// The Russian of toml's syntax errors (`what is wrong, expected what`); `None` for one this
+/// table does not know.
+fn toml_syntax_in_russian(message: &str) -> Option<String> {
+    const WRONG: [(&str, &str); 36] = [
+        (
+            "string values must be quoted",
+            "текст значения нужно взять в кавычки",
+        ),
+        ("key with no value", "у ключа нет значения"),
+        ("unquoted keys cannot be empty", "ключ не может быть пустым"),
+        (
+            "too few unicode value digits",
+            "после \\u или \\U мало шестнадцатеричных цифр",
+        ),
+        (
+            "missing escaped value",
+            "после обратной косой черты нет знака",
+        ),
+        ("missing opening quote", "нет открывающей кавычки"),
+        (
+            "missing comma between array elements",
+            "между элементами списка нет запятой",
+        ),
+        (
+            "missing comma between key-value pairs",
+            "между парами ключ = значение нет запятой",
+        ),
+        (
+            "missing assignment between key-value pairs",
+            "между ключом и значением нет =",
+        ),
+        ("missing value for key", "у ключа нет значения"),
+        ("missing value", "нет значения"),
+        (
+            "missing key for inline table element",
+            "у элемента встроенной таблицы нет ключа",
+        ),
+        ("missing table open", "нет открывающей ["),
+        ("missing array opening", "нет открывающей ["),
+        ("missing inline table opening", "нет открывающей {"),
+        ("missing comment start", "нет # в начале комментария"),
+        ("extra assignment between key-value pairs", "лишний знак ="),
+        ("extra comma in array", "лишняя запятая в списке"),
+        (
+            "extra comma in inline table",
+            "лишняя запятая во встроенной таблице",
+        ),
+        ("unclosed table", "таблица не закрыта"),
+        ("unclosed array table", "таблица не закрыта"),
+        ("unclosed array", "список не закрыт"),
+        ("unclosed inline table", "встроенная таблица не закрыта"),
+        ("invalid basic string", "неверная строка в двойных кавычках"),
+        (
+            "invalid literal string",
+            "неверная строка в одинарных кавычках",
+        ),
+        (
+            "invalid multi-line basic string",
+            "неверная многострочная строка",
+        ),
+        (
+            "invalid multi-line literal string",
+            "неверная многострочная строка",
+        ),
+        ("invalid string", "неверная строка"),
+        ("invalid key", "неверный ключ"),
+        ("invalid unquoted key", "неверный ключ без кавычек"),
+        ("invalid key-value pair", "неверная пара ключ = значение"),
+        ("invalid value", "неверное значение"),
+        ("invalid integer number", "неверное целое число"),
+        ("invalid float", "неверное дробное число"),
+        ("invalid fraction", "неверная дробная часть числа"),
+        ("invalid date-time", "неверные дата и время"),
+    ];
+    const WORDS: [(&str, &str); 12] = [
+        ("literal string", "строка"),
+        ("basic string", "строка"),
+        ("unicode hexadecimal value", "шестнадцатеричные цифры"),
+        ("letters", "буквы"),
+        ("numbers", "цифры"),
+        ("digits", "цифры"),
+        ("newline", "перевод строки"),
+        ("key", "ключ"),
+        ("value", "значение"),
+        ("comment", "комментарий"),
+        ("characters", "знаки"),
+        ("printable characters", "печатные знаки"),
+    ];
+    let (head, expected) = match message.split_once(", expected ") {
+        Some((head, expected)) => (head, Some(expected)),
+        None => (message, None),
+    };
+    let (_, head) = WRONG.iter().find(|(en, _)| *en == head)?;
+    let Some(expected) = expected else {
+        return Some(head.to_string());
+    };
+    let expected: Vec<&str> = expected
+        .split(", ")
+        .map(|word| match WORDS.iter().find(|(en, _)| *en == word) {
+            Some((_, ru)) => ru,
+            None => word,
+        })
+        .collect();
+    Some(format!("{head}; ожидается {}", expected.join(", ")))
 }
 
 /// serde's words for what a value is, in Russian (what it quotes kept).
@@ -301,6 +410,14 @@ mod tests {
         assert_eq!(
             in_russian("missing field `addr`"),
             "нет обязательного ключа `addr`"
+        );
+        assert_eq!(
+            in_russian("string values must be quoted, expected literal string"),
+            "ошибка в записи TOML: текст значения нужно взять в кавычки; ожидается строка"
+        );
+        assert_eq!(
+            in_russian("unquoted keys cannot be empty, expected letters, numbers, `-`, `_`"),
+            "ошибка в записи TOML: ключ не может быть пустым; ожидается буквы, цифры, `-`, `_`"
         );
         assert_eq!(
             in_russian("invalid type: boolean `true`, expected a string"),

@@ -19,8 +19,8 @@ mod values;
 use file_errors::{not_utf8, toml_error};
 pub use journal::{DEFAULT_LEASE, SharedJournal};
 use secrets::*;
-pub use values::InboxNames;
 use values::*;
+pub use values::{InboxNames, LogFormat};
 
 /// How a drop goes to the bank.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
@@ -322,7 +322,7 @@ pub struct Settings {
     /// The names taken from the inbox (`patterns`, default `*.txt`, `*.json`).
     pub patterns: InboxNames,
     /// `text` or `json`.
-    pub log_format: String,
+    pub log_format: LogFormat,
     /// Statements back to `outbox/`, if configured.
     pub statements: Option<Statements>,
     /// Warnings about the configuration (a token file others can read), to log.
@@ -374,7 +374,7 @@ impl Default for Settings {
             once_patience: Duration::from_secs(60),
             incomplete_after: Duration::from_secs(600),
             patterns: InboxNames::default(),
-            log_format: "text".into(),
+            log_format: LogFormat::Text,
             statements: None,
             warnings: Vec::new(),
             file: None,
@@ -645,7 +645,7 @@ impl Settings {
         if let Some(Patterns(patterns)) = file.patterns {
             settings.patterns = inbox_names(patterns, path, &mut warnings)?;
         }
-        if let Some(LogFormat(format)) = file.log_format {
+        if let Some(format) = file.log_format {
             settings.log_format = format;
         }
         settings.statements = file.statements.map(Statements::from_file).transpose()?;

@@ -19,10 +19,6 @@ pub(super) struct OutboxName(pub(super) String);
 #[derive(Debug)]
 pub(super) struct Patterns(pub(super) Vec<String>);
 
-/// `log_format`: `text` or `json`.
-#[derive(Debug)]
-pub(super) struct LogFormat(pub(super) String);
-
 /// A duration of at least `MIN_MS` milliseconds (and at most a day).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Wait<const MIN_MS: u64>(pub(super) Duration);
@@ -153,16 +149,47 @@ impl<'de> Deserialize<'de> for Patterns {
     }
 }
 
+/// How the daemon logs (`log_format`, `--log-format`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LogFormat {
+    /// Lines for people: local time, plain words, in the run's language.
+    #[default]
+    Text,
+    /// One JSON object per line (UTC, fields).
+    Json,
+}
+
+impl LogFormat {
+    /// `text` or `json`, as the file and the flag write it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LogFormat::Text => "text",
+            LogFormat::Json => "json",
+        }
+    }
+}
+
+impl std::str::FromStr for LogFormat {
+    type Err = String;
+
+    /// `text` or `json`; anything else says so in both languages (see [`both`]).
+    fn from_str(text: &str) -> Result<LogFormat, String> {
+        match text {
+            "text" => Ok(LogFormat::Text),
+            "json" => Ok(LogFormat::Json),
+            other => Err(both(
+                format!("log_format: {other:?}: expected \"text\" or \"json\""),
+                format!("log_format: {other:?}: ожидается \"text\" или \"json\""),
+            )),
+        }
+    }
+}
+
 impl<'de> Deserialize<'de> for LogFormat {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<LogFormat, D::Error> {
-        let format = String::deserialize(d)?;
-        if format != "text" && format != "json" {
-            return Err(serde::de::Error::custom(both(
-                format!("log_format: {format:?}: expected \"text\" or \"json\""),
-                format!("log_format: {format:?}: ожидается \"text\" или \"json\""),
-            )));
-        }
-        Ok(LogFormat(format))
+        String::deserialize(d)?
+            .parse()
+            .map_err(serde::de::Error::custom)
     }
 }
 

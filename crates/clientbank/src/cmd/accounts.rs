@@ -10,7 +10,7 @@ use super::bank::{bank_failure, with_client};
 use crate::cli::{BankArgs, TableArgs};
 use crate::exit::{Failure, Outcome};
 use crate::output::print_json;
-use crate::table::{csv_error, cut, headers, opt, table};
+use crate::table::{account_category, account_status, csv_error, cut, headers, opt, table};
 use crate::term::tr;
 
 /// The arguments (the doc comments are `--help`'s English; `help_ru` has the Russian).
@@ -100,9 +100,9 @@ fn write_csv(rows: &[AccountRow]) -> Result<(), Failure> {
             &r.account_id,
             &excel_cell(opt(&r.number)),
             &excel_cell(opt(&r.name)),
-            opt(&r.category),
+            &account_category(opt(&r.category)),
             opt(&r.currency),
-            opt(&r.status),
+            &account_status(opt(&r.status)),
             &excel_sum(&r.balance.to_string(), crate::term::lang()),
         ])
         .map_err(csv_error)?;
@@ -130,7 +130,7 @@ fn write_table(rows: &[AccountRow], companies: usize) -> Result<(), Failure> {
                 opt(&r.inn).to_string(),
                 opt(&r.number).to_string(),
                 opt(&r.currency).to_string(),
-                opt(&r.status).to_string(),
+                account_status(opt(&r.status)),
                 r.balance.to_string(),
                 r.account_id.clone(),
             ]

@@ -14,7 +14,9 @@ use super::bank::{bank_failure, with_client};
 use crate::cli::{BankArgs, TableArgs, parse_day};
 use crate::exit::{Failure, Outcome};
 use crate::output::print_json;
-use crate::table::{csv_error, cut, headers, opt, table};
+use crate::table::{
+    csv_error, cut, direction, excel_moment, headers, operation_status, opt, table,
+};
 use crate::term::tr;
 
 /// The arguments (the doc comments are `--help`'s English; `help_ru` has the Russian).
@@ -136,8 +138,8 @@ fn write_csv(rows: &[OperationRow]) -> Result<(), Failure> {
     for r in rows {
         let amount = r.amount.map(|a| a.to_string()).unwrap_or_default();
         out.write_record([
-            opt(&r.executed),
-            opt(&r.direction),
+            &excel_moment(opt(&r.executed)),
+            &direction(opt(&r.direction)),
             &excel_sum(&amount, crate::term::lang()),
             opt(&r.currency),
             &excel_cell(opt(&r.doc_number)),
@@ -145,7 +147,7 @@ fn write_csv(rows: &[OperationRow]) -> Result<(), Failure> {
             &excel_cell(opt(&r.counterparty_inn)),
             &excel_cell(opt(&r.counterparty_account)),
             &excel_cell(opt(&r.purpose)),
-            opt(&r.status),
+            &operation_status(opt(&r.status)),
             &r.id,
         ])
         .map_err(csv_error)?;
@@ -178,11 +180,7 @@ fn write_table(
         .iter()
         .zip(rows)
         .map(|(op, r)| {
-            let direction = match r.direction.as_deref() {
-                Some("in") => tr("in", "приход"),
-                Some("out") => tr("out", "расход"),
-                other => other.unwrap_or("-").to_string(),
-            };
+            let direction = r.direction.as_deref().map_or("-".to_string(), direction);
             let executed = op
                 .executed
                 .map(|at| at.format("%d.%m.%Y %H:%M").to_string());
@@ -195,7 +193,7 @@ fn write_table(
                 opt(&r.counterparty_inn).to_string(),
                 opt(&r.counterparty_account).to_string(),
                 cut(&excel_cell(opt(&r.purpose)), 40),
-                opt(&r.status).to_string(),
+                operation_status(opt(&r.status)),
                 r.id.clone(),
             ]
         })

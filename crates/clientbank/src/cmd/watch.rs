@@ -9,8 +9,8 @@ use clientbank_bank::{Settings, Signing};
 use clientbank_watch::folders::{Folder, Layout};
 use clientbank_watch::{Daemon, Options, demo};
 
-use crate::cli::LogFormat;
 use crate::exit::{Failure, Outcome};
+use clientbank_bank::config::LogFormat;
 use clientbank_format::Message;
 
 use super::summary;
@@ -41,7 +41,7 @@ pub(crate) struct Args {
     #[arg(long)]
     pub(crate) config: Option<PathBuf>,
     /// Log lines as text (default) or JSON.
-    #[arg(long)]
+    #[arg(long, value_parser = crate::cli::log_format())]
     pub(crate) log_format: Option<LogFormat>,
     /// Start a new journal although the folders show earlier use (after the old one was
     /// lost: the files of processing/ go to review/).
@@ -112,10 +112,7 @@ pub(crate) fn run(mut args: Args) -> Result<Outcome, Failure> {
 /// One folder: its daemon, with `--demo`, `--sandbox` and `--metrics`.
 fn one(args: Args, dir: PathBuf) -> Result<Outcome, Failure> {
     let mut settings = load(&dir, args.config.as_deref())?;
-    let json_logs = match args.log_format {
-        Some(format) => format == LogFormat::Json,
-        None => settings.log_format == "json",
-    };
+    let json_logs = args.log_format.unwrap_or(settings.log_format) == LogFormat::Json;
     init_logging(json_logs);
     if args.demo {
         demo::start_afresh(&dir)?;

@@ -10,9 +10,9 @@ use clientbank_watch::daemon::open_journal;
 use clientbank_watch::folders::Layout;
 
 use super::watch::{init_logging, load, shutdown};
-use crate::cli::LogFormat;
 use crate::exit::{Failure, Outcome};
 use crate::term::tr;
+use clientbank_bank::config::LogFormat;
 use clientbank_format::Message;
 
 /// The arguments (the doc comments are `--help`'s English; `help_ru` has the Russian).
@@ -30,16 +30,13 @@ pub(crate) struct Args {
     #[arg(long)]
     pub(crate) config: Option<PathBuf>,
     /// Log lines as text (default) or JSON.
-    #[arg(long)]
+    #[arg(long, value_parser = crate::cli::log_format())]
     pub(crate) log_format: Option<LogFormat>,
 }
 
 pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
     let settings = load(&args.dir, args.config.as_deref())?;
-    let json_logs = match args.log_format {
-        Some(format) => format == LogFormat::Json,
-        None => settings.log_format == "json",
-    };
+    let json_logs = args.log_format.unwrap_or(settings.log_format) == LogFormat::Json;
     init_logging(json_logs);
     for warning in &settings.warnings {
         crate::term::warning(warning.get(crate::term::lang()));
