@@ -70,18 +70,18 @@ pub enum Error {
     LeaseLost(clientbank_format::Message),
     /// The journal cannot serve: missing where it must exist, of a newer version, its files
     /// deleted while in use.
-    #[error("journal: {0}")]
-    JournalRefused(String),
+    #[error("journal: {}", .0.en())]
+    JournalRefused(clientbank_format::Message),
     /// The journal is damaged: refused, with how to recover.
-    #[error("the journal {0}")]
-    JournalDamaged(String),
+    #[error("the journal {}", .0.en())]
+    JournalDamaged(clientbank_format::Message),
     /// The journal is missing where the folders show earlier use, or a command was given a
     /// folder without one (in both languages).
     #[error("{}", .0.en())]
     JournalMissing(clientbank_format::Message),
     /// Another daemon runs on the folder.
-    #[error("{0}")]
-    Busy(String),
+    #[error("{}", .0.en())]
+    Busy(clientbank_format::Message),
     /// A file or folder cannot be read or written: what was being done, and why.
     #[error("{what}: {source}")]
     Io {
@@ -167,9 +167,10 @@ impl Error {
             | Error::LeaseLost(m)
             | Error::Leased { message: m, .. } => m.clone(),
             Error::Journal { path, source } => both("журнал: ", format!("{path}: {source}")),
-            Error::JournalRefused(s) => both("журнал: ", s.clone()),
-            Error::JournalDamaged(s) => both("журнал ", s.clone()),
-            Error::Busy(_) | Error::Io { .. } => both("", self.to_string()),
+            Error::JournalRefused(m) => both("журнал: ", m.ru().to_string()),
+            Error::JournalDamaged(m) => both("журнал ", m.ru().to_string()),
+            Error::Busy(m) => m.clone(),
+            Error::Io { .. } => both("", self.to_string()),
         }
     }
 

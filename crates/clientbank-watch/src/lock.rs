@@ -5,6 +5,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use clientbank_format::{Message, tr};
+
 use crate::Error;
 use crate::folders::{Folder, Layout};
 
@@ -84,13 +86,17 @@ impl DirLock {
     /// without `FILE_SHARE_DELETE`, so it cannot be deleted or replaced while it is open.
     pub fn check(&self) -> Result<(), Error> {
         let replaced = || {
-            Error::Busy(format!(
-                "the lock file {} was deleted or replaced while this clientbank worked on {}: \
-                 another clientbank may be working on the folder now. Stopping here, before \
-                 anything more is sent; make sure only one `clientbank watch` runs on the \
-                 folder, then start it again (never delete .clientbank/lock by hand)",
-                self.path.display(),
-                self.root.display()
+            let (lock, root) = (self.path.display(), self.root.display());
+            Error::Busy(tr!(
+                "the lock file {lock} was deleted or replaced while this clientbank worked on \
+                 {root}: another clientbank may be working on the folder now. Stopping here, \
+                 before anything more is sent; make sure only one `clientbank watch` runs on the \
+                 folder, then start it again (never delete .clientbank/lock by hand)" ;
+                "файл блокировки {lock} удалён или заменён, пока этот clientbank работал с \
+                 {root}: с папкой, возможно, уже работает другой clientbank. Остановлено здесь, \
+                 пока больше ничего не отправлено; убедитесь, что на папке работает только один \
+                 `clientbank watch`, и запустите его снова (никогда не удаляйте \
+                 .clientbank/lock вручную)"
             ))
         };
         #[cfg(unix)]
@@ -134,24 +140,30 @@ fn open(path: &Path) -> Result<fs::File, Error> {
         .map_err(Error::io(format!("cannot open {}", path.display())))
 }
 
-fn busy(root: &Path, path: &Path, holder: Holder, wait: Duration) -> String {
+fn busy(root: &Path, path: &Path, holder: Holder, wait: Duration) -> Message {
+    let (root_shown, lock) = (root.display(), path.display());
     match holder {
-        Holder::Daemon => format!(
-            "another clientbank is working on {} (it holds {}): a clientbank watch, or an \
-             upload, sign or resolve that has not finished; one at a time per folder",
-            root.display(),
-            path.display()
+        Holder::Daemon => tr!(
+            "another clientbank is working on {root_shown} (it holds {lock}): a clientbank \
+             watch, or an upload, sign or resolve that has not finished; one at a time per \
+             folder" ;
+            "с {root_shown} уже работает другой clientbank (он держит {lock}): clientbank \
+             watch или незавершённые upload, sign или resolve; с папкой — по одному"
         ),
-        Holder::Command => format!(
-            "a clientbank watch (or another clientbank command) is working on {} (it holds \
-             {}); waited {} s. One at a time per folder, so that no payment goes twice: stop \
-             the daemon (or wait for the command) and try again; a file to upload can instead \
-             be dropped into {}, where the daemon takes it",
-            root.display(),
-            path.display(),
-            wait.as_secs(),
-            root.join(Folder::Inbox.as_str()).display()
-        ),
+        Holder::Command => {
+            let (waited, inbox) = (wait.as_secs(), root.join(Folder::Inbox.as_str()));
+            let inbox = inbox.display();
+            tr!(
+                "a clientbank watch (or another clientbank command) is working on {root_shown} \
+                 (it holds {lock}); waited {waited} s. One at a time per folder, so that no \
+                 payment goes twice: stop the daemon (or wait for the command) and try again; a \
+                 file to upload can instead be dropped into {inbox}, where the daemon takes it" ;
+                "с {root_shown} работает clientbank watch (или другая команда clientbank; она \
+                 держит {lock}); ждали {waited} с. С папкой — по одному, чтобы ни один платёж не \
+                 ушёл дважды: остановите демон (или дождитесь команды) и повторите; файл для \
+                 загрузки можно вместо этого положить в {inbox}, откуда его возьмёт демон"
+            )
+        }
     }
 }
 

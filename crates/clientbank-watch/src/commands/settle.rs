@@ -1,6 +1,7 @@
 //! A person settles the payments in doubt of a file of review/ (clientbank resolve): payment by payment, then the file goes to done/ or back to the inbox.
 
 use super::*;
+use clientbank_format::tr;
 
 /// What a person says of the payments in doubt of a file of review/ (`clientbank resolve`):
 /// the numbers of those at the bank and of those not at the bank; an empty list is every
@@ -59,8 +60,10 @@ pub fn settle(
         .unwrap_or_default();
     let place = Layout::place(Folder::Review, &name);
     let path = layout.path_of(&place);
-    let mut journal = crate::journal::open_folder(&layout)?
-        .ok_or_else(|| Error::JournalRefused(format!("{} has no journal", dir.display())))?;
+    let mut journal = crate::journal::open_folder(&layout)?.ok_or_else(|| {
+        let shown = dir.display();
+        Error::JournalRefused(tr!("{shown} has no journal" ; "у {shown} нет журнала"))
+    })?;
     // A journal in PostgreSQL: the folder's lease too, as a daemon holds it.
     journal.take_lease(&crate::journal::owner_id(), dir)?;
     let recorded = journal.file_at(&place)?;
@@ -84,9 +87,11 @@ pub fn settle(
         )));
     }
     let Some(row) = recorded else {
-        return Err(Error::JournalRefused(format!(
+        return Err(Error::JournalRefused(tr!(
             "the journal has no record of {place}: check its payments at the bank, then move \
-             it to the inbox yourself if they are not there"
+             it to the inbox yourself if they are not there" ;
+            "в журнале нет записи о {place}: проверьте его платежи в банке и, если их там нет, \
+             сами перенесите файл во входящие"
         )));
     };
     let rows = journal.payments_of(row.id)?;

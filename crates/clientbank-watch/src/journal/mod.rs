@@ -27,6 +27,7 @@ pub use open::{Location, exists_in, open_folder, owner_id, schema_file};
 pub use schema::SCHEMA_VERSION;
 pub use store::DbError;
 
+use clientbank_format::tr;
 use intents::{Active, active_elsewhere};
 use store::{Row, Sql, Store, Value, values};
 
@@ -271,28 +272,41 @@ impl Journal {
             return Ok(());
         };
         if !path.exists() {
-            return Err(Error::JournalRefused(format!(
-                "{} was deleted while clientbank ran: stopped, nothing more is sent. Restore \
-                 it from a backup, or start with --new-journal (see `clientbank watch --help`)",
-                path.display()
+            let shown = path.display();
+            return Err(Error::JournalRefused(tr!(
+                "{shown} was deleted while clientbank ran: stopped, nothing more is sent. \
+                 Restore it from a backup, or start with --new-journal (see `clientbank watch \
+                 --help`)" ;
+                "{shown} удалён во время работы clientbank: остановлено, больше ничего не \
+                 отправляется. Восстановите его из резервной копии или запустите с \
+                 --new-journal (см. `clientbank watch --help`)"
             )));
         }
         let wal = self.wal_path();
         if wal.exists() {
             return Ok(());
         }
-        let saved = self.checkpoint();
-        Err(Error::JournalRefused(format!(
-            "{} (the journal's write-ahead log) was deleted while clientbank ran: what it held \
-             would be lost in a crash, and payments sent again. {} Stopped, nothing more is \
-             sent: start clientbank again (the log is made anew)",
-            wal.display(),
-            if saved {
-                "Its records were saved into the journal file."
-            } else {
+        let (saved_en, saved_ru) = if self.checkpoint() {
+            (
+                "Its records were saved into the journal file.",
+                "Его записи сохранены в файл журнала.",
+            )
+        } else {
+            (
                 "Its records could not all be saved into the journal file: check the journal \
-                 against the bank before sending anything else."
-            }
+                 against the bank before sending anything else.",
+                "Не все его записи удалось сохранить в файл журнала: сверьте журнал с банком, \
+                 прежде чем отправлять что-то ещё.",
+            )
+        };
+        let shown = wal.display();
+        Err(Error::JournalRefused(tr!(
+            "{shown} (the journal's write-ahead log) was deleted while clientbank ran: what it \
+             held would be lost in a crash, and payments sent again. {saved_en} Stopped, nothing \
+             more is sent: start clientbank again (the log is made anew)" ;
+            "{shown} (журнал упреждающей записи) удалён во время работы clientbank: его записи \
+             пропали бы при сбое, и платежи ушли бы снова. {saved_ru} Остановлено, больше ничего \
+             не отправляется: запустите clientbank снова (журнал будет создан заново)"
         )))
     }
 

@@ -13,6 +13,7 @@ use super::{Journal, SCHEMA_VERSION, db_error, schema};
 use crate::Error;
 use crate::folders::{Folder, Layout};
 use clientbank_bank::config::SharedJournal;
+use clientbank_format::tr;
 
 /// Where a folder's journal is.
 #[derive(Clone, Debug)]
@@ -81,10 +82,13 @@ fn read_schema(file: &Path) -> Result<Option<String>, Error> {
             if valid_schema(&schema) {
                 Ok(Some(schema))
             } else {
-                Err(Error::JournalDamaged(format!(
-                    "{} names no schema clientbank made ({schema:?}): restore it from a backup, \
-                     or from the schema list of the database (`\\dn folder_*` in psql)",
-                    file.display()
+                let shown = file.display();
+                Err(Error::JournalDamaged(tr!(
+                    "{shown} names no schema clientbank made ({schema:?}): restore it from a \
+                     backup, or from the schema list of the database (`\\dn folder_*` in psql)" ;
+                    "{shown} называет схему, которую clientbank не создавал ({schema:?}): \
+                     восстановите его из резервной копии или по списку схем базы (`\\dn \
+                     folder_*` в psql)"
                 )))
             }
         }
@@ -119,8 +123,12 @@ fn name_schema(layout: &Layout, file: &Path) -> Result<String, Error> {
     match linked {
         Ok(()) => Ok(schema),
         // Named meanwhile by another daemon: its name.
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => read_schema(file)?
-            .ok_or_else(|| Error::JournalRefused(format!("{} is gone", file.display()))),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            read_schema(file)?.ok_or_else(|| {
+                let shown = file.display();
+                Error::JournalRefused(tr!("{shown} is gone" ; "{shown} исчез"))
+            })
+        }
         Err(e) => Err(cannot(e)),
     }
 }
@@ -160,11 +168,13 @@ pub fn open_folder(layout: &Layout) -> Result<Option<Journal>, Error> {
             &clientbank_bank::config::ProcessEnv,
         )?;
         let Some(shared) = settings.journal else {
-            return Err(Error::JournalRefused(format!(
-                "{} says the journal is in PostgreSQL, but {} names no `journal = \
-                 \"postgres://…\"`",
-                file.display(),
-                layout.root.join("clientbank.toml").display()
+            let (shown, config) = (file.display(), layout.root.join("clientbank.toml"));
+            let config = config.display();
+            return Err(Error::JournalRefused(tr!(
+                "{shown} says the journal is in PostgreSQL, but {config} names no `journal = \
+                 \"postgres://…\"`" ;
+                "{shown} говорит, что журнал в PostgreSQL, но в {config} нет `journal = \
+                 \"postgres://…\"`"
             )));
         };
         let location = Location::of(layout, Some(&shared), false)?;
@@ -188,14 +198,20 @@ impl Journal {
                 match Pg::connect(journal, schema, create).map_err(db_error(&label))? {
                     Some(pg) => Store::Postgres(Box::new(pg)),
                     None => {
-                        return Err(Error::JournalRefused(format!(
+                        return Err(Error::JournalRefused(tr!(
                             "{label} is not in the database, though the folder's \
                              .clientbank/journal.postgres names it: the journal is lost (another \
                              database, or one restored from before the folder was first served). \
                              Point `journal` at the right database or restore it; or check the \
                              files of processing/, review/ and rejected/ at the bank, remove \
                              .clientbank/journal.postgres and start with `clientbank watch DIR \
-                             --new-journal`"
+                             --new-journal`" ;
+                            "{label} нет в базе, хотя его называет .clientbank/journal.postgres \
+                             папки: журнал потерян (другая база или восстановленная из времени до \
+                             первого обслуживания папки). Укажите в `journal` нужную базу или \
+                             восстановите её; или сверьте с банком файлы processing/, review/ и \
+                             rejected/, удалите .clientbank/journal.postgres и запустите \
+                             `clientbank watch DIR --new-journal`"
                         )));
                     }
                 }
@@ -203,9 +219,11 @@ impl Journal {
         };
         let version = db.version().map_err(db_error(&label))?;
         if version > SCHEMA_VERSION {
-            return Err(Error::JournalRefused(format!(
+            return Err(Error::JournalRefused(tr!(
                 "{label} was written by a newer clientbank (schema {version}, this one knows \
-                 {SCHEMA_VERSION}): use that version"
+                 {SCHEMA_VERSION}): use that version" ;
+                "{label} записан более новым clientbank (схема {version}, эта версия знает \
+                 {SCHEMA_VERSION}): используйте ту версию"
             )));
         }
         let mut journal = Journal {
@@ -270,9 +288,10 @@ impl Journal {
 fn open_sqlite(path: &Path, create: bool) -> Result<Store, Error> {
     let existed = path.exists();
     if !existed && !create {
-        return Err(Error::JournalRefused(format!(
-            "{} does not exist (run `clientbank watch` on the folder first)",
-            path.display()
+        let shown = path.display();
+        return Err(Error::JournalRefused(tr!(
+            "{shown} does not exist (run `clientbank watch` on the folder first)" ;
+            "{shown} не существует (сначала запустите `clientbank watch` на этой папке)"
         )));
     }
     let label = path.display().to_string();
@@ -283,11 +302,14 @@ fn open_sqlite(path: &Path, create: bool) -> Result<Store, Error> {
         |d| crate::report::shell_quote(&d.display().to_string()),
     );
     let damaged = |what: String| {
-        Error::JournalDamaged(format!(
-            "{} is damaged ({what}). Restore it (and the -wal file beside it) from a \
+        let shown = path.display();
+        Error::JournalDamaged(tr!(
+            "{shown} is damaged ({what}). Restore it (and the -wal file beside it) from a \
              backup; or move it aside, check the files of review/, processing/ and \
-             rejected/ at the bank, and start with `clientbank watch {dir} --new-journal`",
-            path.display()
+             rejected/ at the bank, and start with `clientbank watch {dir} --new-journal`" ;
+            "{shown} повреждён ({what}). Восстановите его (и файл -wal рядом) из резервной \
+             копии; или уберите его в сторону, сверьте с банком файлы review/, processing/ и \
+             rejected/ и запустите `clientbank watch {dir} --new-journal`"
         ))
     };
     let db = Connection::open(path).map_err(map)?;
