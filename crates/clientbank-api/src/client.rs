@@ -933,6 +933,7 @@ fn transport_error(e: &reqwest::Error) -> Error {
         // The request could not even be made (a header value or a URL it refuses): nothing
         // left this process. A configuration error, never "sent, answer lost".
         let cause = source_text(e);
+        let cause = cause.en();
         Error::Config(tr!(
             "the request cannot be made, nothing was sent (check the configuration: the \
              token, the bank's address): {cause}";
@@ -948,15 +949,10 @@ fn transport_error(e: &reqwest::Error) -> Error {
     }
 }
 
-fn source_text(e: &reqwest::Error) -> String {
-    let mut text = e.to_string();
-    let mut source = std::error::Error::source(e);
-    while let Some(inner) = source {
-        text.push_str(": ");
-        text.push_str(&inner.to_string());
-        source = inner.source();
-    }
-    text
+/// reqwest's error with its causes: in English the whole chain, in Russian the system's
+/// reason in words where an I/O error stands in it.
+fn source_text(e: &reqwest::Error) -> Message {
+    clientbank_diagnostic::os::cause(e)
 }
 
 #[cfg(test)]

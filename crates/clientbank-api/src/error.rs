@@ -55,14 +55,14 @@ pub enum Error {
     /// The connection could not be made: nothing was sent. The text is the cause as the
     /// network library says it; what to check, for a known cause, is said after it
     /// ([`Error::message`] in both languages).
-    #[error("cannot connect to the bank: {}{}", .0, connect_hint_en(.0))]
-    Connect(String),
+    #[error("cannot connect to the bank: {}{}", .0, connect_hint_en(.0.en()))]
+    Connect(Message),
     /// No answer in time: the request may or may not have reached the bank.
     #[error("the bank did not answer in time")]
     Timeout,
     /// The connection broke: the request may or may not have reached the bank.
     #[error("the connection to the bank broke: {0}")]
-    Transport(String),
+    Transport(Message),
     /// A read whose successful answer is not what the API describes.
     #[error("unexpected answer from the bank: {0}")]
     Decode(String),
@@ -199,11 +199,12 @@ impl Error {
                 suffix(message)
             ),
             Error::Connect(cause) => format!(
-                "не удалось соединиться с банком{}: {cause}",
-                connect_hint(cause).map_or(String::new(), |h| format!(" ({})", h.ru()))
+                "не удалось соединиться с банком{}: {}",
+                connect_hint(cause.en()).map_or(String::new(), |h| format!(" ({})", h.ru())),
+                cause.ru()
             ),
             Error::Timeout => "банк не ответил вовремя".into(),
-            Error::Transport(cause) => format!("соединение с банком оборвалось: {cause}"),
+            Error::Transport(cause) => format!("соединение с банком оборвалось: {}", cause.ru()),
             Error::Decode(what) => format!("непонятный ответ банка: {what}"),
             Error::Unreadable { status, reason, .. } => {
                 format!("банк принял запрос ({status}), но его ответ не прочитать: {reason}")
@@ -315,9 +316,15 @@ mod tests {
                 exception_type: String::new(),
                 message: "неверный запрос".into(),
             },
-            Error::Connect("tcp connect error: Connection refused (os error 111)".into()),
+            Error::Connect(Message::new(
+                "tcp connect error: Connection refused (os error 111)",
+                "соединение отвергнуто (ошибка системы 111)",
+            )),
             Error::Timeout,
-            Error::Transport("connection reset".into()),
+            Error::Transport(Message::new(
+                "connection reset",
+                "соединение сброшено другой стороной",
+            )),
             Error::Decode("an account without its id".into()),
             Error::Unreadable {
                 status: 200,
@@ -331,12 +338,7 @@ mod tests {
             },
             Error::Config(Message::new("a setting is wrong", "настройка неверна")),
         ];
-        let carried = [
-            "tcp connect error: Connection refused (os error 111)",
-            "connection reset",
-            "an account without its id",
-            "no JSON",
-        ];
+        let carried = ["an account without its id", "no JSON"];
         for e in errors {
             let said = e.message();
             assert_eq!(said.en(), e.to_string());
@@ -357,7 +359,9 @@ mod tests {
     /// A connection refused is said with what to check, in each language apart.
     #[test]
     fn a_refused_connection_says_what_to_check() {
-        let e = Error::Connect("tcp connect error: Connection refused (os error 111)".into());
+        let e = Error::Connect(Message::same(
+            "tcp connect error: Connection refused (os error 111)",
+        ));
         assert!(e.to_string().contains("nothing listens"), "{e}");
         let ru = e.message().ru().to_string();
         assert!(ru.contains("никто не принимает"), "{ru}");

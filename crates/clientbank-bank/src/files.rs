@@ -5,6 +5,7 @@ use std::fs;
 use std::io;
 use std::path::Path;
 
+use clientbank_diagnostic::os::{Act, cannot};
 use clientbank_format::Message;
 
 use crate::Error;
@@ -18,7 +19,10 @@ pub fn replace_atomically<T>(
     target: &Path,
     write: impl FnOnce(&mut io::BufWriter<&fs::File>) -> Result<T, Error>,
 ) -> Result<T, Error> {
-    let failed = |e: io::Error| Error::io(target.display().to_string())(e);
+    let failed = |e: io::Error| {
+        let shown = target.display();
+        Error::io(cannot(Act::Write, shown))(e)
+    };
     // A link is written through (its file is replaced, the link stays); anything but a regular
     // file (a FIFO, a device, a folder) or a read-only file is refused, never replaced.
     let refused = |en: String, ru: String| Error::Usage(clientbank_format::Message::new(en, ru));
@@ -159,7 +163,8 @@ mod tests {
 
     fn write(target: &Path, text: &str) -> Result<(), Error> {
         replace_atomically(target, |out| {
-            io::Write::write_all(out, text.as_bytes()).map_err(Error::io("write"))
+            io::Write::write_all(out, text.as_bytes())
+                .map_err(Error::io(Message::new("write", "запись")))
         })
     }
 

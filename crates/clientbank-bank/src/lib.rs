@@ -39,8 +39,8 @@ pub enum Error {
     /// A file, folder or socket cannot be used: what was being done, and why.
     #[error("{what}: {source}")]
     Io {
-        /// What was being done (`cannot create outbox/`).
-        what: String,
+        /// What could not be done (`cannot create outbox/`), in both languages.
+        what: Message,
         /// The cause: the file system's error, or what the write stopped on.
         #[source]
         source: Cause,
@@ -84,9 +84,9 @@ impl Error {
         Error::Config(Message::new(en, ru))
     }
 
-    /// An [`Error::Io`] of `what`, for `map_err`: `.map_err(Error::io("cannot read x"))`.
-    pub fn io<E: Into<Cause>>(what: impl Into<String>) -> impl FnOnce(E) -> Error {
-        let what = what.into();
+    /// An [`Error::Io`] of `what`, for `map_err`:
+    /// `.map_err(Error::io(cannot(Act::Read, x)))`.
+    pub fn io<E: Into<Cause>>(what: Message) -> impl FnOnce(E) -> Error {
         move |source| Error::Io {
             what,
             source: source.into(),
@@ -110,7 +110,14 @@ impl Error {
             ),
             Error::Signer(s) => both("подпись: ", s.clone()),
             Error::Api(e) => e.message(),
-            Error::Io { .. } => both("", self.to_string()),
+            Error::Io { what, source } => Message::new(
+                self.to_string(),
+                format!(
+                    "{}: {}",
+                    what.ru(),
+                    clientbank_diagnostic::os::cause(source.as_ref()).ru()
+                ),
+            ),
             Error::Store(e) => both("журнал: ", e.to_string()),
         }
     }
@@ -124,5 +131,42 @@ impl Error {
             Error::Api(e) if e.not_taken() || e.retryable_read() => 3,
             _ => 2,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 19 item 8: an I/O error reads in Russian whole — what could not be done and the
+    /// system's reason in words — wherever the I/O error stands in the cause.
+    #[test]
+    fn an_io_error_is_said_in_both_languages() {
+        let what = || Message::new("cannot read a.txt", "не удалось прочитать a.txt");
+        let gone = Error::io(what())(std::io::Error::from(std::io::ErrorKind::NotFound));
+        assert_eq!(gone.message().en(), "cannot read a.txt: entity not found");
+        assert_eq!(
+            gone.message().ru(),
+            "не удалось прочитать a.txt: нет такого файла или папки"
+        );
+        // Where the write stopped on an I/O error, as a writer says it.
+        #[derive(Debug)]
+        struct Stopped(std::io::Error);
+        impl std::fmt::Display for Stopped {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("the file could not be written")
+            }
+        }
+        impl std::error::Error for Stopped {
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                Some(&self.0)
+            }
+        }
+        let wrapped = Stopped(std::io::Error::from(std::io::ErrorKind::PermissionDenied));
+        let denied = Error::io(what())(wrapped);
+        assert_eq!(
+            denied.message().ru(),
+            "не удалось прочитать a.txt: нет доступа"
+        );
     }
 }

@@ -14,7 +14,8 @@ use axum::Router;
 use axum::http::{Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use clientbank_api::{Client, Token, TokenRequest};
-use clientbank_format::Message;
+use clientbank_diagnostic::os::{Act, cannot};
+use clientbank_format::{Message, tr};
 use tokio::net::TcpListener;
 use tokio::sync::{mpsc, oneshot};
 use url::Url;
@@ -269,9 +270,9 @@ impl SignIn<'_> {
             )));
         }
         if let Some(path) = self.token_file {
-            store_token(path, &token).map_err(Error::io(format!(
-                "cannot store the token in {}",
-                path.display()
+            store_token(path, &token).map_err(Error::io(tr!(
+                "cannot store the token in {}", path.display() ;
+                "не удалось сохранить токен в {}", path.display()
             )))?;
         }
         Ok(token)
@@ -474,7 +475,12 @@ pub async fn logout(mut settings: crate::Settings) -> Result<LoggedOut, Error> {
                 format!("вход не выполнен: файла токена {shown} нет"),
             )));
         }
-        Err(e) => return Err(Error::io(format!("cannot read the token file {shown}"))(e)),
+        Err(e) => {
+            return Err(Error::io(tr!(
+                "cannot read the token file {shown}" ;
+                "не удалось прочитать файл токена {shown}"
+            ))(e));
+        }
     };
     let token = Token::new(text.trim());
     if let Err(why) = token.check() {
@@ -524,7 +530,7 @@ pub async fn logout(mut settings: crate::Settings) -> Result<LoggedOut, Error> {
 fn remove(path: &Path) -> Result<(), Error> {
     match std::fs::remove_file(path) {
         Err(e) if e.kind() != io::ErrorKind::NotFound => {
-            Err(Error::io(format!("cannot remove {}", path.display()))(e))
+            Err(Error::io(cannot(Act::Remove, path.display()))(e))
         }
         _ => Ok(()),
     }

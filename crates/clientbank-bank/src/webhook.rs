@@ -115,9 +115,10 @@ pub const MAX_CONNECTIONS: usize = 256;
 
 /// Binds the listener's address, with an error that says which and why.
 pub async fn bind(addr: SocketAddr) -> Result<TcpListener, Error> {
-    TcpListener::bind(addr)
-        .await
-        .map_err(Error::io(format!("cannot listen for webhooks on {addr}")))
+    TcpListener::bind(addr).await.map_err(Error::io(tr!(
+        "cannot listen for webhooks on {addr}" ;
+        "не удалось принимать вебхуки на {addr}"
+    )))
 }
 
 impl Listener {

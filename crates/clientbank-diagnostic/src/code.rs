@@ -45,6 +45,9 @@ codes! {
     MixedEncoding = "mixed-encoding", Error, true;
     /// U+FFFD in the text: it was destroyed by a lossy conversion before it reached us.
     ReplacementCharacter = "replacement-character", Error, true;
+    /// A zero byte in a line: the file was damaged (zero-filled by a crash or a copy cut
+    /// short) or is not a text file; no 1C program writes one.
+    NulByte = "nul-byte", Error, true;
     /// Larger than the in-memory reader holds (4 GiB); the streaming reader has no limit.
     TooLarge = "too-large", Error, true;
     /// A file that cannot be read at all (an I/O error).

@@ -38,6 +38,7 @@ use std::fmt;
 mod code;
 mod diagnostic;
 mod json;
+pub mod os;
 mod render;
 
 pub use code::Code;
@@ -171,6 +172,47 @@ impl fmt::Display for Message {
     }
 }
 
+/// A duration for people, in both languages: `300 ms`, `45 s`, `1.5 s`, `5 min`,
+/// `1 h 30 min` (`5 мин`, `1 ч 30 мин` in Russian), never `Debug`'s `300s`.
+///
+/// ```
+/// use std::time::Duration;
+/// use clientbank_diagnostic::duration;
+///
+/// assert_eq!(duration(Duration::from_secs(300)).en(), "5 min");
+/// assert_eq!(duration(Duration::from_secs(5430)).ru(), "1 ч 30 мин 30 с");
+/// assert_eq!(duration(Duration::from_millis(1500)).ru(), "1,5 с");
+/// ```
+pub fn duration(d: std::time::Duration) -> Message {
+    let ms = d.as_millis();
+    if ms < 1000 {
+        return Message::new(format!("{ms} ms"), format!("{ms} мс"));
+    }
+    if ms < 60_000 && !ms.is_multiple_of(1000) {
+        let tenths = (ms + 50) / 100;
+        let (whole, tenth) = (tenths / 10, tenths % 10);
+        return if tenth == 0 {
+            Message::new(format!("{whole} s"), format!("{whole} с"))
+        } else {
+            Message::new(format!("{whole}.{tenth} s"), format!("{whole},{tenth} с"))
+        };
+    }
+    let seconds = d.as_secs();
+    let parts = [
+        (seconds / 86_400, "d", "сут"),
+        (seconds % 86_400 / 3600, "h", "ч"),
+        (seconds % 3600 / 60, "min", "мин"),
+        (seconds % 60, "s", "с"),
+    ];
+    let mut en = Vec::new();
+    let mut ru = Vec::new();
+    for (n, unit_en, unit_ru) in parts.into_iter().filter(|(n, ..)| *n > 0) {
+        en.push(format!("{n} {unit_en}"));
+        ru.push(format!("{n} {unit_ru}"));
+    }
+    Message::new(en.join(" "), ru.join(" "))
+}
+
 /// A [`Message`] made with `format!` in each language:
 /// `tr!("{n} keys" ; "ключей: {n}")`.
 #[macro_export]
@@ -244,6 +286,32 @@ mod tests {
         assert_eq!(pick(None, Some(""), Some("ru_UA.KOI8-U")), Lang::Ru);
         assert_eq!("RU".parse::<Lang>(), Ok(Lang::Ru));
         assert!("de".parse::<Lang>().is_err());
+    }
+
+    /// Issue 19: durations read as people write them, in each language.
+    #[test]
+    fn a_duration_is_said_in_words() {
+        use std::time::Duration;
+        let said = |d: Duration| {
+            let m = duration(d);
+            (m.en().to_string(), m.ru().to_string())
+        };
+        let both = |en: &str, ru: &str| (en.to_string(), ru.to_string());
+        assert_eq!(said(Duration::ZERO), both("0 ms", "0 мс"));
+        assert_eq!(said(Duration::from_millis(200)), both("200 ms", "200 мс"));
+        assert_eq!(said(Duration::from_secs(1)), both("1 s", "1 с"));
+        assert_eq!(said(Duration::from_millis(2540)), both("2.5 s", "2,5 с"));
+        assert_eq!(said(Duration::from_millis(59_990)), both("60 s", "60 с"));
+        assert_eq!(said(Duration::from_secs(300)), both("5 min", "5 мин"));
+        assert_eq!(
+            said(Duration::from_secs(90)),
+            both("1 min 30 s", "1 мин 30 с")
+        );
+        assert_eq!(said(Duration::from_secs(3600)), both("1 h", "1 ч"));
+        assert_eq!(
+            said(Duration::from_secs(86_400 + 61)),
+            both("1 d 1 min 1 s", "1 сут 1 мин 1 с")
+        );
     }
 
     #[test]

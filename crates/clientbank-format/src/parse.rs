@@ -142,12 +142,23 @@ pub(crate) fn preamble(buf: &[u8]) -> Result<Preamble, Refused> {
         .eq_ignore_ascii_case(Marker::Start.name().as_bytes())
     {
         let binary = first.iter().any(|&b| b == 0 || (b < 0x20 && b != b'\t'));
-        let found = if binary {
+        let found = if utf16(buf) {
+            "UTF-16 text".to_string()
+        } else if binary {
             "binary data".to_string()
         } else {
             String::from_utf8_lossy(&first[..first.len().min(60)]).into_owned()
         };
-        let message = if binary {
+        let message = if utf16(buf) {
+            Message::new(
+                "this file is in UTF-16 (\"Unicode\" in Notepad), which an exchange file never \
+                 is: save it again as ANSI (Windows-1251) or UTF-8, or export it again from the \
+                 accounting software",
+                "файл в кодировке UTF-16 («Юникод» в Блокноте), а файл обмена в ней не бывает: \
+                 сохраните его заново в ANSI (Windows-1251) или UTF-8 либо выгрузите заново из \
+                 учётной программы",
+            )
+        } else if binary {
             Message::new(
                 "this is binary data, not an exchange file",
                 "это двоичные данные, а не файл обмена",
@@ -176,6 +187,18 @@ pub(crate) fn preamble(buf: &[u8]) -> Result<Preamble, Refused> {
     })
 }
 
+/// Whether `buf` looks like UTF-16 text: a UTF-16 byte order mark, or ASCII letters with a
+/// zero byte beside each at the start (Notepad's "Unicode" without its mark).
+fn utf16(buf: &[u8]) -> bool {
+    if buf.starts_with(b"\xFF\xFE") || buf.starts_with(b"\xFE\xFF") {
+        return true;
+    }
+    let pairs = || buf.chunks_exact(2).take(8);
+    let ascii = |b: u8| b.is_ascii_graphic() || b == b' ';
+    pairs().count() >= 4
+        && (pairs().all(|p| ascii(p[0]) && p[1] == 0) || pairs().all(|p| p[0] == 0 && ascii(p[1])))
+}
+
 /// Chooses the encoding again when the sample of the start was ASCII: `sample` is
 /// [`encoding::SAMPLE`] bytes (or the rest of the input) from the start of the first line that
 /// is not ASCII. Both readers decide on the same bytes, so they agree.
@@ -197,11 +220,23 @@ pub(crate) fn first_non_ascii_line(buf: &[u8], body: usize) -> Option<usize> {
 }
 
 /// Refuses a line that is not in the file's encoding: UTF-8 among CP1251, CP1251 among
-/// UTF-8, or text already destroyed into U+FFFD.
+/// UTF-8, text already destroyed into U+FFFD, or zero bytes.
 pub(crate) fn check_line_encoding(
     content: &[u8],
     encoding: Encoding,
 ) -> Result<(), (Code, usize, Message)> {
+    if let Some(at) = memchr::memchr(0, content) {
+        return Err((
+            Code::NulByte,
+            at,
+            Message::new(
+                "the line holds a zero byte: the file is damaged (zero-filled by a crash or a copy \
+                 cut short) or is not a text file; export it again from the accounting software",
+                "в строке нулевой байт: файл повреждён (забит нулями при сбое или недокопирован) \
+                 или это не текстовый файл; выгрузите его из учётной программы заново",
+            ),
+        ));
+    }
     // One pass: the ASCII start is valid in every encoding; UTF-8 is checked from the first
     // byte that is not ASCII.
     let Some(first) = content.iter().position(|b| !b.is_ascii()) else {
@@ -1370,6 +1405,38 @@ pub(crate) fn raw_line(start: usize, end: usize, ending: LineEnding, number: u32
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Lang;
+
+    /// Issue 19: a file saved as UTF-16 ("Unicode" in Notepad), with its mark or without,
+    /// in either byte order, is named as such with what to do, not called binary data.
+    #[test]
+    fn a_utf16_file_is_named_with_what_to_do() {
+        let text = "1CClientBankExchange\r\nВерсияФормата=1.03\r\n";
+        let le: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
+        let be: Vec<u8> = text.encode_utf16().flat_map(u16::to_be_bytes).collect();
+        for bytes in [
+            [&b"\xFF\xFE"[..], &le].concat(),
+            le.clone(),
+            [&b"\xFE\xFF"[..], &be].concat(),
+            be.clone(),
+        ] {
+            let Err(refused) = preamble(&bytes) else {
+                panic!("a UTF-16 file was read")
+            };
+            let d = &refused.diagnostic;
+            assert_eq!(d.code, Code::NotAnExchangeFile);
+            assert!(d.message(Lang::En).contains("UTF-16"), "{d:?}");
+            assert!(
+                d.message(Lang::Ru).contains("сохраните его заново"),
+                "{d:?}"
+            );
+        }
+        // Binary data stays binary data.
+        let Err(refused) = preamble(b"\x7FELF\x02\x01\x01\0\0\0\0\0") else {
+            panic!("binary data was read")
+        };
+        assert!(refused.diagnostic.message(Lang::En).contains("binary"));
+    }
 
     #[test]
     fn values_in_the_other_encoding_are_told_from_russian_text() {

@@ -4,6 +4,9 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use clientbank_diagnostic::os::{Act, cannot};
+use clientbank_format::tr;
+
 use crate::Error;
 use clientbank_bank::signer;
 
@@ -47,9 +50,9 @@ const MARKER: &str = "made-by-demo";
 pub fn start_afresh(dir: &Path) -> Result<(), Error> {
     let state = crate::folders::Layout::new(dir).folder(crate::folders::Folder::Private);
     if state.join(MARKER).exists() {
-        std::fs::remove_dir_all(dir).map_err(Error::io(format!(
-            "cannot clear the demo folder {}",
-            dir.display()
+        std::fs::remove_dir_all(dir).map_err(Error::io(tr!(
+            "cannot clear the demo folder {}", dir.display() ;
+            "не удалось очистить папку примера {}", dir.display()
         )))?;
     } else if state.join("journal.sqlite").exists() {
         let dir = dir.display();
@@ -64,7 +67,7 @@ pub fn start_afresh(dir: &Path) -> Result<(), Error> {
     }
     std::fs::create_dir_all(&state)
         .and_then(|()| std::fs::write(state.join(MARKER), b"made by clientbank watch --demo\n"))
-        .map_err(Error::io(format!("cannot create {}", state.display())))
+        .map_err(Error::io(cannot(Act::Create, state.display())))
 }
 
 /// The INNs of the sandbox bank's companies that the demo signs for.
@@ -77,8 +80,7 @@ const SAMPLES_DAY: (&str, &str) = ("20.11.2026", "2026-11-20");
 /// made the day they are sent; a sample dated once would be stale, and the bank would refuse
 /// it, ten days later).
 pub fn copy_drops(inbox: &Path, today: chrono::NaiveDate) -> Result<(), Error> {
-    std::fs::create_dir_all(inbox)
-        .map_err(Error::io(format!("cannot create {}", inbox.display())))?;
+    std::fs::create_dir_all(inbox).map_err(Error::io(cannot(Act::Create, inbox.display())))?;
     let days = [
         (SAMPLES_DAY.0, today.format("%d.%m.%Y").to_string()),
         (SAMPLES_DAY.1, today.format("%Y-%m-%d").to_string()),
@@ -89,8 +91,7 @@ pub fn copy_drops(inbox: &Path, today: chrono::NaiveDate) -> Result<(), Error> {
             redate(&mut bytes, from.as_bytes(), to.as_bytes());
         }
         let path = inbox.join(name);
-        std::fs::write(&path, bytes)
-            .map_err(Error::io(format!("cannot write {}", path.display())))?;
+        std::fs::write(&path, bytes).map_err(Error::io(cannot(Act::Write, path.display())))?;
     }
     Ok(())
 }

@@ -301,11 +301,13 @@ impl Fleet {
                 tracing::debug!(folder = %label(&dir), "still cannot be served: {said}");
             } else {
                 let retry = self.retry;
+                let retry = clientbank_diagnostic::duration(retry);
+                let (retry_en, retry_ru) = (retry.en(), retry.ru());
                 let message = tr!(
-                    "this folder is not served ({}); the others go on; tried again in {retry:?}",
+                    "this folder is not served ({}); the others go on; tried again in {retry_en}",
                     why.en() ;
                     "эта папка не обслуживается ({}); остальные работают; новая попытка через \
-                     {retry:?}", why.ru()
+                     {retry_ru}", why.ru()
                 );
                 say!(error, message, folder = %label(&dir));
             }

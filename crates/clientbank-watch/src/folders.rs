@@ -6,6 +6,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime};
 
+use clientbank_diagnostic::os::{Act, cannot};
 use clientbank_format::{Message, say, tr};
 
 /// The folders of a watched DIR.
@@ -109,21 +110,20 @@ impl Layout {
     }
 
     /// Creates the folders that are missing.
-    pub fn create(&self) -> io::Result<()> {
+    pub fn create(&self) -> Result<(), crate::Error> {
         self.restore().map(drop)
     }
 
     /// Creates the folders that are missing (deleted while the daemon ran) and says which.
-    pub fn restore(&self) -> io::Result<Vec<Folder>> {
+    pub fn restore(&self) -> Result<Vec<Folder>, crate::Error> {
         let mut created = Vec::new();
         for folder in Folder::ALL {
             let path = self.folder(folder);
             if path.is_dir() {
                 continue;
             }
-            fs::create_dir_all(&path).map_err(|e| {
-                io::Error::new(e.kind(), format!("cannot create {}: {e}", path.display()))
-            })?;
+            fs::create_dir_all(&path)
+                .map_err(crate::Error::io(cannot(Act::Create, path.display())))?;
             created.push(folder);
         }
         Ok(created)
@@ -396,12 +396,16 @@ impl Claimer {
                             Some(why) => {
                                 let due = seen.since + incomplete_after;
                                 if !self.incomplete.contains_key(&name) {
+                                    let incomplete_after =
+                                        clientbank_diagnostic::duration(incomplete_after);
+                                    let (incomplete_after_en, incomplete_after_ru) =
+                                        (incomplete_after.en(), incomplete_after.ru());
                                     let said = tr!(
                                         "inbox/{name} is not complete yet ({}): it waits; \
-                                         unchanged for {incomplete_after:?}, it is taken and \
+                                         unchanged for {incomplete_after_en}, it is taken and \
                                          rejected as cut short", why.en() ;
                                         "inbox/{name} ещё не дописан ({}): он ждёт; если он \
-                                         не изменится за {incomplete_after:?}, он будет взят и \
+                                         не изменится за {incomplete_after_ru}, он будет взят и \
                                          отклонён как оборванный", why.ru()
                                     );
                                     say!(warn, said, file = %name);

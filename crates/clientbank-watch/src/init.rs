@@ -5,6 +5,8 @@
 
 use std::path::Path;
 
+use clientbank_diagnostic::os::{Act, cannot};
+
 use crate::Error;
 use crate::folders::Layout;
 
@@ -128,25 +130,21 @@ pub struct Initialised {
 /// Makes DIR a watch folder: its folders, and [`TEMPLATE`] as `DIR/clientbank.toml` unless one
 /// is there (never overwritten).
 pub fn init(dir: &Path) -> Result<Initialised, Error> {
-    let io = |what: String| Error::io(what);
-    std::fs::create_dir_all(dir).map_err(io(format!("cannot create {}", dir.display())))?;
-    Layout::new(dir).create().map_err(io(format!(
-        "cannot create the folders of {}",
-        dir.display()
-    )))?;
+    std::fs::create_dir_all(dir).map_err(Error::io(cannot(Act::Create, dir.display())))?;
+    Layout::new(dir).create()?;
     let config = dir.join("clientbank.toml");
+    let cannot_write = || Error::io(cannot(Act::Write, config.display()));
     let written = match std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
         .open(&config)
     {
         Ok(mut file) => {
-            std::io::Write::write_all(&mut file, TEMPLATE.as_bytes())
-                .map_err(io(format!("cannot write {}", config.display())))?;
+            std::io::Write::write_all(&mut file, TEMPLATE.as_bytes()).map_err(cannot_write())?;
             true
         }
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => false,
-        Err(e) => return Err(io(format!("cannot write {}", config.display()))(e)),
+        Err(e) => return Err(cannot_write()(e)),
     };
     Ok(Initialised {
         config_written: written,

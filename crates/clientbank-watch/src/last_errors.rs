@@ -1,7 +1,7 @@
 //! What the daemon notes for `clientbank status` ("last errors"), in English and Russian, and
 //! when it forgets it (issue 19 item 8): the errors of a file once it reaches done/, the
 //! statement's once a statement is written, a company's signing errors once its payments are
-//! signed.
+//! signed, the bank's unavailability once it answers again.
 
 use clientbank_format::Message;
 
@@ -11,6 +11,24 @@ use crate::journal::Journal;
 
 /// The topic of the statement's errors.
 pub(crate) const STATEMENT: &str = "statement";
+
+/// The topic of the bank's unavailability: noted when a run of failed uploads begins,
+/// forgotten when the bank answers again.
+pub(crate) const BANK: &str = "bank";
+
+/// The bank did not take `file` (`why`): it waits in processing/.
+pub(crate) fn bank_unavailable(file: &str, why: &Message) -> Message {
+    Message::new(
+        format!(
+            "the bank did not take {file} ({}): it waits in processing/ and is sent again",
+            why.en()
+        ),
+        format!(
+            "банк не принял {file} ({}): файл ждёт в processing/ и будет отправлен снова",
+            why.ru()
+        ),
+    )
+}
 
 /// The topic of the signing errors of a company.
 pub(crate) fn sign_topic(company: &str) -> String {

@@ -85,8 +85,8 @@ pub enum Error {
     /// A file or folder cannot be read or written: what was being done, and why.
     #[error("{what}: {source}")]
     Io {
-        /// What was being done (`cannot move processing/a.txt`).
-        what: String,
+        /// What could not be done (`cannot move processing/a.txt`), in both languages.
+        what: clientbank_format::Message,
         /// The file system's error.
         #[source]
         source: std::io::Error,
@@ -103,9 +103,9 @@ impl From<clientbank_api::Error> for Error {
 }
 
 impl Error {
-    /// An [`Error::Io`] of `what`, for `map_err`: `.map_err(Error::io("cannot read x"))`.
-    pub fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> Error {
-        let what = what.into();
+    /// An [`Error::Io`] of `what`, for `map_err`:
+    /// `.map_err(Error::io(cannot(Act::Read, x)))`.
+    pub fn io(what: clientbank_format::Message) -> impl FnOnce(std::io::Error) -> Error {
         move |source| Error::Io { what, source }
     }
 
@@ -170,7 +170,14 @@ impl Error {
             Error::JournalRefused(m) => both("журнал: ", m.ru().to_string()),
             Error::JournalDamaged(m) => both("журнал ", m.ru().to_string()),
             Error::Busy(m) => m.clone(),
-            Error::Io { .. } => both("", self.to_string()),
+            Error::Io { what, source } => Message::new(
+                self.to_string(),
+                format!(
+                    "{}: {}",
+                    what.ru(),
+                    clientbank_diagnostic::os::io_error(source).ru()
+                ),
+            ),
         }
     }
 

@@ -5,6 +5,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use clientbank_diagnostic::os::{Act, cannot};
 use clientbank_format::{Message, tr};
 
 use crate::Error;
@@ -72,7 +73,7 @@ impl DirLock {
                     std::thread::sleep(Duration::from_millis(100));
                 }
                 Err(fs::TryLockError::Error(e)) => {
-                    return Err(Error::io(format!("cannot lock {}", path.display()))(e));
+                    return Err(Error::io(cannot(Act::Lock, path.display()))(e));
                 }
             }
         }
@@ -105,12 +106,12 @@ impl DirLock {
             let held = self
                 .file
                 .metadata()
-                .map_err(Error::io(format!("cannot read {}", self.path.display())))?;
+                .map_err(Error::io(cannot(Act::Read, self.path.display())))?;
             match fs::metadata(&self.path) {
                 Ok(now) if now.dev() == held.dev() && now.ino() == held.ino() => Ok(()),
                 Ok(_) => Err(replaced()),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(replaced()),
-                Err(e) => Err(Error::io(format!("cannot read {}", self.path.display()))(e)),
+                Err(e) => Err(Error::io(cannot(Act::Read, self.path.display()))(e)),
             }
         }
         #[cfg(not(unix))]
@@ -137,7 +138,7 @@ fn open(path: &Path) -> Result<fs::File, Error> {
     }
     options
         .open(path)
-        .map_err(Error::io(format!("cannot open {}", path.display())))
+        .map_err(Error::io(cannot(Act::Open, path.display())))
 }
 
 fn busy(root: &Path, path: &Path, holder: Holder, wait: Duration) -> Message {

@@ -43,15 +43,17 @@ pub struct BankHealth {
 }
 
 impl BankHealth {
-    /// A request to the bank failed at `at`.
-    pub fn failed(&self, at: SystemTime) {
-        self.failing.store(true, Ordering::Relaxed);
+    /// A request to the bank failed at `at`. Whether this began a run of failures (the last
+    /// request before it did not fail).
+    pub fn failed(&self, at: SystemTime) -> bool {
         self.last_failure.store(unix(at), Ordering::Relaxed);
+        !self.failing.swap(true, Ordering::Relaxed)
     }
 
-    /// The bank answered (whatever it said of the payments).
-    pub fn answered(&self) {
-        self.failing.store(false, Ordering::Relaxed);
+    /// The bank answered (whatever it said of the payments). Whether this ended a run of
+    /// failures.
+    pub fn answered(&self) -> bool {
+        self.failing.swap(false, Ordering::Relaxed)
     }
 }
 

@@ -60,6 +60,50 @@ async fn binary_empty_and_huge_files_are_rejected_and_kept() {
     assert!(at_bank(&bank).is_empty());
 }
 
+/// Issue 19: a drop with zero bytes among its lines (zero-filled by a crash or a copy cut
+/// short) and a drop saved as UTF-16 are damaged, not odd: rejected whole with what to do,
+/// never sent with warnings.
+#[tokio::test]
+async fn zero_filled_and_utf16_drops_are_rejected_with_what_to_do() {
+    let bank = bank().await;
+    let dir = tempfile::tempdir().unwrap();
+    let drop = std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/drops/1c_to_kl.txt"),
+    )
+    .unwrap();
+    let first = drop.windows(2).position(|w| w == b"\r\n").unwrap() + 2;
+    let zeroed = [&drop[..first], &[0u8; 64][..], &drop[first..]].concat();
+    put(dir.path(), "zeroed.txt", &zeroed);
+    let mut tail = drop.clone();
+    tail.extend_from_slice(&[0u8; 4096]);
+    put(dir.path(), "zero-tail.txt", &tail);
+    let text = clientbank_format::Encoding::Cp1251
+        .decode(&drop)
+        .into_owned();
+    let utf16: Vec<u8> = [0xFF, 0xFE]
+        .into_iter()
+        .chain(text.encode_utf16().flat_map(u16::to_le_bytes))
+        .collect();
+    put(dir.path(), "unicode.txt", &utf16);
+    let mut daemon = open(dir.path(), settings(&bank));
+    let summary = daemon.run_once().await.unwrap();
+    assert_eq!(
+        files(dir.path(), "rejected"),
+        ["unicode.txt", "zero-tail.txt", "zeroed.txt"],
+        "{summary:?}"
+    );
+    for name in ["zeroed.txt", "zero-tail.txt"] {
+        let why = read(dir.path(), "rejected", &format!("{name}.errors.txt"));
+        assert!(why.contains("error[nul-byte]"), "{why}");
+    }
+    let why = read(dir.path(), "rejected", "unicode.txt.errors.txt");
+    assert!(
+        why.contains("UTF-16") && why.contains("save it again"),
+        "{why}"
+    );
+    assert!(at_bank(&bank).is_empty());
+}
+
 #[tokio::test]
 async fn a_file_vanishing_between_claim_and_read_sends_nothing() {
     let bank = bank().await;

@@ -227,9 +227,24 @@ on_both! {
                 rows.iter().all(|r| r.state == PaymentState::Planned),
                 "{status}: never sent, not in doubt: {rows:?}"
             );
+            // Issue 19: `status` says why the file waits — once for the run of failures, not
+            // at every try — and forgets it once the bank answers again.
+            let noted = commands::status(dir.path())
+                .unwrap()
+                .last_errors;
+            assert_eq!(noted.len(), 1, "{noted:?}");
+            assert!(
+                noted[0].message.en().contains("the bank did not take busy.json")
+                    && noted[0].message.ru().contains("банк не принял busy.json"),
+                "{noted:?}"
+            );
             bank.control().set_fault(None);
             let summary = daemon.run_once().await.unwrap();
             assert_eq!(summary.done, ["busy.json"], "{status}: {summary:?}");
+            let noted = commands::status(dir.path())
+                .unwrap()
+                .last_errors;
+            assert!(noted.is_empty(), "{noted:?}");
             assert_eq!(at_bank(&bank).len(), 2);
             assert_no_duplicates(&bank);
         }

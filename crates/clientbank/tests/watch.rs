@@ -734,6 +734,30 @@ fn init_sets_a_folder_up_and_it_runs() {
     assert_eq!(run.status.code(), Some(0), "{}", text(&run));
 }
 
+/// Issue 19 item 8: a file or folder that cannot be made is said wholly in the user's
+/// language: what could not be done, and the system's reason in words (with its code), not
+/// the system's English after a Russian word.
+#[test]
+fn a_file_system_error_is_said_in_russian() {
+    let root = tempfile::tempdir().unwrap();
+    let blocker = root.path().join("файл");
+    std::fs::write(&blocker, "not a folder").unwrap();
+    let dir = blocker.join("обмен");
+    let d = dir.to_str().unwrap();
+    let ru = clientbank(&["--lang", "ru", "init", d], &[]);
+    assert_eq!(ru.status.code(), Some(2), "{}", text(&ru));
+    let said = text(&ru);
+    assert!(said.contains("не удалось создать"), "{said}");
+    assert!(said.contains("это не папка"), "{said}");
+    assert!(
+        !said.contains("cannot") && !said.contains("Not a directory"),
+        "{said}"
+    );
+    let en = clientbank(&["--lang", "en", "init", d], &[]);
+    assert_eq!(en.status.code(), Some(2), "{}", text(&en));
+    assert!(text(&en).contains("cannot create"), "{}", text(&en));
+}
+
 /// Issue 19 item 6 (the health probe): `status --check` exits 4 with no daemon on the
 /// folder, 0 with one and nothing for a person, 1 when a file waits in review/; and the
 /// daemon's metrics (`--metrics`) are served over 127.0.0.1 while it runs.
@@ -1111,12 +1135,29 @@ fn an_unavailable_bank_is_said_in_russian_end_to_end() {
     assert!(said.contains("банк недоступен: "), "{said}");
     assert!(said.contains("никто не принимает"), "{said}");
     assert!(log.contains("банк его не принял ("), "{log}");
-    // Ours in Russian; the system's own cause (`Connection refused`) stays as it says it.
+    // Durations in words (`1 с`), not Debug's `1s`.
+    assert!(log.contains("следующая попытка через "), "{log}");
+    let debug_duration = |text: &str| {
+        text.as_bytes()
+            .windows(3)
+            .any(|w| w[0].is_ascii_digit() && w[1] == b's' && b") ,;".contains(&w[2]))
+    };
+    assert!(
+        !debug_duration(&log) && !debug_duration(&said),
+        "{said}\n{log}"
+    );
+    // Ours in Russian, and the system's own cause in Russian words with its code.
+    assert!(
+        said.contains("соединение отвергнуто (ошибка системы"),
+        "{said}"
+    );
     for english in [
         "unavailable",
         "the bank did not take",
         "waits in processing",
         "could not",
+        "Connection refused",
+        "error sending request",
     ] {
         assert!(!said.contains(english), "{english:?} in {said}");
         assert!(!log.contains(english), "{english:?} in {log}");

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clientbank_api::Token;
+use clientbank_diagnostic::duration;
 use clientbank_format::{Message, tr};
 use serde::Deserialize;
 
@@ -628,15 +629,16 @@ impl Settings {
             settings.incomplete_after,
         );
         if settings.retry_min > settings.retry_max {
-            let (min, max) = (settings.retry_min, settings.retry_max);
+            let [min, max] = [settings.retry_min, settings.retry_max].map(duration);
+            let (min_ru, max_ru) = (min.ru(), max.ru());
             return Err(Error::config(
                 format!(
-                    "{}: retry_min ({min:?}) is longer than retry_max ({max:?}): the wait between \
+                    "{}: retry_min ({min}) is longer than retry_max ({max}): the wait between \
                      tries starts at retry_min and doubles up to retry_max",
                     path.display()
                 ),
                 format!(
-                    "{}: retry_min ({min:?}) больше retry_max ({max:?}): пауза между попытками \
+                    "{}: retry_min ({min_ru}) больше retry_max ({max_ru}): пауза между попытками \
                      начинается с retry_min и удваивается до retry_max",
                     path.display()
                 ),
@@ -1094,8 +1096,8 @@ mod tests {
                 "c.toml:2:",
                 "not a duration",
             ),
-            ("incomplete_after = \"0s\"\n", "c.toml:1:", "at least 1s"),
-            ("poll_interval = 0.01\n", "c.toml:1:", "at least 50ms"),
+            ("incomplete_after = \"0s\"\n", "c.toml:1:", "at least 1 s"),
+            ("poll_interval = 0.01\n", "c.toml:1:", "at least 50 ms"),
             ("settle = 86401\n", "c.toml:1:", "more than a day"),
             ("patterns = []\n", "c.toml:1:", "at least one pattern"),
             ("log_format = \"xml\"\n", "c.toml:1:", "log_format"),
@@ -1107,7 +1109,7 @@ mod tests {
             (
                 "[statements]\naccounts = [\"1\"]\ninterval = \"0s\"\n",
                 "c.toml:3:",
-                "at least 1s",
+                "at least 1 s",
             ),
             (
                 "[statements]\naccounts = [\"1\"]\nencoding = \"koi8\"\n",

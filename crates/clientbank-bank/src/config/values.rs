@@ -199,9 +199,13 @@ impl<'de, const MIN_MS: u64> Deserialize<'de> for Wait<MIN_MS> {
         let duration = span(&value).map_err(serde::de::Error::custom)?;
         let least = Duration::from_millis(MIN_MS);
         if duration < least {
+            let (duration, least) = (
+                clientbank_diagnostic::duration(duration),
+                clientbank_diagnostic::duration(least),
+            );
             return Err(serde::de::Error::custom(both(
-                format!("{duration:?} is too short: at least {least:?}"),
-                format!("{duration:?} — слишком мало: не меньше {least:?}"),
+                format!("{duration} is too short: at least {least}"),
+                format!("{} — слишком мало: не меньше {}", duration.ru(), least.ru()),
             )));
         }
         Ok(Wait(duration))

@@ -27,7 +27,7 @@ use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use chrono::{Duration, NaiveDate, NaiveDateTime};
 use clientbank_api::types::{OperationCategory, OperationStatus};
 use clientbank_api::{BankAccount, Client, Company, Operation};
-use clientbank_format::{AccountSection, Document, Encoding, Header, Message, Party, Writer};
+use clientbank_format::{AccountSection, Document, Encoding, Header, Message, Party, Writer, tr};
 use rust_decimal::Decimal;
 use serde::Serialize;
 
@@ -208,7 +208,10 @@ pub struct Collector {
 impl Collector {
     /// A collector spooling to a temporary file (removed when it is dropped).
     pub fn new(account: OwnAccount, period: Period) -> Result<Collector, Error> {
-        let spool = tempfile::tempfile().map_err(Error::io("cannot make a temporary file"))?;
+        let spool = tempfile::tempfile().map_err(Error::io(Message::new(
+            "cannot make a temporary file",
+            "не удалось создать временный файл",
+        )))?;
         Ok(Collector {
             account,
             period,
@@ -313,14 +316,15 @@ impl Collector {
             .checked_add(amount)
             .ok_or_else(|| overflow(&operation.id))?;
         c.documents += 1;
-        let mut line = serde_json::to_vec(operation).map_err(Error::io(format!(
-            "cannot spool operation {}",
-            operation.id
+        let mut line = serde_json::to_vec(operation).map_err(Error::io(tr!(
+            "cannot spool operation {}", operation.id ;
+            "не удалось отложить на диск операцию {}", operation.id
         )))?;
         line.push(b'\n');
-        self.spool
-            .write_all(&line)
-            .map_err(Error::io("cannot write the spool file"))?;
+        self.spool.write_all(&line).map_err(Error::io(Message::new(
+            "cannot write the spool file",
+            "не удалось записать временный файл операций",
+        )))?;
         self.index.push(Spooled {
             executed,
             number: number_key(operation.doc_number.as_deref()),
@@ -388,10 +392,12 @@ impl Collector {
                 ),
             )));
         }
-        let spool = self
-            .spool
-            .into_inner()
-            .map_err(|e| Error::io("cannot write the spool file")(e.into_error()))?;
+        let spool = self.spool.into_inner().map_err(|e| {
+            Error::io(Message::new(
+                "cannot write the spool file",
+                "не удалось записать временный файл операций",
+            ))(e.into_error())
+        })?;
         self.index
             .sort_by_key(|s| (s.executed, s.number, s.sequence));
         Ok(AccountStatement {
@@ -508,8 +514,10 @@ pub async fn sync(
             {
                 newest = Some((at, operation.id.clone()));
             }
-            let body = serde_json::to_string(operation)
-                .map_err(Error::io(format!("operation {}", operation.id)))?;
+            let body = serde_json::to_string(operation).map_err(Error::io(tr!(
+                "operation {}", operation.id ;
+                "операция {}", operation.id
+            )))?;
             let row = OperationRow {
                 id: operation.id.clone(),
                 account: account.number.clone(),
@@ -619,7 +627,9 @@ pub fn write<W: Write>(
         accounts: accounts.iter().map(|a| a.account.number.clone()).collect(),
         ..Header::default()
     };
-    let failed = |e: clientbank_format::WriteError| Error::io("statement")(e);
+    let failed = |e: clientbank_format::WriteError| {
+        Error::io(Message::new("statement", "выписка"))(e)
+    };
     let mut writer = Writer::new(out, encoding, &header).map_err(failed)?;
     for account in accounts.iter() {
         for section in &account.sections {
@@ -632,7 +642,10 @@ pub fn write<W: Write>(
         account
             .spool
             .seek(SeekFrom::Start(0))
-            .map_err(Error::io("cannot read the spool file"))?;
+            .map_err(Error::io(Message::new(
+                "cannot read the spool file",
+                "не удалось прочитать временный файл операций",
+            )))?;
         let mut reader = BufReader::new(&account.spool);
         let mut position = 0u64;
         let mut line = Vec::new();
@@ -640,16 +653,25 @@ pub fn write<W: Write>(
             if spooled.offset != position {
                 reader
                     .seek(SeekFrom::Start(spooled.offset))
-                    .map_err(Error::io("cannot read the spool file"))?;
+                    .map_err(Error::io(Message::new(
+                        "cannot read the spool file",
+                        "не удалось прочитать временный файл операций",
+                    )))?;
             }
             line.clear();
             line.resize(spooled.len as usize, 0);
             reader
                 .read_exact(&mut line)
-                .map_err(Error::io("cannot read the spool file"))?;
+                .map_err(Error::io(Message::new(
+                    "cannot read the spool file",
+                    "не удалось прочитать временный файл операций",
+                )))?;
             position = spooled.offset + u64::from(spooled.len);
             let value: serde_json::Value =
-                serde_json::from_slice(&line).map_err(Error::io("the spool file is damaged"))?;
+                serde_json::from_slice(&line).map_err(Error::io(Message::new(
+                    "the spool file is damaged",
+                    "временный файл операций повреждён",
+                )))?;
             let operation = Operation::from_json(value);
             let mut fit = Fit {
                 encoding,

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use chrono::NaiveDate;
+use clientbank_diagnostic::os::{Act, cannot};
 use serde::Serialize;
 
 use crate::daemon::open_journal;
@@ -180,7 +181,7 @@ fn open_dir(dir: &Path, create_journal: bool) -> Result<DirLock, Error> {
 fn check_dir(dir: &Path, create_journal: bool) -> Result<(), Error> {
     usable(dir, !create_journal)?;
     let private = Layout::new(dir).folder(Folder::Private);
-    fs::create_dir_all(&private).map_err(Error::io(format!("cannot create {}", private.display())))
+    fs::create_dir_all(&private).map_err(Error::io(cannot(Act::Create, private.display())))
 }
 
 /// Refuses a DIR that does not exist, or (when `journal`) has no journal: the user gave

@@ -198,10 +198,15 @@ pub(super) fn return_settled(
     let unsent = rows.iter().any(|r| r.state.unsent());
     let changed = fs::read(&path)
         .map(|bytes| crate::engine::content_hash(&bytes) != row.hash)
-        .map_err(Error::io(format!("cannot read {place}")))?;
+        .map_err(Error::io(
+            tr!("cannot read {place}" ; "не удалось прочитать {place}"),
+        ))?;
     if unsent || changed {
-        let moved = move_into(&path, &layout.folder(Folder::Inbox), name)
-            .map_err(Error::io(format!("cannot move {place} to the inbox")))?;
+        let moved =
+            move_into(&path, &layout.folder(Folder::Inbox), name).map_err(Error::io(tr!(
+                "cannot move {place} to the inbox" ;
+                "не удалось переместить {place} во входящие (inbox/)"
+            )))?;
         journal.set_file(
             row.id,
             FileState::Resolved,
@@ -223,8 +228,11 @@ pub(super) fn return_settled(
             why,
         ))
     } else {
-        let moved = move_into(&path, &layout.folder(Folder::Done), name)
-            .map_err(Error::io(format!("cannot move {place} to done/")))?;
+        let moved =
+            move_into(&path, &layout.folder(Folder::Done), name).map_err(Error::io(tr!(
+                "cannot move {place} to done/" ;
+                "не удалось переместить {place} в done/"
+            )))?;
         let done = Layout::place(Folder::Done, &moved);
         journal.set_file(row.id, FileState::Done, &done, None)?;
         fs::write(
@@ -233,7 +241,10 @@ pub(super) fn return_settled(
                 .join(format!("{moved}.report.csv")),
             report::csv(rows, lang),
         )
-        .map_err(Error::io(format!("cannot write the report of {done}")))?;
+        .map_err(Error::io(tr!(
+            "cannot write the report of {done}" ;
+            "не удалось записать отчёт о {done}"
+        )))?;
         Ok((format!("the file is in done/{moved}"), ""))
     }
 }

@@ -144,8 +144,12 @@ impl Daemon {
                 &rows,
                 self.engine.settings.lang,
             );
-            fs::write(review.join(format!("{}.review.txt", file.name)), note)
-                .map_err(Error::io("cannot write the review note"))?;
+            fs::write(review.join(format!("{}.review.txt", file.name)), note).map_err(
+                Error::io(Message::new(
+                    "cannot write the review note",
+                    "не удалось записать пояснение для review/",
+                )),
+            )?;
             let review_place = Layout::place(Folder::Review, &file.name);
             journal.set_file(file.id, FileState::Review, &review_place, Some(&kept))?;
             self.summary.review.push(file.name.clone());
@@ -194,11 +198,13 @@ impl Daemon {
                 why.ru()
             ),
         );
+        let delay = clientbank_diagnostic::duration(delay);
+        let (delay_en, delay_ru) = (delay.en(), delay.ru());
         say!(
             error,
             tr!(
-                "{}; it waits in processing/ (next try in {delay:?})", said.en() ;
-                "{}; он ждёт в processing/ (следующая попытка через {delay:?})", said.ru()
+                "{}; it waits in processing/ (next try in {delay_en})", said.en() ;
+                "{}; он ждёт в processing/ (следующая попытка через {delay_ru})", said.ru()
             ),
             file = %name
         );

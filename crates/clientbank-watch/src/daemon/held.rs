@@ -1,40 +1,59 @@
 //! Files held back in processing/: the bank did not take them, the configuration or the token keeps requests from being made, or the daemon is stopping.
 
 use super::*;
+use crate::last_errors;
 
 impl Daemon {
     /// Whether the file stays in processing/ because its payments were not all sent: the bank
     /// did not take it (it waits, backing off), the configuration or the token keeps requests
     /// from being made (uploads stop), or the daemon is stopping. Says why.
     pub(super) fn held_back(&mut self, name: &str, sent: Sent) -> bool {
+        let mut began_failing = false;
         match &sent {
             Sent::NotTaken { .. } | Sent::Misconfigured(_) | Sent::TokenRefused(_) => {
-                self.bank.failed(SystemTime::now());
+                began_failing = self.bank.failed(SystemTime::now());
             }
-            Sent::Finished => self.bank.answered(),
+            Sent::Finished => {
+                if self.bank.answered() {
+                    // The bank answers again: its unavailability is no error of now.
+                    let _ = self.engine.journal.forget_topic(last_errors::BANK);
+                }
+            }
             Sent::Interrupted => {}
         }
         match sent {
             Sent::NotTaken { why, retry_after } => {
                 let delay = self.backoff(name, retry_after);
+                let delay = clientbank_diagnostic::duration(delay);
+                let (delay_en, delay_ru) = (delay.en(), delay.ru());
                 let said = tr!(
                     "the bank did not take it ({}); it waits in processing/, next try in \
-                     {delay:?}", why.en() ;
+                     {delay_en}", why.en() ;
                     "банк его не принял ({}); он ждёт в processing/, следующая попытка через \
-                     {delay:?}", why.ru()
+                     {delay_ru}", why.ru()
                 );
                 say!(warn, said, file = %name);
+                if began_failing {
+                    // Once a run of failures, for `status`: not at every try.
+                    let noted = last_errors::bank_unavailable(name, &why);
+                    let _ = self
+                        .engine
+                        .journal
+                        .note(Some(name), Some(last_errors::BANK), &noted);
+                }
                 self.summary.bank_unavailable = Some(why);
                 true
             }
             Sent::Misconfigured(why) => {
                 let retry = self.engine.settings.token_retry;
+                let retry = clientbank_diagnostic::duration(retry);
+                let (retry_en, retry_ru) = (retry.en(), retry.ru());
                 let said = tr!(
                     "the configuration keeps requests from being made ({}): nothing was sent; \
-                     uploads stop, files wait in processing/; tried again in {retry:?} or when \
+                     uploads stop, files wait in processing/; tried again in {retry_en} or when \
                      the configuration changes", why.en() ;
                     "настройки не дают отправлять запросы ({}): ничего не отправлено; загрузка \
-                     остановлена, файлы ждут в processing/; новая попытка через {retry:?} или \
+                     остановлена, файлы ждут в processing/; новая попытка через {retry_ru} или \
                      когда настройки изменятся", why.ru()
                 );
                 say!(error, said);
@@ -52,11 +71,13 @@ impl Daemon {
             }
             Sent::TokenRefused(why) => {
                 let retry = self.engine.settings.token_retry;
+                let retry = clientbank_diagnostic::duration(retry);
+                let (retry_en, retry_ru) = (retry.en(), retry.ru());
                 let said = tr!(
                     "the bank refuses the token ({}): uploads stop; files wait in processing/; \
-                     tried again in {retry:?} or when the configuration changes", why.en() ;
+                     tried again in {retry_en} or when the configuration changes", why.en() ;
                     "банк не принимает токен ({}): загрузка остановлена; файлы ждут в \
-                     processing/; новая попытка через {retry:?} или когда настройки изменятся",
+                     processing/; новая попытка через {retry_ru} или когда настройки изменятся",
                     why.ru()
                 );
                 say!(error, said);

@@ -11,6 +11,7 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant, SystemTime};
 
 use chrono::NaiveDate;
+use clientbank_diagnostic::os::{Act, cannot};
 use clientbank_format::{Message, say, tr};
 use clientbank_payment::clock::today_in_moscow;
 
@@ -147,8 +148,7 @@ pub fn open_journal(
         )));
     }
     if let Some(parent) = path.parent() {
-        fs::create_dir_all(parent)
-            .map_err(Error::io(format!("cannot create {}", parent.display())))?;
+        fs::create_dir_all(parent).map_err(Error::io(cannot(Act::Create, parent.display())))?;
     }
     let location = Location::of(layout, shared, true)?.unwrap_or(Location::Sqlite(path));
     // A schema named but gone from the database in a used folder is a lost journal: refused,
@@ -209,10 +209,7 @@ impl Daemon {
     /// review/), files whose move was interrupted are moved.
     pub fn open(dir: &Path, settings: Settings, options: Options) -> Result<Daemon, Error> {
         let layout = Layout::new(dir);
-        layout.create().map_err(Error::io(format!(
-            "cannot create the folders of {}",
-            dir.display()
-        )))?;
+        layout.create()?;
         // PostgreSQL: owned through its lease there (network file systems may not keep locks).
         let shared = settings.journal.clone();
         let lock = match shared {
@@ -323,17 +320,17 @@ impl Daemon {
             Ok(_) => self.folder_problem = None,
             Err(e) => {
                 // Said once; the moves that need the folder fail and say so themselves.
-                let said = e.to_string();
-                if self.folder_problem.as_ref() != Some(&said) {
+                let said = e.message();
+                if self.folder_problem.as_deref() != Some(said.en()) {
                     let shown = self.layout.root.display();
                     say!(
                         error,
                         tr!(
-                            "the folders of {shown} cannot be made again: {said}" ;
-                            "папки в {shown} не удаётся создать заново: {said}"
+                            "the folders of {shown} cannot be made again: {}", said.en() ;
+                            "папки в {shown} не удаётся создать заново: {}", said.ru()
                         )
                     );
-                    self.folder_problem = Some(said);
+                    self.folder_problem = Some(said.en().to_string());
                 }
             }
         }
@@ -856,13 +853,13 @@ impl Daemon {
         match watcher {
             Ok(watcher) => Some(watcher),
             Err(e) => {
-                let every = self.engine.settings.poll_interval;
+                let every = clientbank_diagnostic::duration(self.engine.settings.poll_interval);
                 say!(
                     warn,
                     tr!(
-                        "no file events ({e}): the inbox is rescanned every {every:?}" ;
+                        "no file events ({e}): the inbox is rescanned every {every}" ;
                         "события файловой системы недоступны ({e}): входящие просматриваются \
-                         каждые {every:?}"
+                         каждые {}", every.ru()
                     )
                 );
                 None

@@ -2,6 +2,7 @@
 
 use super::endings::report_rows;
 use super::*;
+use clientbank_diagnostic::os::{Act, cannot};
 
 impl Daemon {
     /// With a new journal, the files of processing/ have an unknown past: review/.
@@ -10,7 +11,7 @@ impl Daemon {
             let from = self.layout.folder(Folder::Processing).join(&name);
             let review = self.layout.folder(Folder::Review);
             let moved = move_into(&from, &review, &name)
-                .map_err(Error::io(format!("cannot move {}", from.display())))?;
+                .map_err(Error::io(cannot(Act::Move, from.display())))?;
             let text = format!(
                 "{moved} was in processing/ when the journal was started anew: whether its \
                  payments reached the bank is not known. Check them at the bank (the \

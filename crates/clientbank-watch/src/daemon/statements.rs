@@ -1,6 +1,7 @@
 //! Statements back to the outbox from the daemon: synced from the bank into the journal, written whole.
 
 use super::*;
+use clientbank_diagnostic::os::{Act, cannot};
 
 impl Daemon {
     /// Asks for the outbox statement to be brought up to date on the next pass (a webhook told
@@ -75,8 +76,7 @@ impl Daemon {
             parts.push(part);
         }
         let outbox = self.layout.folder(Folder::Outbox);
-        fs::create_dir_all(&outbox)
-            .map_err(Error::io(format!("cannot create {}", outbox.display())))?;
+        fs::create_dir_all(&outbox).map_err(Error::io(cannot(Act::Create, outbox.display())))?;
         let target = outbox.join(&config.file);
         let now = clientbank_payment::clock::now_in_moscow();
         let journal = &self.engine.journal;

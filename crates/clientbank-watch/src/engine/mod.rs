@@ -615,13 +615,15 @@ impl Engine {
                     && let Some(why) = crate::complete::incomplete(file.bytes)
                 {
                     let name = file.name;
+                    let after = clientbank_diagnostic::duration(after);
+                    let (after_en, after_ru) = (after.en(), after.ru());
                     let said = tr!(
-                        "error: {name} is cut short: {}. It stayed so, unchanged, for {after:?} \
+                        "error: {name} is cut short: {}. It stayed so, unchanged, for {after_en} \
                          (incomplete_after), so it was taken as it is and rejected: nothing of \
                          it was sent. A complete 1C file ends with КонецФайла; export it again \
                          from the accounting software.", why.en() ;
                         "ошибка: {name} оборван: {}. Он оставался таким, не меняясь, \
-                         {after:?} (incomplete_after), поэтому взят как есть и отклонён: ничего \
+                         {after_ru} (incomplete_after), поэтому взят как есть и отклонён: ничего \
                          из него не отправлено. Полный файл 1С кончается строкой КонецФайла; \
                          выгрузите его из учётной программы заново.", why.ru()
                     );

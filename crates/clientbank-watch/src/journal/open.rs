@@ -4,6 +4,7 @@
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
+use clientbank_diagnostic::os::{Act, cannot};
 use rusqlite::{Connection, TransactionBehavior};
 use sha2::Digest;
 
@@ -93,7 +94,7 @@ fn read_schema(file: &Path) -> Result<Option<String>, Error> {
             }
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(Error::io(format!("cannot read {}", file.display()))(e)),
+        Err(e) => Err(Error::io(cannot(Act::Read, file.display()))(e)),
     }
 }
 
@@ -111,7 +112,7 @@ fn name_schema(layout: &Layout, file: &Path) -> Result<String, Error> {
     let tag = hex::encode(sha2::Sha256::digest(seed));
     let schema = format!("folder_{}", &tag[..20]);
     let written = file.with_extension(format!("postgres.{}", &tag[..8]));
-    let cannot = |e| Error::io(format!("cannot write {}", file.display()))(e);
+    let cannot = |e| Error::io(cannot(Act::Write, file.display()))(e);
     std::fs::create_dir_all(layout.folder(Folder::Private)).map_err(cannot)?;
     let linked = std::fs::File::create(&written)
         .and_then(|mut out| {
