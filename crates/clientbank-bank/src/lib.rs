@@ -45,9 +45,9 @@ pub enum Error {
         #[source]
         source: Cause,
     },
-    /// The signer command failed.
-    #[error("signer: {0}")]
-    Signer(String),
+    /// The signer command failed (in both languages).
+    #[error("signer: {}", .0.en())]
+    Signer(Message),
     /// The history and the balances disagree (in both languages): the statement is not written.
     #[error("statement: {}", .0.en())]
     Unbalanced(Message),
@@ -108,7 +108,7 @@ impl Error {
                 format!("configuration: {}", m.en()),
                 format!("настройки: {}", m.ru()),
             ),
-            Error::Signer(s) => both("подпись: ", s.clone()),
+            Error::Signer(m) => both("подпись: ", m.ru().to_string()),
             Error::Api(e) => e.message(),
             Error::Io { what, source } => Message::new(
                 self.to_string(),
@@ -118,7 +118,12 @@ impl Error {
                     clientbank_diagnostic::os::cause(source.as_ref()).ru()
                 ),
             ),
-            Error::Store(e) => both("журнал: ", e.to_string()),
+            Error::Store(e) => both(
+                "журнал: ",
+                clientbank_diagnostic::os::cause(e.as_ref())
+                    .ru()
+                    .to_string(),
+            ),
         }
     }
 

@@ -5,20 +5,35 @@
 use std::process::Command;
 
 use base64::Engine;
+use clientbank_diagnostic::os;
+use clientbank_format::{Message, tr};
 
 use crate::Error;
 
 /// Signs `content` with the command `argv`; the signature, Base64.
 pub fn sign(argv: &[String], content: &str) -> Result<String, Error> {
     let Some(program) = argv.first() else {
-        return Err(Error::Signer("the signer command is empty".into()));
+        return Err(Error::Signer(Message::new(
+            "the signer command is empty",
+            "команда подписи пуста",
+        )));
     };
-    let dir = tempfile::tempdir()
-        .map_err(|e| Error::Signer(format!("cannot make a temporary folder: {e}")))?;
+    let dir = tempfile::tempdir().map_err(|e| {
+        let e = os::io_error(&e);
+        Error::Signer(tr!(
+            "cannot make a temporary folder: {e}" ;
+            "не удалось создать временную папку: {}", e.ru()
+        ))
+    })?;
     let input = dir.path().join("content.txt");
     let output = dir.path().join("signature.der");
-    std::fs::write(&input, content)
-        .map_err(|e| Error::Signer(format!("cannot write {}: {e}", input.display())))?;
+    std::fs::write(&input, content).map_err(|e| {
+        let (what, e) = (
+            os::cannot(os::Act::Write, input.display()),
+            os::io_error(&e),
+        );
+        Error::Signer(tr!("{what}: {e}" ; "{}: {}", what.ru(), e.ru()))
+    })?;
     let args: Vec<String> = argv[1..]
         .iter()
         .map(|a| {
@@ -31,28 +46,40 @@ pub fn sign(argv: &[String], content: &str) -> Result<String, Error> {
         .stdin(std::process::Stdio::null())
         .output()
         .map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => Error::Signer(format!(
+            std::io::ErrorKind::NotFound => Error::Signer(tr!(
                 "the signer program `{program}` is not found: install it or fix the signer \
-                 command in the configuration"
+                 command in the configuration" ;
+                "программа подписи `{program}` не найдена: установите её или исправьте команду \
+                 подписи в настройках"
             )),
-            _ => Error::Signer(format!("cannot run the signer `{program}`: {e}")),
+            _ => {
+                let e = os::io_error(&e);
+                Error::Signer(tr!(
+                    "cannot run the signer `{program}`: {e}" ;
+                    "не удалось запустить программу подписи `{program}`: {}", e.ru()
+                ))
+            }
         })?;
     if !ran.status.success() {
         let stderr = String::from_utf8_lossy(&ran.stderr);
         let stderr: String = stderr.trim().chars().take(600).collect();
-        return Err(Error::Signer(format!(
-            "the signer `{program}` failed ({}): {stderr}",
-            ran.status
+        let status = ran.status;
+        return Err(Error::Signer(tr!(
+            "the signer `{program}` failed ({status}): {stderr}" ;
+            "программа подписи `{program}` завершилась с ошибкой ({status}): {stderr}"
         )));
     }
     let der = std::fs::read(&output).map_err(|e| {
-        Error::Signer(format!(
-            "the signer `{program}` wrote no signature to {{output}}: {e}"
+        let e = os::io_error(&e);
+        Error::Signer(tr!(
+            "the signer `{program}` wrote no signature to {{output}}: {e}" ;
+            "программа подписи `{program}` не записала подпись в {{output}}: {}", e.ru()
         ))
     })?;
     if der.is_empty() {
-        return Err(Error::Signer(format!(
-            "the signer `{program}` wrote an empty signature"
+        return Err(Error::Signer(tr!(
+            "the signer `{program}` wrote an empty signature" ;
+            "программа подписи `{program}` записала пустую подпись"
         )));
     }
     Ok(base64::engine::general_purpose::STANDARD.encode(der))
@@ -69,7 +96,13 @@ pub fn throwaway_openssl(
     inn: &str,
     valid_on: chrono::NaiveDate,
 ) -> Result<Vec<String>, Error> {
-    let io = |e: std::io::Error| Error::Signer(format!("cannot make a demo certificate: {e}"));
+    let io = |e: std::io::Error| {
+        let e = os::io_error(&e);
+        Error::Signer(tr!(
+            "cannot make a demo certificate: {e}" ;
+            "не удалось сделать сертификат для примера: {}", e.ru()
+        ))
+    };
     // openssl runs in the CA folder: every path it is given is absolute.
     let dir = std::path::absolute(dir).map_err(io)?;
     let key = dir.join(format!("{inn}.key.pem"));
@@ -138,23 +171,7 @@ pub fn throwaway_openssl(
         ],
     ];
     for args in steps {
-        let ran = Command::new("openssl")
-            .args(args)
-            .current_dir(&ca)
-            .output()
-            .map_err(|e| match e.kind() {
-                std::io::ErrorKind::NotFound => Error::Signer(
-                    "the `openssl` program is not found: the demo signs with it (install openssl)"
-                        .into(),
-                ),
-                _ => Error::Signer(format!("cannot run openssl: {e}")),
-            })?;
-        if !ran.status.success() {
-            return Err(Error::Signer(format!(
-                "openssl could not make a demo certificate: {}",
-                String::from_utf8_lossy(&ran.stderr).trim()
-            )));
-        }
+        openssl(&args, &ca)?;
     }
     Ok(vec![
         "openssl".into(),
@@ -174,6 +191,36 @@ pub fn throwaway_openssl(
     ])
 }
 
+/// Runs one `openssl` step of the demo certificate in `dir`.
+fn openssl(args: &[&std::ffi::OsStr], dir: &std::path::Path) -> Result<(), Error> {
+    let ran = Command::new("openssl")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => Error::Signer(Message::new(
+                "the `openssl` program is not found: the demo signs with it (install openssl)",
+                "программа `openssl` не найдена: пример подписывает ею (установите openssl)",
+            )),
+            _ => {
+                let e = os::io_error(&e);
+                Error::Signer(tr!(
+                    "cannot run openssl: {e}" ;
+                    "не удалось запустить openssl: {}", e.ru()
+                ))
+            }
+        })?;
+    if !ran.status.success() {
+        let stderr = String::from_utf8_lossy(&ran.stderr);
+        let stderr = stderr.trim();
+        return Err(Error::Signer(tr!(
+            "openssl could not make a demo certificate: {stderr}" ;
+            "openssl не смог сделать сертификат для примера: {stderr}"
+        )));
+    }
+    Ok(())
+}
+
 /// Tries every signer of `settings` on a test string, before anything is uploaded: a signer
 /// that cannot run (a program missing, a certificate not found, a wrong password) stops the
 /// command at its start, not after the payments went to the bank. The error names the signer.
@@ -190,11 +237,14 @@ pub fn try_signers(settings: &crate::Settings) -> Result<(), Error> {
         );
     for (name, argv) in named {
         sign(argv, "clientbank: a signer check, not a payment").map_err(|e| {
-            Error::Signer(format!(
+            let e = e.message();
+            Error::Signer(tr!(
                 "{name} cannot sign ({}): nothing is uploaded until it can; fix the signer \
                  command in the configuration (paths in it are relative to the configuration \
-                 file)",
-                e.message().en()
+                 file)", e.en() ;
+                "{name} не может подписать ({}): ничего не загружается, пока не сможет; \
+                 исправьте команду подписи в настройках (пути в ней — относительно файла \
+                 настроек)", e.ru()
             ))
         })?;
     }
@@ -210,6 +260,13 @@ mod tests {
         let e = sign(&["no-such-signer-program-x".into()], "a,b").unwrap_err();
         assert!(e.to_string().contains("no-such-signer-program-x"), "{e}");
         assert!(e.to_string().contains("not found"), "{e}");
+        // Issue 19: said in Russian whole, the program's name kept.
+        let ru = e.message().ru().to_string();
+        assert_eq!(
+            ru,
+            "подпись: программа подписи `no-such-signer-program-x` не найдена: установите её \
+             или исправьте команду подписи в настройках"
+        );
     }
 
     #[cfg(unix)]
@@ -224,5 +281,13 @@ mod tests {
         );
         let e = sign(&["false".into()], "x").unwrap_err();
         assert!(e.to_string().contains("failed"), "{e}");
+        assert!(
+            e.message().ru().contains("завершилась с ошибкой"),
+            "{:?}",
+            e.message()
+        );
+        let e = sign(&["true".into()], "x").unwrap_err();
+        assert!(e.message().ru().contains("не записала подпись"), "{e}");
+        assert!(e.message().ru().contains("нет такого файла"), "{e}");
     }
 }

@@ -166,7 +166,7 @@ impl Error {
             | Error::JournalMissing(m)
             | Error::LeaseLost(m)
             | Error::Leased { message: m, .. } => m.clone(),
-            Error::Journal { path, source } => both("журнал: ", format!("{path}: {source}")),
+            Error::Journal { path, source } => both("журнал: ", format!("{path}: {}", source.ru())),
             Error::JournalRefused(m) => both("журнал: ", m.ru().to_string()),
             Error::JournalDamaged(m) => both("журнал ", m.ru().to_string()),
             Error::Busy(m) => m.clone(),

@@ -158,7 +158,10 @@ impl Engine {
             tokio::task::spawn_blocking(move || signer::sign(&signer_argv, &signed_content))
                 .await
                 .map_err(|e| {
-                    clientbank_bank::Error::Signer(format!("the signer did not finish: {e}"))
+                    clientbank_bank::Error::Signer(tr!(
+                        "the signer did not finish: {e}" ;
+                        "программа подписи не завершилась: {e}"
+                    ))
                 })?;
         let signature = match signature {
             Ok(signature) => signature,
