@@ -45,20 +45,15 @@ pub fn sign(argv: &[String], content: &str) -> Result<String, Error> {
         .args(&args)
         .stdin(std::process::Stdio::null())
         .output()
-        .map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => Error::Signer(tr!(
-                "the signer program `{program}` is not found: install it or fix the signer \
-                 command in the configuration" ;
-                "программа подписи `{program}` не найдена: установите её или исправьте команду \
-                 подписи в настройках"
-            )),
-            _ => {
-                let e = os::io_error(&e);
-                Error::Signer(tr!(
-                    "cannot run the signer `{program}`: {e}" ;
-                    "не удалось запустить программу подписи `{program}`: {}", e.ru()
-                ))
-            }
+        .map_err(|e| {
+            not_run(program, &e, || {
+                tr!(
+                    "the signer program `{program}` is not found: install it or fix the signer \
+                     command in the configuration" ;
+                    "программа подписи `{program}` не найдена: установите её или исправьте \
+                     команду подписи в настройках"
+                )
+            })
         })?;
     if !ran.status.success() {
         let stderr = String::from_utf8_lossy(&ran.stderr);
@@ -191,24 +186,32 @@ pub fn throwaway_openssl(
     ])
 }
 
+/// A program that could not be started: `missing` when it is not found, else the system's
+/// reason.
+fn not_run(program: &str, e: &std::io::Error, missing: impl FnOnce() -> Message) -> Error {
+    if e.kind() == std::io::ErrorKind::NotFound {
+        return Error::Signer(missing());
+    }
+    let e = os::io_error(e);
+    Error::Signer(tr!(
+        "cannot run `{program}`: {e}" ;
+        "не удалось запустить `{program}`: {}", e.ru()
+    ))
+}
+
 /// Runs one `openssl` step of the demo certificate in `dir`.
 fn openssl(args: &[&std::ffi::OsStr], dir: &std::path::Path) -> Result<(), Error> {
     let ran = Command::new("openssl")
         .args(args)
         .current_dir(dir)
         .output()
-        .map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => Error::Signer(Message::new(
-                "the `openssl` program is not found: the demo signs with it (install openssl)",
-                "программа `openssl` не найдена: пример подписывает ею (установите openssl)",
-            )),
-            _ => {
-                let e = os::io_error(&e);
-                Error::Signer(tr!(
-                    "cannot run openssl: {e}" ;
-                    "не удалось запустить openssl: {}", e.ru()
-                ))
-            }
+        .map_err(|e| {
+            not_run("openssl", &e, || {
+                Message::new(
+                    "the `openssl` program is not found: the demo signs with it (install openssl)",
+                    "программа `openssl` не найдена: пример подписывает ею (установите openssl)",
+                )
+            })
         })?;
     if !ran.status.success() {
         let stderr = String::from_utf8_lossy(&ran.stderr);
