@@ -5,7 +5,10 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use crate::Error;
+use crate::folders::{Folder, Layout};
+use clientbank_bank::config::{Settings, Signing};
 use clientbank_bank::signer;
+use clientbank_format::Message;
 
 /// The sample drops: name and bytes (`testdata/drops/`).
 pub const DROPS: &[(&str, &[u8])] = &[
@@ -37,6 +40,37 @@ pub fn as_designed(done: &[String], rejected: &[String], review: &[String]) -> b
         && rejected == [REJECTED]
         && done.len() == DROPS.len() - 1
         && good.into_iter().all(|name| done.iter().any(|d| d == name))
+}
+
+/// Whether a demo run went as designed ([`as_designed`]) and wrote its statement.
+pub fn went_as_designed(summary: &crate::Summary) -> bool {
+    as_designed(&summary.done, &summary.rejected, &summary.review) && summary.statement.is_some()
+}
+
+/// Makes `dir` the demo's ([`start_afresh`]) with the sample drops in its inbox
+/// ([`copy_drops`]), and `settings` the demo's: its statements unless some are configured,
+/// throwaway signers ([`signers`], made in the folder returned: gone when it is dropped)
+/// signing as soon as payments are uploaded.
+pub fn prepare(
+    dir: &Path,
+    settings: &mut Settings,
+    today: chrono::NaiveDate,
+) -> Result<tempfile::TempDir, Error> {
+    start_afresh(dir)?;
+    copy_drops(&Layout::new(dir).folder(Folder::Inbox), today)?;
+    let keys = tempfile::tempdir().map_err(|e| {
+        Error::Usage(Message::new(
+            format!("cannot make a temporary folder: {e}"),
+            format!("не удалось создать временную папку: {e}"),
+        ))
+    })?;
+    if settings.statements.is_none() {
+        settings.statements = Some(statements());
+    }
+    settings.signers.extend(signers(keys.path(), today)?);
+    settings.signing = Signing::Auto;
+    settings.in_signing = true;
+    Ok(keys)
 }
 
 /// The marker that says a folder was made by `--demo`, so a later `--demo` may clear it.

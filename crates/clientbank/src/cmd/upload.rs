@@ -5,7 +5,6 @@ use std::path::PathBuf;
 
 use chrono::NaiveDate;
 use clientbank_watch::commands::{self, FileUpload, UploadOutcome};
-use clientbank_watch::folders::{Folder, Layout};
 
 use super::watch::{init_logging, load};
 use crate::cli::parse_day;
@@ -56,25 +55,17 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Failure> {
     }
     // A configuration that cannot reach a bank, or a signer that cannot sign, is refused
     // before any journal is made and anything is uploaded.
-    settings.client()?;
-    clientbank_bank::signer::try_signers(&settings)?;
-    let private = Layout::new(&dir).folder(Folder::Private);
-    let made_here = !private.exists();
-    let mut engine = commands::engine(&dir, settings, create_journal)?;
+    settings.ready_to_send()?;
     let today = args
         .today
         .unwrap_or_else(clientbank_payment::clock::today_in_moscow);
-    let uploads = crate::runtime::block_on(commands::upload(&mut engine, &args.files, today));
-    // A journal this command made and recorded nothing in is not left behind.
-    let recorded = engine
-        .journal
-        .payments_by_state()
-        .map_or(true, |counts| !counts.is_empty());
-    if made_here && !recorded {
-        drop(engine);
-        let _ = std::fs::remove_dir_all(&private);
-    }
-    let uploads = uploads??;
+    let uploads = crate::runtime::block_on(commands::upload_in(
+        &dir,
+        settings,
+        create_journal,
+        &args.files,
+        today,
+    ))??;
     let mut outcome = Outcome::Clean;
     for upload in &uploads {
         let this = match upload.outcome {
