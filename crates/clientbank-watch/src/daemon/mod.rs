@@ -16,7 +16,7 @@ use clientbank_payment::clock::today_in_moscow;
 
 use crate::engine::{Engine, Intake, Processed, Sent, Verdict, content_hash};
 use crate::folders::{Claimer, Folder, Layout, move_into, rename_no_replace, unique_name};
-use crate::journal::{Journal, NewFile};
+use crate::journal::NewFile;
 use crate::lock::{DirLock, Holder};
 use crate::state::{FileState, PaymentState};
 use crate::{Error, drop, report};
@@ -692,46 +692,13 @@ impl Daemon {
         // brings the outbox statement up to date at once.
         let (new_operations, mut arrived) = tokio::sync::mpsc::unbounded_channel();
         let listener_stop = Arc::new(tokio::sync::Notify::new());
-        let _listener = match self.engine.settings.webhook.clone() {
-            Some(config) => {
-                let key = self.engine.settings.webhook_key()?;
-                let journal = Journal::open_at(self.engine.journal.location(), false)?;
-                let socket = clientbank_bank::webhook::bind(config.addr).await?;
-                let addr = socket.local_addr().unwrap_or(config.addr);
-                tracing::info!(%addr, "webhook listener");
-                if !addr.ip().is_loopback() {
-                    let said = Message::new(
-                        "the webhook listener speaks plain HTTP on an address that is not \
-                         loopback: put an HTTPS reverse proxy in front of it",
-                        "приём вебхуков работает по HTTP без шифрования на адресе не из \
-                         loopback: поставьте перед ним обратный прокси с HTTPS",
-                    );
-                    say!(warn, said, %addr);
-                }
-                let listener = clientbank_bank::webhook::Listener::new(
-                    key,
-                    Arc::new(std::sync::Mutex::new(journal)),
-                )
-                .on_new(new_operations);
-                let stop = listener_stop.clone();
-                Some(tokio::spawn(async move {
-                    let shutdown = async move { stop.notified().await };
-                    if let Err(e) = listener.serve(socket, shutdown).await {
-                        say!(
-                            error,
-                            tr!(
-                                "the webhook listener stopped: {e}" ;
-                                "приём вебхуков остановлен: {e}"
-                            )
-                        );
-                    }
-                }))
-            }
-            None => {
-                drop(new_operations);
-                None
-            }
-        };
+        let _listener = crate::webhook::beside_daemon(
+            &self.engine.settings,
+            self.engine.journal.location(),
+            new_operations,
+            listener_stop.clone(),
+        )
+        .await?;
         tracing::info!(dir = %self.layout.root.display(), "watching");
         let service = if self.in_fleet {
             crate::service::Service::default()
