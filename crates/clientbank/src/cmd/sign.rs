@@ -7,10 +7,11 @@ use clientbank_watch::commands;
 use clientbank_watch::engine::SignGroup;
 use serde_json::json;
 
-use super::watch::{init_logging, load};
+use super::setup::configured;
 use crate::exit::{Failure, Outcome};
 use crate::output::print_json;
 use crate::term::Lang;
+use clientbank_bank::config::LogFormat;
 
 /// The arguments (the doc comments are `--help`'s English; `help_ru` has the Russian).
 #[derive(Debug, clap::Args)]
@@ -34,8 +35,7 @@ pub(crate) struct Args {
 
 pub(crate) fn run(args: &Args) -> Result<Outcome, Failure> {
     let (dir, dry_run) = (&args.dir, args.dry_run);
-    let settings = load(dir, args.config.as_deref())?;
-    init_logging(false);
+    let settings = configured(dir, args.config.as_deref(), Some(LogFormat::Text))?;
     if !dry_run {
         clientbank_bank::signer::try_signers(&settings)?;
     }

@@ -6,11 +6,12 @@ use std::path::PathBuf;
 use chrono::NaiveDate;
 use clientbank_watch::commands::{self, FileUpload, UploadOutcome};
 
-use super::watch::{init_logging, load};
+use super::setup::configured;
 use crate::cli::parse_day;
 use crate::exit::{Failure, Outcome};
 use crate::output::print_json;
 use crate::term::Lang;
+use clientbank_bank::config::LogFormat;
 
 /// The arguments (the doc comments are `--help`'s English; `help_ru` has the Russian).
 #[derive(Debug, clap::Args)]
@@ -45,8 +46,7 @@ pub(crate) struct Args {
 
 pub(crate) fn run(args: &Args) -> Result<Outcome, Failure> {
     let (dir, create_journal) = commands::upload_dir(&args.files, args.dir.as_deref())?;
-    let mut settings = load(&dir, args.config.as_deref())?;
-    init_logging(false);
+    let mut settings = configured(&dir, args.config.as_deref(), Some(LogFormat::Text))?;
     if let Some(route) = args.route {
         settings.route = route;
     }

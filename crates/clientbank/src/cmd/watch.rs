@@ -1,11 +1,10 @@
 //! `clientbank watch DIR [--once] [--sandbox] [--demo] [--config FILE]`: the daemon; with
 //! several DIRs or `--root ROOT`, one process serving many folders (`clientbank_watch::fleet`).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clientbank_api::Token;
 use clientbank_bank::Settings;
-use clientbank_bank::config::ProcessEnv;
 use clientbank_watch::daemon::Serving;
 use clientbank_watch::{Options, demo};
 
@@ -13,19 +12,14 @@ use crate::exit::{Failure, Outcome};
 use clientbank_bank::config::LogFormat;
 use clientbank_format::Message;
 
+use super::setup::{Folders, configured, init_logging, shutdown};
 use super::summary;
 
 /// The arguments (the doc comments are `--help`'s English; `help_ru` has the Russian).
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// The exchange folder (inbox/, processing/, done/, rejected/, review/, outbox/);
-    /// several: one process serves them all, each with its own clientbank.toml.
-    #[arg(value_name = "DIR", required_unless_present = "root")]
-    pub(crate) dirs: Vec<PathBuf>,
-    /// Serve every direct subfolder of ROOT that holds a clientbank.toml, looked at again
-    /// every 5 s: folders added are served, folders removed are let go.
-    #[arg(long, value_name = "ROOT")]
-    pub(crate) root: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) folders: Folders,
     /// Process what is in the inbox, print a summary and exit (0: nothing rejected or in
     /// review; 1 otherwise; 3: the bank stayed unavailable).
     #[arg(long)]
@@ -73,46 +67,17 @@ async fn sandbox_bank(
     Ok(Some(bank))
 }
 
-/// Logs to stderr, as text (local time, plain words: `crate::log`) or JSON lines (`RUST_LOG`
-/// filters; `info` by default).
-pub(crate) fn init_logging(json: bool) {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .with_target(false);
-    let _ = if json {
-        builder.json().try_init()
-    } else {
-        builder
-            .event_format(crate::log::Plain(crate::term::lang()))
-            .try_init()
-    };
-}
-
-/// The configuration of DIR (or `config`), then the environment.
-pub(crate) fn load(dir: &Path, config: Option<&Path>) -> Result<Settings, Failure> {
-    let mut settings = Settings::load(dir, config, &ProcessEnv)?;
-    // The daemon's `FILE.errors.txt` and reports speak the language of the command line.
-    settings.lang = crate::term::lang();
-    Ok(settings)
-}
-
 /// One folder, or many (several DIRs, or `--root`) in one process.
 pub(crate) fn run(mut args: Args) -> Result<Outcome, Failure> {
-    if args.dirs.len() == 1 && args.root.is_none() {
-        let dir = args.dirs.remove(0);
-        return one(args, dir);
+    match args.folders.single() {
+        Some(dir) => one(args, dir),
+        None => many(args),
     }
-    many(args)
 }
 
 /// One folder: its daemon, with `--demo`, `--sandbox` and `--metrics`.
 fn one(args: Args, dir: PathBuf) -> Result<Outcome, Failure> {
-    let mut settings = load(&dir, args.config.as_deref())?;
-    init_logging(args.log_format.unwrap_or(settings.log_format) == LogFormat::Json);
+    let mut settings = configured(&dir, args.config.as_deref(), args.log_format)?;
     let today = clientbank_payment::clock::today_in_moscow();
     let _keys = (args.demo)
         .then(|| demo::prepare(&dir, &mut settings, today))
@@ -170,7 +135,7 @@ fn many(args: Args) -> Result<Outcome, Failure> {
             format!("{flag} — для одной папки: укажите одну DIR, а не несколько и не --root"),
         )));
     }
-    if let Some(root) = &args.root {
+    if let Some(root) = &args.folders.root {
         clientbank_watch::fleet::folders_under_root(root)?;
     }
     init_logging(args.log_format == Some(LogFormat::Json));
@@ -182,10 +147,10 @@ fn many(args: Args) -> Result<Outcome, Failure> {
         let bank = sandbox_bank(args.sandbox, &mut fixed).await?;
         let load = clientbank_watch::fleet::loader(fixed, bank.is_some());
         let mut fleet = clientbank_watch::Fleet::new(load);
-        for dir in args.dirs {
+        for dir in args.folders.dirs {
             fleet = fleet.dir(dir);
         }
-        if let Some(root) = args.root {
+        if let Some(root) = args.folders.root {
             fleet = fleet.root(root);
         }
         let runs = if args.once {
@@ -194,57 +159,40 @@ fn many(args: Args) -> Result<Outcome, Failure> {
             fleet.run(shutdown()).await
         };
         drop(bank);
-        if args.once && runs.is_empty() {
-            println!(
-                "{}",
-                crate::term::tr(
-                    "no folder to serve (none under the root holds a clientbank.toml)",
-                    "обслуживать нечего (ни в одной папке внутри корневой нет clientbank.toml)"
-                )
-            );
-        }
-        let mut worst = Outcome::Clean;
-        for run in runs {
-            let this = match &run.outcome {
-                Ok(summary) => {
-                    summary::print(&run.dir, summary);
-                    if args.once {
-                        summary::outcome(summary)
-                    } else {
-                        Outcome::Clean
-                    }
-                }
-                Err(e) => {
-                    let lang = crate::term::lang();
-                    println!("{}:\n  {}", run.dir.display(), e.message().get(lang));
-                    Outcome::Unreadable
-                }
-            };
-            worst = worst.max(this);
-        }
-        Ok(worst)
+        Ok(said(&runs, args.once))
     })
 }
 
-/// SIGINT, or SIGTERM on Unix.
-pub(crate) async fn shutdown() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => {
-                tokio::select! {
-                    _ = tokio::signal::ctrl_c() => {}
-                    _ = term.recv() => {}
+/// Prints what each folder's daemon did (its summary, or why it could not run); the exit code
+/// of the worst.
+fn said(runs: &[clientbank_watch::FolderRun], once: bool) -> Outcome {
+    if once && runs.is_empty() {
+        println!(
+            "{}",
+            crate::term::tr(
+                "no folder to serve (none under the root holds a clientbank.toml)",
+                "обслуживать нечего (ни в одной папке внутри корневой нет clientbank.toml)"
+            )
+        );
+    }
+    let mut worst = Outcome::Clean;
+    for run in runs {
+        let this = match &run.outcome {
+            Ok(summary) => {
+                summary::print(&run.dir, summary);
+                if once {
+                    summary::outcome(summary)
+                } else {
+                    Outcome::Clean
                 }
             }
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
+            Err(e) => {
+                let lang = crate::term::lang();
+                println!("{}:\n  {}", run.dir.display(), e.message().get(lang));
+                Outcome::Unreadable
             }
-        }
+        };
+        worst = worst.max(this);
     }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
-    }
+    worst
 }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use clientbank_watch::folders::Layout;
 use clientbank_watch::webhook::Webhook;
 
-use super::watch::{init_logging, load, shutdown};
+use super::setup::{configured, shutdown, warn_of};
 use crate::exit::{Failure, Outcome};
 use crate::term::tr;
 use clientbank_bank::config::LogFormat;
@@ -34,11 +34,8 @@ pub(crate) struct Args {
 }
 
 pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
-    let settings = load(&args.dir, args.config.as_deref())?;
-    init_logging(args.log_format.unwrap_or(settings.log_format) == LogFormat::Json);
-    for warning in &settings.warnings {
-        crate::term::warning(warning.get(crate::term::lang()));
-    }
+    let settings = configured(&args.dir, args.config.as_deref(), args.log_format)?;
+    warn_of(&settings);
     crate::runtime::run(async move {
         let webhook = Webhook::of_folder(&args.dir, &settings, args.addr).await?;
         say_listening(webhook.addr(), &Layout::new(&args.dir).journal())?;
