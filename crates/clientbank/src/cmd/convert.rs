@@ -100,17 +100,9 @@ fn refuse(message: &str) -> Result<Outcome, Failure> {
 
 pub(crate) fn run(options: &Args) -> Result<Outcome, Failure> {
     let path = options.file.as_path();
-    if let Some(output) = &options.output
-        && let Some(message) = crate::io::same_as_input(path, output)
-    {
-        return refuse(&message);
-    }
-    let payers = match &options.payer_from {
-        Some(file) => match crate::payer::load(file) {
-            Ok(payers) => Some(payers),
-            Err(message) => return refuse(&message),
-        },
-        None => None,
+    let payers = match payers(options) {
+        Ok(payers) => payers,
+        Err(message) => return refuse(&message),
     };
     let sink = Sink::new(options.output.as_deref());
     let bar = term::progress(0, sink.is_terminal(), false);
@@ -142,6 +134,21 @@ pub(crate) fn run(options: &Args) -> Result<Outcome, Failure> {
     findings.bar.finish_and_clear();
     findings.pass_on();
     outcome
+}
+
+/// The payers of `--payer-from`; refused (why, for people): an output that is the input, a
+/// payer file that cannot be read.
+fn payers(options: &Args) -> Result<Option<Vec<crate::payer::Payer>>, String> {
+    if let Some(output) = &options.output
+        && let Some(message) = crate::io::same_as_input(&options.file, output)
+    {
+        return Err(message);
+    }
+    options
+        .payer_from
+        .as_deref()
+        .map(crate::payer::load)
+        .transpose()
 }
 
 /// What the input is converted to: `--to`, else the other format than the input's; refused

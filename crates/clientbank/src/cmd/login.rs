@@ -9,6 +9,8 @@
 use std::io::{self, Write};
 use std::time::Duration;
 
+use clientbank_api::Token;
+use clientbank_bank::Settings;
 use clientbank_bank::login::{Login, accounts_seen, open_browser};
 
 use super::bank::{bank_failure, client, sandbox_if, settings, use_sandbox};
@@ -46,35 +48,41 @@ pub(crate) fn login(login: &Args) -> Result<Outcome, Failure> {
         let stray = |m: &Message| crate::term::warning(m.get(crate::term::lang()));
         let waiting = Duration::from_secs(timeout);
         let token = flow.wait(&anonymous, listener, waiting, stray).await?;
-        let said = match flow.token_file() {
-            Some(path) => tr(
-                format!(
-                    "logged in: the token is stored in {} (only you can read it)",
-                    path.display()
-                ),
-                format!(
-                    "вход выполнен: токен сохранён в {} (читать его можете только вы)",
-                    path.display()
-                ),
-            ),
-            // The sandbox's token is shown to work, then forgotten with it.
-            None => {
-                let seen = accounts_seen(&settings, token).await?;
-                tr(
-                    format!(
-                        "logged in to the sandbox bank: the token sees {seen} account(s); it \
-                         ends with this process, nothing stored"
-                    ),
-                    format!(
-                        "вход в тестовый банк выполнен: токену видно счетов: {seen}; он живёт, \
-                         пока идёт эта команда, ничего не сохранено"
-                    ),
-                )
-            }
-        };
+        let said = logged_in(&flow, &settings, token).await?;
         writeln!(io::stdout().lock(), "{said}")?;
         drop(bank);
         Ok(Outcome::Clean)
+    })
+}
+
+/// What a login says once it has the token: where it is stored; the sandbox's token is shown
+/// to work, then forgotten with it.
+async fn logged_in(flow: &Login, settings: &Settings, token: Token) -> Result<String, Failure> {
+    Ok(match flow.token_file() {
+        Some(path) => tr(
+            format!(
+                "logged in: the token is stored in {} (only you can read it)",
+                path.display()
+            ),
+            format!(
+                "вход выполнен: токен сохранён в {} (читать его можете только вы)",
+                path.display()
+            ),
+        ),
+        // The sandbox's token is shown to work, then forgotten with it.
+        None => {
+            let seen = accounts_seen(settings, token).await?;
+            tr(
+                format!(
+                    "logged in to the sandbox bank: the token sees {seen} account(s); it \
+                     ends with this process, nothing stored"
+                ),
+                format!(
+                    "вход в тестовый банк выполнен: токену видно счетов: {seen}; он живёт, \
+                     пока идёт эта команда, ничего не сохранено"
+                ),
+            )
+        }
     })
 }
 

@@ -182,9 +182,15 @@ fn glance(folders: Folders, json: bool, check: bool) -> Result<Outcome, Failure>
         print_json(&glances)?;
         return Ok(Outcome::Clean);
     }
+    print_glances(&glances)?;
+    Ok(Outcome::Clean)
+}
+
+/// One line a folder: files per folder, payments in doubt, the last error.
+fn print_glances(glances: &[clientbank_watch::fleet::Glance]) -> io::Result<()> {
     let lang = crate::term::lang();
     let mut out = io::stdout().lock();
-    for g in &glances {
+    for g in glances {
         use clientbank_watch::folders::Folder;
         let files: Vec<String> = [
             Folder::Inbox,
@@ -224,7 +230,7 @@ fn glance(folders: Folders, json: bool, check: bool) -> Result<Outcome, Failure>
             )
         )?;
     }
-    Ok(Outcome::Clean)
+    Ok(())
 }
 
 #[cfg(test)]

@@ -66,21 +66,8 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Failure> {
         &args.files,
         today,
     ))??;
-    let mut outcome = Outcome::Clean;
-    for upload in &uploads {
-        let this = match upload.outcome {
-            UploadOutcome::Uploaded => Outcome::Clean,
-            UploadOutcome::Unavailable => Outcome::BankUnavailable,
-            UploadOutcome::TokenRefused
-            | UploadOutcome::Interrupted
-            | UploadOutcome::Misconfigured => Outcome::Unreadable,
-            UploadOutcome::Rejected
-            | UploadOutcome::Refused
-            | UploadOutcome::Review
-            | UploadOutcome::Held => Outcome::Findings,
-        };
-        outcome = outcome.max(this);
-    }
+    let outcome = uploads.iter().map(|u| exit_of(u.outcome)).max();
+    let outcome = outcome.unwrap_or(Outcome::Clean);
     if args.json {
         print_json(&uploads)?;
         return Ok(outcome);
@@ -90,6 +77,21 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Failure> {
         write!(out, "{}", shown(upload, crate::term::lang()))?;
     }
     Ok(outcome)
+}
+
+/// The exit code of a file's upload.
+fn exit_of(outcome: UploadOutcome) -> Outcome {
+    match outcome {
+        UploadOutcome::Uploaded => Outcome::Clean,
+        UploadOutcome::Unavailable => Outcome::BankUnavailable,
+        UploadOutcome::TokenRefused | UploadOutcome::Interrupted | UploadOutcome::Misconfigured => {
+            Outcome::Unreadable
+        }
+        UploadOutcome::Rejected
+        | UploadOutcome::Refused
+        | UploadOutcome::Review
+        | UploadOutcome::Held => Outcome::Findings,
+    }
 }
 
 /// What `upload` says of one file for people, in `lang`: how it ended and a table of its

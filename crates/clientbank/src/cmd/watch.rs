@@ -105,21 +105,25 @@ fn one(args: Args, dir: PathBuf) -> Result<Outcome, Failure> {
         drop(bank);
         let summary = summary?;
         summary::print(&serving.dir, &summary);
-        // The daemon stopped by SIGINT/SIGTERM has done what it should: exit 0. The demo's
-        // samples include a file with an error: it went as designed when exactly that one was
-        // rejected and the others are done.
-        Ok(if args.demo {
-            if demo::went_as_designed(&summary) {
-                Outcome::Clean
-            } else {
-                Outcome::Findings
-            }
-        } else if serving.once {
-            summary::outcome(&summary)
-        } else {
-            Outcome::Clean
-        })
+        Ok(exit_of(&summary, args.demo, serving.once))
     })
+}
+
+/// The exit code of one folder's run. The daemon stopped by SIGINT/SIGTERM has done what it
+/// should: exit 0. The demo's samples include a file with an error: it went as designed when
+/// exactly that one was rejected and the others are done.
+fn exit_of(summary: &clientbank_watch::Summary, demo: bool, once: bool) -> Outcome {
+    if demo {
+        if demo::went_as_designed(summary) {
+            Outcome::Clean
+        } else {
+            Outcome::Findings
+        }
+    } else if once {
+        summary::outcome(summary)
+    } else {
+        Outcome::Clean
+    }
 }
 
 fn many(args: Args) -> Result<Outcome, Failure> {
