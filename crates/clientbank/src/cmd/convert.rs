@@ -203,7 +203,7 @@ impl Input<'_> {
         from_json: bool,
         findings: &mut Findings,
     ) -> Result<Outcome, Failure> {
-        let (shown, options, sink) = (&self.shown, self.options, self.sink);
+        let (shown, options) = (&self.shown, self.options);
         let batch = match batch {
             Ok(batch) => batch.strict(options.strict),
             Err(refusal) => {
@@ -224,22 +224,11 @@ impl Input<'_> {
         };
         let encoding = options.encoding();
         match to {
-            Target::Json => exchange_to_json(shown, &batch, options, sink, findings),
-            Target::OneC if from_json => json_to_exchange(
-                shown,
-                &batch.with_encoding(encoding),
-                options,
-                self.payers,
-                sink,
-                findings,
-            ),
-            Target::OneC => exchange_to_exchange(
-                shown,
-                &batch.with_encoding(encoding),
-                options,
-                sink,
-                findings,
-            ),
+            Target::Json => exchange_to_json(self, &batch, findings),
+            Target::OneC if from_json => {
+                json_to_exchange(self, &batch.with_encoding(encoding), findings)
+            }
+            Target::OneC => exchange_to_exchange(self, &batch.with_encoding(encoding), findings),
         }
     }
 }
@@ -284,12 +273,11 @@ fn file_findings<W: Write>(
 /// whole array), each document's findings (and what the JSON route cannot carry) go to stderr
 /// as they are found.
 fn exchange_to_json(
-    shown: &str,
+    input: &Input<'_>,
     batch: &Batch,
-    options: &Args,
-    sink: &Sink,
     findings: &mut Findings,
 ) -> Result<Outcome, Failure> {
+    let (shown, options, sink) = (input.shown.as_str(), input.options, input.sink);
     let bar = findings.bar.clone();
     let mut file = file_out(&mut findings.buffer, options, shown, batch.encoding(), true)?;
     let renderer = batch.renderer(shown).lang(term::lang());
@@ -378,12 +366,11 @@ fn pass_on(bar: &indicatif::ProgressBar, buffer: &mut Vec<u8>) {
 /// encoding) and the reader's errors; nothing is lost on the way, so there is no `not-carried`
 /// or `not-a-payment-order`.
 fn exchange_to_exchange(
-    shown: &str,
+    input: &Input<'_>,
     batch: &Batch,
-    options: &Args,
-    sink: &Sink,
     findings: &mut Findings,
 ) -> Result<Outcome, Failure> {
+    let (shown, options, sink) = (input.shown.as_str(), input.options, input.sink);
     let mut file = file_out(&mut findings.buffer, options, shown, batch.encoding(), true)?;
     let renderer = batch.renderer(shown).lang(term::lang());
     file_findings(&mut file, batch, &renderer)?;
@@ -416,13 +403,11 @@ fn exchange_to_exchange(
 /// JSON upload requests to a 1C file of payment orders, with the payer's requisites from
 /// `--payer-from`.
 fn json_to_exchange(
-    shown: &str,
+    input: &Input<'_>,
     batch: &Batch,
-    options: &Args,
-    payers: Option<&[crate::payer::Payer]>,
-    sink: &Sink,
     findings: &mut Findings,
 ) -> Result<Outcome, Failure> {
+    let (shown, options, sink) = (input.shown.as_str(), input.options, input.sink);
     let encoding = options.encoding();
     let mut file = file_out(
         &mut findings.buffer,
@@ -447,7 +432,7 @@ fn json_to_exchange(
             lines.push(line);
         }
     }
-    let mut found = crate::payer::fill(&mut payments, payers.unwrap_or_default());
+    let mut found = crate::payer::fill(&mut payments, input.payers.unwrap_or_default());
     found.extend(crate::payer::recipient_banks(&mut payments));
     let (exchange, mapping) = onec::to_exchange(&payments, encoding);
     found.extend(mapping);
