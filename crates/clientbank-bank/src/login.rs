@@ -439,6 +439,96 @@ impl Prepared {
     }
 }
 
+/// One `clientbank login`: what the settings give for it ([`Prepared`]), where the bank's
+/// redirect is caught ([`Redirect`]) and its random `state`; the address to sign in at, then
+/// the token.
+#[derive(Debug)]
+pub struct Login {
+    prepared: Prepared,
+    redirect: Redirect,
+    state: String,
+}
+
+impl Login {
+    /// A sign-in with `settings` (the sandbox bank's application with `sandbox`); what is
+    /// missing is said with what to do instead.
+    pub fn prepare(settings: &crate::Settings, sandbox: bool) -> Result<Login, Error> {
+        let prepared = Prepared::of(settings, sandbox)?;
+        let redirect = Redirect::of(&prepared.app.redirect_uri)?;
+        let state = random_state()?;
+        Ok(Login {
+            prepared,
+            redirect,
+            state,
+        })
+    }
+
+    /// The application's redirect address.
+    pub fn redirect_uri(&self) -> &str {
+        &self.prepared.app.redirect_uri
+    }
+
+    /// Where the token is stored (`None` for the sandbox bank: its token ends with the process).
+    pub fn token_file(&self) -> Option<&Path> {
+        self.prepared.token_file.as_deref()
+    }
+
+    /// The bank's address to sign in at (`client`: a client of the bank without a token).
+    pub fn authorize_url(&self, client: &Client) -> Result<Url, Error> {
+        let app = &self.prepared.app;
+        let scopes: Vec<&str> = app.scope.split(' ').filter(|s| !s.is_empty()).collect();
+        Ok(client.authorize_url(&app.client_id, &app.redirect_uri, &scopes, &self.state)?)
+    }
+
+    /// Listens where the bank's redirect comes.
+    pub async fn listen(&self) -> Result<TcpListener, Error> {
+        self.redirect.listen().await
+    }
+
+    /// Waits up to `timeout` for the bank to send the browser back to `listener`, then
+    /// exchanges its code for the token and stores it ([`SignIn::wait`]).
+    pub async fn wait(
+        &self,
+        client: &Client,
+        listener: TcpListener,
+        timeout: std::time::Duration,
+        on_stray: impl Fn(&Message),
+    ) -> Result<Token, Error> {
+        let sign_in = SignIn {
+            client,
+            app: &self.prepared.app,
+            secret: &self.prepared.secret,
+            state: &self.state,
+            path: &self.redirect.path,
+            token_file: self.token_file(),
+        };
+        let Ok(token) = tokio::time::timeout(timeout, sign_in.wait(listener, on_stray)).await
+        else {
+            let secs = timeout.as_secs();
+            return Err(Error::Refused(Message::new(
+                format!(
+                    "timeout: the browser did not come back from the bank in {secs} s; run \
+                     clientbank login again"
+                ),
+                format!(
+                    "время вышло: браузер не вернулся из банка за {secs} с; выполните \
+                     clientbank login заново"
+                ),
+            )));
+        };
+        token
+    }
+}
+
+/// How many accounts `token` sees at the bank of `settings`: the sandbox's token shown to
+/// work before it is forgotten.
+pub async fn accounts_seen(settings: &crate::Settings, token: Token) -> Result<usize, Error> {
+    let mut check = settings.clone();
+    check.token = Some(token);
+    check.sandbox = false;
+    Ok(check.client()?.accounts().await?.len())
+}
+
 /// What [`logout`] did.
 #[derive(Debug)]
 pub enum LoggedOut {

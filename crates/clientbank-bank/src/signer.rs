@@ -254,6 +254,16 @@ pub fn try_signers(settings: &crate::Settings) -> Result<(), Error> {
     Ok(())
 }
 
+impl crate::Settings {
+    /// Refuses settings that cannot send: no bank to reach ([`crate::Settings::client`]), or a
+    /// signer that cannot sign ([`try_signers`]); said before a folder is touched and anything
+    /// is uploaded.
+    pub fn ready_to_send(&self) -> Result<(), Error> {
+        self.client()?;
+        try_signers(self)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

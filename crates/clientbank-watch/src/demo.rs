@@ -8,7 +8,10 @@ use clientbank_diagnostic::os::{Act, cannot};
 use clientbank_format::tr;
 
 use crate::Error;
+use crate::folders::{Folder, Layout};
+use clientbank_bank::config::{Settings, Signing};
 use clientbank_bank::signer;
+use clientbank_format::Message;
 
 /// The sample drops: name and bytes (`testdata/drops/`).
 pub const DROPS: &[(&str, &[u8])] = &[
@@ -40,6 +43,35 @@ pub fn as_designed(done: &[String], rejected: &[String], review: &[String]) -> b
         && rejected == [REJECTED]
         && done.len() == DROPS.len() - 1
         && good.into_iter().all(|name| done.iter().any(|d| d == name))
+}
+
+/// Whether a demo run went as designed ([`as_designed`]) and wrote its statement.
+pub fn went_as_designed(summary: &crate::Summary) -> bool {
+    as_designed(&summary.done, &summary.rejected, &summary.review) && summary.statement.is_some()
+}
+
+/// Makes `dir` the demo's ([`start_afresh`]) with the sample drops in its inbox
+/// ([`copy_drops`]), and `settings` the demo's: its statements unless some are configured,
+/// throwaway signers ([`signers`], made in the folder returned: gone when it is dropped)
+/// signing as soon as payments are uploaded.
+pub fn prepare(
+    dir: &Path,
+    settings: &mut Settings,
+    today: chrono::NaiveDate,
+) -> Result<tempfile::TempDir, Error> {
+    start_afresh(dir)?;
+    copy_drops(&Layout::new(dir).folder(Folder::Inbox), today)?;
+    let keys = tempfile::tempdir().map_err(Error::io(Message::new(
+        "cannot make a temporary folder",
+        "не удалось создать временную папку",
+    )))?;
+    if settings.statements.is_none() {
+        settings.statements = Some(statements());
+    }
+    settings.signers.extend(signers(keys.path(), today)?);
+    settings.signing = Signing::Auto;
+    settings.in_signing = true;
+    Ok(keys)
 }
 
 /// The marker that says a folder was made by `--demo`, so a later `--demo` may clear it.

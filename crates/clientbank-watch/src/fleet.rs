@@ -24,7 +24,7 @@ use tracing::Instrument;
 
 use crate::folders::Folder;
 use crate::{Daemon, Error, Options, Summary};
-use clientbank_bank::config::Settings;
+use clientbank_bank::config::{ProcessEnv, Settings};
 use clientbank_format::{Message, say, tr};
 
 /// Reads a folder's settings (its `clientbank.toml`, then what the caller adds): called when
@@ -41,8 +41,6 @@ pub struct FolderRun {
     pub dir: PathBuf,
     /// Its run's summary, or why it could not be opened or stopped.
     pub outcome: Result<Summary, Error>,
-    /// Payments of its journal awaiting signature at the end.
-    pub awaiting_signature: usize,
 }
 
 /// One daemon per folder, as tokio tasks of one process.
@@ -63,6 +61,25 @@ impl std::fmt::Debug for Fleet {
             .field("root", &self.root)
             .finish_non_exhaustive()
     }
+}
+
+/// The fleet's [`Loader`]: each folder's configuration and the environment, with what the
+/// command line set over it (`fixed`; its bank when `bank`: [`crate::daemon::keep_command_line`]).
+pub fn loader(fixed: Settings, bank: bool) -> Loader {
+    Arc::new(move |dir: &Path| {
+        let mut settings = Settings::load(dir, None, &ProcessEnv)?;
+        crate::daemon::keep_command_line(&mut settings, &fixed, bank);
+        Ok(settings)
+    })
+}
+
+/// [`folders_under`] `root`, or why the root cannot be read (for people).
+pub fn folders_under_root(root: &Path) -> Result<Vec<PathBuf>, Error> {
+    let shown = root.display();
+    folders_under(root).map_err(Error::io(tr!(
+        "cannot read the root {shown}" ;
+        "не удалось прочитать корневую папку {shown}"
+    )))
 }
 
 /// The direct subfolders of `root` that hold a [`CONFIG_FILE`] (hidden ones left out), sorted.
@@ -420,7 +437,6 @@ fn joined(dir: PathBuf, result: Result<FolderRun, tokio::task::JoinError>) -> Fo
             ),
         ))),
         dir,
-        awaiting_signature: 0,
     })
 }
 
@@ -483,8 +499,7 @@ async fn serve_daemon(
     let options = options.clone();
     let inbox = crate::folders::Layout::new(&dir).folder(Folder::Inbox);
     let opened = load(&dir).and_then(|settings| {
-        settings.client()?;
-        clientbank_bank::signer::try_signers(&settings)?;
+        settings.ready_to_send()?;
         let mut daemon = Daemon::open(&dir, settings, options)?;
         let (reload_dir, reload) = (dir.clone(), load.clone());
         daemon.set_reloader(Box::new(move || reload(&reload_dir)));
@@ -498,7 +513,6 @@ async fn serve_daemon(
             return FolderRun {
                 dir,
                 outcome: Err(e),
-                awaiting_signature: 0,
             };
         }
     };
@@ -513,16 +527,7 @@ async fn serve_daemon(
     if let Some(events) = &events {
         events.unwatch(&inbox);
     }
-    let awaiting_signature = daemon
-        .engine
-        .journal
-        .awaiting_signature()
-        .map_or(0, |rows| rows.len());
-    FolderRun {
-        dir,
-        outcome,
-        awaiting_signature,
-    }
+    FolderRun { dir, outcome }
 }
 
 /// One folder at a glance (`clientbank status --root ROOT`, or several DIRs): files per folder

@@ -30,6 +30,7 @@ pub mod notify;
 pub mod report;
 mod service;
 pub mod state;
+pub mod webhook;
 
 pub use daemon::{Daemon, Options, Summary};
 pub use engine::Engine;

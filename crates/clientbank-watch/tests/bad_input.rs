@@ -204,15 +204,15 @@ async fn a_full_disk_fails_the_journal_write_and_nothing_is_sent() {
     let bank = bank().await;
     let dir = tempfile::tempdir().unwrap();
     let mut daemon = open(dir.path(), settings(&bank));
-    daemon.engine.companies().await.unwrap();
+    daemon.engine_mut().companies().await.unwrap();
     // The journal cannot grow: every intent write fails as on a full disk.
-    let pages = daemon.engine.journal.page_count().unwrap();
-    daemon.engine.journal.limit_pages(pages).unwrap();
+    let pages = daemon.engine().journal().page_count().unwrap();
+    daemon.engine().journal().limit_pages(pages).unwrap();
     let big: Vec<u32> = (300..400).collect();
     put(dir.path(), "full.json", json_drop(&big));
     let mut s = settings(&bank);
     s.once_patience = Duration::from_millis(300);
-    daemon.engine.set_settings(s);
+    daemon.engine_mut().set_settings(s);
     let summary = daemon.run_once().await.unwrap();
     assert!(
         at_bank(&bank).is_empty(),
@@ -228,7 +228,7 @@ async fn a_full_disk_fails_the_journal_write_and_nothing_is_sent() {
     );
     assert!(summary.bank_unavailable.is_none(), "{summary:?}");
     // Space again: it goes through, once.
-    daemon.engine.journal.limit_pages(1_000_000).unwrap();
+    daemon.engine().journal().limit_pages(1_000_000).unwrap();
     let summary = daemon.run_once().await.unwrap();
     assert_eq!(summary.done, ["full.json"], "{summary:?}");
     assert_eq!(at_bank(&bank).len(), 100);
@@ -323,7 +323,7 @@ async fn cyrillic_names_and_name_clashes() {
         files(&dir, "inbox"),
         ["~$платёжки.txt", "выгрузка.txt.part"]
     );
-    let rows = daemon.engine.journal.all_payments().unwrap();
+    let rows = daemon.engine().journal().all_payments().unwrap();
     assert!(rows.iter().all(|r| r.state == PaymentState::Uploaded));
 }
 
@@ -371,19 +371,24 @@ async fn a_full_journal_signs_nothing() {
     put(dir.path(), "many.json", json_drop(&numbers));
     daemon.run_once().await.unwrap();
     assert_eq!(
-        daemon.engine.journal.awaiting_signature().unwrap().len(),
+        daemon
+            .engine()
+            .journal()
+            .awaiting_signature()
+            .unwrap()
+            .len(),
         120
     );
-    let pages = daemon.engine.journal.page_count().unwrap();
-    daemon.engine.journal.limit_pages(pages).unwrap();
-    assert!(daemon.engine.sign(None, false).await.is_err());
+    let pages = daemon.engine().journal().page_count().unwrap();
+    daemon.engine().journal().limit_pages(pages).unwrap();
+    assert!(daemon.engine_mut().sign(None, false).await.is_err());
     let executed = |bank: &clientbank_sandbox::Sandbox| {
         at_bank(bank).iter().filter(|p| p.3 == "Executed").count()
     };
     assert_eq!(executed(&bank), 0, "nothing signed without its record");
-    daemon.engine.journal.limit_pages(1_000_000).unwrap();
-    let groups = daemon.engine.sign(None, false).await.unwrap();
-    assert!(groups.iter().all(|g| g.signed), "{groups:?}");
+    daemon.engine().journal().limit_pages(1_000_000).unwrap();
+    let groups = daemon.engine_mut().sign(None, false).await.unwrap();
+    assert!(groups.iter().all(|g| g.result.is_signed()), "{groups:?}");
     assert_eq!(executed(&bank), 120);
 }
 

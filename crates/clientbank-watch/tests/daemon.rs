@@ -35,7 +35,7 @@ on_both! {
             let expect_awaiting = number != "31";
             assert_eq!(*awaiting, expect_awaiting, "payment {number}: {status}");
         }
-        let journal = &daemon.engine.journal;
+        let journal = daemon.engine().journal();
         let rows = journal.all_payments().unwrap();
         assert_eq!(rows.len(), 5);
         assert!(
@@ -222,7 +222,7 @@ on_both! {
                 why.contains(&format!("({status}")) && why.contains("1 s"),
                 "{why}"
             );
-            let rows = daemon.engine.journal.all_payments().unwrap();
+            let rows = daemon.engine().journal().all_payments().unwrap();
             assert!(
                 rows.iter().all(|r| r.state == PaymentState::Planned),
                 "{status}: never sent, not in doubt: {rows:?}"
@@ -267,13 +267,13 @@ on_both! {
         let summary = daemon.run_once().await.unwrap();
         assert_eq!(summary.waiting, ["refused.json"], "{summary:?}");
         assert!(summary.bank_unavailable.is_some());
-        let rows = daemon.engine.journal.all_payments().unwrap();
+        let rows = daemon.engine().journal().all_payments().unwrap();
         assert_eq!(
             rows[0].state,
             PaymentState::Planned,
             "not in doubt: never sent"
         );
-        daemon.engine.set_settings(settings(&bank));
+        daemon.engine_mut().set_settings(settings(&bank));
         let summary = daemon.run_once().await.unwrap();
         assert_eq!(summary.done, ["refused.json"], "{summary:?}");
         assert_eq!(at_bank(&bank).len(), 1);
@@ -286,7 +286,7 @@ on_both! {
         let dir = tempfile::tempdir().unwrap();
         let mut daemon = open(dir.path(), settings(&bank));
         // The companies are read first (for the journal's company names): before the fault.
-        daemon.engine.companies().await.unwrap();
+        daemon.engine_mut().companies().await.unwrap();
         put(dir.path(), "lost.json", json_drop(&[81, 82]));
         bank.control().set_fault(Some(Fault {
             drop: Some(DropConnection::AfterActing),
@@ -328,7 +328,7 @@ on_both! {
         let bank = bank().await;
         let dir = tempfile::tempdir().unwrap();
         let mut daemon = open(dir.path(), settings(&bank));
-        daemon.engine.companies().await.unwrap();
+        daemon.engine_mut().companies().await.unwrap();
         put(dir.path(), "cut.json", json_drop(&[91]));
         bank.control().set_fault(Some(Fault {
             drop: Some(DropConnection::BeforeActing),
@@ -373,7 +373,7 @@ on_both! {
         );
         assert_eq!(summary.waiting, ["a.json", "b.json"]);
         assert!(at_bank(&bank).is_empty());
-        daemon.engine.set_settings(settings(&bank));
+        daemon.engine_mut().set_settings(settings(&bank));
         // Still blocked until the retry interval or a configuration change...
         let mut fresh = open_after(daemon, &bank, dir.path());
         let summary = fresh.run_once().await.unwrap();
@@ -447,7 +447,7 @@ on_both! {
             summary.sign_failures[0].ru().contains("отклонил"),
             "{summary:?}"
         );
-        let awaiting = daemon.engine.journal.awaiting_signature().unwrap();
+        let awaiting = daemon.engine().journal().awaiting_signature().unwrap();
         assert_eq!(awaiting.len(), 2);
         assert!(awaiting[0].message.as_deref().unwrap().contains("refused"));
         let refusals = |dir: &std::path::Path| {
@@ -464,15 +464,15 @@ on_both! {
         );
         s.signers
             .insert("7701234560".into(), signer(keys.path(), "7701234560"));
-        daemon.engine.set_settings(s);
-        let groups = daemon.engine.sign(Some("7701234560"), false).await.unwrap();
+        daemon.engine_mut().set_settings(s);
+        let groups = daemon.engine_mut().sign(Some("7701234560"), false).await.unwrap();
         assert_eq!(groups.len(), 1);
-        assert!(groups[0].signed, "{:?}", groups[0].result);
+        assert!(groups[0].result.is_signed(), "{:?}", groups[0].result);
         assert_eq!(groups[0].ids.len(), 2);
         assert!(
             daemon
-                .engine
-                .journal
+                .engine()
+                .journal()
                 .awaiting_signature()
                 .unwrap()
                 .is_empty()
@@ -509,7 +509,7 @@ on_both! {
         );
         put(dir.path(), "lost.json", payments);
         daemon.run_once().await.unwrap();
-        let awaiting = daemon.engine.journal.awaiting_signature().unwrap();
+        let awaiting = daemon.engine().journal().awaiting_signature().unwrap();
         assert_eq!(awaiting.len(), 3);
         // The lost run's signature of the second payment, taken by the bank.
         let lost = awaiting[1].bank_id.clone().unwrap();
@@ -524,13 +524,13 @@ on_both! {
         })
         .await
         .unwrap();
-        let groups = daemon.engine.sign(None, false).await.unwrap();
-        let signed: Vec<_> = groups.iter().filter(|g| g.signed).collect();
+        let groups = daemon.engine_mut().sign(None, false).await.unwrap();
+        let signed: Vec<_> = groups.iter().filter(|g| g.result.is_signed()).collect();
         assert_eq!(signed.len(), 2, "each of the others alone: {groups:?}");
-        let refused: Vec<_> = groups.iter().filter(|g| !g.signed).collect();
+        let refused: Vec<_> = groups.iter().filter(|g| !g.result.is_signed()).collect();
         assert_eq!(refused.len(), 1, "{groups:?}");
         assert_eq!(refused[0].ids, std::slice::from_ref(&lost));
-        assert!(refused[0].result.contains("no longer awaits"), "{groups:?}");
+        assert!(refused[0].result.message().en().contains("no longer awaits"), "{groups:?}");
         assert_eq!(
             at_bank(&bank)
                 .into_iter()
@@ -541,13 +541,13 @@ on_both! {
         // Nothing is offered for signing again; status says what happened.
         assert!(
             daemon
-                .engine
-                .journal
+                .engine()
+                .journal()
                 .awaiting_signature()
                 .unwrap()
                 .is_empty()
         );
-        assert!(daemon.engine.sign(None, false).await.unwrap().is_empty());
+        assert!(daemon.engine_mut().sign(None, false).await.unwrap().is_empty());
         drop(daemon);
         let status = commands::status(dir.path()).unwrap();
         let text = format!("{status:?}");
@@ -582,7 +582,7 @@ on_both! {
                 let hash = clientbank_watch::engine::content_hash(bytes.as_bytes());
                 let place = format!("processing/{name}");
                 let begun = daemon
-                    .engine
+                    .engine_mut()
                     .begin(name, &place, &hash, &drop)
                     .await
                     .unwrap();
@@ -590,8 +590,8 @@ on_both! {
                     panic!("{begun:?}")
                 };
                 if name == "inflight.json" {
-                    let rows = daemon.engine.journal.payments_of(file_id).unwrap();
-                    daemon.engine.journal.mark_sending(&[rows[0].id]).unwrap();
+                    let rows = daemon.engine().journal().payments_of(file_id).unwrap();
+                    daemon.engine_mut().journal_mut().mark_sending(&[rows[0].id]).unwrap();
                 }
             }
             put(dir.path(), "new.json", json_drop(&[136]));
@@ -730,7 +730,7 @@ on_both! {
         let bank = bank().await;
         let dir = tempfile::tempdir().unwrap();
         let mut daemon = open(dir.path(), settings(&bank));
-        daemon.engine.companies().await.unwrap();
+        daemon.engine_mut().companies().await.unwrap();
         put(dir.path(), "gone.json", json_drop(&[161, 162]));
         // A slow bank: the file is deleted while the first payment is on its way.
         bank.control().set_fault(Some(Fault {
@@ -751,7 +751,7 @@ on_both! {
         deleter.join().unwrap();
         assert!(summary.review.is_empty(), "{summary:?}");
         assert_eq!(at_bank(&bank).len(), 2);
-        let events = daemon.engine.journal.last_events(10).unwrap();
+        let events = daemon.engine().journal().last_events(10).unwrap();
         assert!(
             events.iter().all(|e| !e.message.en().contains("changed")),
             "{events:?}"

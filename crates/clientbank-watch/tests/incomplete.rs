@@ -142,7 +142,7 @@ on_both! {
         let bank = bank().await;
         let dir = tempfile::tempdir().unwrap();
         let mut daemon = open(dir.path(), settings(&bank));
-        daemon.engine.companies().await.unwrap();
+        daemon.engine_mut().companies().await.unwrap();
         bank.control().set_fault(Some(Fault {
             delay: Some(Duration::from_millis(900)),
             times: Some(1),

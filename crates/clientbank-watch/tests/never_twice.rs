@@ -21,7 +21,7 @@ on_both! {
         let bank = bank().await;
         let dir = tempfile::tempdir().unwrap();
         let mut daemon = open(dir.path(), patient(&bank));
-        daemon.engine.companies().await.unwrap();
+        daemon.engine_mut().companies().await.unwrap();
         bank.control().set_maintenance(true);
         put(dir.path(), "P.json", json_drop(&[5000, 5001]));
         put(dir.path(), "P (копия).json", json_drop(&[5000, 5001]));
@@ -65,14 +65,14 @@ on_both! {
         let bank = bank().await;
         let dir = tempfile::tempdir().unwrap();
         let mut daemon = open(dir.path(), patient(&bank));
-        daemon.engine.companies().await.unwrap();
+        daemon.engine_mut().companies().await.unwrap();
         bank.control().set_maintenance(true);
         put(dir.path(), "A.json", json_drop(&[6000, 6001]));
         put(dir.path(), "B.json", json_drop(&[6001, 6002]));
         daemon.run_once().await.unwrap();
         assert_eq!(files(dir.path(), "processing"), ["A.json", "B.json"]);
         // B's 6001 waits for A's; B's 6002 is its own.
-        let rows = daemon.engine.journal.all_payments().unwrap();
+        let rows = daemon.engine().journal().all_payments().unwrap();
         let queued: Vec<_> = rows
             .iter()
             .filter(|r| r.state == PaymentState::Queued)
@@ -107,14 +107,14 @@ on_both! {
         let bank = bank().await;
         let dir = tempfile::tempdir().unwrap();
         let mut daemon = open(dir.path(), patient(&bank));
-        daemon.engine.companies().await.unwrap();
+        daemon.engine_mut().companies().await.unwrap();
         bank.control().set_maintenance(true);
         put(dir.path(), "first.json", json_drop(&[6100]));
         daemon.run_once().await.unwrap();
         put(dir.path(), "second.json", json_drop(&[6100]));
         let mut s = settings(&bank);
         s.once_patience = Duration::from_secs(2);
-        daemon.engine.set_settings(s);
+        daemon.engine_mut().set_settings(s);
         let summary = daemon.run_once().await.unwrap();
         assert!(files(dir.path(), "done").is_empty(), "{summary:?}");
         assert_eq!(
@@ -262,7 +262,7 @@ on_both! {
         let summary = daemon.run_once().await.unwrap();
         assert_eq!(summary.rejected, ["part.txt"], "{summary:?}");
         assert_eq!(at_bank(&bank).len(), 2);
-        let rows = daemon.engine.journal.all_payments().unwrap();
+        let rows = daemon.engine().journal().all_payments().unwrap();
         let state = |n: &str| {
             let row = rows.iter().find(|r| r.payment.number == n).unwrap();
             (row.state, row.bank_id.is_some())
@@ -307,7 +307,7 @@ on_both! {
         let bank = bank().await;
         let dir = tempfile::tempdir().unwrap();
         let mut daemon = open(dir.path(), settings(&bank));
-        daemon.engine.companies().await.unwrap();
+        daemon.engine_mut().companies().await.unwrap();
         // The payment sent, its answer lost after the bank acted.
         bank.control().set_fault(Some(clientbank_sandbox::Fault {
             drop: Some(clientbank_sandbox::DropConnection::AfterActing),
@@ -405,7 +405,7 @@ on_both! {
             assert_eq!(at_bank(&bank).len(), 2, "moved back {moved_back}");
             assert_no_duplicates(&bank);
             // Said; and forgotten by `status` once the same file reached done/ (issue 19 item 8).
-            let events = daemon.engine.journal.last_events(10).unwrap();
+            let events = daemon.engine().journal().last_events(10).unwrap();
             assert_eq!(
                 events.iter().any(|e| e.message.en().contains("vanished")),
                 !moved_back,

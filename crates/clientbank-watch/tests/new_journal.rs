@@ -47,8 +47,8 @@ on_both! {
             "{seeded}"
         );
         let ids: Vec<String> = daemon
-            .engine
-            .journal
+            .engine()
+            .journal()
             .payments_in(PaymentState::Uploaded)
             .unwrap()
             .into_iter()

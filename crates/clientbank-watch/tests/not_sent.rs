@@ -26,13 +26,13 @@ on_both! {
         assert!(at_bank(&bank).is_empty());
         assert!(files(dir.path(), "review").is_empty());
         assert_eq!(files(dir.path(), "processing"), ["a.json"]);
-        let rows = daemon.engine.journal.all_payments().unwrap();
+        let rows = daemon.engine().journal().all_payments().unwrap();
         assert!(
             rows.iter().all(|r| r.state == PaymentState::Planned),
             "{rows:?}"
         );
         // Fixed: sent once.
-        daemon.engine.set_settings(settings(&bank));
+        daemon.engine_mut().set_settings(settings(&bank));
         let summary = daemon.run_once().await.unwrap();
         assert_eq!(summary.done, ["a.json"], "{summary:?}");
         assert_eq!(at_bank(&bank).len(), 2);

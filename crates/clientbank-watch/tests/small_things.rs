@@ -54,7 +54,7 @@ async fn a_stop_mid_file_counts_what_reached_the_bank_and_says_stopped() {
     let bank = bank().await;
     let dir = tempfile::tempdir().unwrap();
     let mut daemon = open(dir.path(), settings(&bank));
-    daemon.engine.companies().await.unwrap();
+    daemon.engine_mut().companies().await.unwrap();
     bank.control().set_fault(Some(Fault {
         delay: Some(Duration::from_millis(300)),
         ..Fault::default()

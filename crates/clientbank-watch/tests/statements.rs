@@ -70,8 +70,8 @@ on_both! {
             let summary = daemon.run_once().await.unwrap();
             assert!(summary.statement.is_some(), "{summary:?}");
             let sync = daemon
-                .engine
-                .journal
+                .engine()
+                .journal()
                 .statement_sync(ROMASHKA)
                 .unwrap()
                 .unwrap();
@@ -91,7 +91,7 @@ on_both! {
         let from = today - chrono::Duration::days(199);
         let again = statement::sync(
             &client,
-            &mut daemon.engine.journal,
+            daemon.engine_mut().journal_mut(),
             &account,
             from,
             today,
@@ -343,7 +343,7 @@ on_both! {
         s.signers
             .insert("7701234560".into(), signer(keys.path(), "7701234560"));
         let mut daemon = open(dir.path(), s);
-        daemon.engine.companies().await.unwrap();
+        daemon.engine_mut().companies().await.unwrap();
         put(dir.path(), "late.json", json_drop(&[801]));
         // 23:59:59.2 in Moscow (20:59:59.2 UTC): the payment is executed within the last second.
         let now = bank

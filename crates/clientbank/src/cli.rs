@@ -332,16 +332,24 @@ impl From<TargetEncoding> for clientbank_format::Encoding {
     }
 }
 
-pub(crate) fn parse_day(text: &str) -> Result<NaiveDate, crate::parse_error::NotADay> {
-    clientbank_payment::json::parse_date(text)
-        .ok_or_else(|| crate::parse_error::NotADay(text.to_string()))
+pub(crate) fn parse_day(text: &str) -> Result<NaiveDate, crate::parse_error::BadValue> {
+    clientbank_payment::json::parse_date(text).ok_or_else(|| {
+        crate::parse_error::BadValue(clientbank_format::tr!(
+            "{text:?} is not a date (ДД.ММ.ГГГГ or YYYY-MM-DD)" ;
+            "«{text}» не дата (ДД.ММ.ГГГГ или ГГГГ-ММ-ДД)"
+        ))
+    })
 }
 
 pub(crate) fn parse_route(
     text: &str,
-) -> Result<clientbank_bank::Route, crate::parse_error::NotARoute> {
-    text.parse()
-        .map_err(|_| crate::parse_error::NotARoute(text.to_string()))
+) -> Result<clientbank_bank::Route, crate::parse_error::BadValue> {
+    text.parse().map_err(|_| {
+        crate::parse_error::BadValue(clientbank_format::tr!(
+            "{text:?}: expected auto, json or 1c" ;
+            "«{text}»: нужно auto, json или 1c"
+        ))
+    })
 }
 
 #[cfg(test)]

@@ -9,29 +9,18 @@ use clap::error::{ContextKind, ContextValue, Error, ErrorKind};
 
 use crate::term::Lang;
 
-/// `--from 31.02.2026`: a day that is not a date, in both languages.
+/// A value one of our parsers refused (`--from 31.02.2026`, `--route xyz`): why, in both
+/// languages.
 #[derive(Debug)]
-pub(crate) struct NotADay(pub(crate) String);
+pub(crate) struct BadValue(pub(crate) clientbank_format::Message);
 
-impl std::fmt::Display for NotADay {
+impl std::fmt::Display for BadValue {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{:?} is not a date (ДД.ММ.ГГГГ or YYYY-MM-DD)", self.0)
+        f.write_str(self.0.en())
     }
 }
 
-impl std::error::Error for NotADay {}
-
-/// `--route xyz`: a route that is none of auto, json and 1c, in both languages.
-#[derive(Debug)]
-pub(crate) struct NotARoute(pub(crate) String);
-
-impl std::fmt::Display for NotARoute {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{:?}: expected auto, json or 1c", self.0)
-    }
-}
-
-impl std::error::Error for NotARoute {}
+impl std::error::Error for BadValue {}
 
 /// Says `e` and exits: help and version as clap writes them (already in the language), an
 /// error in Russian when `lang` is Russian, else as clap says it.
@@ -104,11 +93,8 @@ pub(crate) fn in_russian(e: &Error) -> Option<String> {
 /// library's (a number, an address) only in English.
 fn why_in_russian(source: &(dyn std::error::Error + 'static)) -> String {
     use std::num::{IntErrorKind, ParseFloatError, ParseIntError};
-    if let Some(NotADay(day)) = source.downcast_ref::<NotADay>() {
-        return format!("«{day}» не дата (ДД.ММ.ГГГГ или ГГГГ-ММ-ДД)");
-    }
-    if let Some(NotARoute(route)) = source.downcast_ref::<NotARoute>() {
-        return format!("«{route}»: нужно auto, json или 1c");
+    if let Some(BadValue(said)) = source.downcast_ref::<BadValue>() {
+        return said.ru().to_string();
     }
     if let Some(e) = source.downcast_ref::<ParseIntError>() {
         return match e.kind() {

@@ -343,6 +343,27 @@ pub fn engine(
     Ok(engine)
 }
 
+/// `clientbank upload FILE...` with the journal of `dir` ([`engine`], under its lock; made
+/// when `create_journal`): [`upload`]; a journal made here that recorded nothing is not left
+/// behind.
+pub async fn upload_in(
+    dir: &Path,
+    settings: clientbank_bank::config::Settings,
+    create_journal: bool,
+    files: &[PathBuf],
+    today: NaiveDate,
+) -> Result<Vec<FileUpload>, Error> {
+    let private = Layout::new(dir).folder(Folder::Private);
+    let made_here = !private.exists();
+    let mut engine = engine(dir, settings, create_journal)?;
+    let uploads = upload(&mut engine, files, today).await;
+    if made_here && !engine.recorded_any() {
+        drop(engine);
+        let _ = fs::remove_dir_all(&private);
+    }
+    uploads
+}
+
 /// `clientbank upload FILE...`: each file checked (one with an error finding is refused,
 /// nothing sent), then uploaded and recorded in the journal; the files stay where they are.
 pub async fn upload(

@@ -11,22 +11,26 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant, SystemTime};
 
 use chrono::NaiveDate;
-use clientbank_diagnostic::os::{Act, cannot};
 use clientbank_format::{Message, say, tr};
 use clientbank_payment::clock::today_in_moscow;
 
 use crate::engine::{Engine, Intake, Processed, Sent, Verdict, content_hash};
 use crate::folders::{Claimer, Folder, Layout, move_into, rename_no_replace, unique_name};
-use crate::journal::{Journal, Location, NewFile};
+use crate::journal::NewFile;
 use crate::lock::{DirLock, Holder};
 use crate::state::{FileState, PaymentState};
 use crate::{Error, drop, report};
-use clientbank_bank::config::{Settings, SharedJournal, Signing};
+use clientbank_bank::config::{Settings, Signing};
 
 mod endings;
 mod held;
+mod open;
 mod recover;
+mod serve;
 mod statements;
+
+pub use open::open_journal;
+pub use serve::{Reloader, Serving, keep_command_line};
 
 use recover::unreadable_names;
 
@@ -75,6 +79,8 @@ pub struct Summary {
     pub doubt: usize,
     /// Payments signed.
     pub signed: usize,
+    /// Payments of the journal awaiting their signature when the run ended.
+    pub awaiting_signature: usize,
     /// Signatures that failed or were refused.
     pub sign_failures: Vec<Message>,
     /// Files of processing/ whose payments are all answered but that cannot be moved to their
@@ -108,60 +114,11 @@ impl Summary {
     }
 }
 
-/// Opens the journal of `layout` (in PostgreSQL when `shared`, else its SQLite file): created
-/// on first use; refused when it is missing although the folders show earlier use, unless
-/// `new_journal`; refused when damaged.
-pub fn open_journal(
-    layout: &Layout,
-    shared: Option<&SharedJournal>,
-    new_journal: bool,
-) -> Result<(Journal, bool), Error> {
-    let path = layout.journal();
-    let fresh = !Location::of(layout, shared, false)?.is_some_and(|l| l.exists());
-    if fresh && layout.used() && !new_journal {
-        // A journal in PostgreSQL is found through the folder's note of its schema.
-        let path = match shared {
-            Some(_) => crate::journal::schema_file(layout),
-            None => path.clone(),
-        };
-        let (shown, root) = (path.display(), layout.root.display());
-        let quoted = report::shell_quote(&root.to_string());
-        return Err(Error::JournalMissing(clientbank_format::Message::new(
-            format!(
-                "the journal {shown} is missing, but {root} shows earlier use (files in \
-                 processing/, done/, rejected/ or review/). clientbank does not start afresh by \
-                 itself: a new journal would not know which payments are already at the bank. \
-                 Restore the journal (with its -wal file) from a backup; or check the files of \
-                 processing/, review/ and rejected/ at the bank and start with `clientbank \
-                 watch {quoted} --new-journal` (the files of processing/ then go to review/; the \
-                 new journal is seeded from done/, review/ and the reports of rejected/)"
-            ),
-            format!(
-                "журнала {shown} нет, а папка {root} уже использовалась (есть файлы в \
-                 processing/, done/, rejected/ или review/). clientbank не начинает с чистого \
-                 листа сам: новый журнал не знал бы, какие платежи уже в банке. Восстановите \
-                 журнал (вместе с файлом -wal) из резервной копии; или проверьте в банке файлы \
-                 processing/, review/ и rejected/ и запустите `clientbank watch {quoted} \
-                 --new-journal` (файлы processing/ уйдут в review/; новый журнал узнает \
-                 done/, review/ и отчёты rejected/)"
-            ),
-        )));
-    }
-    if let Some(parent) = path.parent() {
-        fs::create_dir_all(parent).map_err(Error::io(cannot(Act::Create, parent.display())))?;
-    }
-    let location = Location::of(layout, shared, true)?.unwrap_or(Location::Sqlite(path));
-    // A schema named but gone from the database in a used folder is a lost journal: refused,
-    // never made anew in silence (an unused folder's: named by a start that failed, made now).
-    let create = fresh || !layout.used() || matches!(location, Location::Sqlite(_));
-    Ok((Journal::open_at(&location, create)?, fresh))
-}
-
 /// The daemon over one DIR.
 pub struct Daemon {
     layout: Layout,
-    /// The engine (journal, settings, bank).
-    pub engine: Engine,
+    /// The engine (journal, settings, bank): [`Daemon::engine`] outside the crate.
+    pub(crate) engine: Engine,
     claimer: Claimer,
     waiting: HashMap<String, (Instant, Duration)>,
     unmoved: HashMap<String, i64>,
@@ -173,7 +130,7 @@ pub struct Daemon {
     pub summary: Summary,
     config_stamp: Option<SystemTime>,
     sign_leftovers: bool,
-    reload: Option<Box<dyn Fn() -> Result<Settings, Error> + Send>>,
+    reload: Option<Reloader>,
     interrupted: Vec<String>,
     /// Payments `[notify]` was told of as awaiting their signature too long.
     told_unsigned: std::collections::HashSet<i64>,
@@ -284,7 +241,7 @@ impl Daemon {
     }
 
     /// How to read the configuration again when its file changes (or after a refused token).
-    pub fn set_reloader(&mut self, reload: Box<dyn Fn() -> Result<Settings, Error> + Send>) {
+    pub fn set_reloader(&mut self, reload: Reloader) {
         self.reload = Some(reload);
     }
 
@@ -429,13 +386,11 @@ impl Daemon {
         match self.engine.sign_file(file, None, false).await {
             Ok(groups) => {
                 for group in groups {
-                    if group.signed {
+                    if group.result.is_signed() {
                         self.summary.signed += group.ids.len();
                     } else {
                         let label = group.company.label_message();
-                        let why = group.why.unwrap_or_else(|| {
-                            Message::new(group.result.clone(), group.result.clone())
-                        });
+                        let why = group.result.message();
                         self.summary.sign_failures.push(Message::new(
                             format!("{}: {}", label.en(), why.en()),
                             format!("{}: {}", label.ru(), why.ru()),
@@ -703,6 +658,7 @@ impl Daemon {
             .map(|(name, kind)| format!("{name}: {}", kind.get(lang)))
             .collect();
         self.summary.ignored.sort();
+        self.summary.awaiting_signature = self.engine.awaiting_signature();
         let mut summary = self.summary.clone();
         summary.unreadable.sort();
         summary.unreadable.dedup();
@@ -733,46 +689,13 @@ impl Daemon {
         // brings the outbox statement up to date at once.
         let (new_operations, mut arrived) = tokio::sync::mpsc::unbounded_channel();
         let listener_stop = Arc::new(tokio::sync::Notify::new());
-        let _listener = match self.engine.settings.webhook.clone() {
-            Some(config) => {
-                let key = self.engine.settings.webhook_key()?;
-                let journal = Journal::open_at(self.engine.journal.location(), false)?;
-                let socket = clientbank_bank::webhook::bind(config.addr).await?;
-                let addr = socket.local_addr().unwrap_or(config.addr);
-                tracing::info!(%addr, "webhook listener");
-                if !addr.ip().is_loopback() {
-                    let said = Message::new(
-                        "the webhook listener speaks plain HTTP on an address that is not \
-                         loopback: put an HTTPS reverse proxy in front of it",
-                        "приём вебхуков работает по HTTP без шифрования на адресе не из \
-                         loopback: поставьте перед ним обратный прокси с HTTPS",
-                    );
-                    say!(warn, said, %addr);
-                }
-                let listener = clientbank_bank::webhook::Listener::new(
-                    key,
-                    Arc::new(std::sync::Mutex::new(journal)),
-                )
-                .on_new(new_operations);
-                let stop = listener_stop.clone();
-                Some(tokio::spawn(async move {
-                    let shutdown = async move { stop.notified().await };
-                    if let Err(e) = listener.serve(socket, shutdown).await {
-                        say!(
-                            error,
-                            tr!(
-                                "the webhook listener stopped: {e}" ;
-                                "приём вебхуков остановлен: {e}"
-                            )
-                        );
-                    }
-                }))
-            }
-            None => {
-                drop(new_operations);
-                None
-            }
-        };
+        let _listener = crate::webhook::beside_daemon(
+            &self.engine.settings,
+            self.engine.journal.location(),
+            new_operations,
+            listener_stop.clone(),
+        )
+        .await?;
         tracing::info!(dir = %self.layout.root.display(), "watching");
         let service = if self.in_fleet {
             crate::service::Service::default()

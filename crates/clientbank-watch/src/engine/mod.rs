@@ -131,43 +131,98 @@ pub struct SignGroup {
     pub ids: Vec<String>,
     /// The signed string.
     pub content: String,
-    /// `signed`, `dry-run`, `refused: …`, `failed: …`.
-    pub result: String,
-    /// Whether the bank took the signature.
-    pub signed: bool,
-    /// Why not, for people (in both languages), when it was not signed for a reason.
-    pub why: Option<Message>,
+    /// How it ended.
+    pub result: SignResult,
 }
 
 impl SignGroup {
-    /// The group of `ids` of `company`, not signed (yet): `result` says why.
-    fn new(company: &CompanyInfo, ids: Vec<String>, result: String) -> SignGroup {
+    /// The group of `ids` of `company`, ended as `result`.
+    fn new(company: &CompanyInfo, ids: Vec<String>, result: SignResult) -> SignGroup {
         SignGroup {
             content: SignRequest::signed_content(&ids),
             company: company.clone(),
             ids,
             result,
-            signed: false,
-            why: None,
         }
+    }
+}
+
+/// How one company's signature ended; not signed, why (in both languages).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SignResult {
+    /// The bank took the signature.
+    Signed,
+    /// A dry run: nothing signed.
+    DryRun,
+    /// The bank refused the signature.
+    Refused(Message),
+    /// The bank no longer awaits a signature of the payment (signed already, or cancelled).
+    NotAwaiting(Message),
+    /// No signer for the company, the signer failed, or the signature did not reach the bank.
+    Failed(Message),
+}
+
+impl SignResult {
+    /// Its machine code: `signed`, `dry-run`, `refused`, `not-awaiting`, `failed`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            SignResult::Signed => "signed",
+            SignResult::DryRun => "dry-run",
+            SignResult::Refused(_) => "refused",
+            SignResult::NotAwaiting(_) => "not-awaiting",
+            SignResult::Failed(_) => "failed",
+        }
+    }
+
+    /// Whether the bank took the signature.
+    pub fn is_signed(&self) -> bool {
+        *self == SignResult::Signed
+    }
+
+    /// What people read of it, in both languages: `signed`, `dry run: not signed`, or why not
+    /// (`failed: …`, `refused: …`, `not signed: …` in English).
+    pub fn message(&self) -> Message {
+        match self {
+            SignResult::Signed => Message::new("signed", "подписаны"),
+            SignResult::DryRun => {
+                Message::new("dry run: not signed", "пробный запуск: не подписаны")
+            }
+            SignResult::Refused(why) | SignResult::NotAwaiting(why) | SignResult::Failed(why) => {
+                why.clone()
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for SignResult {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// In JSON (`clientbank sign --json`'s `result`): what it says in English.
+impl serde::Serialize for SignResult {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.message().en())
     }
 }
 
 /// The journal, the settings and the bank: what one file's upload and a signature need.
 #[derive(Debug)]
 pub struct Engine {
-    /// The journal.
-    pub journal: Journal,
-    /// The settings.
-    pub settings: Settings,
+    /// The journal ([`Engine::journal`] outside the crate).
+    pub(crate) journal: Journal,
+    /// The settings ([`Engine::settings`]; replaced by [`Engine::set_settings`] only, so that
+    /// the client is made anew).
+    pub(crate) settings: Settings,
     client: Option<Client>,
     companies: Option<HashMap<String, CompanyInfo>>,
     /// Set to stop between payments.
-    pub stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    pub(crate) stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
     /// The DIR lock, when this engine works on a DIR (the daemon, `upload`, `sign`, `resolve`).
-    pub lock: Option<crate::lock::DirLock>,
+    pub(crate) lock: Option<crate::lock::DirLock>,
     /// The signing lock, when this engine is `clientbank sign`'s.
-    pub signing_lock: Option<crate::lock::DirLock>,
+    pub(crate) signing_lock: Option<crate::lock::DirLock>,
 }
 
 impl Engine {
@@ -192,6 +247,35 @@ impl Engine {
             lock.check()?;
         }
         self.journal.keep_lease()
+    }
+
+    /// The journal, to read what it recorded.
+    pub fn journal(&self) -> &Journal {
+        &self.journal
+    }
+
+    /// The journal, to record in it.
+    pub fn journal_mut(&mut self) -> &mut Journal {
+        &mut self.journal
+    }
+
+    /// The settings in use.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// How many payments of the journal await their signature (none when it cannot be read).
+    pub fn awaiting_signature(&self) -> usize {
+        self.journal
+            .awaiting_signature()
+            .map_or(0, |rows| rows.len())
+    }
+
+    /// Whether the journal holds any payment (a journal that recorded nothing may be removed).
+    pub fn recorded_any(&self) -> bool {
+        self.journal
+            .payments_by_state()
+            .map_or(true, |counts| !counts.is_empty())
     }
 
     /// Replaces the settings (a changed configuration): the client is made anew.

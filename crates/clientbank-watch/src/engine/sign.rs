@@ -66,12 +66,7 @@ impl Engine {
             ids.sort();
             ids.dedup();
             if dry_run {
-                let mut group = SignGroup::new(&info, ids, "dry run: not signed".into());
-                group.why = Some(Message::new(
-                    "dry run: not signed",
-                    "пробный запуск: не подписаны",
-                ));
-                out.push(group);
+                out.push(SignGroup::new(&info, ids, SignResult::DryRun));
                 continue;
             }
             let Some(argv) = self
@@ -81,12 +76,11 @@ impl Engine {
             else {
                 let (label, key) = (info.label(), info.inn.as_deref().unwrap_or(&info.id));
                 let label_ru = info.label_in(clientbank_format::Lang::Ru);
-                let result = format!(
-                    "failed: no signer for {label}: add [signers.{key}] command = [...] (or \
-                     [signer]) to the configuration"
-                );
                 let why = Message::new(
-                    result.clone(),
+                    format!(
+                        "failed: no signer for {label}: add [signers.{key}] command = [...] (or \
+                         [signer]) to the configuration"
+                    ),
                     format!(
                         "не подписано: для {label_ru} не настроена подпись: добавьте в настройки \
                          [signers.{key}] command = [...] (или [signer])"
@@ -94,9 +88,7 @@ impl Engine {
                 );
                 let said = note::both(why.en(), why.ru());
                 self.journal.record_signature(&ids, false, &said)?;
-                let mut group = SignGroup::new(&info, ids, result);
-                group.why = Some(why);
-                out.push(group);
+                out.push(SignGroup::new(&info, ids, SignResult::Failed(why)));
                 continue;
             };
             // One signature for the company's payments; when the bank refuses it for the state
@@ -114,21 +106,21 @@ impl Engine {
         Ok(out)
     }
 
-    /// Records why `group` was not signed: its payments' sign state (`None`: still awaiting
-    /// one), the company's last error, a log line, and the group's `why`.
+    /// Records why the payments `ids` of `company` were not signed (`noted`): their sign
+    /// state (`None`: still awaiting one), the company's last error, a log line; `noted` back.
     fn not_signed(
         &mut self,
-        group: &mut SignGroup,
+        ids: &[String],
+        company: &CompanyInfo,
         state: Option<SignState>,
-        topic: &str,
         noted: Message,
-    ) -> Result<(), Error> {
+    ) -> Result<Message, Error> {
         let kept = note::both(noted.en(), noted.ru());
-        self.journal.record_sign_state(&group.ids, state, &kept)?;
-        self.journal.note(None, Some(topic), &noted)?;
-        say!(warn, noted, company = %group.company.label());
-        group.why = Some(noted);
-        Ok(())
+        self.journal.record_sign_state(ids, state, &kept)?;
+        let topic = sign_topic(&company.label());
+        self.journal.note(None, Some(&topic), &noted)?;
+        say!(warn, noted, company = %company.label());
+        Ok(noted)
     }
 
     /// Signs `ids` of one company with `argv` and sends the signature; records the answer.
@@ -138,7 +130,6 @@ impl Engine {
         argv: &[String],
         ids: Vec<String>,
     ) -> Result<Batch, Error> {
-        let mut group = SignGroup::new(info, ids.clone(), String::new());
         let topic = sign_topic(&info.label());
         // Said in the journal before the bank hears of it: a journal that cannot be written
         // stops here, so that no payment is signed without a record of it.
@@ -153,7 +144,7 @@ impl Engine {
             ),
         )?;
         let signer_argv = argv.to_vec();
-        let signed_content = group.content.clone();
+        let signed_content = SignRequest::signed_content(&ids);
         let signature =
             tokio::task::spawn_blocking(move || signer::sign(&signer_argv, &signed_content))
                 .await
@@ -166,10 +157,13 @@ impl Engine {
         let signature = match signature {
             Ok(signature) => signature,
             Err(e) => {
-                group.result = format!("failed: {e}");
-                let noted = sign_failed(&group.result, Unsigned::Signer(&e));
-                self.not_signed(&mut group, None, &topic, noted)?;
-                return Ok(Batch::Answered(group));
+                let noted = sign_failed(&format!("failed: {e}"), Unsigned::Signer(&e));
+                let why = self.not_signed(&ids, info, None, noted)?;
+                return Ok(Batch::Answered(SignGroup::new(
+                    info,
+                    ids,
+                    SignResult::Failed(why),
+                )));
             }
         };
         let client = self.client()?;
@@ -179,19 +173,18 @@ impl Engine {
                 sign_base64: signature,
             })
             .await;
-        match answer {
+        let result = match answer {
             Ok(_) => {
-                group.result = "signed".into();
-                group.signed = true;
                 self.journal
                     .record_signature(&ids, true, &note::both("signed", "подписан"))?;
                 self.journal.forget_topic(&topic)?;
                 tracing::info!(company = %info.label(), count = ids.len(), "payments signed");
+                SignResult::Signed
             }
             Err(clientbank_api::Error::SignCheck { message }) => {
-                group.result = format!("refused: the bank refused the signature: {message}");
-                let noted = sign_failed(&group.result, Unsigned::Refused(&message));
-                self.not_signed(&mut group, None, &topic, noted)?;
+                let en = format!("refused: the bank refused the signature: {message}");
+                let noted = sign_failed(&en, Unsigned::Refused(&message));
+                SignResult::Refused(self.not_signed(&ids, info, None, noted)?)
             }
             // A payment the bank will not sign in its state: found by signing each alone.
             Err(clientbank_api::Error::Api { status: 400, .. }) if ids.len() > 1 => {
@@ -207,23 +200,22 @@ impl Engine {
                 message,
                 ..
             }) => {
-                group.result = format!(
+                let en = format!(
                     "not signed: the bank no longer awaits a signature of this payment \
                      ({message}); it may have been signed already (by an earlier run \
                      whose answer was lost, or in the cabinet) or cancelled: see it in the bank's \
                      cabinet. It is not offered for signing again"
                 );
-                let noted = sign_failed(&group.result, Unsigned::NotAwaiting(&message));
+                let noted = sign_failed(&en, Unsigned::NotAwaiting(&message));
                 let state = Some(SignState::NotAwaiting);
-                self.not_signed(&mut group, state, &topic, noted)?;
+                SignResult::NotAwaiting(self.not_signed(&ids, info, state, noted)?)
             }
             Err(e) => {
-                group.result = format!("failed: {e}");
-                let noted = sign_failed(&group.result, Unsigned::Failed(&e));
-                self.not_signed(&mut group, None, &topic, noted)?;
+                let noted = sign_failed(&format!("failed: {e}"), Unsigned::Failed(&e));
+                SignResult::Failed(self.not_signed(&ids, info, None, noted)?)
             }
-        }
-        Ok(Batch::Answered(group))
+        };
+        Ok(Batch::Answered(SignGroup::new(info, ids, result)))
     }
 }
 

@@ -6,7 +6,7 @@ use std::future::Future;
 use clientbank_api::{Client, Token};
 use clientbank_bank::Settings;
 
-use super::watch::load;
+use super::setup::{load, warn_of};
 use crate::cli::BankArgs;
 use crate::exit::{Failure, Outcome, api_failure};
 use crate::sandbox_bank::{self, Sandbox};
@@ -18,9 +18,7 @@ pub(crate) const SANDBOX_TOKEN: &str = "sandboxtoken";
 /// and the exit code returned.
 pub(crate) fn settings(args: &BankArgs) -> Result<Settings, Failure> {
     let settings = load(&args.dir, args.config.as_deref())?;
-    for warning in &settings.warnings {
-        crate::term::warning(warning.get(crate::term::lang()));
-    }
+    warn_of(&settings);
     Ok(settings)
 }
 

@@ -100,21 +100,10 @@ fn refuse(message: &str) -> Result<Outcome, Failure> {
 
 pub(crate) fn run(options: &Args) -> Result<Outcome, Failure> {
     let path = options.file.as_path();
-    if let Some(output) = &options.output
-        && let Some(message) = crate::io::same_as_input(path, output)
-    {
-        return refuse(&message);
-    }
-    let payers = match &options.payer_from {
-        Some(file) => match crate::payer::load(file) {
-            Ok(payers) => Some(payers),
-            Err(message) => return refuse(&message),
-        },
-        None => None,
+    let payers = match payers(options) {
+        Ok(payers) => payers,
+        Err(message) => return refuse(&message),
     };
-    let context = options
-        .today
-        .map_or_else(Context::today_in_moscow, Context::as_of);
     let sink = Sink::new(options.output.as_deref());
     let bar = term::progress(0, sink.is_terminal(), false);
     bar.set_prefix(tr("reading", "чтение"));
@@ -123,6 +112,48 @@ pub(crate) fn run(options: &Args) -> Result<Outcome, Failure> {
         Err(e) => return refuse(io_diagnostic(path, &e).message(term::lang())),
     };
     let from_json = is_json(&bytes);
+    let to = match target(options, &sink, from_json) {
+        Ok(to) => to,
+        Err(message) => return refuse(&message),
+    };
+    let mut findings = Findings {
+        buffer: Vec::new(),
+        bar,
+    };
+    let context = options
+        .today
+        .map_or_else(Context::today_in_moscow, Context::as_of);
+    let batch = Batch::read(bytes, &context);
+    let input = Input {
+        shown: crate::io::shown(path),
+        options,
+        payers: payers.as_deref(),
+        sink: &sink,
+    };
+    let outcome = input.convert(batch, to, from_json, &mut findings);
+    findings.bar.finish_and_clear();
+    findings.pass_on();
+    outcome
+}
+
+/// The payers of `--payer-from`; refused (why, for people): an output that is the input, a
+/// payer file that cannot be read.
+fn payers(options: &Args) -> Result<Option<Vec<crate::payer::Payer>>, String> {
+    if let Some(output) = &options.output
+        && let Some(message) = crate::io::same_as_input(&options.file, output)
+    {
+        return Err(message);
+    }
+    options
+        .payer_from
+        .as_deref()
+        .map(crate::payer::load)
+        .transpose()
+}
+
+/// What the input is converted to: `--to`, else the other format than the input's; refused
+/// (why, for people): JSON to JSON, and CP1251 or CP866 bytes to a terminal without `--force`.
+fn target(options: &Args, sink: &Sink, from_json: bool) -> Result<Target, String> {
     let to = options.to.unwrap_or(if from_json {
         Target::OneC
     } else {
@@ -130,7 +161,7 @@ pub(crate) fn run(options: &Args) -> Result<Outcome, Failure> {
     });
     let encoding = options.encoding();
     if to == Target::OneC && encoding != Encoding::Utf8 && sink.is_terminal() && !options.force {
-        return refuse(&tr(
+        return Err(tr(
             format!(
                 "not writing {encoding} bytes to a terminal: give -o FILE, pipe the output, or \
                  add --force"
@@ -141,65 +172,65 @@ pub(crate) fn run(options: &Args) -> Result<Outcome, Failure> {
             ),
         ));
     }
-    let mut findings = Findings {
-        buffer: Vec::new(),
-        bar,
-    };
     if from_json && to == Target::Json {
-        return refuse(&tr(
+        let shown = crate::io::shown(&options.file);
+        return Err(tr(
             format!(
-                "{} is already JSON; convert goes from 1C to JSON, from JSON to 1C and \
-                 from 1C to 1C",
-                crate::io::shown(path)
+                "{shown} is already JSON; convert goes from 1C to JSON, from JSON to 1C and \
+                 from 1C to 1C"
             ),
-            format!(
-                "{} уже в JSON; convert переводит 1С в JSON, JSON в 1С и 1С в 1С",
-                crate::io::shown(path)
-            ),
+            format!("{shown} уже в JSON; convert переводит 1С в JSON, JSON в 1С и 1С в 1С"),
         ));
     }
-    let shown = crate::io::shown(path);
-    let outcome = match Batch::read(bytes, &context) {
-        Err(refusal) => {
-            let encoding = match refusal.form() {
-                Form::Json => Some(Encoding::Utf8),
-                _ => refusal.encoding,
-            };
-            let renderer = Renderer::new(
-                &shown,
-                refusal.bytes(),
-                refusal.encoding.map(Encoding::as_source),
-            )
-            .lang(term::lang());
-            let mut file = file_out(&mut findings.buffer, options, &shown, encoding, false)?;
-            file.refusal(&refusal.diagnostic, &renderer)?;
-            outcome_of(file)
-        }
-        Ok(batch) => {
-            let batch = batch.strict(options.strict);
-            match to {
-                Target::Json => exchange_to_json(&shown, &batch, options, &sink, &mut findings),
-                Target::OneC if from_json => json_to_exchange(
-                    &shown,
-                    &batch.with_encoding(encoding),
-                    options,
-                    payers.as_deref(),
-                    &sink,
-                    &mut findings,
-                ),
-                Target::OneC => exchange_to_exchange(
-                    &shown,
-                    &batch.with_encoding(encoding),
-                    options,
-                    &sink,
-                    &mut findings,
-                ),
+    Ok(to)
+}
+
+/// The input being converted: its name as shown, the options, the payers of `--payer-from`,
+/// where the output goes.
+struct Input<'a> {
+    shown: String,
+    options: &'a Args,
+    payers: Option<&'a [crate::payer::Payer]>,
+    sink: &'a Sink,
+}
+
+impl Input<'_> {
+    /// The batch read (or the reader's refusal, said) converted to `to`.
+    fn convert(
+        &self,
+        batch: Result<Batch, clientbank_payment::batch::Refusal>,
+        to: Target,
+        from_json: bool,
+        findings: &mut Findings,
+    ) -> Result<Outcome, Failure> {
+        let (shown, options) = (&self.shown, self.options);
+        let batch = match batch {
+            Ok(batch) => batch.strict(options.strict),
+            Err(refusal) => {
+                let encoding = match refusal.form() {
+                    Form::Json => Some(Encoding::Utf8),
+                    _ => refusal.encoding,
+                };
+                let renderer = Renderer::new(
+                    shown,
+                    refusal.bytes(),
+                    refusal.encoding.map(Encoding::as_source),
+                )
+                .lang(term::lang());
+                let mut file = file_out(&mut findings.buffer, options, shown, encoding, false)?;
+                file.refusal(&refusal.diagnostic, &renderer)?;
+                return outcome_of(file);
             }
+        };
+        let encoding = options.encoding();
+        match to {
+            Target::Json => exchange_to_json(self, &batch, findings),
+            Target::OneC if from_json => {
+                json_to_exchange(self, &batch.with_encoding(encoding), findings)
+            }
+            Target::OneC => exchange_to_exchange(self, &batch.with_encoding(encoding), findings),
         }
-    };
-    findings.bar.finish_and_clear();
-    findings.pass_on();
-    outcome
+    }
 }
 
 /// Where the findings of one input go.
@@ -242,12 +273,11 @@ fn file_findings<W: Write>(
 /// whole array), each document's findings (and what the JSON route cannot carry) go to stderr
 /// as they are found.
 fn exchange_to_json(
-    shown: &str,
+    input: &Input<'_>,
     batch: &Batch,
-    options: &Args,
-    sink: &Sink,
     findings: &mut Findings,
 ) -> Result<Outcome, Failure> {
+    let (shown, options, sink) = (input.shown.as_str(), input.options, input.sink);
     let bar = findings.bar.clone();
     let mut file = file_out(&mut findings.buffer, options, shown, batch.encoding(), true)?;
     let renderer = batch.renderer(shown).lang(term::lang());
@@ -336,12 +366,11 @@ fn pass_on(bar: &indicatif::ProgressBar, buffer: &mut Vec<u8>) {
 /// encoding) and the reader's errors; nothing is lost on the way, so there is no `not-carried`
 /// or `not-a-payment-order`.
 fn exchange_to_exchange(
-    shown: &str,
+    input: &Input<'_>,
     batch: &Batch,
-    options: &Args,
-    sink: &Sink,
     findings: &mut Findings,
 ) -> Result<Outcome, Failure> {
+    let (shown, options, sink) = (input.shown.as_str(), input.options, input.sink);
     let mut file = file_out(&mut findings.buffer, options, shown, batch.encoding(), true)?;
     let renderer = batch.renderer(shown).lang(term::lang());
     file_findings(&mut file, batch, &renderer)?;
@@ -362,34 +391,23 @@ fn exchange_to_exchange(
         not_written(shown);
         return Ok(outcome);
     }
-    match written {
-        Ok(text) => {
-            let mut out = sink.open()?;
-            out.write_all(&text)?;
-            out.flush()?;
-            Ok(outcome)
-        }
-        Err(e) => {
-            findings.pass_on();
-            term::error(&tr(
-                format!("{shown}: the 1C file is not written: {e}"),
-                format!("{shown}: файл 1С не записан: {e}"),
-            ));
-            Ok(Outcome::Findings)
-        }
-    }
+    write_exchange(sink, written, outcome, |e| {
+        findings.pass_on();
+        tr(
+            format!("{shown}: the 1C file is not written: {e}"),
+            format!("{shown}: файл 1С не записан: {e}"),
+        )
+    })
 }
 
 /// JSON upload requests to a 1C file of payment orders, with the payer's requisites from
 /// `--payer-from`.
 fn json_to_exchange(
-    shown: &str,
+    input: &Input<'_>,
     batch: &Batch,
-    options: &Args,
-    payers: Option<&[crate::payer::Payer]>,
-    sink: &Sink,
     findings: &mut Findings,
 ) -> Result<Outcome, Failure> {
+    let (shown, options, sink) = (input.shown.as_str(), input.options, input.sink);
     let encoding = options.encoding();
     let mut file = file_out(
         &mut findings.buffer,
@@ -414,7 +432,7 @@ fn json_to_exchange(
             lines.push(line);
         }
     }
-    let mut found = crate::payer::fill(&mut payments, payers.unwrap_or_default());
+    let mut found = crate::payer::fill(&mut payments, input.payers.unwrap_or_default());
     found.extend(crate::payer::recipient_banks(&mut payments));
     let (exchange, mapping) = onec::to_exchange(&payments, encoding);
     found.extend(mapping);
@@ -446,7 +464,23 @@ fn json_to_exchange(
         ));
         return Ok(Outcome::Findings);
     }
-    match exchange.to_bytes(encoding) {
+    write_exchange(sink, exchange.to_bytes(encoding), outcome, |e| {
+        tr(
+            format!("{shown}: cannot write the 1C file: {e}"),
+            format!("{shown}: не удалось записать файл 1С: {e}"),
+        )
+    })
+}
+
+/// Writes the 1C file's bytes (`written`) to the output, ending as `outcome`; bytes that could
+/// not be made are said (`said`: why, for people) and nothing is written (exit 1).
+fn write_exchange<E>(
+    sink: &Sink,
+    written: Result<Vec<u8>, E>,
+    outcome: Outcome,
+    said: impl FnOnce(E) -> String,
+) -> Result<Outcome, Failure> {
+    match written {
         Ok(text) => {
             let mut out = sink.open()?;
             out.write_all(&text)?;
@@ -454,10 +488,7 @@ fn json_to_exchange(
             Ok(outcome)
         }
         Err(e) => {
-            term::error(&tr(
-                format!("{shown}: cannot write the 1C file: {e}"),
-                format!("{shown}: не удалось записать файл 1С: {e}"),
-            ));
+            term::error(&said(e));
             Ok(Outcome::Findings)
         }
     }

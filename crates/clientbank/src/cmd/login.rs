@@ -9,7 +9,9 @@
 use std::io::{self, Write};
 use std::time::Duration;
 
-use clientbank_bank::login::{Redirect, SignIn, open_browser, random_state};
+use clientbank_api::Token;
+use clientbank_bank::Settings;
+use clientbank_bank::login::{Login, accounts_seen, open_browser};
 
 use super::bank::{bank_failure, client, sandbox_if, settings, use_sandbox};
 use crate::cli::BankArgs;
@@ -31,85 +33,56 @@ pub(crate) struct Args {
 }
 
 pub(crate) fn login(login: &Args) -> Result<Outcome, Failure> {
-    let (args, no_browser, timeout) = (&login.bank, login.no_browser, login.timeout);
+    let (args, timeout) = (&login.bank, login.timeout);
     let mut settings = settings(args)?;
-    let clientbank_bank::login::Prepared {
-        app,
-        secret,
-        token_file,
-    } = clientbank_bank::login::Prepared::of(&settings, args.sandbox)?;
-    let redirect = Redirect::of(&app.redirect_uri)?;
-    let state = random_state()?;
+    let flow = Login::prepare(&settings, args.sandbox)?;
     crate::runtime::run(async move {
-        let bank = sandbox_if(args.sandbox, Some(&app.redirect_uri), &mut settings).await?;
+        let bank = sandbox_if(args.sandbox, Some(flow.redirect_uri()), &mut settings).await?;
         let anonymous = settings.anonymous_client()?;
-        let scopes: Vec<&str> = app.scope.split(' ').filter(|s| !s.is_empty()).collect();
-        let url = anonymous.authorize_url(&app.client_id, &app.redirect_uri, &scopes, &state)?;
-        let listener = redirect.listen().await?;
-        say_where(url.as_str(), &app.redirect_uri, timeout)?;
-        if !no_browser {
+        let url = flow.authorize_url(&anonymous)?;
+        let listener = flow.listen().await?;
+        say_where(url.as_str(), flow.redirect_uri(), timeout)?;
+        if !login.no_browser {
             open_browser(url.as_str());
         }
-        let sign_in = SignIn {
-            client: &anonymous,
-            app: &app,
-            secret: &secret,
-            state: &state,
-            path: &redirect.path,
-            token_file: token_file.as_deref(),
-        };
         let stray = |m: &Message| crate::term::warning(m.get(crate::term::lang()));
-        let waited =
-            tokio::time::timeout(Duration::from_secs(timeout), sign_in.wait(listener, stray));
-        let Ok(token) = waited.await else {
-            return Err(Failure::Bank(clientbank_bank::Error::Refused(
-                Message::new(
-                    format!(
-                        "timeout: the browser did not come back from the bank in {timeout} s; run \
-                     clientbank login again"
-                    ),
-                    format!(
-                        "время вышло: браузер не вернулся из банка за {timeout} с; выполните \
-                     clientbank login заново"
-                    ),
-                ),
-            )));
-        };
-        let token = token?;
-        let said = match &token_file {
-            Some(path) => tr(
-                format!(
-                    "logged in: the token is stored in {} (only you can read it)",
-                    path.display()
-                ),
-                format!(
-                    "вход выполнен: токен сохранён в {} (читать его можете только вы)",
-                    path.display()
-                ),
-            ),
-            None => {
-                // The sandbox's token is shown to work, then forgotten with it.
-                let mut check = settings.clone();
-                check.token = Some(token);
-                check.sandbox = false;
-                let accounts = client(&check)?.accounts().await?;
-                tr(
-                    format!(
-                        "logged in to the sandbox bank: the token sees {} account(s); it ends \
-                         with this process, nothing stored",
-                        accounts.len()
-                    ),
-                    format!(
-                        "вход в тестовый банк выполнен: токену видно счетов: {}; он живёт, пока \
-                         идёт эта команда, ничего не сохранено",
-                        accounts.len()
-                    ),
-                )
-            }
-        };
+        let waiting = Duration::from_secs(timeout);
+        let token = flow.wait(&anonymous, listener, waiting, stray).await?;
+        let said = logged_in(&flow, &settings, token).await?;
         writeln!(io::stdout().lock(), "{said}")?;
         drop(bank);
         Ok(Outcome::Clean)
+    })
+}
+
+/// What a login says once it has the token: where it is stored; the sandbox's token is shown
+/// to work, then forgotten with it.
+async fn logged_in(flow: &Login, settings: &Settings, token: Token) -> Result<String, Failure> {
+    Ok(match flow.token_file() {
+        Some(path) => tr(
+            format!(
+                "logged in: the token is stored in {} (only you can read it)",
+                path.display()
+            ),
+            format!(
+                "вход выполнен: токен сохранён в {} (читать его можете только вы)",
+                path.display()
+            ),
+        ),
+        // The sandbox's token is shown to work, then forgotten with it.
+        None => {
+            let seen = accounts_seen(settings, token).await?;
+            tr(
+                format!(
+                    "logged in to the sandbox bank: the token sees {seen} account(s); it \
+                     ends with this process, nothing stored"
+                ),
+                format!(
+                    "вход в тестовый банк выполнен: токену видно счетов: {seen}; он живёт, \
+                     пока идёт эта команда, ничего не сохранено"
+                ),
+            )
+        }
     })
 }
 

@@ -15,6 +15,7 @@ pub(crate) mod login;
 pub(crate) mod parse;
 pub(crate) mod resolve;
 pub(crate) mod sandbox;
+pub(crate) mod setup;
 pub(crate) mod sign;
 pub(crate) mod statement;
 pub(crate) mod status;

@@ -7,10 +7,11 @@ use clientbank_watch::commands;
 use clientbank_watch::engine::SignGroup;
 use serde_json::json;
 
-use super::watch::{init_logging, load};
+use super::setup::configured;
 use crate::exit::{Failure, Outcome};
 use crate::output::print_json;
 use crate::term::Lang;
+use clientbank_bank::config::LogFormat;
 
 /// The arguments (the doc comments are `--help`'s English; `help_ru` has the Russian).
 #[derive(Debug, clap::Args)]
@@ -34,21 +35,20 @@ pub(crate) struct Args {
 
 pub(crate) fn run(args: &Args) -> Result<Outcome, Failure> {
     let (dir, dry_run) = (&args.dir, args.dry_run);
-    let settings = load(dir, args.config.as_deref())?;
-    init_logging(false);
+    let settings = configured(dir, args.config.as_deref(), Some(LogFormat::Text))?;
     if !dry_run {
         clientbank_bank::signer::try_signers(&settings)?;
     }
     let mut engine = commands::signing_engine(dir, settings)?;
     let groups = crate::runtime::block_on(engine.sign(args.company.as_deref(), dry_run))??;
-    let failed = groups.iter().any(|g| !g.signed) && !dry_run;
+    let failed = groups.iter().any(|g| !g.result.is_signed()) && !dry_run;
     if args.json {
         let items: Vec<_> = groups
             .iter()
             .map(|g| {
                 json!({
                     "company": g.company.id, "name": g.company.name, "inn": g.company.inn,
-                    "ids": g.ids, "signed_content": g.content, "signed": g.signed,
+                    "ids": g.ids, "signed_content": g.content, "signed": g.result.is_signed(),
                     "result": g.result,
                 })
             })
@@ -78,13 +78,8 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Failure> {
 fn shown(g: &SignGroup, dry_run: bool, lang: Lang) -> String {
     let ru = lang == Lang::Ru;
     let (label, count) = (g.company.label_in(lang), g.ids.len());
-    let said = match (&g.why, g.signed, ru) {
-        (_, true, false) => "signed".to_string(),
-        (_, true, true) => "подписаны".to_string(),
-        (Some(why), false, _) => why.get(lang).to_string(),
-        (None, false, false) => g.result.clone(),
-        (None, false, true) => "не подписаны".to_string(),
-    };
+    let said = g.result.message();
+    let said = said.get(lang);
     let mut out = if ru {
         format!("{label}: платежей {count}: {said}\n")
     } else {
@@ -104,11 +99,11 @@ fn shown(g: &SignGroup, dry_run: bool, lang: Lang) -> String {
 #[cfg(test)]
 mod tests {
     use clientbank_format::Message;
-    use clientbank_watch::engine::CompanyInfo;
+    use clientbank_watch::engine::{CompanyInfo, SignResult};
 
     use super::*;
 
-    fn group(why: Option<Message>, result: &str) -> SignGroup {
+    fn group(result: SignResult) -> SignGroup {
         SignGroup {
             company: CompanyInfo {
                 id: "c1".into(),
@@ -117,21 +112,13 @@ mod tests {
             },
             ids: vec!["a".into(), "b".into(), "c".into()],
             content: "a,b,c".into(),
-            result: result.into(),
-            signed: false,
-            why,
+            result,
         }
     }
 
     #[test]
     fn sign_speaks_russian_to_a_russian_user() {
-        let dry = group(
-            Some(Message::new(
-                "dry run: not signed",
-                "пробный запуск: не подписаны",
-            )),
-            "dry run: not signed",
-        );
+        let dry = group(SignResult::DryRun);
         let said = shown(&dry, true, Lang::Ru);
         assert!(
             said.starts_with("ООО Ромашка (ИНН 7701234560): платежей 3: пробный запуск"),
@@ -139,13 +126,10 @@ mod tests {
         );
         assert!(said.contains("подписываемая строка: a,b,c"), "{said}");
         assert!(!said.contains("dry run") && !said.contains("INN"), "{said}");
-        let failed = group(
-            Some(Message::new(
-                "failed: no signer for X: add [signers.7701234560]",
-                "не подписано: для X не настроена подпись",
-            )),
+        let failed = group(SignResult::Failed(Message::new(
             "failed: no signer for X: add [signers.7701234560]",
-        );
+            "не подписано: для X не настроена подпись",
+        )));
         let said = shown(&failed, false, Lang::Ru);
         assert!(said.contains("не настроена подпись"), "{said}");
         assert!(

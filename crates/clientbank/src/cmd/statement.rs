@@ -9,7 +9,7 @@ use clientbank_api::Client;
 use clientbank_bank::statement::{self, AccountStatement, Period};
 use serde_json::json;
 
-use super::watch::init_logging;
+use super::setup::init_logging;
 use crate::cli::{BankArgs, TargetEncoding, parse_day};
 use crate::exit::{Failure, Outcome};
 use crate::term::{self, tr};

@@ -2,10 +2,11 @@
 //! one line per folder.
 
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use clientbank_watch::commands;
 
+use super::setup::Folders;
 use crate::exit::{Failure, Outcome};
 use crate::output::print_json;
 use crate::term::{Lang, tr};
@@ -13,12 +14,8 @@ use crate::term::{Lang, tr};
 /// The arguments (the doc comments are `--help`'s English; `help_ru` has the Russian).
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// The exchange folder; several: one line each.
-    #[arg(value_name = "DIR", required_unless_present = "root")]
-    pub(crate) dirs: Vec<PathBuf>,
-    /// One line for every direct subfolder of ROOT that holds a clientbank.toml.
-    #[arg(long, value_name = "ROOT")]
-    pub(crate) root: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) folders: Folders,
     /// Print one JSON object.
     #[arg(long)]
     pub(crate) json: bool,
@@ -31,10 +28,9 @@ pub(crate) struct Args {
 
 /// One folder in detail (or its health with `--check`); several, or a root: a line each.
 pub(crate) fn run(mut args: Args) -> Result<Outcome, Failure> {
-    if args.dirs.len() != 1 || args.root.is_some() {
-        return glance(args.dirs, args.root, args.json, args.check);
-    }
-    let dir = args.dirs.remove(0);
+    let Some(dir) = args.folders.single() else {
+        return glance(args.folders, args.json, args.check);
+    };
     if args.check {
         check(&dir, args.json)
     } else {
@@ -162,12 +158,7 @@ fn check(dir: &Path, json: bool) -> Result<Outcome, Failure> {
 
 /// Many folders at a glance: one line each (files per folder, payments in doubt, the last
 /// error); `clientbank status DIR` shows one in detail.
-fn glance(
-    mut dirs: Vec<PathBuf>,
-    root: Option<PathBuf>,
-    json: bool,
-    check: bool,
-) -> Result<Outcome, Failure> {
+fn glance(folders: Folders, json: bool, check: bool) -> Result<Outcome, Failure> {
     use clientbank_format::Message;
     if check {
         return Err(Failure::Stopped(Message::new(
@@ -175,15 +166,9 @@ fn glance(
             "--check проверяет одну папку: укажите одну DIR",
         )));
     }
-    if let Some(root) = &root {
-        let found = clientbank_watch::fleet::folders_under(root).map_err(|e| {
-            let shown = root.display();
-            Failure::Stopped(Message::new(
-                format!("cannot read the root {shown}: {e}"),
-                format!("не удалось прочитать корневую папку {shown}: {e}"),
-            ))
-        })?;
-        dirs.extend(found);
+    let mut dirs = folders.dirs;
+    if let Some(root) = &folders.root {
+        dirs.extend(clientbank_watch::fleet::folders_under_root(root)?);
     }
     let load = |dir: &Path| {
         Ok(clientbank_bank::Settings::load(
@@ -197,9 +182,15 @@ fn glance(
         print_json(&glances)?;
         return Ok(Outcome::Clean);
     }
+    print_glances(&glances)?;
+    Ok(Outcome::Clean)
+}
+
+/// One line a folder: files per folder, payments in doubt, the last error.
+fn print_glances(glances: &[clientbank_watch::fleet::Glance]) -> io::Result<()> {
     let lang = crate::term::lang();
     let mut out = io::stdout().lock();
-    for g in &glances {
+    for g in glances {
         use clientbank_watch::folders::Folder;
         let files: Vec<String> = [
             Folder::Inbox,
@@ -239,7 +230,7 @@ fn glance(
             )
         )?;
     }
-    Ok(Outcome::Clean)
+    Ok(())
 }
 
 #[cfg(test)]

@@ -36,8 +36,9 @@ fn set_up_stops(summary: &Summary) -> bool {
         || summary.journal_error.is_some()
 }
 
-/// Prints the summary of the folder `dir`; `awaiting` payments await signature.
-pub(crate) fn print(dir: &Path, summary: &Summary, awaiting: usize) {
+/// Prints the summary of the folder `dir`.
+pub(crate) fn print(dir: &Path, summary: &Summary) {
+    let awaiting = summary.awaiting_signature;
     println!("{}:", dir.display());
     if let Some(seeded) = &summary.journal_seeded {
         println!("  {}", seeded.get(lang()));

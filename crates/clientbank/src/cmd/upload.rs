@@ -5,13 +5,13 @@ use std::path::PathBuf;
 
 use chrono::NaiveDate;
 use clientbank_watch::commands::{self, FileUpload, UploadOutcome};
-use clientbank_watch::folders::{Folder, Layout};
 
-use super::watch::{init_logging, load};
+use super::setup::configured;
 use crate::cli::parse_day;
 use crate::exit::{Failure, Outcome};
 use crate::output::print_json;
 use crate::term::Lang;
+use clientbank_bank::config::LogFormat;
 
 /// The arguments (the doc comments are `--help`'s English; `help_ru` has the Russian).
 #[derive(Debug, clap::Args)]
@@ -46,8 +46,7 @@ pub(crate) struct Args {
 
 pub(crate) fn run(args: &Args) -> Result<Outcome, Failure> {
     let (dir, create_journal) = commands::upload_dir(&args.files, args.dir.as_deref())?;
-    let mut settings = load(&dir, args.config.as_deref())?;
-    init_logging(false);
+    let mut settings = configured(&dir, args.config.as_deref(), Some(LogFormat::Text))?;
     if let Some(route) = args.route {
         settings.route = route;
     }
@@ -56,40 +55,19 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Failure> {
     }
     // A configuration that cannot reach a bank, or a signer that cannot sign, is refused
     // before any journal is made and anything is uploaded.
-    settings.client()?;
-    clientbank_bank::signer::try_signers(&settings)?;
-    let private = Layout::new(&dir).folder(Folder::Private);
-    let made_here = !private.exists();
-    let mut engine = commands::engine(&dir, settings, create_journal)?;
+    settings.ready_to_send()?;
     let today = args
         .today
         .unwrap_or_else(clientbank_payment::clock::today_in_moscow);
-    let uploads = crate::runtime::block_on(commands::upload(&mut engine, &args.files, today));
-    // A journal this command made and recorded nothing in is not left behind.
-    let recorded = engine
-        .journal
-        .payments_by_state()
-        .map_or(true, |counts| !counts.is_empty());
-    if made_here && !recorded {
-        drop(engine);
-        let _ = std::fs::remove_dir_all(&private);
-    }
-    let uploads = uploads??;
-    let mut outcome = Outcome::Clean;
-    for upload in &uploads {
-        let this = match upload.outcome {
-            UploadOutcome::Uploaded => Outcome::Clean,
-            UploadOutcome::Unavailable => Outcome::BankUnavailable,
-            UploadOutcome::TokenRefused
-            | UploadOutcome::Interrupted
-            | UploadOutcome::Misconfigured => Outcome::Unreadable,
-            UploadOutcome::Rejected
-            | UploadOutcome::Refused
-            | UploadOutcome::Review
-            | UploadOutcome::Held => Outcome::Findings,
-        };
-        outcome = outcome.max(this);
-    }
+    let uploads = crate::runtime::block_on(commands::upload_in(
+        &dir,
+        settings,
+        create_journal,
+        &args.files,
+        today,
+    ))??;
+    let outcome = uploads.iter().map(|u| exit_of(u.outcome)).max();
+    let outcome = outcome.unwrap_or(Outcome::Clean);
     if args.json {
         print_json(&uploads)?;
         return Ok(outcome);
@@ -99,6 +77,21 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Failure> {
         write!(out, "{}", shown(upload, crate::term::lang()))?;
     }
     Ok(outcome)
+}
+
+/// The exit code of a file's upload.
+fn exit_of(outcome: UploadOutcome) -> Outcome {
+    match outcome {
+        UploadOutcome::Uploaded => Outcome::Clean,
+        UploadOutcome::Unavailable => Outcome::BankUnavailable,
+        UploadOutcome::TokenRefused | UploadOutcome::Interrupted | UploadOutcome::Misconfigured => {
+            Outcome::Unreadable
+        }
+        UploadOutcome::Rejected
+        | UploadOutcome::Refused
+        | UploadOutcome::Review
+        | UploadOutcome::Held => Outcome::Findings,
+    }
 }
 
 /// What `upload` says of one file for people, in `lang`: how it ended and a table of its

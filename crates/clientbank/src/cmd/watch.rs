@@ -1,31 +1,25 @@
 //! `clientbank watch DIR [--once] [--sandbox] [--demo] [--config FILE]`: the daemon; with
 //! several DIRs or `--root ROOT`, one process serving many folders (`clientbank_watch::fleet`).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clientbank_api::Token;
-use clientbank_bank::config::ProcessEnv;
-use clientbank_bank::{Settings, Signing};
-use clientbank_watch::folders::{Folder, Layout};
-use clientbank_watch::{Daemon, Options, demo};
+use clientbank_bank::Settings;
+use clientbank_watch::daemon::Serving;
+use clientbank_watch::{Options, demo};
 
 use crate::exit::{Failure, Outcome};
 use clientbank_bank::config::LogFormat;
 use clientbank_format::Message;
 
+use super::setup::{Folders, configured, init_logging, shutdown};
 use super::summary;
 
 /// The arguments (the doc comments are `--help`'s English; `help_ru` has the Russian).
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// The exchange folder (inbox/, processing/, done/, rejected/, review/, outbox/);
-    /// several: one process serves them all, each with its own clientbank.toml.
-    #[arg(value_name = "DIR", required_unless_present = "root")]
-    pub(crate) dirs: Vec<PathBuf>,
-    /// Serve every direct subfolder of ROOT that holds a clientbank.toml, looked at again
-    /// every 5 s: folders added are served, folders removed are let go.
-    #[arg(long, value_name = "ROOT")]
-    pub(crate) root: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) folders: Folders,
     /// Process what is in the inbox, print a summary and exit (0: nothing rejected or in
     /// review; 1 otherwise; 3: the bank stayed unavailable).
     #[arg(long)]
@@ -73,230 +67,63 @@ async fn sandbox_bank(
     Ok(Some(bank))
 }
 
-/// Logs to stderr, as text (local time, plain words: `crate::log`) or JSON lines (`RUST_LOG`
-/// filters; `info` by default).
-pub(crate) fn init_logging(json: bool) {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .with_target(false);
-    let _ = if json {
-        builder.json().try_init()
-    } else {
-        builder
-            .event_format(crate::log::Plain(crate::term::lang()))
-            .try_init()
-    };
-}
-
-/// The configuration of DIR (or `config`), then the environment.
-pub(crate) fn load(dir: &Path, config: Option<&Path>) -> Result<Settings, Failure> {
-    let mut settings = Settings::load(dir, config, &ProcessEnv)?;
-    // The daemon's `FILE.errors.txt` and reports speak the language of the command line.
-    settings.lang = crate::term::lang();
-    Ok(settings)
-}
-
 /// One folder, or many (several DIRs, or `--root`) in one process.
 pub(crate) fn run(mut args: Args) -> Result<Outcome, Failure> {
-    if args.dirs.len() == 1 && args.root.is_none() {
-        let dir = args.dirs.remove(0);
-        return one(args, dir);
+    match args.folders.single() {
+        Some(dir) => one(args, dir),
+        None => many(args),
     }
-    many(args)
 }
 
 /// One folder: its daemon, with `--demo`, `--sandbox` and `--metrics`.
 fn one(args: Args, dir: PathBuf) -> Result<Outcome, Failure> {
-    let mut settings = load(&dir, args.config.as_deref())?;
-    let json_logs = args.log_format.unwrap_or(settings.log_format) == LogFormat::Json;
-    init_logging(json_logs);
-    if args.demo {
-        demo::start_afresh(&dir)?;
-        demo::copy_drops(
-            &Layout::new(&dir).folder(Folder::Inbox),
-            clientbank_payment::clock::today_in_moscow(),
-        )?;
-    }
-    let keys = match args.demo.then(tempfile::tempdir).transpose() {
-        Ok(keys) => keys,
-        Err(e) => {
-            return Err(Failure::Stopped(Message::new(
-                format!("cannot make a temporary folder: {e}"),
-                format!("не удалось создать временную папку: {e}"),
-            )));
-        }
+    let mut settings = configured(&dir, args.config.as_deref(), args.log_format)?;
+    let today = clientbank_payment::clock::today_in_moscow();
+    let _keys = (args.demo)
+        .then(|| demo::prepare(&dir, &mut settings, today))
+        .transpose()?;
+    let serving = Serving {
+        fixed_bank: args.sandbox || args.demo && settings.bank_url.is_none(),
+        metrics: args.metrics.or(settings.metrics),
+        once: args.once,
+        options: Options {
+            new_journal: args.new_journal,
+            today: None,
+        },
+        config: args.config,
+        dir,
     };
-    if args.demo && settings.statements.is_none() {
-        settings.statements = Some(demo::statements());
-    }
-    if let Some(keys) = &keys {
-        match demo::signers(keys.path(), clientbank_payment::clock::today_in_moscow()) {
-            Ok(signers) => {
-                settings.signers.extend(signers);
-                settings.signing = Signing::Auto;
-                settings.in_signing = true;
-            }
-            Err(e) => return Err(e.into()),
-        }
-    }
-    let sandbox = args.sandbox || args.demo && settings.bank_url.is_none();
-    let metrics = args.metrics.or(settings.metrics);
-    if let Some(addr) = metrics {
+    if let Some(addr) = serving.metrics {
         clientbank_watch::metrics::check_loopback(addr)?;
     }
     crate::runtime::run(async move {
-        let bank = sandbox_bank(sandbox, &mut settings).await?;
+        let bank = sandbox_bank(serving.fixed_bank, &mut settings).await?;
         // A configuration that cannot reach a bank, or a signer that cannot sign, is refused
         // before DIR is touched and anything is uploaded.
-        settings.client()?;
-        clientbank_bank::signer::try_signers(&settings)?;
-        let fixed = settings.clone();
-        let options = Options {
-            new_journal: args.new_journal,
-            today: None,
-        };
-        let mut daemon = open_when_free(&dir, settings, options.clone(), args.once).await?;
-        // A changed configuration file is read again; what flags and --sandbox/--demo set stays.
-        let reload = |fixed: &Settings| reloader(&dir, args.config.as_deref(), fixed, sandbox);
-        daemon.set_reloader(reload(&fixed));
-        let _metrics = match metrics {
-            Some(addr) => Some(serve_metrics(addr, &dir, &daemon).await?),
-            None => None,
-        };
-        let summary = loop {
-            let summary = if args.once {
-                daemon.run_once().await
-            } else {
-                daemon.run(shutdown()).await
-            };
-            match summary {
-                // A journal in PostgreSQL whose lease ran out (paused, cut off): nothing more
-                // was sent; stand by again, and take the folder over if it is free again.
-                Err(clientbank_watch::Error::LeaseLost(lost)) if !args.once => {
-                    clientbank_format::say!(warn, lost);
-                    let settings = daemon.engine.settings.clone();
-                    drop(daemon);
-                    daemon = open_when_free(&dir, settings, options.clone(), args.once).await?;
-                    daemon.set_reloader(reload(&fixed));
-                }
-                summary => break summary,
-            }
-        };
+        settings.ready_to_send()?;
+        let summary = serving.run(settings, shutdown).await;
         drop(bank);
-        match summary {
-            Ok(summary) => {
-                let awaiting = daemon
-                    .engine
-                    .journal
-                    .awaiting_signature()
-                    .map_or(0, |rows| rows.len());
-                summary::print(&dir, &summary, awaiting);
-                // The daemon stopped by SIGINT/SIGTERM has done what it should: exit 0.
-                Ok(if args.demo {
-                    // The demo's samples include a file with an error: the demo went as
-                    // designed when exactly that one was rejected and the others are done.
-                    if demo::as_designed(&summary.done, &summary.rejected, &summary.review)
-                        && summary.statement.is_some()
-                    {
-                        Outcome::Clean
-                    } else {
-                        Outcome::Findings
-                    }
-                } else if args.once {
-                    summary::outcome(&summary)
-                } else {
-                    Outcome::Clean
-                })
-            }
-            Err(e) => Err(e.into()),
-        }
+        let summary = summary?;
+        summary::print(&serving.dir, &summary);
+        Ok(exit_of(&summary, args.demo, serving.once))
     })
 }
 
-/// How the daemon reads its configuration again: from `dir` (or `config`), keeping what flags
-/// and `--sandbox`/`--demo` set (`fixed`).
-fn reloader(
-    dir: &Path,
-    config: Option<&Path>,
-    fixed: &Settings,
-    sandbox: bool,
-) -> Box<dyn Fn() -> Result<Settings, clientbank_watch::Error> + Send> {
-    let (dir, config, fixed) = (
-        dir.to_path_buf(),
-        config.map(Path::to_path_buf),
-        fixed.clone(),
-    );
-    Box::new(move || {
-        let mut next = Settings::load(&dir, config.as_deref(), &ProcessEnv)?;
-        next.lang = fixed.lang;
-        if sandbox {
-            next.bank_url = fixed.bank_url.clone();
-            next.token = fixed.token.clone();
-            next.sandbox = fixed.sandbox;
+/// The exit code of one folder's run. The daemon stopped by SIGINT/SIGTERM has done what it
+/// should: exit 0. The demo's samples include a file with an error: it went as designed when
+/// exactly that one was rejected and the others are done.
+fn exit_of(summary: &clientbank_watch::Summary, demo: bool, once: bool) -> Outcome {
+    if demo {
+        if demo::went_as_designed(summary) {
+            Outcome::Clean
+        } else {
+            Outcome::Findings
         }
-        if keys_present(&fixed) {
-            next.signers.extend(fixed.signers.clone());
-            next.signing = fixed.signing;
-        }
-        Ok(next)
-    })
-}
-
-/// Opens DIR; with a journal in PostgreSQL whose lease another daemon holds, stands by (said
-/// once) and takes the folder over when that lease runs out. With `--once` (`once`), only as
-/// long as a lease of a daemon that died can last: a folder another daemon serves is refused.
-async fn open_when_free(
-    dir: &Path,
-    settings: Settings,
-    options: Options,
-    once: bool,
-) -> Result<Daemon, clientbank_watch::Error> {
-    let mut tries = 0;
-    loop {
-        match Daemon::open(dir, settings.clone(), options.clone()) {
-            // A third of the lease each: six tries outlast a lease twice over.
-            Err(clientbank_watch::Error::Leased { message, retry }) if !once || tries < 6 => {
-                if tries == 0 {
-                    clientbank_format::say!(info, clientbank_watch::fleet::standing_by(&message));
-                }
-                tries += 1;
-                tokio::time::sleep(retry).await;
-            }
-            opened => return opened,
-        }
+    } else if once {
+        summary::outcome(summary)
+    } else {
+        Outcome::Clean
     }
-}
-
-/// Serves the metrics of DIR on `addr` beside the daemon; they stop when the guard is dropped.
-async fn serve_metrics(
-    addr: std::net::SocketAddr,
-    dir: &Path,
-    daemon: &Daemon,
-) -> Result<tokio::sync::oneshot::Sender<()>, Failure> {
-    let listener = clientbank_watch::metrics::bind(addr).await?;
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let serving = clientbank_watch::metrics::serve(
-        listener,
-        dir.to_path_buf(),
-        daemon.bank_health(),
-        async move {
-            let _ = stopped.await;
-        },
-    );
-    tokio::spawn(async move {
-        if let Err(e) = serving.await {
-            clientbank_format::say!(
-                warn,
-                clientbank_format::tr!("metrics: {e}" ; "метрики: {e}")
-            );
-        }
-    });
-    tracing::info!(addr = %addr, "metrics served at /metrics");
-    Ok(stop)
 }
 
 fn many(args: Args) -> Result<Outcome, Failure> {
@@ -312,34 +139,22 @@ fn many(args: Args) -> Result<Outcome, Failure> {
             format!("{flag} — для одной папки: укажите одну DIR, а не несколько и не --root"),
         )));
     }
-    if let Some(root) = &args.root
-        && let Err(e) = clientbank_watch::fleet::folders_under(root)
-    {
-        let shown = root.display();
-        return Err(Failure::Stopped(Message::new(
-            format!("cannot read the root {shown}: {e}"),
-            format!("не удалось прочитать корневую папку {shown}: {e}"),
-        )));
+    if let Some(root) = &args.folders.root {
+        clientbank_watch::fleet::folders_under_root(root)?;
     }
     init_logging(args.log_format == Some(LogFormat::Json));
     crate::runtime::run(async move {
-        let mut fixed = Settings::default();
+        let mut fixed = Settings {
+            lang: crate::term::lang(),
+            ..Settings::default()
+        };
         let bank = sandbox_bank(args.sandbox, &mut fixed).await?;
-        let load: clientbank_watch::fleet::Loader = std::sync::Arc::new(move |dir: &Path| {
-            let mut settings = Settings::load(dir, None, &ProcessEnv)?;
-            settings.lang = crate::term::lang();
-            if fixed.bank_url.is_some() {
-                settings.bank_url = fixed.bank_url.clone();
-                settings.token = fixed.token.clone();
-                settings.sandbox = false;
-            }
-            Ok(settings)
-        });
+        let load = clientbank_watch::fleet::loader(fixed, bank.is_some());
         let mut fleet = clientbank_watch::Fleet::new(load);
-        for dir in args.dirs {
+        for dir in args.folders.dirs {
             fleet = fleet.dir(dir);
         }
-        if let Some(root) = args.root {
+        if let Some(root) = args.folders.root {
             fleet = fleet.root(root);
         }
         let runs = if args.once {
@@ -348,61 +163,40 @@ fn many(args: Args) -> Result<Outcome, Failure> {
             fleet.run(shutdown()).await
         };
         drop(bank);
-        if args.once && runs.is_empty() {
-            println!(
-                "{}",
-                crate::term::tr(
-                    "no folder to serve (none under the root holds a clientbank.toml)",
-                    "обслуживать нечего (ни в одной папке внутри корневой нет clientbank.toml)"
-                )
-            );
-        }
-        let mut worst = Outcome::Clean;
-        for run in runs {
-            let this = match &run.outcome {
-                Ok(summary) => {
-                    summary::print(&run.dir, summary, run.awaiting_signature);
-                    if args.once {
-                        summary::outcome(summary)
-                    } else {
-                        Outcome::Clean
-                    }
-                }
-                Err(e) => {
-                    let lang = crate::term::lang();
-                    println!("{}:\n  {}", run.dir.display(), e.message().get(lang));
-                    Outcome::Unreadable
-                }
-            };
-            worst = worst.max(this);
-        }
-        Ok(worst)
+        Ok(said(&runs, args.once))
     })
 }
 
-fn keys_present(settings: &Settings) -> bool {
-    settings.signing == Signing::Auto && !settings.signers.is_empty()
-}
-
-/// SIGINT, or SIGTERM on Unix.
-pub(crate) async fn shutdown() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => {
-                tokio::select! {
-                    _ = tokio::signal::ctrl_c() => {}
-                    _ = term.recv() => {}
+/// Prints what each folder's daemon did (its summary, or why it could not run); the exit code
+/// of the worst.
+fn said(runs: &[clientbank_watch::FolderRun], once: bool) -> Outcome {
+    if once && runs.is_empty() {
+        println!(
+            "{}",
+            crate::term::tr(
+                "no folder to serve (none under the root holds a clientbank.toml)",
+                "обслуживать нечего (ни в одной папке внутри корневой нет clientbank.toml)"
+            )
+        );
+    }
+    let mut worst = Outcome::Clean;
+    for run in runs {
+        let this = match &run.outcome {
+            Ok(summary) => {
+                summary::print(&run.dir, summary);
+                if once {
+                    summary::outcome(summary)
+                } else {
+                    Outcome::Clean
                 }
             }
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
+            Err(e) => {
+                let lang = crate::term::lang();
+                println!("{}:\n  {}", run.dir.display(), e.message().get(lang));
+                Outcome::Unreadable
             }
-        }
+        };
+        worst = worst.max(this);
     }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
-    }
+    worst
 }

@@ -2,14 +2,13 @@
 //! recording the bank's notifications in the journal of DIR until interrupted.
 
 use std::io::Write;
-use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
 
-use clientbank_bank::webhook::{self, Listener};
-use clientbank_watch::daemon::open_journal;
 use clientbank_watch::folders::Layout;
+use clientbank_watch::webhook::Webhook;
 
-use super::watch::{init_logging, load, shutdown};
+use super::setup::{configured, shutdown, warn_of};
 use crate::exit::{Failure, Outcome};
 use crate::term::tr;
 use clientbank_bank::config::LogFormat;
@@ -35,77 +34,12 @@ pub(crate) struct Args {
 }
 
 pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
-    let settings = load(&args.dir, args.config.as_deref())?;
-    let json_logs = args.log_format.unwrap_or(settings.log_format) == LogFormat::Json;
-    init_logging(json_logs);
-    for warning in &settings.warnings {
-        crate::term::warning(warning.get(crate::term::lang()));
-    }
-    let Some(addr) = args
-        .addr
-        .or_else(|| settings.webhook.as_ref().map(|w| w.addr))
-    else {
-        return Err(Failure::Stopped(Message::new(
-            "no address to listen on: give --addr (e.g. 127.0.0.1:8091) or `addr` in the \
-             [webhook] table of clientbank.toml",
-            "не указан адрес для приёма уведомлений: укажите --addr (например, 127.0.0.1:8091) \
-             или `addr` в таблице [webhook] файла clientbank.toml",
-        )));
-    };
-    let key = settings.webhook_key()?;
-    if !args.dir.is_dir() {
-        return Err(Failure::Stopped(Message::new(
-            format!(
-                "{} does not exist or is not a folder: give the exchange folder whose journal \
-                 records the notifications (--dir)",
-                args.dir.display()
-            ),
-            format!(
-                "{} не существует или не папка: укажите папку обмена, в журнал которой \
-                 записываются уведомления (--dir)",
-                args.dir.display()
-            ),
-        )));
-    }
-    let layout = Layout::new(&args.dir);
-    let (journal, _) = open_journal(&layout, settings.journal.as_ref(), false)?;
-    let journal = Arc::new(Mutex::new(journal));
+    let settings = configured(&args.dir, args.config.as_deref(), args.log_format)?;
+    warn_of(&settings);
     crate::runtime::run(async move {
-        let socket = webhook::bind(addr).await?;
-        let bound = socket.local_addr().unwrap_or(addr);
-        if !bound.ip().is_loopback() {
-            crate::term::warning(&tr(
-                format!(
-                    "{bound} is not a loopback address and the listener speaks plain HTTP: the \
-                     bank posts to HTTPS addresses only, so put an HTTPS reverse proxy in front"
-                ),
-                format!(
-                    "{bound} — не адрес loopback, а приёмник говорит по HTTP без TLS: банк шлёт \
-                     уведомления только на адреса HTTPS, поставьте перед ним обратный прокси с \
-                     HTTPS"
-                ),
-            ));
-        }
-        {
-            let mut out = std::io::stdout().lock();
-            writeln!(
-                out,
-                "{}",
-                tr(
-                    format!(
-                        "listening for webhooks on http://{bound}/ (journal {}); Ctrl-C stops",
-                        layout.journal().display()
-                    ),
-                    format!(
-                        "приём уведомлений на http://{bound}/ (журнал {}); Ctrl-C — остановить",
-                        layout.journal().display()
-                    ),
-                )
-            )?;
-            out.flush()?;
-        }
-        let listener = Listener::new(key, journal);
-        if let Err(e) = listener.serve(socket, shutdown()).await {
+        let webhook = Webhook::of_folder(&args.dir, &settings, args.addr).await?;
+        say_listening(webhook.addr(), &Layout::new(&args.dir).journal())?;
+        if let Err(e) = webhook.serve(shutdown()).await {
             return Err(Failure::Stopped(Message::new(
                 format!("the webhook listener stopped: {e}"),
                 format!("приём уведомлений остановлен: {e}"),
@@ -114,4 +48,32 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
         println!("{}", tr("stopped", "остановлено"));
         Ok(Outcome::Clean)
     })
+}
+
+/// Says where the listener listens (on stdout, flushed), warning first of an address that is
+/// not loopback.
+fn say_listening(bound: SocketAddr, journal: &Path) -> std::io::Result<()> {
+    if !bound.ip().is_loopback() {
+        crate::term::warning(&tr(
+            format!(
+                "{bound} is not a loopback address and the listener speaks plain HTTP: the \
+                 bank posts to HTTPS addresses only, so put an HTTPS reverse proxy in front"
+            ),
+            format!(
+                "{bound} — не адрес loopback, а приёмник говорит по HTTP без TLS: банк шлёт \
+                 уведомления только на адреса HTTPS, поставьте перед ним обратный прокси с \
+                 HTTPS"
+            ),
+        ));
+    }
+    let (mut out, journal) = (std::io::stdout().lock(), journal.display());
+    writeln!(
+        out,
+        "{}",
+        tr(
+            format!("listening for webhooks on http://{bound}/ (journal {journal}); Ctrl-C stops"),
+            format!("приём уведомлений на http://{bound}/ (журнал {journal}); Ctrl-C — остановить"),
+        )
+    )?;
+    out.flush()
 }
