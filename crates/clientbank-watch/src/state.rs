@@ -238,68 +238,91 @@ impl Standing {
 
     /// One payment's label in a report (`FILE.report.csv`), in English and in Russian.
     pub fn report_label(self) -> (&'static str, &'static str) {
-        use PaymentState as P;
-        use SignState as S;
-        match (self.state, self.sign) {
-            (P::Uploaded, Some(S::Awaiting)) => {
-                ("uploaded, awaiting signature", "загружен, ждёт подписи")
-            }
-            (P::Uploaded, Some(S::Signed)) => ("uploaded, signed", "загружен, подписан"),
-            (P::Uploaded, Some(S::Draft)) => ("uploaded as a draft", "загружен черновиком"),
-            (P::Uploaded, Some(S::NotAwaiting)) => (
-                "uploaded, no longer awaiting a signature",
-                "загружен, банк больше не ждёт подписи",
-            ),
-            (P::Uploaded, None) => ("uploaded", "загружен"),
-            (P::Already, _) => ("already at the bank", "уже в банке"),
-            (P::Refused, _) => ("refused by the bank", "отклонён банком"),
-            (P::Doubt, _) => (
-                "in doubt: may be at the bank",
-                "под вопросом: возможно, в банке",
-            ),
-            (P::Held, _) => ("not sent (held)", "не отправлен (задержан)"),
-            (P::Queued, _) => (
-                "waits for the same payment in another file",
-                "ждёт тот же платёж в другом файле",
-            ),
-            (P::Duplicate, _) => ("at the bank twice", "в банке дважды"),
-            (P::Planned, _) => ("not sent yet", "ещё не отправлен"),
-            (P::Sending, _) => ("being sent", "отправляется"),
-            (P::NotSent, _) => ("not sent", "не отправлен"),
-        }
+        self.labels()[0]
     }
 
     /// Payments of this standing, counted in `status`: in English (the key of `status --json`)
     /// and in Russian.
     pub fn status_label(self) -> (&'static str, &'static str) {
+        self.labels()[1]
+    }
+
+    /// The one table of what people read of a standing: one payment's label in a report, and
+    /// the label of payments counted in `status` (several standings may share one), each in
+    /// English and in Russian.
+    fn labels(self) -> [(&'static str, &'static str); 2] {
         use PaymentState as P;
         use SignState as S;
+        let doubt = ("in doubt", "под вопросом");
         match (self.state, self.sign) {
-            (P::Uploaded, Some(S::Awaiting)) => ("awaiting signature", "ждут подписи"),
-            (P::Uploaded, Some(S::Signed)) => ("signed", "подписаны"),
-            (P::Uploaded, Some(S::Draft)) => ("uploaded as drafts", "загружены черновиками"),
-            (P::Uploaded, Some(S::NotAwaiting)) => (
-                "no longer awaiting a signature at the bank (see the cabinet)",
-                "банк больше не ждёт их подписи (см. интернет-банк)",
-            ),
-            (P::Uploaded, None) => ("uploaded", "загружены"),
-            (P::Doubt | P::Sending, _) => ("in doubt", "под вопросом"),
-            (P::Already, _) => (
-                "already at the bank (not sent again)",
-                "уже в банке (повторно не отправлены)",
-            ),
-            (P::Refused, _) => ("refused by the bank", "отклонены банком"),
-            (P::Held, _) => ("held", "задержаны"),
-            (P::Queued, _) => (
-                "waiting for the same payment in another file",
-                "ждут тот же платёж в другом файле",
-            ),
-            (P::Duplicate, _) => (
-                "at the bank twice (uploaded before the journal refused it)",
-                "в банке дважды (загружены до того, как журнал это запретил)",
-            ),
-            (P::Planned, _) => ("waiting to be sent", "ждут отправки"),
-            (P::NotSent, _) => ("not sent", "не отправлены"),
+            (P::Uploaded, Some(S::Awaiting)) => [
+                ("uploaded, awaiting signature", "загружен, ждёт подписи"),
+                ("awaiting signature", "ждут подписи"),
+            ],
+            (P::Uploaded, Some(S::Signed)) => [
+                ("uploaded, signed", "загружен, подписан"),
+                ("signed", "подписаны"),
+            ],
+            (P::Uploaded, Some(S::Draft)) => [
+                ("uploaded as a draft", "загружен черновиком"),
+                ("uploaded as drafts", "загружены черновиками"),
+            ],
+            (P::Uploaded, Some(S::NotAwaiting)) => [
+                (
+                    "uploaded, no longer awaiting a signature",
+                    "загружен, банк больше не ждёт подписи",
+                ),
+                (
+                    "no longer awaiting a signature at the bank (see the cabinet)",
+                    "банк больше не ждёт их подписи (см. интернет-банк)",
+                ),
+            ],
+            (P::Uploaded, None) => [("uploaded", "загружен"), ("uploaded", "загружены")],
+            (P::Already, _) => [
+                ("already at the bank", "уже в банке"),
+                (
+                    "already at the bank (not sent again)",
+                    "уже в банке (повторно не отправлены)",
+                ),
+            ],
+            (P::Refused, _) => [
+                ("refused by the bank", "отклонён банком"),
+                ("refused by the bank", "отклонены банком"),
+            ],
+            (P::Doubt, _) => [
+                (
+                    "in doubt: may be at the bank",
+                    "под вопросом: возможно, в банке",
+                ),
+                doubt,
+            ],
+            (P::Sending, _) => [("being sent", "отправляется"), doubt],
+            (P::Held, _) => [
+                ("not sent (held)", "не отправлен (задержан)"),
+                ("held", "задержаны"),
+            ],
+            (P::Queued, _) => [
+                (
+                    "waits for the same payment in another file",
+                    "ждёт тот же платёж в другом файле",
+                ),
+                (
+                    "waiting for the same payment in another file",
+                    "ждут тот же платёж в другом файле",
+                ),
+            ],
+            (P::Duplicate, _) => [
+                ("at the bank twice", "в банке дважды"),
+                (
+                    "at the bank twice (uploaded before the journal refused it)",
+                    "в банке дважды (загружены до того, как журнал это запретил)",
+                ),
+            ],
+            (P::Planned, _) => [
+                ("not sent yet", "ещё не отправлен"),
+                ("waiting to be sent", "ждут отправки"),
+            ],
+            (P::NotSent, _) => [("not sent", "не отправлен"), ("not sent", "не отправлены")],
         }
     }
 }

@@ -45,49 +45,18 @@ impl Daemon {
                 true
             }
             Sent::Misconfigured(why) => {
-                let retry = self.engine.settings.token_retry;
-                let retry = clientbank_diagnostic::duration(retry);
-                let (retry_en, retry_ru) = (retry.en(), retry.ru());
-                let said = tr!(
-                    "the configuration keeps requests from being made ({}): nothing was sent; \
-                     uploads stop, files wait in processing/; tried again in {retry_en} or when \
-                     the configuration changes", why.en() ;
-                    "настройки не дают отправлять запросы ({}): ничего не отправлено; загрузка \
-                     остановлена, файлы ждут в processing/; новая попытка через {retry_ru} или \
-                     когда настройки изменятся", why.ru()
+                let what = Message::new(
+                    "the configuration keeps requests from being made",
+                    "настройки не дают отправлять запросы",
                 );
-                say!(error, said);
-                let said = Message::new(
-                    format!(
-                        "the configuration keeps requests from being made: {}",
-                        why.en()
-                    ),
-                    format!("настройки не дают отправлять запросы: {}", why.ru()),
-                );
-                let _ = self.engine.journal.note(Some(name), None, &said);
+                self.uploads_stop(name, &what, &why);
                 self.summary.config_error = Some(why);
-                self.token_refused = Some(Instant::now());
                 true
             }
             Sent::TokenRefused(why) => {
-                let retry = self.engine.settings.token_retry;
-                let retry = clientbank_diagnostic::duration(retry);
-                let (retry_en, retry_ru) = (retry.en(), retry.ru());
-                let said = tr!(
-                    "the bank refuses the token ({}): uploads stop; files wait in processing/; \
-                     tried again in {retry_en} or when the configuration changes", why.en() ;
-                    "банк не принимает токен ({}): загрузка остановлена; файлы ждут в \
-                     processing/; новая попытка через {retry_ru} или когда настройки изменятся",
-                    why.ru()
-                );
-                say!(error, said);
-                let said = Message::new(
-                    format!("the bank refuses the token: {}", why.en()),
-                    format!("банк не принимает токен: {}", why.ru()),
-                );
-                let _ = self.engine.journal.note(Some(name), None, &said);
+                let what = Message::new("the bank refuses the token", "банк не принимает токен");
+                self.uploads_stop(name, &what, &why);
                 self.summary.token_refused = Some(why);
-                self.token_refused = Some(Instant::now());
                 true
             }
             Sent::Interrupted => {
@@ -98,5 +67,24 @@ impl Daemon {
             }
             Sent::Finished => false,
         }
+    }
+
+    /// Uploads stop until the configuration changes or `token_retry` has passed, because
+    /// `what` (`why`): said, and noted for `status` at the file `name`.
+    fn uploads_stop(&mut self, name: &str, what: &Message, why: &Message) {
+        let retry = clientbank_diagnostic::duration(self.engine.settings.token_retry);
+        say!(
+            error,
+            tr!(
+                "{what} ({why}): nothing was sent; uploads stop, files wait in processing/; tried \
+                 again in {retry} or when the configuration changes" ;
+                "{} ({}): ничего не отправлено; загрузка остановлена, файлы ждут в processing/; \
+                 новая попытка через {} или когда настройки изменятся", what.ru(), why.ru(),
+                 retry.ru()
+            )
+        );
+        let noted = tr!("{what}: {why}" ; "{}: {}", what.ru(), why.ru());
+        let _ = self.engine.journal.note(Some(name), None, &noted);
+        self.token_refused = Some(Instant::now());
     }
 }

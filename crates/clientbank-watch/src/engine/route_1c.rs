@@ -189,6 +189,24 @@ pub(super) fn partly_created(
     let told = unplaced.is_empty() && created.len() == left;
     let mut ids = created.iter();
     let answer = Some(result.raw.clone());
+    let (n, listed) = (created.len(), created.join(", "));
+    let said = tr!("; it said: {}", unplaced.join("; ") ; "; банк сказал: {}", unplaced.join("; "));
+    let said = if unplaced.is_empty() {
+        Message::same("")
+    } else {
+        said
+    };
+    let untold = note::both(
+        format!(
+            "the bank created {n} of the file's payments (ids {listed}) and its answer does not \
+             say which{said}: see this one in the bank's cabinet"
+        ),
+        format!(
+            "банк создал {n} из платежей файла (id {listed}), но его ответ не говорит, какие{}: \
+             посмотрите этот платёж в интернет-банке",
+            said.ru()
+        ),
+    );
     todo.iter()
         .zip(&refused)
         .map(|(row, refusal)| {
@@ -212,30 +230,7 @@ pub(super) fn partly_created(
                 None => Outcome {
                     state: PaymentState::Doubt,
                     answer: answer.clone(),
-                    message: Some(note::both(
-                        format!(
-                            "the bank created {} of the file's payments (ids {}) and its answer \
-                             does not say which{}: see this one in the bank's cabinet",
-                            created.len(),
-                            created.join(", "),
-                            if unplaced.is_empty() {
-                                String::new()
-                            } else {
-                                format!("; it said: {}", unplaced.join("; "))
-                            }
-                        ),
-                        format!(
-                            "банк создал {} из платежей файла (id {}), но его ответ не говорит, \
-                             какие{}: посмотрите этот платёж в интернет-банке",
-                            created.len(),
-                            created.join(", "),
-                            if unplaced.is_empty() {
-                                String::new()
-                            } else {
-                                format!("; банк сказал: {}", unplaced.join("; "))
-                            }
-                        ),
-                    )),
+                    message: Some(untold.clone()),
                     ..Outcome::default()
                 },
             };
