@@ -95,23 +95,16 @@ fn in_russian(message: &str) -> String {
             return format!("недопустимое значение {value}; допустимо {values}");
         }
     }
-    if let Some(rest) = message.strip_prefix("invalid type: ")
-        && let Some((found, wanted)) = pair(rest, ", expected ")
-    {
-        return format!(
-            "неверный тип значения: {}; ожидается {}",
-            serde_words(&found),
-            serde_words(&wanted)
-        );
-    }
-    if let Some(rest) = message.strip_prefix("invalid value: ")
-        && let Some((found, wanted)) = pair(rest, ", expected ")
-    {
-        return format!(
-            "неверное значение: {}; ожидается {}",
-            serde_words(&found),
-            serde_words(&wanted)
-        );
+    for (prefix, said) in [
+        ("invalid type: ", "неверный тип значения"),
+        ("invalid value: ", "неверное значение"),
+    ] {
+        if let Some(rest) = message.strip_prefix(prefix)
+            && let Some((found, wanted)) = pair(rest, ", expected ")
+        {
+            let (found, wanted) = (serde_words(&found), serde_words(&wanted));
+            return format!("{said}: {found}; ожидается {wanted}");
+        }
     }
     if message.starts_with("duplicate key") {
         return format!("ключ повторяется ({message})");
