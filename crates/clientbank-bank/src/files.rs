@@ -33,7 +33,10 @@ pub fn replace_atomically<T>(
             resolved = fs::canonicalize(target).map_err(|e| {
                 refused(
                     format!("{shown} is a link to nothing that can be written ({e}): not replaced"),
-                    format!("{shown} — ссылка, по которой нечего записать ({e}): не заменён"),
+                    format!(
+                        "{shown} — ссылка, по которой нечего записать ({}): не заменён",
+                        clientbank_diagnostic::os::Ru(&e)
+                    ),
                 )
             })?;
             resolved.as_path()

@@ -86,8 +86,9 @@ impl Redirect {
                     self.addr
                 ),
                 format!(
-                    "не удалось принять перенаправление банка на {} ([app] redirect_uri): {e}",
-                    self.addr
+                    "не удалось принять перенаправление банка на {} ([app] redirect_uri): {}",
+                    self.addr,
+                    clientbank_diagnostic::os::Ru(&e)
                 ),
             ))
         })

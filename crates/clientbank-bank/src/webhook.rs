@@ -177,8 +177,8 @@ impl Listener {
                         // Out of files, or the peer gone before it was taken: wait a little.
                         let said = tr!(
                             "webhook listener: cannot accept a connection: {e}" ;
-                            "приём вебхуков: соединение не принимается: {e}"
-                        );
+                            "приём вебхуков: соединение не принимается: {}"
+                        , clientbank_diagnostic::os::Ru(&e));
                         say!(warn, said);
                         tokio::time::sleep(std::time::Duration::from_millis(200)).await;
                         continue;

@@ -58,15 +58,69 @@ pub fn cannot(act: Act, what: impl std::fmt::Display) -> Message {
 /// ```
 pub fn io_error(e: &io::Error) -> Message {
     let en = e.to_string();
+    if let Some(at) = e.get_ref().and_then(|inner| inner.downcast_ref::<AtPath>()) {
+        return Message::new(en, format!("{}: {}", at.path, io_error(&at.source).ru()));
+    }
+    // A library's error about a path (tempfile's "… at path …") around the system's own: the
+    // system's, in Russian; the English keeps the whole.
+    if let Some(inner) = e.get_ref().and_then(|inner| inner.source())
+        && let Some(system) = inner.downcast_ref::<io::Error>()
+    {
+        return Message::new(en, io_error(system).ru().to_string());
+    }
     let ru = match (kind_ru(e.kind()), e.raw_os_error()) {
         (Some(words), Some(code)) => format!("{words} (ошибка системы {code})"),
         (Some(words), None) if e.get_ref().is_none() => words.to_string(),
+        // A library's wrapping of the system's error (tempfile's "… (os error 2) at path …"):
+        // the system's code is in its text.
+        (Some(words), None) if os_code(&en).is_some() => {
+            format!(
+                "{words} (ошибка системы {})",
+                os_code(&en).unwrap_or_default()
+            )
+        }
         // An error made with a text of its own (`io::Error::other("…")`): the text says more
         // than its kind.
         (Some(words), None) => format!("{words}: {en}"),
         (None, _) => en.clone(),
     };
     Message::new(en, ru)
+}
+
+/// An I/O error with the path it happened at (`out.json: No such file or directory`), for
+/// `io::Error::new(e.kind(), AtPath::new(path, e))`: [`io_error`] says it in Russian with the
+/// path kept.
+#[derive(Debug)]
+pub struct AtPath {
+    path: String,
+    source: io::Error,
+}
+
+impl AtPath {
+    /// `source`, which happened at `path`.
+    pub fn new(path: &std::path::Path, source: io::Error) -> AtPath {
+        AtPath {
+            path: path.display().to_string(),
+            source,
+        }
+    }
+
+    /// The same error as an `io::Error` of the same kind.
+    pub fn into_io(self) -> io::Error {
+        io::Error::new(self.source.kind(), self)
+    }
+}
+
+impl std::fmt::Display for AtPath {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.path, self.source)
+    }
+}
+
+impl Error for AtPath {
+    fn source(&self) -> Option<&(dyn Error + 'static)> {
+        Some(&self.source)
+    }
 }
 
 /// The cause of an error in both languages: its own text in English; in Russian, the first
@@ -80,6 +134,17 @@ pub fn cause(e: &(dyn Error + 'static)) -> Message {
         next = link.source();
     }
     Message::same(full(e))
+}
+
+/// An error shown in Russian in a `format!`: [`cause`]'s Russian.
+/// `format!("не удалось прочитать {}: {}", path, os::Ru(&e))`.
+#[derive(Clone, Copy, Debug)]
+pub struct Ru<'a>(pub &'a (dyn Error + 'static));
+
+impl std::fmt::Display for Ru<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(cause(self.0).ru())
+    }
 }
 
 /// An error's text with its sources' after it, each said once (a library often repeats its
@@ -96,6 +161,13 @@ fn full(e: &(dyn Error + 'static)) -> String {
         next = source.source();
     }
     text
+}
+
+/// The system's code a library's text carries (`… (os error 2) …`).
+fn os_code(text: &str) -> Option<&str> {
+    let (_, rest) = text.split_once("(os error ")?;
+    let code = rest.split(')').next()?;
+    code.chars().all(|c| c.is_ascii_digit()).then_some(code)
 }
 
 /// The Russian words for an error's kind, where there are some.
@@ -165,6 +237,19 @@ mod tests {
         assert_eq!(io_error(&bare).ru(), "нет такого файла или папки");
         let other = io::Error::other("disk on fire");
         assert_eq!(io_error(&other).ru(), "disk on fire");
+        let wrapped = io::Error::new(
+            ErrorKind::NotFound,
+            "No such file or directory (os error 2) at path \"/x/.tmp\"",
+        );
+        assert_eq!(
+            io_error(&wrapped).ru(),
+            "нет такого файла или папки (ошибка системы 2)"
+        );
+        let at = AtPath::new(std::path::Path::new("out.json"), wrapped).into_io();
+        assert_eq!(
+            io_error(&at).ru(),
+            "out.json: нет такого файла или папки (ошибка системы 2)"
+        );
     }
 
     /// A library error wrapping an I/O error, as a network client's does.

@@ -162,8 +162,8 @@ impl Fleet {
                         error,
                         tr!(
                             "cannot read the root {shown}: {e}" ;
-                            "не удалось прочитать корневую папку {shown}: {e}"
-                        )
+                            "не удалось прочитать корневую папку {shown}: {}"
+                        , clientbank_diagnostic::os::Ru(&e))
                     );
                     return None;
                 }
@@ -371,8 +371,8 @@ impl Events {
                     warn,
                     tr!(
                         "no shared watcher of the inboxes ({e}): each folder watches its own" ;
-                        "общего наблюдения за входящими нет ({e}): каждая папка следит за своими"
-                    )
+                        "общего наблюдения за входящими нет ({}): каждая папка следит за своими"
+                    , clientbank_diagnostic::os::Ru(&e))
                 );
                 None
             }

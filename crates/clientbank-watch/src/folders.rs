@@ -237,8 +237,8 @@ struct Seen {
 #[derive(Debug, Default)]
 pub struct Claimer {
     seen: HashMap<String, Seen>,
-    /// Files found unreadable, reported once.
-    pub reported: HashMap<String, String>,
+    /// Files found unreadable, reported once: why, in both languages.
+    pub reported: HashMap<String, Message>,
     /// Files not complete yet (a 1C file without `КонецФайла` or with a section left open,
     /// JSON that stops early), with why: logged once, claimed (and rejected as cut short) only
     /// when unchanged for `incomplete_after`.
@@ -417,7 +417,9 @@ impl Claimer {
                         }
                     }
                     Err(e) => {
-                        self.reported.entry(name).or_insert_with(|| e.to_string());
+                        self.reported
+                            .entry(name)
+                            .or_insert_with(|| clientbank_diagnostic::os::io_error(&e));
                         scan.settling += 1;
                         let retry = now + settle.max(std::time::Duration::from_millis(100));
                         scan.next = Some(scan.next.map_or(retry, |n| n.min(retry)));

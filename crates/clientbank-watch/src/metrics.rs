@@ -81,7 +81,10 @@ pub async fn bind(addr: SocketAddr) -> Result<TcpListener, Error> {
     TcpListener::bind(addr).await.map_err(|e| {
         Error::Usage(Message::new(
             format!("cannot serve metrics on {addr}: {e}"),
-            format!("не удалось отдавать метрики на {addr}: {e}"),
+            format!(
+                "не удалось отдавать метрики на {addr}: {}",
+                clientbank_diagnostic::os::Ru(&e)
+            ),
         ))
     })
 }

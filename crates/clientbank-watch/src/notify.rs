@@ -106,8 +106,8 @@ pub fn tell(notify: &Notify, event: &Value) {
                 warn,
                 tr!(
                     "the notify command `{program}` cannot run: {e}" ;
-                    "команда уведомления `{program}` не запускается: {e}"
-                )
+                    "команда уведомления `{program}` не запускается: {}"
+                , clientbank_diagnostic::os::Ru(&e))
             );
             return;
         }
@@ -134,8 +134,8 @@ pub fn tell(notify: &Notify, event: &Value) {
                 warn,
                 tr!(
                     "the notify command `{program}` failed: {e}" ;
-                    "команда уведомления `{program}` завершилась с ошибкой: {e}"
-                )
+                    "команда уведомления `{program}` завершилась с ошибкой: {}"
+                , clientbank_diagnostic::os::Ru(&e))
             ),
         }
     });

@@ -68,8 +68,8 @@ impl Service {
                 warn,
                 tr!(
                     "cannot tell systemd {message:?} at NOTIFY_SOCKET {socket}: {e}" ;
-                    "не удалось сообщить systemd {message:?} через NOTIFY_SOCKET {socket}: {e}"
-                )
+                    "не удалось сообщить systemd {message:?} через NOTIFY_SOCKET {socket}: {}"
+                , clientbank_diagnostic::os::Ru(&e))
             );
         }
     }

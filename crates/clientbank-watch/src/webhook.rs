@@ -113,7 +113,7 @@ pub(crate) async fn beside_daemon(
         if let Err(e) = webhook.serve(shutdown).await {
             say!(
                 error,
-                tr!("the webhook listener stopped: {e}" ; "приём вебхуков остановлен: {e}")
+                tr!("the webhook listener stopped: {}" , clientbank_diagnostic::os::Ru(&e); "приём вебхуков остановлен: {e}")
             );
         }
     })))

@@ -123,6 +123,29 @@ async fn a_file_vanishing_between_claim_and_read_sends_nothing() {
     );
 }
 
+/// Issue 19: an inbox file that cannot be claimed (processing/ cannot take it) is named in the
+/// summary and the log, not passed over in silence; it stays in the inbox, and is taken once
+/// the folder is repaired.
+#[tokio::test]
+async fn an_inbox_file_that_cannot_be_claimed_is_named() {
+    let bank = bank().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut daemon = open(dir.path(), settings(&bank));
+    std::fs::remove_dir(dir.path().join("processing")).unwrap();
+    std::fs::write(dir.path().join("processing"), b"not a folder").unwrap();
+    put(dir.path(), "a.json", json_drop(&[202]));
+    let summary = daemon.run_once().await.unwrap();
+    assert_eq!(summary.unreadable, ["a.json"], "{summary:?}");
+    assert!(summary.needs_attention());
+    assert_eq!(files(dir.path(), "inbox"), ["a.json"]);
+    assert!(at_bank(&bank).is_empty());
+    std::fs::remove_file(dir.path().join("processing")).unwrap();
+    std::fs::create_dir(dir.path().join("processing")).unwrap();
+    let summary = daemon.run_once().await.unwrap();
+    assert_eq!(summary.done, ["a.json"], "{summary:?}");
+    assert_eq!(at_bank(&bank).len(), 1);
+}
+
 #[tokio::test]
 async fn a_done_folder_that_cannot_be_written_keeps_the_file_in_processing() {
     let bank = bank().await;

@@ -341,9 +341,12 @@ on_both! {
         assert_eq!(summary.review, ["cut.json"], "{summary:?}");
         assert!(at_bank(&bank).is_empty());
         drop(daemon);
+        // Said in the person's language (issue 19): here Russian, to the last word.
         let said =
-            commands::resolve(dir.path(), "cut.json", false, clientbank_format::Lang::En).unwrap();
-        assert!(said.contains("inbox"), "{said}");
+            commands::resolve(dir.path(), "cut.json", false, clientbank_format::Lang::Ru).unwrap();
+        assert!(said.contains("снова во входящих: inbox/cut.json"), "{said}");
+        assert!(said.contains("не отправлено: 1"), "{said}");
+        assert!(!said.contains("payment") && !said.contains(" sent"), "{said}");
         assert_eq!(files(dir.path(), "inbox"), ["cut.json"]);
         let mut daemon = open(dir.path(), settings(&bank));
         let summary = daemon.run_once().await.unwrap();
@@ -465,6 +468,15 @@ on_both! {
         s.signers
             .insert("7701234560".into(), signer(keys.path(), "7701234560"));
         daemon.engine_mut().set_settings(s);
+        // A company with nothing awaiting is named, with those that have: not "nothing awaits".
+        let e = daemon.engine_mut().sign(Some("9999999999"), false).await.unwrap_err();
+        let said = e.message();
+        assert!(
+            said.en().contains("no payment of the company 9999999999")
+                && said.en().contains("7701234560")
+                && said.ru().contains("платежей организации 9999999999 на подписи нет"),
+            "{said:?}"
+        );
         let groups = daemon.engine_mut().sign(Some("7701234560"), false).await.unwrap();
         assert_eq!(groups.len(), 1);
         assert!(groups[0].result.is_signed(), "{:?}", groups[0].result);

@@ -67,7 +67,10 @@ impl Failure {
             Failure::Output(e) => (
                 crate::term::tr(
                     format!("cannot write the output: {e}"),
-                    format!("не удалось записать результат: {e}"),
+                    format!(
+                        "не удалось записать результат: {}",
+                        clientbank_diagnostic::os::Ru(&e)
+                    ),
                 ),
                 Outcome::Unreadable,
             ),

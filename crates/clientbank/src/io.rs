@@ -1,5 +1,6 @@
 //! Where input comes from and output goes: files, or `-` for the standard streams.
 
+use clientbank_diagnostic::os::AtPath;
 use std::io::{self, IsTerminal, Read, Write};
 use std::path::Path;
 
@@ -40,7 +41,11 @@ pub(crate) fn read(path: &Path, progress: &indicatif::ProgressBar) -> io::Result
 pub(crate) fn cannot_read(path: &Path, e: &io::Error) -> String {
     tr(
         format!("cannot read {}: {e}", shown(path)),
-        format!("не удалось прочитать {}: {e}", shown(path)),
+        format!(
+            "не удалось прочитать {}: {}",
+            shown(path),
+            clientbank_diagnostic::os::Ru(e)
+        ),
     )
 }
 
@@ -130,7 +135,7 @@ impl Sink {
                     .prefix(".clientbank-")
                     .suffix(".tmp")
                     .tempfile_in(&folder)
-                    .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+                    .map_err(|e| AtPath::new(path, e).into_io())?;
                 Pending::File(io::BufWriter::with_capacity(1 << 16, temp), path.clone())
             }
             Sink::Stdout if hold => Pending::Held,
@@ -143,8 +148,7 @@ impl Sink {
         Ok(match self {
             Sink::File(path) => Box::new(io::BufWriter::with_capacity(
                 1 << 16,
-                std::fs::File::create(path)
-                    .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?,
+                std::fs::File::create(path).map_err(|e| AtPath::new(path, e).into_io())?,
             )),
             Sink::Stdout => Box::new(io::BufWriter::with_capacity(1 << 16, io::stdout().lock())),
         })
@@ -183,9 +187,9 @@ impl Pending {
             Pending::File(out, path) => {
                 let temp = out.into_inner().map_err(io::IntoInnerError::into_error)?;
                 temp.as_file().sync_all()?;
-                temp.persist(&path).map(drop).map_err(|e| {
-                    io::Error::new(e.error.kind(), format!("{}: {}", path.display(), e.error))
-                })
+                temp.persist(&path)
+                    .map(drop)
+                    .map_err(|e| AtPath::new(&path, e.error).into_io())
             }
             Pending::Stdout(mut out) => out.flush(),
             Pending::Held => Ok(()),

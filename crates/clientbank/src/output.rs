@@ -82,7 +82,11 @@ impl Input {
         match why {
             Unreadable::Io(e) => crate::term::error(&crate::term::tr(
                 format!("cannot read {}: {e}", self.path),
-                format!("не удалось прочитать {}: {e}", self.path),
+                format!(
+                    "не удалось прочитать {}: {}",
+                    self.path,
+                    clientbank_diagnostic::os::Ru(e)
+                ),
             )),
             Unreadable::Refused(r) => {
                 let text = self.renderer().render(&r.diagnostic);
@@ -109,7 +113,10 @@ pub(crate) fn io_diagnostic(path: &Path, e: &io::Error) -> Diagnostic {
         Code::Io,
         Message::new(
             format!("cannot read {shown}: {e}"),
-            format!("не удалось прочитать {shown}: {e}"),
+            format!(
+                "не удалось прочитать {shown}: {}",
+                clientbank_diagnostic::os::Ru(e)
+            ),
         ),
     )
 }

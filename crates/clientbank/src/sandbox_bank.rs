@@ -40,7 +40,10 @@ pub(crate) async fn start(redirect_uri: Option<&str>) -> Result<Sandbox, Failure
     Sandbox::start(config).await.map_err(|e| {
         Failure::Stopped(Message::new(
             format!("cannot start the sandbox bank: {e}"),
-            format!("не удалось запустить тестовый банк: {e}"),
+            format!(
+                "не удалось запустить тестовый банк: {}",
+                clientbank_diagnostic::os::Ru(&e)
+            ),
         ))
     })
 }

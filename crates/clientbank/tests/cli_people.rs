@@ -615,3 +615,39 @@ fn findings_come_in_file_order() {
     }
     assert!(checked > 50, "{checked} findings looked at");
 }
+
+/// Issue 19 item 8: a file the system cannot give is said in Russian to the last word — what
+/// could not be done and the system's reason in words with its code — by every command that
+/// reads files and by the output that cannot be written.
+#[test]
+fn the_systems_refusals_are_said_in_russian() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("нет.txt");
+    let missing = missing.to_str().unwrap();
+    let folder = dir.path().to_str().unwrap();
+    let nowhere = dir.path().join("нет-папки").join("out.json");
+    let valid = testdata("valid/payment-orders-cp1251-crlf.txt");
+    for args in [
+        vec!["--lang", "ru", "check", missing],
+        vec!["--lang", "ru", "parse", missing],
+        vec!["--lang", "ru", "check", folder],
+        vec![
+            "--lang",
+            "ru",
+            "convert",
+            "--today",
+            "15.11.2026",
+            &valid,
+            "-o",
+            nowhere.to_str().unwrap(),
+        ],
+    ] {
+        let out = clientbank(&args);
+        let said = format!("{}{}", text(&out.stdout), text(&out.stderr));
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {said}");
+        assert!(said.contains("(ошибка системы "), "{args:?}: {said}");
+        for english in ["No such file", "Is a directory", "os error", "at path"] {
+            assert!(!said.contains(english), "{args:?}: {english} in {said}");
+        }
+    }
+}

@@ -320,6 +320,31 @@ fn upload_status_sign_and_resolve() {
         text(&out)
     );
     assert!(bank.control().payments().is_empty());
+    // A file that cannot be read: exit 2 (not a finding), said in Russian to the last word.
+    let missing = dir.join("нет-такого.json");
+    let out = clientbank(
+        &[
+            "--lang",
+            "ru",
+            "upload",
+            missing.to_str().unwrap(),
+            "--dir",
+            d,
+        ],
+        &env,
+    );
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains("ошибка[io]: не удалось прочитать")
+            && said.contains("нет такого файла или папки")
+            && said.contains("не читается, ничего не отправлено"),
+        "{said}"
+    );
+    assert!(
+        !said.contains("No such file") && !said.contains("cannot"),
+        "{said}"
+    );
 
     let out = clientbank(
         &["upload", good.to_str().unwrap(), "--dir", d, "--json"],

@@ -113,8 +113,9 @@ fn read_password(file: &Path, base: &Path) -> Result<Token, Error> {
         Error::config(
             format!("journal_password_file: cannot read {}: {e}", path.display()),
             format!(
-                "journal_password_file: не удалось прочитать {}: {e}",
-                path.display()
+                "journal_password_file: не удалось прочитать {}: {}",
+                path.display(),
+                clientbank_diagnostic::os::Ru(&e)
             ),
         )
     })?;

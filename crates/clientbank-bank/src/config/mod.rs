@@ -457,27 +457,18 @@ impl Settings {
         let mut settings = match &path {
             Some(path) => {
                 let bytes = std::fs::read(path).map_err(|e| {
-                    let missing = e.kind() == std::io::ErrorKind::NotFound;
-                    Error::config(
-                        format!(
-                            "cannot read the configuration {}: {e}{}",
-                            path.display(),
-                            if missing {
-                                " (`clientbank init DIR` writes one)"
-                            } else {
-                                ""
-                            }
+                    let (shown, e_ru) = (path.display(), clientbank_diagnostic::os::Ru(&e));
+                    let hint = match e.kind() {
+                        std::io::ErrorKind::NotFound => Message::new(
+                            " (`clientbank init DIR` writes one)",
+                            " (его создаёт `clientbank init ПАПКА`)",
                         ),
-                        format!(
-                            "не удалось прочитать файл настроек {}: {e}{}",
-                            path.display(),
-                            if missing {
-                                " (его создаёт `clientbank init ПАПКА`)"
-                            } else {
-                                ""
-                            }
-                        ),
-                    )
+                        _ => Message::same(""),
+                    };
+                    Error::Config(tr!(
+                        "cannot read the configuration {shown}: {e}{hint}" ;
+                        "не удалось прочитать файл настроек {shown}: {e_ru}{}", hint.ru()
+                    ))
                 })?;
                 let text = String::from_utf8(bytes).map_err(|e| not_utf8(path, e))?;
                 Settings::from_toml(&text, path)?
@@ -812,10 +803,11 @@ impl Settings {
             clientbank_api::Client::builder(url.to_string()).timeout(Duration::from_secs(30));
         if let Some(ca) = &self.root_ca {
             let pem = std::fs::read(ca).map_err(|e| {
-                Error::config(
-                    format!("root_ca: cannot read {}: {e}", ca.display()),
-                    format!("root_ca: не удалось прочитать {}: {e}", ca.display()),
-                )
+                let (shown, e_ru) = (ca.display(), clientbank_diagnostic::os::Ru(&e));
+                Error::Config(tr!(
+                    "root_ca: cannot read {shown}: {e}" ;
+                    "root_ca: не удалось прочитать {shown}: {e_ru}"
+                ))
             })?;
             builder = builder.add_root_certificates_pem(&pem).map_err(|e| {
                 let said = e.message();
@@ -994,6 +986,16 @@ mod tests {
                 assert!(!said.en().contains("untagged"), "{said:?}");
             }
             other => panic!("{other}"),
+        }
+        // A setting named like a secret but not one (`token_retry`, a duration) is never
+        // masked, nor the examples an error gives.
+        let text = "token_retry = \"5m\"\nsettle = \"abc\"\n";
+        let e = Settings::from_toml(text, &path).unwrap_err();
+        let Error::Config(said) = &e else {
+            panic!("{e}")
+        };
+        for said in [said.en(), said.ru()] {
+            assert!(!said.contains("****") && said.contains("\"5m\""), "{said}");
         }
         // A misspelt key whose value holds words of key names: every key name is shown.
         for (value, keys) in [

@@ -15,7 +15,11 @@ pub(super) fn read_token_file(
         Err(e) => {
             return Err(Error::config(
                 format!("token_file: cannot read {}: {e}", path.display()),
-                format!("token_file: не удалось прочитать {}: {e}", path.display()),
+                format!(
+                    "token_file: не удалось прочитать {}: {}",
+                    path.display(),
+                    clientbank_diagnostic::os::Ru(&e)
+                ),
             ));
         }
     };
@@ -129,7 +133,11 @@ fn read_secret_file(key: &str, path: &Path, warnings: &mut Vec<Message>) -> Resu
     let text = std::fs::read_to_string(path).map_err(|e| {
         Error::config(
             format!("{key}: cannot read {}: {e}", path.display()),
-            format!("{key}: не удалось прочитать {}: {e}", path.display()),
+            format!(
+                "{key}: не удалось прочитать {}: {}",
+                path.display(),
+                clientbank_diagnostic::os::Ru(&e)
+            ),
         )
     })?;
     let text = text.trim();
@@ -230,7 +238,8 @@ pub(super) fn secret_key(key: &str) -> bool {
         .trim()
         .trim_matches(|c| c == '"' || c == '\'')
         .to_lowercase();
-    // `token_file`, `client_secret_file`: a path, not a secret.
+    // `token_file`, `client_secret_file`: a path, not a secret; `token_retry`: a duration.
     !key.ends_with("_file")
+        && !key.ends_with("_retry")
         && (key.contains("token") || key.contains("secret") || key.contains("password"))
 }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use chrono::NaiveDate;
-use clientbank_diagnostic::os::{Act, cannot};
+use clientbank_diagnostic::os::{self, Act, cannot};
 use serde::Serialize;
 
 use crate::daemon::open_journal;
@@ -17,7 +17,7 @@ use crate::journal::{Journal, Outcome, PaymentRow, note};
 use crate::lock::{DirLock, Holder};
 use crate::state::{FileState, PaymentState, Standing};
 use crate::{Error, report};
-use clientbank_format::{Lang, Message};
+use clientbank_format::{Lang, Message, tr};
 
 mod settle;
 
@@ -99,6 +99,8 @@ pub enum UploadOutcome {
     Misconfigured,
     /// Stopped on request between payments.
     Interrupted,
+    /// The file could not be read: nothing sent.
+    Unreadable,
 }
 
 impl UploadOutcome {
@@ -114,6 +116,7 @@ impl UploadOutcome {
             UploadOutcome::TokenRefused => "token-refused",
             UploadOutcome::Misconfigured => "misconfigured",
             UploadOutcome::Interrupted => "interrupted",
+            UploadOutcome::Unreadable => "unreadable",
         }
     }
 
@@ -144,6 +147,7 @@ impl UploadOutcome {
             UploadOutcome::TokenRefused => "банк не принял токен",
             UploadOutcome::Misconfigured => "настройки не позволяют отправить",
             UploadOutcome::Interrupted => "прервано",
+            UploadOutcome::Unreadable => "не читается, ничего не отправлено",
         }
     }
 }
@@ -378,10 +382,15 @@ pub async fn upload(
         let bytes = match fs::read(path) {
             Ok(bytes) => bytes,
             Err(e) => {
+                let (what, why) = (cannot(Act::Read, &file), os::io_error(&e));
+                let said = tr!(
+                    "error[io]: {what}: {why}\n" ;
+                    "ошибка[io]: {}: {}\n", what.ru(), why.ru()
+                );
                 out.push(FileUpload {
                     file: file.clone(),
-                    outcome: UploadOutcome::Rejected,
-                    findings: Some(format!("error: cannot read {file}: {e}\n")),
+                    outcome: UploadOutcome::Unreadable,
+                    findings: Some(said.get(engine.settings.lang).to_string()),
                     payments: Vec::new(),
                 });
                 continue;

@@ -106,26 +106,21 @@ pub fn settle(
         decisions.iter().filter(|d| d.1).count(),
         decisions.iter().filter(|d| !d.1).count(),
     );
-    let said = if at_bank > 0 {
-        format!(
-            "{at_bank} payment(s) marked at the bank (their ids are not known: one that awaits a \
-             signature is signed in the bank's cabinet, not by clientbank), {not_at_bank} not \
-             sent"
-        )
-    } else {
-        format!("0 payment(s) marked at the bank, {not_at_bank} not sent")
-    };
+    let said = counted(at_bank, not_at_bank);
     let left: Vec<&str> = doubtful
         .iter()
         .filter(|r| !decisions.iter().any(|d| d.0 == r.id))
         .map(|r| r.payment.number.as_str())
         .collect();
     if !left.is_empty() {
-        return Ok(format!(
-            "{name}: {said}; still in doubt: {} — the file stays in review/ until each is \
-             settled (`clientbank resolve … --sent N` or `--not-sent N`)",
-            left.join(", ")
-        ));
+        let left = left.join(", ");
+        let said = tr!(
+            "{name}: {said}; still in doubt: {left} — the file stays in review/ until each is \
+             settled (`clientbank resolve … --sent N` or `--not-sent N`)" ;
+            "{name}: {}; ещё под вопросом: {left} — файл остаётся в review/, пока не решён \
+             каждый (`clientbank resolve … --sent N` или `--not-sent N`)", said.ru()
+        );
+        return Ok(said.get(lang).to_string());
     }
     journal.close_planned(
         row.id,
@@ -149,14 +144,36 @@ pub fn settle(
             )),
         )?;
         let _ = fs::remove_file(&review_note);
-        return Ok(format!(
+        let said = tr!(
             "{name}: {said}; the file itself had vanished from processing/: its payments not at \
-             the bank are sent once when a copy of it is dropped again"
-        ));
+             the bank are sent once when a copy of it is dropped again" ;
+            "{name}: {}; сам файл исчез из processing/: его платежи, которых нет в банке, \
+             отправятся один раз, когда его копию положат снова", said.ru()
+        );
+        return Ok(said.get(lang).to_string());
     }
-    let (moved, why) = return_settled(&mut journal, &layout, &row, &rows, &name, lang)?;
+    let moved = return_settled(&mut journal, &layout, &row, &rows, &name, lang)?;
     let _ = fs::remove_file(&review_note);
-    Ok(format!("{name}: {said}; {moved}{why}"))
+    let said = tr!("{name}: {said}; {moved}" ; "{name}: {}; {}", said.ru(), moved.ru());
+    Ok(said.get(lang).to_string())
+}
+
+/// How many payments a person said are at the bank, and how many not.
+fn counted(at_bank: usize, not_at_bank: usize) -> Message {
+    if at_bank > 0 {
+        tr!(
+            "{at_bank} payment(s) marked at the bank (their ids are not known: one that awaits a \
+             signature is signed in the bank's cabinet, not by clientbank), {not_at_bank} not \
+             sent" ;
+            "отмечено в банке платежей: {at_bank} (их id неизвестны: ждущий подписи \
+             подписывается в интернет-банке, а не clientbank), не отправлено: {not_at_bank}"
+        )
+    } else {
+        tr!(
+            "0 payment(s) marked at the bank, {not_at_bank} not sent" ;
+            "отмечено в банке платежей: 0, не отправлено: {not_at_bank}"
+        )
+    }
 }
 
 /// The outcome of a payment in doubt a person settled: at the bank (`sent`), or not.
@@ -192,7 +209,7 @@ pub(super) fn return_settled(
     rows: &[PaymentRow],
     name: &str,
     lang: clientbank_payment::Lang,
-) -> Result<(String, &'static str), Error> {
+) -> Result<Message, Error> {
     let place = Layout::place(Folder::Review, name);
     let path = layout.path_of(&place);
     let unsent = rows.iter().any(|r| r.state.unsent());
@@ -217,15 +234,24 @@ pub(super) fn return_settled(
             )),
         )?;
         let why = if changed {
-            ": the file is not what was recorded when it was sent (it was replaced): it is read \
-             anew from the inbox, where payments already at the bank are not sent again and \
-             the others are sent once"
+            Message::new(
+                ": the file is not what was recorded when it was sent (it was replaced): it is \
+                 read anew from the inbox, where payments already at the bank are not sent again \
+                 and the others are sent once",
+                ": файл не тот, что был записан при отправке (его заменили): он будет прочитан \
+                 заново из входящих, где платежи, уже бывшие в банке, повторно не отправляются, \
+                 а остальные отправляются один раз",
+            )
         } else {
-            ": payments already at the bank are not sent again, the others are sent once"
+            Message::new(
+                ": payments already at the bank are not sent again, the others are sent once",
+                ": платежи, уже бывшие в банке, повторно не отправляются, остальные \
+                 отправляются один раз",
+            )
         };
-        Ok((
-            format!("the file is back in the inbox as inbox/{moved}"),
-            why,
+        Ok(tr!(
+            "the file is back in the inbox as inbox/{moved}{why}" ;
+            "файл снова во входящих: inbox/{moved}{}", why.ru()
         ))
     } else {
         let moved =
@@ -245,7 +271,7 @@ pub(super) fn return_settled(
             "cannot write the report of {done}" ;
             "не удалось записать отчёт о {done}"
         )))?;
-        Ok((format!("the file is in done/{moved}"), ""))
+        Ok(tr!("the file is in done/{moved}" ; "файл в done/{moved}"))
     }
 }
 

@@ -394,9 +394,11 @@ impl Daemon {
                     let said = Message::new(
                         message.clone(),
                         format!(
-                            "не удалось перенести processing/{} в {}: {e}; файл остаётся в \
+                            "не удалось перенести processing/{} в {}: {}; файл остаётся в \
                              processing/ и будет перенесён, когда это станет возможно",
-                            file.name, file.place
+                            file.name,
+                            file.place,
+                            clientbank_diagnostic::os::Ru(&e)
                         ),
                     );
                     say!(error, said);

@@ -304,7 +304,7 @@ impl Daemon {
             if !self.summary.unreadable.contains(name) {
                 let said = tr!(
                     "cannot open the inbox file: {why}" ;
-                    "файл во входящих не открывается: {why}"
+                    "файл во входящих не открывается: {}", why.ru()
                 );
                 say!(error, said, file = %name);
                 self.summary.unreadable.push(name.clone());
@@ -451,7 +451,28 @@ impl Daemon {
                 tracing::info!(file = %claimed, "claimed");
             }
             Err(e) if e.kind() == io::ErrorKind::NotFound => self.claimer.forget(name),
-            Err(e) => tracing::debug!(file = %name, "not claimed yet: {e}"),
+            // Windows: its writer still holds it open (a sharing or lock violation).
+            Err(e) if cfg!(windows) && matches!(e.raw_os_error(), Some(32 | 33)) => {
+                tracing::debug!(file = %name, "not claimed yet: {e}")
+            }
+            // Anything else (an inbox this user cannot write, say) lasts: said once, and the
+            // summary names the file, which stays in the inbox.
+            Err(e) => {
+                if !self.summary.unreadable.iter().any(|n| n == name) {
+                    let why = clientbank_diagnostic::os::io_error(&e);
+                    say!(
+                        error,
+                        tr!(
+                            "cannot move the inbox file to processing/: {why}; it stays in the \
+                             inbox" ;
+                            "файл не перенести из входящих в processing/: {}; он остаётся во \
+                             входящих", why.ru()
+                        ),
+                        file = %name
+                    );
+                    self.summary.unreadable.push(name.to_string());
+                }
+            }
         }
     }
 
@@ -781,8 +802,8 @@ impl Daemon {
                     warn,
                     tr!(
                         "no file events ({e}): the inbox is rescanned every {every}" ;
-                        "события файловой системы недоступны ({e}): входящие просматриваются \
-                         каждые {}", every.ru()
+                        "события файловой системы недоступны ({}): входящие просматриваются \
+                         каждые {}", clientbank_diagnostic::os::Ru(&e), every.ru()
                     )
                 );
                 None

@@ -50,9 +50,9 @@ impl Daemon {
                             tr!(
                                 "{place} cannot be read ({e}): the new journal does not know \
                                  its payments; check them at the bank" ;
-                                "{place} не читается ({e}): новый журнал не знает его платежей; \
+                                "{place} не читается ({}): новый журнал не знает его платежей; \
                                  проверьте их в банке"
-                            )
+                            , clientbank_diagnostic::os::Ru(&e))
                         );
                         continue;
                     }

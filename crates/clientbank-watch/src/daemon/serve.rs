@@ -153,7 +153,10 @@ async fn serve_metrics(
     );
     tokio::spawn(async move {
         if let Err(e) = serving.await {
-            say!(warn, tr!("metrics: {e}" ; "метрики: {e}"));
+            say!(
+                warn,
+                tr!("metrics: {}" , clientbank_diagnostic::os::Ru(&e); "метрики: {e}")
+            );
         }
     });
     tracing::info!(addr = %addr, "metrics served at /metrics");

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::journal::note;
-use clientbank_format::{say, tr};
+use clientbank_format::{Lang, say, tr};
 
 impl Engine {
     /// Signs the payments awaiting signature, one signature per company (`company`: only the
@@ -54,6 +54,24 @@ impl Engine {
                      подписываются"
                 )
             );
+        }
+        if let Some(wanted) = company
+            && !groups.is_empty()
+            && !groups
+                .values()
+                .any(|(info, _)| info.id == wanted || info.inn.as_deref() == Some(wanted))
+        {
+            let labels = |lang| {
+                let labels: Vec<String> = groups.values().map(|(i, _)| i.label_in(lang)).collect();
+                labels.join(", ")
+            };
+            let (en, ru) = (labels(Lang::En), labels(Lang::Ru));
+            return Err(Error::Usage(tr!(
+                "no payment of the company {wanted} awaits signature; payments of {en} do \
+                 (`--company` takes an INN or the bank's company id)" ;
+                "платежей организации {wanted} на подписи нет; на подписи платежи: {ru} \
+                 (`--company` — ИНН или id организации в банке)"
+            )));
         }
         let mut out = Vec::new();
         for (_, (info, mut ids)) in groups {

@@ -395,7 +395,10 @@ fn exchange_to_exchange(
         findings.pass_on();
         tr(
             format!("{shown}: the 1C file is not written: {e}"),
-            format!("{shown}: файл 1С не записан: {e}"),
+            format!(
+                "{shown}: файл 1С не записан: {}",
+                clientbank_diagnostic::os::Ru(&e)
+            ),
         )
     })
 }
@@ -467,7 +470,10 @@ fn json_to_exchange(
     write_exchange(sink, exchange.to_bytes(encoding), outcome, |e| {
         tr(
             format!("{shown}: cannot write the 1C file: {e}"),
-            format!("{shown}: не удалось записать файл 1С: {e}"),
+            format!(
+                "{shown}: не удалось записать файл 1С: {}",
+                clientbank_diagnostic::os::Ru(&e)
+            ),
         )
     })
 }

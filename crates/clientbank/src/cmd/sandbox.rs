@@ -40,7 +40,10 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Failure> {
             Err(e) => {
                 return Err(Failure::Stopped(Message::new(
                     format!("cannot start the sandbox bank on {addr}: {e}"),
-                    format!("не удалось запустить песочницу банка на {addr}: {e}"),
+                    format!(
+                        "не удалось запустить песочницу банка на {addr}: {}",
+                        clientbank_diagnostic::os::Ru(&e)
+                    ),
                 )));
             }
         };

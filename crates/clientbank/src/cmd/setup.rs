@@ -48,11 +48,16 @@ pub(crate) fn warn_of(settings: &Settings) {
     }
 }
 
+/// What is logged when `RUST_LOG` does not say: our `info` and above, and nothing of the
+/// libraries' own lines (the file watcher's English notes to its developers): what matters of
+/// theirs reaches us as errors, which we say.
+pub(crate) const DEFAULT_LOG: &str = "info,notify=off,notify_debouncer_full=off";
+
 /// Logs to stderr, as text (local time, plain words: `crate::log`) or JSON lines (`RUST_LOG`
-/// filters; `info` by default).
+/// filters; [`DEFAULT_LOG`] by default).
 pub(crate) fn init_logging(json: bool) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(DEFAULT_LOG));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
@@ -95,5 +100,19 @@ pub(crate) async fn shutdown() {
     #[cfg(not(unix))]
     {
         let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The default filter parses, keeps our lines and drops the file watcher's own.
+    #[test]
+    fn the_default_log_keeps_ours_and_drops_the_watchers_notes() {
+        let filter = tracing_subscriber::EnvFilter::try_new(super::DEFAULT_LOG).unwrap();
+        let said = filter.to_string();
+        assert!(
+            said.contains("notify=off") && said.ends_with(",info"),
+            "{said}"
+        );
     }
 }

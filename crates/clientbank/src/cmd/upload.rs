@@ -84,9 +84,10 @@ fn exit_of(outcome: UploadOutcome) -> Outcome {
     match outcome {
         UploadOutcome::Uploaded => Outcome::Clean,
         UploadOutcome::Unavailable => Outcome::BankUnavailable,
-        UploadOutcome::TokenRefused | UploadOutcome::Interrupted | UploadOutcome::Misconfigured => {
-            Outcome::Unreadable
-        }
+        UploadOutcome::TokenRefused
+        | UploadOutcome::Interrupted
+        | UploadOutcome::Misconfigured
+        | UploadOutcome::Unreadable => Outcome::Unreadable,
         UploadOutcome::Rejected
         | UploadOutcome::Refused
         | UploadOutcome::Review
@@ -102,7 +103,10 @@ fn shown(upload: &FileUpload, lang: Lang) -> String {
     let mut out = String::new();
     if let Some(findings) = &upload.findings {
         out.push_str(findings);
-        let refused = tr("refused, nothing sent", "отклонён, ничего не отправлено");
+        let refused = match upload.outcome {
+            UploadOutcome::Unreadable => upload.outcome.shown(lang),
+            _ => tr("refused, nothing sent", "отклонён, ничего не отправлено"),
+        };
         out.push_str(&format!("{}: {refused}\n", upload.file));
         return out;
     }

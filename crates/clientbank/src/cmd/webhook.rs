@@ -42,7 +42,10 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
         if let Err(e) = webhook.serve(shutdown()).await {
             return Err(Failure::Stopped(Message::new(
                 format!("the webhook listener stopped: {e}"),
-                format!("приём уведомлений остановлен: {e}"),
+                format!(
+                    "приём уведомлений остановлен: {}",
+                    clientbank_diagnostic::os::Ru(&e)
+                ),
             )));
         }
         println!("{}", tr("stopped", "остановлено"));
