@@ -56,12 +56,10 @@ pub fn sign(argv: &[String], content: &str) -> Result<String, Error> {
             })
         })?;
     if !ran.status.success() {
-        let stderr = String::from_utf8_lossy(&ran.stderr);
-        let stderr: String = stderr.trim().chars().take(600).collect();
-        let status = ran.status;
+        let how = os::failed_run(ran.status, &ran.stderr);
         return Err(Error::Signer(tr!(
-            "the signer `{program}` failed ({status}): {stderr}" ;
-            "программа подписи `{program}` завершилась с ошибкой ({status}): {stderr}"
+            "the signer `{program}` failed ({how})" ;
+            "программа подписи `{program}` завершилась с ошибкой ({})", how.ru()
         )));
     }
     let der = std::fs::read(&output).map_err(|e| {
@@ -214,11 +212,10 @@ fn openssl(args: &[&std::ffi::OsStr], dir: &std::path::Path) -> Result<(), Error
             })
         })?;
     if !ran.status.success() {
-        let stderr = String::from_utf8_lossy(&ran.stderr);
-        let stderr = stderr.trim();
+        let how = os::failed_run(ran.status, &ran.stderr);
         return Err(Error::Signer(tr!(
-            "openssl could not make a demo certificate: {stderr}" ;
-            "openssl не смог сделать сертификат для примера: {stderr}"
+            "openssl could not make a demo certificate ({how})" ;
+            "openssl не смог сделать сертификат для примера ({})", how.ru()
         )));
     }
     Ok(())
@@ -240,12 +237,15 @@ pub fn try_signers(settings: &crate::Settings) -> Result<(), Error> {
         );
     for (name, argv) in named {
         sign(argv, "clientbank: a signer check, not a payment").map_err(|e| {
-            let e = e.message();
+            let e = match e {
+                Error::Signer(why) => why,
+                other => other.message(),
+            };
             Error::Signer(tr!(
-                "{name} cannot sign ({}): nothing is uploaded until it can; fix the signer \
+                "{name} cannot sign ({e}): nothing goes to the bank until it can; fix the signer \
                  command in the configuration (paths in it are relative to the configuration \
-                 file)", e.en() ;
-                "{name} не может подписать ({}): ничего не загружается, пока не сможет; \
+                 file)" ;
+                "{name} не может подписать ({}): в банк ничего не отправляется, пока не сможет; \
                  исправьте команду подписи в настройках (пути в ней — относительно файла \
                  настроек)", e.ru()
             ))

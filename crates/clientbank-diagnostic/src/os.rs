@@ -87,6 +87,32 @@ pub fn io_error(e: &io::Error) -> Message {
     Message::new(en, ru)
 }
 
+/// How a program that failed ended, in both languages, with what it said on its standard
+/// error after it (nothing when it said nothing): `exit code 1: bad key` / `код выхода 1: …`.
+pub fn failed_run(status: std::process::ExitStatus, stderr: &[u8]) -> Message {
+    let said = String::from_utf8_lossy(stderr);
+    let said: String = said.trim().chars().take(600).collect();
+    let said = if said.is_empty() {
+        String::new()
+    } else {
+        format!(": {said}")
+    };
+    #[cfg(unix)]
+    if let Some(signal) = std::os::unix::process::ExitStatusExt::signal(&status) {
+        return Message::new(
+            format!("killed by signal {signal}{said}"),
+            format!("прервана сигналом {signal}{said}"),
+        );
+    }
+    match status.code() {
+        Some(code) => Message::new(
+            format!("exit code {code}{said}"),
+            format!("код выхода {code}{said}"),
+        ),
+        None => Message::new(format!("{status}{said}"), format!("{status}{said}")),
+    }
+}
+
 /// An I/O error with the path it happened at (`out.json: No such file or directory`), for
 /// `io::Error::new(e.kind(), AtPath::new(path, e))`: [`io_error`] says it in Russian with the
 /// path kept.
@@ -216,6 +242,28 @@ fn kind_ru(kind: ErrorKind) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_failed_run_is_said_with_its_code_and_words() {
+        let run = |script: &str| {
+            std::process::Command::new("sh")
+                .args(["-c", script])
+                .output()
+                .unwrap()
+        };
+        let out = run("echo 'Ошибка ключа' >&2; exit 3");
+        let said = failed_run(out.status, &out.stderr);
+        assert_eq!(said.en(), "exit code 3: Ошибка ключа");
+        assert_eq!(said.ru(), "код выхода 3: Ошибка ключа");
+        let out = run("exit 1");
+        assert_eq!(failed_run(out.status, &out.stderr).ru(), "код выхода 1");
+        let out = run("kill -9 $$");
+        assert_eq!(
+            failed_run(out.status, &out.stderr).ru(),
+            "прервана сигналом 9"
+        );
+    }
 
     #[test]
     fn a_system_error_is_said_in_russian_words_with_its_code() {

@@ -749,9 +749,59 @@ pub fn read_requests(
     Ok((requests, findings))
 }
 
-/// A syntax error as serde_json describes it ("trailing comma at line 3 column 5").
+/// A syntax error as serde_json describes it ("trailing comma at line 3 column 5"), and in
+/// Russian words ("лишняя запятая (строка 3, столбец 5)"); a description not known here stays
+/// as serde_json gives it.
 fn syntax_message(e: &serde_json::Error) -> Message {
-    tr!("{e}" ; "ошибка синтаксиса JSON: {e}")
+    let en = e.to_string();
+    let what = en
+        .rsplit_once(" at line ")
+        .map_or(en.as_str(), |(what, _)| what);
+    let words = [
+        (
+            "EOF while parsing a value",
+            "файл кончился, не дойдя до значения",
+        ),
+        (
+            "EOF while parsing a list",
+            "файл кончился внутри списка [ … ]",
+        ),
+        (
+            "EOF while parsing an object",
+            "файл кончился внутри объекта { … }",
+        ),
+        ("EOF while parsing a string", "файл кончился внутри строки"),
+        ("trailing comma", "лишняя запятая"),
+        ("trailing characters", "лишние символы после конца JSON"),
+        ("expected value", "ожидается значение"),
+        ("expected `,` or `]`", "ожидается `,` или `]`"),
+        ("expected `,` or `}`", "ожидается `,` или `}`"),
+        ("expected `:`", "ожидается `:`"),
+        ("expected ident", "ожидается true, false или null"),
+        (
+            "key must be a string",
+            "ключ должен быть строкой в кавычках",
+        ),
+        ("invalid escape", "неверная escape-последовательность (\\…)"),
+        ("invalid number", "неверное число"),
+        ("number out of range", "число вне допустимого диапазона"),
+        ("invalid unicode code point", "неверный код символа Unicode"),
+        (
+            "control character (\\u0000-\\u001F) found while parsing a string",
+            "управляющий символ внутри строки",
+        ),
+        ("recursion limit exceeded", "слишком глубокая вложенность"),
+    ];
+    let ru = words
+        .iter()
+        .find(|(said, _)| *said == what)
+        .map_or_else(|| what.to_string(), |(_, ru)| ru.to_string());
+    let place = if e.line() > 0 {
+        format!(" (строка {}, столбец {})", e.line(), e.column())
+    } else {
+        String::new()
+    };
+    Message::new(en.clone(), format!("ошибка синтаксиса JSON: {ru}{place}"))
 }
 
 fn nonempty(value: &Option<String>) -> Option<String> {
@@ -939,6 +989,31 @@ impl UploadRequest {
 
 #[cfg(test)]
 mod tests {
+
+    /// Issue 19: serde_json's syntax errors in Russian words, with the line and column.
+    #[test]
+    fn syntax_errors_are_said_in_russian() {
+        for (text, ru) in [
+            (
+                "[{\"a\": 1,}]",
+                "ошибка синтаксиса JSON: лишняя запятая (строка 1, столбец 10)",
+            ),
+            (
+                "[{\"a\": ",
+                "ошибка синтаксиса JSON: файл кончился, не дойдя до значения",
+            ),
+            (
+                "{\"a\": \"\\q\"}",
+                "ошибка синтаксиса JSON: неверная escape-последовательность",
+            ),
+        ] {
+            let e = serde_json::from_str::<serde_json::Value>(text).unwrap_err();
+            let said = syntax_message(&e);
+            assert_eq!(said.en(), e.to_string());
+            assert!(said.ru().starts_with(ru), "{text}: {}", said.ru());
+            assert!(!said.ru().contains("at line"), "{}", said.ru());
+        }
+    }
     use super::*;
 
     #[test]

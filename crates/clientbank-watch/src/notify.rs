@@ -120,13 +120,12 @@ pub fn tell(notify: &Notify, event: &Value) {
         match child.wait_with_output() {
             Ok(out) if out.status.success() => {}
             Ok(out) => {
-                let (status, said) = (out.status, String::from_utf8_lossy(&out.stderr));
-                let said = said.trim();
+                let how = clientbank_diagnostic::os::failed_run(out.status, &out.stderr);
                 say!(
                     warn,
                     tr!(
-                        "the notify command `{program}` failed ({status}): {said}" ;
-                        "команда уведомления `{program}` завершилась с ошибкой ({status}): {said}"
+                        "the notify command `{program}` failed ({how})" ;
+                        "команда уведомления `{program}` завершилась с ошибкой ({})", how.ru()
                     )
                 );
             }

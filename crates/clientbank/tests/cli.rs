@@ -271,6 +271,10 @@ fn sandbox_command_serves_the_companies() {
     // Loopback only.
     let refused = clientbank(&["sandbox", "--addr", "0.0.0.0:0"]);
     assert_eq!(code(&refused), 2);
+    let refused = clientbank(&["--lang", "ru", "sandbox", "--addr", "0.0.0.0:0"]);
+    assert_eq!(code(&refused), 2);
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(said.contains("слушает только адреса этой машины"), "{said}");
 }
 
 /// `clientbank sandbox` prints a per-run admin token; the admin interface wants it.

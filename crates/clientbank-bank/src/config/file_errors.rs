@@ -223,7 +223,11 @@ fn toml_syntax_in_russian(message: &str) -> Option<String> {
 
 /// serde's words for what a value is, in Russian (what it quotes kept).
 fn serde_words(text: &str) -> String {
-    const WORDS: [(&str, &str); 16] = [
+    const WORDS: [(&str, &str); 17] = [
+        (
+            "a signer command: a list of strings, or",
+            "команда подписи: список строк или",
+        ),
         (
             "a duration (seconds, or text such as",
             "длительность (секунды или текст, например",
@@ -232,7 +236,7 @@ fn serde_words(text: &str) -> String {
         ("boolean", "логическое значение"),
         ("a string", "строка в кавычках"),
         ("string", "строка"),
-        ("a sequence", "список [..]"),
+        ("a sequence", "список [ … ]"),
         ("sequence", "список"),
         ("a map", "таблица"),
         ("map", "таблица"),

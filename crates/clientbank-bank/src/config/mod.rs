@@ -21,7 +21,7 @@ use file_errors::{not_utf8, toml_error};
 pub use journal::{DEFAULT_LEASE, SharedJournal};
 use secrets::*;
 use values::*;
-pub use values::{InboxNames, LogFormat};
+pub use values::{InboxNames, LogFormat, SignerConfig};
 
 /// How a drop goes to the bank.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
@@ -75,14 +75,6 @@ pub enum Signing {
     Manual,
     /// Signed right after upload with the configured signer.
     Auto,
-}
-
-/// A signer: an argv list with `{input}` and `{output}` placeholders (no shell).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SignerConfig {
-    /// The program and its arguments.
-    pub command: Vec<String>,
 }
 
 /// `[statements]` as written.
@@ -480,7 +472,8 @@ impl Settings {
         };
         settings.file = path;
         if let Some(token) = env.get("CLIENTBANK_TOKEN") {
-            settings.token = Some(checked_token(token.trim(), "CLIENTBANK_TOKEN")?);
+            let source = Message::same("CLIENTBANK_TOKEN");
+            settings.token = Some(checked_token(token.trim(), &source)?);
             settings.token_from_login = false;
         }
         if let Some(app) = &mut settings.app
@@ -584,10 +577,9 @@ impl Settings {
                      chmod 600"
                 ));
             }
-            settings.token = Some(checked_token(
-                token.trim(),
-                &format!("token in {}", path.display()),
-            )?);
+            let shown = path.display();
+            let source = tr!("token in {shown}" ; "token в {shown}");
+            settings.token = Some(checked_token(token.trim(), &source)?);
         }
         if let Some(token_file) = file.token_file {
             let token_file = base.join(token_file);
@@ -1059,6 +1051,23 @@ mod tests {
     }
 
     #[test]
+    fn a_signer_is_a_table_or_the_list_alone() {
+        for text in [
+            "signer = [\"sign\", \"{input}\", \"{output}\"]\n",
+            "signer = { command = [\"sign\", \"{input}\", \"{output}\"] }\n",
+        ] {
+            let s = Settings::from_toml(text, Path::new("c.toml")).unwrap();
+            assert_eq!(s.signer.unwrap()[0], "sign", "{text}");
+        }
+        let e = Settings::from_toml("signer = 5\n", Path::new("c.toml")).unwrap_err();
+        assert!(e.to_string().contains("a signer command"), "{e}");
+        assert!(
+            e.message().ru().contains("ожидается команда подписи"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn durations_and_unknown_keys() {
         let s = Settings::from_toml(
             "settle = \"200ms\"\npoll_interval = 1.5\nsigning = \"auto\"\nroute = \"1c\"\n\
@@ -1079,6 +1088,19 @@ mod tests {
         let e = Settings::from_toml("settle = \"2 weeks\"\n", Path::new("c.toml")).unwrap_err();
         assert!(e.to_string().contains("settle"), "{e}");
         assert!(e.to_string().contains("more than a day"), "{e}");
+        assert!(e.to_string().contains("14 d is more"), "{e}");
+        // Durations as the program writes them in Russian are read too.
+        for (text, expected) in [
+            ("5 мин", 300_000),
+            ("2 с", 2_000),
+            ("200 мс", 200),
+            ("1 ч 30 мин", 5_400_000),
+            ("1ч 5с", 3_605_000),
+        ] {
+            let s = Settings::from_toml(&format!("settle = \"{text}\"\n"), Path::new("c.toml"))
+                .unwrap();
+            assert_eq!(s.settle, Duration::from_millis(expected), "{text}");
+        }
         // Durations as people write them.
         let s = Settings::from_toml(
             "token_retry = \"1h 30m\"\nsettle = \"1500ms\"\npoll_interval = 7\n",

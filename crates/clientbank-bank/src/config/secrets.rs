@@ -51,7 +51,7 @@ pub(super) fn read_token_file(
     }
     Ok(Some(checked_token(
         token.trim(),
-        &format!("token_file {}", path.display()),
+        &Message::same(format!("token_file {}", path.display())),
     )?))
 }
 
@@ -221,12 +221,12 @@ pub(super) fn webhook_settings(
 
 /// A token checked to be one line of printable ASCII without spaces ([`Token::check`]); the
 /// error names where it came from, never the token.
-pub(super) fn checked_token(text: &str, source: &str) -> Result<Token, Error> {
+pub(super) fn checked_token(text: &str, source: &Message) -> Result<Token, Error> {
     let token = Token::new(text);
     token.check_said().map_err(|why| {
         Error::config(
             format!("{source}: {}", why.en()),
-            format!("{source}: {}", why.ru()),
+            format!("{}: {}", source.ru(), why.ru()),
         )
     })?;
     Ok(token)

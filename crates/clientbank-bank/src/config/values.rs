@@ -61,6 +61,30 @@ impl<'de> Deserialize<'de> for Span {
     }
 }
 
+/// A duration written with Russian units, as the program writes them (`5 мин`, `2 с`, `1 ч
+/// 30 мин`, `200 мс`, `1 сут`), in the units `humantime` reads.
+fn in_latin_units(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for word in text.split_whitespace() {
+        let unit_at = word
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(word.len());
+        let (number, unit) = word.split_at(unit_at);
+        let unit = match unit {
+            "мс" => "ms",
+            "с" | "сек" => "s",
+            "мин" => "min",
+            "ч" => "h",
+            "сут" | "д" => "d",
+            other => other,
+        };
+        out.push_str(number);
+        out.push_str(unit);
+        out.push(' ');
+    }
+    out.trim_end().to_string()
+}
+
 pub(super) fn span(value: &Span) -> Result<Duration, String> {
     let bad = |text: String| {
         both(
@@ -74,16 +98,17 @@ pub(super) fn span(value: &Span) -> Result<Duration, String> {
             let text = text.trim();
             match text.parse::<f64>() {
                 Ok(seconds) => seconds,
-                Err(_) => humantime::parse_duration(text)
+                Err(_) => humantime::parse_duration(&in_latin_units(text))
                     .map_err(|_| bad(format!("{text:?}")))?
                     .as_secs_f64(),
             }
         }
     };
     if seconds.is_finite() && seconds > 86_400.0 {
+        let said = clientbank_diagnostic::duration(Duration::from_secs_f64(seconds));
         return Err(both(
-            format!("{seconds} s is more than a day (at most 86400 s, \"24h\")"),
-            format!("{seconds} с — больше суток (не больше 86400 с, \"24h\")"),
+            format!("{said} is more than a day (at most \"24h\")"),
+            format!("{} — больше суток (не больше \"24h\")", said.ru()),
         ));
     }
     if !seconds.is_finite() || seconds < 0.0 {
@@ -258,5 +283,50 @@ impl InboxNames {
 impl Default for InboxNames {
     fn default() -> InboxNames {
         InboxNames::new(vec!["*.txt".into(), "*.json".into()]).expect("the default patterns")
+    }
+}
+
+/// A signer: an argv list with `{input}` and `{output}` placeholders (no shell), written
+/// `{ command = [...] }` or as the list alone.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SignerConfig {
+    /// The program and its arguments.
+    pub command: Vec<String>,
+}
+
+impl<'de> Deserialize<'de> for SignerConfig {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<SignerConfig, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Table {
+            command: Vec<String>,
+        }
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = SignerConfig;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a signer command: a list of strings, or { command = [...] }")
+            }
+
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                seq: A,
+            ) -> Result<Self::Value, A::Error> {
+                let command = Vec::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))?;
+                Ok(SignerConfig { command })
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let table = Table::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
+                Ok(SignerConfig {
+                    command: table.command,
+                })
+            }
+        }
+        d.deserialize_any(Visitor)
     }
 }

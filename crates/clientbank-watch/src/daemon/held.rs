@@ -45,17 +45,17 @@ impl Daemon {
                 true
             }
             Sent::Misconfigured(why) => {
-                let what = Message::new(
-                    "the configuration keeps requests from being made",
-                    "настройки не дают отправлять запросы",
+                let what = tr!(
+                    "the configuration keeps requests from being made: {why}" ;
+                    "настройки не дают отправлять запросы: {}", why.ru()
                 );
-                self.uploads_stop(name, &what, &why);
+                self.uploads_stop(name, &what);
                 self.summary.config_error = Some(why);
                 true
             }
             Sent::TokenRefused(why) => {
-                let what = Message::new("the bank refuses the token", "банк не принимает токен");
-                self.uploads_stop(name, &what, &why);
+                // The bank's error says it already: "the bank refuses the token (401): …".
+                self.uploads_stop(name, &why);
                 self.summary.token_refused = Some(why);
                 true
             }
@@ -69,22 +69,20 @@ impl Daemon {
         }
     }
 
-    /// Uploads stop until the configuration changes or `token_retry` has passed, because
-    /// `what` (`why`): said, and noted for `status` at the file `name`.
-    fn uploads_stop(&mut self, name: &str, what: &Message, why: &Message) {
+    /// Uploads stop until the configuration changes or `token_retry` has passed, because of
+    /// `what`: said, and noted for `status` at the file `name`.
+    fn uploads_stop(&mut self, name: &str, what: &Message) {
         let retry = clientbank_diagnostic::duration(self.engine.settings.token_retry);
         say!(
             error,
             tr!(
-                "{what} ({why}): nothing was sent; uploads stop, files wait in processing/; tried \
-                 again in {retry} or when the configuration changes" ;
-                "{} ({}): ничего не отправлено; загрузка остановлена, файлы ждут в processing/; \
-                 новая попытка через {} или когда настройки изменятся", what.ru(), why.ru(),
-                 retry.ru()
+                "{what}: nothing was sent; uploads stop, files wait in processing/; tried again \
+                 in {retry} or when the configuration changes" ;
+                "{}: ничего не отправлено; загрузка остановлена, файлы ждут в processing/; \
+                 новая попытка через {} или когда настройки изменятся", what.ru(), retry.ru()
             )
         );
-        let noted = tr!("{what}: {why}" ; "{}: {}", what.ru(), why.ru());
-        let _ = self.engine.journal.note(Some(name), None, &noted);
+        let _ = self.engine.journal.note(Some(name), None, what);
         self.token_refused = Some(Instant::now());
     }
 }

@@ -27,6 +27,12 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Failure> {
         crate::term::error(&format!("--time-scale: {e}"));
         return Ok(Outcome::Unreadable);
     }
+    if !addr.ip().is_loopback() {
+        return Err(Failure::Stopped(clientbank_format::tr!(
+            "--addr {addr}: the sandbox bank listens on loopback addresses only (127.0.0.1, ::1)" ;
+            "--addr {addr}: песочница банка слушает только адреса этой машины (127.0.0.1, ::1)"
+        )));
+    }
     crate::runtime::run(async {
         use clientbank_format::Message;
         use clientbank_sandbox::{Config, Sandbox};
@@ -50,21 +56,23 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Failure> {
         if let Some(missing) = clientbank_sandbox::signature_checker_missing() {
             crate::term::warning(&missing);
         }
-        println!("sandbox bank at {}", sandbox.url());
-        println!(
-            "  sandbox mode: header `sandbox: on`, token sandboxtoken (app sandboxapp / sandboxappsecret)"
+        let (url, at, admin) = (sandbox.url(), sandbox.addr(), sandbox.admin_token());
+        let said = clientbank_format::tr!(
+            "sandbox bank at {url}\n  sandbox mode: header `sandbox: on`, token sandboxtoken \
+             (app sandboxapp / sandboxappsecret)\n  admin: http://{at}/admin (maintenance, \
+             faults, clock, webhook, payments)\n  admin token: {admin} (send \
+             `Authorization: Bearer TOKEN`, JSON bodies)" ;
+            "песочница банка: {url}\n  режим песочницы: заголовок `sandbox: on`, токен \
+             sandboxtoken (приложение sandboxapp / sandboxappsecret)\n  управление: \
+             http://{at}/admin (техработы, сбои, часы, вебхук, платежи)\n  токен управления: \
+             {admin} (заголовок `Authorization: Bearer ТОКЕН`, тела в JSON)"
         );
-        println!(
-            "  admin: http://{}/admin (maintenance, faults, clock, webhook, payments)",
-            sandbox.addr()
-        );
-        println!(
-            "  admin token: {} (send `Authorization: Bearer TOKEN`, JSON bodies)",
-            sandbox.admin_token()
-        );
+        println!("{}", said.get(crate::term::lang()));
         tokio::select! {
             _ = sandbox.wait() => {}
-            _ = tokio::signal::ctrl_c() => println!("stopped"),
+            _ = tokio::signal::ctrl_c() => {
+                println!("{}", crate::term::tr("stopped", "остановлена"));
+            }
         }
         Ok(Outcome::Clean)
     })
