@@ -218,6 +218,21 @@ impl Error {
         Message::new(en, ru)
     }
 
+    /// Whether the connection failed because of the client's own configuration, which no
+    /// waiting mends: `https://` to an address that answers plain HTTP, or a certificate of an
+    /// issuer not trusted (`root_ca`). Nothing was sent.
+    pub fn misconfigured_connection(&self) -> bool {
+        match self {
+            Error::Connect(cause) => {
+                let cause = cause.en();
+                cause.contains("InvalidContentType")
+                    || cause.contains("UnknownIssuer")
+                    || cause.contains("invalid peer certificate")
+            }
+            _ => false,
+        }
+    }
+
     /// How long the bank asked to wait before the request is made again (`Retry-After` of a
     /// 429 or 408).
     pub fn retry_after(&self) -> Option<std::time::Duration> {
@@ -363,6 +378,8 @@ mod tests {
             "tcp connect error: Connection refused (os error 111)",
         ));
         assert!(e.to_string().contains("nothing listens"), "{e}");
+        // The bank may be down: waited for, not the configuration's fault.
+        assert!(!e.misconfigured_connection());
         let ru = e.message().ru().to_string();
         assert!(ru.contains("никто не принимает"), "{ru}");
     }

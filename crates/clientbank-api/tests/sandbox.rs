@@ -1285,6 +1285,9 @@ async fn https_to_a_plain_http_address_says_what_to_check() {
     let e = client.companies().await.unwrap_err();
     assert!(matches!(e, Error::Connect(_)), "{e:?}");
     assert!(e.to_string().contains("answers plain HTTP"), "{e}");
+    // The client's own configuration, which no waiting mends (the daemon stops uploads).
+    assert!(e.misconfigured_connection(), "{e:?}");
+    assert!(e.not_taken() && !e.in_doubt());
     // Issue 19 item 8: said in each language apart, never "English / Russian" in one text.
     let said = e.message();
     assert!(

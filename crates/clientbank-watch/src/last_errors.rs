@@ -16,15 +16,18 @@ pub(crate) const STATEMENT: &str = "statement";
 /// forgotten when the bank answers again.
 pub(crate) const BANK: &str = "bank";
 
-/// The bank did not take `file` (`why`): it waits in processing/.
+/// `file` is not sent yet (`why`: the bank did not take it, or cannot be reached): it waits in
+/// processing/.
 pub(crate) fn bank_unavailable(file: &str, why: &Message) -> Message {
     Message::new(
         format!(
-            "the bank did not take {file} ({}): it waits in processing/ and is sent again",
+            "{file} is not sent yet ({}): it waits in processing/ and is sent when the bank takes \
+             it",
             why.en()
         ),
         format!(
-            "банк не принял {file} ({}): файл ждёт в processing/ и будет отправлен снова",
+            "{file} пока не отправлен ({}): файл ждёт в processing/ и будет отправлен, когда \
+             банк его примет",
             why.ru()
         ),
     )

@@ -234,8 +234,8 @@ on_both! {
                 .last_errors;
             assert_eq!(noted.len(), 1, "{noted:?}");
             assert!(
-                noted[0].message.en().contains("the bank did not take busy.json")
-                    && noted[0].message.ru().contains("банк не принял busy.json"),
+                noted[0].message.en().contains("busy.json is not sent yet")
+                    && noted[0].message.ru().contains("busy.json пока не отправлен"),
                 "{noted:?}"
             );
             bank.control().set_fault(None);

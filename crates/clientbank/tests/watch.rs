@@ -1159,7 +1159,11 @@ fn an_unavailable_bank_is_said_in_russian_end_to_end() {
     assert_eq!(out.status.code(), Some(3), "{said}\n{log}");
     assert!(said.contains("банк недоступен: "), "{said}");
     assert!(said.contains("никто не принимает"), "{said}");
-    assert!(log.contains("банк его не принял ("), "{log}");
+    assert!(log.contains("пока не отправлен ("), "{log}");
+    assert!(
+        log.contains("платёж не отправлен: нет соединения с банком"),
+        "{log}"
+    );
     // Durations in words (`1 с`), not Debug's `1s`.
     assert!(log.contains("следующая попытка через "), "{log}");
     let debug_duration = |text: &str| {

@@ -27,9 +27,9 @@ impl Daemon {
                 let delay = clientbank_diagnostic::duration(delay);
                 let (delay_en, delay_ru) = (delay.en(), delay.ru());
                 let said = tr!(
-                    "the bank did not take it ({}); it waits in processing/, next try in \
-                     {delay_en}", why.en() ;
-                    "банк его не принял ({}); он ждёт в processing/, следующая попытка через \
+                    "not sent yet ({}); it waits in processing/, next try in {delay_en}",
+                    why.en() ;
+                    "пока не отправлен ({}); он ждёт в processing/, следующая попытка через \
                      {delay_ru}", why.ru()
                 );
                 say!(warn, said, file = %name);
@@ -76,9 +76,9 @@ impl Daemon {
         say!(
             error,
             tr!(
-                "{what}: nothing was sent; uploads stop, files wait in processing/; tried again \
+                "{what}: nothing was uploaded; uploads stop, files wait in processing/; tried again \
                  in {retry} or when the configuration changes" ;
-                "{}: ничего не отправлено; загрузка остановлена, файлы ждут в processing/; \
+                "{}: ничего не загружено; загрузка остановлена, файлы ждут в processing/; \
                  новая попытка через {} или когда настройки изменятся", what.ru(), retry.ru()
             )
         );

@@ -452,11 +452,7 @@ impl Engine {
                 Err(e) if e.not_taken() => {
                     self.journal
                         .set_payment(row.id, PaymentState::Planned, None)?;
-                    let said = because(
-                        &e,
-                        "the bank did not take the payment",
-                        "банк не принял платёж",
-                    );
+                    let said = not_taken(&e);
                     say!(warn, said, number = %row.payment.number);
                     return Ok(Sent::NotTaken {
                         why: e.message(),
@@ -559,12 +555,29 @@ fn because(e: &clientbank_api::Error, en: &str, ru: &str) -> Message {
 /// the payment, so the file waits instead of being rejected: a request that could not be
 /// built; an address with no upload endpoint (404, 405, 415: a `bank_url` without `/v1`, or
 /// not the bank); a token the bank refuses (401) or that lacks the right to upload (403).
+/// A payment the bank did not take (`e`): not reached, or not taken.
+fn not_taken(e: &clientbank_api::Error) -> Message {
+    match e {
+        clientbank_api::Error::Connect(_) => because(
+            e,
+            "the payment was not sent: no connection to the bank",
+            "платёж не отправлен: нет соединения с банком",
+        ),
+        _ => because(
+            e,
+            "the bank did not take the payment",
+            "банк не принял платёж",
+        ),
+    }
+}
+
 fn set_up_problem(e: &clientbank_api::Error) -> Option<Sent> {
     use clientbank_api::Error as E;
     let said = e.message();
     let (en, ru) = (said.en(), said.ru());
     match e {
         E::Config(_) | E::InvalidId { .. } => Some(Sent::Misconfigured(said)),
+        _ if e.misconfigured_connection() => Some(Sent::Misconfigured(said)),
         E::Api {
             status: 404 | 405 | 415,
             ..
