@@ -122,6 +122,7 @@ impl Layout {
             if path.is_dir() {
                 continue;
             }
+            not_a_file(&path)?;
             fs::create_dir_all(&path)
                 .map_err(crate::Error::io(cannot(Act::Create, path.display())))?;
             created.push(folder);
@@ -458,6 +459,21 @@ fn check_complete(mut file: fs::File, size: u64) -> Option<Message> {
         return None;
     }
     crate::complete::incomplete(&bytes)
+}
+
+/// Refuses a file (not a folder) where a folder must be: said as such, with what to do, not
+/// as "already exists".
+pub fn not_a_file(path: &Path) -> Result<(), crate::Error> {
+    match fs::metadata(path) {
+        Ok(meta) if !meta.is_dir() => {
+            let shown = path.display();
+            Err(crate::Error::Usage(tr!(
+                "{shown} is a file, not a folder: move it away and clientbank makes the folder" ;
+                "{shown} — файл, а не папка: уберите его, и clientbank создаст папку"
+            )))
+        }
+        _ => Ok(()),
+    }
 }
 
 #[cfg(test)]

@@ -53,6 +53,11 @@ async fn binary_empty_and_huge_files_are_rejected_and_kept() {
     );
     // JSON that stops early and an empty file waited `incomplete_after` as not complete.
     assert!(why.contains("is cut short"), "{why}");
+    // What a whole file of its kind looks like: JSON's, not 1C's.
+    assert!(
+        why.contains("closes every [ and {") && !why.contains("КонецФайла"),
+        "{why}"
+    );
     let why = read(dir.path(), "rejected", "empty.txt.errors.txt");
     assert!(why.contains("is cut short: it is empty"), "{why}");
     let why = read(dir.path(), "rejected", "binary.txt.errors.txt");

@@ -781,6 +781,12 @@ fn a_file_system_error_is_said_in_russian() {
     let en = clientbank(&["--lang", "en", "init", d], &[]);
     assert_eq!(en.status.code(), Some(2), "{}", text(&en));
     assert!(text(&en).contains("cannot create"), "{}", text(&en));
+    // A file where the folder is to be: said as such, not "already exists".
+    let file = blocker.to_str().unwrap();
+    let ru = clientbank(&["--lang", "ru", "init", file], &[]);
+    assert_eq!(ru.status.code(), Some(2), "{}", text(&ru));
+    assert!(text(&ru).contains("— файл, а не папка"), "{}", text(&ru));
+    assert!(!text(&ru).contains("уже существует"), "{}", text(&ru));
 }
 
 /// Issue 19 item 6 (the health probe): `status --check` exits 4 with no daemon on the

@@ -15,7 +15,16 @@ pub(super) fn not_utf8(path: &Path, e: std::string::FromUtf8Error) -> Error {
         .map_or(0, |i| i + 1);
     let column = String::from_utf8_lossy(&before[start..]).chars().count() + 1;
     let cp1251 = clientbank_format::Encoding::Cp1251.decode(bytes);
-    let (looks, looks_ru) = if cp1251.chars().any(|c| matches!(c, 'А'..='я' | 'Ё' | 'ё')) {
+    let utf16 = bytes.starts_with(b"\xFF\xFE")
+        || bytes.starts_with(b"\xFE\xFF")
+        || bytes.get(1) == Some(&0)
+        || bytes.first() == Some(&0);
+    let (looks, looks_ru) = if utf16 {
+        (
+            " (it is UTF-16: the editor saved it as \"Unicode\")",
+            " (он в UTF-16: редактор сохранил его как «Юникод»)",
+        )
+    } else if cp1251.chars().any(|c| matches!(c, 'А'..='я' | 'Ё' | 'ё')) {
         (
             " (its bytes read as CP1251, Windows-1251: the editor saved it in the ANSI code page)",
             " (его байты читаются как CP1251, Windows-1251: редактор сохранил его в кодировке \

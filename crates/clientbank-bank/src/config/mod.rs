@@ -1035,6 +1035,23 @@ mod tests {
             e.contains("clientbank.toml:1:") && e.contains("CP1251"),
             "{e}"
         );
+        // Notepad's "Unicode" is UTF-16: said so, not taken for CP1251.
+        let utf16: Vec<u8> = [0xFF, 0xFE]
+            .into_iter()
+            .chain(
+                "bank_url = \"x\" # Банк\n"
+                    .encode_utf16()
+                    .flat_map(u16::to_le_bytes),
+            )
+            .collect();
+        std::fs::write(&path, utf16).unwrap();
+        let e = Settings::load(dir.path(), None, &BTreeMap::new()).unwrap_err();
+        let said = e.message();
+        assert!(
+            said.en().contains("it is UTF-16") && !said.en().contains("CP1251"),
+            "{e}"
+        );
+        assert!(said.ru().contains("он в UTF-16"), "{}", said.ru());
     }
 
     #[test]

@@ -714,15 +714,25 @@ impl Engine {
                     let name = file.name;
                     let after = clientbank_diagnostic::duration(after);
                     let (after_en, after_ru) = (after.en(), after.ru());
+                    let whole = match drop.kind {
+                        crate::drop::Kind::OneC => Message::new(
+                            "A complete 1C file ends with КонецФайла",
+                            "Полный файл 1С кончается строкой КонецФайла",
+                        ),
+                        crate::drop::Kind::Json => Message::new(
+                            "A complete JSON file closes every [ and { it opens",
+                            "В полном файле JSON закрыта каждая открытая [ и {",
+                        ),
+                    };
                     let said = tr!(
                         "error: {name} is cut short: {}. It stayed so, unchanged, for {after_en} \
                          (incomplete_after), so it was taken as it is and rejected: nothing of \
-                         it was sent. A complete 1C file ends with КонецФайла; export it again \
-                         from the accounting software.", why.en() ;
+                         it was sent. {whole}; export it again from the accounting software.",
+                        why.en() ;
                         "ошибка: {name} оборван: {}. Он оставался таким, не меняясь, \
                          {after_ru} (incomplete_after), поэтому взят как есть и отклонён: ничего \
-                         из него не отправлено. Полный файл 1С кончается строкой КонецФайла; \
-                         выгрузите его из учётной программы заново.", why.ru()
+                         из него не отправлено. {}; выгрузите его из учётной программы заново.",
+                        why.ru(), whole.ru()
                     );
                     let said = said.get(self.settings.lang);
                     return Ok(rejected(format!("{said}\n{}", drop.errors_text)));
