@@ -127,9 +127,19 @@ impl ClientBuilder {
             token.check_said().map_err(Error::Config)?;
         }
         let base = Url::parse(self.base_url.trim_end_matches('/')).map_err(|e| {
+            use url::ParseError as P;
+            let ru = match e {
+                P::RelativeUrlWithoutBase => "нет схемы и сервера (ожидается https://…/v1)",
+                P::EmptyHost => "нет имени сервера",
+                P::InvalidPort => "неверный номер порта",
+                P::InvalidIpv4Address => "неверный адрес IPv4",
+                P::InvalidIpv6Address => "неверный адрес IPv6",
+                P::InvalidDomainCharacter => "недопустимый символ в имени сервера",
+                _ => "адрес не разобрать",
+            };
             Error::Config(tr!(
                 "the bank's address is not a URL: {e}";
-                "адрес банка — не URL: {e}"
+                "адрес банка — не URL: {ru}"
             ))
         })?;
         match base.scheme() {
@@ -958,6 +968,27 @@ fn source_text(e: &reqwest::Error) -> Message {
 #[cfg(test)]
 mod not_sent_tests {
     use super::*;
+
+    /// Issue 19: an address that is not a URL is said in Russian words, not the URL library's.
+    #[test]
+    fn an_address_that_is_not_a_url_is_said_in_russian() {
+        for (address, ru) in [
+            ("notaurl", "нет схемы и сервера"),
+            ("http://127.0.0.1:99999/v1", "неверный номер порта"),
+            ("http://[::1/v1", "неверный адрес IPv6"),
+        ] {
+            let Err(Error::Config(said)) = Client::builder(address).build() else {
+                panic!("{address} was taken")
+            };
+            assert!(said.en().contains("not a URL"), "{}", said.en());
+            assert!(
+                said.ru()
+                    .starts_with(&format!("адрес банка — не URL: {ru}")),
+                "{}",
+                said.ru()
+            );
+        }
+    }
 
     /// reqwest refuses to build a request (a header value, a URL): nothing left the process,
     /// so it is a configuration error, not taken, never in doubt.

@@ -253,7 +253,7 @@ impl Standing {
     fn labels(self) -> [(&'static str, &'static str); 2] {
         use PaymentState as P;
         use SignState as S;
-        let doubt = ("in doubt", "под вопросом");
+        let doubt = ("in doubt", "под сомнением");
         match (self.state, self.sign) {
             (P::Uploaded, Some(S::Awaiting)) => [
                 ("uploaded, awaiting signature", "загружен, ждёт подписи"),
@@ -292,7 +292,7 @@ impl Standing {
             (P::Doubt, _) => [
                 (
                     "in doubt: may be at the bank",
-                    "под вопросом: возможно, в банке",
+                    "под сомнением: возможно, в банке",
                 ),
                 doubt,
             ],

@@ -193,6 +193,9 @@ fn word(name: &str, lang: Lang) -> &str {
         "payments" => "платежей",
         "errors" => "ошибок",
         "operation" => "операция",
+        "remote" => "откуда",
+        "folder" => "папка",
+        "state" => "состояние",
         other => other,
     }
 }

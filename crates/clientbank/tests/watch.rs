@@ -375,7 +375,8 @@ fn upload_status_sign_and_resolve() {
     let said = text(&out);
     assert_eq!(out.status.code(), Some(0), "{said}");
     assert!(
-        said.contains(": загружен\n") && said.contains("получатель"),
+        said.contains(": всё уже в банке, ничего не отправлено повторно\n")
+            && said.contains("получатель"),
         "{said}"
     );
     assert_eq!(said.matches("уже в банке: id").count(), 4, "{said}");

@@ -81,8 +81,10 @@ impl PaymentLine {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum UploadOutcome {
-    /// Every payment uploaded (or already at the bank).
+    /// Every payment uploaded (some may have been at the bank already).
     Uploaded,
+    /// Every payment was at the bank already: nothing sent again.
+    Already,
     /// Error findings (or a route that cannot carry it): nothing sent.
     Rejected,
     /// The bank refused a payment (the others are reported).
@@ -108,6 +110,7 @@ impl UploadOutcome {
     pub fn as_str(self) -> &'static str {
         match self {
             UploadOutcome::Uploaded => "uploaded",
+            UploadOutcome::Already => "already",
             UploadOutcome::Rejected => "rejected",
             UploadOutcome::Refused => "refused",
             UploadOutcome::Review => "review",
@@ -123,7 +126,7 @@ impl UploadOutcome {
     /// What the journal records of the file.
     fn file_state(self) -> FileState {
         match self {
-            UploadOutcome::Uploaded => FileState::Uploaded,
+            UploadOutcome::Uploaded | UploadOutcome::Already => FileState::Uploaded,
             UploadOutcome::Refused | UploadOutcome::Rejected => FileState::Rejected,
             UploadOutcome::Review => FileState::Review,
             _ => FileState::NotSent,
@@ -139,9 +142,10 @@ impl UploadOutcome {
         }
         match self {
             UploadOutcome::Uploaded => "загружен",
+            UploadOutcome::Already => "всё уже в банке, ничего не отправлено повторно",
             UploadOutcome::Rejected => "отклонён",
             UploadOutcome::Refused => "банк отклонил платёж",
-            UploadOutcome::Review => "под вопросом",
+            UploadOutcome::Review => "под сомнением",
             UploadOutcome::Held => "задержан: отсюда не отправлен",
             UploadOutcome::Unavailable => "банк недоступен",
             UploadOutcome::TokenRefused => "банк не принял токен",
@@ -444,7 +448,14 @@ pub async fn upload(
             }
             Sent::Interrupted => UploadOutcome::Interrupted,
             Sent::Finished => match engine.verdict(file_id)? {
-                Verdict::Done => UploadOutcome::Uploaded,
+                Verdict::Done => {
+                    let rows = engine.journal.payments_of(file_id)?;
+                    if rows.iter().all(|r| r.state == PaymentState::Already) {
+                        UploadOutcome::Already
+                    } else {
+                        UploadOutcome::Uploaded
+                    }
+                }
                 Verdict::Rejected => UploadOutcome::Refused,
                 Verdict::Review => UploadOutcome::Review,
                 Verdict::Pending => {
@@ -595,12 +606,12 @@ pub fn health(dir: &Path) -> Result<Health, Error> {
         // (While a daemon runs, a payment being sent is counted with those in doubt.)
         attention.push(clientbank_format::Message::new(
             format!("{doubt} payment(s) being sent or in doubt"),
-            format!("платежей отправляется или под вопросом: {doubt}"),
+            format!("платежей отправляется или под сомнением: {doubt}"),
         ));
     } else if doubt > 0 {
         attention.push(clientbank_format::Message::new(
             format!("{doubt} payment(s) in doubt: may or may not be at the bank"),
-            format!("платежей под вопросом: {doubt}: возможно, они уже в банке"),
+            format!("платежей под сомнением: {doubt}: возможно, они уже в банке"),
         ));
     }
     for folder in [Folder::Inbox, Folder::Processing] {

@@ -117,7 +117,7 @@ pub fn settle(
         let said = tr!(
             "{name}: {said}; still in doubt: {left} — the file stays in review/ until each is \
              settled (`clientbank resolve … --sent N` or `--not-sent N`)" ;
-            "{name}: {}; ещё под вопросом: {left} — файл остаётся в review/, пока не решён \
+            "{name}: {}; ещё под сомнением: {left} — файл остаётся в review/, пока не решён \
              каждый (`clientbank resolve … --sent N` или `--not-sent N`)", said.ru()
         );
         return Ok(said.get(lang).to_string());

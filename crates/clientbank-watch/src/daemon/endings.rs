@@ -126,7 +126,7 @@ impl Daemon {
                  {not_sent} (копия, положенная снова, отправит их один раз){}",
                 if doubt > 0 {
                     format!(
-                        "; под вопросом {doubt}: см. review/{}.review.txt",
+                        "; под сомнением {doubt}: см. review/{}.review.txt",
                         file.name
                     )
                 } else {

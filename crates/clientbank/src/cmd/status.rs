@@ -64,7 +64,11 @@ fn detail(dir: &Path, json: bool) -> Result<Outcome, Failure> {
     }
     for entry in &status.ignored {
         let entry = entry.shown(crate::term::lang());
-        writeln!(out, "  inbox/{entry}: {}", tr("ignored", "пропущен"))?;
+        writeln!(
+            out,
+            "  inbox/{entry}: {}",
+            tr("ignored", "не обрабатывается")
+        )?;
     }
     writeln!(out, "  {}", tr("payments:", "платежи:"))?;
     if status.payments.is_empty() {

@@ -179,7 +179,7 @@ fn inbox(summary: &Summary) {
         (
             Folder::Inbox,
             &summary.ignored,
-            Message::new("ignored", "пропущен"),
+            Message::new("ignored", "не обрабатывается"),
         ),
     ];
     for (folder, names, what) in notes {

@@ -82,7 +82,7 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Failure> {
 /// The exit code of a file's upload.
 fn exit_of(outcome: UploadOutcome) -> Outcome {
     match outcome {
-        UploadOutcome::Uploaded => Outcome::Clean,
+        UploadOutcome::Uploaded | UploadOutcome::Already => Outcome::Clean,
         UploadOutcome::Unavailable => Outcome::BankUnavailable,
         UploadOutcome::TokenRefused
         | UploadOutcome::Interrupted
