@@ -135,8 +135,10 @@ impl<'a> Renderer<'a> {
                 .map_or(self.bytes.len(), |i| start + i);
             let text = &self.bytes[start..end];
             let text = self.decode(&text[..text.len().min(200)]);
-            let _ = writeln!(out, "{pad} |");
-            let _ = writeln!(out, "{number} | {}", escape(&text));
+            if is_text(&text) {
+                let _ = writeln!(out, "{pad} |");
+                let _ = writeln!(out, "{number} | {}", escape(&text));
+            }
         }
         if let Some(expected) = expected {
             let _ = writeln!(out, "{pad} = {} {expected}", expected_word(self.lang));
@@ -224,7 +226,7 @@ impl<'a> Renderer<'a> {
         let pad = " ".repeat(number.len());
         let _ = writeln!(out, "{head}");
         let _ = writeln!(out, "{pad}--> {}:{line}:{column}", self.path);
-        if let Some(text) = self.line_text(span.start) {
+        if let Some(text) = self.line_text(span.start).filter(|t| is_text(t)) {
             let shown = escape(&text);
             let before = text
                 .chars()
@@ -331,6 +333,17 @@ fn shown_width(c: char) -> usize {
     } else {
         1
     }
+}
+
+/// Whether a line is text a person can read: not binary data or UTF-16 read as bytes (a third
+/// or more of it control characters or replaced bytes), which is not shown.
+fn is_text(text: &str) -> bool {
+    let all = text.chars().count();
+    let odd = text
+        .chars()
+        .filter(|&c| (c.is_control() && c != '\t') || c == '\u{FFFD}')
+        .count();
+    odd * 3 < all.max(1)
 }
 
 #[cfg(test)]

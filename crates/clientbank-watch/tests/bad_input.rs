@@ -283,6 +283,14 @@ async fn a_missing_journal_refuses_to_start_and_says_how_to_recover() {
         "{text}"
     );
     assert!(!journal.exists(), "not started fresh silently");
+    // `status` gives the same advice, not "nothing was uploaded from it, run watch" (which
+    // watch would refuse).
+    let e = commands::status(dir.path()).unwrap_err();
+    let text = e.to_string();
+    assert!(
+        text.contains("--new-journal") && !text.contains("nothing was uploaded"),
+        "{text}"
+    );
     // Knowingly: a new journal; the old file stays in done/.
     let options = Options {
         new_journal: true,

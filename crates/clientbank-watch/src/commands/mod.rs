@@ -210,6 +210,11 @@ fn usable(dir: &Path, journal: bool) -> Result<(), Error> {
     }
     let layout = Layout::new(dir);
     let path = layout.journal();
+    // A folder this user cannot read is not a folder without a journal.
+    fs::read_dir(dir).map_err(Error::io(cannot(Act::Read, dir.display())))?;
+    if journal && !crate::journal::exists_in(&layout) && layout.used() {
+        return Err(crate::daemon::open::lost_journal(&layout, &path));
+    }
     if journal && !crate::journal::exists_in(&layout) {
         let quoted = report::shell_quote(&shown.to_string());
         let path = path.display();

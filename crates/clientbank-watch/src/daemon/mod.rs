@@ -24,7 +24,7 @@ use clientbank_bank::config::{Settings, Signing};
 
 mod endings;
 mod held;
-mod open;
+pub(crate) mod open;
 mod recover;
 mod serve;
 mod statements;
