@@ -116,7 +116,28 @@ fn in_russian(message: &str) -> String {
         }
     }
     if message.starts_with("duplicate key") {
-        return format!("ключ повторяется ({message})");
+        return "ключ повторяется: каждый ключ пишется один раз".to_string();
+    }
+    // Values TOML read but our types refuse (a number too big, an address that is none).
+    for (en, ru) in [
+        ("floating-point number overflowed", "число слишком велико"),
+        (
+            "invalid socket address syntax",
+            "не адрес с портом (например \"127.0.0.1:9100\")",
+        ),
+        ("invalid IP address syntax", "не IP-адрес"),
+        (
+            "number too large to fit in target type",
+            "число слишком велико",
+        ),
+        (
+            "number too small to fit in target type",
+            "число слишком мало",
+        ),
+    ] {
+        if message.starts_with(en) {
+            return ru.to_string();
+        }
     }
     match toml_syntax_in_russian(message) {
         Some(said) => format!("ошибка в записи TOML: {said}"),
@@ -420,6 +441,18 @@ mod tests {
         assert_eq!(
             in_russian("string values must be quoted, expected literal string"),
             "ошибка в записи TOML: текст значения нужно взять в кавычки; ожидается строка"
+        );
+        assert_eq!(
+            in_russian("duplicate key"),
+            "ключ повторяется: каждый ключ пишется один раз"
+        );
+        assert_eq!(
+            in_russian("invalid socket address syntax"),
+            "не адрес с портом (например \"127.0.0.1:9100\")"
+        );
+        assert_eq!(
+            in_russian("floating-point number overflowed"),
+            "число слишком велико"
         );
         assert_eq!(
             in_russian("unquoted keys cannot be empty, expected letters, numbers, `-`, `_`"),

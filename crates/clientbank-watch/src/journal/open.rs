@@ -304,6 +304,13 @@ fn open_sqlite(path: &Path, create: bool) -> Result<Store, Error> {
     );
     let damaged = |what: String| {
         let shown = path.display();
+        // SQLite's report of a damaged file runs to many lines: its first says enough.
+        let what = what
+            .lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty() && !l.starts_with("***"))
+            .unwrap_or("")
+            .to_string();
         Error::JournalDamaged(tr!(
             "{shown} is damaged ({what}). Restore it (and the -wal file beside it) from a \
              backup; or move it aside, check the files of review/, processing/ and \
