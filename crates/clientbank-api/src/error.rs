@@ -198,11 +198,24 @@ impl Error {
                 suffix(exception_type),
                 suffix(message)
             ),
-            Error::Connect(cause) => format!(
-                "не удалось соединиться с банком{}: {}",
-                connect_hint(cause.en()).map_or(String::new(), |h| format!(" ({})", h.ru())),
-                cause.ru()
-            ),
+            // A known cause is said in Russian whole; the network library's English is kept
+            // only where there is nothing better.
+            Error::Connect(cause) => match connect_hint(cause.en()) {
+                // TLS's and the resolver's own words are English only: the hint says it all.
+                Some(hint)
+                    if self.misconfigured_connection()
+                        || cause.en().contains("dns error")
+                        || cause.en().contains("failed to lookup address") =>
+                {
+                    format!("не удалось соединиться с банком: {}", hint.ru())
+                }
+                Some(hint) => format!(
+                    "не удалось соединиться с банком ({}): {}",
+                    hint.ru(),
+                    cause.ru()
+                ),
+                None => format!("не удалось соединиться с банком: {}", cause.ru()),
+            },
             Error::Timeout => "банк не ответил вовремя".into(),
             Error::Transport(cause) => format!("соединение с банком оборвалось: {}", cause.ru()),
             Error::Decode(what) => format!("непонятный ответ банка: {what}"),

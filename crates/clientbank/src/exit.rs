@@ -112,6 +112,12 @@ pub(crate) fn api_said(e: &clientbank_api::Error) -> (Message, Outcome) {
     let said = e.message();
     let (en, ru) = (said.en(), said.ru());
     match e {
+        // The client's own configuration (https to plain HTTP, a certificate not trusted):
+        // no waiting mends it.
+        E::Connect(_) if e.misconfigured_connection() => (
+            tr!("{en}" ; "неверные настройки: {ru}"),
+            Outcome::Unreadable,
+        ),
         E::Maintenance | E::Connect(_) | E::Timeout | E::Transport(_) => (
             tr!("the bank is unavailable: {en}" ; "банк недоступен: {ru}"),
             Outcome::BankUnavailable,

@@ -1015,7 +1015,9 @@ fn the_banks_errors_are_said_in_russian() {
         "cabinet-token-full-rights",
     );
     assert!(
-        https.contains("банк недоступен: не удалось соединиться с банком (адрес отвечает по HTTP"),
+        https.contains(
+            "неверные настройки: не удалось соединиться с банком: адрес отвечает по HTTP"
+        ) && !https.contains("InvalidContentType"),
         "{https}"
     );
     assert!(!https.contains("cannot connect"), "{https}");

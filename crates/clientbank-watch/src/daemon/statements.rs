@@ -101,9 +101,11 @@ impl Daemon {
         let place = Layout::place(Folder::Outbox, &config.file);
         let (documents, accounts) = (written.documents, parts.len());
         let (from, till) = (period.from, period.till);
+        // Russian dates as Russian people and 1C write them.
+        let (from_ru, till_ru) = (from.format("%d.%m.%Y"), till.format("%d.%m.%Y"));
         Ok(clientbank_format::Message::new(
             format!("{place}: {documents} document(s) of {accounts} account(s), {from} to {till}"),
-            format!("{place}: документов {documents}, счетов {accounts}, с {from} по {till}"),
+            format!("{place}: документов {documents}, счетов {accounts}, с {from_ru} по {till_ru}"),
         ))
     }
 }
