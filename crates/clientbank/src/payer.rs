@@ -76,9 +76,19 @@ pub(crate) fn load(path: &Path) -> Result<Vec<Payer>, String> {
             Ok(Json::Many(payers)) => payers,
             // The untagged enum's own error says nothing: read as one object for the reason.
             Err(_) => vec![serde_json::from_str::<Payer>(text).map_err(|e| {
+                let said = e.to_string();
+                let what = said
+                    .rsplit_once(" at line ")
+                    .map_or(said.as_str(), |(w, _)| w);
+                let ru = format!(
+                    "{} (строка {}, столбец {})",
+                    clientbank_bank::config::serde_in_russian(what),
+                    e.line(),
+                    e.column()
+                );
                 tr(
                     format!("{shown}: not an account file: {e}"),
-                    format!("{shown}: это не файл счёта: {e}"),
+                    format!("{shown}: это не файл счёта: {ru}"),
                 )
             })?],
         }
@@ -112,7 +122,11 @@ fn toml_error(path: &Path, e: &toml::de::Error) -> String {
         .unwrap_or_default();
     tr(
         format!("{}{place}: not an account file: {message}", path.display()),
-        format!("{}{place}: это не файл счёта: {message}", path.display()),
+        format!(
+            "{}{place}: это не файл счёта: {}",
+            path.display(),
+            clientbank_bank::config::serde_in_russian(message)
+        ),
     )
 }
 

@@ -651,3 +651,32 @@ fn the_systems_refusals_are_said_in_russian() {
         }
     }
 }
+
+/// Issue 19: an account file that is not one is said in Russian words, with its place.
+#[test]
+fn a_bad_account_file_is_said_in_russian() {
+    let dir = tempfile::tempdir().unwrap();
+    let payer = dir.path().join("payer.json");
+    std::fs::write(&payer, "{\"account\": 5}").unwrap();
+    let requests = testdata("valid/upload-requests.json");
+    let out = clientbank(&[
+        "--lang",
+        "ru",
+        "convert",
+        "--today",
+        "15.11.2026",
+        &requests,
+        "--payer-from",
+        payer.to_str().unwrap(),
+        "-o",
+        dir.path().join("out.txt").to_str().unwrap(),
+    ]);
+    let said = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains("это не файл счёта: неверный тип значения")
+            && said.contains("(строка 1, столбец "),
+        "{said}"
+    );
+    assert!(!said.contains("invalid type") && !said.contains("at line"), "{said}");
+}

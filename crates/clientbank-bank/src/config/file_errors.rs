@@ -76,7 +76,7 @@ pub(super) fn both(en: impl std::fmt::Display, ru: impl std::fmt::Display) -> St
 /// The Russian of what toml and serde say of a file (their texts are English): the usual
 /// ones translated, the key names and values kept; any other kept in English after a Russian
 /// word of what it is.
-fn in_russian(message: &str) -> String {
+pub fn in_russian(message: &str) -> String {
     let pair = |rest: &str, sep: &str| {
         rest.split_once(sep)
             .map(|(a, b)| (a.to_string(), b.to_string()))

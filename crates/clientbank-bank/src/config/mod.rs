@@ -17,6 +17,9 @@ mod journal;
 mod secrets;
 mod values;
 
+/// A TOML or serde message ("invalid type: integer `5`, expected a string") in Russian words,
+/// key names kept: for other files read with serde.
+pub use file_errors::in_russian as serde_in_russian;
 use file_errors::{not_utf8, toml_error};
 pub use journal::{DEFAULT_LEASE, SharedJournal};
 use secrets::*;
