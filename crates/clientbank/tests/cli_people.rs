@@ -678,5 +678,8 @@ fn a_bad_account_file_is_said_in_russian() {
             && said.contains("(строка 1, столбец "),
         "{said}"
     );
-    assert!(!said.contains("invalid type") && !said.contains("at line"), "{said}");
+    assert!(
+        !said.contains("invalid type") && !said.contains("at line"),
+        "{said}"
+    );
 }
