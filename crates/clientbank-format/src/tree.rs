@@ -403,7 +403,7 @@ impl Scan {
             encoding: self.encoding,
             grouper: self
                 .fits(input)
-                .then(|| Grouper::new(self.encoding, self.detection, 0)),
+                .then(|| Grouper::new(self.encoding, self.detection, 0).silent()),
             pos: body,
             number: 0,
         }
