@@ -402,6 +402,8 @@ pub(crate) struct Finished {
     pub(crate) last: Section,
     pub(crate) diagnostics: Vec<Diagnostic>,
     pub(crate) arena: Vec<Line>,
+    /// How many documents were read (the last section included).
+    pub(crate) documents: usize,
 }
 
 /// The state machine that turns lines into sections.
@@ -433,6 +435,11 @@ pub(crate) struct Grouper {
     counts: Vec<u32>,
     /// Per code, the first finding past [`LIMIT_PER_CODE`] (where its summary stands).
     first_omitted: Vec<Option<Diagnostic>>,
+    /// How many document sections were finished.
+    documents: usize,
+    /// Only the sections are wanted (their findings were found before): values are not
+    /// checked and nothing is reported.
+    silent: bool,
 }
 
 impl Grouper {
@@ -454,7 +461,16 @@ impl Grouper {
             diagnostics: Vec::new(),
             counts: vec![0; Code::ALL.len()],
             first_omitted: vec![None; Code::ALL.len()],
+            documents: 0,
+            silent: false,
         }
+    }
+
+    /// A grouper that only groups: the same sections and lines, no findings (values are not
+    /// checked).
+    pub(crate) fn silent(mut self) -> Grouper {
+        self.silent = true;
+        self
     }
 
     /// Whether `КонецФайла` was seen.
@@ -504,6 +520,7 @@ impl Grouper {
         self.diagnostics.splice(at..at, before_closing);
         self.diagnostics.extend(after);
         self.reported |= already;
+        self.documents += earlier.documents;
         // The limit per code over both halves, as one pass keeps it: the first ones in order.
         let mut kept = vec![0u32; Code::ALL.len()];
         let mut dropped: Vec<Option<Diagnostic>> = vec![None; Code::ALL.len()];
@@ -584,6 +601,9 @@ impl Grouper {
         range: std::ops::Range<usize>,
         message: Message,
     ) -> Reported<'_> {
+        if self.silent {
+            return Reported(None);
+        }
         let index = code as usize;
         self.counts[index] += 1;
         let kept = self.counts[index] as usize <= LIMIT_PER_CODE;
@@ -974,7 +994,9 @@ impl Grouper {
             return;
         }
         self.seen |= bit;
-        self.check_value(buf, line, key);
+        if !self.silent {
+            self.check_value(buf, line, key);
+        }
     }
 
     fn check_value(&mut self, buf: &[u8], line: &Line, key: Key) {
@@ -1303,6 +1325,9 @@ impl Grouper {
             None => Lines::Owned(self.lines.to_vec()),
         };
         self.lines.clear();
+        if self.kind == SectionKind::Document {
+            self.documents += 1;
+        }
         Section {
             kind: self.kind,
             lines,
@@ -1357,6 +1382,7 @@ impl Grouper {
             last: section,
             diagnostics: self.diagnostics,
             arena: self.arena.unwrap_or_default(),
+            documents: self.documents,
         }
     }
 }

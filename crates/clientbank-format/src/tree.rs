@@ -48,6 +48,8 @@ struct Index {
     sections: Vec<Section>,
     lines: Vec<Vec<Line>>,
     diagnostics: Vec<Diagnostic>,
+    /// How many documents were read.
+    documents: usize,
 }
 
 impl Index {
@@ -106,13 +108,24 @@ fn group(
     from: usize,
     to: usize,
     first_number: u32,
+    keep: Keep,
 ) -> Result<Chunk, Refused> {
-    // Room for lines of 24 bytes on average (1C's run longer): reserved address space that is
-    // never touched costs no memory, and the vector rarely has to move.
-    let lines = (to - from) / 24 + 16;
-    let mut grouper = Grouper::new(encoding, detection, 0).with_arena(lines);
+    let mut grouper = Grouper::new(encoding, detection, 0);
+    if keep == Keep::All {
+        // Room for lines of 24 bytes on average (1C's run longer): reserved address space that
+        // is never touched costs no memory, and the vector rarely has to move.
+        grouper = grouper.with_arena((to - from) / 24 + 16);
+    }
     let mut sections = Vec::new();
-    let number = feed(&mut grouper, &mut sections, buf, from, to, first_number - 1)?;
+    let number = feed(
+        &mut grouper,
+        &mut sections,
+        buf,
+        from,
+        to,
+        first_number - 1,
+        keep,
+    )?;
     Ok(Chunk {
         grouper,
         sections,
@@ -120,9 +133,18 @@ fn group(
     })
 }
 
+/// Which sections a reading keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Keep {
+    /// Every section, its lines in shared vectors (the tree).
+    All,
+    /// All but the documents, each section's lines its own ([`scan`]).
+    AllButDocuments,
+}
+
 /// Feeds the lines of `buf[from..to]` to `grouper`, the first numbered `number + 1`, keeping
-/// the sections it finishes; returns the last line's number. Refuses a line in another
-/// encoding.
+/// the sections it finishes (as `keep` says); returns the last line's number. Refuses a line in
+/// another encoding.
 fn feed(
     grouper: &mut Grouper,
     sections: &mut Vec<Section>,
@@ -130,6 +152,7 @@ fn feed(
     from: usize,
     to: usize,
     mut number: u32,
+    keep: Keep,
 ) -> Result<u32, Refused> {
     let encoding = grouper.encoding();
     let eof = to == buf.len();
@@ -142,7 +165,9 @@ fn feed(
                 code, message, content, at, pos, number, encoding,
             ));
         }
-        if let Some(section) = grouper.push(buf, raw_line(pos, end, ending, number)) {
+        if let Some(section) = grouper.push(buf, raw_line(pos, end, ending, number))
+            && (keep == Keep::All || section.kind != SectionKind::Document)
+        {
             sections.push(section);
         }
         pos = next;
@@ -187,6 +212,7 @@ fn join(
     mut first: Chunk,
     second: Result<Chunk, Refused>,
     split: usize,
+    keep: Keep,
 ) -> Result<Joined, Refused> {
     if first.grouper.has_ended() {
         let mut grouper = first.grouper;
@@ -197,6 +223,7 @@ fn join(
             split,
             buf.len(),
             first.last_number,
+            keep,
         )?;
         return Ok(Joined {
             sections: first.sections,
@@ -234,6 +261,222 @@ struct Joined {
     later_from: usize,
 }
 
+/// An exchange file read once for what it says of itself — its encoding, header, account
+/// sections and every finding, exactly as [`parse`] finds them — without keeping its
+/// documents: [`Scan::documents`] reads them again from the same bytes, one at a time. The
+/// memory of a big file is its bytes and one document, where [`parse`]'s tree also holds a
+/// record of every line.
+///
+/// ```
+/// use clientbank_format::{scan, Encoding, Key};
+/// let text = "1CClientBankExchange\r\nВерсияФормата=1.03\r\nКодировка=Windows\r\n\
+///             СекцияДокумент=Платежное поручение\r\nНомер=7\r\nСумма=10.50\r\n\
+///             КонецДокумента\r\nКонецФайла\r\n";
+/// let bytes = Encoding::Cp1251.encode(text).unwrap().into_owned();
+/// let scanned = scan(&bytes).unwrap();
+/// // The findings are those of the whole tree: here, the missing `Дата`.
+/// assert_eq!(scanned.diagnostics(), clientbank_format::parse(bytes.clone()).unwrap().diagnostics);
+/// assert_eq!(scanned.document_count(), 1);
+/// let numbers: Vec<String> = scanned
+///     .documents(&bytes)
+///     .map(|d| d.view().get(Key::Number).unwrap().into_owned())
+///     .collect();
+/// assert_eq!(numbers, ["7"]);
+/// ```
+pub fn scan(input: &[u8]) -> Result<Scan, Refused> {
+    let parallel = input.len() >= PARALLEL_FROM
+        && std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2);
+    scan_with(input, parallel)
+}
+
+/// As [`scan`], in one thread or (when `parallel`) two.
+pub(crate) fn scan_with(input: &[u8], parallel: bool) -> Result<Scan, Refused> {
+    let index = SyntaxTree::read_index(input, parallel, Keep::AllButDocuments)?;
+    Ok(Scan {
+        len: input.len(),
+        encoding: index.encoding,
+        detection: index.detection,
+        bom: index.bom,
+        sections: index.sections,
+        diagnostics: index.diagnostics,
+        documents: index.documents,
+    })
+}
+
+/// What [`scan`] found in an exchange file: everything but its documents, which
+/// [`Scan::documents`] reads again.
+///
+/// The methods that take the bytes must be given the bytes that were scanned; other bytes
+/// give nothing.
+#[derive(Clone, Debug)]
+pub struct Scan {
+    len: usize,
+    encoding: Encoding,
+    detection: Detection,
+    bom: bool,
+    /// The header, the account sections and the end, each with its own lines.
+    sections: Vec<Section>,
+    diagnostics: Vec<Diagnostic>,
+    documents: usize,
+}
+
+impl Scan {
+    /// How many documents the file holds.
+    pub fn document_count(&self) -> usize {
+        self.documents
+    }
+
+    /// The encoding the file was read in.
+    pub fn encoding(&self) -> Encoding {
+        self.encoding
+    }
+
+    /// How the encoding was chosen.
+    pub fn detection(&self) -> Detection {
+        self.detection
+    }
+
+    /// Whether the file starts with a UTF-8 byte order mark.
+    pub fn has_bom(&self) -> bool {
+        self.bom
+    }
+
+    /// Every finding, in file order, as [`parse`] gives them.
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+
+    /// Every finding, given away.
+    pub fn into_diagnostics(self) -> Vec<Diagnostic> {
+        self.diagnostics
+    }
+
+    fn view<'a>(&'a self, input: &'a [u8], section: &'a Section) -> SectionRef<'a> {
+        SectionRef::new(input, self.encoding, section.kind, section.lines(&[]))
+    }
+
+    fn fits(&self, input: &[u8]) -> bool {
+        input.len() == self.len
+    }
+
+    /// The header (line 1 and the general keys) of `input`, the bytes scanned.
+    pub fn header<'a>(&'a self, input: &'a [u8]) -> Option<SectionRef<'a>> {
+        let first = self.sections.first()?;
+        (self.fits(input) && first.kind == SectionKind::Header).then(|| self.view(input, first))
+    }
+
+    /// Whether the file has account sections (a statement).
+    pub fn has_accounts(&self) -> bool {
+        self.sections.iter().any(|s| s.kind == SectionKind::Account)
+    }
+
+    /// The account-balance sections of `input`, the bytes scanned, in order.
+    pub fn accounts<'a>(&'a self, input: &'a [u8]) -> impl Iterator<Item = SectionRef<'a>> + 'a {
+        let fits = self.fits(input);
+        self.sections
+            .iter()
+            .filter(move |s| fits && s.kind == SectionKind::Account)
+            .map(move |s| self.view(input, s))
+    }
+
+    /// The owned, typed exchange of `input`, the bytes scanned, as
+    /// [`SyntaxTree::to_exchange`] gives it (`None` for other bytes).
+    pub fn to_exchange(&self, input: &[u8]) -> Option<model::Exchange> {
+        Some(model::Exchange {
+            header: model::Header::from_section(&self.header(input)?),
+            accounts: self
+                .accounts(input)
+                .map(|a| model::AccountSection::from_section(&a))
+                .collect(),
+            documents: self
+                .documents(input)
+                .map(|d| model::Document::from_section(&d.view()))
+                .collect(),
+        })
+    }
+
+    /// The documents of `input`, the bytes scanned, read again one at a time, in order.
+    pub fn documents<'a>(&self, input: &'a [u8]) -> Documents<'a> {
+        let body = if self.bom { 3 } else { 0 };
+        Documents {
+            input: if self.fits(input) { input } else { &[] },
+            encoding: self.encoding,
+            grouper: self
+                .fits(input)
+                .then(|| Grouper::new(self.encoding, self.detection, 0).silent()),
+            pos: body,
+            number: 0,
+        }
+    }
+}
+
+/// The documents of a scanned file, read again one at a time ([`Scan::documents`]).
+pub struct Documents<'a> {
+    input: &'a [u8],
+    encoding: Encoding,
+    grouper: Option<Grouper>,
+    pos: usize,
+    number: u32,
+}
+
+impl std::fmt::Debug for Documents<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Documents")
+            .field("pos", &self.pos)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A document of a scanned file, its lines its own, its bytes the input's.
+#[derive(Clone, Debug)]
+pub struct ScannedDocument<'a> {
+    input: &'a [u8],
+    encoding: Encoding,
+    section: Section,
+}
+
+impl ScannedDocument<'_> {
+    /// The read-only view (the same one the in-memory tree gives).
+    pub fn view(&self) -> SectionRef<'_> {
+        SectionRef::new(
+            self.input,
+            self.encoding,
+            self.section.kind,
+            self.section.lines(&[]),
+        )
+    }
+}
+
+impl<'a> Iterator for Documents<'a> {
+    type Item = ScannedDocument<'a>;
+
+    fn next(&mut self) -> Option<ScannedDocument<'a>> {
+        let input = self.input;
+        loop {
+            let grouper = self.grouper.as_mut()?;
+            let section = match next_line(input, self.pos, true) {
+                Some((end, ending, next)) => {
+                    // The lines were checked for their encoding by the scan.
+                    self.number += 1;
+                    let line = raw_line(self.pos, end, ending, self.number);
+                    self.pos = next;
+                    grouper.push(input, line)
+                }
+                None => self.grouper.take().map(|g| g.finish(input).last),
+            };
+            if let Some(section) = section
+                && section.kind == SectionKind::Document
+            {
+                return Some(ScannedDocument {
+                    input,
+                    encoding: self.encoding,
+                    section,
+                });
+            }
+        }
+    }
+}
+
 impl SyntaxTree {
     fn parse(buf: Vec<u8>) -> Result<Parsed, Refused> {
         let parallel = buf.len() >= PARALLEL_FROM
@@ -256,6 +499,10 @@ impl SyntaxTree {
     }
 
     fn index(buf: &[u8], parallel: bool) -> Result<Index, Refused> {
+        SyntaxTree::read_index(buf, parallel, Keep::All)
+    }
+
+    fn read_index(buf: &[u8], parallel: bool, keep: Keep) -> Result<Index, Refused> {
         if u32::try_from(buf.len()).is_err() {
             return Err(Refused {
                 diagnostic: Box::new(
@@ -286,7 +533,7 @@ impl SyntaxTree {
             .flatten();
         let joined = match split {
             None => {
-                let chunk = group(buf, encoding, detection, preamble.body, buf.len(), 1)?;
+                let chunk = group(buf, encoding, detection, preamble.body, buf.len(), 1, keep)?;
                 Joined {
                     sections: chunk.sections,
                     grouper: chunk.grouper,
@@ -298,9 +545,9 @@ impl SyntaxTree {
                 let (first, second) = std::thread::scope(|scope| {
                     let second = scope.spawn(|| {
                         let number = count_lines(buf, preamble.body, split) + 1;
-                        group(buf, encoding, detection, split, buf.len(), number)
+                        group(buf, encoding, detection, split, buf.len(), number, keep)
                     });
-                    let first = group(buf, encoding, detection, preamble.body, split, 1);
+                    let first = group(buf, encoding, detection, preamble.body, split, 1, keep);
                     (first, second.join())
                 });
                 let first = first?;
@@ -308,7 +555,7 @@ impl SyntaxTree {
                     Ok(second) => second,
                     Err(panic) => std::panic::resume_unwind(panic),
                 };
-                join(buf, first, second, split)?
+                join(buf, first, second, split, keep)?
             }
         };
         let Joined {
@@ -319,7 +566,12 @@ impl SyntaxTree {
         } = joined;
         let finished = grouper.finish(buf);
         sections.push(finished.last);
+        if keep == Keep::AllButDocuments {
+            // The section the two halves met at, and the last, may be documents.
+            sections.retain(|s| s.kind != SectionKind::Document);
+        }
         let diagnostics = finished.diagnostics;
+        let documents = finished.documents;
         let lines = if later_from == usize::MAX {
             vec![finished.arena]
         } else {
@@ -336,6 +588,7 @@ impl SyntaxTree {
             sections,
             lines,
             diagnostics,
+            documents,
         })
     }
 
@@ -637,6 +890,11 @@ pub struct SectionRef<'a> {
 }
 
 impl<'a> SectionRef<'a> {
+    /// Its kind and line records, for comparing two readings.
+    pub(crate) fn lines_debug(&self) -> String {
+        format!("{:?} {:?}", self.kind, self.lines)
+    }
+
     pub(crate) fn new(
         buf: &'a [u8],
         encoding: Encoding,
