@@ -437,9 +437,6 @@ pub(crate) struct Grouper {
     first_omitted: Vec<Option<Diagnostic>>,
     /// How many document sections were finished.
     documents: usize,
-    /// Only the sections are wanted (their findings were found before): values are not
-    /// checked and nothing is reported.
-    silent: bool,
 }
 
 impl Grouper {
@@ -462,15 +459,7 @@ impl Grouper {
             counts: vec![0; Code::ALL.len()],
             first_omitted: vec![None; Code::ALL.len()],
             documents: 0,
-            silent: false,
         }
-    }
-
-    /// A grouper that only groups: the same sections and lines, no findings (values are not
-    /// checked).
-    pub(crate) fn silent(mut self) -> Grouper {
-        self.silent = true;
-        self
     }
 
     /// Whether `КонецФайла` was seen.
@@ -601,9 +590,6 @@ impl Grouper {
         range: std::ops::Range<usize>,
         message: Message,
     ) -> Reported<'_> {
-        if self.silent {
-            return Reported(None);
-        }
         let index = code as usize;
         self.counts[index] += 1;
         let kept = self.counts[index] as usize <= LIMIT_PER_CODE;
@@ -994,9 +980,7 @@ impl Grouper {
             return;
         }
         self.seen |= bit;
-        if !self.silent {
-            self.check_value(buf, line, key);
-        }
+        self.check_value(buf, line, key);
     }
 
     fn check_value(&mut self, buf: &[u8], line: &Line, key: Key) {

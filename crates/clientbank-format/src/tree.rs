@@ -10,7 +10,7 @@ use crate::diagnostic::Diagnostic;
 use crate::encoding::Detection;
 use crate::model::{self, WriteError};
 use crate::parse::{self, Grouper, Refused, Section, SectionKind, raw_line};
-use crate::syntax::{Line, LineEnding, LineKind, Marker, NO_EQ, next_line};
+use crate::syntax::{Line, LineEnding, LineKind, Marker, NO_EQ, PackedLines, next_line};
 use crate::{Encoding, Key, value};
 
 /// A parsed exchange file: the tree and everything the reader noticed.
@@ -50,6 +50,9 @@ struct Index {
     diagnostics: Vec<Diagnostic>,
     /// How many documents were read.
     documents: usize,
+    /// The documents' lines, kept compactly ([`scan`]; empty for the tree), one store per
+    /// thread that read them, in file order.
+    packed: Vec<PackedDocuments>,
 }
 
 impl Index {
@@ -95,6 +98,8 @@ const PARALLEL_FROM: usize = 4 << 20;
 struct Chunk {
     grouper: Grouper,
     sections: Vec<Section>,
+    /// The documents, when they are not kept as sections.
+    packed: PackedDocuments,
     /// The number of the chunk's last line (its first is `first_number`).
     last_number: u32,
 }
@@ -117,9 +122,15 @@ fn group(
         grouper = grouper.with_arena((to - from) / 24 + 16);
     }
     let mut sections = Vec::new();
+    let mut packed = match keep {
+        Keep::All => PackedDocuments::default(),
+        // A word per line of 24 bytes on average, reserved (as the arena above).
+        Keep::AllButDocuments => PackedDocuments::with_capacity((to - from) / 24 + 16),
+    };
     let number = feed(
         &mut grouper,
         &mut sections,
+        &mut packed,
         buf,
         from,
         to,
@@ -129,8 +140,62 @@ fn group(
     Ok(Chunk {
         grouper,
         sections,
+        packed,
         last_number: number,
     })
+}
+
+/// The documents a scan read, kept compactly: each document's lines as a run of
+/// [`PackedLines`], with what the reading found of each line, so that giving a document back
+/// finds, shapes and looks up nothing again.
+#[derive(Clone, Debug, Default)]
+struct PackedDocuments {
+    lines: PackedLines,
+    /// Where each document's lines end in `lines`.
+    ends: Vec<u32>,
+}
+
+impl PackedDocuments {
+    fn with_capacity(lines: usize) -> PackedDocuments {
+        PackedDocuments {
+            lines: PackedLines::with_capacity(lines),
+            ends: Vec::new(),
+        }
+    }
+
+    /// Keeps a document's lines.
+    fn push(&mut self, lines: &[Line]) {
+        self.lines.push_run(lines);
+        self.ends
+            .push(u32::try_from(self.lines.len()).unwrap_or(u32::MAX));
+    }
+
+    /// The lines of document `index`.
+    fn document(&self, index: usize) -> Option<Vec<Line>> {
+        let end = *self.ends.get(index)? as usize;
+        let start = match index {
+            0 => 0,
+            i => *self.ends.get(i - 1)? as usize,
+        };
+        let mut lines = Vec::with_capacity(end.saturating_sub(start));
+        self.lines.run(start..end, &mut lines)?;
+        Some(lines)
+    }
+}
+
+/// Keeps a finished section: in `sections`, or its lines in `packed` when it is a document
+/// and documents are not kept as sections.
+fn keep_section(
+    section: Section,
+    sections: &mut Vec<Section>,
+    packed: &mut PackedDocuments,
+    keep: Keep,
+) {
+    if keep == Keep::AllButDocuments && section.kind == SectionKind::Document {
+        packed.push(section.lines(&[]));
+    } else {
+        sections.push(section);
+    }
 }
 
 /// Which sections a reading keeps.
@@ -138,16 +203,19 @@ fn group(
 enum Keep {
     /// Every section, its lines in shared vectors (the tree).
     All,
-    /// All but the documents, each section's lines its own ([`scan`]).
+    /// All but the documents, each section's lines its own; the documents' lines packed
+    /// ([`scan`]).
     AllButDocuments,
 }
 
 /// Feeds the lines of `buf[from..to]` to `grouper`, the first numbered `number + 1`, keeping
 /// the sections it finishes (as `keep` says); returns the last line's number. Refuses a line in
 /// another encoding.
+#[allow(clippy::too_many_arguments)]
 fn feed(
     grouper: &mut Grouper,
     sections: &mut Vec<Section>,
+    packed: &mut PackedDocuments,
     buf: &[u8],
     from: usize,
     to: usize,
@@ -165,10 +233,8 @@ fn feed(
                 code, message, content, at, pos, number, encoding,
             ));
         }
-        if let Some(section) = grouper.push(buf, raw_line(pos, end, ending, number))
-            && (keep == Keep::All || section.kind != SectionKind::Document)
-        {
-            sections.push(section);
+        if let Some(section) = grouper.push(buf, raw_line(pos, end, ending, number)) {
+            keep_section(section, sections, packed, keep);
         }
         pos = next;
     }
@@ -219,6 +285,7 @@ fn join(
         feed(
             &mut grouper,
             &mut first.sections,
+            &mut first.packed,
             buf,
             split,
             buf.len(),
@@ -227,6 +294,7 @@ fn join(
         )?;
         return Ok(Joined {
             sections: first.sections,
+            packed: vec![first.packed],
             grouper,
             earlier_lines: Vec::new(),
             later_from: usize::MAX,
@@ -237,7 +305,8 @@ fn join(
     let (end, ending, _) = next_line(buf, split, true).unwrap_or((split, LineEnding::None, split));
     let marker = raw_line(split, end, ending, first.last_number + 1);
     let closing_at = first.grouper.findings();
-    sections.push(first.grouper.close_before(buf, &marker));
+    let closed = first.grouper.close_before(buf, &marker);
+    keep_section(closed, &mut sections, &mut first.packed, keep);
     let earlier_lines = first.grouper.take_arena();
     let later_from = sections.len();
     // The second half's grouper started with an empty header, closed by its first line.
@@ -246,6 +315,7 @@ fn join(
     grouper.follow(first.grouper, marker.number, closing_at);
     Ok(Joined {
         sections,
+        packed: vec![first.packed, second.packed],
         grouper,
         earlier_lines,
         later_from,
@@ -256,6 +326,8 @@ fn join(
 /// half's lines, which the second half's ranges (from `later_from` on) come after.
 struct Joined {
     sections: Vec<Section>,
+    /// The documents' packed lines, in file order (when not kept as sections).
+    packed: Vec<PackedDocuments>,
     grouper: Grouper,
     earlier_lines: Vec<Line>,
     later_from: usize,
@@ -300,6 +372,7 @@ pub(crate) fn scan_with(input: &[u8], parallel: bool) -> Result<Scan, Refused> {
         sections: index.sections,
         diagnostics: index.diagnostics,
         documents: index.documents,
+        packed: index.packed,
     })
 }
 
@@ -318,6 +391,8 @@ pub struct Scan {
     sections: Vec<Section>,
     diagnostics: Vec<Diagnostic>,
     documents: usize,
+    /// The documents' lines, packed, in file order.
+    packed: Vec<PackedDocuments>,
 }
 
 impl Scan {
@@ -395,34 +470,35 @@ impl Scan {
         })
     }
 
-    /// The documents of `input`, the bytes scanned, read again one at a time, in order.
-    pub fn documents<'a>(&self, input: &'a [u8]) -> Documents<'a> {
-        let body = if self.bom { 3 } else { 0 };
+    /// The documents of `input`, the bytes scanned, one at a time, in order: each rebuilt
+    /// from what the scan kept of its lines (nothing is read again).
+    pub fn documents<'a>(&'a self, input: &'a [u8]) -> Documents<'a> {
+        let fits = self.fits(input);
         Documents {
-            input: if self.fits(input) { input } else { &[] },
+            input,
             encoding: self.encoding,
-            grouper: self
-                .fits(input)
-                .then(|| Grouper::new(self.encoding, self.detection, 0).silent()),
-            pos: body,
-            number: 0,
+            packed: if fits { &self.packed } else { &[] },
+            store: 0,
+            document: 0,
         }
     }
 }
 
-/// The documents of a scanned file, read again one at a time ([`Scan::documents`]).
+/// The documents of a scanned file, one at a time ([`Scan::documents`]).
 pub struct Documents<'a> {
     input: &'a [u8],
     encoding: Encoding,
-    grouper: Option<Grouper>,
-    pos: usize,
-    number: u32,
+    packed: &'a [PackedDocuments],
+    /// The store of the next document, and its place there.
+    store: usize,
+    document: usize,
 }
 
 impl std::fmt::Debug for Documents<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Documents")
-            .field("pos", &self.pos)
+            .field("store", &self.store)
+            .field("document", &self.document)
             .finish_non_exhaustive()
     }
 }
@@ -451,29 +527,32 @@ impl<'a> Iterator for Documents<'a> {
     type Item = ScannedDocument<'a>;
 
     fn next(&mut self) -> Option<ScannedDocument<'a>> {
-        let input = self.input;
         loop {
-            let grouper = self.grouper.as_mut()?;
-            let section = match next_line(input, self.pos, true) {
-                Some((end, ending, next)) => {
-                    // The lines were checked for their encoding by the scan.
-                    self.number += 1;
-                    let line = raw_line(self.pos, end, ending, self.number);
-                    self.pos = next;
-                    grouper.push(input, line)
-                }
-                None => self.grouper.take().map(|g| g.finish(input).last),
-            };
-            if let Some(section) = section
-                && section.kind == SectionKind::Document
-            {
-                return Some(ScannedDocument {
-                    input,
-                    encoding: self.encoding,
-                    section,
-                });
+            let store = self.packed.get(self.store)?;
+            if self.document >= store.ends.len() {
+                self.store += 1;
+                self.document = 0;
+                continue;
             }
+            let lines = store.document(self.document)?;
+            self.document += 1;
+            return Some(ScannedDocument {
+                input: self.input,
+                encoding: self.encoding,
+                section: Section::owned(SectionKind::Document, lines),
+            });
         }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left: usize = self
+            .packed
+            .iter()
+            .skip(self.store)
+            .map(|p| p.ends.len())
+            .sum::<usize>()
+            .saturating_sub(self.document);
+        (left, Some(left))
     }
 }
 
@@ -536,6 +615,7 @@ impl SyntaxTree {
                 let chunk = group(buf, encoding, detection, preamble.body, buf.len(), 1, keep)?;
                 Joined {
                     sections: chunk.sections,
+                    packed: vec![chunk.packed],
                     grouper: chunk.grouper,
                     earlier_lines: Vec::new(),
                     later_from: usize::MAX,
@@ -560,15 +640,15 @@ impl SyntaxTree {
         };
         let Joined {
             mut sections,
+            mut packed,
             grouper,
             earlier_lines,
             later_from,
         } = joined;
         let finished = grouper.finish(buf);
-        sections.push(finished.last);
-        if keep == Keep::AllButDocuments {
-            // The section the two halves met at, and the last, may be documents.
-            sections.retain(|s| s.kind != SectionKind::Document);
+        match packed.last_mut() {
+            Some(last) => keep_section(finished.last, &mut sections, last, keep),
+            None => sections.push(finished.last),
         }
         let diagnostics = finished.diagnostics;
         let documents = finished.documents;
@@ -589,6 +669,11 @@ impl SyntaxTree {
             lines,
             diagnostics,
             documents,
+            packed: if keep == Keep::All {
+                Vec::new()
+            } else {
+                packed
+            },
         })
     }
 
