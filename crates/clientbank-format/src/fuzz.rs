@@ -115,8 +115,8 @@ fn normalized(mut exchange: crate::Exchange) -> crate::Exchange {
 }
 
 /// Any bytes: [`scan`](crate::scan) (in one thread and in two) refuses as [`parse`] does, finds
-/// the same findings and encoding, and its header, account sections and documents read again
-/// are the tree's, line for line.
+/// the same findings and encoding, and its header, account sections and documents (rebuilt from
+/// their packed lines) are the tree's, line for line.
 pub fn scan_agrees(data: &[u8]) {
     let whole = parse(data);
     for parallel in [false, true] {

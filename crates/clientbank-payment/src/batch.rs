@@ -14,8 +14,8 @@
 //! line, its findings (reading or mapping, then every rule, located at their values) and
 //! whether the JSON route carries it whole. Nothing holds every payment at once: a 1C file is
 //! held as its bytes and what [`clientbank_format::scan`] found in them (its findings, header
-//! and account sections), its documents read again a chunk at a time as the items are asked
-//! for; a JSON upload as its bytes.
+//! and account sections, and each document line as a compact record), its documents rebuilt
+//! a chunk at a time as the items are asked for; a JSON upload as its bytes.
 //!
 //! ```
 //! use clientbank_payment::batch::Batch;
@@ -546,9 +546,9 @@ impl Batch {
 
 enum Inner<'a> {
     OneC {
-        /// The documents, read again from the bytes one at a time.
+        /// The documents, rebuilt from the scan one at a time.
         documents: Box<clientbank_format::Documents<'a>>,
-        /// The next chunk's documents, read while the last chunk's items were made.
+        /// The next chunk's documents, rebuilt while the last chunk's items were made.
         next: Vec<ScannedDocument<'a>>,
         /// Items made ahead, in order.
         ready: VecDeque<Item>,
@@ -622,9 +622,9 @@ impl Batch {
         }
         // Found before the threads start, so that they share it.
         self.covered();
-        // Reading a document again costs about half of making its item: the thread that reads
-        // the next ones makes the last quarter of these.
-        let middle = sections.len() / 4 * 3;
+        // Giving back the next documents costs a few per cent of making their items (they are
+        // unpacked, not read again): each thread makes half of these.
+        let middle = sections.len() / 2;
         let (earlier, later) = sections.split_at(middle);
         std::thread::scope(|scope| {
             let earlier = scope.spawn(|| work(0, earlier));

@@ -2,7 +2,8 @@
 //!
 //! The output is streamed section by section through a buffered writer; `--json` serialises
 //! each section's fields straight from the bytes, the file scanned once for its findings and
-//! its documents read again one at a time (no tree: a document is gone once it is written).
+//! its documents rebuilt one at a time from what the scan kept of their lines (no tree: a
+//! document is gone once it is written).
 
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
@@ -293,7 +294,7 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Failure> {
 }
 
 /// `parse --json`: the file is scanned (its findings, header and account sections), then its
-/// documents are read again and written one at a time; refused input is shown as
+/// documents are rebuilt and written one at a time; refused input is shown as
 /// [`run`] shows it.
 fn run_json(args: &Args) -> Result<Outcome, Failure> {
     let bytes = match crate::io::read(&args.file, &indicatif::ProgressBar::hidden()) {
