@@ -7,6 +7,7 @@ use crate::{Encoding, Reader, SectionKind, parse};
 /// see the same sections; one pass and two threads agree ([`parallel_agrees`]).
 pub fn parse_agrees(data: &[u8]) {
     parallel_agrees(data);
+    scan_agrees(data);
     let whole = parse(data);
     let mut reader = Reader::new(data);
     let streamed: Result<Vec<_>, _> = reader.by_ref().collect();
@@ -111,4 +112,47 @@ fn normalized(mut exchange: crate::Exchange) -> crate::Exchange {
         document.line = None;
     }
     exchange
+}
+
+/// Any bytes: [`scan`](crate::scan) (in one thread and in two) refuses as [`parse`] does, finds
+/// the same findings and encoding, and its header, account sections and documents (rebuilt from
+/// their packed lines) are the tree's, line for line.
+pub fn scan_agrees(data: &[u8]) {
+    let whole = parse(data);
+    for parallel in [false, true] {
+        let scanned = crate::tree::scan_with(data, parallel);
+        match (&whole, scanned) {
+            (Ok(parsed), Ok(scanned)) => {
+                let tree = &parsed.tree;
+                assert_eq!(parsed.diagnostics, scanned.diagnostics(), "findings differ");
+                assert_eq!(tree.encoding(), scanned.encoding());
+                assert_eq!(tree.detection(), scanned.detection());
+                assert_eq!(tree.has_bom(), scanned.has_bom());
+                assert_eq!(
+                    Some(tree.header().lines_debug()),
+                    scanned.header(data).map(|h| h.lines_debug()),
+                    "headers differ"
+                );
+                let accounts: Vec<String> = tree.accounts().map(|s| s.lines_debug()).collect();
+                let scanned_accounts: Vec<String> =
+                    scanned.accounts(data).map(|s| s.lines_debug()).collect();
+                assert_eq!(accounts, scanned_accounts, "account sections differ");
+                assert_eq!(tree.accounts().next().is_some(), scanned.has_accounts());
+                let documents: Vec<String> = tree.documents().map(|s| s.lines_debug()).collect();
+                let again: Vec<String> = scanned
+                    .documents(data)
+                    .map(|d| d.view().lines_debug())
+                    .collect();
+                assert_eq!(documents, again, "documents differ");
+                assert_eq!(documents.len(), scanned.document_count());
+                assert_eq!(Some(tree.to_exchange()), scanned.to_exchange(data));
+            }
+            (Err(one), Err(two)) => assert_eq!(one, &two, "refusals differ"),
+            (one, two) => panic!(
+                "parse {:?}, scan {:?}",
+                one.as_ref().map(|_| "accepted"),
+                two.map(|_| "accepted")
+            ),
+        }
+    }
 }

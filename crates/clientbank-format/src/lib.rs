@@ -116,7 +116,10 @@ pub use parse::{Refused, SectionKind};
 pub use rust_decimal::Decimal;
 pub use stream::{OwnedSection, Reader, StreamError};
 pub use syntax::{LineEnding, Marker};
-pub use tree::{Entry, Parsed, SectionMut, SectionRef, SyntaxTree, ValueAt, parse, parse_owned};
+pub use tree::{
+    Documents, Entry, Parsed, Scan, ScannedDocument, SectionMut, SectionRef, SyntaxTree, ValueAt,
+    parse, parse_owned, scan,
+};
 
 /// Counters of work done, for tests that bound it (the payment crate's among them); not part
 /// of the API.

@@ -402,6 +402,8 @@ pub(crate) struct Finished {
     pub(crate) last: Section,
     pub(crate) diagnostics: Vec<Diagnostic>,
     pub(crate) arena: Vec<Line>,
+    /// How many documents were read (the last section included).
+    pub(crate) documents: usize,
 }
 
 /// The state machine that turns lines into sections.
@@ -433,6 +435,8 @@ pub(crate) struct Grouper {
     counts: Vec<u32>,
     /// Per code, the first finding past [`LIMIT_PER_CODE`] (where its summary stands).
     first_omitted: Vec<Option<Diagnostic>>,
+    /// How many document sections were finished.
+    documents: usize,
 }
 
 impl Grouper {
@@ -454,6 +458,7 @@ impl Grouper {
             diagnostics: Vec::new(),
             counts: vec![0; Code::ALL.len()],
             first_omitted: vec![None; Code::ALL.len()],
+            documents: 0,
         }
     }
 
@@ -504,6 +509,7 @@ impl Grouper {
         self.diagnostics.splice(at..at, before_closing);
         self.diagnostics.extend(after);
         self.reported |= already;
+        self.documents += earlier.documents;
         // The limit per code over both halves, as one pass keeps it: the first ones in order.
         let mut kept = vec![0u32; Code::ALL.len()];
         let mut dropped: Vec<Option<Diagnostic>> = vec![None; Code::ALL.len()];
@@ -1303,6 +1309,9 @@ impl Grouper {
             None => Lines::Owned(self.lines.to_vec()),
         };
         self.lines.clear();
+        if self.kind == SectionKind::Document {
+            self.documents += 1;
+        }
         Section {
             kind: self.kind,
             lines,
@@ -1357,6 +1366,7 @@ impl Grouper {
             last: section,
             diagnostics: self.diagnostics,
             arena: self.arena.unwrap_or_default(),
+            documents: self.documents,
         }
     }
 }

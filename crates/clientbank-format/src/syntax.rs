@@ -338,3 +338,205 @@ mod tests {
         }
     }
 }
+
+/// Lines kept compactly, in order: a word of 8 bytes for a line that follows the one before
+/// it (its start and number are the last line's end and number plus one), the whole record
+/// for any other (the first of a run, or one that does not fit a word). What a reading found
+/// of each line — its length, `=`, kind, known key and ending — is kept, so nothing has to be
+/// found again to give the lines back.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct PackedLines {
+    /// One word per line: the length (bits 0–31, or the index into `whole` when bit 63 is
+    /// set), the `=` (32–47, `u16::MAX` for none), the key's code plus one (48–55, 0 for
+    /// none), the kind (56–59), the ending (60–61).
+    words: Vec<u64>,
+    /// The lines that do not follow the one before, or do not fit a word.
+    whole: Vec<Line>,
+}
+
+const WHOLE: u64 = 1 << 63;
+
+/// The kinds a word names, by their code (a marker's is one more than its place in
+/// [`Marker::ALL`]).
+const KINDS: [LineKind; 10] = [
+    LineKind::Blank,
+    LineKind::Marker(Marker::ALL[0]),
+    LineKind::Marker(Marker::ALL[1]),
+    LineKind::Marker(Marker::ALL[2]),
+    LineKind::Marker(Marker::ALL[3]),
+    LineKind::Marker(Marker::ALL[4]),
+    LineKind::Marker(Marker::ALL[5]),
+    LineKind::Pair,
+    LineKind::StrayPair,
+    LineKind::Junk,
+];
+
+/// The endings a word names, by their code.
+const ENDINGS: [LineEnding; 4] = [
+    LineEnding::Crlf,
+    LineEnding::Lf,
+    LineEnding::Cr,
+    LineEnding::None,
+];
+
+/// Where the line after `line` starts, if it is within 4 GiB.
+fn next_start(line: &Line) -> Option<u32> {
+    let ending = match line.ending {
+        LineEnding::Crlf => 2,
+        LineEnding::Lf | LineEnding::Cr => 1,
+        LineEnding::None => 0,
+    };
+    line.start.checked_add(line.len)?.checked_add(ending)
+}
+
+/// `line` as a word, when it follows `prev` and its `=` is within 64 KiB.
+fn pack(line: &Line, prev: &Line) -> Option<u64> {
+    if next_start(prev)? != line.start || prev.number.checked_add(1)? != line.number {
+        return None;
+    }
+    let eq = match line.eq {
+        NO_EQ => u16::MAX,
+        eq => u16::try_from(eq).ok().filter(|&e| e != u16::MAX)?,
+    };
+    let key = line.key.map_or(0, |k| k as u64 + 1);
+    let kind: u64 = match line.kind {
+        LineKind::Blank => 0,
+        LineKind::Marker(marker) => 1 + marker as u64,
+        LineKind::Pair => 7,
+        LineKind::StrayPair => 8,
+        LineKind::Junk => 9,
+    };
+    let ending: u64 = match line.ending {
+        LineEnding::Crlf => 0,
+        LineEnding::Lf => 1,
+        LineEnding::Cr => 2,
+        LineEnding::None => 3,
+    };
+    (key < 256).then_some(
+        u64::from(line.len) | u64::from(eq) << 32 | key << 48 | kind << 56 | ending << 60,
+    )
+}
+
+/// The line a word (not [`WHOLE`]) stands for, `prev` being the line before it.
+fn unpack(word: u64, prev: &Line) -> Option<Line> {
+    let eq = (word >> 32) as u16;
+    let key = ((word >> 48) & 0xff) as usize;
+    Some(Line {
+        start: next_start(prev)?,
+        len: word as u32,
+        eq: if eq == u16::MAX { NO_EQ } else { u32::from(eq) },
+        number: prev.number.checked_add(1)?,
+        ending: ENDINGS[((word >> 60) & 0x3) as usize],
+        kind: *KINDS.get(((word >> 56) & 0xf) as usize)?,
+        key: match key {
+            0 => None,
+            k => Some(*Key::ALL.get(k - 1)?),
+        },
+    })
+}
+
+impl PackedLines {
+    /// Room for about `lines` lines, reserved.
+    pub(crate) fn with_capacity(lines: usize) -> PackedLines {
+        PackedLines {
+            words: Vec::with_capacity(lines),
+            whole: Vec::new(),
+        }
+    }
+
+    /// How many lines are kept.
+    pub(crate) fn len(&self) -> usize {
+        self.words.len()
+    }
+
+    /// Keeps a run of lines (the first whole, each next one as a word when it fits).
+    pub(crate) fn push_run(&mut self, lines: &[Line]) {
+        let mut prev: Option<&Line> = None;
+        for line in lines {
+            match prev.and_then(|p| pack(line, p)) {
+                Some(word) => self.words.push(word),
+                None => {
+                    self.words.push(WHOLE | self.whole.len() as u64);
+                    self.whole.push(*line);
+                }
+            }
+            prev = Some(line);
+        }
+    }
+
+    /// The run of lines kept at `range` (as [`PackedLines::push_run`] kept it), added to
+    /// `out`; `None` if the range is not one.
+    pub(crate) fn run(&self, range: std::ops::Range<usize>, out: &mut Vec<Line>) -> Option<()> {
+        let mut prev: Option<Line> = None;
+        for &word in self.words.get(range)? {
+            let line = if word & WHOLE != 0 {
+                *self.whole.get((word & !WHOLE) as usize)?
+            } else {
+                unpack(word, prev.as_ref()?)?
+            };
+            out.push(line);
+            prev = Some(line);
+        }
+        Some(())
+    }
+}
+
+#[cfg(test)]
+mod packed_tests {
+    use super::*;
+
+    /// Every kind, ending and key goes through a word and back; a line that does not follow
+    /// the one before, or whose `=` is too far, is kept whole.
+    #[test]
+    fn lines_come_back_as_kept() {
+        let mut lines = Vec::new();
+        let mut start = 10u32;
+        let mut number = 3u32;
+        let mut push = |len: u32, eq: u32, ending, kind, key, gap: u32| {
+            start += gap;
+            number += u32::from(gap > 0);
+            let line = Line {
+                start,
+                len,
+                eq,
+                number,
+                ending,
+                kind,
+                key,
+            };
+            start = next_start(&line).unwrap_or(0);
+            number += 1;
+            lines.push(line);
+        };
+        for (i, kind) in KINDS.into_iter().enumerate() {
+            for ending in ENDINGS {
+                push(i as u32 * 7, NO_EQ, ending, kind, None, 0);
+            }
+        }
+        for (i, key) in Key::ALL.iter().enumerate() {
+            push(
+                40,
+                i as u32,
+                LineEnding::Crlf,
+                LineKind::Pair,
+                Some(*key),
+                0,
+            );
+        }
+        push(70_000, 65_534, LineEnding::Lf, LineKind::Pair, None, 0);
+        push(70_000, 65_535, LineEnding::Lf, LineKind::Pair, None, 0);
+        push(70_000, 69_000, LineEnding::Lf, LineKind::Pair, None, 0);
+        push(5, 1, LineEnding::Lf, LineKind::Pair, None, 3);
+        push(5, 1, LineEnding::Lf, LineKind::Pair, None, 0);
+        let mut packed = PackedLines::default();
+        packed.push_run(&lines);
+        // The first, the two far `=`s and the gap's line are whole.
+        assert_eq!(packed.whole.len(), 4);
+        let mut back = Vec::new();
+        assert_eq!(packed.run(0..packed.len(), &mut back), Some(()));
+        assert_eq!(format!("{back:?}"), format!("{lines:?}"));
+        for (i, marker) in Marker::ALL.into_iter().enumerate() {
+            assert_eq!(KINDS[i + 1], LineKind::Marker(marker));
+        }
+    }
+}

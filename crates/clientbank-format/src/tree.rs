@@ -10,7 +10,7 @@ use crate::diagnostic::Diagnostic;
 use crate::encoding::Detection;
 use crate::model::{self, WriteError};
 use crate::parse::{self, Grouper, Refused, Section, SectionKind, raw_line};
-use crate::syntax::{Line, LineEnding, LineKind, Marker, NO_EQ, next_line};
+use crate::syntax::{Line, LineEnding, LineKind, Marker, NO_EQ, PackedLines, next_line};
 use crate::{Encoding, Key, value};
 
 /// A parsed exchange file: the tree and everything the reader noticed.
@@ -48,6 +48,11 @@ struct Index {
     sections: Vec<Section>,
     lines: Vec<Vec<Line>>,
     diagnostics: Vec<Diagnostic>,
+    /// How many documents were read.
+    documents: usize,
+    /// The documents' lines, kept compactly ([`scan`]; empty for the tree), one store per
+    /// thread that read them, in file order.
+    packed: Vec<PackedDocuments>,
 }
 
 impl Index {
@@ -93,6 +98,8 @@ const PARALLEL_FROM: usize = 4 << 20;
 struct Chunk {
     grouper: Grouper,
     sections: Vec<Section>,
+    /// The documents, when they are not kept as sections.
+    packed: PackedDocuments,
     /// The number of the chunk's last line (its first is `first_number`).
     last_number: u32,
 }
@@ -106,30 +113,114 @@ fn group(
     from: usize,
     to: usize,
     first_number: u32,
+    keep: Keep,
 ) -> Result<Chunk, Refused> {
-    // Room for lines of 24 bytes on average (1C's run longer): reserved address space that is
-    // never touched costs no memory, and the vector rarely has to move.
-    let lines = (to - from) / 24 + 16;
-    let mut grouper = Grouper::new(encoding, detection, 0).with_arena(lines);
+    let mut grouper = Grouper::new(encoding, detection, 0);
+    if keep == Keep::All {
+        // Room for lines of 24 bytes on average (1C's run longer): reserved address space that
+        // is never touched costs no memory, and the vector rarely has to move.
+        grouper = grouper.with_arena((to - from) / 24 + 16);
+    }
     let mut sections = Vec::new();
-    let number = feed(&mut grouper, &mut sections, buf, from, to, first_number - 1)?;
+    let mut packed = match keep {
+        Keep::All => PackedDocuments::default(),
+        // A word per line of 24 bytes on average, reserved (as the arena above).
+        Keep::AllButDocuments => PackedDocuments::with_capacity((to - from) / 24 + 16),
+    };
+    let number = feed(
+        &mut grouper,
+        &mut sections,
+        &mut packed,
+        buf,
+        from,
+        to,
+        first_number - 1,
+        keep,
+    )?;
     Ok(Chunk {
         grouper,
         sections,
+        packed,
         last_number: number,
     })
 }
 
+/// The documents a scan read, kept compactly: each document's lines as a run of
+/// [`PackedLines`], with what the reading found of each line, so that giving a document back
+/// finds, shapes and looks up nothing again.
+#[derive(Clone, Debug, Default)]
+struct PackedDocuments {
+    lines: PackedLines,
+    /// Where each document's lines end in `lines`.
+    ends: Vec<u32>,
+}
+
+impl PackedDocuments {
+    fn with_capacity(lines: usize) -> PackedDocuments {
+        PackedDocuments {
+            lines: PackedLines::with_capacity(lines),
+            ends: Vec::new(),
+        }
+    }
+
+    /// Keeps a document's lines.
+    fn push(&mut self, lines: &[Line]) {
+        self.lines.push_run(lines);
+        self.ends
+            .push(u32::try_from(self.lines.len()).unwrap_or(u32::MAX));
+    }
+
+    /// The lines of document `index`.
+    fn document(&self, index: usize) -> Option<Vec<Line>> {
+        let end = *self.ends.get(index)? as usize;
+        let start = match index {
+            0 => 0,
+            i => *self.ends.get(i - 1)? as usize,
+        };
+        let mut lines = Vec::with_capacity(end.saturating_sub(start));
+        self.lines.run(start..end, &mut lines)?;
+        Some(lines)
+    }
+}
+
+/// Keeps a finished section: in `sections`, or its lines in `packed` when it is a document
+/// and documents are not kept as sections.
+fn keep_section(
+    section: Section,
+    sections: &mut Vec<Section>,
+    packed: &mut PackedDocuments,
+    keep: Keep,
+) {
+    if keep == Keep::AllButDocuments && section.kind == SectionKind::Document {
+        packed.push(section.lines(&[]));
+    } else {
+        sections.push(section);
+    }
+}
+
+/// Which sections a reading keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Keep {
+    /// Every section, its lines in shared vectors (the tree).
+    All,
+    /// All but the documents, each section's lines its own; the documents' lines packed
+    /// ([`scan`]).
+    AllButDocuments,
+}
+
 /// Feeds the lines of `buf[from..to]` to `grouper`, the first numbered `number + 1`, keeping
-/// the sections it finishes; returns the last line's number. Refuses a line in another
-/// encoding.
+/// the sections it finishes (as `keep` says); returns the last line's number. Refuses a line in
+/// another encoding.
+#[allow(clippy::too_many_arguments)]
 fn feed(
     grouper: &mut Grouper,
     sections: &mut Vec<Section>,
+    packed: &mut PackedDocuments,
     buf: &[u8],
     from: usize,
     to: usize,
     mut number: u32,
+    keep: Keep,
 ) -> Result<u32, Refused> {
     let encoding = grouper.encoding();
     let eof = to == buf.len();
@@ -143,7 +234,7 @@ fn feed(
             ));
         }
         if let Some(section) = grouper.push(buf, raw_line(pos, end, ending, number)) {
-            sections.push(section);
+            keep_section(section, sections, packed, keep);
         }
         pos = next;
     }
@@ -187,19 +278,23 @@ fn join(
     mut first: Chunk,
     second: Result<Chunk, Refused>,
     split: usize,
+    keep: Keep,
 ) -> Result<Joined, Refused> {
     if first.grouper.has_ended() {
         let mut grouper = first.grouper;
         feed(
             &mut grouper,
             &mut first.sections,
+            &mut first.packed,
             buf,
             split,
             buf.len(),
             first.last_number,
+            keep,
         )?;
         return Ok(Joined {
             sections: first.sections,
+            packed: vec![first.packed],
             grouper,
             earlier_lines: Vec::new(),
             later_from: usize::MAX,
@@ -210,7 +305,8 @@ fn join(
     let (end, ending, _) = next_line(buf, split, true).unwrap_or((split, LineEnding::None, split));
     let marker = raw_line(split, end, ending, first.last_number + 1);
     let closing_at = first.grouper.findings();
-    sections.push(first.grouper.close_before(buf, &marker));
+    let closed = first.grouper.close_before(buf, &marker);
+    keep_section(closed, &mut sections, &mut first.packed, keep);
     let earlier_lines = first.grouper.take_arena();
     let later_from = sections.len();
     // The second half's grouper started with an empty header, closed by its first line.
@@ -219,6 +315,7 @@ fn join(
     grouper.follow(first.grouper, marker.number, closing_at);
     Ok(Joined {
         sections,
+        packed: vec![first.packed, second.packed],
         grouper,
         earlier_lines,
         later_from,
@@ -229,9 +326,236 @@ fn join(
 /// half's lines, which the second half's ranges (from `later_from` on) come after.
 struct Joined {
     sections: Vec<Section>,
+    /// The documents' packed lines, in file order (when not kept as sections).
+    packed: Vec<PackedDocuments>,
     grouper: Grouper,
     earlier_lines: Vec<Line>,
     later_from: usize,
+}
+
+/// An exchange file read once for what it says of itself — its encoding, header, account
+/// sections and every finding, exactly as [`parse`] finds them — without keeping its
+/// documents as sections: each document line is kept as a word of 8 bytes (its length, `=`,
+/// known key, kind and ending; its start and number follow from the line before), from which
+/// [`Scan::documents`] rebuilds the documents one at a time without reading a line again. The
+/// memory of a big file is its bytes and about a third more, where [`parse`]'s tree holds a
+/// record of 20 bytes for every line.
+///
+/// ```
+/// use clientbank_format::{scan, Encoding, Key};
+/// let text = "1CClientBankExchange\r\nВерсияФормата=1.03\r\nКодировка=Windows\r\n\
+///             СекцияДокумент=Платежное поручение\r\nНомер=7\r\nСумма=10.50\r\n\
+///             КонецДокумента\r\nКонецФайла\r\n";
+/// let bytes = Encoding::Cp1251.encode(text).unwrap().into_owned();
+/// let scanned = scan(&bytes).unwrap();
+/// // The findings are those of the whole tree: here, the missing `Дата`.
+/// assert_eq!(scanned.diagnostics(), clientbank_format::parse(bytes.clone()).unwrap().diagnostics);
+/// assert_eq!(scanned.document_count(), 1);
+/// let numbers: Vec<String> = scanned
+///     .documents(&bytes)
+///     .map(|d| d.view().get(Key::Number).unwrap().into_owned())
+///     .collect();
+/// assert_eq!(numbers, ["7"]);
+/// ```
+pub fn scan(input: &[u8]) -> Result<Scan, Refused> {
+    let parallel = input.len() >= PARALLEL_FROM
+        && std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2);
+    scan_with(input, parallel)
+}
+
+/// As [`scan`], in one thread or (when `parallel`) two.
+pub(crate) fn scan_with(input: &[u8], parallel: bool) -> Result<Scan, Refused> {
+    let index = SyntaxTree::read_index(input, parallel, Keep::AllButDocuments)?;
+    Ok(Scan {
+        len: input.len(),
+        encoding: index.encoding,
+        detection: index.detection,
+        bom: index.bom,
+        sections: index.sections,
+        diagnostics: index.diagnostics,
+        documents: index.documents,
+        packed: index.packed,
+    })
+}
+
+/// What [`scan`] found in an exchange file: its findings, header and account sections, and its
+/// documents' lines packed, which [`Scan::documents`] rebuilds.
+///
+/// The methods that take the bytes must be given the bytes that were scanned; other bytes
+/// give nothing.
+#[derive(Clone, Debug)]
+pub struct Scan {
+    len: usize,
+    encoding: Encoding,
+    detection: Detection,
+    bom: bool,
+    /// The header, the account sections and the end, each with its own lines.
+    sections: Vec<Section>,
+    diagnostics: Vec<Diagnostic>,
+    documents: usize,
+    /// The documents' lines, packed, in file order.
+    packed: Vec<PackedDocuments>,
+}
+
+impl Scan {
+    /// How many documents the file holds.
+    pub fn document_count(&self) -> usize {
+        self.documents
+    }
+
+    /// The encoding the file was read in.
+    pub fn encoding(&self) -> Encoding {
+        self.encoding
+    }
+
+    /// How the encoding was chosen.
+    pub fn detection(&self) -> Detection {
+        self.detection
+    }
+
+    /// Whether the file starts with a UTF-8 byte order mark.
+    pub fn has_bom(&self) -> bool {
+        self.bom
+    }
+
+    /// Every finding, in file order, as [`parse`] gives them.
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+
+    /// Every finding, given away.
+    pub fn into_diagnostics(self) -> Vec<Diagnostic> {
+        self.diagnostics
+    }
+
+    fn view<'a>(&'a self, input: &'a [u8], section: &'a Section) -> SectionRef<'a> {
+        SectionRef::new(input, self.encoding, section.kind, section.lines(&[]))
+    }
+
+    fn fits(&self, input: &[u8]) -> bool {
+        input.len() == self.len
+    }
+
+    /// The header (line 1 and the general keys) of `input`, the bytes scanned.
+    pub fn header<'a>(&'a self, input: &'a [u8]) -> Option<SectionRef<'a>> {
+        let first = self.sections.first()?;
+        (self.fits(input) && first.kind == SectionKind::Header).then(|| self.view(input, first))
+    }
+
+    /// Whether the file has account sections (a statement).
+    pub fn has_accounts(&self) -> bool {
+        self.sections.iter().any(|s| s.kind == SectionKind::Account)
+    }
+
+    /// The account-balance sections of `input`, the bytes scanned, in order.
+    pub fn accounts<'a>(&'a self, input: &'a [u8]) -> impl Iterator<Item = SectionRef<'a>> + 'a {
+        let fits = self.fits(input);
+        self.sections
+            .iter()
+            .filter(move |s| fits && s.kind == SectionKind::Account)
+            .map(move |s| self.view(input, s))
+    }
+
+    /// The owned, typed exchange of `input`, the bytes scanned, as
+    /// [`SyntaxTree::to_exchange`] gives it (`None` for other bytes).
+    pub fn to_exchange(&self, input: &[u8]) -> Option<model::Exchange> {
+        Some(model::Exchange {
+            header: model::Header::from_section(&self.header(input)?),
+            accounts: self
+                .accounts(input)
+                .map(|a| model::AccountSection::from_section(&a))
+                .collect(),
+            documents: self
+                .documents(input)
+                .map(|d| model::Document::from_section(&d.view()))
+                .collect(),
+        })
+    }
+
+    /// The documents of `input`, the bytes scanned, one at a time, in order: each rebuilt
+    /// from what the scan kept of its lines (nothing is read again).
+    pub fn documents<'a>(&'a self, input: &'a [u8]) -> Documents<'a> {
+        let fits = self.fits(input);
+        Documents {
+            input,
+            encoding: self.encoding,
+            packed: if fits { &self.packed } else { &[] },
+            store: 0,
+            document: 0,
+        }
+    }
+}
+
+/// The documents of a scanned file, one at a time ([`Scan::documents`]).
+pub struct Documents<'a> {
+    input: &'a [u8],
+    encoding: Encoding,
+    packed: &'a [PackedDocuments],
+    /// The store of the next document, and its place there.
+    store: usize,
+    document: usize,
+}
+
+impl std::fmt::Debug for Documents<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Documents")
+            .field("store", &self.store)
+            .field("document", &self.document)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A document of a scanned file, its lines its own, its bytes the input's.
+#[derive(Clone, Debug)]
+pub struct ScannedDocument<'a> {
+    input: &'a [u8],
+    encoding: Encoding,
+    section: Section,
+}
+
+impl ScannedDocument<'_> {
+    /// The read-only view (the same one the in-memory tree gives).
+    pub fn view(&self) -> SectionRef<'_> {
+        SectionRef::new(
+            self.input,
+            self.encoding,
+            self.section.kind,
+            self.section.lines(&[]),
+        )
+    }
+}
+
+impl<'a> Iterator for Documents<'a> {
+    type Item = ScannedDocument<'a>;
+
+    fn next(&mut self) -> Option<ScannedDocument<'a>> {
+        loop {
+            let store = self.packed.get(self.store)?;
+            if self.document >= store.ends.len() {
+                self.store += 1;
+                self.document = 0;
+                continue;
+            }
+            let lines = store.document(self.document)?;
+            self.document += 1;
+            return Some(ScannedDocument {
+                input: self.input,
+                encoding: self.encoding,
+                section: Section::owned(SectionKind::Document, lines),
+            });
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left: usize = self
+            .packed
+            .iter()
+            .skip(self.store)
+            .map(|p| p.ends.len())
+            .sum::<usize>()
+            .saturating_sub(self.document);
+        (left, Some(left))
+    }
 }
 
 impl SyntaxTree {
@@ -256,6 +580,10 @@ impl SyntaxTree {
     }
 
     fn index(buf: &[u8], parallel: bool) -> Result<Index, Refused> {
+        SyntaxTree::read_index(buf, parallel, Keep::All)
+    }
+
+    fn read_index(buf: &[u8], parallel: bool, keep: Keep) -> Result<Index, Refused> {
         if u32::try_from(buf.len()).is_err() {
             return Err(Refused {
                 diagnostic: Box::new(
@@ -286,9 +614,10 @@ impl SyntaxTree {
             .flatten();
         let joined = match split {
             None => {
-                let chunk = group(buf, encoding, detection, preamble.body, buf.len(), 1)?;
+                let chunk = group(buf, encoding, detection, preamble.body, buf.len(), 1, keep)?;
                 Joined {
                     sections: chunk.sections,
+                    packed: vec![chunk.packed],
                     grouper: chunk.grouper,
                     earlier_lines: Vec::new(),
                     later_from: usize::MAX,
@@ -298,9 +627,9 @@ impl SyntaxTree {
                 let (first, second) = std::thread::scope(|scope| {
                     let second = scope.spawn(|| {
                         let number = count_lines(buf, preamble.body, split) + 1;
-                        group(buf, encoding, detection, split, buf.len(), number)
+                        group(buf, encoding, detection, split, buf.len(), number, keep)
                     });
-                    let first = group(buf, encoding, detection, preamble.body, split, 1);
+                    let first = group(buf, encoding, detection, preamble.body, split, 1, keep);
                     (first, second.join())
                 });
                 let first = first?;
@@ -308,18 +637,23 @@ impl SyntaxTree {
                     Ok(second) => second,
                     Err(panic) => std::panic::resume_unwind(panic),
                 };
-                join(buf, first, second, split)?
+                join(buf, first, second, split, keep)?
             }
         };
         let Joined {
             mut sections,
+            mut packed,
             grouper,
             earlier_lines,
             later_from,
         } = joined;
         let finished = grouper.finish(buf);
-        sections.push(finished.last);
+        match packed.last_mut() {
+            Some(last) => keep_section(finished.last, &mut sections, last, keep),
+            None => sections.push(finished.last),
+        }
         let diagnostics = finished.diagnostics;
+        let documents = finished.documents;
         let lines = if later_from == usize::MAX {
             vec![finished.arena]
         } else {
@@ -336,6 +670,12 @@ impl SyntaxTree {
             sections,
             lines,
             diagnostics,
+            documents,
+            packed: if keep == Keep::All {
+                Vec::new()
+            } else {
+                packed
+            },
         })
     }
 
@@ -637,6 +977,11 @@ pub struct SectionRef<'a> {
 }
 
 impl<'a> SectionRef<'a> {
+    /// Its kind and line records, for comparing two readings.
+    pub(crate) fn lines_debug(&self) -> String {
+        format!("{:?} {:?}", self.kind, self.lines)
+    }
+
     pub(crate) fn new(
         buf: &'a [u8],
         encoding: Encoding,

@@ -13,7 +13,9 @@
 //! of the 1C file or an element of the JSON array, with its payment, its upload request, its
 //! line, its findings (reading or mapping, then every rule, located at their values) and
 //! whether the JSON route carries it whole. Nothing holds every payment at once: a 1C file is
-//! held as its lossless tree (under twice the file), a JSON upload as its bytes.
+//! held as its bytes and what [`clientbank_format::scan`] found in them (its findings, header
+//! and account sections, and each document line as a compact record), its documents rebuilt
+//! a chunk at a time as the items are asked for; a JSON upload as its bytes.
 //!
 //! ```
 //! use clientbank_payment::batch::Batch;
@@ -35,7 +37,7 @@ use std::fmt;
 use std::sync::{Arc, OnceLock};
 
 use clientbank_diagnostic::{Code, Diagnostic, Lang, Limit, Renderer, Severity};
-use clientbank_format::{Encoding, Parsed, SectionRef, parse_owned};
+use clientbank_format::{Encoding, Parsed, Scan, ScannedDocument, SectionRef, scan};
 
 use crate::finding::{Lines, Quiet, QuietCodes, position};
 use crate::identity::Identity;
@@ -84,7 +86,13 @@ fn is_value_code(code: Code) -> bool {
 
 #[derive(Debug)]
 enum Source {
-    OneC { parsed: Parsed, statement: bool },
+    OneC {
+        bytes: Vec<u8>,
+        scan: Scan,
+        statement: bool,
+        /// The whole tree, made only when [`Batch::parsed`] asks for it.
+        parsed: OnceLock<Option<Parsed>>,
+    },
     Json(Upload),
 }
 
@@ -169,12 +177,17 @@ impl Batch {
                 }
             }
         } else {
-            match parse_owned(bytes) {
-                Ok(parsed) => {
-                    let statement = parsed.tree.accounts().next().is_some();
-                    Source::OneC { parsed, statement }
+            match scan(&bytes) {
+                Ok(scan) => {
+                    let statement = scan.has_accounts();
+                    Source::OneC {
+                        bytes,
+                        scan,
+                        statement,
+                        parsed: OnceLock::new(),
+                    }
                 }
-                Err((refused, bytes)) => {
+                Err(refused) => {
                     return Err(Refusal {
                         diagnostic: refused.diagnostic,
                         encoding: refused.encoding,
@@ -189,8 +202,9 @@ impl Batch {
             // write it again is no question about a statement.
             Source::OneC {
                 statement: true,
-                parsed,
-            } => (Context::statement(), parsed.tree.encoding()),
+                scan,
+                ..
+            } => (Context::statement(), scan.encoding()),
             _ => (*context, Encoding::Cp1251),
         };
         Ok(Batch {
@@ -236,7 +250,7 @@ impl Batch {
     /// The bytes as given.
     pub fn bytes(&self) -> &[u8] {
         match &self.source {
-            Source::OneC { parsed, .. } => parsed.tree.source(),
+            Source::OneC { bytes, .. } => bytes,
             Source::Json(upload) => upload.bytes(),
         }
     }
@@ -244,15 +258,27 @@ impl Batch {
     /// The encoding of a 1C file (JSON is UTF-8: `None`).
     pub fn encoding(&self) -> Option<Encoding> {
         match &self.source {
-            Source::OneC { parsed, .. } => Some(parsed.tree.encoding()),
+            Source::OneC { scan, .. } => Some(scan.encoding()),
             Source::Json(_) => None,
         }
     }
 
-    /// The 1C file as read (`None` for JSON).
+    /// The 1C file as read (`None` for JSON): its whole tree, made on the first call (the
+    /// batch itself reads the documents one at a time and holds no tree).
     pub fn parsed(&self) -> Option<&Parsed> {
         match &self.source {
-            Source::OneC { parsed, .. } => Some(parsed),
+            Source::OneC { bytes, parsed, .. } => parsed
+                .get_or_init(|| clientbank_format::parse(bytes.as_slice()).ok())
+                .as_ref(),
+            Source::Json(_) => None,
+        }
+    }
+
+    /// The owned, typed exchange of a 1C file, as [`clientbank_format::SyntaxTree::to_exchange`]
+    /// gives it, made without the tree (`None` for JSON).
+    pub fn to_exchange(&self) -> Option<clientbank_format::Exchange> {
+        match &self.source {
+            Source::OneC { bytes, scan, .. } => scan.to_exchange(bytes),
             Source::Json(_) => None,
         }
     }
@@ -260,8 +286,10 @@ impl Batch {
     /// The text of a 1C file, as the `/operation-upload/1c` route takes it (a JSON string,
     /// so UTF-8 whatever `Кодировка` says); `None` for JSON.
     pub fn document_text(&self) -> Option<String> {
-        self.parsed()
-            .map(|p| p.tree.encoding().decode(p.tree.source()).into_owned())
+        match &self.source {
+            Source::OneC { bytes, scan, .. } => Some(scan.encoding().decode(bytes).into_owned()),
+            Source::Json(_) => None,
+        }
     }
 
     /// The findings about the file as a whole: the 1C reader's (in file order), each with the
@@ -270,7 +298,7 @@ impl Batch {
     /// that are not payments, come with [`Batch::items`].
     pub fn file_diagnostics(&self) -> impl Iterator<Item = Diagnostic> + '_ {
         let raw: &[Diagnostic] = match &self.source {
-            Source::OneC { parsed, .. } => &parsed.diagnostics,
+            Source::OneC { scan, .. } => scan.diagnostics(),
             Source::Json(_) => &[],
         };
         raw.iter().map(|d| {
@@ -294,11 +322,11 @@ impl Batch {
     /// looked at beforehand (usually none).
     fn covered(&self) -> &Covered {
         self.covered.get_or_init(|| {
-            let Source::OneC { parsed, .. } = &self.source else {
+            let Source::OneC { bytes, scan, .. } = &self.source else {
                 return Covered::default();
             };
-            let mut lines: HashMap<u32, bool> = parsed
-                .diagnostics
+            let mut lines: HashMap<u32, bool> = scan
+                .diagnostics()
                 .iter()
                 .filter(|d| is_value_code(d.code) && d.omitted == 0)
                 .filter_map(|d| d.line)
@@ -310,9 +338,10 @@ impl Batch {
             let mut wanted: Vec<u32> = lines.keys().copied().collect();
             wanted.sort_unstable();
             let mut next = wanted.into_iter().peekable();
-            let mut documents = parsed.tree.documents().enumerate().peekable();
-            while let Some((index, section)) = documents.next() {
-                let end = documents.peek().map_or(u32::MAX, |(_, s)| s.line());
+            let mut documents = scan.documents(bytes).enumerate().peekable();
+            while let Some((index, document)) = documents.next() {
+                let section = document.view();
+                let end = documents.peek().map_or(u32::MAX, |(_, d)| d.view().line());
                 while next.peek().is_some_and(|&l| l < section.line()) {
                     next.next();
                 }
@@ -349,8 +378,9 @@ impl Batch {
             quiet,
             batch: self,
             inner: match &self.source {
-                Source::OneC { parsed, .. } => Inner::OneC {
-                    documents: Box::new(parsed.tree.documents()),
+                Source::OneC { bytes, scan, .. } => Inner::OneC {
+                    documents: Box::new(scan.documents(bytes)),
+                    next: Vec::new(),
                     ready: VecDeque::new(),
                     chunk: FIRST_CHUNK,
                 },
@@ -392,7 +422,7 @@ impl Batch {
     /// How many items (documents of the 1C file, requests of the JSON upload) the batch has.
     pub fn item_count(&self) -> usize {
         match &self.source {
-            Source::OneC { parsed, .. } => parsed.tree.documents().count(),
+            Source::OneC { scan, .. } => scan.document_count(),
             Source::Json(upload) => upload.len(),
         }
     }
@@ -516,7 +546,10 @@ impl Batch {
 
 enum Inner<'a> {
     OneC {
-        documents: Box<dyn Iterator<Item = SectionRef<'a>> + 'a>,
+        /// The documents, rebuilt from the scan one at a time.
+        documents: Box<clientbank_format::Documents<'a>>,
+        /// The next chunk's documents, rebuilt while the last chunk's items were made.
+        next: Vec<ScannedDocument<'a>>,
         /// Items made ahead, in order.
         ready: VecDeque<Item>,
         /// How many documents the next batch of items takes.
@@ -567,13 +600,15 @@ impl Batch {
     }
 
     /// The items of `sections`, documents `first..` of the file, in order: in two threads
-    /// when there are enough of them and two cores.
+    /// when there are enough of them and two cores. `meanwhile` (reading the next documents)
+    /// runs beside the first thread's share, in the thread that then makes the rest.
     fn one_c_items(
         &self,
         first: usize,
         sections: &[SectionRef<'_>],
         requests: bool,
         quiet: Quiet,
+        meanwhile: &mut dyn FnMut(),
     ) -> Vec<Item> {
         let work = |from: usize, part: &[SectionRef<'_>]| -> Vec<Item> {
             part.iter()
@@ -582,20 +617,26 @@ impl Batch {
                 .collect()
         };
         if sections.len() < PARALLEL_FROM || !two_cores() {
+            meanwhile();
             return work(0, sections);
         }
         // Found before the threads start, so that they share it.
         self.covered();
+        // Giving back the next documents costs a few per cent of making their items (they are
+        // unpacked, not read again): each thread makes half of these.
         let middle = sections.len() / 2;
         let (earlier, later) = sections.split_at(middle);
         std::thread::scope(|scope| {
-            let later = scope.spawn(|| work(middle, later));
-            let mut items = work(0, earlier);
-            match later.join() {
-                Ok(rest) => items.extend(rest),
+            let earlier = scope.spawn(|| work(0, earlier));
+            meanwhile();
+            let rest = work(middle, later);
+            match earlier.join() {
+                Ok(mut items) => {
+                    items.extend(rest);
+                    items
+                }
                 Err(panic) => std::panic::resume_unwind(panic),
             }
-            items
         })
     }
 }
@@ -627,14 +668,29 @@ impl Iterator for Items<'_> {
         let item = match &mut self.inner {
             Inner::OneC {
                 documents,
+                next,
                 ready,
                 chunk,
             } => {
                 if ready.is_empty() {
-                    let sections: Vec<SectionRef<'_>> = documents.by_ref().take(*chunk).collect();
-                    *chunk = (*chunk * 2).min(LAST_CHUNK);
+                    if next.is_empty() {
+                        next.extend(documents.by_ref().take(*chunk));
+                        *chunk = (*chunk * 2).min(LAST_CHUNK);
+                    }
+                    let read = std::mem::take(next);
+                    let sections: Vec<SectionRef<'_>> = read.iter().map(|d| d.view()).collect();
                     let quiet = self.quiet.as_ref().map_or(Quiet::NONE, |q| q.get());
-                    ready.extend(batch.one_c_items(self.index, &sections, self.requests, quiet));
+                    // The next chunk is read while this one's items are made.
+                    let size = *chunk;
+                    let mut read_next = || next.extend(documents.by_ref().take(size));
+                    ready.extend(batch.one_c_items(
+                        self.index,
+                        &sections,
+                        self.requests,
+                        quiet,
+                        &mut read_next,
+                    ));
+                    *chunk = (*chunk * 2).min(LAST_CHUNK);
                 }
                 ready.pop_front()?
             }

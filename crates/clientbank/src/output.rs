@@ -28,11 +28,25 @@ impl Input {
     pub(crate) fn load(path: &Path) -> Input {
         match crate::io::read(path, &indicatif::ProgressBar::hidden()) {
             Ok(bytes) => Input::from_bytes(path, bytes),
-            Err(e) => Input {
-                path: crate::io::shown(path),
-                refused_bytes: Vec::new(),
-                read: Err(Unreadable::Io(e)),
-            },
+            Err(e) => Input::unreadable(path, e),
+        }
+    }
+
+    /// A file that could not be read.
+    pub(crate) fn unreadable(path: &Path, e: io::Error) -> Input {
+        Input {
+            path: crate::io::shown(path),
+            refused_bytes: Vec::new(),
+            read: Err(Unreadable::Io(e)),
+        }
+    }
+
+    /// A file the reader refused, with its bytes (to show where).
+    pub(crate) fn refused(path: &Path, refused: Refused, bytes: Vec<u8>) -> Input {
+        Input {
+            path: crate::io::shown(path),
+            refused_bytes: bytes,
+            read: Err(Unreadable::Refused(refused)),
         }
     }
 

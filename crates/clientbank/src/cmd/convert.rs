@@ -288,7 +288,11 @@ fn exchange_to_json(
     let hold = !options.force && matches!(sink, Sink::Stdout) && batch.has_errors();
     let mut out = sink.open_pending(hold)?;
     let mut count = 0;
-    let documents = batch.parsed().map_or(0, |p| p.tree.documents().count());
+    let documents = if batch.form() == Form::Json {
+        0
+    } else {
+        batch.item_count()
+    };
     bar.set_length(u64::try_from(documents).unwrap_or(0));
     bar.set_position(0);
     bar.set_prefix(tr("converting", "перевод"));
@@ -381,10 +385,10 @@ fn exchange_to_exchange(
             }
         }
     }
-    let Some(parsed) = batch.parsed() else {
+    let Some(exchange) = batch.to_exchange() else {
         return outcome_of(file);
     };
-    let written = parsed.tree.to_exchange().to_bytes(options.encoding());
+    let written = exchange.to_bytes(options.encoding());
     let (outcome, _, _) = file.finish()?;
     if outcome == Outcome::Findings && !options.force {
         findings.pass_on();

@@ -1,13 +1,18 @@
 //! `clientbank parse FILE [--json | --json-lines]`: the file as the format crate sees it.
 //!
 //! The output is streamed section by section through a buffered writer; `--json` serialises
-//! each section's fields straight from the tree.
+//! each section's fields straight from the bytes, the file scanned once for its findings and
+//! its documents rebuilt one at a time from what the scan kept of their lines (no tree: a
+//! document is gone once it is written).
 
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use clientbank_format::{DiagnosticJson, Encoding, Key, Parsed, SectionKind, SectionRef};
+use clientbank_format::{
+    Diagnostic, DiagnosticJson, Encoding, Key, Parsed, Scan, ScannedDocument, SectionKind,
+    SectionRef,
+};
 use serde::Serialize;
 use serde_json::json;
 
@@ -133,24 +138,55 @@ fn write_escaped(out: &mut impl Write, bytes: &[u8]) -> io::Result<()> {
     out.write_all(&bytes[start..])
 }
 
-fn write_json(out: &mut impl Write, parsed: &Parsed) -> io::Result<()> {
-    let tree = &parsed.tree;
+/// The whole `--json` object of a file that was scanned (`bytes` are the bytes scanned).
+fn write_json(out: &mut impl Write, bytes: &[u8], scan: &Scan) -> io::Result<()> {
+    let Some(header) = scan.header(bytes) else {
+        return Err(io::Error::other("the scan is not of these bytes"));
+    };
     writeln!(
         out,
         "{{\n  \"encoding\": {},\n  \"version\": {},",
-        json!(encoding_name(tree.encoding())),
-        json!(tree.header().get(Key::FormatVersion))
+        json!(encoding_name(scan.encoding())),
+        json!(header.get(Key::FormatVersion))
     )?;
     out.write_all(b"  \"header\": ")?;
-    write_fields(out, &tree.header())?;
+    write_fields(out, &header)?;
     out.write_all(b",\n  \"accounts\": ")?;
-    write_array(out, "    ", tree.accounts(), |out, account| {
+    write_array(out, "    ", scan.accounts(bytes), |out, account| {
         write!(out, "{{\"line\": {}, \"fields\": ", account.line())?;
         write_fields(out, &account)?;
         out.write_all(b"}")
     })?;
     out.write_all(b",\n  \"documents\": ")?;
-    write_array(out, "    ", tree.documents(), |out, document| {
+    std::thread::scope(|scope| {
+        // One thread reads the documents again while this one writes them: a chunk at a
+        // time through a short queue, so only a few chunks are held.
+        let (send, receive) = std::sync::mpsc::sync_channel(4);
+        scope.spawn(move || {
+            let mut documents = scan.documents(bytes);
+            loop {
+                let chunk: Vec<_> = documents.by_ref().take(256).collect();
+                if chunk.is_empty() || send.send(chunk).is_err() {
+                    break;
+                }
+            }
+        });
+        write_documents(out, receive.into_iter().flatten())
+    })?;
+    out.write_all(b",\n  \"diagnostics\": ")?;
+    write_array(out, "    ", scan.diagnostics(), |out, d| {
+        serde_json::to_writer(&mut *out, &d.to_json(crate::term::lang())).map_err(io::Error::from)
+    })?;
+    out.write_all(b"\n}\n")
+}
+
+/// The `"documents"` array, one document at a time.
+fn write_documents<'a>(
+    out: &mut impl Write,
+    documents: impl Iterator<Item = ScannedDocument<'a>>,
+) -> io::Result<()> {
+    write_array(out, "    ", documents, |out, document| {
+        let document = document.view();
         write!(
             out,
             "{{\"type\": {}, \"line\": {}, \"fields\": ",
@@ -159,12 +195,7 @@ fn write_json(out: &mut impl Write, parsed: &Parsed) -> io::Result<()> {
         )?;
         write_fields(out, &document)?;
         out.write_all(b"}")
-    })?;
-    out.write_all(b",\n  \"diagnostics\": ")?;
-    write_array(out, "    ", &parsed.diagnostics, |out, d| {
-        serde_json::to_writer(&mut *out, &d.to_json(crate::term::lang())).map_err(io::Error::from)
-    })?;
-    out.write_all(b"\n}\n")
+    })
 }
 
 fn write_text(out: &mut impl Write, input: &Input, parsed: &Parsed) -> io::Result<()> {
@@ -218,6 +249,9 @@ struct RefusedJson<'a> {
 
 pub(crate) fn run(args: &Args) -> Result<Outcome, Failure> {
     let mode = args.json.mode();
+    if mode == Mode::Json {
+        return run_json(args);
+    }
     let input = Input::load(&args.file);
     let parsed = match &input.read {
         Ok(parsed) => parsed,
@@ -229,7 +263,55 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Failure> {
                 crate::view::refused_lines(&mut out, input.encoding(), &r.diagnostic)?;
                 out.flush()?;
             }
-            if mode == Mode::Json
+            input.report_unreadable(why);
+            return Ok(Outcome::Unreadable);
+        }
+    };
+    let errors = parsed.diagnostics.iter().any(|d| d.is_error());
+    let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    // `--json` went to `run_json`.
+    if mode == Mode::JsonLines {
+        crate::view::write_lines(&mut out, parsed)?;
+    } else {
+        write_text(&mut out, &input, parsed)?;
+    }
+    out.flush()?;
+    drop(out);
+    if mode == Mode::Text {
+        let renderer = input.renderer();
+        let mut err = BufWriter::new(io::stderr().lock());
+        for diagnostic in &parsed.diagnostics {
+            let text = renderer.render(diagnostic);
+            err.write_all(crate::term::paint(&text, crate::term::Stream::Err).as_bytes())?;
+        }
+        err.flush()?;
+    }
+    Ok(if errors {
+        Outcome::Findings
+    } else {
+        Outcome::Clean
+    })
+}
+
+/// `parse --json`: the file is scanned (its findings, header and account sections), then its
+/// documents are rebuilt and written one at a time; refused input is shown as
+/// [`run`] shows it.
+fn run_json(args: &Args) -> Result<Outcome, Failure> {
+    let bytes = match crate::io::read(&args.file, &indicatif::ProgressBar::hidden()) {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            let input = Input::unreadable(&args.file, e);
+            if let Err(why) = &input.read {
+                input.report_unreadable(why);
+            }
+            return Ok(Outcome::Unreadable);
+        }
+    };
+    let scan = match clientbank_format::scan(&bytes) {
+        Ok(scan) => scan,
+        Err(refused) => {
+            let input = Input::refused(&args.file, refused, bytes);
+            if let Err(why) = &input.read
                 && let Unreadable::Refused(r) = why
             {
                 let mut out = BufWriter::new(io::stdout().lock());
@@ -247,29 +329,15 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Failure> {
                 .map_err(io::Error::from)?;
                 writeln!(out)?;
                 out.flush()?;
+                input.report_unreadable(why);
             }
-            input.report_unreadable(why);
             return Ok(Outcome::Unreadable);
         }
     };
-    let errors = parsed.diagnostics.iter().any(|d| d.is_error());
+    let errors = scan.diagnostics().iter().any(Diagnostic::is_error);
     let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
-    match mode {
-        Mode::Json => write_json(&mut out, parsed)?,
-        Mode::JsonLines => crate::view::write_lines(&mut out, parsed)?,
-        Mode::Text => write_text(&mut out, &input, parsed)?,
-    }
+    write_json(&mut out, &bytes, &scan)?;
     out.flush()?;
-    drop(out);
-    if mode == Mode::Text {
-        let renderer = input.renderer();
-        let mut err = BufWriter::new(io::stderr().lock());
-        for diagnostic in &parsed.diagnostics {
-            let text = renderer.render(diagnostic);
-            err.write_all(crate::term::paint(&text, crate::term::Stream::Err).as_bytes())?;
-        }
-        err.flush()?;
-    }
     Ok(if errors {
         Outcome::Findings
     } else {
