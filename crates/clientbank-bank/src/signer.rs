@@ -55,13 +55,13 @@ pub fn sign(argv: &[String], content: &str) -> Result<String, Error> {
                 )
             })
         })?;
-    if !ran.status.success() {
-        let how = os::failed_run(ran.status, &ran.stderr);
-        return Err(Error::Signer(tr!(
-            "the signer `{program}` failed ({how})" ;
-            "программа подписи `{program}` завершилась с ошибкой ({})", how.ru()
-        )));
-    }
+    succeeded(
+        &ran,
+        tr!(
+            "the signer `{program}` failed" ;
+            "программа подписи `{program}` завершилась с ошибкой"
+        ),
+    )?;
     let der = std::fs::read(&output).map_err(|e| {
         let e = os::io_error(&e);
         Error::Signer(tr!(
@@ -184,6 +184,17 @@ pub fn throwaway_openssl(
     ])
 }
 
+/// Whether a program that ran succeeded; else `what` failed, with how it ended.
+fn succeeded(ran: &std::process::Output, what: Message) -> Result<(), Error> {
+    if ran.status.success() {
+        return Ok(());
+    }
+    let how = os::failed_run(ran.status, &ran.stderr);
+    Err(Error::Signer(
+        tr!("{what} ({how})" ; "{} ({})", what.ru(), how.ru()),
+    ))
+}
+
 /// A program that could not be started: `missing` when it is not found, else the system's
 /// reason.
 fn not_run(program: &str, e: &std::io::Error, missing: impl FnOnce() -> Message) -> Error {
@@ -211,14 +222,13 @@ fn openssl(args: &[&std::ffi::OsStr], dir: &std::path::Path) -> Result<(), Error
                 )
             })
         })?;
-    if !ran.status.success() {
-        let how = os::failed_run(ran.status, &ran.stderr);
-        return Err(Error::Signer(tr!(
-            "openssl could not make a demo certificate ({how})" ;
-            "openssl не смог сделать сертификат для примера ({})", how.ru()
-        )));
-    }
-    Ok(())
+    succeeded(
+        &ran,
+        Message::new(
+            "openssl could not make a demo certificate",
+            "openssl не смог сделать сертификат для примера",
+        ),
+    )
 }
 
 /// Tries every signer of `settings` on a test string, before anything is uploaded: a signer

@@ -109,16 +109,7 @@ pub(super) fn password_from_env(journal: &mut Option<SharedJournal>, env: &dyn s
 /// The password of `journal_password_file` (`file`, relative to `base`): its first line.
 fn read_password(file: &Path, base: &Path) -> Result<Token, Error> {
     let path = base.join(file);
-    let text = std::fs::read_to_string(&path).map_err(|e| {
-        Error::config(
-            format!("journal_password_file: cannot read {}: {e}", path.display()),
-            format!(
-                "journal_password_file: не удалось прочитать {}: {}",
-                path.display(),
-                clientbank_diagnostic::os::Ru(&e)
-            ),
-        )
-    })?;
+    let text = super::secrets::read_setting_file("journal_password_file", &path)?;
     let password = text.lines().next().unwrap_or_default();
     if password.is_empty() {
         return Err(Error::config(

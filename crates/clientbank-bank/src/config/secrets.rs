@@ -127,19 +127,22 @@ pub(super) fn resolve_app(
     })
 }
 
+/// The text of the file the setting `key` names; a file that cannot be read is the
+/// configuration's error, said with the key.
+pub(super) fn read_setting_file(key: &str, path: &Path) -> Result<String, Error> {
+    std::fs::read_to_string(path).map_err(|e| {
+        let (shown, e_ru) = (path.display(), clientbank_diagnostic::os::Ru(&e));
+        Error::Config(tr!(
+            "{key}: cannot read {shown}: {e}" ;
+            "{key}: не удалось прочитать {shown}: {e_ru}"
+        ))
+    })
+}
+
 /// The application's secret word of the file `key` names: one line, checked as a token is; a
 /// file other users can read adds a warning.
 fn read_secret_file(key: &str, path: &Path, warnings: &mut Vec<Message>) -> Result<Token, Error> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        Error::config(
-            format!("{key}: cannot read {}: {e}", path.display()),
-            format!(
-                "{key}: не удалось прочитать {}: {}",
-                path.display(),
-                clientbank_diagnostic::os::Ru(&e)
-            ),
-        )
-    })?;
+    let text = read_setting_file(key, path)?;
     let text = text.trim();
     if text.is_empty() || text.lines().count() > 1 {
         return Err(Error::config(
