@@ -97,39 +97,67 @@ pub enum Error {
     Config(Message),
 }
 
-/// What to check when a connection failed for a known reason, said in both languages after
-/// the network library's own (English) words: `https://` to an address that answers plain HTTP
-/// (rustls says "received corrupt message of type InvalidContentType"), nobody listening, a
-/// name that does not resolve, a certificate of an unknown issuer.
-fn connect_hint(cause: &str) -> Option<Message> {
-    let (en, ru) = if cause.contains("InvalidContentType") {
-        (
-            "the address answers plain HTTP, not HTTPS: check bank_url's scheme and port",
-            "адрес отвечает по HTTP, а не по HTTPS: проверьте схему и порт bank_url",
-        )
-    } else if cause.contains("Connection refused") || cause.contains("os error 10061") {
-        (
-            "nothing listens at that address and port: check bank_url",
-            "по этому адресу и порту никто не принимает соединения: проверьте bank_url",
-        )
-    } else if cause.contains("dns error") || cause.contains("failed to lookup address") {
-        (
-            "the bank's host name is not found: check bank_url and the network",
-            "имя сервера банка не найдено: проверьте bank_url и сеть",
-        )
-    } else if cause.contains("UnknownIssuer") || cause.contains("invalid peer certificate") {
-        (
-            "the bank's certificate is not trusted: give its root certificate in root_ca",
-            "сертификату банка нет доверия: укажите его корневой сертификат в root_ca",
-        )
-    } else {
-        return None;
-    };
-    Some(Message::new(en, ru))
+/// Why a connection failed, where the network library's (English) words tell it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ConnectCause {
+    /// `https://` to an address that answers plain HTTP (rustls: "received corrupt message
+    /// of type InvalidContentType").
+    PlainHttp,
+    /// Nobody listens at the address and port.
+    Refused,
+    /// The host name does not resolve.
+    UnknownHost,
+    /// The bank's certificate is of an issuer not trusted.
+    Untrusted,
+}
+
+impl ConnectCause {
+    fn of(cause: &str) -> Option<ConnectCause> {
+        Some(if cause.contains("InvalidContentType") {
+            ConnectCause::PlainHttp
+        } else if cause.contains("Connection refused") || cause.contains("os error 10061") {
+            ConnectCause::Refused
+        } else if cause.contains("dns error") || cause.contains("failed to lookup address") {
+            ConnectCause::UnknownHost
+        } else if cause.contains("UnknownIssuer") || cause.contains("invalid peer certificate") {
+            ConnectCause::Untrusted
+        } else {
+            return None;
+        })
+    }
+
+    /// What to check, in both languages.
+    fn hint(self) -> Message {
+        let (en, ru) = match self {
+            ConnectCause::PlainHttp => (
+                "the address answers plain HTTP, not HTTPS: check bank_url's scheme and port",
+                "адрес отвечает по HTTP, а не по HTTPS: проверьте схему и порт bank_url",
+            ),
+            ConnectCause::Refused => (
+                "nothing listens at that address and port: check bank_url",
+                "по этому адресу и порту никто не принимает соединения: проверьте bank_url",
+            ),
+            ConnectCause::UnknownHost => (
+                "the bank's host name is not found: check bank_url and the network",
+                "имя сервера банка не найдено: проверьте bank_url и сеть",
+            ),
+            ConnectCause::Untrusted => (
+                "the bank's certificate is not trusted: give its root certificate in root_ca",
+                "сертификату банка нет доверия: укажите его корневой сертификат в root_ca",
+            ),
+        };
+        Message::new(en, ru)
+    }
+
+    /// Whether the library's own words say nothing in Russian that the hint does not (TLS's
+    /// and the resolver's English).
+    fn said_by_hint(self) -> bool {
+        self != ConnectCause::Refused
+    }
 }
 
 fn connect_hint_en(cause: &str) -> String {
-    connect_hint(cause).map_or(String::new(), |h| format!(" ({})", h.en()))
+    ConnectCause::of(cause).map_or(String::new(), |c| format!(" ({})", c.hint().en()))
 }
 
 fn suffix(text: &str) -> String {
@@ -200,18 +228,13 @@ impl Error {
             ),
             // A known cause is said in Russian whole; the network library's English is kept
             // only where there is nothing better.
-            Error::Connect(cause) => match connect_hint(cause.en()) {
-                // TLS's and the resolver's own words are English only: the hint says it all.
-                Some(hint)
-                    if self.misconfigured_connection()
-                        || cause.en().contains("dns error")
-                        || cause.en().contains("failed to lookup address") =>
-                {
-                    format!("не удалось соединиться с банком: {}", hint.ru())
+            Error::Connect(cause) => match ConnectCause::of(cause.en()) {
+                Some(known) if known.said_by_hint() => {
+                    format!("не удалось соединиться с банком: {}", known.hint().ru())
                 }
-                Some(hint) => format!(
+                Some(known) => format!(
                     "не удалось соединиться с банком ({}): {}",
-                    hint.ru(),
+                    known.hint().ru(),
                     cause.ru()
                 ),
                 None => format!("не удалось соединиться с банком: {}", cause.ru()),
@@ -236,12 +259,10 @@ impl Error {
     /// issuer not trusted (`root_ca`). Nothing was sent.
     pub fn misconfigured_connection(&self) -> bool {
         match self {
-            Error::Connect(cause) => {
-                let cause = cause.en();
-                cause.contains("InvalidContentType")
-                    || cause.contains("UnknownIssuer")
-                    || cause.contains("invalid peer certificate")
-            }
+            Error::Connect(cause) => matches!(
+                ConnectCause::of(cause.en()),
+                Some(ConnectCause::PlainHttp | ConnectCause::Untrusted)
+            ),
             _ => false,
         }
     }

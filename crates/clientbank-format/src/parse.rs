@@ -225,7 +225,18 @@ pub(crate) fn check_line_encoding(
     content: &[u8],
     encoding: Encoding,
 ) -> Result<(), (Code, usize, Message)> {
-    if let Some(at) = memchr::memchr(0, content) {
+    // One pass over the ASCII start, which is valid in every encoding: it stops at a zero
+    // byte or at the first byte that is not ASCII, from which UTF-8 is checked (and zero bytes
+    // looked for) on the rest.
+    let Some(first) = content.iter().position(|&b| b == 0 || !b.is_ascii()) else {
+        return Ok(());
+    };
+    let zero = if content[first] == 0 {
+        Some(first)
+    } else {
+        memchr::memchr(0, &content[first..]).map(|at| first + at)
+    };
+    if let Some(at) = zero {
         return Err((
             Code::NulByte,
             at,
@@ -237,11 +248,6 @@ pub(crate) fn check_line_encoding(
             ),
         ));
     }
-    // One pass: the ASCII start is valid in every encoding; UTF-8 is checked from the first
-    // byte that is not ASCII.
-    let Some(first) = content.iter().position(|b| !b.is_ascii()) else {
-        return Ok(());
-    };
     let utf8 = std::str::from_utf8(&content[first..]).map_err(|e| (e, first));
     let fffd = || memchr::memmem::find(content, "\u{FFFD}".as_bytes());
     match (encoding, utf8) {
@@ -1416,6 +1422,27 @@ pub(crate) fn raw_line(start: usize, end: usize, ending: LineEnding, number: u32
 mod tests {
     use super::*;
     use crate::Lang;
+
+    /// A zero byte is found wherever it stands in a line: in its ASCII start, after Russian
+    /// letters, in every encoding; a line without one passes.
+    #[test]
+    fn a_zero_byte_is_found_anywhere_in_a_line() {
+        for encoding in [Encoding::Cp1251, Encoding::Cp866, Encoding::Utf8] {
+            let text = encoding
+                .encode("Плательщик=ООО Ромашка")
+                .unwrap()
+                .into_owned();
+            assert!(check_line_encoding(&text, encoding).is_ok());
+            for at in [0, 3, text.len() - 1, text.len()] {
+                let mut line = text.clone();
+                line.insert(at, 0);
+                let Err((code, found, _)) = check_line_encoding(&line, encoding) else {
+                    panic!("{encoding}: a zero byte at {at} passed")
+                };
+                assert_eq!((code, found), (Code::NulByte, at), "{encoding}");
+            }
+        }
+    }
 
     /// Issue 19: a file saved as UTF-16 ("Unicode" in Notepad), with its mark or without,
     /// in either byte order, is named as such with what to do, not called binary data.
