@@ -20,7 +20,7 @@ use tokio::net::TcpListener;
 
 use crate::Error;
 use crate::folders::{Folder, Layout};
-use crate::journal::Journal;
+use crate::journal::{Access, Journal};
 use crate::state::PaymentState;
 
 /// The folders counted, in this order.
@@ -107,7 +107,7 @@ pub async fn serve(
                 let text = tokio::task::spawn_blocking(move || {
                     let mut journal = journal.lock().unwrap_or_else(|e| e.into_inner());
                     if journal.is_none() {
-                        *journal = crate::journal::open_folder(&Layout::new(&dir))?;
+                        *journal = crate::journal::open_folder(&Layout::new(&dir), Access::Read)?;
                     }
                     let text = render(&dir, journal.as_ref(), &bank, SystemTime::now());
                     if text.is_err() {

@@ -1200,3 +1200,94 @@ fn an_unavailable_bank_is_said_in_russian_end_to_end() {
     }
     assert!(!said.contains("t0ken") && !log.contains("t0ken"));
 }
+
+/// Issue 19: `status` of a folder the user may only read (the accountant's account beside
+/// the service's) reads the journal without writing it: with no daemon (no `-shm` file, which
+/// the reader may not create) and beside a running daemon. As root (who may write anything)
+/// the command runs as `nobody` through `setpriv`.
+#[cfg(unix)]
+#[test]
+fn status_reads_a_journal_the_user_may_only_read() {
+    use std::os::unix::fs::PermissionsExt;
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("exchange");
+    let d = dir.to_str().unwrap();
+    let run = demo("en", &dir, &[], &[]);
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    let privileged = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout.starts_with(b"0\n"));
+    let status_as_reader = || {
+        let mut command = if privileged {
+            let mut c = Command::new("setpriv");
+            c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+                .arg(env!("CARGO_BIN_EXE_clientbank"));
+            c
+        } else {
+            Command::new(env!("CARGO_BIN_EXE_clientbank"))
+        };
+        let out = command
+            .args(["--lang", "en", "status", d, "--json"])
+            .env("RUST_LOG", "warn")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        let status: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(status["payments"]["signed"], 7, "{status}");
+    };
+    let mode = |path: &Path, mode: u32| {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+    };
+    // The tempdir itself is 0700: nobody must reach the folder.
+    mode(root.path(), 0o755);
+    let runs = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .args([env!("CARGO_BIN_EXE_clientbank"), "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if privileged && !runs {
+        eprintln!("skipped: root here, and `setpriv` cannot run the binary as nobody");
+        return;
+    }
+    let private = dir.join(".clientbank");
+    let journal = private.join("journal.sqlite");
+    let before = std::fs::read(&journal).unwrap();
+    for entry in std::fs::read_dir(&private).unwrap() {
+        mode(&entry.unwrap().path(), 0o444);
+    }
+    mode(&private, 0o555);
+    mode(&dir, 0o555);
+    status_as_reader();
+    assert!(!private.join("journal.sqlite-shm").exists());
+    mode(&dir, 0o755);
+    mode(&private, 0o755);
+    mode(&journal, 0o644);
+    assert_eq!(
+        std::fs::read(&journal).unwrap(),
+        before,
+        "the journal was written"
+    );
+
+    // Beside a daemon, which keeps the -shm file while it runs.
+    let mut daemon = Command::new(env!("CARGO_BIN_EXE_clientbank"))
+        .args(["watch", d, "--sandbox"])
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while !private.join("journal.sqlite-shm").exists()
+        && started.elapsed() < Duration::from_secs(20)
+    {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    mode(&private, 0o555);
+    status_as_reader();
+    mode(&private, 0o755);
+    let _ = Command::new("kill")
+        .args(["-TERM", &daemon.id().to_string()])
+        .status();
+    let _ = daemon.wait();
+}

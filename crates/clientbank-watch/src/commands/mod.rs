@@ -13,7 +13,7 @@ use serde::Serialize;
 use crate::daemon::open_journal;
 use crate::engine::{Engine, Intake, Processed, Sent, Verdict};
 use crate::folders::{Folder, Layout, move_into, shown};
-use crate::journal::{Journal, Outcome, PaymentRow, note};
+use crate::journal::{Access, Journal, Outcome, PaymentRow, note};
 use crate::lock::{DirLock, Holder};
 use crate::state::{FileState, PaymentState, Standing};
 use crate::{Error, report};
@@ -653,7 +653,7 @@ pub fn status(dir: &Path) -> Result<Status, Error> {
     let mut payments = BTreeMap::new();
     let mut awaiting = BTreeMap::new();
     let mut last_errors = Vec::new();
-    if let Some(journal) = crate::journal::open_folder(&layout)? {
+    if let Some(journal) = crate::journal::open_folder(&layout, Access::Read)? {
         // Each payment once: the same payment in several files (dropped again, a file
         // retried) is counted by the row that says most of what the bank has of it.
         let mut by_identity: HashMap<String, PaymentRow> = HashMap::new();

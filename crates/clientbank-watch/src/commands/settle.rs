@@ -60,7 +60,7 @@ pub fn settle(
         .unwrap_or_default();
     let place = Layout::place(Folder::Review, &name);
     let path = layout.path_of(&place);
-    let mut journal = crate::journal::open_folder(&layout)?.ok_or_else(|| {
+    let mut journal = crate::journal::open_folder(&layout, Access::Write)?.ok_or_else(|| {
         let shown = dir.display();
         Error::JournalRefused(tr!("{shown} has no journal" ; "у {shown} нет журнала"))
     })?;

@@ -23,7 +23,7 @@ mod schema;
 pub(crate) mod store;
 
 pub use events::LastError;
-pub use open::{Location, exists_in, open_folder, owner_id, schema_file};
+pub use open::{Access, Location, exists_in, open_folder, owner_id, schema_file};
 pub use schema::SCHEMA_VERSION;
 pub use store::DbError;
 

@@ -156,11 +156,21 @@ pub fn owner_id() -> String {
     format!("{host}:{}:{tag}", std::process::id())
 }
 
+/// Whether a command opens a journal to change it or only to read it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// Reads and writes; an older schema is brought forward.
+    Write,
+    /// Reads only (`status`, metrics, the statement's orders): nothing of the journal is
+    /// written, so a user who may only read the folder can still look at it.
+    Read,
+}
+
 /// Opens the journal of DIR as the commands find it (nothing is created): in PostgreSQL when
 /// `DIR/.clientbank/journal.postgres` names its schema (the database, the password and the
 /// lease from DIR's `clientbank.toml` and the environment), else the SQLite file. `None`: the
 /// folder has no journal yet.
-pub fn open_folder(layout: &Layout) -> Result<Option<Journal>, Error> {
+pub fn open_folder(layout: &Layout, access: Access) -> Result<Option<Journal>, Error> {
     let file = schema_file(layout);
     if file.exists() {
         let settings = clientbank_bank::Settings::load(
@@ -179,22 +189,30 @@ pub fn open_folder(layout: &Layout) -> Result<Option<Journal>, Error> {
             )));
         };
         let location = Location::of(layout, Some(&shared), false)?;
-        return location.map(|l| Journal::open_at(&l, false)).transpose();
+        return location
+            .map(|l| Journal::open_with(&l, false, access))
+            .transpose();
     }
     let path = layout.journal();
     if !path.exists() {
         return Ok(None);
     }
-    Journal::open(&path, false).map(Some)
+    Journal::open_with(&Location::Sqlite(path), false, access).map(Some)
 }
 
 impl Journal {
     /// Opens the journal at `location`, creating it when `create` (else it must exist),
     /// checking it (SQLite: `PRAGMA quick_check`) and bringing its schema forward.
     pub fn open_at(location: &Location, create: bool) -> Result<Journal, Error> {
+        Journal::open_with(location, create, Access::Write)
+    }
+
+    /// [`Journal::open_at`] with the access the command needs: [`Access::Read`] writes
+    /// nothing and refuses a journal whose schema is older than this version's.
+    fn open_with(location: &Location, create: bool, access: Access) -> Result<Journal, Error> {
         let label = location.label();
         let db = match location {
-            Location::Sqlite(path) => open_sqlite(path, create)?,
+            Location::Sqlite(path) => open_sqlite(path, create, access)?,
             Location::Postgres { journal, schema } => {
                 match Pg::connect(journal, schema, create).map_err(db_error(&label))? {
                     Some(pg) => Store::Postgres(Box::new(pg)),
@@ -225,6 +243,20 @@ impl Journal {
                  {SCHEMA_VERSION}): use that version" ;
                 "{label} записан более новым clientbank (схема {version}, эта версия знает \
                  {SCHEMA_VERSION}): используйте ту версию"
+            )));
+        }
+        if access == Access::Read && version < SCHEMA_VERSION {
+            let dir = match location {
+                Location::Sqlite(path) => folder_in_commands(path),
+                Location::Postgres { .. } => "DIR".to_string(),
+            };
+            return Err(Error::JournalRefused(tr!(
+                "{label} was written by an older clientbank (schema {version}, this one knows \
+                 {SCHEMA_VERSION}) and is only read here: run `clientbank watch {dir} --once` \
+                 to bring it forward" ;
+                "{label} записан более старым clientbank (схема {version}, эта версия знает \
+                 {SCHEMA_VERSION}), а здесь журнал только читается: запустите `clientbank \
+                 watch {dir} --once`, чтобы обновить его"
             )));
         }
         let mut journal = Journal {
@@ -285,8 +317,17 @@ impl Journal {
     }
 }
 
-/// Opens (or creates) the SQLite journal at `path`, checked, in WAL mode with `synchronous=FULL`.
-fn open_sqlite(path: &Path, create: bool) -> Result<Store, Error> {
+/// DIR of `DIR/.clientbank/journal.sqlite`, as the commands we advise write it.
+fn folder_in_commands(journal: &Path) -> String {
+    journal.parent().and_then(Path::parent).map_or_else(
+        || "DIR".to_string(),
+        |d| crate::report::shell_quote(&d.display().to_string()),
+    )
+}
+
+/// Opens (or creates) the SQLite journal at `path`, checked, in WAL mode with `synchronous=FULL`;
+/// to read only, as it is (see [`read_only`]).
+fn open_sqlite(path: &Path, create: bool, access: Access) -> Result<Store, Error> {
     let existed = path.exists();
     if !existed && !create {
         let shown = path.display();
@@ -297,11 +338,7 @@ fn open_sqlite(path: &Path, create: bool) -> Result<Store, Error> {
     }
     let label = path.display().to_string();
     let map = |e: rusqlite::Error| db_error(&label)(DbError::from(e));
-    // DIR/.clientbank/journal.sqlite: the command to start afresh names DIR.
-    let dir = path.parent().and_then(Path::parent).map_or_else(
-        || "DIR".to_string(),
-        |d| crate::report::shell_quote(&d.display().to_string()),
-    );
+    let dir = folder_in_commands(path);
     let damaged = |what: String| {
         let shown = path.display();
         // SQLite's report of a damaged file runs to many lines: its first says enough.
@@ -320,7 +357,11 @@ fn open_sqlite(path: &Path, create: bool) -> Result<Store, Error> {
              rejected/ и запустите `clientbank watch {dir} --new-journal`"
         ))
     };
-    let db = Connection::open(path).map_err(map)?;
+    let db = match access {
+        Access::Write => Connection::open(path),
+        Access::Read => read_only(path),
+    }
+    .map_err(map)?;
     db.busy_timeout(std::time::Duration::from_secs(30))
         .map_err(map)?;
     if existed {
@@ -341,6 +382,9 @@ fn open_sqlite(path: &Path, create: bool) -> Result<Store, Error> {
             return Err(damaged(check));
         }
     }
+    if access == Access::Read {
+        return Ok(Store::Sqlite(db));
+    }
     db.pragma_update(None, "journal_mode", "WAL").map_err(map)?;
     db.pragma_update(None, "synchronous", "FULL").map_err(map)?;
     db.pragma_update(None, "foreign_keys", true).map_err(map)?;
@@ -350,4 +394,86 @@ fn open_sqlite(path: &Path, create: bool) -> Result<Store, Error> {
     // process writes too.
     db.set_transaction_behavior(TransactionBehavior::Immediate);
     Ok(Store::Sqlite(db))
+}
+
+/// Opens the SQLite journal to read only. A journal in WAL mode is read through its `-shm`
+/// file, which SQLite must be able to create when it is not there; where the user may not
+/// write the folder and no daemon has it open (no `-shm`), nothing can change the file while
+/// it is read, so it is opened as immutable.
+fn read_only(path: &Path) -> rusqlite::Result<Connection> {
+    use rusqlite::OpenFlags;
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let db = Connection::open_with_flags(path, flags)?;
+    match db.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0)) {
+        Ok(_) => Ok(db),
+        // SQLite says it cannot make the -shm file as "cannot open" or, with the extended
+        // code of a read-only WAL, as "read-only".
+        Err(e)
+            if matches!(
+                e.sqlite_error_code(),
+                Some(rusqlite::ErrorCode::CannotOpen | rusqlite::ErrorCode::ReadOnly)
+            ) =>
+        {
+            drop(db);
+            Connection::open_with_flags(immutable_uri(path), flags | OpenFlags::SQLITE_OPEN_URI)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// `file:PATH?immutable=1`, the path percent-encoded as SQLite's URIs want it (on Windows,
+/// `C:\a\b` is `file:/C:/a/b`).
+fn immutable_uri(path: &Path) -> String {
+    let text = path.to_string_lossy().replace('\\', "/");
+    let drive = text.as_bytes().get(1) == Some(&b':');
+    let text = if drive { format!("/{text}") } else { text };
+    let mut uri = String::from("file:");
+    for byte in text.bytes() {
+        match byte {
+            b'?' | b'#' | b'%' | b' ' | 0..=0x1f | 0x7f..=0xff => {
+                uri.push_str(&format!("%{byte:02X}"));
+            }
+            _ => uri.push(byte as char),
+        }
+    }
+    uri.push_str("?immutable=1");
+    uri
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_immutable_uri_keeps_any_path() {
+        for (path, uri) in [
+            (
+                "/srv/обмен/.clientbank/journal.sqlite",
+                "file:/srv/%D0%BE%D0%B1%D0%BC%D0%B5%D0%BD/.clientbank/journal.sqlite?immutable=1",
+            ),
+            (
+                r"C:\1C Обмен\#1?\journal.sqlite",
+                "file:/C:/1C%20%D0%9E%D0%B1%D0%BC%D0%B5%D0%BD/%231%3F/journal.sqlite?immutable=1",
+            ),
+            ("d/journal 100%", "file:d/journal%20100%25?immutable=1"),
+        ] {
+            assert_eq!(immutable_uri(Path::new(path)), uri, "{path}");
+        }
+    }
+
+    #[test]
+    fn a_journal_opened_to_read_is_read_through_its_uri() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("ж #1?.sqlite");
+        drop(Journal::open(&path, true).unwrap());
+        let db = Connection::open_with_flags(
+            immutable_uri(&path),
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_URI,
+        )
+        .unwrap();
+        let version: i64 = db
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(version, SCHEMA_VERSION);
+    }
 }

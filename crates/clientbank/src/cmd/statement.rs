@@ -74,7 +74,10 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
         // The orders this folder's journal uploaded come back as their orders (1C matches
         // them to its own); without a journal, what the bank says.
         let layout = clientbank_watch::folders::Layout::new(&args.bank.dir);
-        let orders = clientbank_watch::journal::open_folder(&layout)?;
+        let orders = clientbank_watch::journal::open_folder(
+            &layout,
+            clientbank_watch::journal::Access::Read,
+        )?;
         let orders = orders
             .as_ref()
             .map(|journal| journal as &dyn clientbank_bank::operations::Orders);
