@@ -461,19 +461,25 @@ fn check_complete(mut file: fs::File, size: u64) -> Option<Message> {
     crate::complete::incomplete(&bytes)
 }
 
-/// Refuses a file (not a folder) where a folder must be: said as such, with what to do, not
-/// as "already exists".
+/// Refuses a file (not a folder) where a folder must be, at `path` or above it (DIR itself a
+/// file, for `DIR/inbox`): said as such, with what to do, not as "already exists" or the
+/// system's "not a directory".
 pub fn not_a_file(path: &Path) -> Result<(), crate::Error> {
-    match fs::metadata(path) {
-        Ok(meta) if !meta.is_dir() => {
-            let shown = path.display();
-            Err(crate::Error::Usage(tr!(
-                "{shown} is a file, not a folder: move it away and clientbank makes the folder" ;
-                "{shown} — файл, а не папка: уберите его, и clientbank создаст папку"
-            )))
+    for place in path.ancestors().filter(|p| !p.as_os_str().is_empty()) {
+        match fs::metadata(place) {
+            Ok(meta) if meta.is_dir() => return Ok(()),
+            Ok(_) => {
+                let shown = place.display();
+                return Err(crate::Error::Usage(tr!(
+                    "{shown} is a file, not a folder: move it away and clientbank makes the \
+                     folder" ;
+                    "{shown} — файл, а не папка: уберите его, и clientbank создаст папку"
+                )));
+            }
+            Err(_) => {}
         }
-        _ => Ok(()),
     }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -491,5 +497,20 @@ mod tests {
         assert_eq!(unique_name(dir.path(), "платёж.txt"), "платёж.txt");
         fs::write(dir.path().join("b"), "1").unwrap();
         assert_eq!(unique_name(dir.path(), "b"), "b (2)");
+    }
+
+    #[test]
+    fn a_file_where_a_folder_must_be_is_named_at_any_depth() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("обмен");
+        fs::write(&file, "1").unwrap();
+        for path in [file.clone(), file.join("inbox"), file.join("a/b")] {
+            let said = not_a_file(&path).unwrap_err().to_string();
+            assert!(said.starts_with(&format!("{} is a file", file.display())), "{said}");
+        }
+        assert!(not_a_file(&dir.path().join("new/inbox")).is_ok());
+        assert!(not_a_file(dir.path()).is_ok());
+        let layout = Layout::new(&file);
+        assert!(matches!(layout.create(), Err(crate::Error::Usage(_))));
     }
 }

@@ -1291,3 +1291,23 @@ fn status_reads_a_journal_the_user_may_only_read() {
         .status();
     let _ = daemon.wait();
 }
+
+/// Issue 19: DIR that is a file is refused as such before anything starts (no sandbox bank,
+/// no configuration looked for in it), in the user's language.
+#[test]
+fn watch_refuses_a_file_given_as_its_folder_before_it_starts() {
+    let root = tempfile::tempdir().unwrap();
+    let file = root.path().join("обмен.txt");
+    std::fs::write(&file, "1CClientBankExchange\r\n").unwrap();
+    let f = file.to_str().unwrap();
+    let env = [("RUST_LOG", "info")];
+    for (lang, said) in [("en", "is a file, not a folder"), ("ru", "файл, а не папка")] {
+        let out = clientbank(&["--lang", lang, "watch", f, "--sandbox", "--once"], &env);
+        let all = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{all}");
+        assert!(all.contains(said), "{all}");
+        assert!(!all.contains("sandbox"), "{all}");
+        assert!(!all.contains("os error"), "{all}");
+    }
+    assert_eq!(std::fs::read(&file).unwrap(), b"1CClientBankExchange\r\n");
+}
