@@ -506,7 +506,10 @@ mod tests {
         fs::write(&file, "1").unwrap();
         for path in [file.clone(), file.join("inbox"), file.join("a/b")] {
             let said = not_a_file(&path).unwrap_err().to_string();
-            assert!(said.starts_with(&format!("{} is a file", file.display())), "{said}");
+            assert!(
+                said.starts_with(&format!("{} is a file", file.display())),
+                "{said}"
+            );
         }
         assert!(not_a_file(&dir.path().join("new/inbox")).is_ok());
         assert!(not_a_file(dir.path()).is_ok());

@@ -24,8 +24,14 @@ pub struct DirLock {
 pub enum Holder {
     /// `clientbank watch`.
     Daemon,
-    /// `clientbank upload`, `sign` or `resolve`.
-    Command,
+    /// `clientbank upload`.
+    Upload,
+    /// `clientbank resolve`.
+    Resolve,
+    /// `clientbank sign`, or the daemon signing on its own (the signing lock).
+    Signer,
+    /// `clientbank status --check`, which only looks whether a daemon holds the folder.
+    Probe,
 }
 
 impl DirLock {
@@ -39,7 +45,7 @@ impl DirLock {
     /// signing (policy `auto`) take it, so that one set of ids is never signed twice at once,
     /// while `clientbank sign` still runs beside a daemon that uploads.
     pub fn acquire_signing(layout: &Layout, wait: Duration) -> Result<DirLock, Error> {
-        DirLock::acquire_at(layout, "sign.lock", Holder::Command, wait)
+        DirLock::acquire_at(layout, "sign.lock", Holder::Signer, wait)
     }
 
     fn acquire_at(
@@ -151,18 +157,37 @@ fn busy(root: &Path, path: &Path, holder: Holder, wait: Duration) -> Message {
             "с {root_shown} уже работает другой clientbank (он держит {lock}): clientbank \
              watch или незавершённые upload, sign или resolve; с папкой — по одному"
         ),
-        Holder::Command => {
-            let (waited, inbox) = (wait.as_secs(), root.join(Folder::Inbox.as_str()));
-            let inbox = inbox.display();
+        Holder::Signer => {
+            let waited = wait.as_secs();
             tr!(
+                "another signing of {root_shown} is running (a clientbank sign, or the daemon \
+                 signing on its own; it holds {lock}); waited {waited} s. One signer at a time, \
+                 so that no id is signed twice: wait for it to end and try again" ;
+                "для {root_shown} уже идёт подпись (clientbank sign или сам демон; она держит \
+                 {lock}); ждали {waited} с. Подписывает один, чтобы ни один id не был подписан \
+                 дважды: дождитесь её конца и повторите"
+            )
+        }
+        Holder::Upload | Holder::Resolve | Holder::Probe => {
+            let waited = wait.as_secs();
+            let held = tr!(
                 "a clientbank watch (or another clientbank command) is working on {root_shown} \
                  (it holds {lock}); waited {waited} s. One at a time per folder, so that no \
-                 payment goes twice: stop the daemon (or wait for the command) and try again; a \
-                 file to upload can instead be dropped into {inbox}, where the daemon takes it" ;
+                 payment goes twice: stop the daemon (or wait for the command) and try again" ;
                 "с {root_shown} работает clientbank watch (или другая команда clientbank; она \
                  держит {lock}); ждали {waited} с. С папкой — по одному, чтобы ни один платёж не \
-                 ушёл дважды: остановите демон (или дождитесь команды) и повторите; файл для \
-                 загрузки можно вместо этого положить в {inbox}, откуда его возьмёт демон"
+                 ушёл дважды: остановите демон (или дождитесь команды) и повторите"
+            );
+            if holder != Holder::Upload {
+                return held;
+            }
+            let inbox = root.join(Folder::Inbox.as_str());
+            let inbox = inbox.display();
+            tr!(
+                "{}; a file to upload can instead be dropped into {inbox}, where the daemon \
+                 takes it", held.en() ;
+                "{}; файл для загрузки можно вместо этого положить в {inbox}, откуда его возьмёт \
+                 демон", held.ru()
             )
         }
     }
@@ -183,5 +208,30 @@ mod tests {
         assert!(matches!(second, Err(Error::Busy(_))), "{second:?}");
         drop(signer);
         DirLock::acquire_signing(&layout, Duration::ZERO).expect("free again");
+    }
+
+    #[test]
+    fn a_busy_folder_is_said_with_what_the_refused_one_can_do() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(".clientbank")).unwrap();
+        let layout = Layout::new(dir.path());
+        let _daemon = DirLock::acquire(&layout, Holder::Daemon, Duration::ZERO).unwrap();
+        let _signer = DirLock::acquire_signing(&layout, Duration::ZERO).unwrap();
+        let said = |result: Result<DirLock, Error>| match result {
+            Err(Error::Busy(m)) => m,
+            other => panic!("{other:?}"),
+        };
+        let upload = said(DirLock::acquire(&layout, Holder::Upload, Duration::ZERO));
+        let resolve = said(DirLock::acquire(&layout, Holder::Resolve, Duration::ZERO));
+        let sign = said(DirLock::acquire_signing(&layout, Duration::ZERO));
+        assert!(upload.en().contains("dropped into"), "{}", upload.en());
+        assert!(upload.ru().contains("положить в"), "{}", upload.ru());
+        for other in [&resolve, &sign] {
+            assert!(!other.en().contains("inbox"), "{}", other.en());
+            assert!(!other.ru().contains("inbox"), "{}", other.ru());
+        }
+        assert!(resolve.en().contains("stop the daemon"), "{}", resolve.en());
+        assert!(sign.en().contains("another signing"), "{}", sign.en());
+        assert!(sign.ru().contains("уже идёт подпись"), "{}", sign.ru());
     }
 }

@@ -1301,7 +1301,10 @@ fn watch_refuses_a_file_given_as_its_folder_before_it_starts() {
     std::fs::write(&file, "1CClientBankExchange\r\n").unwrap();
     let f = file.to_str().unwrap();
     let env = [("RUST_LOG", "info")];
-    for (lang, said) in [("en", "is a file, not a folder"), ("ru", "файл, а не папка")] {
+    for (lang, said) in [
+        ("en", "is a file, not a folder"),
+        ("ru", "файл, а не папка"),
+    ] {
         let out = clientbank(&["--lang", lang, "watch", f, "--sandbox", "--once"], &env);
         let all = text(&out);
         assert_eq!(out.status.code(), Some(2), "{all}");

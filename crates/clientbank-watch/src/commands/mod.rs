@@ -180,9 +180,9 @@ pub const LOCK_WAIT: Duration = Duration::from_secs(3);
 
 /// Refuses a DIR that does not exist, or (unless `create_journal`) has no journal; takes the
 /// DIR lock (waiting up to [`LOCK_WAIT`]: one process at a time works on a DIR).
-fn open_dir(dir: &Path, create_journal: bool) -> Result<DirLock, Error> {
+fn open_dir(dir: &Path, create_journal: bool, holder: Holder) -> Result<DirLock, Error> {
     check_dir(dir, create_journal)?;
-    DirLock::acquire(&Layout::new(dir), Holder::Command, LOCK_WAIT)
+    DirLock::acquire(&Layout::new(dir), holder, LOCK_WAIT)
 }
 
 /// Refuses a DIR that does not exist, or (unless `create_journal`) has no journal.
@@ -346,7 +346,7 @@ pub fn engine(
     settings: clientbank_bank::config::Settings,
     create_journal: bool,
 ) -> Result<Engine, Error> {
-    let lock = open_dir(dir, create_journal)?;
+    let lock = open_dir(dir, create_journal, Holder::Upload)?;
     let layout = Layout::new(dir);
     let (mut journal, _) = open_journal(&layout, settings.journal.as_ref(), false)?;
     // A journal in PostgreSQL: the folder's lease too, as a daemon holds it.
@@ -587,7 +587,7 @@ pub const WAITING_TOO_LONG: Duration = Duration::from_secs(3600);
 pub fn health(dir: &Path) -> Result<Health, Error> {
     let status = status(dir)?;
     let layout = Layout::new(dir);
-    let running = match DirLock::acquire(&layout, Holder::Command, Duration::ZERO) {
+    let running = match DirLock::acquire(&layout, Holder::Probe, Duration::ZERO) {
         Ok(lock) => {
             drop(lock);
             false

@@ -52,7 +52,7 @@ pub fn settle(
     settlement: &Settlement,
     lang: clientbank_payment::Lang,
 ) -> Result<String, Error> {
-    let _lock = open_dir(dir, false)?;
+    let _lock = open_dir(dir, false, Holder::Resolve)?;
     let layout = Layout::new(dir);
     let name = Path::new(file)
         .file_name()
