@@ -315,6 +315,14 @@ async fn a_corrupt_journal_refuses_to_start() {
     let e = Daemon::open(dir.path(), settings(&bank), Options::default()).unwrap_err();
     assert!(matches!(e, Error::JournalDamaged(_)), "{e}");
     assert!(e.to_string().contains("backup"), "{e}");
+    // Said in Russian words first, SQLite's own after them, and only its report's first line.
+    let ru = e.message().ru().to_string();
+    assert!(
+        ru.contains("повреждён (файл базы повреждён или не база; SQLite: ")
+            || ru.contains("повреждён (проверка целостности нашла ошибки; SQLite: "),
+        "{ru}"
+    );
+    assert!(!ru.contains('\n') && !e.to_string().contains('\n'), "{ru}");
     std::fs::write(
         &journal,
         b"this is not a database, it is a text file of some length...",

@@ -258,12 +258,40 @@ fn a_wrong_password_is_said_without_the_password() {
             let said = format!("{e} {e:?} {}", e.message().ru());
             assert!(said.contains("password"), "{said}");
             assert!(!said.contains("1729"), "{said}");
+            // The server's English after the Russian words of its SQLSTATE.
+            assert!(
+                e.message().ru().contains("неверный пароль к базе"),
+                "{}",
+                e.message().ru()
+            );
         }
         Ok(journal) => {
             assert!(!asks, "a server that asks for a password took a wrong one");
             assert!(!format!("{journal:?}").contains("1729"));
         }
     }
+}
+
+/// A database the server does not have is said in Russian words (its SQLSTATE), with the
+/// server's own message after them.
+#[test]
+fn no_such_database_is_said_in_russian() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(shared) = postgres_server() else {
+        return;
+    };
+    let mut url = shared.url.clone();
+    let path = url.rfind('/').unwrap();
+    url.replace_range(path.., "/no_such_database_of_clientbank");
+    let shared =
+        clientbank_bank::config::SharedJournal::new(&url, shared.password, shared.lease).unwrap();
+    let layout = clientbank_watch::folders::Layout::new(dir.path());
+    std::fs::create_dir_all(layout.folder(clientbank_watch::folders::Folder::Private)).unwrap();
+    let location = Location::of(&layout, Some(&shared), true).unwrap().unwrap();
+    let e = Journal::open_at(&location, true).unwrap_err();
+    let ru = e.message().ru().to_string();
+    assert!(ru.contains("такой базы на сервере нет ("), "{ru}");
+    assert!(ru.contains("no_such_database_of_clientbank"), "{ru}");
 }
 
 /// A first start that cannot reach the database (named the folder's schema, made nothing)

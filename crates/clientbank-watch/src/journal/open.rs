@@ -317,6 +317,16 @@ impl Journal {
     }
 }
 
+/// SQLite's report of a damaged file runs to many lines (`*** in database main ***`, then a
+/// line a page): its first finding says enough.
+fn first_finding(report: &str) -> &str {
+    report
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with("***"))
+        .unwrap_or("")
+}
+
 /// DIR of `DIR/.clientbank/journal.sqlite`, as the commands we advise write it.
 fn folder_in_commands(journal: &Path) -> String {
     journal.parent().and_then(Path::parent).map_or_else(
@@ -339,22 +349,17 @@ fn open_sqlite(path: &Path, create: bool, access: Access) -> Result<Store, Error
     let label = path.display().to_string();
     let map = |e: rusqlite::Error| db_error(&label)(DbError::from(e));
     let dir = folder_in_commands(path);
-    let damaged = |what: String| {
+    // `what`: SQLite's words; `ru`: the same said in Russian (SQLite speaks only English).
+    let damaged = |what: String, ru: &str| {
         let shown = path.display();
-        // SQLite's report of a damaged file runs to many lines: its first says enough.
-        let what = what
-            .lines()
-            .map(str::trim)
-            .find(|l| !l.is_empty() && !l.starts_with("***"))
-            .unwrap_or("")
-            .to_string();
+        let what = first_finding(&what);
         Error::JournalDamaged(tr!(
             "{shown} is damaged ({what}). Restore it (and the -wal file beside it) from a \
              backup; or move it aside, check the files of review/, processing/ and \
              rejected/ at the bank, and start with `clientbank watch {dir} --new-journal`" ;
-            "{shown} повреждён ({what}). Восстановите его (и файл -wal рядом) из резервной \
-             копии; или уберите его в сторону, сверьте с банком файлы review/, processing/ и \
-             rejected/ и запустите `clientbank watch {dir} --new-journal`"
+            "{shown} повреждён ({ru}; SQLite: {what}). Восстановите его (и файл -wal рядом) из \
+             резервной копии; или уберите его в сторону, сверьте с банком файлы review/, \
+             processing/ и rejected/ и запустите `clientbank watch {dir} --new-journal`"
         ))
     };
     let db = match access {
@@ -373,13 +378,13 @@ fn open_sqlite(path: &Path, create: bool, access: Access) -> Result<Store, Error
             .map_err(|e| {
                 let e = DbError::from(e);
                 if e.damaged() {
-                    damaged(e.to_string())
+                    damaged(e.to_string(), "файл базы повреждён или не база")
                 } else {
                     db_error(&label)(e)
                 }
             })?;
         if check != "ok" {
-            return Err(damaged(check));
+            return Err(damaged(check, "проверка целостности нашла ошибки"));
         }
     }
     if access == Access::Read {
@@ -443,6 +448,21 @@ fn immutable_uri(path: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_damaged_files_report_is_cut_to_its_first_finding() {
+        let report = "*** in database main ***\nPage 5: btreeInitPage() returns error code 11\n\
+                      On tree page 3 cell 0: invalid page number 9\n";
+        assert_eq!(
+            first_finding(report),
+            "Page 5: btreeInitPage() returns error code 11"
+        );
+        assert_eq!(
+            first_finding("database disk image is malformed"),
+            "database disk image is malformed"
+        );
+        assert_eq!(first_finding(""), "");
+    }
 
     #[test]
     fn an_immutable_uri_keeps_any_path() {

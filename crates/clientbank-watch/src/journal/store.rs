@@ -148,8 +148,10 @@ impl From<postgres::Error> for DbError {
 
 impl DbError {
     /// What the database said, in Russian words where the kind of failure is known (SQLite's
-    /// codes: busy, full, read-only, damaged, not opened; a connection's I/O error), else as
-    /// the database said it.
+    /// codes: busy, full, read-only, damaged, not opened; PostgreSQL's SQLSTATE: a wrong
+    /// password, no such database, no right, the server stopping; a connection's I/O error),
+    /// with the database's own words after them (SQLite and a server's `lc_messages` speak
+    /// English); else as the database said it.
     pub fn ru(&self) -> String {
         use rusqlite::ErrorCode as C;
         let words = match self {
@@ -163,14 +165,42 @@ impl DbError {
                 C::SystemIoFailure => Some("ошибка ввода-вывода"),
                 _ => None,
             },
+            DbError::Postgres(e) => e.code().and_then(postgres_words),
             DbError::LeaseLost => Some("аренда папки больше не принадлежит этому демону"),
-            _ => None,
+            DbError::Sqlite(_) | DbError::Value(_) => None,
         };
         match words {
             Some(words) => format!("{words} ({self})"),
             None => clientbank_diagnostic::os::cause(self).ru().to_string(),
         }
     }
+}
+
+/// PostgreSQL's SQLSTATE in Russian words, by its class where one word says the class.
+fn postgres_words(code: &postgres::error::SqlState) -> Option<&'static str> {
+    use postgres::error::SqlState as S;
+    Some(match code {
+        c if *c == S::INVALID_PASSWORD => "неверный пароль к базе",
+        c if *c == S::INVALID_AUTHORIZATION_SPECIFICATION => {
+            "сервер базы не пускает этого пользователя"
+        }
+        c if *c == S::INVALID_CATALOG_NAME => "такой базы на сервере нет",
+        c if *c == S::INSUFFICIENT_PRIVILEGE => "у пользователя базы нет на это прав",
+        c if *c == S::DISK_FULL => "у сервера базы нет места на диске",
+        c if *c == S::TOO_MANY_CONNECTIONS => "у сервера базы кончились соединения",
+        c if *c == S::READ_ONLY_SQL_TRANSACTION => "база открыта только для чтения (реплика?)",
+        c if *c == S::T_R_SERIALIZATION_FAILURE || *c == S::T_R_DEADLOCK_DETECTED => {
+            "транзакция столкнулась с другой: повторится"
+        }
+        c if *c == S::IDLE_IN_TRANSACTION_SESSION_TIMEOUT => {
+            "сервер закрыл соединение, простоявшее в транзакции"
+        }
+        c if c.code().starts_with("57P") => "сервер базы останавливается или перезапускается",
+        c if c.code().starts_with("08") => "нет соединения с сервером базы",
+        c if c.code().starts_with("53") => "серверу базы не хватает ресурсов",
+        c if c.code().starts_with("XX") => "внутренняя ошибка сервера базы",
+        _ => return None,
+    })
 }
 
 /// PostgreSQL's error said whole: `db error: ERROR: …` with the server's detail, or the
