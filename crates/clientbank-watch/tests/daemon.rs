@@ -374,6 +374,14 @@ on_both! {
                 .en()
                 .contains("not-a-token")
         );
+        // Said once, in both languages, in the summary and in what `status` shows.
+        let refused = summary.token_refused.clone().unwrap();
+        let noted = daemon.engine().journal().last_events(10).unwrap();
+        assert_eq!(noted.len(), 1, "{noted:?}");
+        for said in [&refused, &noted[0].message] {
+            assert_eq!(said.en().matches("does not accept the token").count(), 1, "{}", said.en());
+            assert_eq!(said.ru().matches("не принимает токен").count(), 1, "{}", said.ru());
+        }
         assert_eq!(summary.waiting, ["a.json", "b.json"]);
         assert!(at_bank(&bank).is_empty());
         daemon.engine_mut().set_settings(settings(&bank));

@@ -73,6 +73,60 @@ pub(super) fn both(en: impl std::fmt::Display, ru: impl std::fmt::Display) -> St
     format!("{en}{BOTH}{ru}")
 }
 
+/// Refuses a value that holds a control character (a tab, a line break): no setting takes one,
+/// and it comes from a Windows path in double quotes, where `\t` of `C:\temp\t.txt` is a tab
+/// and the path is silently another. Said with the key, its line and single quotes.
+pub(super) fn no_control_characters(path: &Path, text: &str) -> Result<(), Error> {
+    fn first(table: &toml::Table, at: &str) -> Option<String> {
+        table.iter().find_map(|(key, value)| {
+            let key = if at.is_empty() {
+                key.clone()
+            } else {
+                format!("{at}.{key}")
+            };
+            match value {
+                toml::Value::String(s) if s.chars().any(char::is_control) => Some(key),
+                toml::Value::Table(t) => first(t, &key),
+                toml::Value::Array(items) => items.iter().find_map(|item| match item {
+                    toml::Value::String(s) if s.chars().any(char::is_control) => Some(key.clone()),
+                    toml::Value::Table(t) => first(t, &key),
+                    _ => None,
+                }),
+                _ => None,
+            }
+        })
+    }
+    let Ok(table) = toml::from_str::<toml::Table>(text) else {
+        return Ok(());
+    };
+    let Some(key) = first(&table, "") else {
+        return Ok(());
+    };
+    let last = key.rsplit('.').next().unwrap_or(&key);
+    let line = text
+        .lines()
+        .position(|l| {
+            l.trim_start()
+                .strip_prefix(last)
+                .is_some_and(|rest| rest.trim_start().starts_with('='))
+        })
+        .map_or_else(String::new, |n| format!(":{}", n + 1));
+    let shown = path.display();
+    Err(Error::config(
+        format!(
+            "{shown}{line}: {key}: the value holds a control character (a tab, a line break): \
+             in double quotes a backslash starts an escape (`\\t` is a tab). A Windows path goes \
+             in single quotes, where a backslash is a backslash: 'C:\\temp\\token.txt'"
+        ),
+        format!(
+            "{shown}{line}: {key}: в значении управляющий символ (табуляция, перевод строки): в \
+             двойных кавычках обратная косая черта начинает escape-последовательность (`\\t` — \
+             табуляция). Путь Windows пишите в одинарных кавычках, где обратная косая черта — \
+             просто символ: 'C:\\temp\\token.txt'"
+        ),
+    ))
+}
+
 /// The Russian of what toml and serde say of a file (their texts are English): the usual
 /// ones translated, the key names and values kept; any other kept in English after a Russian
 /// word of what it is.
@@ -148,7 +202,8 @@ pub fn in_russian(message: &str) -> String {
 /// The Russian of toml's syntax errors (`what is wrong, expected what`); `None` for one this
 /// table does not know.
 fn toml_syntax_in_russian(message: &str) -> Option<String> {
-    const WRONG: [(&str, &str); 36] = [
+    // Every message of toml's parser (toml_parser 1.1).
+    const WRONG: &[(&str, &str)] = &[
         (
             "string values must be quoted",
             "текст значения нужно взять в кавычки",
@@ -187,6 +242,8 @@ fn toml_syntax_in_russian(message: &str) -> Option<String> {
         ("missing inline table opening", "нет открывающей {"),
         ("missing comment start", "нет # в начале комментария"),
         ("extra assignment between key-value pairs", "лишний знак ="),
+        ("extra `=`", "лишний знак ="),
+        ("unexpected `=` in array", "знак = внутри списка"),
         ("extra comma in array", "лишняя запятая в списке"),
         (
             "extra comma in inline table",
@@ -214,14 +271,86 @@ fn toml_syntax_in_russian(message: &str) -> Option<String> {
         ("invalid unquoted key", "неверный ключ без кавычек"),
         ("invalid key-value pair", "неверная пара ключ = значение"),
         ("invalid value", "неверное значение"),
+        ("invalid table", "неверная таблица"),
+        (
+            "invalid inline table element",
+            "неверный элемент встроенной таблицы",
+        ),
+        (
+            "invalid comment character",
+            "недопустимый знак в комментарии",
+        ),
         ("invalid integer number", "неверное целое число"),
+        (
+            "invalid hexadecimal number",
+            "неверное шестнадцатеричное число",
+        ),
+        ("invalid octal number", "неверное восьмеричное число"),
+        ("invalid binary number", "неверное двоичное число"),
         ("invalid float", "неверное дробное число"),
         ("invalid fraction", "неверная дробная часть числа"),
+        ("invalid exponent", "неверный порядок числа"),
+        ("invalid mantissa", "неверная мантисса числа"),
+        (
+            "invalid boolean",
+            "неверное логическое значение (true или false)",
+        ),
         ("invalid date-time", "неверные дата и время"),
+        ("invalid datetime", "неверные дата и время"),
+        ("invalid date", "неверная дата"),
+        ("invalid time", "неверное время"),
+        ("invalid offset", "неверный часовой пояс"),
+        ("unexpected leading zero", "лишний ноль в начале числа"),
+        ("unexpected sign", "лишний знак + или -"),
+        ("redundant numeric sign", "лишний знак + или -"),
+        (
+            "integers with a radix cannot be signed",
+            "у числа с основанием (0x, 0o, 0b) не бывает знака",
+        ),
+        (
+            "radix must be lowercase",
+            "основание числа пишется строчной буквой",
+        ),
+        ("redundant integer number prefix", "лишнее основание числа"),
+        (
+            "`_` may only go between digits",
+            "`_` ставится только между цифрами",
+        ),
+        (
+            "unexpected key or value",
+            "лишний ключ или значение (каждая пара ключ = значение — на своей строке)",
+        ),
+        (
+            "unexpected content between comment and newline",
+            "лишний текст после комментария",
+        ),
+        ("unexpected content", "лишний текст"),
+        (
+            "carriage return must be followed by newline",
+            "после возврата каретки нет перевода строки",
+        ),
+        (
+            "keys cannot be multi-line literal strings",
+            "ключ не может быть многострочной строкой",
+        ),
+        (
+            "keys cannot be multi-line basic strings",
+            "ключ не может быть многострочной строкой",
+        ),
+        (
+            "cannot recurse further; max recursion depth met",
+            "слишком глубокая вложенность",
+        ),
+        (
+            "could not allocate for string",
+            "не хватило памяти для строки",
+        ),
     ];
-    const WORDS: [(&str, &str); 12] = [
+    const WORDS: &[(&str, &str)] = &[
         ("literal string", "строка"),
         ("basic string", "строка"),
+        ("multi-line basic string", "многострочная строка"),
+        ("unquoted string", "строка"),
         ("unicode hexadecimal value", "шестнадцатеричные цифры"),
         ("letters", "буквы"),
         ("numbers", "цифры"),
@@ -232,13 +361,46 @@ fn toml_syntax_in_russian(message: &str) -> Option<String> {
         ("comment", "комментарий"),
         ("characters", "знаки"),
         ("printable characters", "печатные знаки"),
+        (
+            "non-single-quote visible characters",
+            "видимые знаки, кроме '",
+        ),
+        ("non-single-quote characters", "знаки, кроме '"),
+        (
+            "non-double-quote visible characters",
+            "видимые знаки, кроме \"",
+        ),
+        // toml_datetime's.
+        ("a four-digit year (YYYY)", "год из четырёх цифр (ГГГГ)"),
+        ("a two-digit month (MM)", "месяц из двух цифр (ММ)"),
+        ("a two-digit day (DD)", "день из двух цифр (ДД)"),
+        ("a two-digit hour (HH)", "час из двух цифр (ЧЧ)"),
+        ("a two-digit minute (MM)", "минуты из двух цифр (ММ)"),
+        ("a two-digit second (SS)", "секунды из двух цифр (СС)"),
+        ("`T` between date and time", "`T` между датой и временем"),
+        ("+OFFSET", "+ЧЧ:ММ"),
+        ("-OFFSET", "-ЧЧ:ММ"),
+        ("`-` (MM-DD)", "`-` (ММ-ДД)"),
+        (
+            "`-` (YYYY-MM) or `:` (HH:MM)",
+            "`-` (ГГГГ-ММ) или `:` (ЧЧ:ММ)",
+        ),
+        ("`:` (HH:MM)", "`:` (ЧЧ:ММ)"),
+        ("hour between 00 and 23", "час от 00 до 23"),
+        ("hours between 00 and 23", "часы от 00 до 23"),
+        ("minute between 00 and 59", "минуты от 00 до 59"),
+        ("minutes between 00 and 59", "минуты от 00 до 59"),
+        ("month between 01 and 12", "месяц от 01 до 12"),
+        ("second between 00 and 60", "секунды от 00 до 60"),
+        ("year or hour", "год или час"),
     ];
     let (head, expected) = match message.split_once(", expected ") {
         Some((head, expected)) => (head, Some(expected)),
         None => (message, None),
     };
     let (_, head) = WRONG.iter().find(|(en, _)| *en == head)?;
-    let Some(expected) = expected else {
+    // toml says "expected nothing" where it expects no more.
+    let Some(expected) = expected.filter(|e| *e != "nothing") else {
         return Some(head.to_string());
     };
     let expected: Vec<&str> = expected
@@ -326,7 +488,7 @@ fn toml_message(text: &str, e: &toml::de::Error, mut message: String, ru: bool) 
         if message.contains("escape")
             && line_text
                 .split_once('=')
-                .is_some_and(|(_, v)| v.trim_start().starts_with('"') && v.contains('\\'))
+                .is_some_and(|(_, v)| v.contains('"') && v.contains('\\'))
         {
             message.push_str(if ru {
                 "; путь Windows пишите в одинарных кавычках, где обратная косая черта — просто \
@@ -462,5 +624,62 @@ mod tests {
             in_russian("invalid type: boolean `true`, expected a string"),
             "неверный тип значения: логическое значение `true`; ожидается строка в кавычках"
         );
+    }
+
+    /// Each kind of broken TOML, as toml's parser says it, comes out in Russian words: no
+    /// English word is left outside the quoted key, value or sign.
+    #[test]
+    fn every_toml_syntax_error_is_said_in_russian() {
+        for text in [
+            "a = \"x",
+            "a = x",
+            "a = [1, 2",
+            "a = [1 2]",
+            "a = [1,,2]",
+            "a = { b = 1",
+            "a = { b = 1,, c = 2 }",
+            "a = { b = 1 c = 2 }",
+            "a = { = 1 }",
+            "a = 0x1G",
+            "a = 0o9",
+            "a = 0b2",
+            "a = +0x1",
+            "a = 0X1",
+            "a = 01",
+            "a = 1__0",
+            "a = 1.5.3",
+            "a = 1e",
+            "a = tru",
+            "a = 1979-05-27T07:3",
+            "a = 1979-05-27T25:00:00",
+            "a = 1979-13-27",
+            "a = 1979-05-27T07:32:00+2",
+            "a = 1979-05",
+            "a = \"x\" extra",
+            "a = 1 # c\u{1}",
+            "a = \"\\q\"",
+            "a = \"\\u12\"",
+            "[a",
+            "[[a",
+            "a",
+            "a =",
+            "= 1",
+            "a == 1",
+            "\"\"\"a\"\"\" = 1",
+            "a = 1\rb = 2",
+            "a = [1 = 2]",
+            "a.\n= 1",
+        ] {
+            let Err(e) = toml::from_str::<toml::Table>(text) else {
+                panic!("{text:?} was read");
+            };
+            let said = in_russian(e.message());
+            // What stays English is in quotes: keys, values, signs.
+            let unquoted: String = said.split('`').step_by(2).collect::<Vec<_>>().join(" ");
+            let english = unquoted
+                .split(|c: char| !c.is_ascii_alphabetic())
+                .find(|w| w.len() > 2 && !["TOML", "true", "false"].contains(w));
+            assert!(english.is_none(), "{text:?}: {} -> {said}", e.message());
+        }
     }
 }

@@ -558,6 +558,7 @@ impl Settings {
     /// The settings of a TOML text (`path` names it in errors and resolves relative paths).
     pub fn from_toml(text: &str, path: &Path) -> Result<Settings, Error> {
         let mut file: FileConfig = toml::from_str(text).map_err(|e| toml_error(path, text, &e))?;
+        file_errors::no_control_characters(path, text)?;
         let base = path.parent().unwrap_or(Path::new("."));
         let mut settings = Settings::default();
         let mut warnings = Vec::new();
@@ -1021,7 +1022,33 @@ mod tests {
         }
         let e = error("token_file = \"C:\\Обмен\\t.txt\"\n");
         assert!(e.contains(":1:") && e.contains("single quotes"), "{e}");
+        let e = error("signer = [\"C:\\Обмен\\sign.exe\"]\n");
+        assert!(e.contains(":1:") && e.contains("single quotes"), "{e}");
         assert!(Settings::from_toml("token_file = 'C:\\Обмен\\t.txt'\n", &path).is_ok());
+        // Escapes TOML takes (`\t`, `\n`, `\b`) make the path another, silently: refused.
+        for (text, at) in [
+            ("token_file = \"C:\\temp\\token.txt\"\n", ":1: token_file:"),
+            (
+                "bank_url = \"http://127.0.0.1:9/v1\"\nsigner = [\"C:\\new\\bin.exe\"]\n",
+                ":2: signer:",
+            ),
+            (
+                "bank_url = \"http://127.0.0.1:9/v1\"\n[notify]\ncommand = [\"C:\\bin\\n.exe\"]\n",
+                ":3: notify.command:",
+            ),
+        ] {
+            let e = Settings::from_toml(text, &path).unwrap_err().message();
+            assert!(
+                e.en().contains(at) && e.en().contains("single quotes"),
+                "{}",
+                e.en()
+            );
+            assert!(
+                e.ru().contains(at) && e.ru().contains("одинарных кавычках"),
+                "{}",
+                e.ru()
+            );
+        }
         let missing = Settings::from_toml(
             "token_file = \"nowhere.txt\"\nbank_url = \"http://127.0.0.1:9/v1\"\n",
             &path,

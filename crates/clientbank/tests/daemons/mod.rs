@@ -12,7 +12,8 @@ use clientbank_watch::state::PaymentState;
 
 /// The journal of folder `root`, wherever its configuration keeps it (SQLite, PostgreSQL).
 pub fn folder_journal(root: &Path) -> Journal {
-    clientbank_watch::journal::open_folder(&clientbank_watch::folders::Layout::new(root))
+    let layout = clientbank_watch::folders::Layout::new(root);
+    clientbank_watch::journal::open_folder(&layout, clientbank_watch::journal::Access::Write)
         .unwrap()
         .expect("the folder has a journal")
 }
