@@ -196,6 +196,10 @@ fn word(name: &str, lang: Lang) -> &str {
         "remote" => "откуда",
         "folder" => "папка",
         "state" => "состояние",
+        "amount" => "сумма",
+        "category" => "вид",
+        "executed" => "проведена",
+        "id" => "id",
         other => other,
     }
 }

@@ -249,6 +249,96 @@ fn every_log_line_of_the_daemon_has_its_russian() {
     );
 }
 
+/// Every field of a log line (`file = %name`, `%url`) has its Russian word in the binary's
+/// `log::word`: a Russian log line says `файл: …`, not `file: …` (issue 19 item 8).
+#[test]
+fn every_log_field_of_the_daemon_has_its_russian_word() {
+    let sources = daemon_sources();
+    let log = &sources
+        .iter()
+        .find(|(shown, _)| shown.ends_with("clientbank/src/log.rs"))
+        .expect("the binary's log.rs")
+        .1;
+    let table = &log[log.find("fn word(").expect("log::word")..];
+    let table = &table[..table.find("\n}\n").unwrap()];
+    let words: Vec<&str> = table
+        .lines()
+        .filter_map(|line| line.trim().strip_prefix('"')?.split_once("\" =>"))
+        .map(|(english, _)| english)
+        .collect();
+    let (mut missing, mut fields) = (Vec::new(), 0);
+    for (shown, text) in &sources {
+        let code = non_test(text).join("\n");
+        let calls = code
+            .split("tracing::")
+            .skip(1)
+            .filter_map(|c| {
+                ["info!(", "warn!(", "error!("]
+                    .iter()
+                    .find_map(|l| c.strip_prefix(l))
+            })
+            .chain(code.split("say!(").skip(1));
+        for call in calls {
+            let call = &call[..call.find(");").unwrap_or(call.len())];
+            for name in log_fields(call) {
+                fields += 1;
+                if !words.contains(&name.as_str()) {
+                    missing.push(format!("{shown}: {name}"));
+                }
+            }
+        }
+    }
+    assert!(
+        fields > 10,
+        "the daemon's log fields were not found ({fields})"
+    );
+    missing.sort();
+    missing.dedup();
+    assert!(
+        missing.is_empty(),
+        "give these fields a Russian word in log::word:\n{}",
+        missing.join("\n")
+    );
+}
+
+/// The field names of a log call's arguments: `name = value`, `name = %value`, `%name`,
+/// `?a.b` (named `b`); strings left out.
+fn log_fields(call: &str) -> Vec<String> {
+    let mut code = String::new();
+    let mut in_string = false;
+    let mut escaped = false;
+    for c in call.chars() {
+        match (in_string, c) {
+            (true, '\\') if !escaped => escaped = true,
+            (true, '"') if !escaped => in_string = false,
+            (true, _) => escaped = false,
+            (false, '"') => in_string = true,
+            (false, c) => code.push(c),
+        }
+    }
+    let ident = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_lowercase() || c == '_');
+    code.split(',')
+        .filter_map(|arg| {
+            let arg = arg.trim();
+            if let Some((name, value)) = arg.split_once('=') {
+                let name = name.trim();
+                (ident(name) && !value.starts_with('=')).then(|| name.to_string())
+            } else {
+                let name = arg.strip_prefix(['%', '?'])?.rsplit('.').next()?;
+                ident(name).then(|| name.to_string())
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn log_fields_are_read_from_a_call() {
+    assert_eq!(
+        log_fields("warn, said, file = %name, count = n, %url, ?self.remote, \"a = b\""),
+        ["file", "count", "url", "remote"]
+    );
+}
+
 #[test]
 fn the_length_check_finds_a_long_function() {
     let body = "    let x = '{';\n".repeat(130);

@@ -199,213 +199,215 @@ pub fn in_russian(message: &str) -> String {
     }
 }
 
+/// Every message of toml's parser (toml_parser 1.1) and toml_datetime, in Russian.
+const TOML_WRONG: &[(&str, &str)] = &[
+    (
+        "string values must be quoted",
+        "текст значения нужно взять в кавычки",
+    ),
+    ("key with no value", "у ключа нет значения"),
+    ("unquoted keys cannot be empty", "ключ не может быть пустым"),
+    (
+        "too few unicode value digits",
+        "после \\u или \\U мало шестнадцатеричных цифр",
+    ),
+    (
+        "missing escaped value",
+        "после обратной косой черты нет знака",
+    ),
+    ("missing opening quote", "нет открывающей кавычки"),
+    (
+        "missing comma between array elements",
+        "между элементами списка нет запятой",
+    ),
+    (
+        "missing comma between key-value pairs",
+        "между парами ключ = значение нет запятой",
+    ),
+    (
+        "missing assignment between key-value pairs",
+        "между ключом и значением нет =",
+    ),
+    ("missing value for key", "у ключа нет значения"),
+    ("missing value", "нет значения"),
+    (
+        "missing key for inline table element",
+        "у элемента встроенной таблицы нет ключа",
+    ),
+    ("missing table open", "нет открывающей ["),
+    ("missing array opening", "нет открывающей ["),
+    ("missing inline table opening", "нет открывающей {"),
+    ("missing comment start", "нет # в начале комментария"),
+    ("extra assignment between key-value pairs", "лишний знак ="),
+    ("extra `=`", "лишний знак ="),
+    ("unexpected `=` in array", "знак = внутри списка"),
+    ("extra comma in array", "лишняя запятая в списке"),
+    (
+        "extra comma in inline table",
+        "лишняя запятая во встроенной таблице",
+    ),
+    ("unclosed table", "таблица не закрыта"),
+    ("unclosed array table", "таблица не закрыта"),
+    ("unclosed array", "список не закрыт"),
+    ("unclosed inline table", "встроенная таблица не закрыта"),
+    ("invalid basic string", "неверная строка в двойных кавычках"),
+    (
+        "invalid literal string",
+        "неверная строка в одинарных кавычках",
+    ),
+    (
+        "invalid multi-line basic string",
+        "неверная многострочная строка",
+    ),
+    (
+        "invalid multi-line literal string",
+        "неверная многострочная строка",
+    ),
+    ("invalid string", "неверная строка"),
+    ("invalid key", "неверный ключ"),
+    ("invalid unquoted key", "неверный ключ без кавычек"),
+    ("invalid key-value pair", "неверная пара ключ = значение"),
+    ("invalid value", "неверное значение"),
+    ("invalid table", "неверная таблица"),
+    (
+        "invalid inline table element",
+        "неверный элемент встроенной таблицы",
+    ),
+    (
+        "invalid comment character",
+        "недопустимый знак в комментарии",
+    ),
+    ("invalid integer number", "неверное целое число"),
+    (
+        "invalid hexadecimal number",
+        "неверное шестнадцатеричное число",
+    ),
+    ("invalid octal number", "неверное восьмеричное число"),
+    ("invalid binary number", "неверное двоичное число"),
+    ("invalid float", "неверное дробное число"),
+    ("invalid fraction", "неверная дробная часть числа"),
+    ("invalid exponent", "неверный порядок числа"),
+    ("invalid mantissa", "неверная мантисса числа"),
+    (
+        "invalid boolean",
+        "неверное логическое значение (true или false)",
+    ),
+    ("invalid date-time", "неверные дата и время"),
+    ("invalid datetime", "неверные дата и время"),
+    ("invalid date", "неверная дата"),
+    ("invalid time", "неверное время"),
+    ("invalid offset", "неверный часовой пояс"),
+    ("unexpected leading zero", "лишний ноль в начале числа"),
+    ("unexpected sign", "лишний знак + или -"),
+    ("redundant numeric sign", "лишний знак + или -"),
+    (
+        "integers with a radix cannot be signed",
+        "у числа с основанием (0x, 0o, 0b) не бывает знака",
+    ),
+    (
+        "radix must be lowercase",
+        "основание числа пишется строчной буквой",
+    ),
+    ("redundant integer number prefix", "лишнее основание числа"),
+    (
+        "`_` may only go between digits",
+        "`_` ставится только между цифрами",
+    ),
+    (
+        "unexpected key or value",
+        "лишний ключ или значение (каждая пара ключ = значение — на своей строке)",
+    ),
+    (
+        "unexpected content between comment and newline",
+        "лишний текст после комментария",
+    ),
+    ("unexpected content", "лишний текст"),
+    (
+        "carriage return must be followed by newline",
+        "после возврата каретки нет перевода строки",
+    ),
+    (
+        "keys cannot be multi-line literal strings",
+        "ключ не может быть многострочной строкой",
+    ),
+    (
+        "keys cannot be multi-line basic strings",
+        "ключ не может быть многострочной строкой",
+    ),
+    (
+        "cannot recurse further; max recursion depth met",
+        "слишком глубокая вложенность",
+    ),
+    (
+        "could not allocate for string",
+        "не хватило памяти для строки",
+    ),
+];
+/// toml's words for what it expected, in Russian.
+const TOML_WORDS: &[(&str, &str)] = &[
+    ("literal string", "строка"),
+    ("basic string", "строка"),
+    ("multi-line basic string", "многострочная строка"),
+    ("unquoted string", "строка"),
+    ("unicode hexadecimal value", "шестнадцатеричные цифры"),
+    ("letters", "буквы"),
+    ("numbers", "цифры"),
+    ("digits", "цифры"),
+    ("newline", "перевод строки"),
+    ("key", "ключ"),
+    ("value", "значение"),
+    ("comment", "комментарий"),
+    ("characters", "знаки"),
+    ("printable characters", "печатные знаки"),
+    (
+        "non-single-quote visible characters",
+        "видимые знаки, кроме '",
+    ),
+    ("non-single-quote characters", "знаки, кроме '"),
+    (
+        "non-double-quote visible characters",
+        "видимые знаки, кроме \"",
+    ),
+    // toml_datetime's.
+    ("a four-digit year (YYYY)", "год из четырёх цифр (ГГГГ)"),
+    ("a two-digit month (MM)", "месяц из двух цифр (ММ)"),
+    ("a two-digit day (DD)", "день из двух цифр (ДД)"),
+    ("a two-digit hour (HH)", "час из двух цифр (ЧЧ)"),
+    ("a two-digit minute (MM)", "минуты из двух цифр (ММ)"),
+    ("a two-digit second (SS)", "секунды из двух цифр (СС)"),
+    ("`T` between date and time", "`T` между датой и временем"),
+    ("+OFFSET", "+ЧЧ:ММ"),
+    ("-OFFSET", "-ЧЧ:ММ"),
+    ("`-` (MM-DD)", "`-` (ММ-ДД)"),
+    (
+        "`-` (YYYY-MM) or `:` (HH:MM)",
+        "`-` (ГГГГ-ММ) или `:` (ЧЧ:ММ)",
+    ),
+    ("`:` (HH:MM)", "`:` (ЧЧ:ММ)"),
+    ("hour between 00 and 23", "час от 00 до 23"),
+    ("hours between 00 and 23", "часы от 00 до 23"),
+    ("minute between 00 and 59", "минуты от 00 до 59"),
+    ("minutes between 00 and 59", "минуты от 00 до 59"),
+    ("month between 01 and 12", "месяц от 01 до 12"),
+    ("second between 00 and 60", "секунды от 00 до 60"),
+    ("year or hour", "год или час"),
+];
+
 /// The Russian of toml's syntax errors (`what is wrong, expected what`); `None` for one this
 /// table does not know.
 fn toml_syntax_in_russian(message: &str) -> Option<String> {
-    // Every message of toml's parser (toml_parser 1.1).
-    const WRONG: &[(&str, &str)] = &[
-        (
-            "string values must be quoted",
-            "текст значения нужно взять в кавычки",
-        ),
-        ("key with no value", "у ключа нет значения"),
-        ("unquoted keys cannot be empty", "ключ не может быть пустым"),
-        (
-            "too few unicode value digits",
-            "после \\u или \\U мало шестнадцатеричных цифр",
-        ),
-        (
-            "missing escaped value",
-            "после обратной косой черты нет знака",
-        ),
-        ("missing opening quote", "нет открывающей кавычки"),
-        (
-            "missing comma between array elements",
-            "между элементами списка нет запятой",
-        ),
-        (
-            "missing comma between key-value pairs",
-            "между парами ключ = значение нет запятой",
-        ),
-        (
-            "missing assignment between key-value pairs",
-            "между ключом и значением нет =",
-        ),
-        ("missing value for key", "у ключа нет значения"),
-        ("missing value", "нет значения"),
-        (
-            "missing key for inline table element",
-            "у элемента встроенной таблицы нет ключа",
-        ),
-        ("missing table open", "нет открывающей ["),
-        ("missing array opening", "нет открывающей ["),
-        ("missing inline table opening", "нет открывающей {"),
-        ("missing comment start", "нет # в начале комментария"),
-        ("extra assignment between key-value pairs", "лишний знак ="),
-        ("extra `=`", "лишний знак ="),
-        ("unexpected `=` in array", "знак = внутри списка"),
-        ("extra comma in array", "лишняя запятая в списке"),
-        (
-            "extra comma in inline table",
-            "лишняя запятая во встроенной таблице",
-        ),
-        ("unclosed table", "таблица не закрыта"),
-        ("unclosed array table", "таблица не закрыта"),
-        ("unclosed array", "список не закрыт"),
-        ("unclosed inline table", "встроенная таблица не закрыта"),
-        ("invalid basic string", "неверная строка в двойных кавычках"),
-        (
-            "invalid literal string",
-            "неверная строка в одинарных кавычках",
-        ),
-        (
-            "invalid multi-line basic string",
-            "неверная многострочная строка",
-        ),
-        (
-            "invalid multi-line literal string",
-            "неверная многострочная строка",
-        ),
-        ("invalid string", "неверная строка"),
-        ("invalid key", "неверный ключ"),
-        ("invalid unquoted key", "неверный ключ без кавычек"),
-        ("invalid key-value pair", "неверная пара ключ = значение"),
-        ("invalid value", "неверное значение"),
-        ("invalid table", "неверная таблица"),
-        (
-            "invalid inline table element",
-            "неверный элемент встроенной таблицы",
-        ),
-        (
-            "invalid comment character",
-            "недопустимый знак в комментарии",
-        ),
-        ("invalid integer number", "неверное целое число"),
-        (
-            "invalid hexadecimal number",
-            "неверное шестнадцатеричное число",
-        ),
-        ("invalid octal number", "неверное восьмеричное число"),
-        ("invalid binary number", "неверное двоичное число"),
-        ("invalid float", "неверное дробное число"),
-        ("invalid fraction", "неверная дробная часть числа"),
-        ("invalid exponent", "неверный порядок числа"),
-        ("invalid mantissa", "неверная мантисса числа"),
-        (
-            "invalid boolean",
-            "неверное логическое значение (true или false)",
-        ),
-        ("invalid date-time", "неверные дата и время"),
-        ("invalid datetime", "неверные дата и время"),
-        ("invalid date", "неверная дата"),
-        ("invalid time", "неверное время"),
-        ("invalid offset", "неверный часовой пояс"),
-        ("unexpected leading zero", "лишний ноль в начале числа"),
-        ("unexpected sign", "лишний знак + или -"),
-        ("redundant numeric sign", "лишний знак + или -"),
-        (
-            "integers with a radix cannot be signed",
-            "у числа с основанием (0x, 0o, 0b) не бывает знака",
-        ),
-        (
-            "radix must be lowercase",
-            "основание числа пишется строчной буквой",
-        ),
-        ("redundant integer number prefix", "лишнее основание числа"),
-        (
-            "`_` may only go between digits",
-            "`_` ставится только между цифрами",
-        ),
-        (
-            "unexpected key or value",
-            "лишний ключ или значение (каждая пара ключ = значение — на своей строке)",
-        ),
-        (
-            "unexpected content between comment and newline",
-            "лишний текст после комментария",
-        ),
-        ("unexpected content", "лишний текст"),
-        (
-            "carriage return must be followed by newline",
-            "после возврата каретки нет перевода строки",
-        ),
-        (
-            "keys cannot be multi-line literal strings",
-            "ключ не может быть многострочной строкой",
-        ),
-        (
-            "keys cannot be multi-line basic strings",
-            "ключ не может быть многострочной строкой",
-        ),
-        (
-            "cannot recurse further; max recursion depth met",
-            "слишком глубокая вложенность",
-        ),
-        (
-            "could not allocate for string",
-            "не хватило памяти для строки",
-        ),
-    ];
-    const WORDS: &[(&str, &str)] = &[
-        ("literal string", "строка"),
-        ("basic string", "строка"),
-        ("multi-line basic string", "многострочная строка"),
-        ("unquoted string", "строка"),
-        ("unicode hexadecimal value", "шестнадцатеричные цифры"),
-        ("letters", "буквы"),
-        ("numbers", "цифры"),
-        ("digits", "цифры"),
-        ("newline", "перевод строки"),
-        ("key", "ключ"),
-        ("value", "значение"),
-        ("comment", "комментарий"),
-        ("characters", "знаки"),
-        ("printable characters", "печатные знаки"),
-        (
-            "non-single-quote visible characters",
-            "видимые знаки, кроме '",
-        ),
-        ("non-single-quote characters", "знаки, кроме '"),
-        (
-            "non-double-quote visible characters",
-            "видимые знаки, кроме \"",
-        ),
-        // toml_datetime's.
-        ("a four-digit year (YYYY)", "год из четырёх цифр (ГГГГ)"),
-        ("a two-digit month (MM)", "месяц из двух цифр (ММ)"),
-        ("a two-digit day (DD)", "день из двух цифр (ДД)"),
-        ("a two-digit hour (HH)", "час из двух цифр (ЧЧ)"),
-        ("a two-digit minute (MM)", "минуты из двух цифр (ММ)"),
-        ("a two-digit second (SS)", "секунды из двух цифр (СС)"),
-        ("`T` between date and time", "`T` между датой и временем"),
-        ("+OFFSET", "+ЧЧ:ММ"),
-        ("-OFFSET", "-ЧЧ:ММ"),
-        ("`-` (MM-DD)", "`-` (ММ-ДД)"),
-        (
-            "`-` (YYYY-MM) or `:` (HH:MM)",
-            "`-` (ГГГГ-ММ) или `:` (ЧЧ:ММ)",
-        ),
-        ("`:` (HH:MM)", "`:` (ЧЧ:ММ)"),
-        ("hour between 00 and 23", "час от 00 до 23"),
-        ("hours between 00 and 23", "часы от 00 до 23"),
-        ("minute between 00 and 59", "минуты от 00 до 59"),
-        ("minutes between 00 and 59", "минуты от 00 до 59"),
-        ("month between 01 and 12", "месяц от 01 до 12"),
-        ("second between 00 and 60", "секунды от 00 до 60"),
-        ("year or hour", "год или час"),
-    ];
     let (head, expected) = match message.split_once(", expected ") {
         Some((head, expected)) => (head, Some(expected)),
         None => (message, None),
     };
-    let (_, head) = WRONG.iter().find(|(en, _)| *en == head)?;
+    let (_, head) = TOML_WRONG.iter().find(|(en, _)| *en == head)?;
     // toml says "expected nothing" where it expects no more.
     let Some(expected) = expected.filter(|e| *e != "nothing") else {
         return Some(head.to_string());
     };
     let expected: Vec<&str> = expected
         .split(", ")
-        .map(|word| match WORDS.iter().find(|(en, _)| *en == word) {
+        .map(|word| match TOML_WORDS.iter().find(|(en, _)| *en == word) {
             Some((_, ru)) => ru,
             None => word,
         })
