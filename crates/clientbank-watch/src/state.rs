@@ -359,4 +359,34 @@ mod tests {
             assert!(!en.is_empty() && !ru.is_empty() && en != ru, "{standing:?}");
         }
     }
+
+    /// "In doubt" is said one way in Russian, `под сомнением`, wherever a person reads it: the
+    /// labels of every standing in doubt, and no other wording in the crates' texts.
+    #[test]
+    fn in_doubt_is_one_russian_word_everywhere() {
+        for standing in Standing::all().filter(|s| s.state.in_doubt()) {
+            let counted = standing.status_label().1;
+            assert!(counted.contains("под сомнением"), "{standing:?}: {counted}");
+        }
+        let crates = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut other = Vec::new();
+        let mut folders = vec![crates];
+        while let Some(folder) = folders.pop() {
+            for entry in std::fs::read_dir(&folder).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() && !path.ends_with("target") {
+                    folders.push(path);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    for word in ["в сомнении", "сомнительн", "под вопросом"]
+                    {
+                        if text.contains(word) && !path.ends_with("state.rs") {
+                            other.push(format!("{}: {word}", path.display()));
+                        }
+                    }
+                }
+            }
+        }
+        assert!(other.is_empty(), "{other:#?}");
+    }
 }

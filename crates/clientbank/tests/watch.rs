@@ -1214,22 +1214,15 @@ fn status_reads_a_journal_the_user_may_only_read() {
     let d = dir.to_str().unwrap();
     let run = demo("en", &dir, &[], &[]);
     assert_eq!(run.status.code(), Some(0), "{}", text(&run));
-    let privileged = Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|o| o.stdout.starts_with(b"0\n"));
+    // The tempdir itself is 0700: another user must reach the folder.
+    std::fs::set_permissions(root.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let Some(_) = another_user() else {
+        return;
+    };
     let status_as_reader = || {
-        let mut command = if privileged {
-            let mut c = Command::new("setpriv");
-            c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
-                .arg(env!("CARGO_BIN_EXE_clientbank"));
-            c
-        } else {
-            Command::new(env!("CARGO_BIN_EXE_clientbank"))
-        };
-        let out = command
+        let out = another_user()
+            .unwrap()
             .args(["--lang", "en", "status", d, "--json"])
-            .env("RUST_LOG", "warn")
             .output()
             .unwrap();
         assert_eq!(out.status.code(), Some(0), "{}", text(&out));
@@ -1239,17 +1232,6 @@ fn status_reads_a_journal_the_user_may_only_read() {
     let mode = |path: &Path, mode: u32| {
         std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
     };
-    // The tempdir itself is 0700: nobody must reach the folder.
-    mode(root.path(), 0o755);
-    let runs = Command::new("setpriv")
-        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
-        .args([env!("CARGO_BIN_EXE_clientbank"), "--version"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if privileged && !runs {
-        eprintln!("skipped: root here, and `setpriv` cannot run the binary as nobody");
-        return;
-    }
     let private = dir.join(".clientbank");
     let journal = private.join("journal.sqlite");
     let before = std::fs::read(&journal).unwrap();
@@ -1290,6 +1272,86 @@ fn status_reads_a_journal_the_user_may_only_read() {
         .args(["-TERM", &daemon.id().to_string()])
         .status();
     let _ = daemon.wait();
+}
+
+/// The binary as a user who may not write what this test made: `nobody` through `setpriv`
+/// when the tests run as root (who may write anything), else this user. `None` (said) where
+/// root cannot run it as nobody.
+#[cfg(unix)]
+fn another_user() -> Option<Command> {
+    let root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout.starts_with(b"0\n"));
+    if !root {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_clientbank"));
+        command.env("RUST_LOG", "warn");
+        return Some(command);
+    }
+    let as_nobody = || {
+        let mut command = Command::new("setpriv");
+        command
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(env!("CARGO_BIN_EXE_clientbank"))
+            .env("RUST_LOG", "warn");
+        command
+    };
+    if !as_nobody()
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        eprintln!("skipped: root here, and `setpriv` cannot run the binary as nobody");
+        return None;
+    }
+    Some(as_nobody())
+}
+
+/// Issue 19: `status` of a folder the user may not read says so, in both languages, and
+/// exits 2 (`--check`: 2 too, "cannot be read"), never "no journal" or "run watch".
+#[cfg(unix)]
+#[test]
+fn status_of_a_folder_the_user_may_not_read_says_so() {
+    use std::os::unix::fs::PermissionsExt;
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("exchange");
+    let d = dir.to_str().unwrap();
+    let run = demo("en", &dir, &[], &[]);
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    std::fs::set_permissions(root.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    if another_user().is_none() {
+        return;
+    }
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o311)).unwrap();
+    let said: Vec<(Option<i32>, String)> = [
+        vec!["--lang", "en", "status", d],
+        vec!["--lang", "ru", "status", d],
+        vec!["--lang", "en", "status", d, "--check"],
+    ]
+    .iter()
+    .map(|args| {
+        let out = another_user().unwrap().args(args).output().unwrap();
+        (out.status.code(), text(&out))
+    })
+    .collect();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    for (code, text) in &said {
+        assert_eq!(*code, Some(2), "{text}");
+        assert!(
+            !text.contains("no journal") && !text.contains("нет журнала"),
+            "{text}"
+        );
+    }
+    assert!(
+        said[0].1.contains("cannot read") && said[0].1.contains("Permission denied"),
+        "{}",
+        said[0].1
+    );
+    assert!(
+        said[1].1.contains("не удалось прочитать") && said[1].1.contains("нет доступа"),
+        "{}",
+        said[1].1
+    );
 }
 
 /// Issue 19: DIR that is a file is refused as such before anything starts (no sandbox bank,
