@@ -1,6 +1,7 @@
 //! `clientbank watch --demo`: the sample drops (a good 1C file, a good JSON file, a file with
 //! an error) and throwaway signers for the sandbox bank's companies.
 
+use crate::FileEnd;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -47,7 +48,11 @@ pub fn as_designed(done: &[String], rejected: &[String], review: &[String]) -> b
 
 /// Whether a demo run went as designed ([`as_designed`]) and wrote its statement.
 pub fn went_as_designed(summary: &crate::Summary) -> bool {
-    as_designed(&summary.done, &summary.rejected, &summary.review) && summary.statement.is_some()
+    as_designed(
+        summary.files(FileEnd::Done),
+        summary.files(FileEnd::Rejected),
+        summary.files(FileEnd::Review),
+    ) && summary.statement.is_some()
 }
 
 /// Makes `dir` the demo's ([`start_afresh`]) with the sample drops in its inbox

@@ -32,7 +32,7 @@ mod service;
 pub mod state;
 pub mod webhook;
 
-pub use daemon::{Daemon, Options, Summary};
+pub use daemon::{Daemon, FileEnd, Options, Summary};
 pub use engine::Engine;
 pub use fleet::{Fleet, FolderRun};
 

@@ -2,6 +2,7 @@
 
 mod common;
 
+use clientbank_watch::FileEnd;
 use std::time::Duration;
 
 use clientbank_watch::state::PaymentState;
@@ -140,14 +141,18 @@ async fn an_inbox_file_that_cannot_be_claimed_is_named() {
     std::fs::write(dir.path().join("processing"), b"not a folder").unwrap();
     put(dir.path(), "a.json", json_drop(&[202]));
     let summary = daemon.run_once().await.unwrap();
-    assert_eq!(summary.unreadable, ["a.json"], "{summary:?}");
+    assert_eq!(
+        summary.files(FileEnd::Unreadable),
+        ["a.json"],
+        "{summary:?}"
+    );
     assert!(summary.needs_attention());
     assert_eq!(files(dir.path(), "inbox"), ["a.json"]);
     assert!(at_bank(&bank).is_empty());
     std::fs::remove_file(dir.path().join("processing")).unwrap();
     std::fs::create_dir(dir.path().join("processing")).unwrap();
     let summary = daemon.run_once().await.unwrap();
-    assert_eq!(summary.done, ["a.json"], "{summary:?}");
+    assert_eq!(summary.files(FileEnd::Done), ["a.json"], "{summary:?}");
     assert_eq!(at_bank(&bank).len(), 1);
 }
 
@@ -162,8 +167,8 @@ async fn a_done_folder_that_cannot_be_written_keeps_the_file_in_processing() {
     put(dir.path(), "a.json", json_drop(&[201]));
     let summary = daemon.run_once().await.unwrap();
     // Sent, and said as a file that cannot be moved (not one waiting for the bank).
-    assert_eq!(summary.unmoved, ["a.json"], "{summary:?}");
-    assert!(summary.waiting.is_empty(), "{summary:?}");
+    assert_eq!(summary.files(FileEnd::Unmoved), ["a.json"], "{summary:?}");
+    assert!(summary.files(FileEnd::Waiting).is_empty(), "{summary:?}");
     assert_eq!(at_bank(&bank).len(), 1, "uploaded once");
     let status = commands::status(dir.path()).unwrap();
     assert!(
@@ -246,7 +251,11 @@ async fn a_full_disk_fails_the_journal_write_and_nothing_is_sent() {
         at_bank(&bank).is_empty(),
         "nothing sent without its intent on disk"
     );
-    assert_eq!(summary.waiting, ["full.json"], "{summary:?}");
+    assert_eq!(
+        summary.files(FileEnd::Waiting),
+        ["full.json"],
+        "{summary:?}"
+    );
     // Said as what it is: the journal, not the bank; and how many payments went before
     // (issue 17 item 9: never "nothing is sent" when some were).
     let said = summary.journal_error.clone().unwrap().to_string();
@@ -258,7 +267,7 @@ async fn a_full_disk_fails_the_journal_write_and_nothing_is_sent() {
     // Space again: it goes through, once.
     daemon.engine().journal().limit_pages(1_000_000).unwrap();
     let summary = daemon.run_once().await.unwrap();
-    assert_eq!(summary.done, ["full.json"], "{summary:?}");
+    assert_eq!(summary.files(FileEnd::Done), ["full.json"], "{summary:?}");
     assert_eq!(at_bank(&bank).len(), 100);
     assert_no_duplicates(&bank);
 }
@@ -393,7 +402,11 @@ async fn a_key_twice_in_a_payment_order_rejects_the_file() {
     .concat();
     put(dir.path(), "twice.txt", twice);
     let summary = daemon.run_once().await.unwrap();
-    assert_eq!(summary.rejected, ["twice.txt"], "{summary:?}");
+    assert_eq!(
+        summary.files(FileEnd::Rejected),
+        ["twice.txt"],
+        "{summary:?}"
+    );
     assert!(at_bank(&bank).is_empty());
     let errors = read(dir.path(), "rejected", "twice.txt.errors.txt");
     assert!(errors.contains("duplicate-key"), "{errors}");

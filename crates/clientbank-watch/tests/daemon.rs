@@ -2,6 +2,7 @@
 
 mod common;
 
+use clientbank_watch::FileEnd;
 use std::time::{Duration, Instant};
 
 use clientbank_api::Token;
@@ -69,7 +70,7 @@ on_both! {
         );
         let mut daemon = open(dir.path(), settings(&bank));
         let summary = daemon.run_once().await.unwrap();
-        assert_eq!(summary.rejected, ["with-error.txt"]);
+        assert_eq!(summary.files(FileEnd::Rejected), ["with-error.txt"]);
         assert!(summary.needs_attention());
         assert!(at_bank(&bank).is_empty());
         let errors = read(dir.path(), "rejected", "with-error.txt.errors.txt");
@@ -163,7 +164,7 @@ on_both! {
         );
         stop_tx.send(()).unwrap();
         let (_, summary) = run.await.unwrap();
-        assert_eq!(summary.done, ["slow.json"]);
+        assert_eq!(summary.files(FileEnd::Done), ["slow.json"]);
         assert_eq!(at_bank(&bank).len(), 3);
     }
 }
@@ -191,7 +192,7 @@ on_both! {
             ..Fault::default()
         }));
         let summary = daemon.run_once().await.unwrap();
-        assert_eq!(summary.done, ["storm.json"], "{summary:?}");
+        assert_eq!(summary.files(FileEnd::Done), ["storm.json"], "{summary:?}");
         assert_eq!(at_bank(&bank).len(), 2);
         assert_no_duplicates(&bank);
     }
@@ -240,7 +241,7 @@ on_both! {
             );
             bank.control().set_fault(None);
             let summary = daemon.run_once().await.unwrap();
-            assert_eq!(summary.done, ["busy.json"], "{status}: {summary:?}");
+            assert_eq!(summary.files(FileEnd::Done), ["busy.json"], "{status}: {summary:?}");
             let noted = commands::status(dir.path())
                 .unwrap()
                 .last_errors;
@@ -265,7 +266,7 @@ on_both! {
         let mut daemon = open(dir.path(), nowhere);
         put(dir.path(), "refused.json", json_drop(&[71]));
         let summary = daemon.run_once().await.unwrap();
-        assert_eq!(summary.waiting, ["refused.json"], "{summary:?}");
+        assert_eq!(summary.files(FileEnd::Waiting), ["refused.json"], "{summary:?}");
         assert!(summary.bank_unavailable.is_some());
         let rows = daemon.engine().journal().all_payments().unwrap();
         assert_eq!(
@@ -275,7 +276,7 @@ on_both! {
         );
         daemon.engine_mut().set_settings(settings(&bank));
         let summary = daemon.run_once().await.unwrap();
-        assert_eq!(summary.done, ["refused.json"], "{summary:?}");
+        assert_eq!(summary.files(FileEnd::Done), ["refused.json"], "{summary:?}");
         assert_eq!(at_bank(&bank).len(), 1);
     }
 }
@@ -294,7 +295,7 @@ on_both! {
             ..Fault::default()
         }));
         let summary = daemon.run_once().await.unwrap();
-        assert_eq!(summary.review, ["lost.json"], "{summary:?}");
+        assert_eq!(summary.files(FileEnd::Review), ["lost.json"], "{summary:?}");
         let review = read(dir.path(), "review", "lost.json.review.txt");
         assert!(review.contains("MAY BE AT THE BANK"), "{review}");
         assert!(review.contains("clientbank resolve"), "{review}");
@@ -338,7 +339,7 @@ on_both! {
         let summary = daemon.run_once().await.unwrap();
         // The client cannot tell a connection dropped before the bank acted from one dropped
         // after: both are in doubt.
-        assert_eq!(summary.review, ["cut.json"], "{summary:?}");
+        assert_eq!(summary.files(FileEnd::Review), ["cut.json"], "{summary:?}");
         assert!(at_bank(&bank).is_empty());
         drop(daemon);
         // Said in the person's language (issue 19): here Russian, to the last word.
@@ -350,7 +351,7 @@ on_both! {
         assert_eq!(files(dir.path(), "inbox"), ["cut.json"]);
         let mut daemon = open(dir.path(), settings(&bank));
         let summary = daemon.run_once().await.unwrap();
-        assert_eq!(summary.done, ["cut.json"], "{summary:?}");
+        assert_eq!(summary.files(FileEnd::Done), ["cut.json"], "{summary:?}");
         assert_eq!(at_bank(&bank).len(), 1);
     }
 }
@@ -382,13 +383,13 @@ on_both! {
             assert_eq!(said.en().matches("does not accept the token").count(), 1, "{}", said.en());
             assert_eq!(said.ru().matches("не принимает токен").count(), 1, "{}", said.ru());
         }
-        assert_eq!(summary.waiting, ["a.json", "b.json"]);
+        assert_eq!(summary.files(FileEnd::Waiting), ["a.json", "b.json"]);
         assert!(at_bank(&bank).is_empty());
         daemon.engine_mut().set_settings(settings(&bank));
         // Still blocked until the retry interval or a configuration change...
         let mut fresh = open_after(daemon, &bank, dir.path());
         let summary = fresh.run_once().await.unwrap();
-        assert_eq!(summary.done, ["a.json", "b.json"], "{summary:?}");
+        assert_eq!(summary.files(FileEnd::Done), ["a.json", "b.json"], "{summary:?}");
         assert_eq!(at_bank(&bank).len(), 2);
     }
 }
@@ -415,7 +416,7 @@ on_both! {
         );
         put(dir.path(), "mixed.json", mixed);
         let summary = daemon.run_once().await.unwrap();
-        assert_eq!(summary.rejected, ["mixed.json"], "{summary:?}");
+        assert_eq!(summary.files(FileEnd::Rejected), ["mixed.json"], "{summary:?}");
         let errors = read(dir.path(), "rejected", "mixed.json.errors.txt");
         assert!(errors.contains("access denied (400)"), "{errors}");
         assert!(errors.contains(OTHER_USER), "{errors}");
@@ -447,7 +448,7 @@ on_both! {
         );
         put(dir.path(), "sign.json", drop);
         let summary = daemon.run_once().await.unwrap();
-        assert_eq!(summary.done, ["sign.json"]);
+        assert_eq!(summary.files(FileEnd::Done), ["sign.json"]);
         assert_eq!(summary.signed, 1, "Иванов's payment is signed: {summary:?}");
         assert_eq!(summary.sign_failures.len(), 1, "{summary:?}");
         assert!(
@@ -622,7 +623,7 @@ on_both! {
         let review = read(dir.path(), "review", "inflight.json.review.txt");
         assert!(review.contains("stopped while"), "{review}");
         let summary = daemon.run_once().await.unwrap();
-        assert!(summary.waiting.is_empty());
+        assert!(summary.files(FileEnd::Waiting).is_empty());
         assert_eq!(
             files(dir.path(), "done"),
             ["good.json", "new.json", "planned.json"]
@@ -660,7 +661,7 @@ on_both! {
         put(dir.path(), "a.json", json_drop(&[141]));
         let summary = daemon.run_once().await.unwrap();
         assert!(summary.token_refused.is_some());
-        assert_eq!(summary.waiting, ["a.json"]);
+        assert_eq!(summary.files(FileEnd::Waiting), ["a.json"]);
         // Unchanged configuration: still blocked (the retry is an hour away).
         daemon.pass().await.unwrap();
         assert!(at_bank(&bank).is_empty());
@@ -673,7 +674,7 @@ on_both! {
             .set_modified(later)
             .unwrap();
         let summary = daemon.run_once().await.unwrap();
-        assert_eq!(summary.done, ["a.json"], "{summary:?}");
+        assert_eq!(summary.files(FileEnd::Done), ["a.json"], "{summary:?}");
         assert!(summary.token_refused.is_none());
         assert_eq!(at_bank(&bank).len(), 1);
     }
@@ -702,7 +703,7 @@ on_both! {
         }
         put(dir.path(), "fine.json", json_drop(&[92]));
         let summary = daemon.run_once().await.unwrap();
-        assert_eq!(summary.done, ["fine.json"], "{summary:?}");
+        assert_eq!(summary.files(FileEnd::Done), ["fine.json"], "{summary:?}");
         assert!(files(dir.path(), "processing").is_empty());
         assert_eq!(at_bank(&bank).len(), 1);
         let status = commands::status(dir.path()).unwrap();
@@ -735,7 +736,7 @@ async fn a_deleted_write_ahead_log_stops_the_daemon_before_it_sends() {
     let mut daemon = open(dir.path(), settings(&bank));
     put(dir.path(), "first.json", json_drop(&[141]));
     let summary = daemon.run_once().await.unwrap();
-    assert_eq!(summary.done, ["first.json"], "{summary:?}");
+    assert_eq!(summary.files(FileEnd::Done), ["first.json"], "{summary:?}");
     std::fs::remove_file(dir.path().join(".clientbank/journal.sqlite-wal")).unwrap();
     put(dir.path(), "second.json", json_drop(&[142]));
     let e = daemon.run_once().await.unwrap_err().to_string();
@@ -769,7 +770,7 @@ on_both! {
         });
         let summary = daemon.run_once().await.unwrap();
         deleter.join().unwrap();
-        assert!(summary.review.is_empty(), "{summary:?}");
+        assert!(summary.files(FileEnd::Review).is_empty(), "{summary:?}");
         assert_eq!(at_bank(&bank).len(), 2);
         let events = daemon.engine().journal().last_events(10).unwrap();
         assert!(
@@ -810,8 +811,8 @@ on_both! {
         );
         put(dir.path(), "good.json", json_drop(&[171]));
         let summary = daemon.run_once().await.unwrap();
-        assert_eq!(summary.rejected, ["bad.json"], "{summary:?}");
-        assert_eq!(summary.done, ["good.json"], "{summary:?}");
+        assert_eq!(summary.files(FileEnd::Rejected), ["bad.json"], "{summary:?}");
+        assert_eq!(summary.files(FileEnd::Done), ["good.json"], "{summary:?}");
         // The payment awaits its signature (signing is manual): told on the next pass, once.
         tokio::time::sleep(Duration::from_millis(1100)).await;
         daemon.pass().await.unwrap();

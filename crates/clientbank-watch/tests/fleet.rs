@@ -3,6 +3,7 @@
 
 mod common;
 
+use clientbank_watch::FileEnd;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -91,7 +92,12 @@ async fn each_folder_pays_from_its_own_company_exactly_once() {
     let fleet = fleet().root(root.path());
     for run in fleet.run_once().await {
         let summary = run.outcome.expect("every folder runs");
-        assert_eq!(summary.done.len(), 2, "{}: {summary:?}", run.dir.display());
+        assert_eq!(
+            summary.files(FileEnd::Done).len(),
+            2,
+            "{}: {summary:?}",
+            run.dir.display()
+        );
         assert_eq!(summary.uploaded, 5);
     }
     let payments = bank.control().payments();
@@ -142,7 +148,10 @@ async fn a_broken_configuration_and_a_refused_token_do_not_stop_the_others() {
     let names: Vec<_> = runs.iter().map(|r| r.dir.clone()).collect();
     assert_eq!(names, [broken.clone(), good.clone(), refused.clone()]);
     assert!(runs[0].outcome.is_err(), "{:?}", runs[0]);
-    assert_eq!(runs[1].outcome.as_ref().unwrap().done, ["a.json"]);
+    assert_eq!(
+        runs[1].outcome.as_ref().unwrap().files(FileEnd::Done),
+        ["a.json"]
+    );
     let refusal = runs[2].outcome.as_ref().unwrap();
     assert!(refusal.token_refused.is_some(), "{refusal:?}");
     assert_eq!(files(&refused, "processing"), ["a.json"]);

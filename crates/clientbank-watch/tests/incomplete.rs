@@ -2,6 +2,7 @@
 
 mod common;
 
+use clientbank_watch::FileEnd;
 use std::io::Write;
 use std::time::{Duration, Instant};
 
@@ -39,8 +40,8 @@ on_both! {
         assert_eq!(files(dir.path(), "inbox"), ["cut.txt"], "{summary:?}");
         assert!(files(dir.path(), "processing").is_empty());
         assert!(at_bank(&bank).is_empty());
-        assert_eq!(summary.incomplete.len(), 1, "{summary:?}");
-        assert!(summary.incomplete[0].contains("not closed"), "{summary:?}");
+        assert_eq!(summary.files(FileEnd::Incomplete).len(), 1, "{summary:?}");
+        assert!(summary.files(FileEnd::Incomplete)[0].contains("not closed"), "{summary:?}");
         // The writer finishes: taken whole.
         let mut file = std::fs::OpenOptions::new()
             .append(true)
@@ -49,7 +50,7 @@ on_both! {
         file.write_all(&tail).unwrap();
         drop(file);
         let summary = daemon.run_once().await.unwrap();
-        assert_eq!(summary.done, ["cut.txt"], "{summary:?}");
+        assert_eq!(summary.files(FileEnd::Done), ["cut.txt"], "{summary:?}");
         assert_eq!(at_bank(&bank).len(), 3);
     }
 }
@@ -132,7 +133,7 @@ on_both! {
         }
         stop_tx.send(()).unwrap();
         let summary = run.await.unwrap();
-        assert_eq!(summary.done, ["paused.txt"], "{summary:?}");
+        assert_eq!(summary.files(FileEnd::Done), ["paused.txt"], "{summary:?}");
         assert_eq!(at_bank(&bank).len(), 3, "every payment sent");
     }
 }
@@ -169,7 +170,7 @@ on_both! {
         file.write_all(b"\n").unwrap();
         drop(file);
         let (_, summary) = run.await.unwrap();
-        assert_eq!(summary.review, ["grows.json"], "{summary:?}");
+        assert_eq!(summary.files(FileEnd::Review), ["grows.json"], "{summary:?}");
         let note = read(dir.path(), "review", "grows.json.review.txt");
         assert!(note.contains("changed after it was read"), "{note}");
         assert!(note.contains("may not be sent"), "{note}");

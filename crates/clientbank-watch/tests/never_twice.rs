@@ -3,6 +3,7 @@
 
 mod common;
 
+use clientbank_watch::FileEnd;
 use std::time::Duration;
 
 use clientbank_watch::journal::{NewFile, NewPayment};
@@ -124,8 +125,8 @@ on_both! {
             files(dir.path(), "inbox"),
             files(dir.path(), "review")
         );
-        assert_eq!(summary.queued, ["second.json"], "{summary:?}");
-        assert_eq!(summary.waiting, ["first.json"], "{summary:?}");
+        assert_eq!(summary.files(FileEnd::Queued), ["second.json"], "{summary:?}");
+        assert_eq!(summary.files(FileEnd::Waiting), ["first.json"], "{summary:?}");
         assert_eq!(summary.uploaded, 0);
     }
 }
@@ -235,7 +236,7 @@ async fn a_deleted_lock_stops_the_daemon_before_a_second_one_can_share_the_folde
     let e = first.run_once().await.unwrap_err();
     assert!(matches!(e, Error::Busy(_)), "{e}");
     let summary = second.run_once().await.unwrap();
-    assert_eq!(summary.done, ["a.json"], "{summary:?}");
+    assert_eq!(summary.files(FileEnd::Done), ["a.json"], "{summary:?}");
     assert_eq!(at_bank(&bank).len(), 2);
     // The same with the lock replaced by another file.
     drop(second);
@@ -260,7 +261,7 @@ on_both! {
         let drop = onec_drop_from(&[(121, ROMASHKA), (122, ROMASHKA), (123, OTHER_USER)], 3);
         put(dir.path(), "part.txt", drop);
         let summary = daemon.run_once().await.unwrap();
-        assert_eq!(summary.rejected, ["part.txt"], "{summary:?}");
+        assert_eq!(summary.files(FileEnd::Rejected), ["part.txt"], "{summary:?}");
         assert_eq!(at_bank(&bank).len(), 2);
         let rows = daemon.engine().journal().all_payments().unwrap();
         let state = |n: &str| {
@@ -293,7 +294,7 @@ on_both! {
         // The third, corrected, alone: sent once; the others never again.
         put(dir.path(), "third.txt", onec_drop(&[123], 3));
         let summary = daemon.run_once().await.unwrap();
-        assert_eq!(summary.done, ["third.txt"], "{summary:?}");
+        assert_eq!(summary.files(FileEnd::Done), ["third.txt"], "{summary:?}");
         assert_eq!(at_bank(&bank).len(), 3);
         assert_no_duplicates(&bank);
     }
@@ -316,7 +317,7 @@ on_both! {
         }));
         put(dir.path(), "lost.json", json_drop(&[131]));
         let summary = daemon.run_once().await.unwrap();
-        assert_eq!(summary.review, ["lost.json"], "{summary:?}");
+        assert_eq!(summary.files(FileEnd::Review), ["lost.json"], "{summary:?}");
         drop(daemon);
         // A number not in doubt, or named on both sides, is refused with the numbers in doubt.
         let both = commands::Settlement {
@@ -353,7 +354,7 @@ on_both! {
         assert!(said.contains("signed in the bank's cabinet"), "{said}");
         let mut daemon = open(dir.path(), settings(&bank));
         let summary = daemon.run_once().await.unwrap();
-        assert_eq!(summary.done, ["lost.json"], "{summary:?}");
+        assert_eq!(summary.files(FileEnd::Done), ["lost.json"], "{summary:?}");
         // 131 once (the lost answer's), 132 and 133 once each.
         assert_eq!(at_bank(&bank).len(), 3);
         assert_no_duplicates(&bank);
@@ -400,7 +401,7 @@ on_both! {
             } else {
                 "again.json"
             };
-            assert_eq!(summary.done, [copy], "moved back {moved_back}: {summary:?}");
+            assert_eq!(summary.files(FileEnd::Done), [copy], "moved back {moved_back}: {summary:?}");
             assert!(files(dir.path(), "processing").is_empty());
             assert_eq!(at_bank(&bank).len(), 2, "moved back {moved_back}");
             assert_no_duplicates(&bank);

@@ -2,6 +2,7 @@
 
 mod common;
 
+use clientbank_watch::FileEnd;
 use clientbank_watch::state::PaymentState;
 use clientbank_watch::{Daemon, Options};
 use common::*;
@@ -146,7 +147,7 @@ on_both! {
         numbers.sort();
         assert_eq!(numbers, ["5600", "5601", "5602", "5800"], "{summary:?}");
         // The one in doubt is held for a person, not sent.
-        assert_eq!(summary.review, ["bad-again.json"], "{summary:?}");
+        assert_eq!(summary.files(FileEnd::Review), ["bad-again.json"], "{summary:?}");
         let report = read(dir.path(), "done", "fixed.json.report.csv");
         assert_eq!(
             report.matches(";already at the bank;").count(),

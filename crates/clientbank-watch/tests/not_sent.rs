@@ -4,6 +4,7 @@ mod common;
 
 use clientbank_api::Token;
 use clientbank_watch::Error;
+use clientbank_watch::FileEnd;
 use clientbank_watch::state::PaymentState;
 use common::*;
 
@@ -34,7 +35,7 @@ on_both! {
         // Fixed: sent once.
         daemon.engine_mut().set_settings(settings(&bank));
         let summary = daemon.run_once().await.unwrap();
-        assert_eq!(summary.done, ["a.json"], "{summary:?}");
+        assert_eq!(summary.files(FileEnd::Done), ["a.json"], "{summary:?}");
         assert_eq!(at_bank(&bank).len(), 2);
     }
 }

@@ -3,6 +3,7 @@
 
 mod common;
 
+use clientbank_watch::FileEnd;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
@@ -28,7 +29,7 @@ async fn entries_that_are_no_regular_file_are_said_and_counted() {
     assert!(fifo.success());
     let summary = daemon.run_once().await.unwrap();
     assert_eq!(
-        summary.ignored,
+        summary.files(FileEnd::Ignored),
         [
             "folder.txt: a folder",
             "link.txt: a symbolic link",
@@ -76,12 +77,16 @@ async fn a_stop_mid_file_counts_what_reached_the_bank_and_says_stopped() {
     let at = at_bank(&bank).len();
     assert!((2..4).contains(&at), "{at}");
     assert_eq!(summary.uploaded, at, "{summary:?}");
-    assert_eq!(summary.interrupted, ["four.json"], "{summary:?}");
-    assert!(summary.waiting.is_empty(), "{summary:?}");
+    assert_eq!(
+        summary.files(FileEnd::Interrupted),
+        ["four.json"],
+        "{summary:?}"
+    );
+    assert!(summary.files(FileEnd::Waiting).is_empty(), "{summary:?}");
     bank.control().set_fault(None);
     let mut daemon = open(dir.path(), settings(&bank));
     let summary = daemon.run_once().await.unwrap();
-    assert_eq!(summary.done, ["four.json"], "{summary:?}");
+    assert_eq!(summary.files(FileEnd::Done), ["four.json"], "{summary:?}");
     assert_eq!(summary.uploaded, 4 - at);
     assert_eq!(at_bank(&bank).len(), 4);
 }
@@ -122,8 +127,8 @@ async fn a_move_that_keeps_failing_is_logged_once() {
     put(dir.path(), "a.json", json_drop(&[9200]));
     let summary = daemon.run_once().await.unwrap();
     // Sent, not waiting for the bank: a file that cannot be moved needs a person.
-    assert_eq!(summary.unmoved, ["a.json"], "{summary:?}");
-    assert!(summary.waiting.is_empty(), "{summary:?}");
+    assert_eq!(summary.files(FileEnd::Unmoved), ["a.json"], "{summary:?}");
+    assert!(summary.files(FileEnd::Waiting).is_empty(), "{summary:?}");
     assert!(summary.needs_attention());
     for _ in 0..10 {
         daemon.pass().await.unwrap();
@@ -164,9 +169,9 @@ async fn a_name_that_is_not_unicode_is_said_and_counted() {
     let name = std::ffi::OsStr::from_bytes(b"d\xcf\xeb.json");
     std::fs::write(dir.path().join("inbox").join(name), json_drop(&[7100])).unwrap();
     let summary = daemon.run_once().await.unwrap();
-    assert_eq!(summary.ignored.len(), 1, "{summary:?}");
+    assert_eq!(summary.files(FileEnd::Ignored).len(), 1, "{summary:?}");
     assert!(
-        summary.ignored[0].contains("not valid Unicode"),
+        summary.files(FileEnd::Ignored)[0].contains("not valid Unicode"),
         "{summary:?}"
     );
     let status = commands::status(dir.path()).unwrap();
@@ -184,7 +189,7 @@ async fn a_folder_deleted_while_running_is_made_again() {
     std::fs::remove_dir(dir.path().join("done")).unwrap();
     put(dir.path(), "after.json", json_drop(&[7200]));
     let summary = daemon.run_once().await.unwrap();
-    assert_eq!(summary.done, ["after.json"], "{summary:?}");
+    assert_eq!(summary.files(FileEnd::Done), ["after.json"], "{summary:?}");
     assert_eq!(at_bank(&bank).len(), 1);
 }
 
@@ -201,7 +206,7 @@ async fn a_bank_url_without_its_version_is_a_configuration_error() {
     put(dir.path(), "requests.json", json_drop(&[7300]));
     put(dir.path(), "carried.txt", onec_drop(&[7301], 3));
     let summary = daemon.run_once().await.unwrap();
-    assert!(summary.rejected.is_empty(), "{summary:?}");
+    assert!(summary.files(FileEnd::Rejected).is_empty(), "{summary:?}");
     let why = summary.config_error.clone().unwrap();
     assert!(
         why.en().contains("/v1") && why.ru().contains("/v1"),
@@ -261,7 +266,7 @@ async fn a_token_without_the_upload_right_keeps_the_file_waiting() {
     let mut daemon = open(dir.path(), s);
     put(dir.path(), "requests.json", json_drop(&[7600]));
     let summary = daemon.run_once().await.unwrap();
-    assert!(summary.rejected.is_empty(), "{summary:?}");
+    assert!(summary.files(FileEnd::Rejected).is_empty(), "{summary:?}");
     let why = summary.token_refused.clone().unwrap();
     assert!(why.en().contains("money-transfer"), "{summary:?}");
     assert!(
@@ -286,9 +291,9 @@ async fn a_name_with_control_characters_is_shown_escaped_and_not_taken() {
     )
     .unwrap();
     let summary = daemon.run_once().await.unwrap();
-    assert_eq!(summary.ignored.len(), 1, "{summary:?}");
+    assert_eq!(summary.files(FileEnd::Ignored).len(), 1, "{summary:?}");
     assert!(
-        summary.ignored[0].starts_with("a\\nb\\u{1b}[31m.json: "),
+        summary.files(FileEnd::Ignored)[0].starts_with("a\\nb\\u{1b}[31m.json: "),
         "{summary:?}"
     );
     assert!(at_bank(&bank).is_empty());

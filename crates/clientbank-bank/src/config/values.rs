@@ -117,19 +117,21 @@ pub(super) fn span(value: &Span) -> Result<Duration, String> {
     Ok(Duration::from_secs_f64(seconds))
 }
 
+/// A value serde read but this setting refuses, said in both languages (see [`both`]).
+fn refuse<E: serde::de::Error>(en: impl std::fmt::Display, ru: impl std::fmt::Display) -> E {
+    E::custom(both(en, ru))
+}
+
 impl<'de> Deserialize<'de> for Days {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Days, D::Error> {
         let days = i64::deserialize(d)?;
-        u32::try_from(days)
-            .ok()
-            .filter(|d| (1..=366).contains(d))
-            .map(Days)
-            .ok_or_else(|| {
-                serde::de::Error::custom(both(
-                    format!("days: {days}: from 1 to 366"),
-                    format!("days: {days}: от 1 до 366"),
-                ))
-            })
+        match u32::try_from(days) {
+            Ok(days @ 1..=366) => Ok(Days(days)),
+            _ => Err(refuse(
+                format!("days: {days}: from 1 to 366"),
+                format!("days: {days}: от 1 до 366"),
+            )),
+        }
     }
 }
 
@@ -140,10 +142,10 @@ impl<'de> Deserialize<'de> for StatementEncoding {
         clientbank_format::Encoding::from_label(&name)
             .map(|(encoding, _)| StatementEncoding(encoding))
             .ok_or_else(|| {
-                serde::de::Error::custom(both(
+                refuse(
                     format!("encoding: {name:?}: expected \"windows\", \"dos\" or \"utf-8\""),
                     format!("encoding: {name:?}: ожидается \"windows\", \"dos\" или \"utf-8\""),
-                ))
+                )
             })
     }
 }
@@ -152,10 +154,10 @@ impl<'de> Deserialize<'de> for OutboxName {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<OutboxName, D::Error> {
         let name = String::deserialize(d)?;
         if name.is_empty() || name.contains(['/', '\\', ':']) || name.starts_with('.') {
-            return Err(serde::de::Error::custom(both(
+            return Err(refuse(
                 format!("file: {name:?}: a file name in outbox/, without a folder"),
                 format!("file: {name:?}: имя файла в outbox/, без папки"),
-            )));
+            ));
         }
         Ok(OutboxName(name))
     }
@@ -165,10 +167,10 @@ impl<'de> Deserialize<'de> for Patterns {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Patterns, D::Error> {
         let patterns = Vec::<String>::deserialize(d)?;
         if patterns.iter().all(|p| p.trim().is_empty()) {
-            return Err(serde::de::Error::custom(both(
+            return Err(refuse(
                 "patterns: at least one pattern (e.g. [\"*.txt\", \"*.json\"])",
                 "patterns: нужен хотя бы один шаблон (например [\"*.txt\", \"*.json\"])",
-            )));
+            ));
         }
         Ok(Patterns(patterns))
     }
@@ -228,10 +230,10 @@ impl<'de, const MIN_MS: u64> Deserialize<'de> for Wait<MIN_MS> {
                 clientbank_diagnostic::duration(duration),
                 clientbank_diagnostic::duration(least),
             );
-            return Err(serde::de::Error::custom(both(
+            return Err(refuse(
                 format!("{duration} is too short: at least {least}"),
                 format!("{} — слишком мало: не меньше {}", duration.ru(), least.ru()),
-            )));
+            ));
         }
         Ok(Wait(duration))
     }

@@ -152,7 +152,9 @@ impl Daemon {
             )?;
             let review_place = Layout::place(Folder::Review, &file.name);
             journal.set_file(file.id, FileState::Review, &review_place, Some(&kept))?;
-            self.summary.review.push(file.name.clone());
+            self.summary
+                .files_mut(FileEnd::Review)
+                .push(file.name.clone());
         } else {
             journal.set_file(file.id, FileState::Missing, "", Some(&kept))?;
         }
@@ -314,9 +316,9 @@ impl Daemon {
         self.summary.refused += counts(PaymentState::Refused);
         self.summary.doubt += counts(PaymentState::Doubt);
         let list = match file.state {
-            FileState::Done => &mut self.summary.done,
-            FileState::Rejected => &mut self.summary.rejected,
-            _ => &mut self.summary.review,
+            FileState::Done => self.summary.files_mut(FileEnd::Done),
+            FileState::Rejected => self.summary.files_mut(FileEnd::Rejected),
+            _ => self.summary.files_mut(FileEnd::Review),
         };
         list.push(final_name.clone());
         tracing::info!(file = %file.name, to = %file.place, "moved");

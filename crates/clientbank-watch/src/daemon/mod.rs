@@ -28,6 +28,9 @@ pub(crate) mod open;
 mod recover;
 mod serve;
 mod statements;
+mod summary;
+
+pub use summary::{FileEnd, Summary};
 
 pub use open::open_journal;
 pub use serve::{Reloader, Serving, keep_command_line};
@@ -42,76 +45,6 @@ pub struct Options {
     pub new_journal: bool,
     /// Check dates as of this day (default: today in Moscow).
     pub today: Option<NaiveDate>,
-}
-
-/// What a run did.
-#[derive(Clone, Debug, Default)]
-pub struct Summary {
-    /// Files moved to done/.
-    pub done: Vec<String>,
-    /// Files moved to rejected/.
-    pub rejected: Vec<String>,
-    /// Files moved to review/.
-    pub review: Vec<String>,
-    /// Files still in processing/ because the bank did not take them yet (or the journal
-    /// could not be written).
-    pub waiting: Vec<String>,
-    /// Files in processing/ whose payments wait for the same payments in another file that
-    /// waits for the bank (sent once, from that file).
-    pub queued: Vec<String>,
-    /// Files in processing/ stopped part-way by SIGINT/SIGTERM: the rest is sent on the next
-    /// start.
-    pub interrupted: Vec<String>,
-    /// Inbox files that could not be opened.
-    pub unreadable: Vec<String>,
-    /// Inbox files not complete yet (no `КонецФайла`, a section left open, JSON that stops
-    /// early), with why: they wait.
-    pub incomplete: Vec<String>,
-    /// Inbox names that are no regular file (a symlink, a FIFO, a folder): ignored.
-    pub ignored: Vec<String>,
-    /// Payments uploaded.
-    pub uploaded: usize,
-    /// Payments not sent because they are already at the bank.
-    pub already: usize,
-    /// Payments the bank refused.
-    pub refused: usize,
-    /// Payments in doubt.
-    pub doubt: usize,
-    /// Payments signed.
-    pub signed: usize,
-    /// Payments of the journal awaiting their signature when the run ended.
-    pub awaiting_signature: usize,
-    /// Signatures that failed or were refused.
-    pub sign_failures: Vec<Message>,
-    /// Files of processing/ whose payments are all answered but that cannot be moved to their
-    /// folder (done/ read-only, say): the log says why; moved when that is possible.
-    pub unmoved: Vec<String>,
-    /// The bank refused the token.
-    pub token_refused: Option<Message>,
-    /// The configuration kept requests from being made (nothing was sent).
-    pub config_error: Option<Message>,
-    /// A new journal was started and seeded from done/, review/ and rejected/: what it learnt.
-    pub journal_seeded: Option<Message>,
-    /// The bank was unavailable (maintenance, no connection).
-    pub bank_unavailable: Option<Message>,
-    /// The journal could not be written (a full disk, a read-only file): nothing was sent.
-    pub journal_error: Option<Message>,
-    /// The last statement written to outbox/: its place and what it holds.
-    pub statement: Option<Message>,
-    /// Why the last statement could not be written, if it could not.
-    pub statement_error: Option<Message>,
-}
-
-impl Summary {
-    /// Whether anything needs a person: a rejected file, one in review, a refused signature,
-    /// a file that could not be read.
-    pub fn needs_attention(&self) -> bool {
-        !self.rejected.is_empty()
-            || !self.review.is_empty()
-            || !self.sign_failures.is_empty()
-            || !self.unreadable.is_empty()
-            || !self.unmoved.is_empty()
-    }
 }
 
 /// The daemon over one DIR.
@@ -301,13 +234,15 @@ impl Daemon {
         self.next_settle = scan.next;
         self.settling = scan.settling;
         for (name, why) in &self.claimer.reported {
-            if !self.summary.unreadable.contains(name) {
+            if !self.summary.files(FileEnd::Unreadable).contains(name) {
                 let said = tr!(
                     "cannot open the inbox file: {why}" ;
                     "файл во входящих не открывается: {}", why.ru()
                 );
                 say!(error, said, file = %name);
-                self.summary.unreadable.push(name.clone());
+                self.summary
+                    .files_mut(FileEnd::Unreadable)
+                    .push(name.clone());
             }
         }
         for name in scan.complete {
@@ -369,11 +304,13 @@ impl Daemon {
 
     async fn sign_now(&mut self, file: Option<i64>) {
         // `clientbank sign` may be signing beside the daemon: one signer at a time.
-        let _signing = match crate::lock::DirLock::acquire_signing(
-            &self.layout,
-            std::time::Duration::from_secs(10),
-        ) {
-            Ok(lock) => lock,
+        let signing = crate::lock::DirLock::acquire_signing(&self.layout, Duration::from_secs(10));
+        let signed = match signing {
+            Ok(_lock) => self.engine.sign_file(file, None, false).await,
+            Err(e) => Err(e),
+        };
+        let groups = match signed {
+            Ok(groups) => groups,
             Err(e) => {
                 let why = e.message();
                 let said =
@@ -383,27 +320,16 @@ impl Daemon {
                 return;
             }
         };
-        match self.engine.sign_file(file, None, false).await {
-            Ok(groups) => {
-                for group in groups {
-                    if group.result.is_signed() {
-                        self.summary.signed += group.ids.len();
-                    } else {
-                        let label = group.company.label_message();
-                        let why = group.result.message();
-                        self.summary.sign_failures.push(Message::new(
-                            format!("{}: {}", label.en(), why.en()),
-                            format!("{}: {}", label.ru(), why.ru()),
-                        ));
-                    }
-                }
-            }
-            Err(e) => {
-                let why = e.message();
-                let said =
-                    tr!("signing did not run: {}", why.en() ; "подпись не запущена: {}", why.ru());
-                say!(warn, said);
-                self.summary.sign_failures.push(why);
+        for group in groups {
+            if group.result.is_signed() {
+                self.summary.signed += group.ids.len();
+            } else {
+                let label = group.company.label_message();
+                let why = group.result.message();
+                self.summary.sign_failures.push(Message::new(
+                    format!("{}: {}", label.en(), why.en()),
+                    format!("{}: {}", label.ru(), why.ru()),
+                ));
             }
         }
     }
@@ -458,7 +384,12 @@ impl Daemon {
             // Anything else (an inbox this user cannot write, say) lasts: said once, and the
             // summary names the file, which stays in the inbox.
             Err(e) => {
-                if !self.summary.unreadable.iter().any(|n| n == name) {
+                if !self
+                    .summary
+                    .files(FileEnd::Unreadable)
+                    .iter()
+                    .any(|n| n == name)
+                {
                     let why = clientbank_diagnostic::os::io_error(&e);
                     say!(
                         error,
@@ -470,7 +401,9 @@ impl Daemon {
                         ),
                         file = %name
                     );
-                    self.summary.unreadable.push(name.to_string());
+                    self.summary
+                        .files_mut(FileEnd::Unreadable)
+                        .push(name.to_string());
                 }
             }
         }
@@ -639,13 +572,13 @@ impl Daemon {
     }
 
     fn finish_summary(&mut self) -> Summary {
-        self.summary.waiting.clear();
-        self.summary.queued.clear();
-        self.summary.interrupted.clear();
-        self.summary.unmoved.clear();
+        self.summary.files_mut(FileEnd::Waiting).clear();
+        self.summary.files_mut(FileEnd::Queued).clear();
+        self.summary.files_mut(FileEnd::Interrupted).clear();
+        self.summary.files_mut(FileEnd::Unmoved).clear();
         for name in self.layout.files(Folder::Processing) {
             if self.unmoved.contains_key(&name) {
-                self.summary.unmoved.push(name);
+                self.summary.files_mut(FileEnd::Unmoved).push(name);
                 continue;
             }
             let place = Layout::place(Folder::Processing, &name);
@@ -654,35 +587,35 @@ impl Daemon {
                 .map(|r| self.engine.journal.payments_of(r.id).unwrap_or_default())
                 .unwrap_or_default();
             if self.interrupted.contains(&name) {
-                self.summary.interrupted.push(name);
+                self.summary.files_mut(FileEnd::Interrupted).push(name);
             } else if !rows.is_empty()
                 && rows.iter().any(|r| r.state == PaymentState::Queued)
                 && !rows.iter().any(|r| r.state == PaymentState::Planned)
             {
-                self.summary.queued.push(name);
+                self.summary.files_mut(FileEnd::Queued).push(name);
             } else {
-                self.summary.waiting.push(name);
+                self.summary.files_mut(FileEnd::Waiting).push(name);
             }
         }
         let lang = self.engine.settings.lang;
-        self.summary.incomplete = self
+        *self.summary.files_mut(FileEnd::Incomplete) = self
             .claimer
             .incomplete
             .iter()
             .map(|(name, why)| format!("{name}: {}", why.get(lang)))
             .collect();
-        self.summary.incomplete.sort();
-        self.summary.ignored = self
+        self.summary.files_mut(FileEnd::Incomplete).sort();
+        *self.summary.files_mut(FileEnd::Ignored) = self
             .claimer
             .ignored
             .iter()
             .map(|(name, kind)| format!("{name}: {}", kind.get(lang)))
             .collect();
-        self.summary.ignored.sort();
+        self.summary.files_mut(FileEnd::Ignored).sort();
         self.summary.awaiting_signature = self.engine.awaiting_signature();
         let mut summary = self.summary.clone();
-        summary.unreadable.sort();
-        summary.unreadable.dedup();
+        summary.files_mut(FileEnd::Unreadable).sort();
+        summary.files_mut(FileEnd::Unreadable).dedup();
         summary
     }
 

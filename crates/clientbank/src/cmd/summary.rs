@@ -1,6 +1,7 @@
 //! What `watch --once` prints at the end: a folder's files by where they went, its payments,
 //! what waits and why, and where to look next, in the user's language.
 
+use clientbank_watch::FileEnd;
 use std::path::Path;
 
 use clientbank_format::Message;
@@ -19,9 +20,9 @@ pub(crate) fn outcome(summary: &Summary) -> Outcome {
         Outcome::Findings
     } else if set_up_stops(summary) {
         Outcome::Unreadable
-    } else if !summary.waiting.is_empty()
-        || !summary.queued.is_empty()
-        || !summary.interrupted.is_empty()
+    } else if !summary.files(FileEnd::Waiting).is_empty()
+        || !summary.files(FileEnd::Queued).is_empty()
+        || !summary.files(FileEnd::Interrupted).is_empty()
     {
         Outcome::BankUnavailable
     } else {
@@ -75,12 +76,8 @@ fn list(names: &[String]) -> String {
 /// Files by the folder they are in, and why those left in processing/ wait.
 fn files(summary: &Summary) {
     let files = |n: usize| tr(format!("{n} file(s)"), format!("файлов: {n}"));
-    for (folder, names) in [
-        (Folder::Done, &summary.done),
-        (Folder::Rejected, &summary.rejected),
-        (Folder::Review, &summary.review),
-    ] {
-        let folder = format!("{folder}/");
+    for end in [FileEnd::Done, FileEnd::Rejected, FileEnd::Review] {
+        let (folder, names) = (format!("{}/", end.folder()), summary.files(end));
         println!("  {folder:<11} {}{}", files(names.len()), list(names));
     }
     let waiting = if set_up_stops(summary) {
@@ -100,17 +97,18 @@ fn files(summary: &Summary) {
         "file(s) stopped part-way (the rest is sent on the next start)",
         "файлов остановлены на середине (остальное уйдёт при следующем запуске)",
     );
-    for (what, names) in [
-        (waiting, &summary.waiting),
-        (queued, &summary.queued),
-        (interrupted, &summary.interrupted),
+    for (end, what) in [
+        (FileEnd::Waiting, waiting),
+        (FileEnd::Queued, queued),
+        (FileEnd::Interrupted, interrupted),
     ] {
+        let names = summary.files(end);
         if names.is_empty() {
             continue;
         }
         let n = names.len();
         let what = tr(format!("{n} {}", what.en()), format!("{}: {n}", what.ru()));
-        println!("  {}/ {what}{}", Folder::Processing, list(names));
+        println!("  {}/ {what}{}", end.folder(), list(names));
     }
 }
 
@@ -154,8 +152,7 @@ fn payments(summary: &Summary) {
 fn inbox(summary: &Summary) {
     let notes = [
         (
-            Folder::Processing,
-            &summary.unmoved,
+            FileEnd::Unmoved,
             Message::new(
                 "finished, but it cannot be moved out of processing/ to its folder (see the \
                  log): it is moved when that is possible",
@@ -164,27 +161,24 @@ fn inbox(summary: &Summary) {
             ),
         ),
         (
-            Folder::Inbox,
-            &summary.unreadable,
+            FileEnd::Unreadable,
             Message::new(
                 "cannot be opened (see the log)",
                 "не открывается (см. журнал работы)",
             ),
         ),
         (
-            Folder::Inbox,
-            &summary.incomplete,
+            FileEnd::Incomplete,
             Message::new("not complete yet, it waits", "ещё не дописан, ждёт"),
         ),
         (
-            Folder::Inbox,
-            &summary.ignored,
+            FileEnd::Ignored,
             Message::new("ignored", "не обрабатывается"),
         ),
     ];
-    for (folder, names, what) in notes {
-        for name in names {
-            println!("  {folder}/{name}: {}", what.get(lang()));
+    for (end, what) in notes {
+        for name in summary.files(end) {
+            println!("  {}/{name}: {}", end.folder(), what.get(lang()));
         }
     }
 }
@@ -194,7 +188,7 @@ fn stops(summary: &Summary) {
     let bank_unavailable = summary
         .bank_unavailable
         .as_ref()
-        .filter(|_| !summary.waiting.is_empty());
+        .filter(|_| !summary.files(FileEnd::Waiting).is_empty());
     let stops = [
         (
             &summary.token_refused,
@@ -231,8 +225,12 @@ fn pointers(dir: &Path, summary: &Summary) {
     let see = tr("see", "см.");
     let layout = Layout::new(dir);
     for (folder, names, suffix) in [
-        (Folder::Rejected, &summary.rejected, "errors.txt"),
-        (Folder::Review, &summary.review, "review.txt"),
+        (
+            Folder::Rejected,
+            summary.files(FileEnd::Rejected),
+            "errors.txt",
+        ),
+        (Folder::Review, summary.files(FileEnd::Review), "review.txt"),
     ] {
         for name in names {
             let path = layout.folder(folder).join(format!("{name}.{suffix}"));
