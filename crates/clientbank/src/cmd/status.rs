@@ -44,17 +44,19 @@ fn detail(dir: &Path, json: bool) -> Result<Outcome, Failure> {
         print_json(&status)?;
         return Ok(Outcome::Clean);
     }
-    let ru = crate::term::lang() == crate::term::Lang::Ru;
     let mut out = io::stdout().lock();
     writeln!(out, "{}:", dir.display())?;
+    folders(&mut out, &status)?;
+    payments(&mut out, &status)?;
+    last_errors(&mut out, &status)?;
+    Ok(Outcome::Clean)
+}
+
+/// Each folder's files (the first 20 named), and the inbox names not taken.
+fn folders(out: &mut impl Write, status: &commands::Status) -> io::Result<()> {
     for (folder, names) in &status.folders {
-        writeln!(
-            out,
-            "  {:<12} {} {}",
-            format!("{folder}/"),
-            names.len(),
-            tr("file(s)", "файл(ов)")
-        )?;
+        let (folder, n) = (format!("{folder}/"), names.len());
+        writeln!(out, "  {folder:<12} {n} {}", tr("file(s)", "файл(ов)"))?;
         for name in names.iter().take(20) {
             writeln!(out, "      {name}")?;
         }
@@ -64,37 +66,43 @@ fn detail(dir: &Path, json: bool) -> Result<Outcome, Failure> {
     }
     for entry in &status.ignored {
         let entry = entry.shown(crate::term::lang());
-        writeln!(
-            out,
-            "  inbox/{entry}: {}",
-            tr("ignored", "не обрабатывается")
-        )?;
+        let ignored = tr("ignored", "не обрабатывается");
+        writeln!(out, "  inbox/{entry}: {ignored}")?;
     }
+    Ok(())
+}
+
+/// The payments counted by standing, and the ids awaiting a signature per company.
+fn payments(out: &mut impl Write, status: &commands::Status) -> io::Result<()> {
+    let lang = crate::term::lang();
     writeln!(out, "  {}", tr("payments:", "платежи:"))?;
     if status.payments.is_empty() {
         writeln!(out, "      {}", tr("none recorded", "ни одного"))?;
     }
     for counted in &status.payments {
-        let (en, ru_label) = counted.label;
-        let label = if ru { ru_label } else { en };
+        let (en, ru) = counted.label;
+        let label = if lang == Lang::Ru { ru } else { en };
         writeln!(out, "      {:>6}  {label}", counted.count)?;
     }
     for (company, ids) in &status.awaiting_signature {
-        writeln!(out, "{}", awaiting(company, ids, crate::term::lang()))?;
+        writeln!(out, "{}", awaiting(company, ids, lang))?;
     }
-    if !status.last_errors.is_empty() {
-        writeln!(out, "  {}", tr("last errors:", "последние ошибки:"))?;
-        for error in &status.last_errors {
-            writeln!(
-                out,
-                "      {} {} {}",
-                crate::log::local_time(&error.at),
-                error.file.as_deref().unwrap_or("-"),
-                error.message.get(crate::term::lang())
-            )?;
-        }
+    Ok(())
+}
+
+/// The journal's errors not fixed yet, newest first, in local time.
+fn last_errors(out: &mut impl Write, status: &commands::Status) -> io::Result<()> {
+    if status.last_errors.is_empty() {
+        return Ok(());
     }
-    Ok(Outcome::Clean)
+    writeln!(out, "  {}", tr("last errors:", "последние ошибки:"))?;
+    for error in &status.last_errors {
+        let at = crate::log::local_time(&error.at);
+        let file = error.file.as_deref().unwrap_or("-");
+        let said = error.message.get(crate::term::lang());
+        writeln!(out, "      {at} {file} {said}")?;
+    }
+    Ok(())
 }
 
 /// `  awaiting signature, COMPANY: IDS` in `lang` (the company as the journal names it in
