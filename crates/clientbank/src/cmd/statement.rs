@@ -45,19 +45,7 @@ pub(crate) struct Args {
 
 pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
     let period = Period::new(args.from, args.till)?;
-    let today = clientbank_payment::clock::today_in_moscow();
-    if period.till > today {
-        term::warning(&tr(
-            format!(
-                "the period ends after today ({today}): its last days have no operations yet, and \
-                 the balance at their end is the balance now"
-            ),
-            format!(
-                "период кончается позже сегодняшнего дня ({today}): в последних днях операций ещё \
-                 нет, а остаток на их конец — нынешний"
-            ),
-        ));
-    }
+    warn_if_after_today(period, clientbank_payment::clock::today_in_moscow());
     let to_stdout = crate::io::is_std(&args.output);
     if to_stdout && (args.per_account || args.json) {
         return Err(Failure::Stopped(Message::new(
@@ -74,11 +62,11 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
         // The orders this folder's journal uploaded come back as their orders (1C matches
         // them to its own); without a journal, what the bank says.
         let layout = clientbank_watch::folders::Layout::new(&args.bank.dir);
-        let orders = clientbank_watch::journal::open_folder(
+        let journal = clientbank_watch::journal::open_folder(
             &layout,
             clientbank_watch::journal::Access::Read,
         )?;
-        let orders = orders
+        let orders = journal
             .as_ref()
             .map(|journal| journal as &dyn clientbank_bank::operations::Orders);
         let groups: Vec<Vec<AccountStatement>> = if args.per_account {
@@ -86,10 +74,10 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
         } else {
             vec![parts]
         };
-        let mut files = Vec::new();
-        for group in groups {
-            files.push(write_file(&args, period, orders, group)?);
-        }
+        let files = groups
+            .into_iter()
+            .map(|group| write_file(&args, period, orders, group))
+            .collect::<Result<Vec<File>, Failure>>()?;
         if args.json {
             print_json(period, &files)?;
         } else {
@@ -97,6 +85,22 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
         }
         Ok(Outcome::Clean)
     })
+}
+
+/// A period that ends after `today` has no operations in its last days yet: said.
+fn warn_if_after_today(period: Period, today: NaiveDate) {
+    if period.till > today {
+        term::warning(&tr(
+            format!(
+                "the period ends after today ({today}): its last days have no operations yet, and \
+                 the balance at their end is the balance now"
+            ),
+            format!(
+                "период кончается позже сегодняшнего дня ({today}): в последних днях операций ещё \
+                 нет, а остаток на их конец — нынешний"
+            ),
+        ));
+    }
 }
 
 /// A statement file written: where, of which accounts, what the writer said.
