@@ -1384,3 +1384,29 @@ fn watch_refuses_a_file_given_as_its_folder_before_it_starts() {
     }
     assert_eq!(std::fs::read(&file).unwrap(), b"1CClientBankExchange\r\n");
 }
+
+/// Issue 19 (review): `watch --once` with a token the bank refuses says so once, with what to
+/// do, and the file waits in processing/.
+#[test]
+fn a_refused_token_is_said_once_with_what_to_do() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let bank = runtime.block_on(Sandbox::start(Config::default())).unwrap();
+    let url = bank.url();
+    let env = [
+        ("CLIENTBANK_BASE_URL", url.as_str()),
+        ("CLIENTBANK_TOKEN", "not-a-token-of-this-bank"),
+    ];
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path().join("exchange");
+    let d = dir.to_str().unwrap();
+    assert_eq!(clientbank(&["init", d], &[]).status.code(), Some(0));
+    let drops = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/drops");
+    std::fs::copy(drops.join("payments.json"), dir.join("inbox/payments.json")).unwrap();
+    let out = clientbank(&["--lang", "ru", "watch", d, "--once"], &env);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert_eq!(said.matches("не принимает токен").count(), 1, "{said}");
+    assert!(said.contains("выпустите новый токен"), "{said}");
+    assert_eq!(files(&dir, "processing"), ["payments.json"]);
+    assert!(bank.control().payments().is_empty());
+}

@@ -190,9 +190,15 @@ fn stops(summary: &Summary) {
         .as_ref()
         .filter(|_| !summary.files(FileEnd::Waiting).is_empty());
     let stops = [
+        // The bank's error says it refuses the token; said here is what follows.
         (
             &summary.token_refused,
-            Message::new("the bank refuses the token", "банк не принимает токен"),
+            Message::new(
+                "nothing was uploaded (issue a new token in the bank's cabinet, or run \
+                 `clientbank login`)",
+                "ничего не загружено (выпустите новый токен в кабинете банка или выполните \
+                 `clientbank login`)",
+            ),
         ),
         (
             &summary.config_error,
