@@ -851,3 +851,56 @@ on_both! {
         assert_eq!(unsigned[0]["payments"][0]["number"], "171", "{lines:?}");
     }
 }
+
+on_both! {
+    /// Payments sent to a sandbox (the built-in bank of `--sandbox`, the bank's sandbox mode)
+    /// are never taken for sent at the real bank, nor the other way round: a journal that sent
+    /// to one kind of bank refuses another kind before anything is sent, and a mark of a
+    /// payment `sending` refuses it too (nothing marked, nothing sent). The same kind at
+    /// another address is the bank moved: allowed.
+    async fn a_journal_never_mixes_a_sandbox_with_the_real_bank() {
+        let bank = bank().await;
+        let dir = tempfile::tempdir().unwrap();
+        let built_in = clientbank_bank::Settings {
+            built_in_bank: true,
+            ..settings(&bank)
+        };
+        let mut daemon = open(dir.path(), built_in.clone());
+        put(dir.path(), "a.json", json_drop(&[601]));
+        let summary = daemon.run_once().await.unwrap();
+        assert_eq!(summary.files(FileEnd::Done), ["a.json"], "{summary:?}");
+        drop(daemon);
+        let sent = at_bank(&bank).len();
+        for other in [
+            settings(&bank),
+            clientbank_bank::Settings {
+                sandbox: true,
+                ..settings(&bank)
+            },
+        ] {
+            let kind = other.bank_kind();
+            let e = clientbank_watch::Daemon::open(dir.path(), other, options()).unwrap_err();
+            assert!(matches!(e, clientbank_watch::Error::JournalRefused(_)), "{kind:?}: {e}");
+            let said = e.message();
+            assert!(said.en().contains("built-in sandbox bank"), "{}", said.en());
+            assert!(said.en().contains("a folder of its own"), "{}", said.en());
+            assert!(said.ru().contains("в отдельной папке"), "{}", said.ru());
+        }
+        // The same kind at another address: allowed, and the file goes.
+        let moved = clientbank_bank::Settings {
+            bank_url: Some(format!("{}/", bank.url())),
+            ..built_in.clone()
+        };
+        let mut daemon = open(dir.path(), moved);
+        put(dir.path(), "b.json", json_drop(&[602]));
+        let summary = daemon.run_once().await.unwrap();
+        assert_eq!(summary.files(FileEnd::Done), ["b.json"], "{summary:?}");
+        assert_eq!(at_bank(&bank).len(), sent + 1);
+        // A daemon whose settings change under it to the real bank marks nothing more.
+        daemon.engine_mut().set_settings(settings(&bank));
+        put(dir.path(), "c.json", json_drop(&[603]));
+        let summary = daemon.run_once().await.unwrap();
+        assert_eq!(at_bank(&bank).len(), sent + 1, "{summary:?}");
+        assert!(summary.files(FileEnd::Done).iter().all(|n| n != "c.json"), "{summary:?}");
+    }
+}

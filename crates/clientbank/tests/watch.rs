@@ -1410,3 +1410,47 @@ fn a_refused_token_is_said_once_with_what_to_do() {
     assert_eq!(files(&dir, "processing"), ["payments.json"]);
     assert!(bank.control().payments().is_empty());
 }
+
+/// Issue 19 (review): a folder tried with `--sandbox` and then pointed at the bank must not
+/// take the payments it sent to the built-in sandbox bank for paid: the run is refused before
+/// anything is sent, saying to use a folder of its own.
+#[test]
+fn a_folder_tried_with_the_sandbox_is_refused_by_the_real_bank() {
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path().join("exchange");
+    let d = dir.to_str().unwrap();
+    assert_eq!(clientbank(&["init", d], &[]).status.code(), Some(0));
+    let drops = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/drops");
+    std::fs::copy(drops.join("payments.json"), dir.join("inbox/a.json")).unwrap();
+    let tried = clientbank(&["watch", d, "--once", "--sandbox"], &[]);
+    assert_eq!(
+        files(&dir, "done").first().map(String::as_str),
+        Some("a.json"),
+        "{}",
+        text(&tried)
+    );
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let bank = runtime.block_on(Sandbox::start(Config::default())).unwrap();
+    let url = bank.url();
+    let env = [
+        ("CLIENTBANK_BASE_URL", url.as_str()),
+        ("CLIENTBANK_TOKEN", "cabinet-token-full-rights"),
+    ];
+    std::fs::copy(drops.join("payments.json"), dir.join("inbox/b.json")).unwrap();
+    let out = clientbank(&["--lang", "ru", "watch", d, "--once"], &env);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("в отдельной папке"), "{}", text(&out));
+    assert!(bank.control().payments().is_empty());
+    assert_eq!(files(&dir, "inbox"), ["b.json"]);
+    let upload = clientbank(
+        &[
+            "upload",
+            dir.join("inbox/b.json").to_str().unwrap(),
+            "--dir",
+            d,
+        ],
+        &env,
+    );
+    assert_eq!(upload.status.code(), Some(2), "{}", text(&upload));
+    assert!(bank.control().payments().is_empty());
+}

@@ -352,6 +352,7 @@ pub fn engine(
     // A journal in PostgreSQL: the folder's lease too, as a daemon holds it.
     journal.take_lease(&crate::journal::owner_id(), dir)?;
     let mut engine = Engine::new(journal, settings);
+    engine.check_bank()?;
     engine.lock = Some(lock);
     Ok(engine)
 }

@@ -116,9 +116,11 @@ impl Daemon {
         for warning in &settings.warnings {
             say!(warn, warning);
         }
+        let engine = Engine::new(journal, settings);
+        engine.check_bank()?;
         let mut daemon = Daemon {
             layout,
-            engine: Engine::new(journal, settings),
+            engine,
             claimer: Claimer::default(),
             waiting: HashMap::new(),
             unmoved: HashMap::new(),

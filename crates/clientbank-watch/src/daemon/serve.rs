@@ -35,6 +35,7 @@ pub fn keep_command_line(next: &mut Settings, fixed: &Settings, bank: bool) {
         next.bank_url = fixed.bank_url.clone();
         next.token = fixed.token.clone();
         next.sandbox = fixed.sandbox;
+        next.built_in_bank = fixed.built_in_bank;
     }
     if fixed.signing == Signing::Auto && !fixed.signers.is_empty() {
         next.signers.extend(fixed.signers.clone());

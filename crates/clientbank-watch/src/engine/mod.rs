@@ -225,9 +225,23 @@ pub struct Engine {
     pub(crate) signing_lock: Option<crate::lock::DirLock>,
 }
 
+/// The bank the settings send to, as the journal records it.
+fn bank_of(settings: &Settings) -> Option<crate::journal::Bank> {
+    let address = settings
+        .bank_url
+        .as_ref()?
+        .trim_end_matches('/')
+        .to_string();
+    Some(crate::journal::Bank {
+        address,
+        kind: settings.bank_kind(),
+    })
+}
+
 impl Engine {
     /// An engine over an open journal.
-    pub fn new(journal: Journal, settings: Settings) -> Engine {
+    pub fn new(mut journal: Journal, settings: Settings) -> Engine {
+        journal.send_to(bank_of(&settings));
         Engine {
             journal,
             settings,
@@ -280,8 +294,18 @@ impl Engine {
 
     /// Replaces the settings (a changed configuration): the client is made anew.
     pub fn set_settings(&mut self, settings: Settings) {
+        self.journal.send_to(bank_of(&settings));
         self.settings = settings;
         self.client = None;
+    }
+
+    /// Refuses, before anything is sent, a bank of another kind than the one the journal's
+    /// payments went to (a sandbox and the real bank): see [`crate::journal::Bank`].
+    pub fn check_bank(&self) -> Result<(), Error> {
+        match bank_of(&self.settings) {
+            Some(bank) => self.journal.check_bank(&bank),
+            None => Ok(()),
+        }
     }
 
     fn stopping(&self) -> bool {

@@ -14,6 +14,7 @@ use clientbank_bank::operations::{
     OperationRow, Operations, Orders, StatementSync, StoreError, source as operation_source,
 };
 
+mod banks;
 mod events;
 mod intents;
 mod open;
@@ -22,6 +23,7 @@ mod postgres;
 mod schema;
 pub(crate) mod store;
 
+pub use banks::Bank;
 pub use events::LastError;
 pub use open::{Access, Location, exists_in, open_folder, owner_id, schema_file};
 pub use schema::SCHEMA_VERSION;
@@ -211,6 +213,8 @@ pub struct Journal {
     location: Location,
     /// Where it is, for messages: the file, or the database and schema (never a password).
     label: String,
+    /// The bank the payments it marks `sending` go to ([`Journal::send_to`]).
+    bank: Option<Bank>,
 }
 
 /// The current time, for the journal (UTC, RFC 3339).
@@ -221,6 +225,7 @@ pub fn now() -> String {
 fn db_error(label: &str) -> impl Fn(DbError) -> Error + '_ {
     move |source| match source {
         DbError::LeaseLost => Error::lease_lost(label),
+        DbError::OtherBank { used, now } => banks::other_kind(label, &used, &now),
         source => Error::Journal {
             path: label.to_string(),
             source,
@@ -555,8 +560,12 @@ impl Journal {
             }
             return Err(e);
         }
+        let bank = self.bank.clone();
         let marked = self.write_leased(|db| {
             record_results(db, results)?;
+            if let Some(bank) = &bank {
+                banks::record_bank(db, bank)?;
+            }
             mark(db, sending)
         });
         if let Err(Error::LeaseLost(_)) = &marked

@@ -263,6 +263,7 @@ impl Journal {
             db,
             location: location.clone(),
             label,
+            bank: None,
         };
         schema::bring_forward(&mut journal.db, version).map_err(db_error(&journal.label))?;
         Ok(journal)

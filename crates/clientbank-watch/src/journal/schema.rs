@@ -87,6 +87,15 @@ const SCHEMA_5: &str = "ALTER TABLE events ADD COLUMN message_ru TEXT;
     ALTER TABLE events ADD COLUMN topic TEXT;
     ALTER TABLE events ADD COLUMN fixed_at TEXT;";
 
+/// Schema 6: the banks the journal's payments were sent to (`banks`): a journal that sent to
+/// a sandbox is never used with the real bank, nor the other way round.
+const SCHEMA_6: &str = "CREATE TABLE banks (
+        address TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        first_used_at TEXT NOT NULL,
+        PRIMARY KEY (address, kind)
+    );";
+
 /// A step from one version to the next.
 enum Step {
     /// SQL statements (SQLite's dialect; said in PostgreSQL's by `store::postgres_sql`).
@@ -102,6 +111,7 @@ const STEPS: &[Step] = &[
     Step::Sql(SCHEMA_3),
     Step::Sql(SCHEMA_4),
     Step::Sql(SCHEMA_5),
+    Step::Sql(SCHEMA_6),
 ];
 
 /// The version the journal is at, read inside a step's transaction (another process may have

@@ -138,6 +138,14 @@ pub enum DbError {
     /// the folder now.
     #[error("the lease of the folder is no longer this daemon's")]
     LeaseLost,
+    /// Payments of the journal went to a bank of another kind (see `banks`).
+    #[error("payments of this journal went to {} ({}), not to {} ({})", .used.kind.message().en(), .used.address, .now.kind.message().en(), .now.address)]
+    OtherBank {
+        /// A bank recorded.
+        used: Box<super::Bank>,
+        /// The bank of this run.
+        now: Box<super::Bank>,
+    },
 }
 
 impl From<postgres::Error> for DbError {
@@ -167,7 +175,7 @@ impl DbError {
             },
             DbError::Postgres(e) => e.code().and_then(postgres_words),
             DbError::LeaseLost => Some("аренда папки больше не принадлежит этому демону"),
-            DbError::Sqlite(_) | DbError::Value(_) => None,
+            DbError::Sqlite(_) | DbError::Value(_) | DbError::OtherBank { .. } => None,
         };
         match words {
             Some(words) => format!("{words} ({self})"),

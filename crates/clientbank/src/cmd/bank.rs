@@ -41,6 +41,7 @@ pub(crate) async fn sandbox_if(
 /// sandbox mode unless a token is configured (in the file or the environment, not login's).
 pub(crate) fn use_sandbox(settings: &mut Settings, bank: &Sandbox) {
     settings.bank_url = Some(bank.url());
+    settings.built_in_bank = true;
     if settings.token.is_some() && !settings.token_from_login {
         settings.sandbox = false;
     } else {

@@ -62,6 +62,7 @@ async fn sandbox_bank(
     let bank = crate::sandbox_bank::start(None).await?;
     tracing::info!(url = %bank.url(), "the built-in sandbox bank runs in-process");
     settings.bank_url = Some(bank.url());
+    settings.built_in_bank = true;
     settings.token = Some(Token::new(SANDBOX_TOKEN));
     settings.sandbox = false;
     Ok(Some(bank))
