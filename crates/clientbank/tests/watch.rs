@@ -1454,3 +1454,71 @@ fn a_folder_tried_with_the_sandbox_is_refused_by_the_real_bank() {
     assert_eq!(upload.status.code(), Some(2), "{}", text(&upload));
     assert!(bank.control().payments().is_empty());
 }
+
+/// Issue 19 (review): the health probe says what most needs a person while the daemon runs:
+/// a token the bank refuses (an error not fixed, its file waiting) and a file left in
+/// rejected/.
+#[test]
+fn the_health_probe_sees_a_refused_token_and_a_rejected_file() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let bank = runtime.block_on(Sandbox::start(Config::default())).unwrap();
+    let url = bank.url();
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path().join("exchange");
+    let d = dir.to_str().unwrap();
+    assert_eq!(clientbank(&["init", d], &[]).status.code(), Some(0));
+    let drops = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/drops");
+    std::fs::copy(drops.join("payments.json"), dir.join("inbox/payments.json")).unwrap();
+    std::fs::copy(
+        drops.join("with-error.txt"),
+        dir.join("inbox/with-error.txt"),
+    )
+    .unwrap();
+    let mut daemon = Command::new(env!("CARGO_BIN_EXE_clientbank"))
+        .args(["watch", d])
+        .env("CLIENTBANK_BASE_URL", &url)
+        .env("CLIENTBANK_TOKEN", "not-a-token-of-this-bank")
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    let probe = loop {
+        // Left in rejected/ (by hand here: the daemon rejects nothing while the bank refuses
+        // its token).
+        if dir.join(".clientbank/journal.sqlite").exists() {
+            let rejected = dir.join("rejected/with-error.txt");
+            let _ = std::fs::copy(drops.join("with-error.txt"), rejected);
+        }
+        let out = clientbank(&["--lang", "ru", "status", d, "--check", "--json"], &[]);
+        let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+        let attention = value["attention"].to_string();
+        let seen = attention.contains("rejected/") && attention.contains("token");
+        if seen || started.elapsed() > Duration::from_secs(30) {
+            break (out.status.code(), value);
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let said = clientbank(&["--lang", "ru", "status", d, "--check"], &[]);
+    let _ = Command::new("kill")
+        .args(["-TERM", &daemon.id().to_string()])
+        .status();
+    let _ = daemon.wait();
+    let (code, value) = probe;
+    assert_eq!(code, Some(1), "{value}");
+    assert_eq!(value["running"], true, "{value}");
+    let attention = value["attention"].to_string();
+    assert!(attention.contains("1 file(s) in rejected/"), "{attention}");
+    assert!(attention.contains("error(s) not fixed yet"), "{attention}");
+    assert!(
+        text(&said).contains("неисправленных ошибок"),
+        "{}",
+        text(&said)
+    );
+    assert!(
+        text(&said).contains("не принимает токен"),
+        "{}",
+        text(&said)
+    );
+}

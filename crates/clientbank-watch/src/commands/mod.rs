@@ -576,7 +576,8 @@ impl Status {
 pub struct Health {
     /// A `clientbank watch` (or another clientbank command) holds the folder's lock.
     pub running: bool,
-    /// What needs a person: files in review/, payments in doubt, files waiting too long.
+    /// What needs a person: files in review/ or rejected/, payments in doubt, files waiting
+    /// too long, errors not fixed yet (the bank, the token, the statement, signing).
     pub attention: Vec<clientbank_format::Message>,
 }
 
@@ -597,14 +598,44 @@ pub fn health(dir: &Path) -> Result<Health, Error> {
         Err(e) => return Err(e),
     };
     let mut attention = Vec::new();
-    let review = status
-        .folders
-        .get(Folder::Review.as_str())
-        .map_or(0, Vec::len);
+    let count = |folder: Folder| status.folders.get(folder.as_str()).map_or(0, Vec::len);
+    let review = count(Folder::Review);
     if review > 0 {
         attention.push(clientbank_format::Message::new(
             format!("{review} file(s) in review/: a person settles them (`clientbank resolve`)"),
             format!("в review/ файлов: {review}: их разбирает человек (`clientbank resolve`)"),
+        ));
+    }
+    let rejected = count(Folder::Rejected);
+    if rejected > 0 {
+        attention.push(clientbank_format::Message::new(
+            format!(
+                "{rejected} file(s) in rejected/: mend them in the accounting software and export \
+                 again (FILE.errors.txt says what is wrong), then remove them from rejected/"
+            ),
+            format!(
+                "в rejected/ файлов: {rejected}: исправьте их в учётной программе и выгрузите \
+                 заново (что не так — в ФАЙЛ.errors.txt), затем уберите их из rejected/"
+            ),
+        ));
+    }
+    // An error not fixed yet of no file (the bank, the statement, a company's signing) or of a
+    // file still waiting (a refused token): the newest says what.
+    let waiting: Vec<&String> = [Folder::Inbox, Folder::Processing]
+        .iter()
+        .filter_map(|f| status.folders.get(f.as_str()))
+        .flatten()
+        .collect();
+    let open: Vec<&crate::journal::LastError> = status
+        .last_errors
+        .iter()
+        .filter(|e| e.file.as_ref().is_none_or(|f| waiting.contains(&f)))
+        .collect();
+    if let Some(newest) = open.first() {
+        let (n, said) = (open.len(), &newest.message);
+        attention.push(clientbank_format::Message::new(
+            format!("{n} error(s) not fixed yet, the newest: {}", said.en()),
+            format!("неисправленных ошибок: {n}, последняя: {}", said.ru()),
         ));
     }
     let doubt = status.in_doubt();

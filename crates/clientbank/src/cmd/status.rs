@@ -20,8 +20,8 @@ pub(crate) struct Args {
     #[arg(long)]
     pub(crate) json: bool,
     /// A health probe for monitoring: exit 0 when a daemon works on the folder and nothing
-    /// needs a person, 1 when something does (files in review/, payments in doubt, a file
-    /// waiting over an hour), 2 when the folder cannot be read, 4 when no daemon works on it.
+    /// needs a person, 1 when something does (files in review/ or rejected/, payments in doubt,
+    /// a file waiting over an hour, an error not fixed yet), 2 when the folder cannot be read, 4 when no daemon works on it.
     #[arg(long)]
     pub(crate) check: bool,
 }
