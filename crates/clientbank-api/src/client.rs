@@ -960,10 +960,62 @@ fn transport_error(e: &reqwest::Error) -> Error {
 }
 
 /// reqwest's error with its causes: in English the whole chain, in Russian the system's
-/// reason in words where an I/O error stands in it.
+/// reason in words where an I/O error stands in it, else the HTTP library's (hyper's) reason
+/// in words where it is one it gives, else its words after a Russian one.
 fn source_text(e: &reqwest::Error) -> Message {
-    clientbank_diagnostic::os::cause(e)
+    let said = clientbank_diagnostic::os::cause(e);
+    if said.ru() != said.en() {
+        return said;
+    }
+    let mut innermost: &(dyn std::error::Error + 'static) = e;
+    while let Some(source) = innermost.source() {
+        innermost = source;
+    }
+    let text = innermost.to_string();
+    let ru = HTTP_REASONS
+        .iter()
+        .find(|(en, _)| text.starts_with(en))
+        .map_or_else(|| format!("причина: {text}"), |(_, ru)| (*ru).to_string());
+    Message::new(said.en().to_string(), ru)
 }
+
+/// The HTTP library's reasons a connection failed, in Russian.
+const HTTP_REASONS: &[(&str, &str)] = &[
+    (
+        "connection closed before message completed",
+        "соединение закрыто до конца ответа",
+    ),
+    (
+        "received unexpected message from connection",
+        "по соединению пришло неожиданное сообщение",
+    ),
+    ("connection error", "ошибка соединения"),
+    ("operation was canceled", "запрос отменён"),
+    ("channel closed", "соединение закрыто"),
+    (
+        "error reading a body from connection",
+        "ответ не дочитан: соединение оборвалось",
+    ),
+    (
+        "error writing a body to connection",
+        "запрос не дописан: соединение оборвалось",
+    ),
+    (
+        "error shutting down connection",
+        "соединение не закрылось как следует",
+    ),
+    (
+        "message head is too large",
+        "заголовок ответа слишком велик",
+    ),
+    ("invalid HTTP", "ответ не по протоколу HTTP"),
+    ("invalid URI", "неверный адрес"),
+    ("http2 error", "ошибка HTTP/2"),
+    (
+        "read header from client timeout",
+        "заголовок не пришёл вовремя",
+    ),
+];
 
 #[cfg(test)]
 mod not_sent_tests {

@@ -429,3 +429,34 @@ fn token_requests_never_show_their_secrets() {
     let client = builder.build().unwrap();
     assert!(!format!("{client:?}").contains("the-token-itself"));
 }
+
+/// A connection the server closes before its answer: the HTTP library's reason said in Russian
+/// words, not "error sending request for url (…)" inside a Russian sentence.
+#[tokio::test]
+async fn a_connection_closed_before_the_answer_is_said_in_russian() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/v1", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        loop {
+            let Ok((mut socket, _)) = listener.accept().await else {
+                return;
+            };
+            let mut buffer = [0u8; 4096];
+            let _ = socket.read(&mut buffer).await;
+            drop(socket);
+        }
+    });
+    let e = client(&url).companies().await.unwrap_err();
+    let said = e.message();
+    assert!(matches!(e, Error::Transport(_)), "{e:?}");
+    assert!(
+        said.en()
+            .contains("connection closed before message completed"),
+        "{}",
+        said.en()
+    );
+    assert_eq!(
+        said.ru(),
+        "соединение с банком оборвалось: соединение закрыто до конца ответа"
+    );
+}

@@ -222,7 +222,7 @@ pub(crate) fn failure(status: u16) -> Reply {
 }
 
 async fn not_found() -> Reply {
-    error(StatusCode::NOT_FOUND, "NotFound", "no such endpoint")
+    error(StatusCode::NOT_FOUND, "NotFound", "нет такого метода API")
 }
 
 /// Who is calling, with which right.
