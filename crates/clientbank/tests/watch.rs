@@ -1522,3 +1522,52 @@ fn the_health_probe_sees_a_refused_token_and_a_rejected_file() {
         text(&said)
     );
 }
+
+/// Issue 19 (review): a journal the daemon's user may not write is refused at start, saying
+/// what to do, before anything is claimed (not "the journal cannot be written" after a file
+/// was taken, nor a retry of 100 s).
+#[cfg(unix)]
+#[test]
+fn a_journal_the_user_may_not_write_is_refused_at_start() {
+    use std::os::unix::fs::PermissionsExt;
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("exchange");
+    let d = dir.to_str().unwrap();
+    let run = demo("en", &dir, &[], &[]);
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    let mode = |path: &Path, mode: u32| {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+    };
+    mode(root.path(), 0o755);
+    if another_user().is_none() {
+        return;
+    }
+    // Every folder writable by anyone; the journal alone read-only.
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            mode(&path, 0o777);
+        }
+    }
+    mode(&dir, 0o777);
+    let journal = dir.join(".clientbank/journal.sqlite");
+    mode(&journal, 0o444);
+    let lock = dir.join(".clientbank/lock");
+    mode(&lock, 0o666);
+    let drops = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/drops");
+    std::fs::copy(drops.join("payments.json"), dir.join("inbox/again.json")).unwrap();
+    mode(&dir.join("inbox/again.json"), 0o666);
+    let out = another_user()
+        .unwrap()
+        .args(["--lang", "ru", "watch", d, "--once", "--sandbox"])
+        .env("HOME", root.path())
+        .env_remove("XDG_CONFIG_HOME")
+        .output()
+        .unwrap();
+    mode(&journal, 0o644);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("не может записывать"), "{}", text(&out));
+    assert!(text(&out).contains("право записи"), "{}", text(&out));
+    assert_eq!(files(&dir, "inbox"), ["again.json"]);
+    assert!(files(&dir, "processing").is_empty());
+}

@@ -391,6 +391,20 @@ fn open_sqlite(path: &Path, create: bool, access: Access) -> Result<Store, Error
     if access == Access::Read {
         return Ok(Store::Sqlite(db));
     }
+    // SQLite opens a file this user may not write read-only, without a word: said here, before
+    // anything is claimed, with what to do.
+    if db.is_readonly(rusqlite::MAIN_DB).map_err(map)? {
+        let (shown, folder) = (path.display(), path.parent().unwrap_or(path).display());
+        return Err(Error::JournalRefused(tr!(
+            "{shown} cannot be written by this user (it opens read-only): nothing can be \
+             recorded, so nothing is sent. Give the user clientbank runs as (the service's) \
+             write access to {folder} and the files in it" ;
+            "{shown} этот пользователь не может записывать (файл открывается только для \
+             чтения): ничего не записать, поэтому ничего не отправляется. Дайте пользователю, \
+             от имени которого работает clientbank (пользователю службы), право записи в \
+             {folder} и файлы в ней"
+        )));
+    }
     db.pragma_update(None, "journal_mode", "WAL").map_err(map)?;
     db.pragma_update(None, "synchronous", "FULL").map_err(map)?;
     db.pragma_update(None, "foreign_keys", true).map_err(map)?;
