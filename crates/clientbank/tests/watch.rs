@@ -1571,3 +1571,30 @@ fn a_journal_the_user_may_not_write_is_refused_at_start() {
     assert_eq!(files(&dir, "inbox"), ["again.json"]);
     assert!(files(&dir, "processing").is_empty());
 }
+
+/// Issue 19 (review): `status` of a damaged journal gives the same advice as `watch` (restore
+/// it, or start anew); `status --check --json` stays JSON for the monitor, with exit 2.
+#[test]
+fn status_of_a_damaged_journal_says_what_to_do() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("exchange");
+    let d = dir.to_str().unwrap();
+    let run = demo("en", &dir, &[], &[]);
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    std::fs::write(
+        dir.join(".clientbank/journal.sqlite"),
+        b"this is no database but a text of some length, written over the journal",
+    )
+    .unwrap();
+    let out = clientbank(&["--lang", "ru", "status", d], &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("резервной копии"), "{}", text(&out));
+    let probe = clientbank(&["status", d, "--check", "--json"], &[]);
+    assert_eq!(probe.status.code(), Some(2), "{}", text(&probe));
+    let value: serde_json::Value = serde_json::from_slice(&probe.stdout).unwrap();
+    assert_eq!(value["exit"], 2, "{value}");
+    assert!(
+        value["attention"][0].as_str().unwrap().contains("backup"),
+        "{value}"
+    );
+}

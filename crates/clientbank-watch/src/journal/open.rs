@@ -363,11 +363,20 @@ fn open_sqlite(path: &Path, create: bool, access: Access) -> Result<Store, Error
              processing/ и rejected/ и запустите `clientbank watch {dir} --new-journal`"
         ))
     };
+    // Reading to open (`read_only` reads the version) can find the file damaged already.
+    let said = |e: rusqlite::Error| {
+        let e = DbError::from(e);
+        if e.damaged() {
+            damaged(e.to_string(), "файл базы повреждён или не база")
+        } else {
+            db_error(&label)(e)
+        }
+    };
     let db = match access {
         Access::Write => Connection::open(path),
         Access::Read => read_only(path),
     }
-    .map_err(map)?;
+    .map_err(said)?;
     db.busy_timeout(std::time::Duration::from_secs(30))
         .map_err(map)?;
     if existed {
@@ -376,14 +385,7 @@ fn open_sqlite(path: &Path, create: bool, access: Access) -> Result<Store, Error
         // a good journal aside would lose what it knows.
         let check: String = db
             .query_row("PRAGMA quick_check", [], |r| r.get(0))
-            .map_err(|e| {
-                let e = DbError::from(e);
-                if e.damaged() {
-                    damaged(e.to_string(), "файл базы повреждён или не база")
-                } else {
-                    db_error(&label)(e)
-                }
-            })?;
+            .map_err(said)?;
         if check != "ok" {
             return Err(damaged(check, "проверка целостности нашла ошибки"));
         }

@@ -120,7 +120,21 @@ fn awaiting(company: &str, ids: &[String], lang: Lang) -> String {
 
 /// `status --check`: the health probe (exit codes in the help).
 fn check(dir: &Path, json: bool) -> Result<Outcome, Failure> {
-    let health = commands::health(dir)?;
+    let health = match commands::health(dir) {
+        Ok(health) => health,
+        // A monitor reading JSON gets JSON: the folder cannot be read, and why.
+        Err(e) if json => {
+            let said = e.message();
+            crate::term::error(said.get(crate::term::lang()));
+            print_json(&serde_json::json!({
+                "running": null,
+                "attention": [said.en()],
+                "exit": Outcome::Unreadable as u8,
+            }))?;
+            return Ok(Outcome::Unreadable);
+        }
+        Err(e) => return Err(e.into()),
+    };
     let outcome = if !health.running {
         Outcome::NotRunning
     } else if health.attention.is_empty() {
