@@ -379,6 +379,13 @@ fn how_to_settle(dir: &std::path::Path, name: &str, in_doubt: &[&PaymentRow], ru
         );
     }
     out.extend(each);
+    out.push_str(if ru {
+        "  (resolve работает с папкой один: сначала остановите службу или `clientbank watch` \
+         этой папки, затем запустите её снова)\n"
+    } else {
+        "  (resolve works on the folder alone: stop the service or `clientbank watch` of this \
+         folder first, then start it again)\n"
+    });
     out
 }
 

@@ -341,12 +341,20 @@ on_both! {
         // after: both are in doubt.
         assert_eq!(summary.files(FileEnd::Review), ["cut.json"], "{summary:?}");
         assert!(at_bank(&bank).is_empty());
+        // The note says resolve needs the folder to itself (the daemon stopped first).
+        let note = read(dir.path(), "review", "cut.json.review.txt");
+        assert!(
+            note.contains("stop the service or `clientbank watch`")
+                || note.contains("сначала остановите службу"),
+            "{note}"
+        );
         drop(daemon);
         // Said in the person's language (issue 19): here Russian, to the last word.
         let said =
             commands::resolve(dir.path(), "cut.json", false, clientbank_format::Lang::Ru).unwrap();
         assert!(said.contains("снова во входящих: inbox/cut.json"), "{said}");
-        assert!(said.contains("не отправлено: 1"), "{said}");
+        assert!(said.contains("которых нет в банке: 1"), "{said}");
+        assert!(!said.contains("в банке платежей: 0"), "{said}");
         assert!(!said.contains("payment") && !said.contains(" sent"), "{said}");
         assert_eq!(files(dir.path(), "inbox"), ["cut.json"]);
         let mut daemon = open(dir.path(), settings(&bank));

@@ -158,22 +158,31 @@ pub fn settle(
     Ok(said.get(lang).to_string())
 }
 
-/// How many payments a person said are at the bank, and how many not.
+/// How many payments a person said are at the bank, and how many not (each said only when
+/// there are some: "0 not sent" read as if payments had failed).
 fn counted(at_bank: usize, not_at_bank: usize) -> Message {
+    let mut parts = Vec::new();
     if at_bank > 0 {
-        tr!(
+        parts.push(tr!(
             "{at_bank} payment(s) marked at the bank (their ids are not known: one that awaits a \
-             signature is signed in the bank's cabinet, not by clientbank), {not_at_bank} not \
-             sent" ;
+             signature is signed in the bank's cabinet, not by clientbank)" ;
             "отмечено в банке платежей: {at_bank} (их id неизвестны: ждущий подписи \
-             подписывается в интернет-банке, а не clientbank), не отправлено: {not_at_bank}"
-        )
-    } else {
-        tr!(
-            "0 payment(s) marked at the bank, {not_at_bank} not sent" ;
-            "отмечено в банке платежей: 0, не отправлено: {not_at_bank}"
-        )
+             подписывается в интернет-банке, а не clientbank)"
+        ));
     }
+    if not_at_bank > 0 {
+        parts.push(tr!(
+            "{not_at_bank} payment(s) marked not at the bank (sent once from the inbox)" ;
+            "отмечено платежей, которых нет в банке: {not_at_bank} (они отправятся один раз \
+             из inbox)"
+        ));
+    }
+    if parts.is_empty() {
+        return tr!("no payment marked" ; "ни один платёж не отмечен");
+    }
+    let en: Vec<&str> = parts.iter().map(Message::en).collect();
+    let ru: Vec<&str> = parts.iter().map(Message::ru).collect();
+    Message::new(en.join("; "), ru.join("; "))
 }
 
 /// The outcome of a payment in doubt a person settled: at the bank (`sent`), or not.
