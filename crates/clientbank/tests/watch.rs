@@ -1385,8 +1385,8 @@ fn watch_refuses_a_file_given_as_its_folder_before_it_starts() {
     assert_eq!(std::fs::read(&file).unwrap(), b"1CClientBankExchange\r\n");
 }
 
-/// Issue 19 (review): `watch --once` with a token the bank refuses says so once, with what to
-/// do, and the file waits in processing/.
+/// Issue 19 (review): `watch --once` with nothing to send tries the set-up against the bank;
+/// a token the bank refuses is said once, with what to do, and a file waits in processing/.
 #[test]
 fn a_refused_token_is_said_once_with_what_to_do() {
     let runtime = tokio::runtime::Runtime::new().unwrap();
@@ -1401,6 +1401,22 @@ fn a_refused_token_is_said_once_with_what_to_do() {
     let d = dir.to_str().unwrap();
     assert_eq!(clientbank(&["init", d], &[]).status.code(), Some(0));
     let drops = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/drops");
+    // With nothing to send, `--once` tries the set-up: it asks the bank (here `https` to the
+    // plain-HTTP bank, then the refused token).
+    let https = url.replacen("http://", "https://", 1);
+    let tls = [
+        ("CLIENTBANK_BASE_URL", https.as_str()),
+        ("CLIENTBANK_TOKEN", "cabinet-token-full-rights"),
+    ];
+    let out = clientbank(&["--lang", "ru", "watch", d, "--once"], &tls);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("неверные настройки"), "{}", text(&out));
+    let out = clientbank(&["--lang", "ru", "watch", d, "--once"], &env);
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{said}");
+    assert_eq!(said.matches("не принимает токен").count(), 1, "{said}");
+    assert!(said.contains("проверьте токен"), "{said}");
+    // With a file, sending it meets the refusal: the summary says it once, with what to do.
     std::fs::copy(drops.join("payments.json"), dir.join("inbox/payments.json")).unwrap();
     let out = clientbank(&["--lang", "ru", "watch", d, "--once"], &env);
     let said = String::from_utf8_lossy(&out.stdout);
@@ -1409,6 +1425,33 @@ fn a_refused_token_is_said_once_with_what_to_do() {
     assert!(said.contains("выпустите новый токен"), "{said}");
     assert_eq!(files(&dir, "processing"), ["payments.json"]);
     assert!(bank.control().payments().is_empty());
+    // A daemon that meets it (the token revoked under it) says it once a line too.
+    std::fs::rename(
+        dir.join("processing/payments.json"),
+        dir.join("inbox/payments.json"),
+    )
+    .unwrap();
+    let daemon = Command::new(env!("CARGO_BIN_EXE_clientbank"))
+        .args(["--lang", "ru", "watch", d])
+        .envs(env)
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while files(&dir, "processing").is_empty() && started.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let _ = Command::new("kill")
+        .args(["-TERM", &daemon.id().to_string()])
+        .status();
+    let out = daemon.wait_with_output().unwrap();
+    let said = text(&out);
+    assert_eq!(files(&dir, "processing"), ["payments.json"], "{said}");
+    for line in said.lines().filter(|l| l.contains("токен")) {
+        assert_eq!(line.matches("не принимает токен").count(), 1, "{line}");
+    }
 }
 
 /// Issue 19 (review): a folder tried with `--sandbox` and then pointed at the bank must not

@@ -12,6 +12,7 @@ use serde::Deserialize;
 
 use crate::Error;
 
+mod bank_kind;
 mod file_errors;
 mod journal;
 mod secrets;
@@ -19,6 +20,7 @@ mod values;
 
 /// A TOML or serde message ("invalid type: integer `5`, expected a string") in Russian words,
 /// key names kept: for other files read with serde.
+pub use bank_kind::BankKind;
 pub use file_errors::in_russian as serde_in_russian;
 use file_errors::{not_utf8, toml_error};
 pub use journal::{DEFAULT_LEASE, SharedJournal};
@@ -387,65 +389,6 @@ impl Default for Settings {
             lang: clientbank_format::Lang::from_locale(),
             metrics: None,
             journal: None,
-        }
-    }
-}
-
-/// What kind of bank payments go to: a payment sent to one kind is not at a bank of another.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BankKind {
-    /// The bank, for real.
-    Real,
-    /// The bank in sandbox mode (`sandbox = true`): nothing is paid.
-    SandboxMode,
-    /// The built-in sandbox bank of one run (`--sandbox`): gone when the run ends.
-    BuiltIn,
-}
-
-impl BankKind {
-    /// The name the journal records.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            BankKind::Real => "real",
-            BankKind::SandboxMode => "sandbox-mode",
-            BankKind::BuiltIn => "built-in",
-        }
-    }
-
-    /// The kind of a name [`BankKind::as_str`] gave.
-    pub fn from_name(name: &str) -> Option<BankKind> {
-        [BankKind::Real, BankKind::SandboxMode, BankKind::BuiltIn]
-            .into_iter()
-            .find(|kind| kind.as_str() == name)
-    }
-
-    /// What it is, for people.
-    pub fn message(self) -> Message {
-        match self {
-            BankKind::Real => Message::new("the bank", "банк"),
-            BankKind::SandboxMode => Message::new(
-                "the bank in sandbox mode (nothing is paid)",
-                "банк в режиме песочницы (ничего не оплачивается)",
-            ),
-            BankKind::BuiltIn => Message::new(
-                "the built-in sandbox bank of a run with --sandbox (nothing is paid, and it is \
-                 gone)",
-                "встроенный тестовый банк запуска с --sandbox (ничего не оплачивается, и его \
-                 уже нет)",
-            ),
-        }
-    }
-}
-
-impl Settings {
-    /// The kind of bank `bank_url` is.
-    pub fn bank_kind(&self) -> BankKind {
-        if self.built_in_bank {
-            BankKind::BuiltIn
-        } else if self.sandbox {
-            BankKind::SandboxMode
-        } else {
-            BankKind::Real
         }
     }
 }

@@ -39,8 +39,8 @@ pub(crate) fn run(dir: &Path) -> Result<Outcome, Failure> {
                  the token from the bank's cabinet), or run `clientbank login --dir {d}`.\n  \
                  2. The signer: a [signers.\"INN\"] command per company (or signer for all), \
                  or sign in the bank's cabinet (signing = \"manual\" and `clientbank sign`).\n  \
-                 3. Try it: `clientbank watch {d} --once` (nothing in inbox/: it only checks the \
-                 set-up); to try everything without a bank, in a folder of its own (never in this \
+                 3. Try it: `clientbank watch {d} --once` (nothing in inbox/: it checks the set-up \
+                 and asks the bank once, sending nothing); to try everything without a bank, in a folder of its own (never in this \
                  one: payments sent to a sandbox are not sent again): `clientbank watch \
                  --sandbox --once --demo clientbank-demo`.\n  4. Then run `clientbank watch {d}` as a \
                  service (README: \"Running as a service\"); 1C exports into {d}/inbox and loads \
@@ -52,7 +52,7 @@ pub(crate) fn run(dir: &Path) -> Result<Outcome, Failure> {
                  2. Подпись: команда [signers.\"ИНН\"] для каждой организации (или signer для \
                  всех), или подписывайте в интернет-банке (signing = \"manual\" и `clientbank \
                  sign`).\n  3. Проверка: `clientbank watch {d} --once` (пока inbox/ пуст, \
-                 проверяются только настройки); всё без банка — в отдельной папке (не в этой: \
+                 проверяются настройки и один раз опрашивается банк, ничего не отправляется); всё без банка — в отдельной папке (не в этой: \
                  платежи, отправленные в песочницу, повторно не отправляются): `clientbank watch \
                  --sandbox --once --demo clientbank-demo`.\n  4. Затем запускайте `clientbank watch {d}` \
                  как службу (README: «Running as a service»); 1С выгружает в {d}/inbox и загружает \

@@ -104,12 +104,43 @@ fn one(args: Args, dir: PathBuf) -> Result<Outcome, Failure> {
         // A configuration that cannot reach a bank, or a signer that cannot sign, is refused
         // before DIR is touched and anything is uploaded.
         settings.ready_to_send()?;
+        if serving.once && nothing_to_send(&serving.dir) {
+            bank_answers(&settings).await?;
+        }
         let summary = serving.run(settings, shutdown).await;
         drop(bank);
         let summary = summary?;
         summary::print(&serving.dir, &summary);
         Ok(exit_of(&summary, args.demo, serving.once))
     })
+}
+
+/// Whether DIR has no file to send (inbox/ and processing/ empty): `watch --once` then only
+/// tries the set-up (with files, sending them tries it, waiting for the bank as it does).
+fn nothing_to_send(dir: &std::path::Path) -> bool {
+    use clientbank_watch::folders::{Folder, Layout};
+    let layout = Layout::new(dir);
+    [Folder::Inbox, Folder::Processing]
+        .into_iter()
+        .all(|folder| layout.files(folder).is_empty())
+}
+
+/// `watch --once` on an empty inbox is how a set-up is tried: one harmless request (the
+/// companies) says whether the bank is reached and takes the token — an address without
+/// `/v1`, `https` to plain HTTP, a refused token. A token without the right to see companies
+/// is no failure here.
+async fn bank_answers(settings: &Settings) -> Result<(), Failure> {
+    let client = super::bank::client(settings)?;
+    match client.companies().await {
+        Ok(_) | Err(clientbank_api::Error::AccessDenied { .. }) => Ok(()),
+        Err(e) => {
+            let (said, outcome) = crate::exit::api_said(&e);
+            crate::term::error(said.get(crate::term::lang()));
+            // What keeps anything from being sent is the set-up's: exit 2, as a run that met
+            // it on its first file says.
+            Err(Failure::Said(outcome.max(Outcome::Unreadable)))
+        }
+    }
 }
 
 /// The exit code of one folder's run. The daemon stopped by SIGINT/SIGTERM has done what it
