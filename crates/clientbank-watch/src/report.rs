@@ -63,7 +63,7 @@ pub const BOM: &str = "\u{feff}";
 
 /// A CSV writer as Excel reads a file by double-click in a Russian Windows: the [`BOM`] first,
 /// `;` between columns (a `;` or quote inside a value is quoted). Write text cells through
-/// [`excel_cell`] and sums through [`excel_sum`].
+/// [`excel_cell`] and sums through [`sum_in`].
 pub fn excel_writer<W: std::io::Write>(mut out: W) -> std::io::Result<csv::Writer<W>> {
     out.write_all(BOM.as_bytes())?;
     Ok(csv::WriterBuilder::new().delimiter(b';').from_writer(out))
@@ -92,8 +92,8 @@ pub fn excel_unwrap(cell: &str) -> &str {
         .unwrap_or(cell)
 }
 
-/// A sum as the spreadsheet of `lang` reads a number: a decimal comma in Russian.
-pub fn excel_sum(sum: &str, lang: clientbank_payment::Lang) -> String {
+/// A sum as people of `lang` read it, in a note or a spreadsheet: a decimal comma in Russian.
+pub fn sum_in(sum: &str, lang: clientbank_payment::Lang) -> String {
     if lang == clientbank_payment::Lang::Ru {
         sum.replace('.', ",")
     } else {
@@ -117,7 +117,7 @@ pub fn csv(rows: &[PaymentRow], lang: clientbank_payment::Lang) -> Vec<u8> {
         let _ = writer.write_record([
             excel_cell(&row.payment.number).as_ref(),
             row.payment.date.as_str(),
-            excel_sum(&row.payment.sum, lang).as_str(),
+            sum_in(&row.payment.sum, lang).as_str(),
             excel_cell(&row.payment.recipient).as_ref(),
             excel_cell(&row.payment.recipient_account).as_ref(),
             row.bank_id.as_deref().unwrap_or(""),
@@ -175,7 +175,7 @@ fn line_ru(row: &PaymentRow) -> String {
         "№ {} от {}, {} получателю {} ({})",
         row.payment.number,
         row.payment.date,
-        row.payment.sum,
+        sum_in(&row.payment.sum, clientbank_payment::Lang::Ru),
         row.payment.recipient,
         row.payment.recipient_account
     )
@@ -462,6 +462,19 @@ mod tests {
         old.message = Some("refused by the bank: no".into());
         let text = super::refusals("a.json", &[old], clientbank_payment::Lang::Ru);
         assert!(text.contains("refused by the bank: no"), "{text}");
+    }
+
+    /// A note for people says a sum as the CSV beside it does: a decimal comma in Russian.
+    #[test]
+    fn a_note_says_sums_in_the_language() {
+        use clientbank_payment::Lang;
+        let mut row = uploaded_row();
+        row.state = PaymentState::Doubt;
+        let dir = std::path::Path::new("exchange");
+        let ru = super::review(dir, "a.txt", None, std::slice::from_ref(&row), Lang::Ru);
+        let en = super::review(dir, "a.txt", None, std::slice::from_ref(&row), Lang::En);
+        assert!(ru.contains("175000,50") && !ru.contains("175000.50"), "{ru}");
+        assert!(en.contains("175000.50"), "{en}");
     }
 
     fn uploaded_row() -> PaymentRow {

@@ -3,7 +3,7 @@
 use std::io::{self, Write};
 
 use clientbank_api::Decimal;
-use clientbank_watch::report::{excel_cell, excel_sum, excel_writer};
+use clientbank_watch::report::{excel_cell, excel_writer, sum_in};
 use serde::Serialize;
 
 use super::bank::{bank_failure, with_client};
@@ -103,7 +103,7 @@ fn write_csv(rows: &[AccountRow]) -> Result<(), Failure> {
             &account_category(opt(&r.category)),
             opt(&r.currency),
             &account_status(opt(&r.status)),
-            &excel_sum(&r.balance.to_string(), crate::term::lang()),
+            &sum_in(&r.balance.to_string(), crate::term::lang()),
         ])
         .map_err(csv_error)?;
     }

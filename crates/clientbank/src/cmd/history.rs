@@ -6,7 +6,7 @@ use chrono::NaiveDate;
 use clientbank_api::types::OperationCategory;
 use clientbank_api::{BankAccount, Decimal, Operation};
 use clientbank_format::Message;
-use clientbank_watch::report::{excel_cell, excel_sum, excel_writer};
+use clientbank_watch::report::{excel_cell, excel_writer, sum_in};
 use serde::Serialize;
 
 use super::balance::account_named;
@@ -140,7 +140,7 @@ fn write_csv(rows: &[OperationRow]) -> Result<(), Failure> {
         out.write_record([
             &excel_moment(opt(&r.executed)),
             &direction(opt(&r.direction)),
-            &excel_sum(&amount, crate::term::lang()),
+            &sum_in(&amount, crate::term::lang()),
             opt(&r.currency),
             &excel_cell(opt(&r.doc_number)),
             &excel_cell(opt(&r.counterparty)),
