@@ -473,7 +473,10 @@ mod tests {
         let dir = std::path::Path::new("exchange");
         let ru = super::review(dir, "a.txt", None, std::slice::from_ref(&row), Lang::Ru);
         let en = super::review(dir, "a.txt", None, std::slice::from_ref(&row), Lang::En);
-        assert!(ru.contains("175000,50") && !ru.contains("175000.50"), "{ru}");
+        assert!(
+            ru.contains("175000,50") && !ru.contains("175000.50"),
+            "{ru}"
+        );
         assert!(en.contains("175000.50"), "{en}");
     }
 

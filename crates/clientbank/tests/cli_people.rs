@@ -254,7 +254,16 @@ fn completions_and_the_man_page_come_from_the_definition() {
 /// taken from the template `clientbank init` writes.
 #[test]
 fn the_man_page_names_only_pages_that_exist_and_has_the_configuration() {
-    let man = clientbank(&["man"]);
+    // Under Russian, the page speaks `--help`'s Russian.
+    let ru = text(&clientbank(&["--lang", "ru", "man"]).stdout);
+    assert!(
+        ru.contains(".SH КОМАНДЫ") && ru.contains("(см. CLIENTBANK CHECK ниже)"),
+        "{ru}"
+    );
+    for english in ["Print help", "When to colour", "(see CLIENTBANK"] {
+        assert!(!ru.contains(english), "{english}");
+    }
+    let man = clientbank(&["--lang", "en", "man"]);
     assert_eq!(man.status.code(), Some(0));
     let page = text(&man.stdout);
     // Every `name(N)` the page names is this page.

@@ -7,6 +7,7 @@ use clap::CommandFactory;
 
 use crate::cli::Cli;
 use crate::exit::{Failure, Outcome};
+use crate::term::tr;
 
 /// `completions`' argument.
 #[derive(Debug, clap::Args)]
@@ -29,9 +30,12 @@ pub(crate) fn man() -> Result<Outcome, Failure> {
     Ok(Outcome::Clean)
 }
 
-/// The one page: the commands are its sections (`clientbank parse`), not pages of their own.
+/// The one page, in the run's language (`--help`'s texts): the commands are its sections
+/// (`clientbank parse`), not pages of their own.
 fn man_page(mut out: impl Write) -> io::Result<()> {
-    let top = clap_mangen::Man::new(Cli::command());
+    let lang = crate::term::lang();
+    let command = crate::help_ru::localize(Cli::command(), lang);
+    let top = clap_mangen::Man::new(command.clone());
     top.render_title(&mut out)?;
     top.render_name_section(&mut out)?;
     top.render_synopsis_section(&mut out)?;
@@ -39,32 +43,26 @@ fn man_page(mut out: impl Write) -> io::Result<()> {
     top.render_options_section(&mut out)?;
     // The commands are sections of this page, not pages of their own (none is installed):
     // clap_mangen's list would name clientbank-parse(1) and the like.
-    writeln!(out, ".SH COMMANDS")?;
-    for sub in Cli::command()
-        .get_subcommands()
-        .filter(|s| !s.is_hide_set())
-    {
+    writeln!(out, ".SH {}", tr("COMMANDS", "КОМАНДЫ"))?;
+    for sub in command.get_subcommands().filter(|s| !s.is_hide_set()) {
         let name = sub.get_name();
         if name == "help" {
             continue;
         }
         writeln!(out, ".TP\n\\fBclientbank {}\\fR", roff(name))?;
         let about = sub.get_about().map(ToString::to_string).unwrap_or_default();
-        writeln!(
-            out,
-            "{} (see {} below)",
-            roff(&about),
-            roff(&format!("CLIENTBANK {}", name.to_uppercase()))
-        )?;
+        let section = roff(&format!("CLIENTBANK {}", name.to_uppercase()));
+        let see = tr(
+            format!("(see {section} below)"),
+            format!("(см. {section} ниже)"),
+        );
+        writeln!(out, "{} {see}", roff(&about))?;
     }
     top.render_extra_section(&mut out)?;
     configuration_section(&mut out)?;
     top.render_version_section(&mut out)?;
     // One section per visible subcommand, with its options and examples.
-    for sub in Cli::command()
-        .get_subcommands()
-        .filter(|s| !s.is_hide_set())
-    {
+    for sub in command.get_subcommands().filter(|s| !s.is_hide_set()) {
         // `clientbank parse`, as it is typed: no program or page `clientbank-parse` exists.
         let name = format!("clientbank {}", sub.get_name());
         let sub = sub
