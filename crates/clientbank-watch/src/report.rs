@@ -92,6 +92,22 @@ pub fn excel_unwrap(cell: &str) -> &str {
         .unwrap_or(cell)
 }
 
+/// A note for people (`FILE.errors.txt`, `FILE.review.txt`) as its file holds it: UTF-8 after
+/// a BOM, lines ending in CRLF, which every Windows Notepad opens as it is (one before Windows
+/// 10 1903 takes UTF-8 without a BOM for the ANSI code page, and LF for no line break).
+pub fn note_bytes(text: &str) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(text.len() + text.len() / 32 + 3);
+    bytes.extend_from_slice("\u{feff}".as_bytes());
+    let mut lines = text.split('\n').peekable();
+    while let Some(line) = lines.next() {
+        bytes.extend_from_slice(line.strip_suffix('\r').unwrap_or(line).as_bytes());
+        if lines.peek().is_some() {
+            bytes.extend_from_slice(b"\r\n");
+        }
+    }
+    bytes
+}
+
 /// A sum as people of `lang` read it, in a note or a spreadsheet: a decimal comma in Russian.
 pub fn sum_in(sum: &str, lang: clientbank_payment::Lang) -> String {
     if lang == clientbank_payment::Lang::Ru {
@@ -462,6 +478,15 @@ mod tests {
         old.message = Some("refused by the bank: no".into());
         let text = super::refusals("a.json", &[old], clientbank_payment::Lang::Ru);
         assert!(text.contains("refused by the bank: no"), "{text}");
+    }
+
+    #[test]
+    fn a_note_is_written_for_any_notepad() {
+        assert_eq!(
+            super::note_bytes("a\nб\r\n\nend\n"),
+            "\u{feff}a\r\nб\r\n\r\nend\r\n".as_bytes()
+        );
+        assert_eq!(super::note_bytes(""), "\u{feff}".as_bytes());
     }
 
     /// A note for people says a sum as the CSV beside it does: a decimal comma in Russian.

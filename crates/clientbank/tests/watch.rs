@@ -78,7 +78,7 @@ fn the_main_job_watch_sandbox_once_demo() {
     // The one renderer wrote it, as `check` renders it, in the language of `--lang`.
     let errors = std::fs::read_to_string(dir.join("rejected/with-error.txt.errors.txt")).unwrap();
     assert!(
-        errors.starts_with("error[inn-check-digit]: the INN's check digit is wrong")
+        errors.starts_with("\u{feff}error[inn-check-digit]: the INN's check digit is wrong")
             && errors.contains("--> with-error.txt:27:15")
             && errors.contains("= payment 1, RecipientINN (ПолучательИНН)"),
         "{errors}"
@@ -139,7 +139,7 @@ fn the_main_job_watch_sandbox_once_demo() {
     }
     let errors = std::fs::read_to_string(dir.join("rejected/with-error.txt.errors.txt")).unwrap();
     assert!(
-        errors.starts_with("ошибка[inn-check-digit]: неверное контрольное число ИНН")
+        errors.starts_with("\u{feff}ошибка[inn-check-digit]: неверное контрольное число ИНН")
             && errors.contains("= платёж 1, RecipientINN (ПолучательИНН): найдено \"5009876547\""),
         "{errors}"
     );

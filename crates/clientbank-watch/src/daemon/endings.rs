@@ -144,12 +144,14 @@ impl Daemon {
                 &rows,
                 self.engine.settings.lang,
             );
-            fs::write(review.join(format!("{}.review.txt", file.name)), note).map_err(
-                Error::io(Message::new(
-                    "cannot write the review note",
-                    "не удалось записать пояснение для review/",
-                )),
-            )?;
+            fs::write(
+                review.join(format!("{}.review.txt", file.name)),
+                report::note_bytes(&note),
+            )
+            .map_err(Error::io(Message::new(
+                "cannot write the review note",
+                "не удалось записать пояснение для review/",
+            )))?;
             let review_place = Layout::place(Folder::Review, &file.name);
             journal.set_file(file.id, FileState::Review, &review_place, Some(&kept))?;
             self.summary
@@ -281,7 +283,10 @@ impl Daemon {
                 } else {
                     report::refusals(final_name, rows, lang)
                 };
-                sidecars.push((format!("{final_name}.errors.txt"), text.into_bytes()));
+                sidecars.push((
+                    format!("{final_name}.errors.txt"),
+                    report::note_bytes(&text),
+                ));
                 if !rows.is_empty() {
                     sidecars.push((format!("{final_name}.report.csv"), report::csv(rows, lang)));
                 }
@@ -294,7 +299,10 @@ impl Daemon {
                     rows,
                     lang,
                 );
-                sidecars.push((format!("{final_name}.review.txt"), text.into_bytes()));
+                sidecars.push((
+                    format!("{final_name}.review.txt"),
+                    report::note_bytes(&text),
+                ));
             }
         }
         sidecars

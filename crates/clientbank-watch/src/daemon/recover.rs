@@ -18,7 +18,10 @@ impl Daemon {
                  cabinet, or the account's history), then put the file back in the inbox \
                  only if they are not there.\n"
             );
-            let _ = fs::write(review.join(format!("{moved}.review.txt")), text);
+            let _ = fs::write(
+                review.join(format!("{moved}.review.txt")),
+                crate::report::note_bytes(&text),
+            );
             tracing::warn!(file = %moved, "journal started anew: file moved to review/");
         }
         Ok(())
