@@ -64,7 +64,10 @@ async fn binary_empty_and_huge_files_are_rejected_and_kept() {
     let why = read(dir.path(), "rejected", "binary.txt.errors.txt");
     // As any Windows Notepad opens it: a BOM first, CRLF line ends.
     assert!(why.starts_with("\u{feff}error["), "{why}");
-    assert!(why.contains("\r\n") && !why.replace("\r\n", "").contains('\n'), "{why:?}");
+    assert!(
+        why.contains("\r\n") && !why.replace("\r\n", "").contains('\n'),
+        "{why:?}"
+    );
     assert!(at_bank(&bank).is_empty());
 }
 

@@ -42,7 +42,7 @@ pub(crate) struct Global {
     pub(crate) color: Color,
     /// The language of messages (the default follows LC_ALL, LC_MESSAGES or LANG: `ru_RU…` is
     /// Russian). Codes, JSON keys and exit codes are the same in both.
-    #[arg(long, value_enum, global = true)]
+    #[arg(long, value_enum, global = true, ignore_case = true)]
     pub(crate) lang: Option<LangArg>,
 }
 

@@ -559,7 +559,7 @@ pub(crate) fn lang_of(args: &[std::ffi::OsString]) -> Lang {
             Some(rest) => rest.strip_prefix('=').map(str::to_string),
             None => None,
         };
-        match value.as_deref() {
+        match value.map(|v| v.to_ascii_lowercase()).as_deref() {
             Some("ru") => return Lang::Ru,
             Some("en") => return Lang::En,
             _ => {}

@@ -752,12 +752,20 @@ fn init_sets_a_folder_up_and_it_runs() {
     let again = clientbank(&["--lang", "ru", "init", d], &[]);
     assert_eq!(again.status.code(), Some(0), "{}", text(&again));
     assert!(text(&again).contains("уже был"), "{}", text(&again));
+    assert!(!text(&again).contains("не запустится"), "{}", text(&again));
     assert_eq!(
         std::fs::read_to_string(dir.join("clientbank.toml")).unwrap(),
         config
     );
     let run = clientbank(&["watch", d, "--once", "--sandbox"], &[]);
     assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    // A configuration kept that clientbank cannot read is said so (the language's name in
+    // any case).
+    std::fs::write(dir.join("clientbank.toml"), "bank_url = \"http://x\n").unwrap();
+    let broken = clientbank(&["--lang", "RU", "init", d], &[]);
+    assert_eq!(broken.status.code(), Some(0), "{}", text(&broken));
+    assert!(text(&broken).contains("не запустится"), "{}", text(&broken));
+    assert!(text(&broken).contains("clientbank.toml:1:"), "{}", text(&broken));
 }
 
 /// Issue 19 item 8: a file or folder that cannot be made is said wholly in the user's

@@ -31,6 +31,17 @@ pub(crate) fn run(dir: &Path) -> Result<Outcome, Failure> {
         )
     };
     println!("{first}");
+    if !made.config_written {
+        // Kept as it is, but said when it would not be read.
+        let env = clientbank_bank::config::ProcessEnv;
+        if let Err(e) = clientbank_bank::Settings::load(dir, None, &env) {
+            let e = e.message();
+            crate::term::warning(&tr(
+                format!("but clientbank cannot run with it as it is: {}", e.en()),
+                format!("но с ним clientbank не запустится: {}", e.ru()),
+            ));
+        }
+    }
     println!(
         "{}",
         tr(
