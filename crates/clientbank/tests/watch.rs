@@ -765,7 +765,11 @@ fn init_sets_a_folder_up_and_it_runs() {
     let broken = clientbank(&["--lang", "RU", "init", d], &[]);
     assert_eq!(broken.status.code(), Some(0), "{}", text(&broken));
     assert!(text(&broken).contains("не запустится"), "{}", text(&broken));
-    assert!(text(&broken).contains("clientbank.toml:1:"), "{}", text(&broken));
+    assert!(
+        text(&broken).contains("clientbank.toml:1:"),
+        "{}",
+        text(&broken)
+    );
 }
 
 /// Issue 19 item 8: a file or folder that cannot be made is said wholly in the user's

@@ -243,12 +243,16 @@ impl Active {
                     format!(
                         "already at the bank: id {} (uploaded {})",
                         self.bank_id.as_deref().unwrap_or("not named"),
-                        self.uploaded_at.as_deref().unwrap_or("earlier")
+                        self.uploaded_at.as_deref().map_or("earlier".into(), |at| {
+                            moscow_moment(at, "%Y-%m-%d %H:%M:%S MSK")
+                        })
                     ),
                     format!(
                         "уже в банке: id {} (загружен {})",
                         self.bank_id.as_deref().unwrap_or("не назван"),
-                        self.uploaded_at.as_deref().unwrap_or("раньше")
+                        self.uploaded_at.as_deref().map_or("раньше".into(), |at| {
+                            moscow_moment(at, "%d.%m.%Y %H:%M:%S МСК")
+                        })
                     ),
                 )),
             ),
@@ -281,5 +285,34 @@ impl Active {
                 )),
             ),
         }
+    }
+}
+
+/// A moment the journal keeps (UTC, RFC 3339) as the bank and its customers say it: in Moscow
+/// time, in `format`; as it is when it is no such moment.
+fn moscow_moment(at: &str, format: &str) -> String {
+    chrono::DateTime::parse_from_rfc3339(at).map_or_else(
+        |_| at.to_string(),
+        |at| {
+            let at = at.with_timezone(&clientbank_payment::clock::MOSCOW);
+            at.format(format).to_string()
+        },
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_moment_is_said_in_moscow_time() {
+        let at = "2026-11-26T13:17:56Z";
+        assert_eq!(
+            super::moscow_moment(at, "%d.%m.%Y %H:%M:%S МСК"),
+            "26.11.2026 16:17:56 МСК"
+        );
+        assert_eq!(
+            super::moscow_moment("2026-12-31T22:00:00Z", "%Y-%m-%d %H:%M:%S MSK"),
+            "2027-01-01 01:00:00 MSK"
+        );
+        assert_eq!(super::moscow_moment("earlier", "%d.%m.%Y"), "earlier");
     }
 }
