@@ -588,6 +588,49 @@ fn mask_quoted(message: &str, secret: impl Fn(&str) -> bool) -> String {
         .join("`")
 }
 
+/// The configuration `path` could not be read: why, in both languages, and what to do.
+pub(super) fn cannot_read_config(path: &Path, e: &std::io::Error) -> Error {
+    let (shown, e_ru) = (path.display(), clientbank_diagnostic::os::Ru(e));
+    let hint = match e.kind() {
+        std::io::ErrorKind::NotFound => Message::new(
+            " (`clientbank init DIR` writes one)",
+            " (его создаёт `clientbank init ПАПКА`)",
+        ),
+        _ => no_access_hint(path, e),
+    };
+    Error::Config(tr!(
+        "cannot read the configuration {shown}: {e}{hint}" ;
+        "не удалось прочитать файл настроек {shown}: {e_ru}{}", hint.ru()
+    ))
+}
+
+/// An error that says the file is not there (nor its folder): not one of access.
+pub(super) fn is_absent(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+    )
+}
+
+/// What to do about a file this user may not read (it, or a folder on its way, is another
+/// user's): give the user the program runs as read access. Empty for any other error.
+pub(super) fn no_access_hint(path: &Path, e: &std::io::Error) -> Message {
+    if e.kind() != std::io::ErrorKind::PermissionDenied {
+        return Message::same("");
+    }
+    let shown = path.display();
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+    let dir = dir.unwrap_or(Path::new(".")).display();
+    tr!(
+        ": the user this program runs as (the service's user) may not read it or its folder: \
+         give that user read access to the folder {dir} and to {shown}, or run the program as \
+         a user who has it" ;
+        ": пользователю, от имени которого работает программа (пользователю службы), нельзя \
+         читать этот файл или его папку: дайте ему право на чтение папки {dir} и файла {shown} \
+         или запускайте программу от имени пользователя, у которого это право есть"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -20,7 +20,7 @@ mod values;
 /// A TOML or serde message ("invalid type: integer `5`, expected a string") in Russian words,
 /// key names kept: for other files read with serde.
 pub use file_errors::in_russian as serde_in_russian;
-use file_errors::{not_utf8, toml_error};
+use file_errors::{cannot_read_config, is_absent, no_access_hint, not_utf8, toml_error};
 pub use journal::{DEFAULT_LEASE, SharedJournal};
 use secrets::*;
 use values::*;
@@ -447,24 +447,20 @@ impl Settings {
     pub fn load(dir: &Path, config: Option<&Path>, env: &dyn Env) -> Result<Settings, Error> {
         let path = match config {
             Some(path) => Some(path.to_path_buf()),
-            None => Some(dir.join("clientbank.toml")).filter(|p| p.exists()),
+            // Only a file that is not there is "no configuration": one this user may not
+            // look at (a folder of another user's) is said as such.
+            None => {
+                let path = dir.join("clientbank.toml");
+                match std::fs::metadata(&path) {
+                    Ok(_) => Some(path),
+                    Err(e) if is_absent(&e) => None,
+                    Err(e) => return Err(cannot_read_config(&path, &e)),
+                }
+            }
         };
         let mut settings = match &path {
             Some(path) => {
-                let bytes = std::fs::read(path).map_err(|e| {
-                    let (shown, e_ru) = (path.display(), clientbank_diagnostic::os::Ru(&e));
-                    let hint = match e.kind() {
-                        std::io::ErrorKind::NotFound => Message::new(
-                            " (`clientbank init DIR` writes one)",
-                            " (его создаёт `clientbank init ПАПКА`)",
-                        ),
-                        _ => Message::same(""),
-                    };
-                    Error::Config(tr!(
-                        "cannot read the configuration {shown}: {e}{hint}" ;
-                        "не удалось прочитать файл настроек {shown}: {e_ru}{}", hint.ru()
-                    ))
-                })?;
+                let bytes = std::fs::read(path).map_err(|e| cannot_read_config(path, &e))?;
                 let text = String::from_utf8(bytes).map_err(|e| not_utf8(path, e))?;
                 Settings::from_toml(&text, path)?
             }
@@ -729,7 +725,7 @@ impl Settings {
         };
         let Some(token) = &self.token else {
             return Err(match &self.token_file {
-                Some(file) if !file.exists() => Error::config(
+                Some(file) if matches!(file.try_exists(), Ok(false)) => Error::config(
                     format!(
                         "token_file {} does not exist: put the token generated in the bank's \
                          cabinet there, or run `clientbank login` (it writes there)",

@@ -12,16 +12,7 @@ pub(super) fn read_token_file(
     let token = match std::fs::read_to_string(path) {
         Ok(token) => token,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => {
-            return Err(Error::config(
-                format!("token_file: cannot read {}: {e}", path.display()),
-                format!(
-                    "token_file: не удалось прочитать {}: {}",
-                    path.display(),
-                    clientbank_diagnostic::os::Ru(&e)
-                ),
-            ));
-        }
+        Err(e) => return Err(cannot_read_setting_file("token_file", path, &e)),
     };
     if token.trim().is_empty() {
         return Err(Error::config(
@@ -130,13 +121,18 @@ pub(super) fn resolve_app(
 /// The text of the file the setting `key` names; a file that cannot be read is the
 /// configuration's error, said with the key.
 pub(super) fn read_setting_file(key: &str, path: &Path) -> Result<String, Error> {
-    std::fs::read_to_string(path).map_err(|e| {
-        let (shown, e_ru) = (path.display(), clientbank_diagnostic::os::Ru(&e));
-        Error::Config(tr!(
-            "{key}: cannot read {shown}: {e}" ;
-            "{key}: не удалось прочитать {shown}: {e_ru}"
-        ))
-    })
+    std::fs::read_to_string(path).map_err(|e| cannot_read_setting_file(key, path, &e))
+}
+
+/// The file of the setting `key` could not be read: why, and, when this user may not, what
+/// to do.
+fn cannot_read_setting_file(key: &str, path: &Path, e: &std::io::Error) -> Error {
+    let (shown, e_ru) = (path.display(), clientbank_diagnostic::os::Ru(e));
+    let hint = no_access_hint(path, e);
+    Error::Config(tr!(
+        "{key}: cannot read {shown}: {e}{hint}" ;
+        "{key}: не удалось прочитать {shown}: {e_ru}{}", hint.ru()
+    ))
 }
 
 /// The application's secret word of the file `key` names: one line, checked as a token is; a
