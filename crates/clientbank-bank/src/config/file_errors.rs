@@ -58,10 +58,122 @@ pub(super) fn toml_error(path: &Path, text: &str, e: &toml::de::Error) -> Error 
     let place = toml_place(text, e);
     let en = toml_message(text, e, en, false);
     let ru = toml_message(text, e, ru, true);
+    let elsewhere = misplaced_key(text, e).unwrap_or_else(|| Message::same(""));
     Error::config(
-        format!("{}{place}: {en}", path.display()),
-        format!("{}{place}: {ru}", path.display()),
+        format!("{}{place}: {en}{elsewhere}", path.display()),
+        format!("{}{place}: {ru}{}", path.display(), elsewhere.ru()),
     )
+}
+
+/// The names of the fields a struct read with serde has (`#[derive(Deserialize)]` names them
+/// to its deserializer): the keys of a table of the file, as the types declare them.
+fn fields_of<'de, T: Deserialize<'de>>() -> &'static [&'static str] {
+    use serde::de::{Error as _, Visitor, value::Error as Said};
+    struct Probe<'a>(&'a mut &'static [&'static str]);
+    impl<'de> serde::Deserializer<'de> for Probe<'_> {
+        type Error = Said;
+        fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Said> {
+            Err(Said::custom("not a struct"))
+        }
+        fn deserialize_struct<V: Visitor<'de>>(
+            self,
+            _: &'static str,
+            fields: &'static [&'static str],
+            _: V,
+        ) -> Result<V::Value, Said> {
+            *self.0 = fields;
+            Err(Said::custom("only its fields were wanted"))
+        }
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes
+            byte_buf option unit unit_struct newtype_struct seq tuple tuple_struct map enum
+            identifier ignored_any
+        }
+    }
+    let mut fields: &'static [&'static str] = &[];
+    // The probe always fails: it wants the names, not a value.
+    let _ = T::deserialize(Probe(&mut fields));
+    fields
+}
+
+/// The tables of the file (`""` the top level) and their keys.
+fn tables() -> [(&'static str, &'static [&'static str]); 7] {
+    [
+        ("", fields_of::<FileConfig>()),
+        ("statements", fields_of::<StatementsFile>()),
+        ("app", fields_of::<AppConfig>()),
+        ("webhook", fields_of::<WebhookFile>()),
+        ("notify", fields_of::<NotifyFile>()),
+        ("metrics", fields_of::<MetricsFile>()),
+        // `[signer]` and `[signers."INN"]`: a table of `command` alone (values.rs).
+        ("signer", &["command"]),
+    ]
+}
+
+/// The name of the table a line opens (`[statements]`, `[[x]]`, `[signers."7701"]`), if it
+/// opens one.
+fn table_header(line: &str) -> Option<&str> {
+    let line = line.split('#').next().unwrap_or("").trim();
+    let inner = line.strip_prefix('[')?.strip_suffix(']')?;
+    let inner = inner
+        .strip_prefix('[')
+        .and_then(|i| i.strip_suffix(']'))
+        .unwrap_or(inner)
+        .trim();
+    let name = |c: char| c.is_alphanumeric() || "_-.\"' ".contains(c);
+    (!inner.is_empty() && inner.chars().all(name)).then_some(inner)
+}
+
+/// An unknown key that is a key of the top level or of another table, written inside a table
+/// (a line appended at the end of a file whose last part is `[statements]`): where it landed
+/// and where it goes, in both languages, to follow toml's "unknown field".
+fn misplaced_key(text: &str, e: &toml::de::Error) -> Option<Message> {
+    let rest = e.message().strip_prefix("unknown field `")?;
+    let key = rest.split('`').next()?;
+    let start = e.span()?.start.min(text.len());
+    let before = text.get(..start)?;
+    let line = before.matches('\n').count() + 1;
+    // A key of an inline table (`webhook = { key = … }`) is not on a line of its own.
+    let line_text = text.lines().nth(line - 1)?;
+    if !line_text
+        .trim_start()
+        .trim_start_matches(['"', '\''])
+        .starts_with(key)
+    {
+        return None;
+    }
+    let (opened, header) = text
+        .lines()
+        .take(line - 1)
+        .enumerate()
+        .filter_map(|(n, l)| table_header(l).map(|h| (n + 1, h)))
+        .last()?;
+    let inside = if header.starts_with("signers.") || header.starts_with("signers ") {
+        "signer"
+    } else {
+        header
+    };
+    let tables = tables();
+    let (home, _) = tables
+        .iter()
+        .find(|(name, keys)| *name != inside && keys.contains(&key))?;
+    Some(if home.is_empty() {
+        tr!(
+            "; `{key}` is a top-level key, but here it is inside the table [{header}] opened on \
+             line {opened}: top-level keys go before the first table (the first line in \
+             [brackets])" ;
+            "; `{key}` — ключ верхнего уровня, а здесь он внутри таблицы [{header}], открытой в \
+             строке {opened}: ключи верхнего уровня пишутся до первой таблицы (до первой строки \
+             в [квадратных скобках])"
+        )
+    } else {
+        tr!(
+            "; `{key}` is a key of the table [{home}], but here it is inside the table \
+             [{header}] opened on line {opened}: move it under [{home}]" ;
+            "; `{key}` — ключ таблицы [{home}], а здесь он внутри таблицы [{header}], открытой \
+             в строке {opened}: перенесите его под [{home}]"
+        )
+    })
 }
 
 /// Between the English and the Russian of one message in a value's error (serde carries one

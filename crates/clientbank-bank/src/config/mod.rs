@@ -1080,6 +1080,67 @@ mod tests {
         assert!(said.ru().contains("он в UTF-16"), "{}", said.ru());
     }
 
+    /// A key of the top level (or of another table) written after a table's header lands in
+    /// that table: the error says where it landed and where it goes, in both languages.
+    #[test]
+    fn a_key_that_landed_inside_a_table_is_said_so() {
+        let said = |text: &str| {
+            let e = Settings::from_toml(text, Path::new("c.toml")).unwrap_err();
+            let said = e.message();
+            (said.en().to_string(), said.ru().to_string())
+        };
+        let (en, ru) = said(
+            "sandbox = true\n\n[statements] # back to 1C\naccounts = [\"1\"]\n\
+             bank_url = \"http://127.0.0.1:9/v1\"\n",
+        );
+        assert!(en.contains("c.toml:5:1: unknown field `bank_url`"), "{en}");
+        assert!(
+            en.contains(
+                "`bank_url` is a top-level key, but here it is inside the table [statements] \
+                 opened on line 3: top-level keys go before the first table"
+            ),
+            "{en}"
+        );
+        assert!(
+            ru.contains("c.toml:5:1: неизвестный ключ `bank_url`"),
+            "{ru}"
+        );
+        assert!(
+            ru.contains(
+                "`bank_url` — ключ верхнего уровня, а здесь он внутри таблицы [statements], \
+                 открытой в строке 3: ключи верхнего уровня пишутся до первой таблицы"
+            ),
+            "{ru}"
+        );
+        // A key of another table.
+        let (en, ru) = said("[statements]\naccounts = [\"1\"]\naddr = \"127.0.0.1:8091\"\n");
+        assert!(
+            en.contains(
+                "`addr` is a key of the table [webhook], but here it is inside the table \
+                 [statements] opened on line 1: move it under [webhook]"
+            ),
+            "{en}"
+        );
+        assert!(ru.contains("перенесите его под [webhook]"), "{ru}");
+        // Under a signer of a company too; a misspelt key gets no note.
+        let (en, _) = said("[signers.\"7701\"]\ncommand = [\"s\"]\nsettle = 1\n");
+        assert!(
+            en.contains("top-level key") && en.contains("[signers.\"7701\"]"),
+            "{en}"
+        );
+        for text in [
+            "[statements]\naccounts = [\"1\"]\nacounts = [\"2\"]\n",
+            "bank_url = \"x\"\nbank_ulr = \"y\"\n",
+        ] {
+            let (en, ru) = said(text);
+            assert!(
+                en.contains("unknown field") && !en.contains("inside the table"),
+                "{en}"
+            );
+            assert!(!ru.contains("внутри таблицы"), "{ru}");
+        }
+    }
+
     #[test]
     fn patterns_and_temporary_files() {
         let s = Settings::default();
