@@ -598,8 +598,9 @@ fn toml_message(text: &str, e: &toml::de::Error, mut message: String, ru: bool) 
                 part.chars().filter(|c| c.is_alphanumeric()).count() >= 3 && value.contains(part)
             });
         }
-        // A Windows path in a basic string: `\О` is no escape.
-        if message.contains("escape")
+        // A Windows path in a basic string: `\О` is no escape. Decided on toml's own words,
+        // never on the translation of them (which has none of them).
+        if e.message().contains("escape")
             && line_text
                 .split_once('=')
                 .is_some_and(|(_, v)| v.contains('"') && v.contains('\\'))

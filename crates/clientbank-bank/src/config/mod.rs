@@ -1016,10 +1016,22 @@ mod tests {
             let e = error(&text);
             assert!(!e.contains(secret) && !e.contains("4242"), "{e}");
         }
-        let e = error("token_file = \"C:\\Обмен\\t.txt\"\n");
-        assert!(e.contains(":1:") && e.contains("single quotes"), "{e}");
-        let e = error("signer = [\"C:\\Обмен\\sign.exe\"]\n");
-        assert!(e.contains(":1:") && e.contains("single quotes"), "{e}");
+        // A Windows path in double quotes: the hint in both languages.
+        for text in [
+            "token_file = \"C:\\Обмен\\t.txt\"\n",
+            "token_file = \"C:\\Обмен\\token.txt\"\n",
+            "signer = [\"C:\\Обмен\\sign.exe\"]\n",
+        ] {
+            let said = Settings::from_toml(text, &path).unwrap_err().message();
+            let (en, ru) = (said.en(), said.ru());
+            assert!(en.contains(":1:") && en.contains("single quotes"), "{en}");
+            assert!(
+                ru.contains(":1:")
+                    && ru.contains("нет знака")
+                    && ru.contains("путь Windows пишите в одинарных кавычках"),
+                "{ru}"
+            );
+        }
         assert!(Settings::from_toml("token_file = 'C:\\Обмен\\t.txt'\n", &path).is_ok());
         // Escapes TOML takes (`\t`, `\n`, `\b`) make the path another, silently: refused.
         for (text, at) in [
