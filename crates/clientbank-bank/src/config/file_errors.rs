@@ -2,37 +2,15 @@
 
 use super::*;
 
-/// A configuration that is not UTF-8 (Notepad of older Windows saves CP1251): where, and how
-/// to save it.
-pub(super) fn not_utf8(path: &Path, e: std::string::FromUtf8Error) -> Error {
-    let bytes = e.as_bytes();
-    let at = e.utf8_error().valid_up_to();
-    let before = &bytes[..at];
-    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-    let start = before
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |i| i + 1);
-    let column = String::from_utf8_lossy(&before[start..]).chars().count() + 1;
-    let cp1251 = clientbank_format::Encoding::Cp1251.decode(bytes);
-    let utf16 = bytes.starts_with(b"\xFF\xFE")
-        || bytes.starts_with(b"\xFE\xFF")
-        || bytes.get(1) == Some(&0)
-        || bytes.first() == Some(&0);
-    let (looks, looks_ru) = if utf16 {
-        (
-            " (it is UTF-16: the editor saved it as \"Unicode\")",
-            " (он в UTF-16: редактор сохранил его как «Юникод»)",
-        )
-    } else if cp1251.chars().any(|c| matches!(c, 'А'..='я' | 'Ё' | 'ё')) {
-        (
-            " (its bytes read as CP1251, Windows-1251: the editor saved it in the ANSI code page)",
-            " (его байты читаются как CP1251, Windows-1251: редактор сохранил его в кодировке \
-             ANSI)",
-        )
-    } else {
-        ("", "")
-    };
+/// A configuration that is not text read here (Notepad of older Windows saves CP1251): where,
+/// what it looks like ([`text::decode`]), and how to save it.
+pub(super) fn not_utf8(path: &Path, not: text::NotText) -> Error {
+    let text::NotText {
+        line,
+        column,
+        looks,
+    } = not;
+    let looks = looks.said();
     Error::config(
         format!(
             "{}:{line}:{column}: the configuration is not UTF-8{looks}: save it as UTF-8 \
@@ -40,9 +18,10 @@ pub(super) fn not_utf8(path: &Path, e: std::string::FromUtf8Error) -> Error {
             path.display()
         ),
         format!(
-            "{}:{line}:{column}: файл настроек не в UTF-8{looks_ru}: сохраните его в UTF-8 \
+            "{}:{line}:{column}: файл настроек не в UTF-8{}: сохраните его в UTF-8 \
              (Блокнот: «Сохранить как», кодировка «UTF-8»)",
-            path.display()
+            path.display(),
+            looks.ru()
         ),
     )
 }

@@ -15,6 +15,7 @@ use crate::Error;
 mod file_errors;
 mod journal;
 mod secrets;
+mod text;
 mod values;
 
 /// A TOML or serde message ("invalid type: integer `5`, expected a string") in Russian words,
@@ -461,7 +462,7 @@ impl Settings {
         let mut settings = match &path {
             Some(path) => {
                 let bytes = std::fs::read(path).map_err(|e| cannot_read_config(path, &e))?;
-                let text = String::from_utf8(bytes).map_err(|e| not_utf8(path, e))?;
+                let text = text::decode(bytes).map_err(|not| not_utf8(path, not))?;
                 Settings::from_toml(&text, path)?
             }
             None => Settings {
@@ -1082,7 +1083,11 @@ mod tests {
                     .flat_map(u16::to_le_bytes),
             )
             .collect();
-        std::fs::write(&path, utf16).unwrap();
+        std::fs::write(&path, &utf16).unwrap();
+        let read = Settings::load(dir.path(), None, &BTreeMap::new()).unwrap();
+        assert_eq!(read.bank_url.as_deref(), Some("x"));
+        // Without the BOM that says so: said to be UTF-16, not taken for CP1251.
+        std::fs::write(&path, &utf16[2..]).unwrap();
         let e = Settings::load(dir.path(), None, &BTreeMap::new()).unwrap_err();
         let said = e.message();
         assert!(
@@ -1090,6 +1095,69 @@ mod tests {
             "{e}"
         );
         assert!(said.ru().contains("он в UTF-16"), "{}", said.ru());
+        // Notepad's UTF-8 starts with a BOM.
+        std::fs::write(&path, "\u{feff}bank_url = \"x\"\n").unwrap();
+        let read = Settings::load(dir.path(), None, &BTreeMap::new()).unwrap();
+        assert_eq!(read.bank_url.as_deref(), Some("x"));
+    }
+
+    /// A token file (and a password file) as Windows tools save it: PowerShell 5.1's
+    /// `echo TOKEN > token.txt` is UTF-16 with a BOM, Notepad's UTF-8 starts with a BOM; both
+    /// are read. Bytes that are neither are said for what they look like, the token never shown.
+    #[test]
+    fn a_token_file_saved_by_windows_tools_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let token = dir.path().join("token.txt");
+        std::fs::write(
+            dir.path().join("clientbank.toml"),
+            "token_file = 'token.txt'\njournal = \"postgres://u@127.0.0.1:5432/j\"\n\
+             journal_password_file = 'password.txt'\n",
+        )
+        .unwrap();
+        let utf16 = |bom: [u8; 2], unit: fn(u16) -> [u8; 2], text: &str| -> Vec<u8> {
+            bom.into_iter()
+                .chain(text.encode_utf16().flat_map(unit))
+                .collect()
+        };
+        std::fs::write(
+            dir.path().join("password.txt"),
+            utf16([0xFF, 0xFE], u16::to_le_bytes, "hunter2\r\n"),
+        )
+        .unwrap();
+        let load = || Settings::load(dir.path(), None, &BTreeMap::new());
+        for bytes in [
+            utf16([0xFF, 0xFE], u16::to_le_bytes, "Cabinet-Token-42\r\n"),
+            utf16([0xFE, 0xFF], u16::to_be_bytes, "Cabinet-Token-42\r\n"),
+            b"\xEF\xBB\xBFCabinet-Token-42".to_vec(),
+        ] {
+            std::fs::write(&token, &bytes).unwrap();
+            let s = load().unwrap();
+            assert_eq!(s.token.unwrap().expose_secret(), "Cabinet-Token-42");
+            let journal = s.journal.unwrap();
+            assert_eq!(journal.password.unwrap().expose_secret(), "hunter2");
+        }
+        // UTF-16 without its BOM, and CP1251: said for what they are.
+        for (bytes, en, ru) in [
+            (
+                utf16([0xFF, 0xFE], u16::to_le_bytes, "Cabinet-Token-42")[2..].to_vec(),
+                "it is UTF-16",
+                "он в UTF-16",
+            ),
+            (b"\xD2\xEE\xEA\xE5\xED-42".to_vec(), "CP1251", "CP1251"),
+        ] {
+            std::fs::write(&token, &bytes).unwrap();
+            let said = load().unwrap_err().message();
+            for (said, what, save) in [
+                (said.en(), en, "save it as UTF-8"),
+                (said.ru(), ru, "сохраните его в UTF-8"),
+            ] {
+                assert!(
+                    said.contains("token_file") && said.contains(what) && said.contains(save),
+                    "{said}"
+                );
+                assert!(!said.contains("Token-42") && !said.contains("неверные данные"));
+            }
+        }
     }
 
     /// A key of the top level (or of another table) written after a table's header lands in
