@@ -30,8 +30,8 @@ pub(crate) fn run(dir: &Path) -> Result<Outcome, Failure> {
             format!("{shown} уже был и оставлен как есть"),
         )
     };
-    println!("{first}");
-    println!(
+    crate::term::outln!("{first}")?;
+    crate::term::outln!(
         "{}",
         tr(
             format!(
@@ -57,6 +57,6 @@ pub(crate) fn run(dir: &Path) -> Result<Outcome, Failure> {
                  {d}/outbox/kl_to_1c.txt."
             ),
         )
-    );
+    )?;
     Ok(Outcome::Clean)
 }
