@@ -59,6 +59,19 @@ pub(crate) fn finish(result: Result<Outcome, Failure>) -> ExitCode {
     ExitCode::from(outcome as u8)
 }
 
+/// A command's outcome once its report is printed: standard output gone (`| head -1`) ends it
+/// quietly with that outcome, as ripgrep ends; another error writing it (a full disk) is the
+/// command's failure.
+pub(crate) fn after_printing(
+    printed: io::Result<()>,
+    outcome: Outcome,
+) -> Result<Outcome, Failure> {
+    match printed {
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(Failure::Output(e)),
+        _ => Ok(outcome),
+    }
+}
+
 impl Failure {
     /// What the user reads, in their language, and the exit code.
     fn said(self) -> (String, Outcome) {

@@ -1,4 +1,9 @@
 //! `clientbank`: connects accounting software to a business bank.
+//!
+//! Nothing prints with `println!` or `eprintln!`: they panic when the stream fails (`| head`,
+//! `2>/dev/full`). Lines go through `term::outln!` (its error ends the command, quietly for a
+//! broken pipe) and `term::err_line`/`term::error` (an error ignored).
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 use std::process::ExitCode;
 

@@ -28,7 +28,7 @@ pub(crate) fn exit(e: Error, lang: Lang) -> ! {
     if lang == Lang::Ru
         && let Some(said) = in_russian(&e)
     {
-        eprintln!("{said}");
+        crate::term::err_line(&said);
         std::process::exit(e.exit_code());
     }
     e.exit()

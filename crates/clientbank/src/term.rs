@@ -100,6 +100,32 @@ pub(crate) fn warning_prefix() -> &'static str {
     }
 }
 
+/// A line on stdout, as `println!` prints it but never panicking: the error (the reader gone,
+/// `| head -1`; a full disk) is the caller's to end on, with `?` into
+/// [`crate::exit::Failure::Output`] (a broken pipe ends quietly).
+pub(crate) fn out_line(line: std::fmt::Arguments<'_>) -> io::Result<()> {
+    let mut out = io::stdout().lock();
+    out.write_fmt(line)?;
+    out.write_all(b"\n")
+}
+
+/// `println!` that does not panic: [`out_line`] of its `format!` arguments, an `io::Result`.
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::term::out_line(format_args!($($arg)*))
+    };
+}
+pub(crate) use outln;
+
+/// A line on stderr, as `eprintln!` prints it but never panicking: an error writing it (stderr
+/// closed or on a full disk) is ignored, there being nowhere else to say it.
+pub(crate) fn err_line(line: &str) {
+    let mut err = io::stderr().lock();
+    let _ = err
+        .write_all(line.as_bytes())
+        .and_then(|()| err.write_all(b"\n"));
+}
+
 /// `error: MESSAGE` on stderr (coloured on a terminal).
 pub(crate) fn error(message: &str) {
     let line = format!("{} {message}\n", error_prefix());

@@ -504,3 +504,43 @@ fn odin_palace_reads_every_document_convert_writes_with_the_payer() {
     );
     assert!(!out.exists());
 }
+
+/// Printing never panics (`println!` does, on a stream that fails): standard output whose
+/// reader is gone (`| head -1`) ends the run quietly with its own exit code; standard error on
+/// a full disk (`2>/dev/full`) is ignored, the log lines with it, and the summary printed.
+#[cfg(unix)]
+#[test]
+fn a_closed_stdout_or_a_full_stderr_never_makes_it_panic() {
+    let root = tempfile::tempdir().unwrap();
+    let demo = |name: &str| {
+        let dir = root.path().join(name);
+        let mut command = command(&["--lang", "ru", "watch", "--sandbox", "--once", "--demo"]);
+        command.arg(dir).env("RUST_LOG", "info");
+        command
+    };
+    // Standard output: a pipe whose reader is closed before the program starts.
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = demo("closed")
+        .stdout(writer)
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    let said = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    assert!(!said.contains("panicked"), "{said}");
+    assert!(
+        !said.contains("Broken pipe") && !said.contains("канал"),
+        "{said}"
+    );
+    // Standard error on a full disk.
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        eprintln!("skipped the full stderr: no /dev/full here");
+        return;
+    };
+    let out = demo("full").stderr(full).output().unwrap();
+    let said = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    assert!(!said.contains("panicked"), "{said}");
+    assert!(said.contains("done/       файлов: 2"), "{said}");
+}

@@ -1374,6 +1374,79 @@ fn status_of_a_folder_the_user_may_not_read_says_so() {
     );
 }
 
+/// A folder the service's user may not read is said as such (no access, with the system's
+/// reason and what to do), never "no configuration, run init".
+#[cfg(unix)]
+#[test]
+fn a_configuration_the_user_may_not_read_is_not_taken_for_none() {
+    use std::os::unix::fs::PermissionsExt;
+    let root = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(root.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let dir = root.path().join("ex4");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(
+        dir.join("clientbank.toml"),
+        "bank_url = \"http://127.0.0.1:9/v1\"\n",
+    )
+    .unwrap();
+    if another_user().is_none() {
+        return;
+    }
+    let d = dir.to_str().unwrap();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let said: Vec<(Option<i32>, String)> = ["en", "ru"]
+        .iter()
+        .map(|lang| {
+            let mut command = another_user().unwrap();
+            let out = command
+                .args(["--lang", lang, "watch", d, "--once"])
+                .env("HOME", root.path())
+                .output()
+                .unwrap();
+            (out.status.code(), text(&out))
+        })
+        .collect();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    for (code, text) in &said {
+        assert_eq!(*code, Some(2), "{text}");
+        assert!(!text.contains("init"), "{text}");
+        assert!(text.contains("clientbank.toml"), "{text}");
+    }
+    let (en, ru) = (&said[0].1, &said[1].1);
+    assert!(
+        en.contains("Permission denied") && en.contains("give that user read access"),
+        "{en}"
+    );
+    assert!(
+        ru.contains("нет доступа") && ru.contains("дайте ему право на чтение папки"),
+        "{ru}"
+    );
+    assert!(!ru.contains("не задан адрес банка"), "{ru}");
+    // The same for the token file's folder.
+    let keys = dir.join("keys");
+    std::fs::create_dir(&keys).unwrap();
+    std::fs::write(keys.join("token.txt"), "token-of-the-cabinet\n").unwrap();
+    std::fs::write(
+        dir.join("clientbank.toml"),
+        "bank_url = \"http://127.0.0.1:9/v1\"\ntoken_file = 'keys/token.txt'\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&keys, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let out = another_user()
+        .unwrap()
+        .args(["--lang", "ru", "watch", d, "--once"])
+        .env("HOME", root.path())
+        .output()
+        .unwrap();
+    std::fs::set_permissions(&keys, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let ru = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{ru}");
+    assert!(
+        ru.contains("token_file") && ru.contains("нет доступа") && ru.contains("право на чтение"),
+        "{ru}"
+    );
+}
+
 /// Issue 19: DIR that is a file is refused as such before anything starts (no sandbox bank,
 /// no configuration looked for in it), in the user's language.
 #[test]

@@ -2,37 +2,15 @@
 
 use super::*;
 
-/// A configuration that is not UTF-8 (Notepad of older Windows saves CP1251): where, and how
-/// to save it.
-pub(super) fn not_utf8(path: &Path, e: std::string::FromUtf8Error) -> Error {
-    let bytes = e.as_bytes();
-    let at = e.utf8_error().valid_up_to();
-    let before = &bytes[..at];
-    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-    let start = before
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |i| i + 1);
-    let column = String::from_utf8_lossy(&before[start..]).chars().count() + 1;
-    let cp1251 = clientbank_format::Encoding::Cp1251.decode(bytes);
-    let utf16 = bytes.starts_with(b"\xFF\xFE")
-        || bytes.starts_with(b"\xFE\xFF")
-        || bytes.get(1) == Some(&0)
-        || bytes.first() == Some(&0);
-    let (looks, looks_ru) = if utf16 {
-        (
-            " (it is UTF-16: the editor saved it as \"Unicode\")",
-            " (он в UTF-16: редактор сохранил его как «Юникод»)",
-        )
-    } else if cp1251.chars().any(|c| matches!(c, 'А'..='я' | 'Ё' | 'ё')) {
-        (
-            " (its bytes read as CP1251, Windows-1251: the editor saved it in the ANSI code page)",
-            " (его байты читаются как CP1251, Windows-1251: редактор сохранил его в кодировке \
-             ANSI)",
-        )
-    } else {
-        ("", "")
-    };
+/// A configuration that is not text read here (Notepad of older Windows saves CP1251): where,
+/// what it looks like ([`text::decode`]), and how to save it.
+pub(super) fn not_utf8(path: &Path, not: text::NotText) -> Error {
+    let text::NotText {
+        line,
+        column,
+        looks,
+    } = not;
+    let looks = looks.said();
     Error::config(
         format!(
             "{}:{line}:{column}: the configuration is not UTF-8{looks}: save it as UTF-8 \
@@ -40,9 +18,10 @@ pub(super) fn not_utf8(path: &Path, e: std::string::FromUtf8Error) -> Error {
             path.display()
         ),
         format!(
-            "{}:{line}:{column}: файл настроек не в UTF-8{looks_ru}: сохраните его в UTF-8 \
+            "{}:{line}:{column}: файл настроек не в UTF-8{}: сохраните его в UTF-8 \
              (Блокнот: «Сохранить как», кодировка «UTF-8»)",
-            path.display()
+            path.display(),
+            looks.ru()
         ),
     )
 }
@@ -58,10 +37,122 @@ pub(super) fn toml_error(path: &Path, text: &str, e: &toml::de::Error) -> Error 
     let place = toml_place(text, e);
     let en = toml_message(text, e, en, false);
     let ru = toml_message(text, e, ru, true);
+    let elsewhere = misplaced_key(text, e).unwrap_or_else(|| Message::same(""));
     Error::config(
-        format!("{}{place}: {en}", path.display()),
-        format!("{}{place}: {ru}", path.display()),
+        format!("{}{place}: {en}{elsewhere}", path.display()),
+        format!("{}{place}: {ru}{}", path.display(), elsewhere.ru()),
     )
+}
+
+/// The names of the fields a struct read with serde has (`#[derive(Deserialize)]` names them
+/// to its deserializer): the keys of a table of the file, as the types declare them.
+fn fields_of<'de, T: Deserialize<'de>>() -> &'static [&'static str] {
+    use serde::de::{Error as _, Visitor, value::Error as Said};
+    struct Probe<'a>(&'a mut &'static [&'static str]);
+    impl<'de> serde::Deserializer<'de> for Probe<'_> {
+        type Error = Said;
+        fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Said> {
+            Err(Said::custom("not a struct"))
+        }
+        fn deserialize_struct<V: Visitor<'de>>(
+            self,
+            _: &'static str,
+            fields: &'static [&'static str],
+            _: V,
+        ) -> Result<V::Value, Said> {
+            *self.0 = fields;
+            Err(Said::custom("only its fields were wanted"))
+        }
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes
+            byte_buf option unit unit_struct newtype_struct seq tuple tuple_struct map enum
+            identifier ignored_any
+        }
+    }
+    let mut fields: &'static [&'static str] = &[];
+    // The probe always fails: it wants the names, not a value.
+    let _ = T::deserialize(Probe(&mut fields));
+    fields
+}
+
+/// The tables of the file (`""` the top level) and their keys.
+fn tables() -> [(&'static str, &'static [&'static str]); 7] {
+    [
+        ("", fields_of::<FileConfig>()),
+        ("statements", fields_of::<StatementsFile>()),
+        ("app", fields_of::<AppConfig>()),
+        ("webhook", fields_of::<WebhookFile>()),
+        ("notify", fields_of::<NotifyFile>()),
+        ("metrics", fields_of::<MetricsFile>()),
+        // `[signer]` and `[signers."INN"]`: a table of `command` alone (values.rs).
+        ("signer", &["command"]),
+    ]
+}
+
+/// The name of the table a line opens (`[statements]`, `[[x]]`, `[signers."7701"]`), if it
+/// opens one.
+fn table_header(line: &str) -> Option<&str> {
+    let line = line.split('#').next().unwrap_or("").trim();
+    let inner = line.strip_prefix('[')?.strip_suffix(']')?;
+    let inner = inner
+        .strip_prefix('[')
+        .and_then(|i| i.strip_suffix(']'))
+        .unwrap_or(inner)
+        .trim();
+    let name = |c: char| c.is_alphanumeric() || "_-.\"' ".contains(c);
+    (!inner.is_empty() && inner.chars().all(name)).then_some(inner)
+}
+
+/// An unknown key that is a key of the top level or of another table, written inside a table
+/// (a line appended at the end of a file whose last part is `[statements]`): where it landed
+/// and where it goes, in both languages, to follow toml's "unknown field".
+fn misplaced_key(text: &str, e: &toml::de::Error) -> Option<Message> {
+    let rest = e.message().strip_prefix("unknown field `")?;
+    let key = rest.split('`').next()?;
+    let start = e.span()?.start.min(text.len());
+    let before = text.get(..start)?;
+    let line = before.matches('\n').count() + 1;
+    // A key of an inline table (`webhook = { key = … }`) is not on a line of its own.
+    let line_text = text.lines().nth(line - 1)?;
+    if !line_text
+        .trim_start()
+        .trim_start_matches(['"', '\''])
+        .starts_with(key)
+    {
+        return None;
+    }
+    let (opened, header) = text
+        .lines()
+        .take(line - 1)
+        .enumerate()
+        .filter_map(|(n, l)| table_header(l).map(|h| (n + 1, h)))
+        .last()?;
+    let inside = if header.starts_with("signers.") || header.starts_with("signers ") {
+        "signer"
+    } else {
+        header
+    };
+    let tables = tables();
+    let (home, _) = tables
+        .iter()
+        .find(|(name, keys)| *name != inside && keys.contains(&key))?;
+    Some(if home.is_empty() {
+        tr!(
+            "; `{key}` is a top-level key, but here it is inside the table [{header}] opened on \
+             line {opened}: top-level keys go before the first table (the first line in \
+             [brackets])" ;
+            "; `{key}` — ключ верхнего уровня, а здесь он внутри таблицы [{header}], открытой в \
+             строке {opened}: ключи верхнего уровня пишутся до первой таблицы (до первой строки \
+             в [квадратных скобках])"
+        )
+    } else {
+        tr!(
+            "; `{key}` is a key of the table [{home}], but here it is inside the table \
+             [{header}] opened on line {opened}: move it under [{home}]" ;
+            "; `{key}` — ключ таблицы [{home}], а здесь он внутри таблицы [{header}], открытой \
+             в строке {opened}: перенесите его под [{home}]"
+        )
+    })
 }
 
 /// Between the English and the Russian of one message in a value's error (serde carries one
@@ -486,8 +577,9 @@ fn toml_message(text: &str, e: &toml::de::Error, mut message: String, ru: bool) 
                 part.chars().filter(|c| c.is_alphanumeric()).count() >= 3 && value.contains(part)
             });
         }
-        // A Windows path in a basic string: `\О` is no escape.
-        if message.contains("escape")
+        // A Windows path in a basic string: `\О` is no escape. Decided on toml's own words,
+        // never on the translation of them (which has none of them).
+        if e.message().contains("escape")
             && line_text
                 .split_once('=')
                 .is_some_and(|(_, v)| v.contains('"') && v.contains('\\'))
@@ -586,6 +678,49 @@ fn mask_quoted(message: &str, secret: impl Fn(&str) -> bool) -> String {
         })
         .collect::<Vec<_>>()
         .join("`")
+}
+
+/// The configuration `path` could not be read: why, in both languages, and what to do.
+pub(super) fn cannot_read_config(path: &Path, e: &std::io::Error) -> Error {
+    let (shown, e_ru) = (path.display(), clientbank_diagnostic::os::Ru(e));
+    let hint = match e.kind() {
+        std::io::ErrorKind::NotFound => Message::new(
+            " (`clientbank init DIR` writes one)",
+            " (его создаёт `clientbank init ПАПКА`)",
+        ),
+        _ => no_access_hint(path, e),
+    };
+    Error::Config(tr!(
+        "cannot read the configuration {shown}: {e}{hint}" ;
+        "не удалось прочитать файл настроек {shown}: {e_ru}{}", hint.ru()
+    ))
+}
+
+/// An error that says the file is not there (nor its folder): not one of access.
+pub(super) fn is_absent(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+    )
+}
+
+/// What to do about a file this user may not read (it, or a folder on its way, is another
+/// user's): give the user the program runs as read access. Empty for any other error.
+pub(super) fn no_access_hint(path: &Path, e: &std::io::Error) -> Message {
+    if e.kind() != std::io::ErrorKind::PermissionDenied {
+        return Message::same("");
+    }
+    let shown = path.display();
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+    let dir = dir.unwrap_or(Path::new(".")).display();
+    tr!(
+        ": the user this program runs as (the service's user) may not read it or its folder: \
+         give that user read access to the folder {dir} and to {shown}, or run the program as \
+         a user who has it" ;
+        ": пользователю, от имени которого работает программа (пользователю службы), нельзя \
+         читать этот файл или его папку: дайте ему право на чтение папки {dir} и файла {shown} \
+         или запускайте программу от имени пользователя, у которого это право есть"
+    )
 }
 
 #[cfg(test)]

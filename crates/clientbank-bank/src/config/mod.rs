@@ -16,13 +16,14 @@ mod bank_kind;
 mod file_errors;
 mod journal;
 mod secrets;
+mod text;
 mod values;
 
 /// A TOML or serde message ("invalid type: integer `5`, expected a string") in Russian words,
 /// key names kept: for other files read with serde.
 pub use bank_kind::BankKind;
 pub use file_errors::in_russian as serde_in_russian;
-use file_errors::{not_utf8, toml_error};
+use file_errors::{cannot_read_config, is_absent, no_access_hint, not_utf8, toml_error};
 pub use journal::{DEFAULT_LEASE, SharedJournal};
 use secrets::*;
 use values::*;
@@ -453,25 +454,21 @@ impl Settings {
     pub fn load(dir: &Path, config: Option<&Path>, env: &dyn Env) -> Result<Settings, Error> {
         let path = match config {
             Some(path) => Some(path.to_path_buf()),
-            None => Some(dir.join("clientbank.toml")).filter(|p| p.exists()),
+            // Only a file that is not there is "no configuration": one this user may not
+            // look at (a folder of another user's) is said as such.
+            None => {
+                let path = dir.join("clientbank.toml");
+                match std::fs::metadata(&path) {
+                    Ok(_) => Some(path),
+                    Err(e) if is_absent(&e) => None,
+                    Err(e) => return Err(cannot_read_config(&path, &e)),
+                }
+            }
         };
         let mut settings = match &path {
             Some(path) => {
-                let bytes = std::fs::read(path).map_err(|e| {
-                    let (shown, e_ru) = (path.display(), clientbank_diagnostic::os::Ru(&e));
-                    let hint = match e.kind() {
-                        std::io::ErrorKind::NotFound => Message::new(
-                            " (`clientbank init DIR` writes one)",
-                            " (его создаёт `clientbank init ПАПКА`)",
-                        ),
-                        _ => Message::same(""),
-                    };
-                    Error::Config(tr!(
-                        "cannot read the configuration {shown}: {e}{hint}" ;
-                        "не удалось прочитать файл настроек {shown}: {e_ru}{}", hint.ru()
-                    ))
-                })?;
-                let text = String::from_utf8(bytes).map_err(|e| not_utf8(path, e))?;
+                let bytes = std::fs::read(path).map_err(|e| cannot_read_config(path, &e))?;
+                let text = text::decode(bytes).map_err(|not| not_utf8(path, not))?;
                 Settings::from_toml(&text, path)?
             }
             None => Settings {
@@ -735,7 +732,7 @@ impl Settings {
         };
         let Some(token) = &self.token else {
             return Err(match &self.token_file {
-                Some(file) if !file.exists() => Error::config(
+                Some(file) if matches!(file.try_exists(), Ok(false)) => Error::config(
                     format!(
                         "token_file {} does not exist: put the token generated in the bank's \
                          cabinet there, or run `clientbank login` (it writes there)",
@@ -1026,10 +1023,22 @@ mod tests {
             let e = error(&text);
             assert!(!e.contains(secret) && !e.contains("4242"), "{e}");
         }
-        let e = error("token_file = \"C:\\Обмен\\t.txt\"\n");
-        assert!(e.contains(":1:") && e.contains("single quotes"), "{e}");
-        let e = error("signer = [\"C:\\Обмен\\sign.exe\"]\n");
-        assert!(e.contains(":1:") && e.contains("single quotes"), "{e}");
+        // A Windows path in double quotes: the hint in both languages.
+        for text in [
+            "token_file = \"C:\\Обмен\\t.txt\"\n",
+            "token_file = \"C:\\Обмен\\token.txt\"\n",
+            "signer = [\"C:\\Обмен\\sign.exe\"]\n",
+        ] {
+            let said = Settings::from_toml(text, &path).unwrap_err().message();
+            let (en, ru) = (said.en(), said.ru());
+            assert!(en.contains(":1:") && en.contains("single quotes"), "{en}");
+            assert!(
+                ru.contains(":1:")
+                    && ru.contains("нет знака")
+                    && ru.contains("путь Windows пишите в одинарных кавычках"),
+                "{ru}"
+            );
+        }
         assert!(Settings::from_toml("token_file = 'C:\\Обмен\\t.txt'\n", &path).is_ok());
         // Escapes TOML takes (`\t`, `\n`, `\b`) make the path another, silently: refused.
         for (text, at) in [
@@ -1080,7 +1089,11 @@ mod tests {
                     .flat_map(u16::to_le_bytes),
             )
             .collect();
-        std::fs::write(&path, utf16).unwrap();
+        std::fs::write(&path, &utf16).unwrap();
+        let read = Settings::load(dir.path(), None, &BTreeMap::new()).unwrap();
+        assert_eq!(read.bank_url.as_deref(), Some("x"));
+        // Without the BOM that says so: said to be UTF-16, not taken for CP1251.
+        std::fs::write(&path, &utf16[2..]).unwrap();
         let e = Settings::load(dir.path(), None, &BTreeMap::new()).unwrap_err();
         let said = e.message();
         assert!(
@@ -1088,6 +1101,130 @@ mod tests {
             "{e}"
         );
         assert!(said.ru().contains("он в UTF-16"), "{}", said.ru());
+        // Notepad's UTF-8 starts with a BOM.
+        std::fs::write(&path, "\u{feff}bank_url = \"x\"\n").unwrap();
+        let read = Settings::load(dir.path(), None, &BTreeMap::new()).unwrap();
+        assert_eq!(read.bank_url.as_deref(), Some("x"));
+    }
+
+    /// A token file (and a password file) as Windows tools save it: PowerShell 5.1's
+    /// `echo TOKEN > token.txt` is UTF-16 with a BOM, Notepad's UTF-8 starts with a BOM; both
+    /// are read. Bytes that are neither are said for what they look like, the token never shown.
+    #[test]
+    fn a_token_file_saved_by_windows_tools_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let token = dir.path().join("token.txt");
+        std::fs::write(
+            dir.path().join("clientbank.toml"),
+            "token_file = 'token.txt'\njournal = \"postgres://u@127.0.0.1:5432/j\"\n\
+             journal_password_file = 'password.txt'\n",
+        )
+        .unwrap();
+        let utf16 = |bom: [u8; 2], unit: fn(u16) -> [u8; 2], text: &str| -> Vec<u8> {
+            bom.into_iter()
+                .chain(text.encode_utf16().flat_map(unit))
+                .collect()
+        };
+        std::fs::write(
+            dir.path().join("password.txt"),
+            utf16([0xFF, 0xFE], u16::to_le_bytes, "hunter2\r\n"),
+        )
+        .unwrap();
+        let load = || Settings::load(dir.path(), None, &BTreeMap::new());
+        for bytes in [
+            utf16([0xFF, 0xFE], u16::to_le_bytes, "Cabinet-Token-42\r\n"),
+            utf16([0xFE, 0xFF], u16::to_be_bytes, "Cabinet-Token-42\r\n"),
+            b"\xEF\xBB\xBFCabinet-Token-42".to_vec(),
+        ] {
+            std::fs::write(&token, &bytes).unwrap();
+            let s = load().unwrap();
+            assert_eq!(s.token.unwrap().expose_secret(), "Cabinet-Token-42");
+            let journal = s.journal.unwrap();
+            assert_eq!(journal.password.unwrap().expose_secret(), "hunter2");
+        }
+        // UTF-16 without its BOM, and CP1251: said for what they are.
+        for (bytes, en, ru) in [
+            (
+                utf16([0xFF, 0xFE], u16::to_le_bytes, "Cabinet-Token-42")[2..].to_vec(),
+                "it is UTF-16",
+                "он в UTF-16",
+            ),
+            (b"\xD2\xEE\xEA\xE5\xED-42".to_vec(), "CP1251", "CP1251"),
+        ] {
+            std::fs::write(&token, &bytes).unwrap();
+            let said = load().unwrap_err().message();
+            for (said, what, save) in [
+                (said.en(), en, "save it as UTF-8"),
+                (said.ru(), ru, "сохраните его в UTF-8"),
+            ] {
+                assert!(
+                    said.contains("token_file") && said.contains(what) && said.contains(save),
+                    "{said}"
+                );
+                assert!(!said.contains("Token-42") && !said.contains("неверные данные"));
+            }
+        }
+    }
+
+    /// A key of the top level (or of another table) written after a table's header lands in
+    /// that table: the error says where it landed and where it goes, in both languages.
+    #[test]
+    fn a_key_that_landed_inside_a_table_is_said_so() {
+        let said = |text: &str| {
+            let e = Settings::from_toml(text, Path::new("c.toml")).unwrap_err();
+            let said = e.message();
+            (said.en().to_string(), said.ru().to_string())
+        };
+        let (en, ru) = said(
+            "sandbox = true\n\n[statements] # back to 1C\naccounts = [\"1\"]\n\
+             bank_url = \"http://127.0.0.1:9/v1\"\n",
+        );
+        assert!(en.contains("c.toml:5:1: unknown field `bank_url`"), "{en}");
+        assert!(
+            en.contains(
+                "`bank_url` is a top-level key, but here it is inside the table [statements] \
+                 opened on line 3: top-level keys go before the first table"
+            ),
+            "{en}"
+        );
+        assert!(
+            ru.contains("c.toml:5:1: неизвестный ключ `bank_url`"),
+            "{ru}"
+        );
+        assert!(
+            ru.contains(
+                "`bank_url` — ключ верхнего уровня, а здесь он внутри таблицы [statements], \
+                 открытой в строке 3: ключи верхнего уровня пишутся до первой таблицы"
+            ),
+            "{ru}"
+        );
+        // A key of another table.
+        let (en, ru) = said("[statements]\naccounts = [\"1\"]\naddr = \"127.0.0.1:8091\"\n");
+        assert!(
+            en.contains(
+                "`addr` is a key of the table [webhook], but here it is inside the table \
+                 [statements] opened on line 1: move it under [webhook]"
+            ),
+            "{en}"
+        );
+        assert!(ru.contains("перенесите его под [webhook]"), "{ru}");
+        // Under a signer of a company too; a misspelt key gets no note.
+        let (en, _) = said("[signers.\"7701\"]\ncommand = [\"s\"]\nsettle = 1\n");
+        assert!(
+            en.contains("top-level key") && en.contains("[signers.\"7701\"]"),
+            "{en}"
+        );
+        for text in [
+            "[statements]\naccounts = [\"1\"]\nacounts = [\"2\"]\n",
+            "bank_url = \"x\"\nbank_ulr = \"y\"\n",
+        ] {
+            let (en, ru) = said(text);
+            assert!(
+                en.contains("unknown field") && !en.contains("inside the table"),
+                "{en}"
+            );
+            assert!(!ru.contains("внутри таблицы"), "{ru}");
+        }
     }
 
     #[test]

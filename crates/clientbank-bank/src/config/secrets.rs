@@ -9,19 +9,10 @@ pub(super) fn read_token_file(
     path: &Path,
     warnings: &mut Vec<Message>,
 ) -> Result<Option<Token>, Error> {
-    let token = match std::fs::read_to_string(path) {
-        Ok(token) => token,
+    let token = match std::fs::read(path) {
+        Ok(bytes) => setting_text("token_file", path, bytes)?,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => {
-            return Err(Error::config(
-                format!("token_file: cannot read {}: {e}", path.display()),
-                format!(
-                    "token_file: не удалось прочитать {}: {}",
-                    path.display(),
-                    clientbank_diagnostic::os::Ru(&e)
-                ),
-            ));
-        }
+        Err(e) => return Err(cannot_read_setting_file("token_file", path, &e)),
     };
     if token.trim().is_empty() {
         return Err(Error::config(
@@ -127,16 +118,37 @@ pub(super) fn resolve_app(
     })
 }
 
-/// The text of the file the setting `key` names; a file that cannot be read is the
-/// configuration's error, said with the key.
+/// The text of the file the setting `key` names (as Windows tools save text:
+/// [`text::decode`]); a file that cannot be read is the configuration's error, said with the
+/// key.
 pub(super) fn read_setting_file(key: &str, path: &Path) -> Result<String, Error> {
-    std::fs::read_to_string(path).map_err(|e| {
-        let (shown, e_ru) = (path.display(), clientbank_diagnostic::os::Ru(&e));
+    let bytes = std::fs::read(path).map_err(|e| cannot_read_setting_file(key, path, &e))?;
+    setting_text(key, path, bytes)
+}
+
+/// The text of the file of the setting `key`: UTF-8 (a BOM skipped) or UTF-16 with its BOM;
+/// other bytes are refused, said for what they look like (never quoted: they are a secret).
+fn setting_text(key: &str, path: &Path, bytes: Vec<u8>) -> Result<String, Error> {
+    text::decode(bytes).map_err(|not| {
+        let (shown, looks) = (path.display(), not.looks.said());
         Error::Config(tr!(
-            "{key}: cannot read {shown}: {e}" ;
-            "{key}: не удалось прочитать {shown}: {e_ru}"
+            "{key}: {shown} is not text in UTF-8{looks}: save it as UTF-8 (Notepad: \"Save \
+             as\", Encoding \"UTF-8\"; PowerShell: Set-Content -Encoding utf8)" ;
+            "{key}: {shown} — не текст в UTF-8{}: сохраните его в UTF-8 (Блокнот: «Сохранить \
+             как», кодировка «UTF-8»; PowerShell: Set-Content -Encoding utf8)", looks.ru()
         ))
     })
+}
+
+/// The file of the setting `key` could not be read: why, and, when this user may not, what
+/// to do.
+fn cannot_read_setting_file(key: &str, path: &Path, e: &std::io::Error) -> Error {
+    let (shown, e_ru) = (path.display(), clientbank_diagnostic::os::Ru(e));
+    let hint = no_access_hint(path, e);
+    Error::Config(tr!(
+        "{key}: cannot read {shown}: {e}{hint}" ;
+        "{key}: не удалось прочитать {shown}: {e_ru}{}", hint.ru()
+    ))
 }
 
 /// The application's secret word of the file `key` names: one line, checked as a token is; a

@@ -30,7 +30,7 @@ pub(crate) fn run(dir: &Path) -> Result<Outcome, Failure> {
             format!("{shown} уже был и оставлен как есть"),
         )
     };
-    println!("{first}");
+    crate::term::outln!("{first}")?;
     if !made.config_written {
         // Kept as it is, but said when it would not be read.
         let env = clientbank_bank::config::ProcessEnv;
@@ -42,7 +42,7 @@ pub(crate) fn run(dir: &Path) -> Result<Outcome, Failure> {
             ));
         }
     }
-    println!(
+    crate::term::outln!(
         "{}",
         tr(
             format!(
@@ -70,6 +70,6 @@ pub(crate) fn run(dir: &Path) -> Result<Outcome, Failure> {
                  {d}/outbox/kl_to_1c.txt."
             ),
         )
-    );
+    )?;
     Ok(Outcome::Clean)
 }

@@ -31,7 +31,7 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
         not_sent: args.not_sent,
     };
     let said = commands::settle(&args.dir, &args.file, &settlement, crate::term::lang())?;
-    println!("{said}");
+    crate::term::outln!("{said}")?;
     Ok(Outcome::Clean)
 }
 

@@ -67,11 +67,11 @@ pub(crate) fn run(args: &Args) -> Result<Outcome, Failure> {
              http://{at}/admin (техработы, сбои, часы, вебхук, платежи)\n  токен управления: \
              {admin} (заголовок `Authorization: Bearer ТОКЕН`, тела в JSON)"
         );
-        println!("{}", said.get(crate::term::lang()));
+        crate::term::outln!("{}", said.get(crate::term::lang()))?;
         tokio::select! {
             _ = sandbox.wait() => {}
             _ = tokio::signal::ctrl_c() => {
-                println!("{}", crate::term::tr("stopped", "остановлена"));
+                crate::term::outln!("{}", crate::term::tr("stopped", "остановлена"))?;
             }
         }
         Ok(Outcome::Clean)

@@ -2,6 +2,7 @@
 //! what waits and why, and where to look next, in the user's language.
 
 use clientbank_watch::FileEnd;
+use std::io;
 use std::path::Path;
 
 use clientbank_format::Message;
@@ -10,7 +11,7 @@ use clientbank_watch::folders::{Folder, Layout};
 use clientbank_watch::report::shell_quote;
 
 use crate::exit::Outcome;
-use crate::term::{lang, tr};
+use crate::term::{lang, outln, tr};
 
 /// The exit code of a run that ended with `summary`.
 pub(crate) fn outcome(summary: &Summary) -> Outcome {
@@ -38,30 +39,30 @@ fn set_up_stops(summary: &Summary) -> bool {
 }
 
 /// Prints the summary of the folder `dir`.
-pub(crate) fn print(dir: &Path, summary: &Summary) {
+pub(crate) fn print(dir: &Path, summary: &Summary) -> io::Result<()> {
     let awaiting = summary.awaiting_signature;
-    println!("{}:", dir.display());
+    outln!("{}:", dir.display())?;
     if let Some(seeded) = &summary.journal_seeded {
-        println!("  {}", seeded.get(lang()));
+        outln!("  {}", seeded.get(lang()))?;
     }
-    files(summary);
-    payments(summary);
+    files(summary)?;
+    payments(summary)?;
     if awaiting > 0 {
         let (n, quoted) = (awaiting, shell_quote(&dir.display().to_string()));
-        println!(
+        outln!(
             "  {}",
             tr(
                 format!("{n} payment(s) await signature: `clientbank sign --dir {quoted}`"),
                 format!("ждут подписи платежей: {n}; `clientbank sign --dir {quoted}`"),
             )
-        );
+        )?;
     }
     for failure in &summary.sign_failures {
-        println!("  {}: {}", tr("signing", "подпись"), failure.get(lang()));
+        outln!("  {}: {}", tr("signing", "подпись"), failure.get(lang()))?;
     }
-    inbox(summary);
-    stops(summary);
-    pointers(dir, summary);
+    inbox(summary)?;
+    stops(summary)?;
+    pointers(dir, summary)
 }
 
 /// The names, after a colon, or nothing.
@@ -74,11 +75,11 @@ fn list(names: &[String]) -> String {
 }
 
 /// Files by the folder they are in, and why those left in processing/ wait.
-fn files(summary: &Summary) {
+fn files(summary: &Summary) -> io::Result<()> {
     let files = |n: usize| tr(format!("{n} file(s)"), format!("файлов: {n}"));
     for end in [FileEnd::Done, FileEnd::Rejected, FileEnd::Review] {
         let (folder, names) = (format!("{}/", end.folder()), summary.files(end));
-        println!("  {folder:<11} {}{}", files(names.len()), list(names));
+        outln!("  {folder:<11} {}{}", files(names.len()), list(names))?;
     }
     let waiting = if set_up_stops(summary) {
         // Waiting for the set-up to be put right (said below).
@@ -108,12 +109,13 @@ fn files(summary: &Summary) {
         }
         let n = names.len();
         let what = tr(format!("{n} {}", what.en()), format!("{}: {n}", what.ru()));
-        println!("  {}/ {what}{}", end.folder(), list(names));
+        outln!("  {}/ {what}{}", end.folder(), list(names))?;
     }
+    Ok(())
 }
 
 /// The payments by what became of them, and the statement.
-fn payments(summary: &Summary) {
+fn payments(summary: &Summary) -> io::Result<()> {
     let (up, al, re, doubt, signed) = (
         summary.uploaded,
         summary.already,
@@ -121,7 +123,7 @@ fn payments(summary: &Summary) {
         summary.doubt,
         summary.signed,
     );
-    println!(
+    outln!(
         "  {}",
         tr(
             format!(
@@ -133,23 +135,24 @@ fn payments(summary: &Summary) {
                  банком {re}, под сомнением {doubt}, подписано {signed}"
             ),
         )
-    );
+    )?;
     if let Some(statement) = &summary.statement {
-        println!(
+        outln!(
             "  {}",
             tr(
                 format!("statement: {}", statement.en()),
                 format!("выписка: {}", statement.ru())
             )
-        );
+        )?;
     }
     if let Some(error) = &summary.statement_error {
-        println!("  {}", error.get(lang()));
+        outln!("  {}", error.get(lang()))?;
     }
+    Ok(())
 }
 
 /// Files that could not be taken from the inbox, or are left in processing/ unmoved.
-fn inbox(summary: &Summary) {
+fn inbox(summary: &Summary) -> io::Result<()> {
     let notes = [
         (
             FileEnd::Unmoved,
@@ -178,13 +181,14 @@ fn inbox(summary: &Summary) {
     ];
     for (end, what) in notes {
         for name in summary.files(end) {
-            println!("  {}/{name}: {}", end.folder(), what.get(lang()));
+            outln!("  {}/{name}: {}", end.folder(), what.get(lang()))?;
         }
     }
+    Ok(())
 }
 
 /// What stops uploads (the token, the configuration, the journal) or keeps files waiting.
-fn stops(summary: &Summary) {
+fn stops(summary: &Summary) -> io::Result<()> {
     let bank_unavailable = summary
         .bank_unavailable
         .as_ref()
@@ -221,13 +225,14 @@ fn stops(summary: &Summary) {
     ];
     for (why, what) in stops {
         if let Some(why) = why {
-            println!("  {}: {}", what.get(lang()), why.get(lang()));
+            outln!("  {}: {}", what.get(lang()), why.get(lang()))?;
         }
     }
+    Ok(())
 }
 
 /// Where the reasons of rejected files and files in review are written.
-fn pointers(dir: &Path, summary: &Summary) {
+fn pointers(dir: &Path, summary: &Summary) -> io::Result<()> {
     let see = tr("see", "см.");
     let layout = Layout::new(dir);
     for (folder, names, suffix) in [
@@ -240,7 +245,8 @@ fn pointers(dir: &Path, summary: &Summary) {
     ] {
         for name in names {
             let path = layout.folder(folder).join(format!("{name}.{suffix}"));
-            println!("  {see} {}", shell_quote(&path.display().to_string()));
+            outln!("  {see} {}", shell_quote(&path.display().to_string()))?;
         }
     }
+    Ok(())
 }

@@ -110,8 +110,8 @@ fn one(args: Args, dir: PathBuf) -> Result<Outcome, Failure> {
         let summary = serving.run(settings, shutdown).await;
         drop(bank);
         let summary = summary?;
-        summary::print(&serving.dir, &summary);
-        Ok(exit_of(&summary, args.demo, serving.once))
+        let outcome = exit_of(&summary, args.demo, serving.once);
+        crate::exit::after_printing(summary::print(&serving.dir, &summary), outcome)
     })
 }
 
@@ -197,40 +197,45 @@ fn many(args: Args) -> Result<Outcome, Failure> {
             fleet.run(shutdown()).await
         };
         drop(bank);
-        Ok(said(&runs, args.once))
+        said(&runs, args.once)
     })
 }
 
-/// Prints what each folder's daemon did (its summary, or why it could not run); the exit code
-/// of the worst.
-fn said(runs: &[clientbank_watch::FolderRun], once: bool) -> Outcome {
+/// The exit code of the worst folder's run; prints what each folder's daemon did (its summary,
+/// or why it could not run). Standard output gone (`| head -1`): the rest is not printed and
+/// the exit code stays the runs'.
+fn said(runs: &[clientbank_watch::FolderRun], once: bool) -> Result<Outcome, Failure> {
+    let worst = runs
+        .iter()
+        .map(|run| match &run.outcome {
+            Ok(summary) if once => summary::outcome(summary),
+            Ok(_) => Outcome::Clean,
+            Err(_) => Outcome::Unreadable,
+        })
+        .max()
+        .unwrap_or(Outcome::Clean);
+    crate::exit::after_printing(print_runs(runs, once), worst)
+}
+
+/// What each folder's daemon did, on standard output.
+fn print_runs(runs: &[clientbank_watch::FolderRun], once: bool) -> std::io::Result<()> {
     if once && runs.is_empty() {
-        println!(
+        crate::term::outln!(
             "{}",
             crate::term::tr(
                 "no folder to serve (none under the root holds a clientbank.toml)",
                 "обслуживать нечего (ни в одной папке внутри корневой нет clientbank.toml)"
             )
-        );
+        )?;
     }
-    let mut worst = Outcome::Clean;
     for run in runs {
-        let this = match &run.outcome {
-            Ok(summary) => {
-                summary::print(&run.dir, summary);
-                if once {
-                    summary::outcome(summary)
-                } else {
-                    Outcome::Clean
-                }
-            }
+        match &run.outcome {
+            Ok(summary) => summary::print(&run.dir, summary)?,
             Err(e) => {
                 let lang = crate::term::lang();
-                println!("{}:\n  {}", run.dir.display(), e.message().get(lang));
-                Outcome::Unreadable
+                crate::term::outln!("{}:\n  {}", run.dir.display(), e.message().get(lang))?;
             }
-        };
-        worst = worst.max(this);
+        }
     }
-    worst
+    Ok(())
 }

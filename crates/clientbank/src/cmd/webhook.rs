@@ -48,7 +48,7 @@ pub(crate) fn run(args: Args) -> Result<Outcome, Failure> {
                 ),
             )));
         }
-        println!("{}", tr("stopped", "остановлено"));
+        crate::term::outln!("{}", tr("stopped", "остановлено"))?;
         Ok(Outcome::Clean)
     })
 }
