@@ -46,7 +46,11 @@ async fn main() {
     let started = Instant::now();
     let summary = daemon.run_once().await.unwrap();
     let took = started.elapsed();
-    assert_eq!(summary.files(clientbank_watch::FileEnd::Done).len(), drops, "{summary:?}");
+    assert_eq!(
+        summary.files(clientbank_watch::FileEnd::Done).len(),
+        drops,
+        "{summary:?}"
+    );
     assert_eq!(bank.control().payments().len(), drops * 10);
     println!(
         "{drops} drops of 10 payments: {took:.2?} ({:.0} payments/s), {} uploaded",

@@ -16,6 +16,7 @@ mod bank_kind;
 mod file_errors;
 mod journal;
 mod secrets;
+mod signers;
 mod text;
 mod values;
 
@@ -508,56 +509,6 @@ impl Settings {
         Ok(settings)
     }
 
-    /// The signers of `[signer]` and `[signers."INN"]` (paths relative to the file's folder);
-    /// `signing = "auto"` needs one.
-    fn set_signers(
-        &mut self,
-        signer: Option<SignerConfig>,
-        signers: BTreeMap<String, SignerConfig>,
-        base: &Path,
-        path: &Path,
-    ) -> Result<(), Error> {
-        let command = |key: String, signer: SignerConfig| -> Result<Vec<String>, Error> {
-            if signer.command.is_empty() || signer.command[0].trim().is_empty() {
-                return Err(Error::config(
-                    format!(
-                        "{key}.command: the signer's program is missing (an argv list such as \
-                         [\"openssl\", \"cms\", \"-sign\", …, \"-in\", \"{{input}}\", \
-                         \"-out\", \"{{output}}\"])"
-                    ),
-                    format!(
-                        "{key}.command: не указана программа подписи (список аргументов, \
-                         например [\"openssl\", \"cms\", \"-sign\", …, \"-in\", \
-                         \"{{input}}\", \"-out\", \"{{output}}\"])"
-                    ),
-                ));
-            }
-            Ok(beside(base, signer.command))
-        };
-        self.signer = signer.map(|s| command("signer".into(), s)).transpose()?;
-        for (company, signer) in signers {
-            let argv = command(format!("signers.{company}"), signer)?;
-            self.signers.insert(company, argv);
-        }
-        if self.signing == Signing::Auto && self.signer.is_none() && self.signers.is_empty() {
-            return Err(Error::config(
-                format!(
-                    "{}: signing = \"auto\" signs right after upload, but no signer is \
-                     configured: add [signer] command = [...] (or [signers.\"INN\"]), or sign \
-                     with `clientbank sign` (signing = \"manual\")",
-                    path.display()
-                ),
-                format!(
-                    "{}: signing = \"auto\" подписывает сразу после загрузки, но подпись не \
-                     настроена: добавьте [signer] command = [...] (или [signers.\"ИНН\"]) или \
-                     подписывайте командой `clientbank sign` (signing = \"manual\")",
-                    path.display()
-                ),
-            ));
-        }
-        Ok(())
-    }
-
     /// The settings of a TOML text (`path` names it in errors and resolves relative paths).
     pub fn from_toml(text: &str, path: &Path) -> Result<Settings, Error> {
         let mut file: FileConfig = toml::from_str(text).map_err(|e| toml_error(path, text, &e))?;
@@ -968,6 +919,30 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("clientbank.toml");
         let error = |text: &str| Settings::from_toml(text, &path).unwrap_err().to_string();
+        // A signer is checked as it is read: the INN of its company, its two placeholders.
+        let signer = "command = [\"openssl\", \"-in\", \"{input}\", \"-out\", \"{output}\"]";
+        for (key, good) in [
+            ("7701234567", true),
+            ("770123456789", true),
+            ("5a4d0001-0000-4000-8000-000000000001", true),
+            ("770123456", false),
+            ("77012345678", false),
+        ] {
+            let text = format!("[signers.\"{key}\"]\n{signer}\n");
+            let read = Settings::from_toml(&text, &path);
+            assert_eq!(read.is_ok(), good, "{key}: {read:?}");
+            if let Err(e) = read {
+                assert!(e.to_string().contains("no INN"), "{e}");
+                assert!(e.message().ru().contains("не ИНН"), "{e}");
+            }
+        }
+        for (command, missing) in [
+            ("[\"openssl\", \"-in\", \"{input}\"]", "{output}"),
+            ("[\"sign.exe\", \"{output}\"]", "{input}"),
+        ] {
+            let e = error(&format!("[signer]\ncommand = {command}\n"));
+            assert!(e.contains(&format!("no argument names {missing}")), "{e}");
+        }
         let e = error("token_flie = \"t.txt\"\n");
         assert!(
             e.contains("unknown field `token_flie`") && e.contains("`token_file`"),
