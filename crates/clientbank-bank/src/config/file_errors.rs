@@ -266,6 +266,13 @@ pub fn in_russian(message: &str) -> String {
     // Values TOML read but our types refuse (a number too big, an address that is none).
     for (en, ru) in [
         ("floating-point number overflowed", "число слишком велико"),
+        ("integer number overflowed", "число слишком велико"),
+        (
+            "wanted string or table",
+            "ожидается строка в кавычках или таблица",
+        ),
+        ("expected empty array", "ожидается пустой список []"),
+        ("expected empty table", "ожидается пустая таблица"),
         (
             "invalid socket address syntax",
             "не адрес с портом (например \"127.0.0.1:9100\")",
@@ -729,6 +736,11 @@ mod tests {
 
     #[test]
     fn serde_words_are_said_in_russian_to_the_last() {
+        // toml's own words for a value of the wrong shape (`signing = true`).
+        assert_eq!(
+            in_russian("wanted string or table"),
+            "ожидается строка в кавычках или таблица"
+        );
         assert_eq!(
             in_russian("unknown variant `off`, expected `manual` or `auto`"),
             "недопустимое значение `off`; допустимо `manual` или `auto`"
