@@ -126,39 +126,7 @@ impl ClientBuilder {
         if let Some(token) = &self.token {
             token.check_said().map_err(Error::Config)?;
         }
-        let base = Url::parse(self.base_url.trim_end_matches('/')).map_err(|e| {
-            use url::ParseError as P;
-            let ru = match e {
-                P::RelativeUrlWithoutBase => "нет схемы и сервера (ожидается https://…/v1)",
-                P::EmptyHost => "нет имени сервера",
-                P::InvalidPort => "неверный номер порта",
-                P::InvalidIpv4Address => "неверный адрес IPv4",
-                P::InvalidIpv6Address => "неверный адрес IPv6",
-                P::InvalidDomainCharacter => "недопустимый символ в имени сервера",
-                _ => "адрес не разобрать",
-            };
-            Error::Config(tr!(
-                "the bank's address is not a URL: {e}";
-                "адрес банка — не URL: {ru}"
-            ))
-        })?;
-        match base.scheme() {
-            "https" => {}
-            "http" if is_loopback(&base) => {}
-            "http" => {
-                let host = base.host_str().unwrap_or_default();
-                return Err(Error::Config(tr!(
-                    "plain http:// is allowed only to a loopback address, not to {host}";
-                    "http:// без шифрования допустим только к адресу этой машины (loopback), не к {host}"
-                )));
-            }
-            other => {
-                return Err(Error::Config(tr!(
-                    "unsupported scheme {other}://";
-                    "схема {other}:// не поддерживается"
-                )));
-            }
-        }
+        let base = bank_address(&self.base_url)?;
         let mut http = reqwest::Client::builder()
             .use_rustls_tls()
             .tls_built_in_root_certs(true)
@@ -934,6 +902,45 @@ pub(crate) fn error_from(status: u16, bytes: &[u8]) -> Error {
             message,
         },
     }
+}
+
+/// The bank's address checked as the client takes it: a URL, `https://` (or `http://` to a
+/// loopback address); [`Error::Config`] says what is wrong, in both languages.
+pub fn bank_address(address: &str) -> Result<Url, Error> {
+    let base = Url::parse(address.trim_end_matches('/')).map_err(|e| {
+        use url::ParseError as P;
+        let ru = match e {
+            P::RelativeUrlWithoutBase => "нет схемы и сервера (ожидается https://…/v1)",
+            P::EmptyHost => "нет имени сервера",
+            P::InvalidPort => "неверный номер порта",
+            P::InvalidIpv4Address => "неверный адрес IPv4",
+            P::InvalidIpv6Address => "неверный адрес IPv6",
+            P::InvalidDomainCharacter => "недопустимый символ в имени сервера",
+            _ => "адрес не разобрать",
+        };
+        Error::Config(tr!(
+            "the bank's address is not a URL: {e}";
+            "адрес банка — не URL: {ru}"
+        ))
+    })?;
+    match base.scheme() {
+        "https" => {}
+        "http" if is_loopback(&base) => {}
+        "http" => {
+            let host = base.host_str().unwrap_or_default();
+            return Err(Error::Config(tr!(
+                "plain http:// is allowed only to a loopback address, not to {host}";
+                "http:// без шифрования допустим только к адресу этой машины (loopback), не к {host}"
+            )));
+        }
+        other => {
+            return Err(Error::Config(tr!(
+                "unsupported scheme {other}://";
+                "схема {other}:// не поддерживается"
+            )));
+        }
+    }
+    Ok(base)
 }
 
 /// A transport failure, by whether anything can have reached the bank.

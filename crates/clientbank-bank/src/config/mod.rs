@@ -12,6 +12,7 @@ use serde::Deserialize;
 
 use crate::Error;
 
+mod address;
 mod bank_kind;
 mod file_errors;
 mod journal;
@@ -501,6 +502,7 @@ impl Settings {
         }
         journal::password_from_env(&mut settings.journal, env);
         if let Some(url) = env.get("CLIENTBANK_BASE_URL") {
+            address::checked(&url, "CLIENTBANK_BASE_URL")?;
             settings.bank_url = Some(url);
         }
         if let Some(ca) = env.get("CLIENTBANK_ROOT_CA") {
@@ -550,6 +552,9 @@ impl Settings {
         }
         if let Some(app) = file.app {
             settings.app = Some(resolve_app(app, path, base, &mut warnings)?);
+        }
+        if let Some(url) = &file.bank_url {
+            address::checked(url, &address::in_file(path, text))?;
         }
         settings.bank_url = file.bank_url;
         settings.root_ca = file.root_ca.map(|p| base.join(p));
@@ -1046,7 +1051,8 @@ mod tests {
         .unwrap();
         let e = missing.client().unwrap_err().to_string();
         assert!(e.contains("nowhere.txt does not exist"), "{e}");
-        let (cp1251, _, _) = encoding_rs::WINDOWS_1251.encode("bank_url = \"x\" # Банк\n");
+        let (cp1251, _, _) =
+            encoding_rs::WINDOWS_1251.encode("bank_url = \"https://x.example/v1\" # Банк\n");
         std::fs::write(&path, cp1251).unwrap();
         let e = Settings::load(dir.path(), None, &BTreeMap::new())
             .unwrap_err()
@@ -1059,14 +1065,14 @@ mod tests {
         let utf16: Vec<u8> = [0xFF, 0xFE]
             .into_iter()
             .chain(
-                "bank_url = \"x\" # Банк\n"
+                "bank_url = \"https://x.example/v1\" # Банк\n"
                     .encode_utf16()
                     .flat_map(u16::to_le_bytes),
             )
             .collect();
         std::fs::write(&path, &utf16).unwrap();
         let read = Settings::load(dir.path(), None, &BTreeMap::new()).unwrap();
-        assert_eq!(read.bank_url.as_deref(), Some("x"));
+        assert_eq!(read.bank_url.as_deref(), Some("https://x.example/v1"));
         // Without the BOM that says so: said to be UTF-16, not taken for CP1251.
         std::fs::write(&path, &utf16[2..]).unwrap();
         let e = Settings::load(dir.path(), None, &BTreeMap::new()).unwrap_err();
@@ -1077,9 +1083,9 @@ mod tests {
         );
         assert!(said.ru().contains("он в UTF-16"), "{}", said.ru());
         // Notepad's UTF-8 starts with a BOM.
-        std::fs::write(&path, "\u{feff}bank_url = \"x\"\n").unwrap();
+        std::fs::write(&path, "\u{feff}bank_url = \"https://x.example/v1\"\n").unwrap();
         let read = Settings::load(dir.path(), None, &BTreeMap::new()).unwrap();
-        assert_eq!(read.bank_url.as_deref(), Some("x"));
+        assert_eq!(read.bank_url.as_deref(), Some("https://x.example/v1"));
     }
 
     /// A token file (and a password file) as Windows tools save it: PowerShell 5.1's
@@ -1191,7 +1197,7 @@ mod tests {
         );
         for text in [
             "[statements]\naccounts = [\"1\"]\nacounts = [\"2\"]\n",
-            "bank_url = \"x\"\nbank_ulr = \"y\"\n",
+            "bank_url = \"https://x.example/v1\"\nbank_ulr = \"y\"\n",
         ] {
             let (en, ru) = said(text);
             assert!(
