@@ -11,6 +11,13 @@ use std::fmt;
 /// No byte: the character is not in the encoding.
 const NONE: u16 = u16::MAX;
 
+/// The byte of each character a single-byte encoding holds: U+0000..U+07FF by code (`NONE`
+/// when it has none), and the characters above, sorted.
+struct EncodeTables {
+    low: [u16; 0x800],
+    high: Vec<(char, u8)>,
+}
+
 /// The UTF-8 of every byte of a single-byte encoding, padded to four bytes, and its length;
 /// and its character.
 struct DecodeTable([([u8; 4], usize); 256], [char; 256]);
@@ -188,62 +195,100 @@ impl Encoding {
     /// Russian alphabet through the encodings' own layouts, other characters one by one through
     /// `encoding_rs`. On a character the encoding lacks, `out` holds what came before it.
     pub(crate) fn encode_into(self, out: &mut Vec<u8>, text: &str) -> Result<(), char> {
-        if self == Encoding::Utf8 || text.is_ascii() {
-            out.extend_from_slice(text.as_bytes());
-            return Ok(());
-        }
-        // A single-byte encoding writes at most one byte per byte of UTF-8.
-        out.reserve(text.len());
-        let table = self.encode_table();
-        let (bytes, mut i) = (text.as_bytes(), 0);
-        let mut buf = [0u8; 4];
-        while i < bytes.len() {
-            // A run of ASCII as it stands.
-            let run = bytes[i..]
-                .iter()
-                .position(|&b| b >= 0x80)
-                .unwrap_or(bytes.len() - i);
-            out.extend_from_slice(&bytes[i..i + run]);
-            i += run;
-            let Some(&b) = bytes.get(i) else {
-                break;
-            };
-            // A two-byte character (U+0080..U+07FF: the Russian alphabet among them) through
-            // the table.
-            if b & 0xE0 == 0xC0
-                && let Some(&next) = bytes.get(i + 1)
-                && let Some(&byte) =
-                    table.get((usize::from(b & 0x1F) << 6) | usize::from(next & 0x3F))
-                && byte <= 0xFF
-            {
-                out.push(byte as u8);
-                i += 2;
-                continue;
-            }
-            let c = text[i..].chars().next().unwrap_or_default();
-            out.extend_from_slice(&self.encode(c.encode_utf8(&mut buf))?);
-            i += c.len_utf8();
-        }
-        Ok(())
+        self.encode_part(out, text).map(|_| ())
     }
 
-    /// The byte of every character U+0000..U+07FF in a single-byte encoding (`NONE` when it has
-    /// none), built once from [`Encoding::encode`].
-    fn encode_table(self) -> &'static [u16; 0x800] {
+    /// [`Encoding::encode_into`] that also tells whether `text` holds a line break (CR or LF:
+    /// the same bytes in every encoding here, and no other character is encoded as either), in
+    /// the same pass. A single-byte encoding goes a byte at a time through tables made once: the
+    /// characters U+0000..U+07FF (the Russian alphabet among them) by their code, the few above
+    /// (`№`, dashes, quotes, CP866's box drawing) by a search of the encoding's own; only a
+    /// character in neither (one the encoding lacks) goes to `encoding_rs`.
+    pub(crate) fn encode_part(self, out: &mut Vec<u8>, text: &str) -> Result<bool, char> {
+        let bytes = text.as_bytes();
+        // One pass without a branch per byte (so the compiler can do it many bytes at a time):
+        // whether any byte is not ASCII, whether any is CR or LF.
+        let (mut high, mut line_break) = (0u8, false);
+        for &b in bytes {
+            high |= b;
+            line_break |= (b == b'\r') | (b == b'\n');
+        }
+        if self == Encoding::Utf8 || high < 0x80 {
+            out.extend_from_slice(bytes);
+            return Ok(line_break);
+        }
+        // A single-byte encoding writes at most one byte per byte of UTF-8: room is made for
+        // that many, written by index and cut to what was written.
+        let start = out.len();
+        out.resize(start + bytes.len(), 0);
+        let tables = self.encode_tables();
+        let (mut i, mut n) = (0, start);
+        let mut buf = [0u8; 4];
+        while let Some(&b) = bytes.get(i) {
+            let byte = if b < 0x80 {
+                i += 1;
+                b
+            } else if b & 0xE0 == 0xC0
+                // A two-byte character (U+0080..U+07FF) through the table.
+                && let Some(&next) = bytes.get(i + 1)
+                && let Some(&byte) = tables
+                    .low
+                    .get((usize::from(b & 0x1F) << 6) | usize::from(next & 0x3F))
+                && byte <= 0xFF
+            {
+                i += 2;
+                byte as u8
+            } else {
+                let c = text[i..].chars().next().unwrap_or_default();
+                i += c.len_utf8();
+                match tables.high.binary_search_by_key(&c, |&(c, _)| c) {
+                    Ok(at) => tables.high[at].1,
+                    Err(_) => match self.encode(c.encode_utf8(&mut buf)) {
+                        // Every character is one byte here or none.
+                        Ok(encoded) => encoded.first().copied().unwrap_or_default(),
+                        Err(c) => {
+                            out.truncate(n);
+                            return Err(c);
+                        }
+                    },
+                }
+            };
+            if let Some(slot) = out.get_mut(n) {
+                *slot = byte;
+            }
+            n += 1;
+        }
+        out.truncate(n);
+        Ok(line_break)
+    }
+
+    /// The byte of every character a single-byte encoding holds, built once from
+    /// [`Encoding::encode`].
+    fn encode_tables(self) -> &'static EncodeTables {
         use std::sync::OnceLock;
-        static TABLES: [OnceLock<[u16; 0x800]>; 2] = [OnceLock::new(), OnceLock::new()];
+        static TABLES: [OnceLock<EncodeTables>; 2] = [OnceLock::new(), OnceLock::new()];
         TABLES[self as usize % 2].get_or_init(|| {
-            let mut table = [NONE; 0x800];
             let mut buf = [0u8; 4];
-            for (code, entry) in (0u32..).zip(table.iter_mut()) {
-                if let Some(c) = char::from_u32(code)
-                    && let Ok(encoded) = self.encode(c.encode_utf8(&mut buf))
-                    && let [byte] = encoded[..]
-                {
+            let mut byte_of = |c: char| match self.encode(c.encode_utf8(&mut buf)).as_deref() {
+                Ok(&[byte]) => Some(byte),
+                _ => None,
+            };
+            let mut low = [NONE; 0x800];
+            for (code, entry) in (0u32..).zip(low.iter_mut()) {
+                if let Some(byte) = char::from_u32(code).and_then(&mut byte_of) {
                     *entry = u16::from(byte);
                 }
             }
-            table
+            // Every character above U+07FF the encoding holds is the decoding of one of its
+            // bytes; each is kept only if it encodes back to that byte.
+            let mut high: Vec<(char, u8)> = (0x80..=0xFFu8)
+                .filter_map(|byte| {
+                    let c = self.decode(&[byte]).chars().next()?;
+                    (u32::from(c) >= 0x800 && byte_of(c) == Some(byte)).then_some((c, byte))
+                })
+                .collect();
+            high.sort_unstable();
+            EncodeTables { low, high }
         })
     }
 
@@ -390,16 +435,24 @@ mod tests {
 
     #[test]
     fn encoding_into_agrees_with_encoding() {
-        let all: String = (0..0x2600u32).filter_map(char::from_u32).collect();
+        // Every character of the Basic Multilingual Plane and some beyond, in Cyrillic text
+        // and alone: the same bytes or the same refusal, and a line break told as it is.
+        let all: String = (0..0x1_0000u32)
+            .chain([0x1_0000, 0x1_F600, 0x10_FFFF])
+            .filter_map(char::from_u32)
+            .collect();
         for encoding in [Encoding::Cp1251, Encoding::Cp866, Encoding::Utf8] {
             for c in all.chars() {
-                let text = format!("Ёж{c}ё");
-                let mut out = b"x".to_vec();
-                let into = encoding
-                    .encode_into(&mut out, &text)
-                    .map(|()| out[1..].to_vec());
-                let whole = encoding.encode(&text).map(std::borrow::Cow::into_owned);
-                assert_eq!(into, whole, "{encoding} {c:?}");
+                for text in [format!("Ёж{c}ё"), c.to_string()] {
+                    let mut out = b"x".to_vec();
+                    let into = encoding
+                        .encode_part(&mut out, &text)
+                        .map(|line_break| (out[1..].to_vec(), line_break));
+                    let whole = encoding
+                        .encode(&text)
+                        .map(|bytes| (bytes.into_owned(), c == '\r' || c == '\n'));
+                    assert_eq!(into, whole, "{encoding} {c:?}");
+                }
             }
         }
     }

@@ -20,6 +20,13 @@ use crate::{Encoding, Key, value};
 trait FieldValue: Sized {
     fn read(raw: &[u8], section: &SectionRef<'_>) -> Option<Self>;
     fn write(&self) -> Result<Cow<'_, str>, Decimal>;
+    /// [`FieldValue::write`] without a `String`: the value itself, or its text made in
+    /// `scratch` (cleared first).
+    fn text<'a>(&'a self, scratch: &'a mut String) -> Result<&'a str, Decimal>;
+    /// Whether [`FieldValue::write`] succeeds, without writing.
+    fn precise(&self) -> Result<(), Decimal> {
+        Ok(())
+    }
 }
 
 impl FieldValue for String {
@@ -30,6 +37,9 @@ impl FieldValue for String {
     fn write(&self) -> Result<Cow<'_, str>, Decimal> {
         Ok(Cow::Borrowed(self))
     }
+    fn text<'a>(&'a self, _: &'a mut String) -> Result<&'a str, Decimal> {
+        Ok(self)
+    }
 }
 
 impl FieldValue for NaiveDate {
@@ -38,6 +48,11 @@ impl FieldValue for NaiveDate {
     }
     fn write(&self) -> Result<Cow<'_, str>, Decimal> {
         Ok(value::format_date(*self).into())
+    }
+    fn text<'a>(&'a self, scratch: &'a mut String) -> Result<&'a str, Decimal> {
+        scratch.clear();
+        value::format_date_into(*self, scratch);
+        Ok(scratch)
     }
 }
 
@@ -48,6 +63,11 @@ impl FieldValue for NaiveTime {
     fn write(&self) -> Result<Cow<'_, str>, Decimal> {
         Ok(value::format_time(*self).into())
     }
+    fn text<'a>(&'a self, scratch: &'a mut String) -> Result<&'a str, Decimal> {
+        scratch.clear();
+        scratch.push_str(&value::format_time(*self));
+        Ok(scratch)
+    }
 }
 
 impl FieldValue for Decimal {
@@ -57,6 +77,21 @@ impl FieldValue for Decimal {
     fn write(&self) -> Result<Cow<'_, str>, Decimal> {
         value::format_amount(*self).map(Cow::Owned).ok_or(*self)
     }
+    fn text<'a>(&'a self, scratch: &'a mut String) -> Result<&'a str, Decimal> {
+        scratch.clear();
+        if value::format_amount_into(*self, scratch) {
+            Ok(scratch)
+        } else {
+            Err(*self)
+        }
+    }
+    fn precise(&self) -> Result<(), Decimal> {
+        if self.round_dp(2) == *self {
+            Ok(())
+        } else {
+            Err(*self)
+        }
+    }
 }
 
 impl FieldValue for u32 {
@@ -65,6 +100,12 @@ impl FieldValue for u32 {
     }
     fn write(&self) -> Result<Cow<'_, str>, Decimal> {
         Ok(self.to_string().into())
+    }
+    fn text<'a>(&'a self, scratch: &'a mut String) -> Result<&'a str, Decimal> {
+        use std::fmt::Write;
+        scratch.clear();
+        let _ = write!(scratch, "{self}");
+        Ok(scratch)
     }
 }
 
@@ -106,6 +147,34 @@ macro_rules! fields {
                     }
                 )*
                 Ok(out)
+            }
+
+            /// The first amount [`Self::texts`] would refuse, as it would refuse it.
+            fn check_amounts(&self) -> Result<(), WriteError> {
+                $(
+                    if let Some(value) = &self.$($field)+ {
+                        FieldValue::precise(value)
+                            .map_err(|amount| WriteError::precision(None, Key::$key.name(), amount))?;
+                    }
+                )*
+                Ok(())
+            }
+
+            /// [`Self::texts`] one at a time into `write`, each made in `scratch` when it is
+            /// not a text already: no list, no `String` per field.
+            fn each_text(
+                &self,
+                scratch: &mut String,
+                mut write: impl FnMut(Key, &str) -> Result<(), WriteError>,
+            ) -> Result<(), WriteError> {
+                $(
+                    if let Some(value) = &self.$($field)+ {
+                        let text = FieldValue::text(value, scratch)
+                            .map_err(|amount| WriteError::precision(None, Key::$key.name(), amount))?;
+                        write(Key::$key, text)?;
+                    }
+                )*
+                Ok(())
             }
         }
     };
@@ -563,22 +632,59 @@ fn encode_after(
     checked
 }
 
-/// `Name=` of `key` encoded in `encoding`, made once for every key.
-fn key_prefix(encoding: Encoding, key: Key) -> &'static [u8] {
+/// `Name=` of a known key encoded in an encoding, and whether a line that starts with it
+/// reads back as written whatever follows: in a single-byte encoding, when its bytes from the
+/// first one that is not ASCII already hold a sequence that cannot be UTF-8 (as a Cyrillic
+/// name's do), the reader's check of the line stops there (see [`reads_back`]).
+struct KeyPrefix {
+    bytes: Vec<u8>,
+    reads_back: bool,
+}
+
+impl KeyPrefix {
+    fn new(encoding: Encoding, text: &str) -> KeyPrefix {
+        let bytes = encoding.encode_lossless(text);
+        let reads_back = encoding != Encoding::Utf8
+            && bytes
+                .iter()
+                .position(|b| !b.is_ascii())
+                .is_some_and(|first| {
+                    std::str::from_utf8(&bytes[first..]).is_err_and(|e| e.error_len().is_some())
+                });
+        KeyPrefix { bytes, reads_back }
+    }
+}
+
+/// The [`KeyPrefix`] of `key` in `encoding`, made once for every key.
+fn key_prefix(encoding: Encoding, key: Key) -> &'static KeyPrefix {
     use std::sync::OnceLock;
-    static PREFIXES: [OnceLock<Vec<Vec<u8>>>; 3] =
+    static PREFIXES: [OnceLock<Vec<KeyPrefix>>; 3] =
         [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+    static NO_KEY: KeyPrefix = KeyPrefix {
+        bytes: Vec::new(),
+        reads_back: false,
+    };
     let all = PREFIXES[encoding as usize % 3].get_or_init(|| {
         Key::ALL
             .iter()
-            .map(|key| {
-                let mut prefix = encoding.encode_lossless(key.name());
-                prefix.push(b'=');
-                prefix
-            })
+            .map(|key| KeyPrefix::new(encoding, &format!("{}=", key.name())))
             .collect()
     });
-    all.get(key as usize).map_or(b"", Vec::as_slice)
+    all.get(key as usize).unwrap_or(&NO_KEY)
+}
+
+/// The [`KeyPrefix`] of a document's two lines that are not keys: `СекцияДокумент=` (before
+/// the document's type) and `КонецДокумента` (the whole line).
+fn document_prefixes(encoding: Encoding) -> &'static [KeyPrefix; 2] {
+    use std::sync::OnceLock;
+    static PREFIXES: [OnceLock<[KeyPrefix; 2]>; 3] =
+        [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+    PREFIXES[encoding as usize % 3].get_or_init(|| {
+        [
+            KeyPrefix::new(encoding, &format!("{}=", Marker::DocumentStart.name())),
+            KeyPrefix::new(encoding, Marker::DocumentEnd.name()),
+        ]
+    })
 }
 
 /// Whether the reader reads `line` (encoded in `encoding`) back as written. The reader decides
@@ -678,14 +784,18 @@ impl Exchange {
     /// encoding cannot hold is an error naming the document and key. [`Writer`] does the same
     /// section by section, for files too big to hold.
     pub fn to_bytes(&self, encoding: Encoding) -> Result<Vec<u8>, WriteError> {
-        let mut writer = Writer::new(Vec::new(), encoding, &self.header)?;
+        // One pass into one buffer: the sections are encoded where they end up (a failed one
+        // fails the whole), not into a section's buffer and copied.
+        let mut lines = Lines::new(Vec::new(), encoding);
+        lines.header(&self.header)?;
         for account in &self.accounts {
-            writer.account(account)?;
+            lines.account(account)?;
         }
         for document in &self.documents {
-            writer.document(document)?;
+            lines.document(document)?;
         }
-        writer.finish()
+        lines.line(Marker::FileEnd.name(), None, None)?;
+        Ok(lines.out)
     }
 }
 
@@ -712,11 +822,8 @@ impl Exchange {
 #[derive(Debug)]
 pub struct Writer<W: std::io::Write> {
     out: W,
-    encoding: Encoding,
     /// The section being encoded.
-    section: Vec<u8>,
-    /// Documents written so far (the index a [`WriteError`] names).
-    documents: usize,
+    section: Lines,
 }
 
 impl<W: std::io::Write> Writer<W> {
@@ -725,25 +832,9 @@ impl<W: std::io::Write> Writer<W> {
     pub fn new(out: W, encoding: Encoding, header: &Header) -> Result<Writer<W>, WriteError> {
         let mut writer = Writer {
             out,
-            encoding,
-            section: Vec::new(),
-            documents: 0,
+            section: Lines::new(Vec::new(), encoding),
         };
-        writer.line(Marker::Start.name(), None, None)?;
-        writer.pair(
-            Key::FormatVersion.name(),
-            header.version.as_deref().unwrap_or("1.03"),
-            None,
-        )?;
-        writer.pair(Key::Encoding.name(), encoding.label(), None)?;
-        writer.pairs(&header.texts()?, &[], None)?;
-        for account in &header.accounts {
-            writer.pair(Key::Account.name(), account, None)?;
-        }
-        for kind in &header.document_types {
-            writer.pair(Key::DocumentType.name(), kind, None)?;
-        }
-        writer.pairs(&[], &header.extra, None)?;
+        writer.section.header(header)?;
         writer.flush_section()?;
         Ok(writer)
     }
@@ -751,39 +842,19 @@ impl<W: std::io::Write> Writer<W> {
     /// Writes a `СекцияРасчСчет` … `КонецРасчСчет` section (before the first document, as
     /// 1C expects).
     pub fn account(&mut self, account: &AccountSection) -> Result<(), WriteError> {
-        let written = self
-            .line(Marker::AccountStart.name(), None, None)
-            .and_then(|()| {
-                self.pairs(&account.texts()?, &account.extra, None)?;
-                self.line(Marker::AccountEnd.name(), None, None)
-            });
+        let written = self.section.account(account);
         self.end_section(written)
     }
 
     /// Writes a `СекцияДокумент=…` … `КонецДокумента` section.
     pub fn document(&mut self, document: &Document) -> Result<(), WriteError> {
-        let index = self.documents;
-        let at = Some((index, document.number.as_deref()));
-        let written = document
-            .texts()
-            .map_err(|e| WriteError {
-                document: Some(index),
-                number: document.number.clone(),
-                ..e
-            })
-            .and_then(|fields| {
-                self.pair(Marker::DocumentStart.name(), &document.kind, at)?;
-                self.pairs(&fields, &document.extra, at)?;
-                self.line(Marker::DocumentEnd.name(), None, at)
-            });
-        self.end_section(written)?;
-        self.documents += 1;
-        Ok(())
+        let written = self.section.document(document);
+        self.end_section(written)
     }
 
     /// Writes `КонецФайла`, flushes, and gives the output back.
     pub fn finish(mut self) -> Result<W, WriteError> {
-        self.line(Marker::FileEnd.name(), None, None)?;
+        self.section.line(Marker::FileEnd.name(), None, None)?;
         self.flush_section()?;
         self.out.flush().map_err(WriteError::io)?;
         Ok(self.out)
@@ -793,71 +864,201 @@ impl<W: std::io::Write> Writer<W> {
         match written {
             Ok(()) => self.flush_section(),
             Err(e) => {
-                self.section.clear();
+                self.section.out.clear();
                 Err(e)
             }
         }
     }
 
     fn flush_section(&mut self) -> Result<(), WriteError> {
-        let written = self.out.write_all(&self.section);
-        self.section.clear();
+        let written = self.out.write_all(&self.section.out);
+        self.section.out.clear();
         written.map_err(WriteError::io)
     }
+}
 
-    fn line(
-        &mut self,
-        text: &str,
-        key: Option<&str>,
-        at: Option<(usize, Option<&str>)>,
-    ) -> Result<(), WriteError> {
-        self.parts(b"", &[text], key.unwrap_or(text), at)
+/// Encodes a file's lines onto the end of a buffer: the whole file ([`Exchange::to_bytes`]) or
+/// one section at a time ([`Writer`]). A method that fails may leave part of its section.
+#[derive(Debug)]
+struct Lines {
+    out: Vec<u8>,
+    encoding: Encoding,
+    /// Documents written so far (the index a [`WriteError`] names).
+    documents: usize,
+    /// Where a field that is not a text has its text made.
+    scratch: String,
+}
+
+/// The document (its index and `Номер`) a line is in, for a [`WriteError`].
+type At<'a> = Option<(usize, Option<&'a str>)>;
+
+impl Lines {
+    fn new(out: Vec<u8>, encoding: Encoding) -> Lines {
+        Lines {
+            out,
+            encoding,
+            documents: 0,
+            scratch: String::new(),
+        }
     }
 
-    /// Encodes the line made of `prefix` (encoded already) and `parts` straight into the
-    /// section.
-    fn parts(
-        &mut self,
-        prefix: &[u8],
-        parts: &[&str],
-        key: &str,
-        at: Option<(usize, Option<&str>)>,
-    ) -> Result<(), WriteError> {
-        encode_after(&mut self.section, self.encoding, prefix, parts).map_err(|kind| {
-            WriteError {
-                document: at.map(|(index, _)| index),
-                number: at.and_then(|(_, number)| number.map(str::to_string)),
-                key: key.to_string(),
-                kind,
-            }
+    /// `1CClientBankExchange` and the header.
+    fn header(&mut self, header: &Header) -> Result<(), WriteError> {
+        self.line(Marker::Start.name(), None, None)?;
+        self.pair(
+            Key::FormatVersion.name(),
+            header.version.as_deref().unwrap_or("1.03"),
+            None,
+        )?;
+        self.pair(Key::Encoding.name(), self.encoding.label(), None)?;
+        header.check_amounts()?;
+        let (out, encoding) = (&mut self.out, self.encoding);
+        header.each_text(&mut self.scratch, |key, text| {
+            known(out, encoding, key, text, None)
         })?;
-        self.section.extend_from_slice(b"\r\n");
+        for account in &header.accounts {
+            self.pair(Key::Account.name(), account, None)?;
+        }
+        for kind in &header.document_types {
+            self.pair(Key::DocumentType.name(), kind, None)?;
+        }
+        self.extra(&header.extra, None)
+    }
+
+    fn account(&mut self, account: &AccountSection) -> Result<(), WriteError> {
+        self.line(Marker::AccountStart.name(), None, None)?;
+        account.check_amounts()?;
+        let (out, encoding) = (&mut self.out, self.encoding);
+        account.each_text(&mut self.scratch, |key, text| {
+            known(out, encoding, key, text, None)
+        })?;
+        self.extra(&account.extra, None)?;
+        self.line(Marker::AccountEnd.name(), None, None)
+    }
+
+    fn document(&mut self, document: &Document) -> Result<(), WriteError> {
+        let index = self.documents;
+        let at = Some((index, document.number.as_deref()));
+        document.check_amounts().map_err(|e| WriteError {
+            document: Some(index),
+            number: document.number.clone(),
+            ..e
+        })?;
+        let (out, encoding) = (&mut self.out, self.encoding);
+        let [start, end] = document_prefixes(encoding);
+        let marker = Marker::DocumentStart.name();
+        after_prefix(out, encoding, start, &document.kind, marker, at)?;
+        document.each_text(&mut self.scratch, |key, text| {
+            known(out, encoding, key, text, at)
+        })?;
+        self.extra(&document.extra, at)?;
+        let marker = Marker::DocumentEnd.name();
+        after_prefix(&mut self.out, encoding, end, "", marker, at)?;
+        self.documents += 1;
         Ok(())
     }
 
-    fn pair(
-        &mut self,
-        key: &str,
-        value: &str,
-        at: Option<(usize, Option<&str>)>,
-    ) -> Result<(), WriteError> {
-        self.parts(b"", &[key, "=", value], key, at)
-    }
-
-    fn pairs(
-        &mut self,
-        fields: &[(Key, Cow<'_, str>)],
-        extra: &[Extra],
-        at: Option<(usize, Option<&str>)>,
-    ) -> Result<(), WriteError> {
-        for (key, value) in fields {
-            let prefix = key_prefix(self.encoding, *key);
-            self.parts(prefix, &[value], key.name(), at)?;
-        }
+    fn extra(&mut self, extra: &[Extra], at: At<'_>) -> Result<(), WriteError> {
         for (key, value) in extra {
             self.pair(key, value, at)?;
         }
         Ok(())
+    }
+
+    fn line(&mut self, text: &str, key: Option<&str>, at: At<'_>) -> Result<(), WriteError> {
+        parts(
+            &mut self.out,
+            self.encoding,
+            b"",
+            &[text],
+            key.unwrap_or(text),
+            at,
+        )
+    }
+
+    fn pair(&mut self, key: &str, value: &str, at: At<'_>) -> Result<(), WriteError> {
+        parts(
+            &mut self.out,
+            self.encoding,
+            b"",
+            &[key, "=", value],
+            key,
+            at,
+        )
+    }
+}
+
+/// The line `Name=value` of a known key onto `out`.
+fn known(
+    out: &mut Vec<u8>,
+    encoding: Encoding,
+    key: Key,
+    value: &str,
+    at: At<'_>,
+) -> Result<(), WriteError> {
+    after_prefix(
+        out,
+        encoding,
+        key_prefix(encoding, key),
+        value,
+        key.name(),
+        at,
+    )
+}
+
+/// The line of `prefix` then `value` onto `out`. In a single-byte encoding, where the prefix
+/// settles whether the line reads back, it is encoded in one pass that also looks for line
+/// breaks; otherwise as any line ([`parts`]).
+fn after_prefix(
+    out: &mut Vec<u8>,
+    encoding: Encoding,
+    prefix: &KeyPrefix,
+    value: &str,
+    key: &str,
+    at: At<'_>,
+) -> Result<(), WriteError> {
+    if !prefix.reads_back {
+        return parts(out, encoding, &prefix.bytes, &[value], key, at);
+    }
+    let start = out.len();
+    out.extend_from_slice(&prefix.bytes);
+    let kind = match encoding.encode_part(out, value) {
+        Ok(false) => {
+            out.extend_from_slice(b"\r\n");
+            return Ok(());
+        }
+        Ok(true) => WriteErrorKind::LineBreak,
+        // A line break is said before a character that cannot be written.
+        Err(_) if value.bytes().any(|b| b == b'\r' || b == b'\n') => WriteErrorKind::LineBreak,
+        Err(character) => WriteErrorKind::Unmappable {
+            character,
+            encoding,
+        },
+    };
+    out.truncate(start);
+    Err(line_error(key, kind, at))
+}
+
+/// Encodes the line made of `prefix` (encoded already) and `parts` onto `out`, with its CRLF.
+fn parts(
+    out: &mut Vec<u8>,
+    encoding: Encoding,
+    prefix: &[u8],
+    parts: &[&str],
+    key: &str,
+    at: At<'_>,
+) -> Result<(), WriteError> {
+    encode_after(out, encoding, prefix, parts).map_err(|kind| line_error(key, kind, at))?;
+    out.extend_from_slice(b"\r\n");
+    Ok(())
+}
+
+fn line_error(key: &str, kind: WriteErrorKind, at: At<'_>) -> WriteError {
+    WriteError {
+        document: at.map(|(index, _)| index),
+        number: at.and_then(|(_, number)| number.map(str::to_string)),
+        key: key.to_string(),
+        kind,
     }
 }
 
@@ -921,6 +1122,75 @@ mod tests {
         let streamed = writer.finish().unwrap();
         assert_eq!(streamed, exchange.to_bytes(Encoding::Cp866).unwrap());
         assert!(streamed.ends_with(&Encoding::Cp866.encode("КонецФайла\r\n").unwrap()));
+    }
+
+    #[test]
+    fn a_known_key_is_written_as_any_line() {
+        // The one-pass line of a known key against the general one: the same bytes, or the
+        // same refusal with nothing left behind, for values that stop at every check.
+        let values = [
+            "",
+            "40702810938000012345",
+            "Оплата по счёту № 17 — «сырьё», в т.ч. НДС 20%",
+            "строка\r\nразорвана",
+            "a\nb",
+            "Ωmega",
+            "Ω\n",
+            "\n€Ω",
+            "text \u{FFFD} lost",
+            "ðŸ˜€ Ð¿Ñ€Ð¸Ð²ÐµÑ‚",
+            "\u{0}",
+            "╔═╗ √ ∙",
+        ];
+        for encoding in [Encoding::Cp1251, Encoding::Cp866, Encoding::Utf8] {
+            let [start, end] = document_prefixes(encoding);
+            let lines = Key::ALL
+                .iter()
+                .map(|&key| (key_prefix(encoding, key), key.name(), "="))
+                .chain([
+                    (start, Marker::DocumentStart.name(), "="),
+                    (end, Marker::DocumentEnd.name(), ""),
+                ]);
+            for (prefix, name, equals) in lines {
+                for value in values {
+                    let (mut one, mut general) = (b"x".to_vec(), b"x".to_vec());
+                    let at = Some((3, Some("7")));
+                    let a = after_prefix(&mut one, encoding, prefix, value, name, at);
+                    let b = parts(
+                        &mut general,
+                        encoding,
+                        b"",
+                        &[name, equals, value],
+                        name,
+                        at,
+                    );
+                    assert_eq!((a, one), (b, general), "{encoding} {name} {value:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_field_s_text_is_its_written_text() {
+        let mut scratch = String::from("left over");
+        for amount in [
+            Decimal::new(12345, 2),
+            Decimal::new(-5, 0),
+            Decimal::new(1, 3),
+        ] {
+            assert_eq!(
+                amount.text(&mut scratch).map(str::to_string),
+                amount.write().map(Cow::into_owned)
+            );
+            assert_eq!(amount.precise(), amount.write().map(|_| ()));
+        }
+        for date in [(2026, 11, 23), (1, 1, 1), (10000, 1, 1), (-5, 6, 7)] {
+            let date = NaiveDate::from_ymd_opt(date.0, date.1, date.2).unwrap();
+            assert_eq!(date.text(&mut scratch).unwrap(), date.write().unwrap());
+        }
+        let time = NaiveTime::from_hms_opt(9, 5, 0).unwrap();
+        assert_eq!(time.text(&mut scratch).unwrap(), time.write().unwrap());
+        assert_eq!(17u32.text(&mut scratch).unwrap(), "17");
     }
 
     #[derive(Debug)]

@@ -143,15 +143,24 @@ pub fn parse_integer(raw: &[u8]) -> Option<u32> {
 
 /// `ДД.ММ.ГГГГ`.
 pub fn format_date(date: NaiveDate) -> String {
+    let mut text = String::with_capacity(10);
+    format_date_into(date, &mut text);
+    text
+}
+
+/// [`format_date`] onto the end of `out`.
+pub(crate) fn format_date_into(date: NaiveDate, out: &mut String) {
     use chrono::Datelike;
+    use std::fmt::Write;
     let year = date.year();
     if !(0..=9999).contains(&year) {
         // chrono signs years beyond four digits.
-        return date.format("%d.%m.%Y").to_string();
+        let _ = write!(out, "{}", date.format("%d.%m.%Y"));
+        return;
     }
     let digit = |n: u32| char::from(b'0' + (n % 10) as u8);
     let (day, month, year) = (date.day(), date.month(), year as u32);
-    [
+    out.extend([
         digit(day / 10),
         digit(day),
         '.',
@@ -162,9 +171,7 @@ pub fn format_date(date: NaiveDate) -> String {
         digit(year / 100),
         digit(year / 10),
         digit(year),
-    ]
-    .into_iter()
-    .collect()
+    ]);
 }
 
 /// `ЧЧ:ММ:СС`.
@@ -174,12 +181,21 @@ pub fn format_time(time: NaiveTime) -> String {
 
 /// Exactly two decimals (`175000.00`). `None` when the amount has more than two.
 pub fn format_amount(amount: Decimal) -> Option<String> {
+    let mut text = String::new();
+    format_amount_into(amount, &mut text).then_some(text)
+}
+
+/// [`format_amount`] onto the end of `out`; `false` (and nothing written) when the amount has
+/// more than two decimals.
+pub(crate) fn format_amount_into(amount: Decimal, out: &mut String) -> bool {
+    use std::fmt::Write;
     if amount.round_dp(2) != amount {
-        return None;
+        return false;
     }
     let mut amount = amount;
     amount.rescale(2);
-    Some(amount.to_string())
+    let _ = write!(out, "{amount}");
+    true
 }
 
 #[cfg(test)]

@@ -207,6 +207,8 @@ struct Check {
     treasury: Option<TreasuryKind>,
     /// Codes whose findings are only counted by the caller.
     quiet: Quiet,
+    /// Findings made so far, with those a statement leaves out (which are not kept).
+    made: usize,
 }
 
 /// Every field of a payment that is written to a 1C file, with its value.
@@ -346,6 +348,11 @@ impl Check {
         if !despite_characters(code) && self.unwritable.contains(&field) {
             return;
         }
+        self.made += 1;
+        if !self.kept(code) {
+            // A statement's record leaves the finding out (`validate_quiet` would drop it).
+            return;
+        }
         if self.quiet.has(code) {
             self.findings.push(Quiet::stand_in(code));
             return;
@@ -355,6 +362,12 @@ impl Check {
             finding = finding.found(found);
         }
         self.findings.push(finding);
+    }
+
+    /// Whether a finding of `code` is given: not one a statement's record leaves out
+    /// ([`in_statement`]).
+    fn kept(&self, code: Code) -> bool {
+        !self.history || in_statement(code)
     }
 
     /// `what` is in English and in Russian, in the accusative ("заполните сумму").
@@ -895,9 +908,9 @@ impl Check {
                 self.missing(Field::RecipientInn, "the recipient's INN", "ИНН получателя")
             }
             Some(inn) if inn.trim() != "0" || budget => {
-                let before = self.findings.len();
+                let before = self.made;
                 self.inn(Field::RecipientInn, inn, budget);
-                let clean = self.findings.len() == before;
+                let clean = self.made == before;
                 if clean && budget && inn.trim().len() != 10 {
                     self.add(
                         Code::InnFormat,
@@ -948,10 +961,17 @@ impl Check {
                 )
             });
         }
-        if payment.kind() != Kind::Ordinary || !vat_may_apply(payment, purpose) {
+        // The rest is VAT, which a statement's record is not told about.
+        let vat_told = self.kept(Code::VatNotMentioned) || self.kept(Code::VatAmount);
+        if !vat_told || payment.kind() != Kind::Ordinary || !vat_may_apply_to(payment) {
             return;
         }
-        match vat(purpose) {
+        // The purpose upper-cased once for both questions.
+        let upper = upper(purpose);
+        if !vat_may_apply_to_text(&upper) {
+            return;
+        }
+        match vat_in_upper(&upper) {
             None => self.add(
                 Code::VatNotMentioned,
                 Field::Purpose,
@@ -1513,9 +1533,9 @@ impl Check {
 /// Whether VAT can be part of an ordinary payment (НК РФ art. 168 p. 4 is about a seller's
 /// goods and services, §5.3): not a payment to a treasury account (the budget, a court's
 /// deposit), not one to a person's account (40817, 40820 and the like, deposits 423…, 426…), not an income
-/// with its type code in field 20 (wages, alimony, benefits), not wages, alimony or stipends
-/// named in the purpose.
-fn vat_may_apply(payment: &Payment, purpose: &str) -> bool {
+/// with its type code in field 20 (wages, alimony, benefits), and (by
+/// [`vat_may_apply_to_text`]) not wages, alimony or stipends named in the purpose.
+fn vat_may_apply_to(payment: &Payment) -> bool {
     let account = field_text(&payment.recipient.account).unwrap_or_default();
     if account.starts_with("03") || account.starts_with("40101") || account.starts_with("40102") {
         return false;
@@ -1523,11 +1543,12 @@ fn vat_may_apply(payment: &Payment, purpose: &str) -> bool {
     if to_persons_account(payment) {
         return false;
     }
-    if has_income_code(payment) {
-        return false;
-    }
-    let upper = upper(purpose);
-    !(names_wages(&upper) || ["АЛИМЕНТ", "СТИПЕНД"].iter().any(|w| upper.contains(w)))
+    !has_income_code(payment)
+}
+
+/// The rest of [`vat_may_apply_to`]: the purpose, upper-cased, names none of those.
+fn vat_may_apply_to_text(upper: &str) -> bool {
+    !(names_wages(upper) || ["АЛИМЕНТ", "СТИПЕНД"].iter().any(|w| upper.contains(w)))
 }
 
 /// The accounts of persons of 579-П (a bank's public validator lists them): current accounts of
@@ -1610,8 +1631,13 @@ enum Vat {
 /// without an amount right after it (`в т.ч. НДС (20%), сумма комисс. 0.15`), an amount that
 /// cannot be read for sure (`1.666,67`), or two rates is only a mention: an unsure reading is
 /// never turned into a wrong number.
+#[cfg(test)]
 fn vat(purpose: &str) -> Option<Vat> {
-    let upper = upper(purpose);
+    vat_in_upper(&upper(purpose))
+}
+
+/// [`vat`] of a purpose upper-cased already.
+fn vat_in_upper(upper: &str) -> Option<Vat> {
     let at = upper.find("НДС")?;
     let rest = &upper[at + "НДС".len()..];
     let percent = rest.find('%').filter(|&p| p < 24);
