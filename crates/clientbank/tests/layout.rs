@@ -208,18 +208,7 @@ fn the_daemon_crates_and_the_binary_keep_functions_and_files_short() {
 #[test]
 fn every_log_line_of_the_daemon_has_its_russian() {
     let sources = daemon_sources();
-    let log = &sources
-        .iter()
-        .find(|(shown, _)| shown.ends_with("clientbank/src/log.rs"))
-        .expect("the binary's log.rs")
-        .1;
-    let table = &log[log.find("fn said_ru(").expect("log::said_ru")..];
-    let table = &table[..table.find("\n}\n").unwrap()];
-    let russian: Vec<&str> = table
-        .lines()
-        .filter_map(|line| line.trim().strip_prefix('"')?.split_once("\" =>"))
-        .map(|(english, _)| english)
-        .collect();
+    let russian = log_table(&sources, "fn said_ru(");
     let (mut missing, mut calls) = (Vec::new(), 0);
     for (shown, text) in &sources {
         let code = non_test(text).join("\n");
@@ -254,18 +243,7 @@ fn every_log_line_of_the_daemon_has_its_russian() {
 #[test]
 fn every_log_field_of_the_daemon_has_its_russian_word() {
     let sources = daemon_sources();
-    let log = &sources
-        .iter()
-        .find(|(shown, _)| shown.ends_with("clientbank/src/log.rs"))
-        .expect("the binary's log.rs")
-        .1;
-    let table = &log[log.find("fn word(").expect("log::word")..];
-    let table = &table[..table.find("\n}\n").unwrap()];
-    let words: Vec<&str> = table
-        .lines()
-        .filter_map(|line| line.trim().strip_prefix('"')?.split_once("\" =>"))
-        .map(|(english, _)| english)
-        .collect();
+    let words = log_table(&sources, "fn word(");
     let (mut missing, mut fields) = (Vec::new(), 0);
     for (shown, text) in &sources {
         let code = non_test(text).join("\n");
@@ -299,6 +277,23 @@ fn every_log_field_of_the_daemon_has_its_russian_word() {
         "give these fields a Russian word in log::word:\n{}",
         missing.join("\n")
     );
+}
+
+/// The English side of a table of the binary's `log.rs` (`"english" => "русский",` lines of
+/// the function that `start` begins).
+fn log_table<'a>(sources: &'a [(String, String)], start: &str) -> Vec<&'a str> {
+    let log = &sources
+        .iter()
+        .find(|(shown, _)| shown.ends_with("clientbank/src/log.rs"))
+        .expect("the binary's log.rs")
+        .1;
+    let table = &log[log.find(start).expect("the table in log.rs")..];
+    let table = &table[..table.find("\n}\n").unwrap()];
+    table
+        .lines()
+        .filter_map(|line| line.trim().strip_prefix('"')?.split_once("\" =>"))
+        .map(|(english, _)| english)
+        .collect()
 }
 
 /// The field names of a log call's arguments: `name = value`, `name = %value`, `%name`,

@@ -39,6 +39,31 @@ fn files(dir: &Path, folder: &str) -> Vec<String> {
     names
 }
 
+/// A folder the main job (the demo) went through: the tempdir, and `exchange` in it.
+fn demo_folder() -> (tempfile::TempDir, std::path::PathBuf) {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("exchange");
+    let run = demo("en", &dir, &[], &[]);
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    (root, dir)
+}
+
+/// A folder `clientbank init` set up: the tempdir, and `exchange` in it.
+fn initialised_folder() -> (tempfile::TempDir, std::path::PathBuf) {
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path().join("exchange");
+    let init = clientbank(&["init", dir.to_str().unwrap()], &[]);
+    assert_eq!(init.status.code(), Some(0), "{}", text(&init));
+    (work, dir)
+}
+
+/// The sandbox bank on 127.0.0.1, with the runtime it runs on (kept as long as the bank).
+fn sandbox_bank() -> (tokio::runtime::Runtime, Sandbox) {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let bank = runtime.block_on(Sandbox::start(Config::default())).unwrap();
+    (runtime, bank)
+}
+
 /// `clientbank --lang LANG watch --sandbox --once --demo [EXTRA] DIR`.
 fn demo(lang: &str, dir: &Path, extra: &[&str], env: &[(&str, &str)]) -> Output {
     let mut args = vec!["--lang", lang, "watch", "--sandbox", "--once", "--demo"];
@@ -298,8 +323,7 @@ fn the_main_jobs_statement_gives_each_order_back_as_it_was_written() {
 
 #[test]
 fn upload_status_sign_and_resolve() {
-    let runtime = tokio::runtime::Runtime::new().unwrap();
-    let bank = runtime.block_on(Sandbox::start(Config::default())).unwrap();
+    let (_runtime, bank) = sandbox_bank();
     let url = bank.url();
     let env = [
         ("CLIENTBANK_BASE_URL", url.as_str()),
@@ -1229,11 +1253,8 @@ fn an_unavailable_bank_is_said_in_russian_end_to_end() {
 #[test]
 fn status_reads_a_journal_the_user_may_only_read() {
     use std::os::unix::fs::PermissionsExt;
-    let root = tempfile::tempdir().unwrap();
-    let dir = root.path().join("exchange");
+    let (root, dir) = demo_folder();
     let d = dir.to_str().unwrap();
-    let run = demo("en", &dir, &[], &[]);
-    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
     // The tempdir itself is 0700: another user must reach the folder.
     std::fs::set_permissions(root.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     let Some(_) = another_user() else {
@@ -1333,11 +1354,8 @@ fn another_user() -> Option<Command> {
 #[test]
 fn status_of_a_folder_the_user_may_not_read_says_so() {
     use std::os::unix::fs::PermissionsExt;
-    let root = tempfile::tempdir().unwrap();
-    let dir = root.path().join("exchange");
+    let (root, dir) = demo_folder();
     let d = dir.to_str().unwrap();
-    let run = demo("en", &dir, &[], &[]);
-    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
     std::fs::set_permissions(root.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     if another_user().is_none() {
         return;
@@ -1474,17 +1492,14 @@ fn watch_refuses_a_file_given_as_its_folder_before_it_starts() {
 /// a token the bank refuses is said once, with what to do, and a file waits in processing/.
 #[test]
 fn a_refused_token_is_said_once_with_what_to_do() {
-    let runtime = tokio::runtime::Runtime::new().unwrap();
-    let bank = runtime.block_on(Sandbox::start(Config::default())).unwrap();
+    let (_runtime, bank) = sandbox_bank();
     let url = bank.url();
     let env = [
         ("CLIENTBANK_BASE_URL", url.as_str()),
         ("CLIENTBANK_TOKEN", "not-a-token-of-this-bank"),
     ];
-    let work = tempfile::tempdir().unwrap();
-    let dir = work.path().join("exchange");
+    let (_work, dir) = initialised_folder();
     let d = dir.to_str().unwrap();
-    assert_eq!(clientbank(&["init", d], &[]).status.code(), Some(0));
     let drops = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/drops");
     // With nothing to send, `--once` tries the set-up: it asks the bank (here `https` to the
     // plain-HTTP bank, then the refused token).
@@ -1544,10 +1559,8 @@ fn a_refused_token_is_said_once_with_what_to_do() {
 /// anything is sent, saying to use a folder of its own.
 #[test]
 fn a_folder_tried_with_the_sandbox_is_refused_by_the_real_bank() {
-    let work = tempfile::tempdir().unwrap();
-    let dir = work.path().join("exchange");
+    let (_work, dir) = initialised_folder();
     let d = dir.to_str().unwrap();
-    assert_eq!(clientbank(&["init", d], &[]).status.code(), Some(0));
     let drops = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/drops");
     std::fs::copy(drops.join("payments.json"), dir.join("inbox/a.json")).unwrap();
     let tried = clientbank(&["watch", d, "--once", "--sandbox"], &[]);
@@ -1557,8 +1570,7 @@ fn a_folder_tried_with_the_sandbox_is_refused_by_the_real_bank() {
         "{}",
         text(&tried)
     );
-    let runtime = tokio::runtime::Runtime::new().unwrap();
-    let bank = runtime.block_on(Sandbox::start(Config::default())).unwrap();
+    let (_runtime, bank) = sandbox_bank();
     let url = bank.url();
     let env = [
         ("CLIENTBANK_BASE_URL", url.as_str()),
@@ -1588,13 +1600,10 @@ fn a_folder_tried_with_the_sandbox_is_refused_by_the_real_bank() {
 /// rejected/.
 #[test]
 fn the_health_probe_sees_a_refused_token_and_a_rejected_file() {
-    let runtime = tokio::runtime::Runtime::new().unwrap();
-    let bank = runtime.block_on(Sandbox::start(Config::default())).unwrap();
+    let (_runtime, bank) = sandbox_bank();
     let url = bank.url();
-    let work = tempfile::tempdir().unwrap();
-    let dir = work.path().join("exchange");
+    let (_work, dir) = initialised_folder();
     let d = dir.to_str().unwrap();
-    assert_eq!(clientbank(&["init", d], &[]).status.code(), Some(0));
     let drops = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/drops");
     std::fs::copy(drops.join("payments.json"), dir.join("inbox/payments.json")).unwrap();
     std::fs::copy(
@@ -1658,11 +1667,8 @@ fn the_health_probe_sees_a_refused_token_and_a_rejected_file() {
 #[test]
 fn a_journal_the_user_may_not_write_is_refused_at_start() {
     use std::os::unix::fs::PermissionsExt;
-    let root = tempfile::tempdir().unwrap();
-    let dir = root.path().join("exchange");
+    let (root, dir) = demo_folder();
     let d = dir.to_str().unwrap();
-    let run = demo("en", &dir, &[], &[]);
-    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
     let mode = |path: &Path, mode: u32| {
         std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
     };
@@ -1704,11 +1710,8 @@ fn a_journal_the_user_may_not_write_is_refused_at_start() {
 /// it, or start anew); `status --check --json` stays JSON for the monitor, with exit 2.
 #[test]
 fn status_of_a_damaged_journal_says_what_to_do() {
-    let root = tempfile::tempdir().unwrap();
-    let dir = root.path().join("exchange");
+    let (_root, dir) = demo_folder();
     let d = dir.to_str().unwrap();
-    let run = demo("en", &dir, &[], &[]);
-    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
     std::fs::write(
         dir.join(".clientbank/journal.sqlite"),
         b"this is no database but a text of some length, written over the journal",
