@@ -600,20 +600,18 @@ impl Daemon {
             }
         }
         let lang = self.engine.settings.lang;
-        *self.summary.files_mut(FileEnd::Incomplete) = self
-            .claimer
-            .incomplete
-            .iter()
-            .map(|(name, why)| format!("{name}: {}", why.get(lang)))
-            .collect();
-        self.summary.files_mut(FileEnd::Incomplete).sort();
-        *self.summary.files_mut(FileEnd::Ignored) = self
-            .claimer
-            .ignored
-            .iter()
-            .map(|(name, kind)| format!("{name}: {}", kind.get(lang)))
-            .collect();
-        self.summary.files_mut(FileEnd::Ignored).sort();
+        // The inbox's names with why they wait, or what they are.
+        for (end, noted) in [
+            (FileEnd::Incomplete, &self.claimer.incomplete),
+            (FileEnd::Ignored, &self.claimer.ignored),
+        ] {
+            let mut names: Vec<String> = noted
+                .iter()
+                .map(|(name, why)| format!("{name}: {}", why.get(lang)))
+                .collect();
+            names.sort();
+            *self.summary.files_mut(end) = names;
+        }
         self.summary.awaiting_signature = self.engine.awaiting_signature();
         let mut summary = self.summary.clone();
         summary.files_mut(FileEnd::Unreadable).sort();
