@@ -131,9 +131,11 @@ impl Period {
     /// The period, if `from` is not after `till`.
     pub fn new(from: NaiveDate, till: NaiveDate) -> Result<Period, Error> {
         if from > till {
+            let day = |d: NaiveDate| d.format("%d.%m.%Y").to_string();
+            let (ru_from, ru_till) = (day(from), day(till));
             return Err(Error::Usage(Message::new(
                 format!("the period starts {from} after it ends {till}"),
-                format!("период начинается {from} — позже, чем кончается ({till})"),
+                format!("период начинается {ru_from} — позже, чем кончается ({ru_till})"),
             )));
         }
         Ok(Period { from, till })
@@ -879,6 +881,18 @@ fn document_of(
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_backward_period_is_said_in_the_dates_people_write() {
+        let Err(Error::Usage(said)) = Period::new(day(30), day(1)) else {
+            panic!("a backward period was taken");
+        };
+        assert_eq!(
+            said.ru(),
+            "период начинается 30.11.2026 — позже, чем кончается (01.11.2026)"
+        );
+    }
+
     use super::*;
 
     fn day(d: u32) -> NaiveDate {
