@@ -166,8 +166,17 @@ fn said_ru(message: &str) -> Option<&'static str> {
 
 /// `name: value` in the language: a company's label says `ИНН` in Russian.
 fn named(name: &str, value: &str, lang: Lang) -> String {
-    match name {
-        "company" => format!("{}: {}", word(name, lang), label_in(value, lang)),
+    match (name, lang) {
+        ("company", _) => format!("{}: {}", word(name, lang), label_in(value, lang)),
+        // The route's code (`json`, `1c`) in words.
+        ("route", Lang::Ru) => {
+            let route = match value {
+                "json" => "запросы JSON",
+                "1c" => "файл 1С",
+                other => other,
+            };
+            format!("{}: {route}", word(name, lang))
+        }
         _ => format!("{}: {value}", word(name, lang)),
     }
 }
@@ -284,5 +293,15 @@ mod tests {
             en.contains("company: ООО \"Ромашка\" (INN 7701234560)"),
             "{en}"
         );
+    }
+
+    #[test]
+    fn a_route_is_said_in_words_in_russian() {
+        let emit = || {
+            let said = clientbank_format::Message::new("uploaded", "загружен");
+            clientbank_format::say!(info, said, route = %"1c");
+        };
+        assert!(lines(Lang::Ru, emit).contains("путь: файл 1С"));
+        assert!(lines(Lang::En, emit).contains("route: 1c"));
     }
 }
