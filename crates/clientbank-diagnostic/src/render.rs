@@ -100,16 +100,17 @@ impl<'a> Renderer<'a> {
         };
         if let Some(payment) = diagnostic.payment {
             let pad = " ".repeat(diagnostic.line.map_or(1, |l| l.to_string().len()));
-            let word = match lang {
-                Lang::Ru => "платёж",
-                _ => "payment",
+            // Its place in the file (not its number, `№`); the 1C key first in Russian, the
+            // JSON field first in English: what `Diagnostic::place` says, written in place.
+            let _ = match lang {
+                Lang::Ru => write!(out, "{pad} = {payment}-й платёж файла"),
+                _ => write!(out, "{pad} = payment {payment}"),
             };
-            let _ = write!(out, "{pad} = {word} {payment}");
-            // What `Diagnostic::place` says, written in place.
-            let _ = match (diagnostic.field, diagnostic.key.as_deref()) {
-                (Some(field), Some(key)) => write!(out, ", {field} ({key})"),
-                (Some(one), None) | (None, Some(one)) => write!(out, ", {one}"),
-                (None, None) => Ok(()),
+            let _ = match (diagnostic.field, diagnostic.key.as_deref(), lang) {
+                (Some(field), Some(key), Lang::Ru) => write!(out, ", {key} ({field})"),
+                (Some(field), Some(key), _) => write!(out, ", {field} ({key})"),
+                (Some(one), None, _) | (None, Some(one), _) => write!(out, ", {one}"),
+                (None, None, _) => Ok(()),
             };
             if let Some(found) = &diagnostic.found {
                 let found_word = match lang {
@@ -399,7 +400,7 @@ mod tests {
         let renderer = Renderer::new("a.json", b"", None).lang(Lang::Ru);
         assert_eq!(
             renderer.render(&diagnostic),
-            "ошибка[inn-format]: плохо\n --> a.json:3\n  = платёж 2, RecipientINN: найдено \"12\"\n"
+            "ошибка[inn-format]: плохо\n --> a.json:3\n  = 2-й платёж файла, RecipientINN: найдено \"12\"\n"
         );
     }
 

@@ -63,7 +63,11 @@ async fn binary_empty_and_huge_files_are_rejected_and_kept() {
     assert!(why.contains("is cut short: it is empty"), "{why}");
     let why = read(dir.path(), "rejected", "binary.txt.errors.txt");
     // As any Windows Notepad opens it: a BOM first, CRLF line ends.
-    assert!(why.starts_with("\u{feff}error["), "{why}");
+    assert!(
+        why.starts_with("\u{feff}binary.txt is rejected: nothing was sent"),
+        "{why}"
+    );
+    assert!(why.contains("\r\n\r\nerror["), "{why}");
     assert!(
         why.contains("\r\n") && !why.replace("\r\n", "").contains('\n'),
         "{why:?}"

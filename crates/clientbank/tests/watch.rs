@@ -103,7 +103,8 @@ fn the_main_job_watch_sandbox_once_demo() {
     // The one renderer wrote it, as `check` renders it, in the language of `--lang`.
     let errors = std::fs::read_to_string(dir.join("rejected/with-error.txt.errors.txt")).unwrap();
     assert!(
-        errors.starts_with("\u{feff}error[inn-check-digit]: the INN's check digit is wrong")
+        errors.starts_with("\u{feff}with-error.txt is rejected whole: none of its 1 payment(s)")
+            && errors.contains("\r\n\r\nerror[inn-check-digit]: the INN's check digit is wrong")
             && errors.contains("--> with-error.txt:27:15")
             && errors.contains("= payment 1, RecipientINN (ПолучательИНН)"),
         "{errors}"
@@ -164,8 +165,12 @@ fn the_main_job_watch_sandbox_once_demo() {
     }
     let errors = std::fs::read_to_string(dir.join("rejected/with-error.txt.errors.txt")).unwrap();
     assert!(
-        errors.starts_with("\u{feff}ошибка[inn-check-digit]: неверное контрольное число ИНН")
-            && errors.contains("= платёж 1, RecipientINN (ПолучательИНН): найдено \"5009876547\""),
+        errors.starts_with("\u{feff}with-error.txt отклонён целиком: ни один из его платежей")
+            && errors.contains("выгрузите файл заново")
+            && errors.contains("ошибка[inn-check-digit]: неверное контрольное число ИНН")
+            && errors.contains(
+                "= 1-й платёж файла, ПолучательИНН (RecipientINN): найдено \"5009876547\""
+            ),
         "{errors}"
     );
     // A folder whose journal no demo made is refused and left as it is.

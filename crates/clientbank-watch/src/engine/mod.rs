@@ -762,7 +762,26 @@ impl Engine {
                     return Ok(rejected(format!("{said}\n{}", drop.errors_text)));
                 }
                 if drop.has_errors {
-                    return Ok(rejected(drop.errors_text.clone()));
+                    // A person reads this first: the whole file went, and what to do.
+                    let (name, n, errors) = (file.name, drop.payments.len(), drop.errors);
+                    let said = if n == 0 {
+                        tr!(
+                            "{name} is rejected: nothing was sent, because of the error(s) \
+                             below." ;
+                            "{name} отклонён: ничего не отправлено из-за ошибок ниже."
+                        )
+                    } else {
+                        tr!(
+                            "{name} is rejected whole: none of its {n} payment(s) was sent, \
+                             because of {errors} error(s) below. Mend them in the accounting \
+                             software and export the file again." ;
+                            "{name} отклонён целиком: ни один из его платежей ({n}) не \
+                             отправлен из-за ошибок ниже ({errors}). Исправьте их в учётной \
+                             программе и выгрузите файл заново."
+                        )
+                    };
+                    let said = said.get(self.settings.lang);
+                    return Ok(rejected(format!("{said}\n\n{}", drop.errors_text)));
                 }
                 match self.begin(file.name, file.place, &hash, &drop).await? {
                     Begun::Recorded { file_id, route } => (file_id, route),
