@@ -20,10 +20,13 @@ pub struct Bank {
 }
 
 impl Journal {
-    /// Sets the bank the payments this journal marks `sending` go to: recorded with the first
-    /// mark, in its transaction.
+    /// Sets the bank the payments this journal marks `sending` go to: recorded (and checked
+    /// against the banks recorded) with the first mark after it is set, in its transaction.
     pub fn send_to(&mut self, bank: Option<Bank>) {
-        self.bank = bank;
+        if self.bank != bank {
+            self.bank = bank;
+            self.bank_recorded = false;
+        }
     }
 
     /// Refuses `bank` when payments of this journal went to a bank of another kind; see

@@ -215,6 +215,9 @@ pub struct Journal {
     label: String,
     /// The bank the payments it marks `sending` go to ([`Journal::send_to`]).
     bank: Option<Bank>,
+    /// Whether `bank` is recorded already (by this journal's first mark since it was set):
+    /// the marks after it skip the check and the insert.
+    bank_recorded: bool,
 }
 
 /// The current time, for the journal (UTC, RFC 3339).
@@ -560,7 +563,7 @@ impl Journal {
             }
             return Err(e);
         }
-        let bank = self.bank.clone();
+        let bank = self.bank.clone().filter(|_| !self.bank_recorded);
         let marked = self.write_leased(|db| {
             record_results(db, results)?;
             if let Some(bank) = &bank {
@@ -572,6 +575,9 @@ impl Journal {
             && !results.is_empty()
         {
             self.record_and_mark(results, &[])?;
+        }
+        if marked.is_ok() && bank.is_some() {
+            self.bank_recorded = true;
         }
         marked
     }

@@ -264,6 +264,7 @@ impl Journal {
             location: location.clone(),
             label,
             bank: None,
+            bank_recorded: false,
         };
         schema::bring_forward(&mut journal.db, version).map_err(db_error(&journal.label))?;
         Ok(journal)
