@@ -249,21 +249,15 @@ Examples:
   clientbank history ACCOUNT-ID --from 01.11.2026 --till 01.11.2026 --json")]
     History(cmd::history::Args),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
-    #[command(
-        hide = true,
-        after_help = "\
+    #[command(after_help = "\
 Examples:
   clientbank completions bash > ~/.local/share/bash-completion/completions/clientbank
-  clientbank completions zsh > ~/.zfunc/_clientbank"
-    )]
+  clientbank completions zsh > ~/.zfunc/_clientbank")]
     Completions(cmd::generate::Completions),
     /// Print the man page (roff).
-    #[command(
-        hide = true,
-        after_help = "\
+    #[command(after_help = "\
 Examples:
-  clientbank man > clientbank.1 && man ./clientbank.1"
-    )]
+  clientbank man > clientbank.1 && man ./clientbank.1")]
     Man,
 }
 

@@ -8,6 +8,8 @@
 //! The language is known before clap parses (clap answers `--help` itself): from `--lang` in
 //! the arguments, else from the locale, as [`crate::term::init`] chooses it afterwards.
 
+use std::ffi::OsString;
+
 use clap::Command;
 
 use crate::term::Lang;
@@ -548,7 +550,7 @@ fn text(key: &str) -> Option<&'static str> {
 
 /// The language of the help, before clap parses: `--lang ru|en` (or `--lang=…`) among the
 /// arguments, else the locale.
-pub(crate) fn lang_of(args: &[std::ffi::OsString]) -> Lang {
+pub(crate) fn lang_of(args: &[OsString]) -> Lang {
     let mut words = args.iter().skip(1).map(|a| a.to_string_lossy());
     while let Some(word) = words.next() {
         if word == "--" {
@@ -567,6 +569,71 @@ pub(crate) fn lang_of(args: &[std::ffi::OsString]) -> Lang {
     }
     Lang::from_locale()
 }
+
+/// The arguments with the `help` command's own words made clap's: clap's `help` takes only
+/// command names, so `help --help` (or `-h`) and a global option after `help`
+/// (`help --lang ru check`) were refused as unknown commands. `help --help` becomes
+/// `help help`; `--help` beside a command name is dropped (`help check -h` is `help check`);
+/// global options move before `help`. Any other command line is returned as it is.
+pub(crate) fn help_of_help(args: Vec<OsString>) -> Vec<OsString> {
+    let takes_value = |word: &str| GLOBAL_OPTIONS.contains(&word);
+    let is_global = |word: &str| {
+        takes_value(word)
+            || GLOBAL_OPTIONS
+                .iter()
+                .any(|o| word.starts_with(&format!("{o}=")))
+    };
+    let mut globals = Vec::new();
+    let mut words = args.iter().skip(1);
+    let mut found_help = false;
+    while let Some(word) = words.next() {
+        let text = word.to_string_lossy();
+        if is_global(&text) {
+            globals.push(word.clone());
+            if takes_value(&text) {
+                globals.extend(words.next().cloned());
+            }
+            continue;
+        }
+        found_help = text == "help";
+        break;
+    }
+    if !found_help {
+        return args;
+    }
+    let mut names = Vec::new();
+    let mut asked_help = false;
+    let mut moved = false;
+    while let Some(word) = words.next() {
+        let text = word.to_string_lossy();
+        if text == "--help" || text == "-h" {
+            asked_help = true;
+        } else if is_global(&text) {
+            moved = true;
+            globals.push(word.clone());
+            if takes_value(&text) {
+                globals.extend(words.next().cloned());
+            }
+        } else {
+            names.push(word.clone());
+        }
+    }
+    if !asked_help && !moved {
+        return args;
+    }
+    if names.is_empty() && asked_help {
+        names.push("help".into());
+    }
+    let program = args.into_iter().take(1);
+    program
+        .chain(globals)
+        .chain(std::iter::once("help".into()))
+        .chain(names)
+        .collect()
+}
+
+/// The global options that take a value (`cli::Global`).
+const GLOBAL_OPTIONS: &[&str] = &["--lang", "--color"];
 
 /// The command with its help in `lang` (English as it is).
 pub(crate) fn localize(command: Command, lang: Lang) -> Command {

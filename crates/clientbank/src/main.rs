@@ -27,7 +27,7 @@ mod view;
 
 fn main() -> ExitCode {
     // clap answers `--help` itself: the language of the help is chosen before it parses.
-    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let args = help_ru::help_of_help(std::env::args_os().collect());
     let lang = help_ru::lang_of(&args);
     let command = help_ru::localize(cli::Cli::command(), lang);
     let cli = match command

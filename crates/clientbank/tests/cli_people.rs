@@ -189,8 +189,43 @@ fn every_help_has_examples() {
     assert!(text(&top.stdout).contains("Examples:"));
     assert!(text(&top.stdout).contains("--color <WHEN>"));
     assert!(text(&top.stdout).contains("--lang <LANG>"));
-    // The generators are hidden from the list of commands.
-    assert!(!text(&top.stdout).contains("completions"));
+    // The generators are listed with the other commands: a reader of `--help` finds them.
+    for generator in ["\n  completions ", "\n  man "] {
+        assert!(text(&top.stdout).contains(generator), "{generator:?}");
+    }
+}
+
+/// `help` answers its own `--help`, and takes the global options and `--help` anywhere, as
+/// every other command does (they were refused as unknown commands).
+#[test]
+fn help_answers_its_own_help() {
+    let shown = |args: &[&str]| {
+        let output = clientbank(args);
+        let stdout = text(&output.stdout);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            text(&output.stderr)
+        );
+        stdout
+    };
+    for args in [&["help", "--help"][..], &["help", "-h"], &["help", "help"]] {
+        let page = shown(args);
+        assert!(
+            page.contains("Usage: clientbank help [COMMAND]"),
+            "{args:?}: {page}"
+        );
+    }
+    let check = shown(&["check", "--help"]);
+    assert_eq!(shown(&["help", "check", "--help"]), check);
+    assert_eq!(shown(&["help", "-h", "check"]), check);
+    let russian = shown(&["--lang", "ru", "check", "--help"]);
+    assert_eq!(shown(&["help", "--lang", "ru", "check"]), russian);
+    assert_eq!(shown(&["help", "check", "--lang=ru"]), russian);
+    assert!(shown(&["help", "--lang", "ru", "--help"]).contains("Использование: clientbank help"));
+    // An unknown command after `help` is still refused.
+    assert_eq!(clientbank(&["help", "--nonsense"]).status.code(), Some(2));
 }
 
 /// Issue 19 item 8: `--help` is Russian under `--lang ru` (before or after the command, with
