@@ -209,7 +209,9 @@ impl<'a, W: Write> FileOut<'a, W> {
             let line = format!("{} {message}\n", term::error_prefix());
             self.text(&line)?;
         }
-        if !self.on_stderr {
+        // Said on stderr too, for a report read elsewhere (a file, a pipe, JSON); not when
+        // both streams are the terminal, where the report's line already said it.
+        if !self.on_stderr && !term::one_screen() {
             term::error(&message);
         }
         Ok(())

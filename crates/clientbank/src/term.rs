@@ -126,6 +126,12 @@ pub(crate) fn err_line(line: &str) {
         .and_then(|()| err.write_all(b"\n"));
 }
 
+/// Whether stdout and stderr are both the terminal: a person sees the two streams as one, so a
+/// line in the report needs no copy on stderr.
+pub(crate) fn one_screen() -> bool {
+    io::stdout().is_terminal() && io::stderr().is_terminal()
+}
+
 /// `error: MESSAGE` on stderr (coloured on a terminal).
 pub(crate) fn error(message: &str) {
     let line = format!("{} {message}\n", error_prefix());

@@ -727,3 +727,38 @@ fn a_bad_account_file_is_said_in_russian() {
         "{said}"
     );
 }
+
+/// An unreadable file's error is said once where a person reads it: on a terminal (stdout and
+/// stderr the same screen) the report's line only; with the report sent to a file, once in the
+/// report and once on the terminal.
+#[test]
+fn an_unreadable_file_is_said_once_on_a_terminal() {
+    if Command::new("script").arg("--version").output().is_err() {
+        println!("skipped: the `script` command (a terminal for the test) is missing");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing.txt");
+    let report = dir.path().join("report.txt");
+    let on_terminal = |redirect: &str| {
+        let line = format!(
+            "{} --color never check {}{redirect}",
+            env!("CARGO_BIN_EXE_clientbank"),
+            missing.display()
+        );
+        let output = Command::new("script")
+            .args(["-qec", &line, "/dev/null"])
+            .env("LANG", "C.UTF-8")
+            .output()
+            .unwrap();
+        text(&output.stdout)
+    };
+    let said = |shown: &str| shown.matches("cannot read").count();
+    let screen = on_terminal("");
+    assert_eq!(said(&screen), 1, "{screen}");
+    assert!(screen.contains("unreadable"), "{screen}");
+    let screen = on_terminal(&format!(" > {}", report.display()));
+    assert_eq!(said(&screen), 1, "{screen}");
+    let written = std::fs::read_to_string(&report).unwrap();
+    assert_eq!(said(&written), 1, "{written}");
+}
