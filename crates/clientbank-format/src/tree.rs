@@ -1011,6 +1011,26 @@ impl<'a> SectionRef<'a> {
         self.lines.first().map_or(0, |l| l.number)
     }
 
+    /// Whether the input ends inside this section: an account or document section with no end
+    /// marker whose last line is the input's last (a file cut short, or still being written).
+    /// Its last value may be cut too, and keys after it are lost: nothing in it can be trusted.
+    /// A section closed by the next section's start, or followed by `КонецФайла`, is not.
+    pub fn is_cut_short(&self) -> bool {
+        let (Some(last), SectionKind::Account | SectionKind::Document) =
+            (self.lines.last(), self.kind)
+        else {
+            return false;
+        };
+        let closed = self.lines.iter().any(|l| {
+            matches!(
+                l.kind,
+                LineKind::Marker(Marker::AccountEnd | Marker::DocumentEnd)
+            )
+        });
+        let end = last.start as usize + last.len as usize + last.ending.as_bytes().len();
+        !closed && last.number != 0 && end == self.buf.len()
+    }
+
     /// The document type after `СекцияДокумент=`, verbatim; `None` outside documents.
     pub fn document_type(&self) -> Option<Cow<'a, str>> {
         let first = self.lines.first()?;

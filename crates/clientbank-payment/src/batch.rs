@@ -64,11 +64,17 @@ pub struct Batch {
 /// (`Сумма=1,50` is `invalid-sum`, `Сумма=` is `empty-value`) is not also a payment finding
 /// about the same line (`missing`, `sum-not-positive`). The reader's finding is kept, with the
 /// higher of the two severities, so whether the file has errors does not change.
+///
+/// Likewise a document the input ends inside ([`SectionRef::is_cut_short`]): its missing keys
+/// and cut values are the one defect the reader's `unclosed-section` says, so the payment's
+/// findings are left out and that finding is an error (the payment is never sent).
 #[derive(Debug, Default)]
 struct Covered {
     /// Each line the reader reported a value of, and whether a payment finding there was an
     /// error.
     lines: HashMap<u32, bool>,
+    /// The first line of the document the input ends inside, if one does.
+    cut_short: Option<u32>,
 }
 
 /// The reader's codes about the form of one value: its line's payment findings are the same
@@ -312,6 +318,9 @@ impl Batch {
 
     /// Whether `d` is the reader's finding about a value that a payment rule finds an error in.
     fn covers(&self, d: &Diagnostic) -> bool {
+        if d.code == Code::UnclosedSection {
+            return d.line.is_some() && d.line == self.covered().cut_short;
+        }
         is_value_code(d.code)
             && d.omitted == 0
             && d.line
@@ -325,6 +334,7 @@ impl Batch {
             let Source::OneC { bytes, scan, .. } = &self.source else {
                 return Covered::default();
             };
+            let cut_short = cut_short(bytes, scan);
             let mut lines: HashMap<u32, bool> = scan
                 .diagnostics()
                 .iter()
@@ -333,7 +343,7 @@ impl Batch {
                 .map(|l| (l, false))
                 .collect();
             if lines.is_empty() {
-                return Covered { lines };
+                return Covered { lines, cut_short };
             }
             let mut wanted: Vec<u32> = lines.keys().copied().collect();
             wanted.sort_unstable();
@@ -360,7 +370,7 @@ impl Batch {
                     }
                 }
             }
-            Covered { lines }
+            Covered { lines, cut_short }
         })
     }
 
@@ -544,6 +554,17 @@ impl Batch {
     }
 }
 
+/// The first line of the document the input ends inside, if one does. Looked for only when the
+/// reader found a section not closed and no `КонецФайла` (a file cut short says both).
+fn cut_short(bytes: &[u8], scan: &Scan) -> Option<u32> {
+    let found = |code| scan.diagnostics().iter().filter(move |d| d.code == code);
+    found(Code::MissingEndOfFile).next()?;
+    let last_unclosed = found(Code::UnclosedSection).filter_map(|d| d.line).max()?;
+    let last = scan.documents(bytes).last()?;
+    let view = last.view();
+    (view.line() == last_unclosed && view.is_cut_short()).then(|| view.line())
+}
+
 enum Inner<'a> {
     OneC {
         /// The documents, rebuilt from the scan one at a time.
@@ -589,6 +610,11 @@ impl Batch {
             Quiet::NONE
         };
         let mut item = self.document_item(index, section, requests, quiet);
+        if covered.cut_short.is_some() && section.is_cut_short() {
+            item.findings.clear();
+            item.covered_error = true;
+            return item;
+        }
         if !covered.lines.is_empty() {
             item.findings.retain(|f| {
                 let repeats = f.line.is_some_and(|l| covered.lines.contains_key(&l));

@@ -250,6 +250,64 @@ fn one_defect_is_one_finding_with_the_worse_severity() {
     assert!(codes(&batch).contains(&"sum-not-positive"));
 }
 
+/// A file cut short inside its last document (the input ends before `КонецДокумента`) is one
+/// defect: the reader's `unclosed-section`, an error, and its `missing-end-of-file`; no
+/// "fill in" finding for the keys lost after the cut, and no finding for a value the cut shortened.
+/// The payment counts as an error (it is never sent); the documents before it are as they were.
+/// Cut at every byte of the last document.
+#[test]
+fn a_file_cut_short_is_one_defect_not_a_finding_per_lost_key() {
+    let whole = file(&format!("{}{}", order(1, ""), order(2, "")));
+    let start = Encoding::Cp1251.encode("СекцияДокумент").unwrap();
+    let last = whole
+        .windows(start.len())
+        .rposition(|w| w == &start[..])
+        .unwrap();
+    let end = whole.len() - "КонецДокумента\nКонецФайла\n".len();
+    let complete = Batch::read(whole.clone(), &today()).unwrap();
+    let first_findings: Vec<_> = complete
+        .items()
+        .next()
+        .unwrap()
+        .findings()
+        .iter()
+        .map(|f| f.code)
+        .collect();
+    for cut in last + start.len() + 1..=end {
+        let batch = Batch::read(whole[..cut].to_vec(), &today()).unwrap();
+        let findings: Vec<_> = batch.findings().collect();
+        let shown = || format!("cut at byte {cut}: {findings:#?}");
+        let unclosed: Vec<_> = findings
+            .iter()
+            .filter(|f| f.code == Code::UnclosedSection)
+            .collect();
+        assert_eq!(unclosed.len(), 1, "{}", shown());
+        assert_eq!(unclosed[0].severity, Severity::Error, "{}", shown());
+        assert!(findings.iter().any(|f| f.code == Code::MissingEndOfFile));
+        let items: Vec<_> = batch.items().collect();
+        assert_eq!(items.len(), 2, "{}", shown());
+        assert!(items[1].findings().is_empty(), "{}", shown());
+        assert!(items[1].has_errors(), "{}", shown());
+        let first: Vec<_> = items[0].findings().iter().map(|f| f.code).collect();
+        assert_eq!(first, first_findings, "{}", shown());
+        assert!(batch.has_errors());
+    }
+    // A document closed by the next one's start is not cut short: its lost keys are findings.
+    let unclosed = order(1, "").replace("ПолучательБИК=044525974\n", "");
+    let unclosed = unclosed.replace("КонецДокумента\n", "");
+    let batch = Batch::read(file(&format!("{unclosed}{}", order(2, ""))), &today()).unwrap();
+    let findings: Vec<_> = batch.findings().collect();
+    assert!(
+        findings.iter().any(|f| f.code == Code::Missing),
+        "{findings:#?}"
+    );
+    let unclosed = findings
+        .iter()
+        .find(|f| f.code == Code::UnclosedSection)
+        .unwrap();
+    assert_eq!(unclosed.severity, Severity::Warning);
+}
+
 /// A progress bar over a big file hears of every item, in order, also where an item has no
 /// finding; and the findings are those of `findings()`.
 #[test]
