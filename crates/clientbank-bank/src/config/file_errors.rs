@@ -29,6 +29,9 @@ pub(super) fn not_utf8(path: &Path, not: text::NotText) -> Error {
 /// A TOML error as `FILE:LINE:COLUMN: message`, without the source line toml quotes (it may
 /// hold the token); a value of a secret key the message still names is replaced by `****`.
 pub(super) fn toml_error(path: &Path, text: &str, e: &toml::de::Error) -> Error {
+    if let Some(error) = list_left_open(path, text, e) {
+        return error;
+    }
     let message = e.message().trim().replace('\n', "; ");
     let (en, ru) = match message.split_once(BOTH) {
         Some((en, ru)) => (en.to_string(), ru.to_string()),
@@ -42,6 +45,32 @@ pub(super) fn toml_error(path: &Path, text: &str, e: &toml::de::Error) -> Error 
         format!("{}{place}: {en}{elsewhere}", path.display()),
         format!("{}{place}: {ru}{}", path.display(), elsewhere.ru()),
     )
+}
+
+/// A list left open, said at the line it opens on ([`open_list`]), not at the later line where
+/// toml noticed it (whose key toml's message would name).
+fn list_left_open(path: &Path, text: &str, e: &toml::de::Error) -> Option<Error> {
+    let said = e.message();
+    if !said.contains("array") || said.contains("array table") {
+        return None;
+    }
+    let at = e.span()?.start.min(text.len());
+    let noticed = text.get(..at)?.matches('\n').count() + 1;
+    let (line, column, key) = open_list::open_list(text, at)?;
+    if line >= noticed {
+        return None;
+    }
+    let path = path.display();
+    Some(Error::config(
+        format!(
+            "{path}:{line}:{column}: {key}: the list opened here is not closed: put `]` after \
+             its last element (toml noticed it at line {noticed})"
+        ),
+        format!(
+            "{path}:{line}:{column}: {key}: список, открытый здесь, не закрыт: поставьте `]` \
+             после его последнего элемента (TOML заметил это в строке {noticed})"
+        ),
+    ))
 }
 
 /// The names of the fields a struct read with serde has (`#[derive(Deserialize)]` names them

@@ -16,6 +16,7 @@ mod address;
 mod bank_kind;
 mod file_errors;
 mod journal;
+mod open_list;
 mod secrets;
 mod signers;
 mod text;
@@ -1149,6 +1150,41 @@ mod tests {
 
     /// A key of the top level (or of another table) written after a table's header lands in
     /// that table: the error says where it landed and where it goes, in both languages.
+    #[test]
+    fn a_list_left_open_is_said_where_it_opens() {
+        let said = |text: &str| {
+            let e = Settings::from_toml(text, Path::new("c.toml")).unwrap_err();
+            let said = e.message();
+            (said.en().to_string(), said.ru().to_string())
+        };
+        // Followed by a key: toml notices it there, and would name that key.
+        let (en, ru) = said(
+            "sandbox = true\npatterns = [\n  \"*.txt\",\n  \"*.json\"\nlog_format = \"text\"\n",
+        );
+        assert_eq!(
+            en,
+            "configuration: c.toml:2:12: patterns: the list opened here is not closed: put `]` after its last \
+             element (toml noticed it at line 5)"
+        );
+        assert!(!en.contains("log_format"), "{en}");
+        assert!(
+            ru.starts_with("настройки: c.toml:2:12: patterns: список, открытый здесь, не закрыт"),
+            "{ru}"
+        );
+        // At the end of the file, after comments.
+        let (en, _) = said("patterns = [\n  \"*.txt\", # the drops\n  \"*.json\"\n# more later\n");
+        assert!(
+            en.contains(" c.toml:1:12: patterns: the list opened here"),
+            "{en}"
+        );
+        // Open on its own line only: toml's place is the list's line already.
+        let (en, _) = said("patterns = [\"*.txt\"\n");
+        assert!(
+            en.contains(" c.toml:1:") && !en.contains("opened here"),
+            "{en}"
+        );
+    }
+
     #[test]
     fn a_key_that_landed_inside_a_table_is_said_so() {
         let said = |text: &str| {
