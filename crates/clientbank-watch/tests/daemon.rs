@@ -393,6 +393,12 @@ on_both! {
         }
         assert_eq!(summary.files(FileEnd::Waiting), ["a.json", "b.json"]);
         assert!(at_bank(&bank).is_empty());
+        // A file with errors needs no bank to be rejected: it is, while the others wait.
+        put(dir.path(), "c.json", request(ROMASHKA, 103, "0.00"));
+        let summary = daemon.run_once().await.unwrap();
+        assert_eq!(summary.files(FileEnd::Rejected), ["c.json"], "{summary:?}");
+        assert_eq!(summary.files(FileEnd::Waiting), ["a.json", "b.json"], "{summary:?}");
+        assert!(at_bank(&bank).is_empty());
         daemon.engine_mut().set_settings(settings(&bank));
         // Still blocked until the retry interval or a configuration change...
         let mut fresh = open_after(daemon, &bank, dir.path());

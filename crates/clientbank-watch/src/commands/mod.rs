@@ -417,6 +417,7 @@ pub async fn upload(
             today,
             resume: false,
             cut_short_after: None,
+            may_send: true,
         };
         let (file_id, sent) = match engine.process_file(intake).await? {
             Processed::Rejected { text, .. } => {
@@ -431,6 +432,8 @@ pub async fn upload(
             // Only a file the journal had recorded at its place can have changed.
             Processed::Changed { file_id } => (file_id, Sent::Finished),
             Processed::Sent { file_id, sent, .. } => (file_id, sent?),
+            // Not given: `may_send` is true here.
+            Processed::Held => continue,
         };
         let outcome = match &sent {
             Sent::NotTaken { why, .. } | Sent::TokenRefused(why) | Sent::Misconfigured(why) => {

@@ -180,6 +180,13 @@ impl Daemon {
         self.reload = Some(reload);
     }
 
+    /// Whether uploads stop: the bank refused the token less than `token_retry` ago.
+    fn token_blocked(&self) -> bool {
+        let retry = self.engine.settings.token_retry;
+        self.token_refused
+            .is_some_and(|at| Instant::now() < at + retry)
+    }
+
     fn today(&self) -> NaiveDate {
         self.today.unwrap_or_else(today_in_moscow)
     }
@@ -263,28 +270,22 @@ impl Daemon {
             }
         }
         let now = Instant::now();
-        let token_blocked = self
-            .token_refused
-            .is_some_and(|at| now < at + self.engine.settings.token_retry);
-        if !token_blocked {
-            for name in self.layout.files(Folder::Processing) {
-                if self.engine.stop.load(Ordering::SeqCst) {
-                    break;
-                }
-                if self.unmoved.contains_key(&name) {
-                    continue;
-                }
-                if self.waiting.get(&name).is_some_and(|(due, _)| *due > now) {
-                    continue;
-                }
-                self.engine.check_lock()?;
-                self.process(&name).await?;
-                // The other folders of a fleet get their turn between two files of this one.
-                tokio::task::yield_now().await;
-                if self.token_refused.is_some_and(|at| at >= now) {
-                    break;
-                }
+        // While the bank refuses the token, files are still read: one with errors is rejected
+        // (that needs no bank), the others wait (`process`).
+        for name in self.layout.files(Folder::Processing) {
+            if self.engine.stop.load(Ordering::SeqCst) {
+                break;
             }
+            if self.unmoved.contains_key(&name) {
+                continue;
+            }
+            if self.waiting.get(&name).is_some_and(|(due, _)| *due > now) {
+                continue;
+            }
+            self.engine.check_lock()?;
+            self.process(&name).await?;
+            // The other folders of a fleet get their turn between two files of this one.
+            tokio::task::yield_now().await;
         }
         // Payments left awaiting signature (a refused or failed signature) are signed again at
         // start and after the configuration changed, not on every pass.
@@ -457,6 +458,7 @@ impl Daemon {
             today: self.today(),
             resume: true,
             cut_short_after: Some(self.engine.settings.incomplete_after),
+            may_send: !self.token_blocked(),
         };
         let processed = match self.engine.process_file(intake).await {
             Ok(processed) => processed,
@@ -470,6 +472,7 @@ impl Daemon {
                 tracing::warn!(file = %name, errors, "rejected: nothing sent");
                 return self.reject_whole(name, &hash, &text);
             }
+            Processed::Held => return Ok(()),
             Processed::Changed { file_id } => {
                 let why = crate::journal::note::both(
                     "the file changed while it was in processing/: its new content is not sent.",

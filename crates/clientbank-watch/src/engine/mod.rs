@@ -673,6 +673,10 @@ pub struct Intake<'a> {
     /// A file cut short (a 1C file without `КонецФайла`, JSON that does not parse to its end)
     /// is rejected, saying it stayed so for this long (the daemon's `incomplete_after`).
     pub cut_short_after: Option<std::time::Duration>,
+    /// Whether anything may be sent now. While the bank refuses the token the daemon still
+    /// rejects a file with errors (that needs no bank) and holds the others
+    /// ([`Processed::Held`]).
+    pub may_send: bool,
 }
 
 /// What [`Engine::process_file`] did.
@@ -694,6 +698,9 @@ pub enum Processed {
         /// The recorded file's row.
         file_id: i64,
     },
+    /// Nothing may be sent now ([`Intake::may_send`]) and nothing is wrong with the file: it
+    /// is left as it is, unrecorded or as recorded.
+    Held,
     /// Recorded and sent as far as the bank let it.
     Sent {
         /// The file's row.
@@ -725,6 +732,7 @@ impl Engine {
         };
         let (file_id, route) = match recorded {
             Some(row) if row.hash != hash => return Ok(Processed::Changed { file_id: row.id }),
+            Some(_) if !file.may_send => return Ok(Processed::Held),
             Some(row) => (row.id, row.route.unwrap_or(Route::Json)),
             None => {
                 let rejected = |text: String| Processed::Rejected {
@@ -782,6 +790,9 @@ impl Engine {
                     };
                     let said = said.get(self.settings.lang);
                     return Ok(rejected(format!("{said}\n\n{}", drop.errors_text)));
+                }
+                if !file.may_send {
+                    return Ok(Processed::Held);
                 }
                 match self.begin(file.name, file.place, &hash, &drop).await? {
                     Begun::Recorded { file_id, route } => (file_id, route),
