@@ -1031,6 +1031,10 @@ async fn unknown_target_statuses_are_refused() {
             } => {
                 assert_eq!(exception_type, "ValidationError");
                 assert!(message.contains("targetStatus"), "{message}");
+                assert!(
+                    message.contains("не статус"),
+                    "in the bank's Russian: {message}"
+                );
             }
             other => panic!("{status}: {other:?}"),
         }
@@ -1098,4 +1102,34 @@ async fn nominal_account_sends_check_the_signature() {
         .report_v2_send(MAIN_NUMBER, part, &romashka.sign(&v2))
         .await
         .unwrap();
+}
+
+/// A request the bank cannot read is answered in the bank's language, Russian, as the real
+/// bank's answers are (a client carries the message to a person); serde's own words may follow.
+#[tokio::test]
+async fn malformed_requests_are_answered_in_russian() {
+    let bank = bank().await;
+    let upload = |body: &'static str| {
+        reqwest::Client::new()
+            .post(format!("{}/operation-upload", bank.url()))
+            .bearer_auth(FULL)
+            .header("content-type", "application/json")
+            .body(body)
+            .send()
+    };
+    let one = serde_json::to_string(&requests(true).remove(0)).unwrap();
+    let two: &'static str = format!("[{one}, {one}]").leak();
+    for (body, said) in [
+        ("{", "ошибка синтаксиса JSON"),
+        (two, "один запрос загрузки на вызов"),
+        ("[]", "один запрос загрузки на вызов"),
+    ] {
+        let answer = upload(body).await.unwrap();
+        assert_eq!(answer.status(), 400, "{body}");
+        let answer: Value = answer.json().await.unwrap();
+        assert_eq!(answer["exceptionType"], "ValidationError");
+        let message = answer["message"].as_str().unwrap();
+        assert!(message.contains(said), "{body}: {message}");
+    }
+    assert!(bank.control().payments().is_empty(), "nothing created");
 }

@@ -534,7 +534,10 @@ fn parse_body<T: serde::de::DeserializeOwned>(
     } else {
         serde_json::from_slice(body).map_err(|e| e.to_string())
     };
-    parsed.map_err(|e| error(StatusCode::BAD_REQUEST, "ValidationError", e))
+    parsed.map_err(|e| {
+        let said = format!("тело запроса не разобрано: {e}");
+        error(StatusCode::BAD_REQUEST, "ValidationError", said)
+    })
 }
 
 // --- Payment upload -------------------------------------------------------------------------
@@ -543,10 +546,10 @@ fn today(shared: &Shared) -> NaiveDate {
     shared.now_moscow().date()
 }
 
-/// A finding as the bank's answer says it: `code: place: message`.
+/// A finding as the bank's answer says it, in the bank's Russian: `code: place: message`.
 fn said(finding: &Diagnostic) -> String {
     let place = finding.place();
-    let message = finding.message(Lang::En);
+    let message = finding.message(Lang::Ru);
     if place.is_empty() {
         format!("{}: {message}", finding.code)
     } else {
@@ -634,7 +637,7 @@ async fn upload(State(shared): Shr, headers: HeaderMap, uri: Uri, body: Bytes) -
         return error(
             StatusCode::BAD_REQUEST,
             "ValidationError",
-            "the body is one upload request, a JSON object {\"payment\": {…}}",
+            "тело — один запрос загрузки: объект JSON {\"payment\": {…}}",
         );
     }
     let mut items = batch.items();
@@ -642,7 +645,7 @@ async fn upload(State(shared): Shr, headers: HeaderMap, uri: Uri, body: Bytes) -
         return error(
             StatusCode::BAD_REQUEST,
             "ValidationError",
-            "one upload request per call, a JSON object {\"payment\": {…}}",
+            "один запрос загрузки на вызов: объект JSON {\"payment\": {…}}",
         );
     };
     let (errors, warnings) = verdict(&item);
@@ -666,8 +669,8 @@ async fn upload(State(shared): Shr, headers: HeaderMap, uri: Uri, body: Bytes) -
                 StatusCode::BAD_REQUEST,
                 "ValidationError",
                 format!(
-                    "parameters.targetStatus: {other:?} is not a status to create a payment in; \
-                     expected \"InSigning\", or no targetStatus for a draft"
+                    "parameters.targetStatus: {other:?} — не статус, в котором создаётся \
+                     платёж; ожидается \"InSigning\" или, для черновика, без targetStatus"
                 ),
             );
         }
@@ -676,7 +679,7 @@ async fn upload(State(shared): Shr, headers: HeaderMap, uri: Uri, body: Bytes) -
         return error(
             StatusCode::BAD_REQUEST,
             "ValidationError",
-            "the body is not an upload request",
+            "тело — не запрос загрузки",
         );
     };
     match create_payment(&shared, &who, payment, in_signing) {
@@ -885,7 +888,7 @@ async fn check_signature(
         )
     };
     let Ok(der) = base64::engine::general_purpose::STANDARD.decode(signature.trim()) else {
-        return Err(refuse("SignBase64 is not Base64".into()));
+        return Err(refuse("SignBase64 — не Base64".into()));
     };
     let now = shared.now_utc();
     let conf = shared.config.openssl_conf.clone();

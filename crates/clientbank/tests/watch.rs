@@ -1627,12 +1627,8 @@ fn the_health_probe_sees_a_refused_token_and_a_rejected_file() {
         .unwrap();
     let started = Instant::now();
     let probe = loop {
-        // Left in rejected/ (by hand here: the daemon rejects nothing while the bank refuses
-        // its token).
-        if dir.join(".clientbank/journal.sqlite").exists() {
-            let rejected = dir.join("rejected/with-error.txt");
-            let _ = std::fs::copy(drops.join("with-error.txt"), rejected);
-        }
+        // The file with an error is rejected although the bank refuses the token (that needs
+        // no bank); the good one waits.
         let out = clientbank(&["--lang", "ru", "status", d, "--check", "--json"], &[]);
         let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
         let attention = value["attention"].to_string();
@@ -1653,6 +1649,8 @@ fn the_health_probe_sees_a_refused_token_and_a_rejected_file() {
     let attention = value["attention"].to_string();
     assert!(attention.contains("1 file(s) in rejected/"), "{attention}");
     assert!(attention.contains("error(s) not fixed yet"), "{attention}");
+    assert!(dir.join("rejected/with-error.txt").exists());
+    assert!(dir.join("processing/payments.json").exists());
     assert!(
         text(&said).contains("неисправленных ошибок"),
         "{}",
