@@ -28,6 +28,9 @@ pub struct Diagnostic {
     /// The 1-based position of the payment among its input's payments (documents of a 1C
     /// file, requests of a JSON upload), when the finding is about one.
     pub payment: Option<u32>,
+    /// That payment's document number (`Номер`, `Number`) as written, when it has one: what a
+    /// person finds the payment by in the accounting software.
+    pub number: Option<String>,
     /// The field's name in the bank's JSON upload request (`RecipientINN`), when the finding
     /// is about a field the JSON has.
     pub field: Option<&'static str>,
@@ -68,6 +71,7 @@ impl Diagnostic {
             column: None,
             key: None,
             payment: None,
+            number: None,
             field: None,
             found: None,
             expected: None,

@@ -26,6 +26,8 @@ pub struct DiagnosticJson<'a> {
     pub key: Option<&'a str>,
     /// The 1-based position of the payment among the input's payments.
     pub payment: Option<u32>,
+    /// That payment's document number, as written.
+    pub number: Option<&'a str>,
     /// The field's name in the JSON upload request.
     pub field: Option<&'static str>,
     /// The message.
@@ -56,6 +58,7 @@ impl Diagnostic {
             column: self.column,
             key: self.key.as_deref(),
             payment: self.payment,
+            number: self.number.as_deref(),
             field: self.field,
             message: self.message.get(lang),
             found: self.found.as_deref(),
@@ -88,7 +91,7 @@ mod tests {
         let en = serde_json::to_string(&d.to_json(Lang::En)).unwrap();
         assert_eq!(
             en,
-            r#"{"severity":"error","code":"invalid-sum","line":2,"column":7,"key":"Сумма","payment":null,"field":null,"message":"bad sum","found":"1,50","expected":"rubles","byte_offset":10}"#
+            r#"{"severity":"error","code":"invalid-sum","line":2,"column":7,"key":"Сумма","payment":null,"number":null,"field":null,"message":"bad sum","found":"1,50","expected":"rubles","byte_offset":10}"#
         );
         let ru = serde_json::to_value(d.to_json(Lang::Ru).with_file("a.txt")).unwrap();
         assert_eq!(ru["message"], "неверная сумма");

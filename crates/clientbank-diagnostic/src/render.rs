@@ -100,12 +100,16 @@ impl<'a> Renderer<'a> {
         };
         if let Some(payment) = diagnostic.payment {
             let pad = " ".repeat(diagnostic.line.map_or(1, |l| l.to_string().len()));
-            // Its place in the file (not its number, `№`); the 1C key first in Russian, the
+            // Its place in the file, then its number (`№`); the 1C key first in Russian, the
             // JSON field first in English: what `Diagnostic::place` says, written in place.
             let _ = match lang {
                 Lang::Ru => write!(out, "{pad} = {payment}-й платёж файла"),
                 _ => write!(out, "{pad} = payment {payment}"),
             };
+            // And its number, by which the accounting software finds it.
+            if let Some(number) = &diagnostic.number {
+                let _ = write!(out, " (№ {number})");
+            }
             let _ = match (diagnostic.field, diagnostic.key.as_deref(), lang) {
                 (Some(field), Some(key), Lang::Ru) => write!(out, ", {key} ({field})"),
                 (Some(field), Some(key), _) => write!(out, ", {field} ({key})"),

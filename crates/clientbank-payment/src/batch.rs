@@ -506,6 +506,7 @@ impl Batch {
             };
             lines.locate(&mut found, position(index));
             findings.extend(found);
+            name_payment(&mut findings, payment.number.as_deref(), quiet);
             if !requests {
                 return Item {
                     index,
@@ -520,6 +521,7 @@ impl Batch {
             }
             let (json, mut json_route) = PaymentJson::from_payment(&payment);
             lines.locate(&mut json_route, position(index));
+            name_payment(&mut json_route, payment.number.as_deref(), Quiet::NONE);
             let carried = carried && json_route.is_empty();
             if !statement {
                 json_route.splice(0..0, unknown);
@@ -753,6 +755,8 @@ fn json_item(read: ReadRequest, index: usize, batch: &Batch) -> Item {
     for finding in &mut findings {
         finding.payment = Some(position(index));
     }
+    let number = payment.as_ref().and_then(|p: &Payment| p.number.as_deref());
+    name_payment(&mut findings, number, Quiet::NONE);
     Item {
         index,
         line: read.line,
@@ -763,6 +767,18 @@ fn json_item(read: ReadRequest, index: usize, batch: &Batch) -> Item {
         findings,
         json_route: Vec::new(),
         covered_error: false,
+    }
+}
+
+/// Gives the findings about a payment its document number (not the stand-ins of `quiet`, which
+/// are only counted).
+fn name_payment(findings: &mut [Diagnostic], number: Option<&str>, quiet: Quiet) {
+    let Some(number) = number.map(str::trim).filter(|n| !n.is_empty()) else {
+        return;
+    };
+    let number = clientbank_diagnostic::short(number);
+    for finding in findings.iter_mut().filter(|f| !quiet.has(f.code)) {
+        finding.number = Some(number.clone());
     }
 }
 

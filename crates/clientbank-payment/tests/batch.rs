@@ -308,6 +308,43 @@ fn a_file_cut_short_is_one_defect_not_a_finding_per_lost_key() {
     assert_eq!(unclosed.severity, Severity::Warning);
 }
 
+/// A payment's findings carry its document number (what the accounting software finds it by)
+/// beside its place in the file, from 1C and from JSON alike, and the text says both.
+#[test]
+fn findings_name_the_payment_by_its_number_too() {
+    let wrong = order(15, "").replace("Сумма=175000.00", "Сумма=0");
+    let batch = Batch::read(file(&format!("{}{wrong}", order(14, ""))), &today()).unwrap();
+    let finding = batch
+        .findings()
+        .find(|f| f.code == Code::SumNotPositive)
+        .unwrap();
+    assert_eq!(
+        (finding.payment, finding.number.as_deref()),
+        (Some(2), Some("15"))
+    );
+    let shown = batch.render("a.txt", Lang::En);
+    assert!(shown.contains("= payment 2 (№ 15), Sum (Сумма)"), "{shown}");
+    let shown = batch.render("a.txt", Lang::Ru);
+    assert!(
+        shown.contains("= 2-й платёж файла (№ 15), Сумма (Sum)"),
+        "{shown}"
+    );
+    let json = r#"[{"payment": {"Number": "7", "Date": "15.11.2026", "Sum": "-5"}}]"#;
+    let batch = Batch::read(json.as_bytes(), &today()).unwrap();
+    let finding = batch
+        .findings()
+        .find(|f| f.code == Code::SumNotPositive)
+        .unwrap();
+    assert_eq!(
+        (finding.payment, finding.number.as_deref()),
+        (Some(1), Some("7"))
+    );
+    // No number: none said.
+    let none = order(1, "").replace("Номер=1\n", "");
+    let batch = Batch::read(file(&none), &today()).unwrap();
+    assert!(batch.findings().all(|f| f.number.is_none()));
+}
+
 /// A progress bar over a big file hears of every item, in order, also where an item has no
 /// finding; and the findings are those of `findings()`.
 #[test]

@@ -49,7 +49,7 @@ fn check_speaks_the_locale_s_language_with_the_same_codes_and_keys() {
          24 | ПолучательИНН=5009876547\n\
          \x20  |               ^^^^^^^^^^\n\
          \x20  = примечание: файл прочитан как CP1251\n\
-         \x20  = 1-й платёж файла, ПолучательИНН (RecipientINN): найдено \"5009876547\"\n\
+         \x20  = 1-й платёж файла (№ 301), ПолучательИНН (RecipientINN): найдено \"5009876547\"\n\
          inn-check-digit.txt: ОШИБКИ (ошибок: 1, предупреждений: 0)\n\
          \n\
          проверено файлов: 1; ошибок: 1, предупреждений: 0\n"
@@ -410,7 +410,7 @@ fn check_and_convert_agree_on_characters_that_cannot_be_written() {
         "{stderr}"
     );
     assert!(stderr.contains("DOS (CP866)"), "{stderr}");
-    assert!(stderr.contains("payment 1, PaymentPurpose"), "{stderr}");
+    assert!(stderr.contains("payment 1 (№ 401), PaymentPurpose"), "{stderr}");
     assert!(!out.exists());
     let out = temp.join("dash-windows.txt");
     let windows = clientbank(
