@@ -410,7 +410,10 @@ fn check_and_convert_agree_on_characters_that_cannot_be_written() {
         "{stderr}"
     );
     assert!(stderr.contains("DOS (CP866)"), "{stderr}");
-    assert!(stderr.contains("payment 1 (№ 401), PaymentPurpose"), "{stderr}");
+    assert!(
+        stderr.contains("payment 1 (№ 401), PaymentPurpose"),
+        "{stderr}"
+    );
     assert!(!out.exists());
     let out = temp.join("dash-windows.txt");
     let windows = clientbank(

@@ -86,7 +86,23 @@ fn string_end(bytes: &[u8], i: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
+
+    proptest! {
+        /// Any text, any place: no panic, and a list found open begins with `[` where it says.
+        #[test]
+        fn any_text_is_read_without_panic(
+            text in "(\\PC|[\\[\\]\"'#=\n\\\\])*",
+            end in 0usize..400,
+        ) {
+            if let Some((line, column, _)) = open_list(&text, end) {
+                let opened = text.lines().nth(line - 1).unwrap_or("");
+                prop_assert_eq!(opened.chars().nth(column - 1), Some('['));
+            }
+        }
+    }
 
     #[test]
     fn the_list_left_open_is_found_past_strings_comments_and_tables() {
