@@ -87,8 +87,12 @@ impl Failure {
                 ),
                 Outcome::Unreadable,
             ),
+            // The bank's answer, wherever it came through: said with what to do, alike for
+            // every command.
+            Failure::Watch(clientbank_watch::Error::Bank(clientbank_bank::Error::Api(e)))
+            | Failure::Bank(clientbank_bank::Error::Api(e))
+            | Failure::Api(e) => api_failure(&e),
             Failure::Watch(e) => (e.message().get(lang).to_string(), exit_code(e.exit_code())),
-            Failure::Bank(clientbank_bank::Error::Api(e)) | Failure::Api(e) => api_failure(&e),
             // The history and the balance disagree, or the sign-in was refused: the bank's
             // answer (exit 1).
             Failure::Bank(
@@ -151,11 +155,13 @@ pub(crate) fn api_said(e: &clientbank_api::Error) -> (Message, Outcome) {
         E::AccessDenied { status: 403, .. } => (
             tr!(
                 "{en}: the token lacks the right this needs (account-info for accounts and \
-                 balances, operation-history for the history and statements): get a token \
-                 with it in the bank's cabinet, or run `clientbank login`" ;
+                 balances, operation-history for the history and statements, money-transfer \
+                 for uploading and signing): get a token with it in the bank's cabinet, or run \
+                 `clientbank login`" ;
                 "{ru}: у токена нет нужного права (account-info для счетов и остатков, \
-                 operation-history для истории и выписок): получите токен с ним в \
-                 интернет-банке или выполните `clientbank login`"
+                 operation-history для истории и выписок, money-transfer для загрузки и \
+                 подписи): получите токен с ним в интернет-банке или выполните \
+                 `clientbank login`"
             ),
             Outcome::Findings,
         ),

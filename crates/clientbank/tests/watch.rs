@@ -456,6 +456,38 @@ fn upload_status_sign_and_resolve() {
         config.push_str(&format!("[signers.\"{inn}\"]\ncommand = {argv:?}\n"));
     }
     std::fs::write(dir.join("clientbank.toml"), config).unwrap();
+    // The set-up's faults say what to do, as every bank command says them, and leave every id
+    // awaiting: a bank_url without /v1, a refused token, a token without the right.
+    let root = url.trim_end_matches("/v1");
+    for (address, token, exit, hint) in [
+        (root, "cabinet-token-full-rights", 2, "ending in /v1"),
+        (
+            url.as_str(),
+            "not-a-token",
+            1,
+            "run `clientbank login` again",
+        ),
+        (
+            url.as_str(),
+            "cabinet-token-account-info",
+            1,
+            "money-transfer for uploading and signing",
+        ),
+    ] {
+        let env = [
+            ("CLIENTBANK_BASE_URL", address),
+            ("CLIENTBANK_TOKEN", token),
+        ];
+        let out = clientbank(&["--lang", "en", "sign", "--dir", d], &env);
+        assert_eq!(out.status.code(), Some(exit), "{token}: {}", text(&out));
+        assert!(text(&out).contains(hint), "{token}: {}", text(&out));
+    }
+    let out = clientbank(&["status", d], &[]);
+    assert!(
+        text(&out).contains("4  awaiting signature"),
+        "{}",
+        text(&out)
+    );
     let out = clientbank(&["sign", "--dir", d, "--json"], &env);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let groups: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
