@@ -695,6 +695,44 @@ on_both! {
 }
 
 on_both! {
+    /// The token put right in its file (`token_file`) is taken at once, as a changed
+    /// configuration is: the log says "when the configuration or the token file changes".
+    async fn a_token_file_put_right_lifts_a_refused_token() {
+        let bank = bank().await;
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("clientbank.toml");
+        let token_file = dir.path().join("token.txt");
+        std::fs::write(&config, "token_file = \"token.txt\"\n").unwrap();
+        std::fs::write(&token_file, "not-a-token\n").unwrap();
+        let mut wrong = settings(&bank);
+        wrong.token = Some(Token::new("not-a-token"));
+        wrong.file = Some(config.clone());
+        wrong.token_file = Some(token_file.clone());
+        wrong.token_retry = Duration::from_secs(3600);
+        let mut good = wrong.clone();
+        good.token = settings(&bank).token;
+        let mut daemon = open(dir.path(), wrong);
+        daemon.set_reloader(Box::new(move || Ok(good.clone())));
+        put(dir.path(), "a.json", json_drop(&[142]));
+        let summary = daemon.run_once().await.unwrap();
+        assert!(summary.token_refused.is_some());
+        daemon.pass().await.unwrap();
+        assert!(at_bank(&bank).is_empty(), "blocked while nothing changed");
+        std::fs::write(&token_file, "cabinet-token-full-rights\n").unwrap();
+        let later = std::time::SystemTime::now() + Duration::from_secs(5);
+        std::fs::File::options()
+            .write(true)
+            .open(&token_file)
+            .unwrap()
+            .set_modified(later)
+            .unwrap();
+        let summary = daemon.run_once().await.unwrap();
+        assert_eq!(summary.files(FileEnd::Done), ["a.json"], "{summary:?}");
+        assert_eq!(at_bank(&bank).len(), 1);
+    }
+}
+
+on_both! {
     /// Issue 17 items 7 and 8: an inbox file named as clientbank's own notes (`*.errors.txt`,
     /// `*.review.txt`, `*.report.csv`) or too long for the notes beside it was claimed and never
     /// left processing/; now it stays in the inbox, said as ignored. `status` shows names with

@@ -77,9 +77,10 @@ impl Daemon {
             error,
             tr!(
                 "{what}: nothing was uploaded; uploads stop, files wait in processing/; tried again \
-                 in {retry} or when the configuration changes" ;
+                 in {retry} or when the configuration or the token file changes" ;
                 "{}: ничего не загружено; загрузка остановлена, файлы ждут в processing/; \
-                 новая попытка через {} или когда настройки изменятся", what.ru(), retry.ru()
+                 новая попытка через {} или когда изменятся настройки или файл токена", what.ru(),
+                retry.ru()
             )
         );
         let _ = self.engine.journal.note(Some(name), None, what);

@@ -61,7 +61,7 @@ pub struct Daemon {
     today: Option<NaiveDate>,
     /// What the run did so far.
     pub summary: Summary,
-    config_stamp: Option<SystemTime>,
+    config_stamp: [Option<SystemTime>; 2],
     sign_leftovers: bool,
     reload: Option<Reloader>,
     interrupted: Vec<String>,
@@ -93,6 +93,15 @@ fn stamp(path: Option<&PathBuf>) -> Option<SystemTime> {
         .and_then(|m| m.modified().ok())
 }
 
+/// When the configuration file and the token file were last changed: a change of either reads
+/// the configuration again (a token put right in its file is taken at once).
+fn config_stamps(settings: &Settings) -> [Option<SystemTime>; 2] {
+    [
+        stamp(settings.file.as_ref()),
+        stamp(settings.token_file.as_ref()),
+    ]
+}
+
 impl Daemon {
     /// Opens DIR: creates the folders, takes the lock, opens (or creates) the journal, and
     /// settles what an earlier run left: payments being sent are in doubt (their files go to
@@ -112,7 +121,7 @@ impl Daemon {
         let (mut journal, fresh) = open_journal(&layout, shared.as_ref(), options.new_journal)?;
         // Before anything is touched: recovery below moves what another daemon left in flight.
         journal.take_lease(&crate::journal::owner_id(), dir)?;
-        let config_stamp = stamp(settings.file.as_ref());
+        let config_stamp = config_stamps(&settings);
         for warning in &settings.warnings {
             say!(warn, warning);
         }
@@ -339,7 +348,7 @@ impl Daemon {
 
     fn maybe_reload(&mut self) {
         let Some(reload) = &self.reload else { return };
-        let now = stamp(self.engine.settings.file.as_ref());
+        let now = config_stamps(&self.engine.settings);
         if now == self.config_stamp {
             return;
         }
