@@ -31,6 +31,15 @@ impl Token {
         if self.0.is_empty() {
             return Err(Message::new("the token is empty", "токен пуст"));
         }
+        // Copied with the header's word (`Bearer abc…`): the word is the client's to add.
+        if let Some((word, _)) = self.0.split_once(' ')
+            && word.eq_ignore_ascii_case("bearer")
+        {
+            return Err(Message::new(
+                "the token begins with the word \"Bearer \": write the token alone, without it",
+                "токен начинается словом «Bearer »: запишите один токен, без этого слова",
+            ));
+        }
         for (index, c) in self.0.chars().enumerate() {
             let (what, what_ru) = match c {
                 '\n' | '\r' => ("a line break", "перевод строки"),
@@ -100,6 +109,12 @@ mod tests {
                 .unwrap_err()
                 .contains("line break")
         );
+        // Copied with the header's word: said so, the token itself not shown.
+        for copied in ["Bearer s3cret-value", "bearer s3cret-value"] {
+            let e = Token::new(copied).check_said().unwrap_err();
+            assert!(e.en().contains("without it") && e.ru().contains("без этого слова"));
+            assert!(!e.en().contains("s3cret") && !e.ru().contains("s3cret"));
+        }
     }
 
     #[test]

@@ -39,13 +39,10 @@ pub fn incomplete(bytes: &[u8]) -> Option<Message> {
         .diagnostics
         .iter()
         .find(|d| matches!(d.code, Code::MissingEndOfFile | Code::UnclosedSection))?;
-    let line = cut.line.unwrap_or(0);
     let lines = line_count(bytes);
     Some(match cut.code {
-        Code::UnclosedSection => tr!(
-            "a section is not closed (line {line}: {})", cut.message.en() ;
-            "секция не закрыта (строка {line}: {})", cut.message.ru()
-        ),
+        // The reader's words say the section and its line.
+        Code::UnclosedSection => cut.message.clone(),
         _ => tr!(
             "it does not end with КонецФайла (it has {lines} line(s))" ;
             "он не кончается строкой КонецФайла (строк в нём: {lines})"

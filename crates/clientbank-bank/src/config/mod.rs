@@ -949,6 +949,13 @@ mod tests {
             let e = error(&format!("[signer]\ncommand = {command}\n"));
             assert!(e.contains(&format!("no argument names {missing}")), "{e}");
         }
+        // An empty token file says what to put in it.
+        std::fs::write(dir.path().join("empty.txt"), "\n").unwrap();
+        let e = error("token_file = \"empty.txt\"\n");
+        assert!(
+            e.contains("is empty: put the token from the bank's cabinet"),
+            "{e}"
+        );
         let e = error("token_flie = \"t.txt\"\n");
         assert!(
             e.contains("unknown field `token_flie`") && e.contains("`token_file`"),

@@ -16,8 +16,16 @@ pub(super) fn read_token_file(
     };
     if token.trim().is_empty() {
         return Err(Error::config(
-            format!("token_file: {} is empty", path.display()),
-            format!("token_file: {} пуст", path.display()),
+            format!(
+                "token_file: {} is empty: put the token from the bank's cabinet in it, or run \
+                 `clientbank login`",
+                path.display()
+            ),
+            format!(
+                "token_file: {} пуст: запишите в него токен из интернет-банка или выполните \
+                 `clientbank login`",
+                path.display()
+            ),
         ));
     }
     if readable_by_others(path) {

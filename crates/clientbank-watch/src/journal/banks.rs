@@ -86,8 +86,8 @@ pub(super) fn other_kind(label: &str, used: &Bank, now: &Bank) -> Error {
          Work with this bank in a folder of its own: a new one (`clientbank init NEWDIR`), or \
          move this folder's .clientbank/, done/, rejected/ and review/ away first",
         was.en(), is.en() ;
-        "{label} хранит платежи, отправленные в {} ({used_at}); этот запуск отправляет в {} \
-         ({now_at}). Платёж, который журнал считает отправленным, повторно не отправляется, хотя \
+        "{label} хранит платежи, отправленные по адресу {used_at}, — это {}; этот запуск \
+         отправляет по адресу {now_at}, — это {}. Платёж, который журнал считает отправленным, повторно не отправляется, хотя \
          в этом банке его нет. Работайте с этим банком в отдельной папке: новой (`clientbank \
          init НОВАЯ_ПАПКА`) или сначала уберите из этой папки .clientbank/, done/, rejected/ и \
          review/",
