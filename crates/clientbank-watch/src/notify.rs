@@ -14,7 +14,7 @@ use clientbank_format::{Lang, say, tr};
 
 use crate::folders::Layout;
 use crate::journal::{FileRow, PaymentRow, note};
-use crate::state::FileState;
+use crate::state::{FileState, PaymentState};
 
 /// The event of a file gone to rejected/ or review/ (README, `[notify]`): `reason` in English
 /// and `reason_ru` in Russian whatever the language of the settings, and its payments — those
@@ -31,7 +31,34 @@ pub(crate) fn file_event(
     } else {
         "review.txt"
     };
-    let message = file.message.as_deref().unwrap_or_default();
+    // A file in review/ for its payments (in doubt, held) has no message of its own: the
+    // reason is theirs.
+    let unsettled = rows
+        .iter()
+        .filter(|r| r.state.in_doubt() || r.state == PaymentState::Held)
+        .count();
+    let review = (file.state == FileState::Review && unsettled > 0).then(|| {
+        note::both(
+            format!(
+                "{unsettled} payment(s) in doubt or held: whether the bank has them is not known; \
+                 look each up in the bank's cabinet, then settle them with `clientbank resolve` \
+                 ({}.{beside} says how)",
+                file.place
+            ),
+            format!(
+                "платежей под сомнением или задержанных: {unsettled}; есть ли они в банке, \
+                 неизвестно: найдите каждый в интернет-банке и решите их судьбу командой \
+                 `clientbank resolve` (как — в {}.{beside})",
+                file.place
+            ),
+        )
+    });
+    let message = file
+        .message
+        .as_deref()
+        .filter(|m| !m.is_empty())
+        .or(review.as_deref())
+        .unwrap_or_default();
     let (mut reason, mut reason_ru) = (
         note::in_lang(message, Lang::En).to_string(),
         note::in_lang(message, Lang::Ru).to_string(),
@@ -138,4 +165,40 @@ pub fn tell(notify: &Notify, event: &Value) {
             ),
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file in review/ for its payments has no message of its own: the event's reason is
+    /// theirs, in both languages, never `null`.
+    #[test]
+    fn a_review_event_says_why() {
+        let layout = Layout::new(std::path::Path::new("exchange"));
+        let file = FileRow {
+            id: 1,
+            name: "a.txt".into(),
+            hash: String::new(),
+            place: "review/a.txt".into(),
+            state: FileState::Review,
+            route: None,
+            created_at: String::new(),
+            message: None,
+        };
+        let rows = [
+            PaymentRow::example(1, "7", PaymentState::Doubt),
+            PaymentRow::example(2, "8", PaymentState::Uploaded),
+        ];
+        let today = NaiveDate::from_ymd_opt(2026, 11, 20).unwrap_or_default();
+        let event = file_event(&layout, &file, "a.txt", &rows, today);
+        let reason = event["reason"].as_str().unwrap_or_default();
+        assert!(
+            reason.starts_with("1 payment(s) in doubt or held"),
+            "{event}"
+        );
+        assert!(reason.contains("review/a.txt.review.txt"), "{event}");
+        let reason_ru = event["reason_ru"].as_str().unwrap_or_default();
+        assert!(reason_ru.contains("под сомнением"), "{event}");
+    }
 }
