@@ -32,7 +32,7 @@ use clientbank_format::{Message, say, tr};
 pub type Loader = Arc<dyn Fn(&Path) -> Result<Settings, Error> + Send + Sync>;
 
 /// The configuration file that makes a subfolder of a root an exchange folder.
-pub const CONFIG_FILE: &str = "clientbank.toml";
+pub use clientbank_bank::config::CONFIG_FILE;
 
 /// What one folder's daemon did, or why it could not run.
 #[derive(Debug)]

@@ -482,6 +482,39 @@ pub fn not_a_file(path: &Path) -> Result<(), crate::Error> {
     Ok(())
 }
 
+/// Refuses a DIR that is a part of an exchange folder rather than the folder: one of its
+/// folders (`exchange/inbox`) or its configuration file (`exchange/clientbank.toml`). Said
+/// with the folder to give instead, before anything is made or looked for in the part (which
+/// would make an exchange folder inside the inbox, or say "no configuration: run init").
+pub fn not_a_part(dir: &Path) -> Result<(), crate::Error> {
+    let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) else {
+        return Ok(());
+    };
+    let is_exchange = |folder: &Path| {
+        folder.join(clientbank_bank::config::CONFIG_FILE).is_file()
+            || folder.join(Folder::Private.as_str()).is_dir()
+    };
+    let name = dir.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let (shown, parent_shown) = (dir.display(), parent.display());
+    if name == clientbank_bank::config::CONFIG_FILE && dir.is_file() {
+        return Err(crate::Error::Usage(tr!(
+            "{shown} is the configuration file: give the folder it is in, {parent_shown} (or \
+             --config {shown})" ;
+            "{shown} — файл настроек: укажите папку, в которой он лежит, {parent_shown} (или \
+             --config {shown})"
+        )));
+    }
+    let part = Folder::ALL.iter().any(|f| f.as_str() == name);
+    if part && !is_exchange(dir) && is_exchange(parent) {
+        return Err(crate::Error::Usage(tr!(
+            "{shown} is the {name}/ folder of the exchange folder {parent_shown}: give \
+             {parent_shown} itself" ;
+            "{shown} — папка {name}/ папки обмена {parent_shown}: укажите саму {parent_shown}"
+        )));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -130,10 +130,11 @@ pub struct Initialised {
 /// Makes DIR a watch folder: its folders, and [`TEMPLATE`] as `DIR/clientbank.toml` unless one
 /// is there (never overwritten).
 pub fn init(dir: &Path) -> Result<Initialised, Error> {
+    crate::folders::not_a_part(dir)?;
     crate::folders::not_a_file(dir)?;
     std::fs::create_dir_all(dir).map_err(Error::io(cannot(Act::Create, dir.display())))?;
     Layout::new(dir).create()?;
-    let config = dir.join("clientbank.toml");
+    let config = dir.join(clientbank_bank::config::CONFIG_FILE);
     let cannot_write = || Error::io(cannot(Act::Write, config.display()));
     let written = match std::fs::OpenOptions::new()
         .write(true)

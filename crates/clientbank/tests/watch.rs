@@ -1764,3 +1764,36 @@ fn status_of_a_damaged_journal_says_what_to_do() {
         "{value}"
     );
 }
+
+/// A part of an exchange folder given for the folder (its inbox, its done/, its configuration
+/// file) is said so, with the folder to give: not "no configuration: run init" (which would
+/// make an exchange folder inside the inbox), nor "no journal", nor "move the file away".
+#[test]
+fn a_part_of_an_exchange_folder_is_not_taken_for_one() {
+    let (_work, dir) = initialised_folder();
+    let d = dir.display().to_string();
+    let part = |name: &str| dir.join(name).display().to_string();
+    for args in [
+        vec!["watch".to_string(), part("inbox"), "--once".into()],
+        vec!["status".into(), part("done")],
+        vec!["sign".into(), "--dir".into(), part("review")],
+        vec!["init".into(), part("outbox")],
+        vec!["watch".into(), part("clientbank.toml"), "--once".into()],
+    ] {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = clientbank(&args, &[]);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
+        let said = text(&out);
+        assert!(
+            said.contains(&format!("give the folder it is in, {d}"))
+                || said.contains(&format!("give {d} itself")),
+            "{args:?}: {said}"
+        );
+        assert!(
+            !said.contains("init") || args[0] == "init",
+            "{args:?}: {said}"
+        );
+    }
+    assert!(!dir.join("outbox/clientbank.toml").exists());
+    assert!(!dir.join("inbox/.clientbank").exists());
+}

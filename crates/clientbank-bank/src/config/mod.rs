@@ -22,6 +22,9 @@ mod signers;
 mod text;
 mod values;
 
+/// The configuration file of an exchange folder: `DIR/clientbank.toml`.
+pub const CONFIG_FILE: &str = "clientbank.toml";
+
 /// A TOML or serde message ("invalid type: integer `5`, expected a string") in Russian words,
 /// key names kept: for other files read with serde.
 pub use bank_kind::BankKind;
@@ -460,7 +463,7 @@ impl Settings {
             // Only a file that is not there is "no configuration": one this user may not
             // look at (a folder of another user's) is said as such.
             None => {
-                let path = dir.join("clientbank.toml");
+                let path = dir.join(CONFIG_FILE);
                 match std::fs::metadata(&path) {
                     Ok(_) => Some(path),
                     Err(e) if is_absent(&e) => None,
@@ -475,7 +478,7 @@ impl Settings {
                 Settings::from_toml(&text, path)?
             }
             None => Settings {
-                not_found: Some(dir.join("clientbank.toml")),
+                not_found: Some(dir.join(CONFIG_FILE)),
                 ..Settings::default()
             },
         };

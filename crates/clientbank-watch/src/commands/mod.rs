@@ -195,6 +195,7 @@ fn check_dir(dir: &Path, create_journal: bool) -> Result<(), Error> {
 /// Refuses a DIR that does not exist, or (when `journal`) has no journal: the user gave
 /// another folder than the one `clientbank watch` works on.
 fn usable(dir: &Path, journal: bool) -> Result<(), Error> {
+    crate::folders::not_a_part(dir)?;
     let shown = dir.display();
     if !dir.is_dir() {
         return Err(Error::Usage(clientbank_format::Message::new(

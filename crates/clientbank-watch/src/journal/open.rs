@@ -179,7 +179,10 @@ pub fn open_folder(layout: &Layout, access: Access) -> Result<Option<Journal>, E
             &clientbank_bank::config::ProcessEnv,
         )?;
         let Some(shared) = settings.journal else {
-            let (shown, config) = (file.display(), layout.root.join("clientbank.toml"));
+            let (shown, config) = (
+                file.display(),
+                layout.root.join(clientbank_bank::config::CONFIG_FILE),
+            );
             let config = config.display();
             return Err(Error::JournalRefused(tr!(
                 "{shown} says the journal is in PostgreSQL, but {config} names no `journal = \

@@ -77,6 +77,9 @@ pub(crate) fn init_logging(json: bool) {
 
 /// The configuration of DIR (or `config`), then the environment.
 pub(crate) fn load(dir: &Path, config: Option<&Path>) -> Result<Settings, Failure> {
+    if config.is_none() {
+        clientbank_watch::folders::not_a_part(dir)?;
+    }
     let mut settings = Settings::load(dir, config, &ProcessEnv)?;
     // The daemon's `FILE.errors.txt` and reports speak the language of the command line.
     settings.lang = crate::term::lang();

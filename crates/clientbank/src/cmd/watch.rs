@@ -79,6 +79,7 @@ pub(crate) fn run(mut args: Args) -> Result<Outcome, Failure> {
 /// One folder: its daemon, with `--demo`, `--sandbox` and `--metrics`.
 fn one(args: Args, dir: PathBuf) -> Result<Outcome, Failure> {
     // Before the configuration is looked for in it, or a sandbox bank is started for it.
+    clientbank_watch::folders::not_a_part(&dir)?;
     clientbank_watch::folders::not_a_file(&dir)?;
     let mut settings = configured(&dir, args.config.as_deref(), args.log_format)?;
     let today = clientbank_payment::clock::today_in_moscow();
