@@ -80,13 +80,7 @@ pub struct Daemon {
     fleet_wake: Option<Arc<tokio::sync::Notify>>,
 }
 
-impl std::fmt::Debug for Daemon {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Daemon")
-            .field("dir", &self.layout.root)
-            .finish_non_exhaustive()
-    }
-}
+debug_shows!(Daemon { dir: layout.root });
 
 fn stamp(path: Option<&PathBuf>) -> Option<SystemTime> {
     path.and_then(|p| fs::metadata(p).ok())
