@@ -137,7 +137,7 @@ async fn main() {
     let (first, last) = watcher.await.unwrap();
     let uploaded: usize = runs
         .iter()
-        .map(|r| r.outcome.as_ref().map_or(0, |s| s.uploaded))
+        .map(|r| r.outcome.as_ref().map_or(0, |s| s.payments.uploaded))
         .sum();
     let total = count * drops * payments;
     assert_eq!(uploaded, total, "every payment uploaded");
@@ -167,7 +167,10 @@ async fn main() {
         let started = Instant::now();
         let runs = Fleet::new(loader()).dir(&alone[0].0).run_once().await;
         let took = started.elapsed();
-        assert_eq!(runs[0].outcome.as_ref().unwrap().uploaded, n * payments);
+        assert_eq!(
+            runs[0].outcome.as_ref().unwrap().payments.uploaded,
+            n * payments
+        );
         println!(
             "one folder alone, {label} ({n} drops × {payments}): {took:.2?} ({:.3} ms a payment)",
             took.as_secs_f64() / (n * payments) as f64 * 1000.0

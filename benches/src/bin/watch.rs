@@ -55,7 +55,7 @@ async fn main() {
     println!(
         "{drops} drops of 10 payments: {took:.2?} ({:.0} payments/s), {} uploaded",
         (drops * 10) as f64 / took.as_secs_f64(),
-        summary.uploaded
+        summary.payments.uploaded
     );
     drop(daemon);
 

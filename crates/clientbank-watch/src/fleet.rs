@@ -54,14 +54,7 @@ pub struct Fleet {
     retry: Duration,
 }
 
-impl std::fmt::Debug for Fleet {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Fleet")
-            .field("dirs", &self.dirs)
-            .field("root", &self.root)
-            .finish_non_exhaustive()
-    }
-}
+debug_shows!(Fleet { dirs, root });
 
 /// The fleet's [`Loader`]: each folder's configuration and the environment, with what the
 /// command line set over it (`fixed`; its bank when `bank`: [`crate::daemon::keep_command_line`]).

@@ -13,6 +13,22 @@
 
 #![warn(missing_docs)]
 
+/// `Debug` for a type that holds what cannot or must not be printed (a connection, a closure,
+/// a lease): its name, the fields named (`name: path` shows `self.path` as `name`), then `..`.
+macro_rules! debug_shows {
+    ($type:ident { $($name:ident $(: $($path:ident).+)?),+ $(,)? }) => {
+        impl std::fmt::Debug for $type {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_struct(stringify!($type))
+                    $(.field(stringify!($name), &debug_shows!(@get self $name $($($path).+)?)))+
+                    .finish_non_exhaustive()
+            }
+        }
+    };
+    (@get $self:ident $name:ident) => { $self.$name };
+    (@get $self:ident $name:ident $($path:ident).+) => { $self.$($path).+ };
+}
+
 pub mod commands;
 pub mod complete;
 pub mod daemon;

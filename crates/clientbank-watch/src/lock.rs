@@ -197,12 +197,18 @@ fn busy(root: &Path, path: &Path, holder: Holder, wait: Duration) -> Message {
 mod tests {
     use super::*;
 
-    #[test]
-    fn signing_has_its_own_lock_for_one_signer_at_a_time() {
+    /// A folder (kept while the `TempDir` lives) whose daemon holds its lock.
+    fn held_by_the_daemon() -> (tempfile::TempDir, Layout, DirLock) {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join(".clientbank")).unwrap();
         let layout = Layout::new(dir.path());
-        let _daemon = DirLock::acquire(&layout, Holder::Daemon, Duration::ZERO).unwrap();
+        let daemon = DirLock::acquire(&layout, Holder::Daemon, Duration::ZERO).unwrap();
+        (dir, layout, daemon)
+    }
+
+    #[test]
+    fn signing_has_its_own_lock_for_one_signer_at_a_time() {
+        let (_dir, layout, _daemon) = held_by_the_daemon();
         let signer = DirLock::acquire_signing(&layout, Duration::ZERO).expect("beside the daemon");
         let second = DirLock::acquire_signing(&layout, Duration::ZERO);
         assert!(matches!(second, Err(Error::Busy(_))), "{second:?}");
@@ -212,10 +218,7 @@ mod tests {
 
     #[test]
     fn a_busy_folder_is_said_with_what_the_refused_one_can_do() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join(".clientbank")).unwrap();
-        let layout = Layout::new(dir.path());
-        let _daemon = DirLock::acquire(&layout, Holder::Daemon, Duration::ZERO).unwrap();
+        let (_dir, layout, _daemon) = held_by_the_daemon();
         let _signer = DirLock::acquire_signing(&layout, Duration::ZERO).unwrap();
         let said = |result: Result<DirLock, Error>| match result {
             Err(Error::Busy(m)) => m,

@@ -68,9 +68,9 @@ pub(crate) fn file_event(
         .map(|r| {
             json!({
                 "number": r.payment.number, "date": r.payment.date, "sum": r.payment.sum,
-                "recipient": r.payment.recipient, "state": r.state.as_str(),
-                "message": r.message.as_deref().map(|m| note::in_lang(m, Lang::En)),
-                "message_ru": r.message.as_deref().map(|m| note::in_lang(m, Lang::Ru)),
+                "recipient": r.payment.recipient, "state": r.outcome.state.as_str(),
+                "message": r.outcome.message.as_deref().map(|m| note::in_lang(m, Lang::En)),
+                "message_ru": r.outcome.message.as_deref().map(|m| note::in_lang(m, Lang::Ru)),
             })
         })
         .collect();

@@ -21,8 +21,8 @@ pub fn state_label_in(row: &PaymentRow, lang: clientbank_format::Lang) -> &'stat
 
 fn standing(row: &PaymentRow) -> Standing {
     Standing {
-        state: row.state,
-        sign: row.sign,
+        state: row.outcome.state,
+        sign: row.outcome.sign,
     }
 }
 
@@ -136,7 +136,7 @@ pub fn csv(rows: &[PaymentRow], lang: clientbank_payment::Lang) -> Vec<u8> {
             sum_in(&row.payment.sum, lang).as_str(),
             excel_cell(&row.payment.recipient).as_ref(),
             excel_cell(&row.payment.recipient_account).as_ref(),
-            row.bank_id.as_deref().unwrap_or(""),
+            row.outcome.bank_id.as_deref().unwrap_or(""),
             if ru { label_ru } else { label_en },
             standing(row).code().as_str(),
             excel_cell(said(row, lang)).as_ref(),
@@ -206,7 +206,10 @@ pub fn refusals(name: &str, rows: &[PaymentRow], lang: clientbank_payment::Lang)
     } else {
         format!("{name}: the bank refused payment(s); nothing else is wrong with it\n\n")
     };
-    for row in rows.iter().filter(|r| r.state == PaymentState::Refused) {
+    for row in rows
+        .iter()
+        .filter(|r| r.outcome.state == PaymentState::Refused)
+    {
         let _ = writeln!(
             out,
             "{}: {} {} — {}\n  {}",
@@ -219,7 +222,9 @@ pub fn refusals(name: &str, rows: &[PaymentRow], lang: clientbank_payment::Lang)
     }
     let uploaded: Vec<_> = rows
         .iter()
-        .filter(|r| r.state == PaymentState::Uploaded || r.state == PaymentState::Already)
+        .filter(|r| {
+            r.outcome.state == PaymentState::Uploaded || r.outcome.state == PaymentState::Already
+        })
         .collect();
     if !uploaded.is_empty() {
         let _ = writeln!(
@@ -244,7 +249,7 @@ pub fn refusals(name: &str, rows: &[PaymentRow], lang: clientbank_payment::Lang)
                 if ru { "платёж" } else { "payment" },
                 row.position + 1,
                 describe(row),
-                row.bank_id.as_deref().unwrap_or(if ru {
+                row.outcome.bank_id.as_deref().unwrap_or(if ru {
                     "не назван"
                 } else {
                     "not named"
@@ -273,7 +278,7 @@ pub fn review(
 ) -> String {
     let ru = lang == clientbank_payment::Lang::Ru;
     let tr = |en: &'static str, ru_text: &'static str| if ru { ru_text } else { en };
-    let in_doubt: Vec<&PaymentRow> = rows.iter().filter(|r| r.state.in_doubt()).collect();
+    let in_doubt: Vec<&PaymentRow> = rows.iter().filter(|r| r.outcome.state.in_doubt()).collect();
     let mut out = match (in_doubt.is_empty(), ru) {
         (false, true) => format!(
             "{name} требует решения человека: часть его платежей, возможно, уже в банке.\n\
@@ -296,7 +301,10 @@ pub fn review(
         let _ = writeln!(out, "\n{}", crate::journal::note::in_lang(why, lang));
     }
     let group = |out: &mut String, title: &str, states: &[PaymentState]| {
-        let chosen: Vec<_> = rows.iter().filter(|r| states.contains(&r.state)).collect();
+        let chosen: Vec<_> = rows
+            .iter()
+            .filter(|r| states.contains(&r.outcome.state))
+            .collect();
         if chosen.is_empty() {
             return;
         }
@@ -309,10 +317,10 @@ pub fn review(
                 row.position + 1,
                 if ru { line_ru(row) } else { line(row) }
             );
-            if let Some(id) = &row.bank_id {
+            if let Some(id) = &row.outcome.bank_id {
                 let _ = write!(out, ": id {id}");
             }
-            if row.message.is_some() {
+            if row.outcome.message.is_some() {
                 let _ = write!(out, "\n      {}", said(row, lang));
             }
             out.push('\n');
@@ -407,7 +415,8 @@ fn how_to_settle(dir: &std::path::Path, name: &str, in_doubt: &[&PaymentRow], ru
 
 /// What the journal says of a payment, in `lang` (see [`crate::journal::note`]).
 fn said(row: &PaymentRow, lang: clientbank_payment::Lang) -> &str {
-    row.message
+    row.outcome
+        .message
         .as_deref()
         .map_or("", |m| crate::journal::note::in_lang(m, lang))
 }
@@ -454,7 +463,7 @@ mod tests {
     #[test]
     fn what_the_journal_says_of_a_payment_is_in_the_reader_s_language() {
         let mut row = PaymentRow::example(1, "7", PaymentState::Doubt);
-        row.message = Some(crate::journal::note::both(
+        row.outcome.message = Some(crate::journal::note::both(
             "sent, but the answer was lost",
             "отправлен, но ответ потерян",
         ));
@@ -475,7 +484,7 @@ mod tests {
         assert!(note.contains("отправлен, но ответ потерян"), "{note}");
         // A message of an earlier journal (one language) is shown as it is.
         let mut old = PaymentRow::example(1, "7", PaymentState::Refused);
-        old.message = Some("refused by the bank: no".into());
+        old.outcome.message = Some("refused by the bank: no".into());
         let text = super::refusals("a.json", &[old], clientbank_payment::Lang::Ru);
         assert!(text.contains("refused by the bank: no"), "{text}");
     }
@@ -494,7 +503,7 @@ mod tests {
     fn a_note_says_sums_in_the_language() {
         use clientbank_payment::Lang;
         let mut row = uploaded_row();
-        row.state = PaymentState::Doubt;
+        row.outcome.state = PaymentState::Doubt;
         let dir = std::path::Path::new("exchange");
         let ru = super::review(dir, "a.txt", None, std::slice::from_ref(&row), Lang::Ru);
         let en = super::review(dir, "a.txt", None, std::slice::from_ref(&row), Lang::En);
@@ -511,8 +520,8 @@ mod tests {
         row.payment.sum = "175000.50".into();
         row.payment.recipient = "ООО \"Лютик\"; филиал".into();
         row.payment.recipient_account = "40702810210000054321".into();
-        row.bank_id = Some("id-7".into());
-        row.sign = Some(SignState::Awaiting);
+        row.outcome.bank_id = Some("id-7".into());
+        row.outcome.sign = Some(SignState::Awaiting);
         row
     }
 

@@ -386,7 +386,10 @@ async fn cyrillic_names_and_name_clashes() {
         ["~$платёжки.txt", "выгрузка.txt.part"]
     );
     let rows = daemon.engine().journal().all_payments().unwrap();
-    assert!(rows.iter().all(|r| r.state == PaymentState::Uploaded));
+    assert!(
+        rows.iter()
+            .all(|r| r.outcome.state == PaymentState::Uploaded)
+    );
 }
 
 /// A document with `Сумма` twice cannot be read one way (1C may take the other value): the

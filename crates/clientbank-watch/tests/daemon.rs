@@ -28,7 +28,7 @@ on_both! {
         );
         assert!(files(dir.path(), "inbox").is_empty());
         assert!(files(dir.path(), "processing").is_empty());
-        assert_eq!(summary.uploaded, 5);
+        assert_eq!(summary.payments.uploaded, 5);
         let payments = at_bank(&bank);
         assert_eq!(payments.len(), 5, "{payments:?}");
         for (number, _, awaiting, status) in &payments {
@@ -41,7 +41,7 @@ on_both! {
         assert_eq!(rows.len(), 5);
         assert!(
             rows.iter()
-                .all(|r| r.state == PaymentState::Uploaded && r.bank_id.is_some())
+                .all(|r| r.outcome.state == PaymentState::Uploaded && r.outcome.bank_id.is_some())
         );
         let report = read(dir.path(), "done", "priority.txt.report.csv");
         assert!(
@@ -53,7 +53,7 @@ on_both! {
         assert!(report.contains("awaiting signature"), "{report}");
         for row in rows.iter().filter(|r| r.payment.number != "31") {
             assert!(
-                report.contains(row.bank_id.as_deref().unwrap()) || row.payment.number.starts_with('2')
+                report.contains(row.outcome.bank_id.as_deref().unwrap()) || row.payment.number.starts_with('2')
             );
         }
     }
@@ -225,7 +225,7 @@ on_both! {
             );
             let rows = daemon.engine().journal().all_payments().unwrap();
             assert!(
-                rows.iter().all(|r| r.state == PaymentState::Planned),
+                rows.iter().all(|r| r.outcome.state == PaymentState::Planned),
                 "{status}: never sent, not in doubt: {rows:?}"
             );
             // Issue 19: `status` says why the file waits — once for the run of failures, not
@@ -270,7 +270,7 @@ on_both! {
         assert!(summary.bank_unavailable.is_some());
         let rows = daemon.engine().journal().all_payments().unwrap();
         assert_eq!(
-            rows[0].state,
+            rows[0].outcome.state,
             PaymentState::Planned,
             "not in doubt: never sent"
         );
@@ -463,7 +463,7 @@ on_both! {
         put(dir.path(), "sign.json", drop);
         let summary = daemon.run_once().await.unwrap();
         assert_eq!(summary.files(FileEnd::Done), ["sign.json"]);
-        assert_eq!(summary.signed, 1, "Иванов's payment is signed: {summary:?}");
+        assert_eq!(summary.payments.signed, 1, "Иванов's payment is signed: {summary:?}");
         assert_eq!(summary.sign_failures.len(), 1, "{summary:?}");
         assert!(
             summary.sign_failures[0].en().contains("refused"),
@@ -475,7 +475,7 @@ on_both! {
         );
         let awaiting = daemon.engine().journal().awaiting_signature().unwrap();
         assert_eq!(awaiting.len(), 2);
-        assert!(awaiting[0].message.as_deref().unwrap().contains("refused"));
+        assert!(awaiting[0].outcome.message.as_deref().unwrap().contains("refused"));
         let refusals = |dir: &std::path::Path| {
             clientbank_watch::commands::status(dir)
                 .unwrap()
@@ -547,7 +547,7 @@ on_both! {
         let awaiting = daemon.engine().journal().awaiting_signature().unwrap();
         assert_eq!(awaiting.len(), 3);
         // The lost run's signature of the second payment, taken by the bank.
-        let lost = awaiting[1].bank_id.clone().unwrap();
+        let lost = awaiting[1].outcome.bank_id.clone().unwrap();
         let content = clientbank_api::SignRequest::signed_content(std::slice::from_ref(&lost));
         let api = clientbank_api::Client::builder(bank.url())
             .token(Token::new("cabinet-token-full-rights"))

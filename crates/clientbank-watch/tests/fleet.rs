@@ -98,7 +98,7 @@ async fn each_folder_pays_from_its_own_company_exactly_once() {
             "{}: {summary:?}",
             run.dir.display()
         );
-        assert_eq!(summary.uploaded, 5);
+        assert_eq!(summary.payments.uploaded, 5);
     }
     let payments = bank.control().payments();
     assert_eq!(payments.len(), 15);
@@ -118,7 +118,11 @@ async fn each_folder_pays_from_its_own_company_exactly_once() {
     }
     for run in fleet.run_once().await {
         let summary = run.outcome.unwrap();
-        assert_eq!((summary.uploaded, summary.already), (0, 3), "{summary:?}");
+        assert_eq!(
+            (summary.payments.uploaded, summary.payments.already),
+            (0, 3),
+            "{summary:?}"
+        );
     }
     assert_eq!(bank.control().payments().len(), 15);
     // Status at a glance: one line per folder.

@@ -7,10 +7,9 @@ mod common;
 
 use std::time::Duration;
 
-use clientbank_bank::Route;
 use clientbank_bank::operations::{OperationRow, StatementSync, source as operation_source};
 use clientbank_watch::Error;
-use clientbank_watch::journal::{Journal, Location, NewFile, NewPayment, Outcome, Requisites};
+use clientbank_watch::journal::{Journal, Location};
 use clientbank_watch::state::PaymentState;
 use common::*;
 
@@ -98,24 +97,42 @@ on_both! {
 
 /// Two payments of one file, recorded as intents by `journal`.
 fn intents(journal: &mut Journal, name: &str, first: u32) -> Result<(i64, Vec<i64>), Error> {
-    let payment = |n: u32| NewPayment {
-        payment: Requisites {
-            identity: format!("40702810938000012345|{n}|2026-11-20|1|40702810210000054321"),
-            number: n.to_string(),
-            ..Requisites::default()
-        },
-        state: PaymentState::Planned,
-        ..NewPayment::default()
-    };
-    journal.record_intents(
-        NewFile {
-            name,
-            hash: name,
-            place: &format!("processing/{name}"),
-        },
-        Route::Json,
-        &[payment(first), payment(first + 1)],
-    )
+    record(journal, name, &[planned(first), planned(first + 1)])
+}
+
+/// Issue 17 item 5: the write-ahead log deleted under a running process, then a crash, lost
+/// the last records (payments sent again). Now the next mark before a send is refused, what
+/// the deleted log held is saved into the journal file first, and a crash loses nothing.
+#[cfg(unix)]
+#[test]
+fn a_deleted_write_ahead_log_stops_sending_and_loses_no_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("journal.sqlite");
+    let mut journal = Journal::open(&path, true).unwrap();
+    let (file, ids) = intents(&mut journal, "a.json", 1).unwrap();
+    assert!(
+        journal.wal_path().exists(),
+        "WAL mode keeps a log beside the journal"
+    );
+    // The first is sent; the log is deleted while it is on its way; its answer comes.
+    journal.mark_sending(&ids[..1]).unwrap();
+    std::fs::remove_file(journal.wal_path()).unwrap();
+    let e = journal
+        .record_outcome_and_mark_next((ids[0], uploaded("id-1")), Some(ids[1]))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("write-ahead log") && e.contains("saved"), "{e}");
+    // A crash: the connection is never closed.
+    std::mem::forget(journal);
+    let journal = Journal::open(&path, false).unwrap();
+    let rows = journal.payments_of(file).unwrap();
+    assert_eq!(rows[0].outcome.state, PaymentState::Uploaded, "{rows:?}");
+    assert_eq!(rows[0].outcome.bank_id.as_deref(), Some("id-1"));
+    assert_eq!(
+        rows[1].outcome.state,
+        PaymentState::Planned,
+        "never marked, never sent"
+    );
 }
 
 /// The journal of `dir` on the tests' server with a lease of `lease`; `None` without a server.
@@ -156,13 +173,8 @@ fn a_lease_is_held_by_one_and_taken_over_when_it_runs_out() {
     // Paused past its lease (its renewals too): the other takes the folder over.
     expire_lease(dir.path());
     two.take_lease("two", dir.path()).unwrap();
-    let uploaded = Outcome {
-        state: PaymentState::Uploaded,
-        bank_id: Some("id-1".into()),
-        ..Outcome::default()
-    };
     let lost = one
-        .record_outcome_and_mark_next((ids[0], uploaded), Some(ids[1]))
+        .record_outcome_and_mark_next((ids[0], uploaded("id-1")), Some(ids[1]))
         .unwrap_err();
     assert!(matches!(lost, Error::LeaseLost(_)), "{lost}");
     assert!(
@@ -175,8 +187,12 @@ fn a_lease_is_held_by_one_and_taken_over_when_it_runs_out() {
     ));
     assert!(matches!(one.keep_lease().unwrap_err(), Error::LeaseLost(_)));
     let rows = two.payments_of(file).unwrap();
-    assert_eq!(rows[0].state, PaymentState::Uploaded, "the answer is kept");
-    assert_eq!(rows[1].state, PaymentState::Planned, "never marked");
+    assert_eq!(
+        rows[0].outcome.state,
+        PaymentState::Uploaded,
+        "the answer is kept"
+    );
+    assert_eq!(rows[1].outcome.state, PaymentState::Planned, "never marked");
     assert_eq!(
         two.files_in(clientbank_watch::state::FileState::Processing)
             .unwrap()

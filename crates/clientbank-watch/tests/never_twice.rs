@@ -6,7 +6,6 @@ mod common;
 use clientbank_watch::FileEnd;
 use std::time::Duration;
 
-use clientbank_watch::journal::{NewFile, NewPayment};
 use clientbank_watch::state::PaymentState;
 use clientbank_watch::{Daemon, Error, commands};
 use common::*;
@@ -45,7 +44,7 @@ on_both! {
             ["P (копия).json", "P.json"],
             "{summary:?}"
         );
-        assert_eq!((summary.uploaded, summary.already), (2, 2), "{summary:?}");
+        assert_eq!((summary.payments.uploaded, summary.payments.already), (2, 2), "{summary:?}");
         // One of the two sent them, the other says they are already at the bank.
         let copy = read(dir.path(), "done", "P (копия).json.report.csv");
         let original = read(dir.path(), "done", "P.json.report.csv");
@@ -76,18 +75,18 @@ on_both! {
         let rows = daemon.engine().journal().all_payments().unwrap();
         let queued: Vec<_> = rows
             .iter()
-            .filter(|r| r.state == PaymentState::Queued)
+            .filter(|r| r.outcome.state == PaymentState::Queued)
             .collect();
         assert_eq!(queued.len(), 1, "{rows:?}");
         assert_eq!(queued[0].payment.number, "6001");
         assert!(
             queued[0]
-                .message
+                .outcome.message
                 .as_deref()
                 .unwrap()
                 .contains("processing/A.json, waiting for the bank: sent once"),
             "{:?}",
-            queued[0].message
+            queued[0].outcome.message
         );
         bank.control().set_maintenance(false);
         let summary = daemon.run_once().await.unwrap();
@@ -127,7 +126,7 @@ on_both! {
         );
         assert_eq!(summary.files(FileEnd::Queued), ["second.json"], "{summary:?}");
         assert_eq!(summary.files(FileEnd::Waiting), ["first.json"], "{summary:?}");
-        assert_eq!(summary.uploaded, 0);
+        assert_eq!(summary.payments.uploaded, 0);
     }
 }
 
@@ -137,40 +136,12 @@ on_both! {
         // Two connections, as two processes would have.
         let mut one = journal_of(dir.path(), true);
         let mut two = journal_of(dir.path(), false);
-        let payment = NewPayment {
-            payment: clientbank_watch::journal::Requisites {
-                identity: "40702810938000012345|7|2026-01-01|10|40702810210000054321".into(),
-                number: "7".into(),
-                ..Default::default()
-            },
-            state: PaymentState::Planned,
-            ..NewPayment::default()
-        };
-        let (a, _) = one
-            .record_intents(
-                NewFile {
-                    name: "a.json",
-                    hash: "h1",
-                    place: "processing/a.json",
-                },
-                clientbank_bank::Route::Json,
-                std::slice::from_ref(&payment),
-            )
-            .unwrap();
-        let (b, ids) = two
-            .record_intents(
-                NewFile {
-                    name: "b.json",
-                    hash: "h2",
-                    place: "processing/b.json",
-                },
-                clientbank_bank::Route::Json,
-                std::slice::from_ref(&payment),
-            )
-            .unwrap();
+        let payment = planned(7);
+        let (a, _) = record(&mut one, "a.json", std::slice::from_ref(&payment)).unwrap();
+        let (b, ids) = record(&mut two, "b.json", std::slice::from_ref(&payment)).unwrap();
         assert_ne!(a, b);
         let rows = two.payments_of(b).unwrap();
-        assert_eq!(rows[0].state, PaymentState::Queued, "{rows:?}");
+        assert_eq!(rows[0].outcome.state, PaymentState::Queued, "{rows:?}");
         // No code path makes it active beside the first: not a state change, not a send mark.
         assert!(
             two.set_payment(ids[0], PaymentState::Planned, None)
@@ -182,23 +153,15 @@ on_both! {
         );
         let marked = two.mark_sending(&[ids[0]]).unwrap();
         assert!(marked.is_empty(), "marked sending beside an active intent");
-        assert_eq!(two.payments_of(b).unwrap()[0].state, PaymentState::Queued);
+        assert_eq!(two.payments_of(b).unwrap()[0].outcome.state, PaymentState::Queued);
         // Once the first is at the bank, the second is "already", and never sent.
         let first = one.payments_of(a).unwrap()[0].id;
-        one.record_outcomes(&[(
-            first,
-            clientbank_watch::journal::Outcome {
-                state: PaymentState::Uploaded,
-                bank_id: Some("id-1".into()),
-                ..Default::default()
-            },
-        )])
-        .unwrap();
+        one.record_outcomes(&[(first, uploaded("id-1"))]).unwrap();
         two.requeue(b).unwrap();
         let row = &two.payments_of(b).unwrap()[0];
-        assert_eq!(row.state, PaymentState::Already);
+        assert_eq!(row.outcome.state, PaymentState::Already);
         assert!(
-            row.message.as_deref().unwrap().contains("id id-1"),
+            row.outcome.message.as_deref().unwrap().contains("id id-1"),
             "{row:?}"
         );
     }
@@ -266,7 +229,7 @@ on_both! {
         let rows = daemon.engine().journal().all_payments().unwrap();
         let state = |n: &str| {
             let row = rows.iter().find(|r| r.payment.number == n).unwrap();
-            (row.state, row.bank_id.is_some())
+            (row.outcome.state, row.outcome.bank_id.is_some())
         };
         assert_eq!(state("121"), (PaymentState::Uploaded, true));
         assert_eq!(state("122"), (PaymentState::Uploaded, true));
@@ -284,9 +247,9 @@ on_both! {
             .into_iter()
             .map(|p| (p.number.unwrap_or_default(), p.id))
             .collect();
-        for row in rows.iter().filter(|r| r.bank_id.is_some()) {
+        for row in rows.iter().filter(|r| r.outcome.bank_id.is_some()) {
             assert_eq!(
-                row.bank_id.as_ref(),
+                row.outcome.bank_id.as_ref(),
                 by_number.get(&row.payment.number),
                 "{row:?}"
             );
@@ -443,7 +406,7 @@ async fn a_daemon_whose_lease_ran_out_sends_nothing_more() {
         "nothing sent by the one whose lease ran out"
     );
     let summary = two.run_once().await.unwrap();
-    assert_eq!(summary.uploaded, 2, "{summary:?}");
+    assert_eq!(summary.payments.uploaded, 2, "{summary:?}");
     assert_eq!(files(dir.path(), "done"), ["a.json"]);
     assert_no_duplicates(&bank);
     assert_eq!(at_bank(&bank).len(), 2);

@@ -53,7 +53,7 @@ on_both! {
             .payments_in(PaymentState::Uploaded)
             .unwrap()
             .into_iter()
-            .filter_map(|r| r.bank_id)
+            .filter_map(|r| r.outcome.bank_id)
             .collect();
         assert_eq!(ids.len(), 2, "the ids of the report");
         // The same file and the payment in doubt dropped again: nothing sent.

@@ -29,7 +29,7 @@ on_both! {
         assert_eq!(files(dir.path(), "processing"), ["a.json"]);
         let rows = daemon.engine().journal().all_payments().unwrap();
         assert!(
-            rows.iter().all(|r| r.state == PaymentState::Planned),
+            rows.iter().all(|r| r.outcome.state == PaymentState::Planned),
             "{rows:?}"
         );
         // Fixed: sent once.

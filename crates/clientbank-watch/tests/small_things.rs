@@ -76,7 +76,7 @@ async fn a_stop_mid_file_counts_what_reached_the_bank_and_says_stopped() {
     let summary = run.await.unwrap();
     let at = at_bank(&bank).len();
     assert!((2..4).contains(&at), "{at}");
-    assert_eq!(summary.uploaded, at, "{summary:?}");
+    assert_eq!(summary.payments.uploaded, at, "{summary:?}");
     assert_eq!(
         summary.files(FileEnd::Interrupted),
         ["four.json"],
@@ -87,7 +87,7 @@ async fn a_stop_mid_file_counts_what_reached_the_bank_and_says_stopped() {
     let mut daemon = open(dir.path(), settings(&bank));
     let summary = daemon.run_once().await.unwrap();
     assert_eq!(summary.files(FileEnd::Done), ["four.json"], "{summary:?}");
-    assert_eq!(summary.uploaded, 4 - at);
+    assert_eq!(summary.payments.uploaded, 4 - at);
     assert_eq!(at_bank(&bank).len(), 4);
 }
 
@@ -153,7 +153,7 @@ async fn a_number_with_leading_zeros_is_the_same_payment() {
     assert!(zeros.contains("0402"));
     put(dir.path(), "b.json", zeros);
     let summary = daemon.run_once().await.unwrap();
-    assert_eq!(summary.already, 1, "{summary:?}");
+    assert_eq!(summary.payments.already, 1, "{summary:?}");
     assert_eq!(at_bank(&bank).len(), 1);
 }
 

@@ -108,7 +108,7 @@ on_both! {
         // A payment signed now is in the next statement, and the balance follows.
         put(dir.path(), "today.json", json_drop(&[701]));
         let summary = daemon.run_once().await.unwrap();
-        assert_eq!(summary.signed, 1, "{summary:?}");
+        assert_eq!(summary.payments.signed, 1, "{summary:?}");
         let second = outbox(dir.path());
         assert_eq!(second.0, first.0 + 1);
         assert_eq!(second.1, first.1 - Decimal::new(170_100, 2));
@@ -353,7 +353,7 @@ on_both! {
         let late = today_date().and_hms_milli_opt(20, 59, 59, 200).unwrap();
         bank.control().advance_clock(late - now).unwrap();
         let summary = daemon.run_once().await.unwrap();
-        assert_eq!(summary.signed, 1, "{summary:?}");
+        assert_eq!(summary.payments.signed, 1, "{summary:?}");
         assert!(summary.statement_error.is_none(), "{summary:?}");
         assert!(summary.statement.is_some(), "{summary:?}");
     }

@@ -154,7 +154,8 @@ fn killed_at_random_moments_every_payment_reaches_the_bank_exactly_once() {
     for (id, number) in &at_bank {
         let known = rows.iter().any(|r| {
             r.payment.number == *number
-                && (r.bank_id.as_deref() == Some(id) || r.state == PaymentState::Uploaded)
+                && (r.outcome.bank_id.as_deref() == Some(id)
+                    || r.outcome.state == PaymentState::Uploaded)
         });
         assert!(
             known,

@@ -274,7 +274,10 @@ fn daemons_on_one_postgres_journal_killed_and_paused_send_every_payment_once() {
         }
         let journal = folder_journal(dir);
         let rows = journal.all_payments().unwrap();
-        for row in rows.iter().filter(|r| r.state == PaymentState::Uploaded) {
+        for row in rows
+            .iter()
+            .filter(|r| r.outcome.state == PaymentState::Uploaded)
+        {
             assert!(seen.contains(&row.payment.number), "{row:?}");
         }
     }

@@ -1455,75 +1455,52 @@ mod tests {
         use crate::webhook::Key;
         let dir = tempfile::tempdir().unwrap();
         let config = dir.path().join("clientbank.toml");
+        let read = |toml: &str| Settings::from_toml(toml, &config);
+        // What the key is, or why there is none, said without a secret.
+        let key = |s: &Settings| s.webhook_key().map_err(|e| e.to_string());
+        let token = |t: &str| -> Result<Key, String> { Ok(Key::Token(Token::new(t))) };
+        let secret = |t: &str| -> Result<Key, String> { Ok(Key::ClientSecret(Token::new(t))) };
         // No table: no listener; the key defaults to the token.
-        let s = Settings::from_toml("token = \"cabinet-token-1\"\n", &config).unwrap();
+        let s = read("token = \"cabinet-token-1\"\n").unwrap();
         assert_eq!(s.webhook, None);
-        assert_eq!(
-            s.webhook_key().unwrap(),
-            Key::Token(Token::new("cabinet-token-1"))
-        );
-        let s = Settings::from_toml(
-            "token = \"cabinet-token-1\"\n[webhook]\naddr = \"127.0.0.1:8091\"\n",
-            &config,
-        )
-        .unwrap();
+        assert_eq!(key(&s), token("cabinet-token-1"));
+        let s =
+            read("token = \"cabinet-token-1\"\n[webhook]\naddr = \"127.0.0.1:8091\"\n").unwrap();
         let webhook = s.webhook.clone().unwrap();
         assert_eq!(webhook.addr, "127.0.0.1:8091".parse().unwrap());
         assert_eq!(webhook.key, WebhookKeyKind::Token);
         // The client secret from its file.
         std::fs::write(dir.path().join("secret.txt"), "s3cret-word\n").unwrap();
-        let s = Settings::from_toml(
+        let s = read(
             "[webhook]\naddr = \"0.0.0.0:9000\"\nkey = \"client-secret\"\n\
              client_secret_file = \"secret.txt\"\n",
-            &config,
         )
         .unwrap();
-        assert_eq!(
-            s.webhook_key().unwrap(),
-            Key::ClientSecret(Token::new("s3cret-word"))
-        );
+        assert_eq!(key(&s), secret("s3cret-word"));
         assert!(!format!("{s:?}").contains("s3cret-word"));
         // What is missing or wrong is said, never a secret.
-        let e = Settings::from_toml("[webhook]\nkey = \"token\"\n", &config).unwrap_err();
+        let e = read("[webhook]\nkey = \"token\"\n").unwrap_err();
         assert!(e.to_string().contains("addr"), "{e}");
-        let e = Settings::from_toml("[webhook]\naddr = \"localhost\"\n", &config).unwrap_err();
+        let e = read("[webhook]\naddr = \"localhost\"\n").unwrap_err();
         assert!(e.to_string().contains("not an address"), "{e}");
         // The application's secret may come from [app]: said when the key is asked for.
-        let s = Settings::from_toml(
-            "[webhook]\naddr = \"127.0.0.1:1\"\nkey = \"client-secret\"\n",
-            &config,
-        )
-        .unwrap();
-        let e = s.webhook_key().unwrap_err();
-        assert!(e.to_string().contains("client_secret_file"), "{e}");
-        let mut s = s;
+        let mut s = read("[webhook]\naddr = \"127.0.0.1:1\"\nkey = \"client-secret\"\n").unwrap();
+        let e = key(&s).unwrap_err();
+        assert!(e.contains("client_secret_file"), "{e}");
         s.app = Some(App::sandbox());
-        assert_eq!(
-            s.webhook_key().unwrap(),
-            Key::ClientSecret(Token::new("sandboxappsecret"))
-        );
+        assert_eq!(key(&s), secret("sandboxappsecret"));
         // A token `clientbank login` stored is keyed by the application's secret.
         s.webhook.as_mut().unwrap().key = WebhookKeyKind::Token;
         s.token = Some(Token::new("login-token-0123456789"));
         s.token_from_login = true;
-        assert_eq!(
-            s.webhook_key().unwrap(),
-            Key::ClientSecret(Token::new("sandboxappsecret"))
-        );
+        assert_eq!(key(&s), secret("sandboxappsecret"));
         s.token_from_login = false;
-        assert_eq!(
-            s.webhook_key().unwrap(),
-            Key::Token(Token::new("login-token-0123456789"))
-        );
-        let e = Settings::from_toml(
-            "[webhook]\naddr = \"127.0.0.1:1\"\nkey = \"sha\"\n",
-            &config,
-        )
-        .unwrap_err();
+        assert_eq!(key(&s), token("login-token-0123456789"));
+        let e = read("[webhook]\naddr = \"127.0.0.1:1\"\nkey = \"sha\"\n").unwrap_err();
         assert!(e.to_string().contains("client-secret"), "{e}");
-        let s = Settings::from_toml("[webhook]\naddr = \"127.0.0.1:1\"\n", &config).unwrap();
-        let e = s.webhook_key().unwrap_err();
-        assert!(e.to_string().contains("CLIENTBANK_TOKEN"), "{e}");
+        let s = read("[webhook]\naddr = \"127.0.0.1:1\"\n").unwrap();
+        let e = key(&s).unwrap_err();
+        assert!(e.contains("CLIENTBANK_TOKEN"), "{e}");
     }
 
     #[test]

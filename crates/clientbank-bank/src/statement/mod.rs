@@ -28,6 +28,7 @@ use chrono::{Duration, NaiveDate, NaiveDateTime};
 use clientbank_api::types::{OperationCategory, OperationStatus};
 use clientbank_api::{BankAccount, Client, Company, Operation};
 use clientbank_format::{AccountSection, Document, Encoding, Header, Message, Party, Writer, tr};
+use clientbank_payment::{AccountHolder, Bank};
 use rust_decimal::Decimal;
 use serde::Serialize;
 
@@ -45,24 +46,13 @@ const PAYMENT_ORDER: &str = "Платежное поручение";
 const BANK_ORDER: &str = "Банковский ордер";
 
 /// An account of the user's own, with what a statement says of its owner and bank.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct OwnAccount {
     /// The bank's id of the account.
     pub id: String,
-    /// The 20-digit number.
-    pub number: String,
-    /// The company's name.
-    pub company: Option<String>,
-    /// The company's INN.
-    pub inn: Option<String>,
-    /// The company's KPP.
-    pub kpp: Option<String>,
-    /// The bank's name.
-    pub bank_name: Option<String>,
-    /// The bank's BIK.
-    pub bik: Option<String>,
-    /// The bank's correspondent account.
-    pub corr_account: Option<String>,
+    /// The company that holds it, as one side of a payment: the account's number, the
+    /// company's name, INN and KPP, and its bank (name, BIK, correspondent account).
+    pub holder: AccountHolder,
 }
 
 impl OwnAccount {
@@ -70,14 +60,24 @@ impl OwnAccount {
     pub fn of(company: &Company, account: &BankAccount) -> OwnAccount {
         OwnAccount {
             id: account.id.clone(),
-            number: account.number.clone().unwrap_or_default(),
-            company: company.company_name.clone(),
-            inn: company.inn.clone(),
-            kpp: company.kpp.clone(),
-            bank_name: account.bank_name.clone(),
-            bik: account.bank_bic.clone(),
-            corr_account: account.bank_correspondent_account.clone(),
+            holder: AccountHolder {
+                account: account.number.clone(),
+                inn: company.inn.clone(),
+                kpp: company.kpp.clone(),
+                name: company.company_name.clone(),
+                bank: Bank {
+                    bik: account.bank_bic.clone(),
+                    corr_account: account.bank_correspondent_account.clone(),
+                    name: account.bank_name.clone(),
+                    city: None,
+                },
+            },
         }
+    }
+
+    /// The 20-digit number (empty if the bank did not say).
+    pub fn number(&self) -> &str {
+        self.holder.account.as_deref().unwrap_or_default()
     }
 }
 
@@ -97,7 +97,7 @@ pub async fn accounts(client: &Client, wanted: &[String]) -> Result<Vec<OwnAccou
         .map(|name| {
             let name = name.trim();
             all.iter()
-                .find(|a| a.id.eq_ignore_ascii_case(name) || a.number == name)
+                .find(|a| a.id.eq_ignore_ascii_case(name) || a.number() == name)
                 .cloned()
                 .ok_or_else(|| {
                     let n = all.len();
@@ -353,7 +353,7 @@ impl Collector {
             sections.push(AccountSection {
                 start_date: Some(*day),
                 end_date: Some(*day),
-                account: Some(self.account.number.clone()),
+                account: Some(self.account.number().to_string()),
                 opening_balance: Some(balance),
                 credited: Some(totals.credited),
                 debited: Some(totals.debited),
@@ -366,7 +366,7 @@ impl Collector {
             sections.push(AccountSection {
                 start_date: Some(self.period.from),
                 end_date: Some(self.period.till),
-                account: Some(self.account.number.clone()),
+                account: Some(self.account.number().to_string()),
                 opening_balance: Some(opening),
                 credited: Some(Decimal::ZERO),
                 debited: Some(Decimal::ZERO),
@@ -375,7 +375,7 @@ impl Collector {
             });
         }
         if balance != closing {
-            let (number, till) = (&self.account.number, self.period.till);
+            let (number, till) = (self.account.number(), self.period.till);
             let before = self.period.from - Duration::days(1);
             let c = &self.counts;
             let (n, credited, debited) = (c.documents, c.incoming_sum, c.outgoing_sum);
@@ -495,7 +495,7 @@ pub async fn sync(
     today: NaiveDate,
     resume: bool,
 ) -> Result<Synced, Error> {
-    let synced = journal.statement_sync(&account.number)?;
+    let synced = journal.statement_sync(account.number())?;
     let start = synced
         .as_ref()
         .filter(|_| resume)
@@ -522,7 +522,7 @@ pub async fn sync(
             )))?;
             let row = OperationRow {
                 id: operation.id.clone(),
-                account: account.number.clone(),
+                account: account.number().to_string(),
                 executed: operation
                     .executed
                     .map(|at| at.format("%Y-%m-%dT%H:%M:%S").to_string()),
@@ -536,7 +536,7 @@ pub async fn sync(
         }
     }
     journal.set_statement_sync(&StatementSync {
-        account: account.number.clone(),
+        account: account.number().to_string(),
         synced_till: today.format("%Y-%m-%d").to_string(),
         last_operation: newest
             .map(|(_, id)| id)
@@ -562,7 +562,7 @@ pub fn from_journal(
     period: Period,
 ) -> Result<Collector, Error> {
     let rows = journal.operations_between(
-        &account.number,
+        account.number(),
         &period.from.format("%Y-%m-%d").to_string(),
         &period.till.format("%Y-%m-%d").to_string(),
     )?;
@@ -626,7 +626,10 @@ pub fn write<W: Write>(
         created_at: Some(now.time()),
         start_date: Some(period.from),
         end_date: Some(period.till),
-        accounts: accounts.iter().map(|a| a.account.number.clone()).collect(),
+        accounts: accounts
+            .iter()
+            .map(|a| a.account.number().to_string())
+            .collect(),
         ..Header::default()
     };
     let failed = |e: clientbank_format::WriteError| {
@@ -787,24 +790,24 @@ fn document_of(
             .is_some_and(|s| !s.is_empty())
         || operation.card_id.as_deref().is_some_and(|s| !s.is_empty());
     let own = Party {
-        account: Some(account.number.clone()),
-        name: fit.text("companyName", account.company.as_deref(), 160),
-        inn: fit.text("inn", account.inn.as_deref(), 12),
+        account: Some(account.number().to_string()),
+        name: fit.text("companyName", account.holder.name.as_deref(), 160),
+        inn: fit.text("inn", account.holder.inn.as_deref(), 12),
         lines: [
-            fit.text("companyName", account.company.as_deref(), 160),
+            fit.text("companyName", account.holder.name.as_deref(), 160),
             None,
             None,
             None,
         ],
-        settlement_account: Some(account.number.clone()),
-        bank_name: fit.text("bankName", account.bank_name.as_deref(), 160),
-        bik: fit.text("bankBic", account.bik.as_deref(), 9),
+        settlement_account: Some(account.number().to_string()),
+        bank_name: fit.text("bankName", account.holder.bank.name.as_deref(), 160),
+        bik: fit.text("bankBic", account.holder.bank.bik.as_deref(), 9),
         corr_account: fit.text(
             "bankCorrespondentAccount",
-            account.corr_account.as_deref(),
+            account.holder.bank.corr_account.as_deref(),
             20,
         ),
-        kpp: fit.text("kpp", account.kpp.as_deref(), 9),
+        kpp: fit.text("kpp", account.holder.kpp.as_deref(), 9),
         ..Party::default()
     };
     let name = fit.text("contragentName", operation.contragent_name.as_deref(), 160);
@@ -923,8 +926,11 @@ mod tests {
 
     fn own() -> OwnAccount {
         OwnAccount {
-            number: "40702810938000012345".into(),
-            inn: Some("7701234560".into()),
+            holder: AccountHolder {
+                account: Some("40702810938000012345".into()),
+                inn: Some("7701234560".into()),
+                ..AccountHolder::default()
+            },
             ..OwnAccount::default()
         }
     }
@@ -979,7 +985,7 @@ mod tests {
             priority: Some("3".into()),
             uin: Some("0".into()),
             payer: Party {
-                account: Some(own().number),
+                account: Some(own().number().to_string()),
                 ..Party::default()
             },
             recipient: Party {
@@ -1012,7 +1018,7 @@ mod tests {
         }
         let requisites = |number: &str| {
             [
-                own().number,
+                own().number().to_string(),
                 number.to_string(),
                 "1.00".to_string(),
                 "40702810210000054321".to_string(),
@@ -1061,10 +1067,9 @@ mod tests {
             .unwrap();
         assert_eq!(theirs.date, Some(day(21)), "the bank's record: {theirs:?}");
         assert_eq!(theirs.priority, None);
-        for document in back
-            .iter()
-            .filter(|d| d.payer.account == Some(own().number) && d.number.as_deref() != Some("9"))
-        {
+        for document in back.iter().filter(|d| {
+            d.payer.account == Some(own().number().to_string()) && d.number.as_deref() != Some("9")
+        }) {
             // The order's date, priority, code and payee bank; the day it left from the bank.
             assert_eq!(document.date, Some(day(2)), "{document:?}");
             assert_eq!(document.priority.as_deref(), Some("3"));
@@ -1081,7 +1086,7 @@ mod tests {
         // Money coming in is the bank's record.
         let incoming = back
             .iter()
-            .find(|d| d.recipient.account == Some(own().number))
+            .find(|d| d.recipient.account == Some(own().number().to_string()))
             .unwrap();
         assert_eq!(incoming.date, Some(day(21)));
         assert_eq!(incoming.priority, None);

@@ -42,7 +42,7 @@ pub(super) fn order_of(
         .contragent_bank_account_number
         .as_deref()
         .unwrap_or("");
-    let text = journal.order_of(&operation.id, [&account.number, &number, &sum, recipient])?;
+    let text = journal.order_of(&operation.id, [account.number(), &number, &sum, recipient])?;
     Ok(text.as_deref().and_then(order_from_text))
 }
 

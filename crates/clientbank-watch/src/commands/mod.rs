@@ -25,7 +25,7 @@ pub use settle::{Settlement, resolve, settle};
 
 /// Why a payment queued behind the same payment elsewhere is not sent from this file.
 fn not_from_here(row: &PaymentRow) -> String {
-    let said = row.message.as_deref();
+    let said = row.outcome.message.as_deref();
     let en = said.map_or("interrupted", |m| note::in_lang(m, Lang::En));
     let ru = said.map_or("прервано", |m| note::in_lang(m, Lang::Ru));
     note::both(
@@ -66,10 +66,11 @@ impl PaymentLine {
             date: row.payment.date.clone(),
             sum: row.payment.sum.clone(),
             recipient: row.payment.recipient.clone(),
-            id: row.bank_id.clone(),
+            id: row.outcome.bank_id.clone(),
             state: report::state_label(row),
             state_shown: report::state_label_in(row, lang),
             message: row
+                .outcome
                 .message
                 .as_deref()
                 .map(|m| note::in_lang(m, lang).to_string()),
@@ -446,7 +447,7 @@ pub async fn upload(
                 );
                 let not_sent: Vec<_> = rows
                     .iter()
-                    .filter(|r| r.state == PaymentState::Planned)
+                    .filter(|r| r.outcome.state == PaymentState::Planned)
                     .map(|r| (r.id, Outcome::said(PaymentState::NotSent, &why)))
                     .collect();
                 engine.journal.record_outcomes(&not_sent)?;
@@ -460,7 +461,10 @@ pub async fn upload(
             Sent::Finished => match engine.verdict(file_id)? {
                 Verdict::Done => {
                     let rows = engine.journal.payments_of(file_id)?;
-                    if rows.iter().all(|r| r.state == PaymentState::Already) {
+                    if rows
+                        .iter()
+                        .all(|r| r.outcome.state == PaymentState::Already)
+                    {
                         UploadOutcome::Already
                     } else {
                         UploadOutcome::Uploaded
@@ -475,7 +479,8 @@ pub async fn upload(
                     let queued: Vec<_> = rows
                         .iter()
                         .filter(|r| {
-                            r.state == PaymentState::Queued || r.state == PaymentState::Planned
+                            r.outcome.state == PaymentState::Queued
+                                || r.outcome.state == PaymentState::Planned
                         })
                         .map(|r| (r.id, Outcome::said(PaymentState::NotSent, not_from_here(r))))
                         .collect();
@@ -696,7 +701,7 @@ pub fn status(dir: &Path) -> Result<Status, Error> {
         for row in journal.all_payments()? {
             match by_identity.entry(row.payment.identity.clone()) {
                 Entry::Occupied(mut seen) => {
-                    if row.state.weight() >= seen.get().state.weight() {
+                    if row.outcome.state.weight() >= seen.get().outcome.state.weight() {
                         seen.insert(row);
                     }
                 }
@@ -707,15 +712,15 @@ pub fn status(dir: &Path) -> Result<Status, Error> {
         }
         for row in by_identity.values() {
             let standing = Standing {
-                state: row.state,
-                sign: row.sign,
+                state: row.outcome.state,
+                sign: row.outcome.sign,
             };
             let label = standing.status_label();
             payments
                 .entry(label.0)
                 .or_insert(Counted {
                     label,
-                    in_doubt: row.state.in_doubt(),
+                    in_doubt: row.outcome.state.in_doubt(),
                     count: 0,
                 })
                 .count += 1;
@@ -729,7 +734,7 @@ pub fn status(dir: &Path) -> Result<Status, Error> {
             awaiting
                 .entry(company)
                 .or_insert_with(Vec::new)
-                .extend(row.bank_id.clone());
+                .extend(row.outcome.bank_id.clone());
         }
         last_errors = journal.last_events(10)?;
     }

@@ -95,7 +95,7 @@ pub fn settle(
         )));
     };
     let rows = journal.payments_of(row.id)?;
-    let doubtful: Vec<&PaymentRow> = rows.iter().filter(|r| r.state.in_doubt()).collect();
+    let doubtful: Vec<&PaymentRow> = rows.iter().filter(|r| r.outcome.state.in_doubt()).collect();
     let decisions = decide(&doubtful, settlement)?;
     let results: Vec<_> = decisions
         .iter()
@@ -221,7 +221,7 @@ pub(super) fn return_settled(
 ) -> Result<Message, Error> {
     let place = Layout::place(Folder::Review, name);
     let path = layout.path_of(&place);
-    let unsent = rows.iter().any(|r| r.state.unsent());
+    let unsent = rows.iter().any(|r| r.outcome.state.unsent());
     let changed = fs::read(&path)
         .map(|bytes| crate::engine::content_hash(&bytes) != row.hash)
         .map_err(Error::io(

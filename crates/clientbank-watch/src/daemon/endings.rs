@@ -37,7 +37,7 @@ impl Daemon {
                 "longer_than_seconds": notify.signature_after.as_secs(),
                 "payments": late.iter().map(|r| serde_json::json!({
                     "number": r.payment.number, "date": r.payment.date, "sum": r.payment.sum,
-                    "recipient": r.payment.recipient, "id": r.bank_id,
+                    "recipient": r.payment.recipient, "id": r.outcome.bank_id,
                     "company": r.payment.company, "uploaded_at": r.uploaded_at,
                 })).collect::<Vec<_>>(),
             }),
@@ -67,7 +67,7 @@ impl Daemon {
         };
         let released: Vec<_> = rows
             .iter()
-            .filter_map(|r| match r.state {
+            .filter_map(|r| match r.outcome.state {
                 PaymentState::Planned | PaymentState::Queued | PaymentState::Held => Some((
                     r.id,
                     outcome(
@@ -105,10 +105,10 @@ impl Daemon {
             .collect();
         journal.record_outcomes(&released)?;
         let rows = journal.payments_of(file.id)?;
-        let doubt = rows.iter().filter(|r| r.state.in_doubt()).count();
+        let doubt = rows.iter().filter(|r| r.outcome.state.in_doubt()).count();
         let not_sent = rows
             .iter()
-            .filter(|r| r.state == PaymentState::NotSent)
+            .filter(|r| r.outcome.state == PaymentState::NotSent)
             .count();
         let message = format!(
             "{place} vanished (deleted or moved away) while its payments waited: {not_sent} not \
@@ -319,10 +319,10 @@ impl Daemon {
         if self.move_failures.remove(&file.id).is_some() {
             tracing::info!(file = %file.name, to = %file.place, "moved at last");
         }
-        let counts = |state: PaymentState| rows.iter().filter(|r| r.state == state).count();
-        self.summary.already += counts(PaymentState::Already);
-        self.summary.refused += counts(PaymentState::Refused);
-        self.summary.doubt += counts(PaymentState::Doubt);
+        let counts = |state: PaymentState| rows.iter().filter(|r| r.outcome.state == state).count();
+        self.summary.payments.already += counts(PaymentState::Already);
+        self.summary.payments.refused += counts(PaymentState::Refused);
+        self.summary.payments.doubt += counts(PaymentState::Doubt);
         let list = match file.state {
             FileState::Done => self.summary.files_mut(FileEnd::Done),
             FileState::Rejected => self.summary.files_mut(FileEnd::Rejected),

@@ -30,7 +30,7 @@ mod serve;
 mod statements;
 mod summary;
 
-pub use summary::{FileEnd, Summary};
+pub use summary::{FileEnd, PaymentCounts, Summary};
 
 pub use open::open_journal;
 pub use serve::{Reloader, Serving, keep_command_line};
@@ -80,13 +80,7 @@ pub struct Daemon {
     fleet_wake: Option<Arc<tokio::sync::Notify>>,
 }
 
-impl std::fmt::Debug for Daemon {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Daemon")
-            .field("dir", &self.layout.root)
-            .finish_non_exhaustive()
-    }
-}
+debug_shows!(Daemon { dir: layout.root });
 
 fn stamp(path: Option<&PathBuf>) -> Option<SystemTime> {
     path.and_then(|p| fs::metadata(p).ok())
@@ -334,7 +328,7 @@ impl Daemon {
         };
         for group in groups {
             if group.result.is_signed() {
-                self.summary.signed += group.ids.len();
+                self.summary.payments.signed += group.ids.len();
             } else {
                 let label = group.company.label_message();
                 let why = group.result.message();
@@ -495,7 +489,7 @@ impl Daemon {
                 uploaded,
             } => {
                 // Counted as they reach the bank, whatever happens to the file next.
-                self.summary.uploaded += uploaded;
+                self.summary.payments.uploaded += uploaded;
                 (file_id, sent)
             }
         };
@@ -603,8 +597,10 @@ impl Daemon {
             if self.interrupted.contains(&name) {
                 self.summary.files_mut(FileEnd::Interrupted).push(name);
             } else if !rows.is_empty()
-                && rows.iter().any(|r| r.state == PaymentState::Queued)
-                && !rows.iter().any(|r| r.state == PaymentState::Planned)
+                && rows.iter().any(|r| r.outcome.state == PaymentState::Queued)
+                && !rows
+                    .iter()
+                    .any(|r| r.outcome.state == PaymentState::Planned)
             {
                 self.summary.files_mut(FileEnd::Queued).push(name);
             } else {
@@ -624,7 +620,7 @@ impl Daemon {
             names.sort();
             *self.summary.files_mut(end) = names;
         }
-        self.summary.awaiting_signature = self.engine.awaiting_signature();
+        self.summary.payments.awaiting_signature = self.engine.awaiting_signature();
         let mut summary = self.summary.clone();
         summary.files_mut(FileEnd::Unreadable).sort();
         summary.files_mut(FileEnd::Unreadable).dedup();

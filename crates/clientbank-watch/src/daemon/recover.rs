@@ -81,7 +81,7 @@ impl Daemon {
                             clientbank_payment::identity::normalise_number(&line.number)
                                 == p.identity.number
                         });
-                        row.state = match folder {
+                        row.outcome.state = match folder {
                             Folder::Done => PaymentState::Uploaded,
                             Folder::Review => PaymentState::Doubt,
                             // A file with error findings was refused before anything was
@@ -96,13 +96,13 @@ impl Daemon {
                                 None => PaymentState::Doubt,
                             },
                         };
-                        row.bank_id = line
+                        row.outcome.bank_id = line
                             .filter(|line| {
-                                !line.id.is_empty() && row.state == PaymentState::Uploaded
+                                !line.id.is_empty() && row.outcome.state == PaymentState::Uploaded
                             })
                             .map(|line| line.id.clone());
-                        if row.state == PaymentState::NotSent {
-                            row.message = Some(format!(
+                        if row.outcome.state == PaymentState::NotSent {
+                            row.outcome.message = Some(format!(
                                 "not at the bank by {place} (its findings or its report) when \
                                  the journal was started anew"
                             ));

@@ -56,18 +56,8 @@ impl FileEnd {
 pub struct Summary {
     /// The files, by where they ended.
     files: BTreeMap<FileEnd, Vec<String>>,
-    /// Payments uploaded.
-    pub uploaded: usize,
-    /// Payments not sent because they are already at the bank.
-    pub already: usize,
-    /// Payments the bank refused.
-    pub refused: usize,
-    /// Payments in doubt.
-    pub doubt: usize,
-    /// Payments signed.
-    pub signed: usize,
-    /// Payments of the journal awaiting their signature when the run ended.
-    pub awaiting_signature: usize,
+    /// The payments, by what became of them.
+    pub payments: PaymentCounts,
     /// Signatures that failed or were refused.
     pub sign_failures: Vec<Message>,
     /// The bank refused the token.
@@ -84,6 +74,23 @@ pub struct Summary {
     pub statement: Option<Message>,
     /// Why the last statement could not be written, if it could not.
     pub statement_error: Option<Message>,
+}
+
+/// A run's payments, by what became of them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PaymentCounts {
+    /// Uploaded.
+    pub uploaded: usize,
+    /// Not sent because they are already at the bank.
+    pub already: usize,
+    /// Refused by the bank.
+    pub refused: usize,
+    /// In doubt.
+    pub doubt: usize,
+    /// Signed.
+    pub signed: usize,
+    /// Of the journal, awaiting their signature when the run ended.
+    pub awaiting_signature: usize,
 }
 
 impl Summary {

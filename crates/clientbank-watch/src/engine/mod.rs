@@ -42,9 +42,7 @@ pub fn new_payment(payment: &crate::drop::Planned, company: Option<String>) -> N
             recipient_account: id.recipient_account.clone(),
             company,
         },
-        state: PaymentState::Planned,
-        bank_id: None,
-        message: None,
+        outcome: Outcome::default(),
         order: payment.order.clone(),
     }
 }
@@ -366,11 +364,13 @@ impl Engine {
             // Payments active in other files are decided inside the intent transaction
             // (Journal::record_intents): already, held or queued.
             if let Some(first) = seen.get(&key) {
-                row.state = PaymentState::Already;
-                row.message = Some(format!(
-                    "the same payment as payment {} of this file: sent once",
-                    first + 1
-                ));
+                row.outcome = Outcome::said(
+                    PaymentState::Already,
+                    format!(
+                        "the same payment as payment {} of this file: sent once",
+                        first + 1
+                    ),
+                );
             }
             seen.entry(key).or_insert(position);
             planned.push(row);
@@ -409,7 +409,7 @@ impl Engine {
         // failed after the send) is in doubt: never sent again.
         let stale: Vec<(i64, Outcome)> = rows
             .iter()
-            .filter(|r| r.state == PaymentState::Sending)
+            .filter(|r| r.outcome.state == PaymentState::Sending)
             .map(|r| {
                 (
                     r.id,
@@ -426,7 +426,7 @@ impl Engine {
         }
         let todo: Vec<_> = rows
             .iter()
-            .filter(|r| r.state == PaymentState::Planned)
+            .filter(|r| r.outcome.state == PaymentState::Planned)
             .cloned()
             .collect();
         if todo.is_empty() {
@@ -838,7 +838,7 @@ impl Engine {
     /// Where a file goes, by its payments.
     pub fn verdict(&self, file_id: i64) -> Result<Verdict, Error> {
         let rows = self.journal.payments_of(file_id)?;
-        let any = |state: PaymentState| rows.iter().any(|r| r.state == state);
+        let any = |state: PaymentState| rows.iter().any(|r| r.outcome.state == state);
         Ok(
             if any(PaymentState::Doubt) || any(PaymentState::Held) || any(PaymentState::Sending) {
                 Verdict::Review

@@ -17,7 +17,10 @@ impl Engine {
             && held.is_empty()
         {
             let rows = self.journal.payments_of(first.file_id)?;
-            if rows.iter().any(|r| r.state != PaymentState::Planned) {
+            if rows
+                .iter()
+                .any(|r| r.outcome.state != PaymentState::Planned)
+            {
                 let why = note::both(
                     "not sent: other payments of this 1C file are already at the bank or \
                      elsewhere, and the 1C route sends whole files; send this one alone (or from \

@@ -33,7 +33,9 @@ impl Engine {
         let mut groups: BTreeMap<String, (CompanyInfo, Vec<String>)> = BTreeMap::new();
         let mut unknown = Vec::new();
         for row in &awaiting {
-            let Some(id) = &row.bank_id else { continue };
+            let Some(id) = &row.outcome.bank_id else {
+                continue;
+            };
             match companies.get(&row.payment.payer_account) {
                 Some(info) => groups
                     .entry(info.id.clone())

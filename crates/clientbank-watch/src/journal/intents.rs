@@ -3,13 +3,14 @@
 use super::store::DbError;
 use super::*;
 
-/// Inserts one payment row of file `file_id` in `(state, bank id, message)`; its row id.
+/// Inserts one payment row of file `file_id` in `outcome` (its state, bank id and message);
+/// its row id.
 pub(super) fn insert_payment(
     tx: &mut dyn Sql,
     file_id: i64,
     position: usize,
     p: &NewPayment,
-    (state, bank_id, message): (PaymentState, Option<&str>, Option<&str>),
+    outcome: &Outcome,
     now: &str,
 ) -> Result<i64, DbError> {
     tx.insert(
@@ -28,13 +29,34 @@ pub(super) fn insert_payment(
             &p.payment.recipient,
             &p.payment.recipient_account,
             p.payment.company.as_deref(),
-            state,
-            bank_id,
-            message,
+            outcome.state,
+            outcome.bank_id.as_deref(),
+            outcome.message.as_deref(),
             p.order.as_deref(),
             now
         ],
     )
+}
+
+/// Sets payment `id` to `outcome`: its state, bank id and message.
+pub(super) fn set_outcome(
+    db: &mut dyn Sql,
+    id: i64,
+    outcome: &Outcome,
+    now: &str,
+) -> Result<(), DbError> {
+    db.exec(
+        "UPDATE payments SET state = ?2, bank_id = ?3, message = ?4, updated_at = ?5
+         WHERE id = ?1",
+        values![
+            id,
+            outcome.state,
+            outcome.bank_id.as_deref(),
+            outcome.message.as_deref(),
+            now
+        ],
+    )?;
+    Ok(())
 }
 
 /// Inserts a file row; its id.
@@ -79,35 +101,28 @@ impl Journal {
         self.write_leased(|tx| {
             let row = (FileState::Processing, Some(route), None);
             let file_id = insert_file(tx, file, row, &now)?;
-            let mut rows: Vec<(PaymentState, Option<String>, Option<String>)> =
-                Vec::with_capacity(payments.len());
+            let mut rows: Vec<Outcome> = Vec::with_capacity(payments.len());
             for p in payments {
-                let mut row = (p.state, p.bank_id.clone(), p.message.clone());
-                if p.state == PaymentState::Planned
+                let mut row = p.outcome.clone();
+                if p.outcome.state == PaymentState::Planned
                     && let Some(active) = active_elsewhere(tx, &p.payment.identity, None)?
                 {
                     row = active.blocks();
                 }
                 rows.push(row);
             }
-            if whole && rows.iter().any(|r| r.0 != PaymentState::Planned) {
-                for row in rows.iter_mut().filter(|r| r.0 == PaymentState::Planned) {
-                    *row = (
+            if whole && rows.iter().any(|r| r.state != PaymentState::Planned) {
+                for row in rows.iter_mut().filter(|r| r.state == PaymentState::Planned) {
+                    *row = Outcome::said(
                         PaymentState::Held,
-                        None,
-                        Some(
-                            "not sent: other payments of this 1C file are already at the bank or \
-                             elsewhere, and the 1C route sends whole files; send this one alone \
-                             (or from a JSON file)"
-                                .into(),
-                        ),
+                        "not sent: other payments of this 1C file are already at the bank or \
+                         elsewhere, and the 1C route sends whole files; send this one alone (or \
+                         from a JSON file)",
                     );
                 }
             }
             let mut ids = Vec::with_capacity(payments.len());
-            for (position, (p, (state, bank_id, message))) in payments.iter().zip(rows).enumerate()
-            {
-                let row = (state, bank_id.as_deref(), message.as_deref());
+            for (position, (p, row)) in payments.iter().zip(&rows).enumerate() {
                 ids.push(insert_payment(tx, file_id, position, p, row, &now)?);
             }
             Ok((file_id, ids))
@@ -131,29 +146,36 @@ impl Journal {
             let file_id = insert_file(tx, file, (file_state, None, Some(message)), &now)?;
             let mut taken = 0;
             for (position, p) in payments.iter().enumerate() {
-                let active = if p.state == PaymentState::NotSent {
+                let state = p.outcome.state;
+                let active = if state == PaymentState::NotSent {
                     None
                 } else {
                     active_elsewhere(tx, &p.payment.identity, None)?
                 };
-                let (row_state, bank_id, row_message) = match active {
+                let row = match active {
                     Some(active) => {
-                        let (s, id, m) = active.blocks();
-                        let s = if s == PaymentState::Queued {
-                            PaymentState::Held
-                        } else {
-                            s
-                        };
-                        (s, id, m)
+                        let mut row = active.blocks();
+                        if row.state == PaymentState::Queued {
+                            row.state = PaymentState::Held;
+                        }
+                        row
                     }
-                    None if p.state == PaymentState::NotSent => (p.state, None, p.message.clone()),
+                    None if state == PaymentState::NotSent => Outcome {
+                        state,
+                        message: p.outcome.message.clone(),
+                        ..Outcome::default()
+                    },
                     None => {
                         taken += 1;
-                        (p.state, p.bank_id.clone(), Some(message.to_string()))
+                        Outcome {
+                            state,
+                            bank_id: p.outcome.bank_id.clone(),
+                            message: Some(message.to_string()),
+                            ..Outcome::default()
+                        }
                     }
                 };
-                let row = (row_state, bank_id.as_deref(), row_message.as_deref());
-                insert_payment(tx, file_id, position, p, row, &now)?;
+                insert_payment(tx, file_id, position, p, &row, &now)?;
             }
             Ok(taken)
         })
@@ -169,23 +191,19 @@ impl Journal {
             let queued: Vec<(i64, String)> = tx.map(
                 "SELECT id, identity FROM payments WHERE file_id = ?1 AND state = ?2",
                 values![file_id, PaymentState::Queued],
-                |r| Ok((r.get(0)?, r.get(1)?)),
+                |r| r.columns(0),
             )?;
             let mut still = 0;
             for (id, identity) in queued {
-                let (state, bank_id, message) = match active_elsewhere(tx, &identity, Some(id))? {
+                let row = match active_elsewhere(tx, &identity, Some(id))? {
                     Some(active) => active.blocks(),
-                    None => (PaymentState::Planned, None, None),
+                    None => Outcome::default(),
                 };
-                if state == PaymentState::Queued {
+                if row.state == PaymentState::Queued {
                     still += 1;
                     continue;
                 }
-                tx.exec(
-                    "UPDATE payments SET state = ?2, bank_id = ?3, message = ?4, updated_at = ?5
-                     WHERE id = ?1",
-                    values![id, state, bank_id, message, &now],
-                )?;
+                set_outcome(tx, id, &row, &now)?;
             }
             Ok(still)
         })
@@ -217,49 +235,51 @@ pub(super) fn active_elsewhere(
         values![identity, except.unwrap_or(-1), PaymentState::Uploaded],
     )?;
     row.map(|r| {
+        let (state, bank_id, uploaded_at, place) = r.columns(0)?;
         Ok(Active {
-            state: r.get(0)?,
-            bank_id: r.get(1)?,
-            uploaded_at: r.get(2)?,
-            place: r.get(3)?,
+            state,
+            bank_id,
+            uploaded_at,
+            place,
         })
     })
     .transpose()
 }
 
 impl Active {
-    /// What a payment whose identity is active here becomes: (state, bank id, message).
-    pub(super) fn blocks(&self) -> (PaymentState, Option<String>, Option<String>) {
+    /// What a payment whose identity is active here becomes: its state, bank id and message.
+    pub(super) fn blocks(&self) -> Outcome {
         let (place, place_ru) = if self.place.is_empty() {
             ("another file".to_string(), "другом файле".to_string())
         } else {
             (self.place.clone(), self.place.clone())
         };
         match self.state {
-            PaymentState::Uploaded => (
-                PaymentState::Already,
-                self.bank_id.clone(),
-                Some(note::both(
-                    format!(
-                        "already at the bank: id {} (uploaded {})",
-                        self.bank_id.as_deref().unwrap_or("not named"),
-                        self.uploaded_at.as_deref().map_or("earlier".into(), |at| {
-                            moscow_moment(at, "%Y-%m-%d %H:%M:%S MSK")
-                        })
+            PaymentState::Uploaded => Outcome {
+                bank_id: self.bank_id.clone(),
+                ..Outcome::said(
+                    PaymentState::Already,
+                    note::both(
+                        format!(
+                            "already at the bank: id {} (uploaded {})",
+                            self.bank_id.as_deref().unwrap_or("not named"),
+                            self.uploaded_at.as_deref().map_or("earlier".into(), |at| {
+                                moscow_moment(at, "%Y-%m-%d %H:%M:%S MSK")
+                            })
+                        ),
+                        format!(
+                            "уже в банке: id {} (загружен {})",
+                            self.bank_id.as_deref().unwrap_or("не назван"),
+                            self.uploaded_at.as_deref().map_or("раньше".into(), |at| {
+                                moscow_moment(at, "%d.%m.%Y %H:%M:%S МСК")
+                            })
+                        ),
                     ),
-                    format!(
-                        "уже в банке: id {} (загружен {})",
-                        self.bank_id.as_deref().unwrap_or("не назван"),
-                        self.uploaded_at.as_deref().map_or("раньше".into(), |at| {
-                            moscow_moment(at, "%d.%m.%Y %H:%M:%S МСК")
-                        })
-                    ),
-                )),
-            ),
-            PaymentState::Doubt => (
+                )
+            },
+            PaymentState::Doubt => Outcome::said(
                 PaymentState::Held,
-                None,
-                Some(note::both(
+                note::both(
                     format!(
                         "not sent: the same payment may already be at the bank (it is in doubt \
                          in {place}); resolve that file first"
@@ -268,12 +288,11 @@ impl Active {
                         "не отправлен: этот же платёж, возможно, уже в банке (он под сомнением в \
                          {place_ru}); сначала решите судьбу того файла"
                     ),
-                )),
+                ),
             ),
-            _ => (
+            _ => Outcome::said(
                 PaymentState::Queued,
-                None,
-                Some(note::both(
+                note::both(
                     format!(
                         "the same payment is in {place}, waiting for the bank: sent once (this \
                          file waits for it)"
@@ -282,7 +301,7 @@ impl Active {
                         "этот же платёж в {place_ru} ждёт банка: он будет отправлен один раз \
                          (этот файл ждёт его)"
                     ),
-                )),
+                ),
             ),
         }
     }

@@ -20,136 +20,20 @@ mod intents;
 mod open;
 mod operations;
 mod postgres;
+mod rows;
 mod schema;
 pub(crate) mod store;
 
 pub use banks::Bank;
 pub use events::LastError;
 pub use open::{Access, Location, exists_in, open_folder, owner_id, schema_file};
+pub use rows::{FileRow, NewFile, NewPayment, Outcome, PaymentRow, Requisites};
 pub use schema::SCHEMA_VERSION;
 pub use store::DbError;
 
 use clientbank_format::tr;
 use intents::{Active, active_elsewhere};
-use store::{Row, Sql, Store, Value, values};
-
-/// A file row.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FileRow {
-    /// Row id.
-    pub id: i64,
-    /// The name as dropped.
-    pub name: String,
-    /// SHA-256 of the content, hex.
-    pub hash: String,
-    /// Where it is now, relative to DIR (`processing/a.txt`), or the path given to `upload`.
-    pub place: String,
-    /// Where it is in its life.
-    pub state: FileState,
-    /// How its payments went: [`Route::Json`] or [`Route::OneC`].
-    pub route: Option<Route>,
-    /// When it was first recorded.
-    pub created_at: String,
-    /// What a person should know.
-    pub message: Option<String>,
-}
-
-/// What a payment is, as recorded: what identifies it at the bank and what people read of it.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Requisites {
-    /// [`clientbank_payment::identity::Identity::key`].
-    pub identity: String,
-    /// Payer account.
-    pub payer_account: String,
-    /// Number.
-    pub number: String,
-    /// Date, `ДД.ММ.ГГГГ`.
-    pub date: String,
-    /// Sum.
-    pub sum: String,
-    /// Recipient name.
-    pub recipient: String,
-    /// Recipient account.
-    pub recipient_account: String,
-    /// The company (name and INN) that owns the payer account, when known.
-    pub company: Option<String>,
-}
-
-/// A payment row.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PaymentRow {
-    /// Row id.
-    pub id: i64,
-    /// The file's row id.
-    pub file_id: i64,
-    /// Position in the file (0-based).
-    pub position: i64,
-    /// What the payment is.
-    pub payment: Requisites,
-    /// Where it is.
-    pub state: PaymentState,
-    /// The bank's id.
-    pub bank_id: Option<String>,
-    /// Its signing state, once uploaded.
-    pub sign: Option<SignState>,
-    /// The bank's raw answer.
-    pub answer: Option<String>,
-    /// What a person should know (the bank's message, "already at the bank: id X …").
-    pub message: Option<String>,
-    /// When the bank took it.
-    pub uploaded_at: Option<String>,
-}
-
-#[cfg(test)]
-impl PaymentRow {
-    /// A row of file 1, for tests: payment `number` (its identity too) at position `id - 1`,
-    /// in `state`, nothing else known.
-    pub(crate) fn example(id: i64, number: &str, state: PaymentState) -> PaymentRow {
-        PaymentRow {
-            id,
-            file_id: 1,
-            position: id - 1,
-            payment: Requisites {
-                identity: number.into(),
-                number: number.into(),
-                ..Requisites::default()
-            },
-            state,
-            bank_id: None,
-            sign: None,
-            answer: None,
-            message: None,
-            uploaded_at: None,
-        }
-    }
-}
-
-/// A file to record.
-#[derive(Clone, Copy, Debug)]
-pub struct NewFile<'a> {
-    /// Its name, as dropped.
-    pub name: &'a str,
-    /// SHA-256 of its content, hex.
-    pub hash: &'a str,
-    /// Where it is, relative to DIR (`processing/a.txt`), or the path given to `upload`.
-    pub place: &'a str,
-}
-
-/// A payment to record as an intent.
-#[derive(Clone, Debug, Default)]
-pub struct NewPayment {
-    /// What the payment is.
-    pub payment: Requisites,
-    /// `planned`, `already` or `held`.
-    pub state: PaymentState,
-    /// See [`PaymentRow`].
-    pub bank_id: Option<String>,
-    /// See [`PaymentRow`].
-    pub message: Option<String>,
-    /// The order as its file had it: a one-document 1.03 file in UTF-8
-    /// ([`clientbank_bank::statement::order_text`]); what the statement gives back to 1C.
-    pub order: Option<String>,
-}
+use store::{Sql, Store, Value, values};
 
 /// The messages the journal keeps for people (a payment's, a file's), in both languages in one
 /// column: `English\u{1f}Russian`. A message of an earlier journal, or the bank's own, is one
@@ -172,37 +56,6 @@ pub mod note {
             Some((en, _)) => en,
             None => text,
         }
-    }
-}
-
-/// The result of one payment's upload, to record.
-#[derive(Clone, Debug, Default)]
-pub struct Outcome {
-    /// Where the payment now is.
-    pub state: PaymentState,
-    /// The bank's id.
-    pub bank_id: Option<String>,
-    /// Its signing state, once uploaded.
-    pub sign: Option<SignState>,
-    /// The bank's raw answer.
-    pub answer: Option<String>,
-    /// What a person should know.
-    pub message: Option<String>,
-}
-
-impl Outcome {
-    /// `state`, for the reason given.
-    pub fn said(state: PaymentState, message: impl Into<String>) -> Outcome {
-        Outcome {
-            state,
-            message: Some(message.into()),
-            ..Outcome::default()
-        }
-    }
-
-    /// In doubt, for the reason given: it may or may not be at the bank.
-    pub fn doubt(message: impl Into<String>) -> Outcome {
-        Outcome::said(PaymentState::Doubt, message)
     }
 }
 
@@ -373,11 +226,8 @@ impl Journal {
     }
 
     fn files_where(&self, condition: &str, params: &[Value]) -> Result<Vec<FileRow>, Error> {
-        let sql = format!(
-            "SELECT id, name, hash, place, state, route, created_at, message FROM files
-             WHERE {condition}"
-        );
-        self.run(|db| db.map(&sql, params, file_row))
+        let sql = format!("SELECT {} FROM files WHERE {condition}", FileRow::COLUMNS);
+        self.run(|db| db.map(&sql, params, FileRow::from_row))
     }
 
     /// Every file row in `state`.
@@ -398,12 +248,10 @@ impl Journal {
 
     fn payments_where(&self, condition: &str, params: &[Value]) -> Result<Vec<PaymentRow>, Error> {
         let sql = format!(
-            "SELECT id, file_id, position, identity, payer_account, number, date, sum,
-                    recipient, recipient_account, company, state, bank_id, sign, answer,
-                    message, uploaded_at
-             FROM payments WHERE {condition}"
+            "SELECT {} FROM payments WHERE {condition}",
+            PaymentRow::COLUMNS
         );
-        self.run(|db| db.map(&sql, params, payment_row))
+        self.run(|db| db.map(&sql, params, PaymentRow::from_row))
     }
 
     /// A payment with this identity that is at the bank (uploaded), or may be (sending, in
@@ -502,16 +350,7 @@ impl Journal {
             let mut out = Vec::new();
             for &id in ids {
                 if let Some(active) = active_for(db, id)? {
-                    let (state, bank_id, message) = active.blocks();
-                    out.push((
-                        id,
-                        Outcome {
-                            state,
-                            bank_id,
-                            message,
-                            ..Outcome::default()
-                        },
-                    ));
+                    out.push((id, active.blocks()));
                 }
             }
             Ok(out)
@@ -735,12 +574,7 @@ fn mark(db: &mut dyn Sql, sending: &[i64]) -> Result<Vec<i64>, DbError> {
     let mut marked = Vec::with_capacity(sending.len());
     for &id in sending {
         if let Some(active) = active_for(db, id)? {
-            let (state, bank_id, message) = active.blocks();
-            db.exec(
-                "UPDATE payments SET state = ?2, bank_id = ?3, message = ?4, updated_at = ?5
-                 WHERE id = ?1",
-                values![id, state, bank_id, message, &now],
-            )?;
+            intents::set_outcome(db, id, &active.blocks(), &now)?;
             continue;
         }
         let changed = db.exec(
@@ -754,107 +588,9 @@ fn mark(db: &mut dyn Sql, sending: &[i64]) -> Result<Vec<i64>, DbError> {
     Ok(marked)
 }
 
-fn file_row(r: &Row) -> Result<FileRow, DbError> {
-    Ok(FileRow {
-        id: r.get(0)?,
-        name: r.get(1)?,
-        hash: r.get(2)?,
-        place: r.get(3)?,
-        state: r.get(4)?,
-        route: r
-            .get::<Option<String>>(5)?
-            .and_then(|route| route.parse().ok()),
-        created_at: r.get(6)?,
-        message: r.get(7)?,
-    })
-}
-
-fn payment_row(r: &Row) -> Result<PaymentRow, DbError> {
-    Ok(PaymentRow {
-        id: r.get(0)?,
-        file_id: r.get(1)?,
-        position: r.get(2)?,
-        payment: Requisites {
-            identity: r.get(3)?,
-            payer_account: r.get(4)?,
-            number: r.get(5)?,
-            date: r.get(6)?,
-            sum: r.get(7)?,
-            recipient: r.get(8)?,
-            recipient_account: r.get(9)?,
-            company: r.get(10)?,
-        },
-        state: r.get(11)?,
-        bank_id: r.get(12)?,
-        sign: r.get(13)?,
-        answer: r.get(14)?,
-        message: r.get(15)?,
-        uploaded_at: r.get(16)?,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Issue 17 item 5: the write-ahead log deleted under a running process, then a crash, lost
-    /// the last records (payments sent again). Now the next mark before a send is refused, what
-    /// the deleted log held is saved into the journal file first, and a crash loses nothing.
-    #[cfg(unix)]
-    #[test]
-    fn a_deleted_write_ahead_log_stops_sending_and_loses_no_record() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("journal.sqlite");
-        let mut journal = Journal::open(&path, true).unwrap();
-        let payment = |n: &str| NewPayment {
-            payment: Requisites {
-                identity: format!("40702810938000012345|{n}"),
-                number: n.into(),
-                ..Requisites::default()
-            },
-            state: PaymentState::Planned,
-            ..NewPayment::default()
-        };
-        let (file, ids) = journal
-            .record_intents(
-                NewFile {
-                    name: "a.json",
-                    hash: "h",
-                    place: "processing/a.json",
-                },
-                Route::Json,
-                &[payment("1"), payment("2")],
-            )
-            .unwrap();
-        assert!(
-            journal.wal_path().exists(),
-            "WAL mode keeps a log beside the journal"
-        );
-        // The first is sent; the log is deleted while it is on its way; its answer comes.
-        journal.mark_sending(&ids[..1]).unwrap();
-        std::fs::remove_file(journal.wal_path()).unwrap();
-        let uploaded = Outcome {
-            state: PaymentState::Uploaded,
-            bank_id: Some("id-1".into()),
-            ..Outcome::default()
-        };
-        let e = journal
-            .record_outcome_and_mark_next((ids[0], uploaded), Some(ids[1]))
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("write-ahead log") && e.contains("saved"), "{e}");
-        // A crash: the connection is never closed.
-        std::mem::forget(journal);
-        let journal = Journal::open(&path, false).unwrap();
-        let rows = journal.payments_of(file).unwrap();
-        assert_eq!(rows[0].state, PaymentState::Uploaded, "{rows:?}");
-        assert_eq!(rows[0].bank_id.as_deref(), Some("id-1"));
-        assert_eq!(
-            rows[1].state,
-            PaymentState::Planned,
-            "never marked, never sent"
-        );
-    }
 
     /// A schema-1 journal in which the old defect left one payment active in two files (and
     /// one uploaded twice) opens as schema 2: one active row each, the numbers normalised.
@@ -883,7 +619,7 @@ mod tests {
         let rows = journal.all_payments().unwrap();
         let states: Vec<(&str, &str)> = rows
             .iter()
-            .map(|r| (r.payment.identity.as_str(), r.state.as_str()))
+            .map(|r| (r.payment.identity.as_str(), r.outcome.state.as_str()))
             .collect();
         assert_eq!(
             states,

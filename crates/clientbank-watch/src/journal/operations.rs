@@ -93,13 +93,14 @@ impl Journal {
                  ORDER BY executed, id",
                 values![account, from, end],
                 |r| {
+                    let (id, account, executed, source, body, confirmed) = r.columns(0)?;
                     Ok(OperationRow {
-                        id: r.get(0)?,
-                        account: r.get(1)?,
-                        executed: r.get(2)?,
-                        source: r.get(3)?,
-                        body: r.get(4)?,
-                        confirmed: r.get(5)?,
+                        id,
+                        account,
+                        executed,
+                        source,
+                        body,
+                        confirmed,
                     })
                 },
             )
@@ -115,10 +116,11 @@ impl Journal {
                 values![account],
             )?
             .map(|r| {
+                let (account, synced_till, last_operation) = r.columns(0)?;
                 Ok(StatementSync {
-                    account: r.get(0)?,
-                    synced_till: r.get(1)?,
-                    last_operation: r.get(2)?,
+                    account,
+                    synced_till,
+                    last_operation,
                 })
             })
             .transpose()

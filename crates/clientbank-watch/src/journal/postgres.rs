@@ -34,13 +34,7 @@ pub(crate) struct Pg {
     ttl: Duration,
 }
 
-impl std::fmt::Debug for Pg {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Pg")
-            .field("schema", &self.schema)
-            .finish_non_exhaustive()
-    }
-}
+debug_shows!(Pg { schema });
 
 /// Runs `f` where the `postgres` client may block: here, or on a scoped thread of its own
 /// when this thread is inside a Tokio runtime.

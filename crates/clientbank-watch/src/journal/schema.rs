@@ -147,9 +147,8 @@ pub(super) fn bring_forward(db: &mut Store, version: i64) -> Result<(), DbError>
 /// doubt, being sent, planned — and the others become `duplicate` (uploaded: at the bank
 /// twice) or `held`; then the UNIQUE index over active identities.
 fn schema_2(tx: &mut dyn Sql) -> Result<(), DbError> {
-    let keys: Vec<(i64, String)> = tx.map("SELECT id, identity FROM payments", &[], |r| {
-        Ok((r.get(0)?, r.get(1)?))
-    })?;
+    let keys: Vec<(i64, String)> =
+        tx.map("SELECT id, identity FROM payments", &[], |r| r.columns(0))?;
     for (id, key) in keys {
         let mut parts: Vec<&str> = key.split('|').collect();
         if parts.len() != 5 {

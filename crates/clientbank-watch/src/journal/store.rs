@@ -120,7 +120,37 @@ impl Row {
             .ok_or_else(|| DbError::Value(format!("no column {index}")))?;
         T::from_value(value)
     }
+
+    /// The columns from `first` on, in order, as a tuple of Rust values: a row is read in
+    /// the order of its `SELECT`, with no column index written by hand.
+    pub(crate) fn columns<T: Columns>(&self, first: usize) -> Result<T, DbError> {
+        T::read(self, first)
+    }
 }
+
+/// A tuple of [`FromValue`]s read from consecutive columns ([`Row::columns`]).
+pub(crate) trait Columns: Sized {
+    fn read(row: &Row, first: usize) -> Result<Self, DbError>;
+}
+
+/// Implements [`Columns`] for a tuple: each type with its place in the tuple.
+macro_rules! columns {
+    ($($t:ident $i:tt)+) => {
+        impl<$($t: FromValue),+> Columns for ($($t,)+) {
+            fn read(row: &Row, first: usize) -> Result<Self, DbError> {
+                Ok(($(row.get::<$t>(first + $i)?,)+))
+            }
+        }
+    };
+}
+
+columns!(A 0 B 1);
+columns!(A 0 B 1 C 2);
+columns!(A 0 B 1 C 2 D 3);
+columns!(A 0 B 1 C 2 D 3 E 4);
+columns!(A 0 B 1 C 2 D 3 E 4 F 5);
+columns!(A 0 B 1 C 2 D 3 E 4 F 5 G 6);
+columns!(A 0 B 1 C 2 D 3 E 4 F 5 G 6 H 7);
 
 /// What the database said.
 #[derive(Debug, thiserror::Error)]

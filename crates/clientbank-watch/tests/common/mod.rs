@@ -8,7 +8,8 @@ use clientbank_api::Token;
 use clientbank_bank::Settings;
 use clientbank_bank::config::SharedJournal;
 use clientbank_sandbox::{Config, Sandbox};
-use clientbank_watch::journal::Location;
+use clientbank_watch::journal::{Journal, Location, NewFile, NewPayment, Outcome, Requisites};
+use clientbank_watch::state::PaymentState;
 use clientbank_watch::{Daemon, Options};
 
 pub const ROMASHKA: &str = "40702810938000012345";
@@ -114,6 +115,43 @@ pub fn journal_of(dir: &Path, create: bool) -> clientbank_watch::journal::Journa
         .unwrap()
         .expect("the folder has a journal");
     clientbank_watch::journal::Journal::open_at(&location, create).expect("the journal opens")
+}
+
+/// Payment number `n` of [`ROMASHKA`] to one recipient, planned (a new payment's default), as
+/// the journal's tests record it.
+pub fn planned(n: u32) -> NewPayment {
+    NewPayment {
+        payment: Requisites {
+            identity: format!("{ROMASHKA}|{n}|2026-11-20|1|40702810210000054321"),
+            number: n.to_string(),
+            ..Requisites::default()
+        },
+        ..NewPayment::default()
+    }
+}
+
+/// What the bank's answer makes of a payment it took as `id`, as the journal's tests record it.
+pub fn uploaded(id: &str) -> Outcome {
+    Outcome {
+        state: PaymentState::Uploaded,
+        bank_id: Some(id.into()),
+        ..Outcome::default()
+    }
+}
+
+/// Records `payments` as the intents of the JSON file `name` in processing/ (its hash is its
+/// name): the file's row id and the payments'.
+pub fn record(
+    journal: &mut Journal,
+    name: &str,
+    payments: &[NewPayment],
+) -> Result<(i64, Vec<i64>), clientbank_watch::Error> {
+    let file = NewFile {
+        name,
+        hash: name,
+        place: &format!("processing/{name}"),
+    };
+    journal.record_intents(file, clientbank_bank::Route::Json, payments)
 }
 
 /// Makes the lease of folder `dir` run out now, by the database's clock, as if its holder had

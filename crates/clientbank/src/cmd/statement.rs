@@ -125,7 +125,7 @@ async fn fetch_all(
     bar.set_prefix(tr("history", "история"));
     let mut parts = Vec::new();
     for account in accounts {
-        bar.set_message(account.number.clone());
+        bar.set_message(account.number().to_string());
         let seen_before = bar.position();
         let mut progress = |seen: u64| bar.set_position(seen_before + seen);
         let part = statement::fetch(client, account, period, &mut progress).await;
@@ -149,7 +149,7 @@ fn write_file(
     mut accounts: Vec<AccountStatement>,
 ) -> Result<File, Failure> {
     let target = if args.per_account {
-        per_account_path(&args.output, &accounts[0].account().number)
+        per_account_path(&args.output, accounts[0].account().number())
     } else {
         args.output.clone()
     };
@@ -190,7 +190,7 @@ fn print_json(period: Period, files: &[File]) -> Result<(), Failure> {
                 "documents": file.written.documents,
                 "notes": file.written.notes.iter().map(|n| n.en()).collect::<Vec<_>>(),
                 "accounts": file.accounts.iter().map(|p| json!({
-                    "account": p.account().number,
+                    "account": p.account().number(),
                     "id": p.account().id,
                     "opening": p.sections().first().and_then(|s| s.opening_balance),
                     "closing": p.sections().last().and_then(|s| s.closing_balance),
@@ -219,7 +219,7 @@ fn print_lines(files: &[File], to_stdout: bool) -> Result<(), Failure> {
             let c = part.counts();
             let opening = money(part.sections().first().and_then(|s| s.opening_balance));
             let closing = money(part.sections().last().and_then(|s| s.closing_balance));
-            let (number, documents) = (&part.account().number, c.documents);
+            let (number, documents) = (part.account().number(), c.documents);
             let (incoming, incoming_sum) = (c.incoming, c.incoming_sum);
             let (outgoing, outgoing_sum) = (c.outgoing, c.outgoing_sum);
             let (cancelled, not_executed) = (c.cancelled, c.not_executed);

@@ -7,6 +7,7 @@ use std::path::Path;
 
 use clientbank_format::Message;
 use clientbank_watch::Summary;
+use clientbank_watch::daemon::PaymentCounts;
 use clientbank_watch::folders::{Folder, Layout};
 use clientbank_watch::report::shell_quote;
 
@@ -40,7 +41,7 @@ fn set_up_stops(summary: &Summary) -> bool {
 
 /// Prints the summary of the folder `dir`.
 pub(crate) fn print(dir: &Path, summary: &Summary) -> io::Result<()> {
-    let awaiting = summary.awaiting_signature;
+    let awaiting = summary.payments.awaiting_signature;
     outln!("{}:", dir.display())?;
     if let Some(seeded) = &summary.journal_seeded {
         outln!("  {}", seeded.get(lang()))?;
@@ -116,13 +117,14 @@ fn files(summary: &Summary) -> io::Result<()> {
 
 /// The payments by what became of them, and the statement.
 fn payments(summary: &Summary) -> io::Result<()> {
-    let (up, al, re, doubt, signed) = (
-        summary.uploaded,
-        summary.already,
-        summary.refused,
-        summary.doubt,
-        summary.signed,
-    );
+    let PaymentCounts {
+        uploaded: up,
+        already: al,
+        refused: re,
+        doubt,
+        signed,
+        ..
+    } = summary.payments;
     outln!(
         "  {}",
         tr(

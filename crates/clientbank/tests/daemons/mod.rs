@@ -242,10 +242,9 @@ pub fn settle_review(root: &Path, at_bank: &[(String, String)]) -> usize {
             .unwrap_or_else(|| panic!("review/{name} has no record"));
         let rows = journal.payments_of(file.id).unwrap();
         let (mut sent, mut not_sent) = (Vec::new(), Vec::new());
-        for row in rows
-            .iter()
-            .filter(|r| r.state == PaymentState::Doubt || r.state == PaymentState::Sending)
-        {
+        for row in rows.iter().filter(|r| {
+            r.outcome.state == PaymentState::Doubt || r.outcome.state == PaymentState::Sending
+        }) {
             if at_bank.iter().any(|(_, n)| *n == row.payment.number) {
                 sent.push(row.payment.number.clone());
             } else {
