@@ -35,7 +35,7 @@ pub(crate) fn file_event(
     // reason is theirs.
     let unsettled = rows
         .iter()
-        .filter(|r| r.state.in_doubt() || r.state == PaymentState::Held)
+        .filter(|r| r.outcome.state.in_doubt() || r.outcome.state == PaymentState::Held)
         .count();
     let review = (file.state == FileState::Review && unsettled > 0).then(|| {
         note::both(
