@@ -30,12 +30,12 @@ pub struct Diagnostic {
     pub payment: Option<u32>,
     /// That payment's document number (`Номер`, `Number`) as written, when it has one: what a
     /// person finds the payment by in the accounting software.
-    pub number: Option<String>,
+    pub number: Option<Box<str>>,
     /// The field's name in the bank's JSON upload request (`RecipientINN`), when the finding
     /// is about a field the JSON has.
     pub field: Option<&'static str>,
     /// What was found, as text.
-    pub found: Option<String>,
+    pub found: Option<Box<str>>,
     /// What was expected instead.
     pub expected: Option<Message>,
     /// One sentence for a person.
@@ -139,7 +139,7 @@ impl Diagnostic {
 
     /// With the text found (cut short).
     pub fn found(mut self, found: impl AsRef<str>) -> Diagnostic {
-        self.found = Some(short(found.as_ref()));
+        self.found = Some(short(found.as_ref()).into());
         self
     }
 

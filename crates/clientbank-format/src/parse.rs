@@ -1393,7 +1393,7 @@ impl Reported<'_> {
     }
     fn found(mut self, found: impl AsRef<str>) -> Self {
         if let Some(d) = &mut self.0 {
-            d.found = Some(short(found.as_ref()));
+            d.found = Some(short(found.as_ref()).into());
         }
         self
     }

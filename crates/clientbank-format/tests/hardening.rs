@@ -274,7 +274,7 @@ fn findings_stay_few_and_small_whatever_the_input() {
         let held = d.message.en().len()
             + d.message.ru().len()
             + d.key.as_ref().map_or(0, |k| k.len())
-            + d.found.as_ref().map_or(0, String::len)
+            + d.found.as_deref().map_or(0, str::len)
             + d.expected
                 .as_ref()
                 .map_or(0, |e| e.en().len() + e.ru().len());

@@ -776,7 +776,7 @@ fn name_payment(findings: &mut [Diagnostic], number: Option<&str>, quiet: Quiet)
     let Some(number) = number.map(str::trim).filter(|n| !n.is_empty()) else {
         return;
     };
-    let number = clientbank_diagnostic::short(number);
+    let number: Box<str> = clientbank_diagnostic::short(number).into();
     for finding in findings.iter_mut().filter(|f| !quiet.has(f.code)) {
         finding.number = Some(number.clone());
     }

@@ -106,7 +106,7 @@ fn the_main_job_watch_sandbox_once_demo() {
         errors.starts_with("\u{feff}with-error.txt is rejected whole: none of its 1 payment(s)")
             && errors.contains("\r\n\r\nerror[inn-check-digit]: the INN's check digit is wrong")
             && errors.contains("--> with-error.txt:27:15")
-            && errors.contains("= payment 1, RecipientINN (ПолучательИНН)"),
+            && errors.contains("= payment 1 (№ 310), RecipientINN (ПолучательИНН)"),
         "{errors}"
     );
     // status reads the same.
@@ -169,7 +169,7 @@ fn the_main_job_watch_sandbox_once_demo() {
             && errors.contains("выгрузите файл заново")
             && errors.contains("ошибка[inn-check-digit]: неверное контрольное число ИНН")
             && errors.contains(
-                "= 1-й платёж файла, ПолучательИНН (RecipientINN): найдено \"5009876547\""
+                "= 1-й платёж файла (№ 310), ПолучательИНН (RecipientINN): найдено \"5009876547\""
             ),
         "{errors}"
     );

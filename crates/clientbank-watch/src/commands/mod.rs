@@ -359,6 +359,40 @@ pub fn engine(
     Ok(engine)
 }
 
+/// What an upload whose every payment has its answer came to, by the file's verdict.
+fn finished(engine: &mut Engine, file_id: i64) -> Result<UploadOutcome, Error> {
+    Ok(match engine.verdict(file_id)? {
+        Verdict::Done => {
+            let rows = engine.journal.payments_of(file_id)?;
+            if rows
+                .iter()
+                .all(|r| r.outcome.state == PaymentState::Already)
+            {
+                UploadOutcome::Already
+            } else {
+                UploadOutcome::Uploaded
+            }
+        }
+        Verdict::Rejected => UploadOutcome::Refused,
+        Verdict::Review => UploadOutcome::Review,
+        Verdict::Pending => {
+            // Payments queued behind the same payments in a file of processing/ that
+            // waits for the bank: sent once, from there; not from here.
+            let rows = engine.journal.payments_of(file_id)?;
+            let queued: Vec<_> = rows
+                .iter()
+                .filter(|r| {
+                    r.outcome.state == PaymentState::Queued
+                        || r.outcome.state == PaymentState::Planned
+                })
+                .map(|r| (r.id, Outcome::said(PaymentState::NotSent, not_from_here(r))))
+                .collect();
+            engine.journal.record_outcomes(&queued)?;
+            UploadOutcome::Held
+        }
+    })
+}
+
 /// `clientbank upload FILE...` with the journal of `dir` ([`engine`], under its lock; made
 /// when `create_journal`): [`upload`]; a journal made here that recorded nothing is not left
 /// behind.
@@ -458,36 +492,7 @@ pub async fn upload(
                 }
             }
             Sent::Interrupted => UploadOutcome::Interrupted,
-            Sent::Finished => match engine.verdict(file_id)? {
-                Verdict::Done => {
-                    let rows = engine.journal.payments_of(file_id)?;
-                    if rows
-                        .iter()
-                        .all(|r| r.outcome.state == PaymentState::Already)
-                    {
-                        UploadOutcome::Already
-                    } else {
-                        UploadOutcome::Uploaded
-                    }
-                }
-                Verdict::Rejected => UploadOutcome::Refused,
-                Verdict::Review => UploadOutcome::Review,
-                Verdict::Pending => {
-                    // Payments queued behind the same payments in a file of processing/ that
-                    // waits for the bank: sent once, from there; not from here.
-                    let rows = engine.journal.payments_of(file_id)?;
-                    let queued: Vec<_> = rows
-                        .iter()
-                        .filter(|r| {
-                            r.outcome.state == PaymentState::Queued
-                                || r.outcome.state == PaymentState::Planned
-                        })
-                        .map(|r| (r.id, Outcome::said(PaymentState::NotSent, not_from_here(r))))
-                        .collect();
-                    engine.journal.record_outcomes(&queued)?;
-                    UploadOutcome::Held
-                }
-            },
+            Sent::Finished => finished(engine, file_id)?,
         };
         engine
             .journal
