@@ -159,7 +159,7 @@ Examples:
     /// moves each to done/, rejected/ or review/ with a report beside it.
     #[command(after_help = "\
 Examples:
-  clientbank watch --sandbox --once --demo exchange   the whole flow offline, then a summary
+  clientbank watch --sandbox --once --demo clientbank-demo   the whole flow offline, then a summary
   clientbank watch exchange                           the daemon (DIR/clientbank.toml)
   clientbank watch exchange --once --log-format json  what is in the inbox now, JSON logs
   clientbank watch --root clients                     every clients/*/ with a clientbank.toml

@@ -244,7 +244,7 @@ const TEXTS: &[(&str, &str)] = &[
     (
         "watch/examples",
         "Примеры:
-  clientbank watch --sandbox --once --demo exchange   весь путь без сети, затем итог
+  clientbank watch --sandbox --once --demo clientbank-demo   весь путь без сети, затем итог
   clientbank watch exchange                           служба (настройки в DIR/clientbank.toml)
   clientbank watch exchange --once --log-format json  что сейчас во входящих, журнал в JSON
   clientbank watch --root clients                     каждая clients/*/ с clientbank.toml
@@ -263,7 +263,8 @@ const TEXTS: &[(&str, &str)] = &[
     (
         "watch.once",
         "Обработать то, что есть во входящих, вывести итог и выйти (0 — ничего не отклонено и \
-         не на разборе; 1 — иначе; 3 — банк так и остался недоступен).",
+         не на разборе; 1 — иначе; 2 — мешают настройки, журнал, папка или токен; 3 — банк так \
+         и остался недоступен).",
     ),
     (
         "watch.sandbox",

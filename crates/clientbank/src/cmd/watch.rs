@@ -21,7 +21,8 @@ pub(crate) struct Args {
     #[command(flatten)]
     pub(crate) folders: Folders,
     /// Process what is in the inbox, print a summary and exit (0: nothing rejected or in
-    /// review; 1 otherwise; 3: the bank stayed unavailable).
+    /// review; 1 otherwise; 2: the configuration, the journal, the folder or the token stops
+    /// it; 3: the bank stayed unavailable).
     #[arg(long)]
     pub(crate) once: bool,
     /// Use the built-in sandbox bank, started in-process on a free loopback port.
