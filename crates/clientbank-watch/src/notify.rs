@@ -67,7 +67,7 @@ pub(crate) fn file_event(
         .iter()
         .map(|r| {
             json!({
-                "number": r.payment.number, "date": r.payment.date, "sum": r.payment.sum,
+                "number": r.payment.shown_number(), "date": r.payment.date, "sum": r.payment.sum,
                 "recipient": r.payment.recipient, "state": r.outcome.state.as_str(),
                 "message": r.outcome.message.as_deref().map(|m| note::in_lang(m, Lang::En)),
                 "message_ru": r.outcome.message.as_deref().map(|m| note::in_lang(m, Lang::Ru)),
@@ -94,7 +94,7 @@ pub(crate) fn file_event(
             .map(|p| {
                 let row = crate::engine::new_payment(p, None).payment;
                 json!({
-                    "number": row.number, "date": row.date, "sum": row.sum,
+                    "number": row.shown_number(), "date": row.date, "sum": row.sum,
                     "recipient": row.recipient, "state": "not-sent",
                     "message": null, "message_ru": null,
                 })

@@ -131,7 +131,7 @@ pub fn csv(rows: &[PaymentRow], lang: clientbank_payment::Lang) -> Vec<u8> {
     for row in rows {
         let (label_en, label_ru) = standing(row).report_label();
         let _ = writer.write_record([
-            excel_cell(&row.payment.number).as_ref(),
+            excel_cell(row.payment.shown_number()).as_ref(),
             row.payment.date.as_str(),
             sum_in(&row.payment.sum, lang).as_str(),
             excel_cell(&row.payment.recipient).as_ref(),
@@ -178,7 +178,7 @@ pub fn read_csv(bytes: &[u8]) -> Vec<(String, String, Option<String>)> {
 fn line(row: &PaymentRow) -> String {
     format!(
         "№ {} of {}, {} to {} ({})",
-        row.payment.number,
+        row.payment.shown_number(),
         row.payment.date,
         row.payment.sum,
         row.payment.recipient,
@@ -189,7 +189,7 @@ fn line(row: &PaymentRow) -> String {
 fn line_ru(row: &PaymentRow) -> String {
     format!(
         "№ {} от {}, {} получателю {} ({})",
-        row.payment.number,
+        row.payment.shown_number(),
         row.payment.date,
         sum_in(&row.payment.sum, clientbank_payment::Lang::Ru),
         row.payment.recipient,
@@ -365,7 +365,7 @@ fn how_to_settle(dir: &std::path::Path, name: &str, in_doubt: &[&PaymentRow], ru
     let quoted = shell_quote(name);
     let dir = shell_quote(&dir.display().to_string());
     // Numbers to settle payment by payment, when the payments in doubt are several.
-    let numbers: Vec<&str> = in_doubt.iter().map(|r| r.payment.number.as_str()).collect();
+    let numbers: Vec<&str> = in_doubt.iter().map(|r| r.payment.shown_number()).collect();
     let each = (numbers.len() > 1).then(|| {
         let first = numbers[0];
         let rest = numbers[1..].join(" ");

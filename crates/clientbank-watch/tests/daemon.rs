@@ -695,6 +695,29 @@ on_both! {
 }
 
 on_both! {
+    /// A number written with leading zeros (`0402`) is reported as written — the report, the
+    /// summary's lines — so that the accounting software finds it; payments are still matched
+    /// by the number normalised (`402` again is the same payment: not sent twice).
+    async fn a_number_with_leading_zeros_is_reported_as_written() {
+        let bank = bank().await;
+        let dir = tempfile::tempdir().unwrap();
+        let mut daemon = open(dir.path(), settings(&bank));
+        let zero = request(ROMASHKA, 402, "402.00").replace("\"Number\": \"402\"", "\"Number\": \"0402\"");
+        put(dir.path(), "zero.json", format!("[{zero}]\n"));
+        let summary = daemon.run_once().await.unwrap();
+        assert_eq!(summary.files(FileEnd::Done), ["zero.json"], "{summary:?}");
+        let report = read(dir.path(), "done", "zero.json.report.csv");
+        assert!(report.contains("\"=\"\"0402\"\"\""), "{report}");
+        put(dir.path(), "again.json", format!("[{}]\n", request(ROMASHKA, 402, "402.00")));
+        let summary = daemon.run_once().await.unwrap();
+        assert!(summary.files(FileEnd::Done).contains(&"again.json".to_string()), "{summary:?}");
+        assert_eq!(at_bank(&bank).len(), 1, "the same payment, not sent twice");
+        let report = read(dir.path(), "done", "again.json.report.csv");
+        assert!(report.contains("already"), "{report}");
+    }
+}
+
+on_both! {
     /// The token put right in its file (`token_file`) is taken at once, as a changed
     /// configuration is: the log says "when the configuration or the token file changes".
     async fn a_token_file_put_right_lifts_a_refused_token() {

@@ -319,7 +319,9 @@ fn the_man_page_names_only_pages_that_exist_and_has_the_configuration() {
     // No `clientbank-parse`: neither a program nor a page of that name exists (the demo's
     // folder `clientbank-demo` in an example is no page).
     assert!(
-        !page.replace("clientbank\\-demo", "").contains("clientbank\\-"),
+        !page
+            .replace("clientbank\\-demo", "")
+            .contains("clientbank\\-"),
         "{page}"
     );
     assert!(

@@ -62,7 +62,7 @@ impl PaymentLine {
     fn of(file: &str, row: &PaymentRow, lang: Lang) -> PaymentLine {
         PaymentLine {
             file: file.to_string(),
-            number: row.payment.number.clone(),
+            number: row.payment.shown_number().to_string(),
             date: row.payment.date.clone(),
             sum: row.payment.sum.clone(),
             recipient: row.payment.recipient.clone(),

@@ -110,7 +110,7 @@ pub fn settle(
     let left: Vec<&str> = doubtful
         .iter()
         .filter(|r| !decisions.iter().any(|d| d.0 == r.id))
-        .map(|r| r.payment.number.as_str())
+        .map(|r| r.payment.shown_number())
         .collect();
     if !left.is_empty() {
         let left = left.join(", ");
@@ -291,7 +291,7 @@ pub(super) fn decide(
     doubtful: &[&PaymentRow],
     settlement: &Settlement,
 ) -> Result<Vec<(i64, bool)>, Error> {
-    let numbers: Vec<&str> = doubtful.iter().map(|r| r.payment.number.as_str()).collect();
+    let numbers: Vec<&str> = doubtful.iter().map(|r| r.payment.shown_number()).collect();
     let listed = if numbers.is_empty() {
         "none".to_string()
     } else {

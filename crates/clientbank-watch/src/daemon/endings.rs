@@ -36,8 +36,8 @@ impl Daemon {
                 "dir": self.layout.root.display().to_string(),
                 "longer_than_seconds": notify.signature_after.as_secs(),
                 "payments": late.iter().map(|r| serde_json::json!({
-                    "number": r.payment.number, "date": r.payment.date, "sum": r.payment.sum,
-                    "recipient": r.payment.recipient, "id": r.outcome.bank_id,
+                    "number": r.payment.shown_number(), "date": r.payment.date,
+                    "sum": r.payment.sum, "recipient": r.payment.recipient, "id": r.outcome.bank_id,
                     "company": r.payment.company, "uploaded_at": r.uploaded_at,
                 })).collect::<Vec<_>>(),
             }),

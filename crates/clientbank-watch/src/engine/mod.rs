@@ -33,6 +33,7 @@ pub fn new_payment(payment: &crate::drop::Planned, company: Option<String>) -> N
             identity: id.key(),
             payer_account: id.payer_account.clone(),
             number: id.number.clone(),
+            number_written: written_number(payment, &id.number),
             date: id
                 .date
                 .map(|d| d.format("%d.%m.%Y").to_string())
@@ -45,6 +46,12 @@ pub fn new_payment(payment: &crate::drop::Planned, company: Option<String>) -> N
         outcome: Outcome::default(),
         order: payment.order.clone(),
     }
+}
+
+/// The number as the drop wrote it, where it is not the normalised one (`0402`).
+fn written_number(payment: &crate::drop::Planned, normalised: &str) -> Option<String> {
+    let written = payment.request.payment.number.as_deref()?.trim();
+    (written != normalised).then(|| written.to_string())
 }
 
 /// Today in Moscow, the bank's day: the workspace's one clock (`clientbank_payment::clock`).
@@ -445,7 +452,7 @@ impl Engine {
                 // Marked `sending` only if its identity is active nowhere else (checked again
                 // at send time, in the marking transaction).
                 if self.journal.mark_sending(&[row.id])?.is_empty() {
-                    tracing::warn!(number = %row.payment.number, "not sent: the same payment is active in another file");
+                    tracing::warn!(number = %row.payment.shown_number(), "not sent: the same payment is active in another file");
                     continue;
                 }
             }
@@ -472,12 +479,17 @@ impl Engine {
                 return Ok(sent);
             }
             let outcome = match answer {
-                Ok(result) => uploaded(&row.payment.number, &row.payment.sum, &result, in_signing),
+                Ok(result) => uploaded(
+                    row.payment.shown_number(),
+                    &row.payment.sum,
+                    &result,
+                    in_signing,
+                ),
                 Err(e) if e.not_taken() => {
                     self.journal
                         .set_payment(row.id, PaymentState::Planned, None)?;
                     let said = not_taken(&e);
-                    say!(warn, said, number = %row.payment.number);
+                    say!(warn, said, number = %row.payment.shown_number());
                     return Ok(Sent::NotTaken {
                         why: e.message(),
                         retry_after: e.retry_after(),
@@ -485,14 +497,14 @@ impl Engine {
                 }
                 Err(e) if e.in_doubt() => {
                     let said = because(&e, "payment in doubt", "платёж под сомнением");
-                    say!(error, said, number = %row.payment.number);
+                    say!(error, said, number = %row.payment.shown_number());
                     self.journal.record_outcomes(&[(row.id, in_doubt(&e))])?;
                     // The bank is not answering as it should: the rest waits for a person.
                     return Ok(Sent::Finished);
                 }
                 Err(e) => {
                     let said = because(&e, "payment refused by the bank", "банк отклонил платёж");
-                    say!(warn, said, number = %row.payment.number);
+                    say!(warn, said, number = %row.payment.shown_number());
                     Outcome {
                         state: PaymentState::Refused,
                         message: Some(note::both(e.message().en(), e.message().ru())),

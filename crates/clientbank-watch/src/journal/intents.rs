@@ -16,8 +16,8 @@ pub(super) fn insert_payment(
     tx.insert(
         "INSERT INTO payments (file_id, position, identity, payer_account, number, date, sum,
             recipient, recipient_account, company, state, bank_id, message, order_text,
-            updated_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+            updated_at, number_written)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
         values![
             file_id,
             position,
@@ -33,7 +33,8 @@ pub(super) fn insert_payment(
             outcome.bank_id.as_deref(),
             outcome.message.as_deref(),
             p.order.as_deref(),
-            now
+            now,
+            p.payment.number_written.as_deref()
         ],
     )
 }

@@ -34,8 +34,12 @@ pub struct Requisites {
     pub identity: String,
     /// Payer account.
     pub payer_account: String,
-    /// Number.
+    /// The number as payments are matched by
+    /// ([`clientbank_payment::identity::normalise_number`]: `0402` is `402`).
     pub number: String,
+    /// The number as the file wrote it, where that differs from `number` (`0402`): what people
+    /// read ([`Requisites::shown_number`]).
+    pub number_written: Option<String>,
     /// Date, `ДД.ММ.ГГГГ`.
     pub date: String,
     /// Sum.
@@ -46,6 +50,13 @@ pub struct Requisites {
     pub recipient_account: String,
     /// The company (name and INN) that owns the payer account, when known.
     pub company: Option<String>,
+}
+
+impl Requisites {
+    /// The number as people read it: as the file wrote it.
+    pub fn shown_number(&self) -> &str {
+        self.number_written.as_deref().unwrap_or(&self.number)
+    }
 }
 
 /// A payment row.
@@ -141,18 +152,19 @@ impl PaymentRow {
     /// The columns of `payments` a [`PaymentRow`] is read from, in its order.
     pub(super) const COLUMNS: &str = "id, file_id, position, identity, payer_account, number, \
         date, sum, recipient, recipient_account, company, state, bank_id, sign, answer, message, \
-        uploaded_at";
+        uploaded_at, number_written";
 
     /// The row of a `SELECT` of [`PaymentRow::COLUMNS`].
     pub(super) fn from_row(r: &Row) -> Result<PaymentRow, DbError> {
         let (id, file_id, position) = r.columns(0)?;
         let (identity, payer_account, number, date, sum, recipient, recipient_account, company) =
             r.columns(3)?;
-        let (state, bank_id, sign, answer, message, uploaded_at) = r.columns(11)?;
+        let (state, bank_id, sign, answer, message, uploaded_at, number_written) = r.columns(11)?;
         let payment = Requisites {
             identity,
             payer_account,
             number,
+            number_written,
             date,
             sum,
             recipient,

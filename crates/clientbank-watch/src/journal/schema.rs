@@ -96,6 +96,11 @@ const SCHEMA_6: &str = "CREATE TABLE banks (
         PRIMARY KEY (address, kind)
     );";
 
+/// Schema 7: a payment's number as its file wrote it (`number_written`, leading zeros and all),
+/// where that differs from `number` (the normalised number payments are matched by): what the
+/// report and every person's text say, so that the accounting software finds the payment.
+const SCHEMA_7: &str = "ALTER TABLE payments ADD COLUMN number_written TEXT;";
+
 /// A step from one version to the next.
 enum Step {
     /// SQL statements (SQLite's dialect; said in PostgreSQL's by `store::postgres_sql`).
@@ -112,6 +117,7 @@ const STEPS: &[Step] = &[
     Step::Sql(SCHEMA_4),
     Step::Sql(SCHEMA_5),
     Step::Sql(SCHEMA_6),
+    Step::Sql(SCHEMA_7),
 ];
 
 /// The version the journal is at, read inside a step's transaction (another process may have
