@@ -187,14 +187,27 @@ impl Error {
             Error::JournalRefused(m) => both("журнал: ", m.ru().to_string()),
             Error::JournalDamaged(m) => both("журнал ", m.ru().to_string()),
             Error::Busy(m) => m.clone(),
-            Error::Io { what, source } => Message::new(
-                self.to_string(),
-                format!(
-                    "{}: {}",
-                    what.ru(),
-                    clientbank_diagnostic::os::io_error(source).ru()
-                ),
-            ),
+            Error::Io { what, source } => {
+                // Refused by the file system's rights: what to do about it, for every file.
+                let (hint, hint_ru) = if source.kind() == std::io::ErrorKind::PermissionDenied {
+                    (
+                        ": give the user clientbank runs as (the service's) the right to read and \
+                         write the exchange folder and everything in it",
+                        ": дайте пользователю, от имени которого работает clientbank (служба), \
+                         права на чтение и запись папки обмена и всего в ней",
+                    )
+                } else {
+                    ("", "")
+                };
+                Message::new(
+                    format!("{self}{hint}"),
+                    format!(
+                        "{}: {}{hint_ru}",
+                        what.ru(),
+                        clientbank_diagnostic::os::io_error(source).ru()
+                    ),
+                )
+            }
         }
     }
 

@@ -1797,3 +1797,45 @@ fn a_part_of_an_exchange_folder_is_not_taken_for_one() {
     assert!(!dir.join("outbox/clientbank.toml").exists());
     assert!(!dir.join("inbox/.clientbank").exists());
 }
+
+/// A folder the user may read but not write: `watch` says what to do (the service's user needs
+/// the right to read and write the exchange folder), in both languages, for any file the
+/// system refuses — here the lock, the first file it opens for writing.
+#[cfg(unix)]
+#[test]
+fn a_folder_the_user_may_not_write_says_what_to_do() {
+    use std::os::unix::fs::PermissionsExt;
+    let (work, dir) = initialised_folder();
+    let mode = |path: &Path, mode: u32| {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+    };
+    mode(work.path(), 0o755);
+    let Some(_) = another_user() else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    mode(home.path(), 0o777);
+    // Read-only for everyone (a user who is not root runs the binary as itself).
+    let private = dir.join(".clientbank");
+    for entry in std::fs::read_dir(&private).unwrap() {
+        mode(&entry.unwrap().path(), 0o444);
+    }
+    mode(&private, 0o555);
+    mode(&dir, 0o555);
+    let d = dir.to_str().unwrap();
+    for (lang, said) in [
+        ("en", "the right to read and write the exchange folder"),
+        ("ru", "права на чтение и запись папки обмена"),
+    ] {
+        let out = another_user()
+            .unwrap()
+            .args(["--lang", lang, "watch", d, "--once", "--sandbox"])
+            .env("HOME", home.path())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+        assert!(text(&out).contains(said), "{}", text(&out));
+    }
+    mode(&dir, 0o755);
+    mode(&private, 0o755);
+}
