@@ -324,6 +324,37 @@ fn login_end_to_end_then_accounts_then_logout() {
     assert!(text(&out).contains("not logged in"), "{}", text(&out));
 }
 
+/// Issue 19 item 4: `login` gives the hints every bank command gives, before it prints an
+/// address that cannot work: a bank_url without /v1, https to the plain-HTTP bank.
+#[test]
+fn login_tries_the_address_first() {
+    let setup = LoginSetup::new();
+    let config = setup.dir.path().join("clientbank.toml");
+    let written = std::fs::read_to_string(&config).unwrap();
+    let url = setup.bank.url();
+    for (address, hint) in [
+        (url.trim_end_matches("/v1").to_string(), "ending in /v1"),
+        (
+            url.replace("http://", "https://"),
+            "answers plain HTTP, not HTTPS",
+        ),
+    ] {
+        std::fs::write(&config, written.replace(&url, &address)).unwrap();
+        let args = [
+            "--lang",
+            "en",
+            "login",
+            "--dir",
+            &setup.dir_arg(),
+            "--no-browser",
+        ];
+        let out = clientbank(&args, setup.home(), &[]);
+        assert_eq!(out.status.code(), Some(2), "{address}: {}", text(&out));
+        assert!(text(&out).contains(hint), "{address}: {}", text(&out));
+        assert!(!text(&out).contains("oauth/authorize"), "{}", text(&out));
+    }
+}
+
 #[test]
 fn an_expired_code_is_refused_with_the_message() {
     let setup = LoginSetup::new();

@@ -39,6 +39,7 @@ pub(crate) fn login(login: &Args) -> Result<Outcome, Failure> {
     crate::runtime::run(async move {
         let bank = sandbox_if(args.sandbox, Some(flow.redirect_uri()), &mut settings).await?;
         let anonymous = settings.anonymous_client()?;
+        bank_is_there(&anonymous).await?;
         let url = flow.authorize_url(&anonymous)?;
         let listener = flow.listen().await?;
         say_where(url.as_str(), flow.redirect_uri(), timeout)?;
@@ -53,6 +54,17 @@ pub(crate) fn login(login: &Args) -> Result<Outcome, Failure> {
         drop(bank);
         Ok(Outcome::Clean)
     })
+}
+
+/// The bank's API answers at `bank_url`: asked once without a token (its 401 is the answer
+/// wanted), so that a `bank_url` without `/v1`, `https` to a plain-HTTP bank or no bank at all
+/// is said now, with what to do, as every bank command says it, not after the browser's wait.
+async fn bank_is_there(anonymous: &clientbank_api::Client) -> Result<(), Failure> {
+    use clientbank_api::Error as E;
+    match anonymous.companies().await {
+        Ok(_) | Err(E::Unauthorized { .. } | E::AccessDenied { .. }) => Ok(()),
+        Err(e) => Err(Failure::Api(e)),
+    }
 }
 
 /// What a login says once it has the token: where it is stored; the sandbox's token is shown
