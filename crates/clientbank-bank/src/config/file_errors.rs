@@ -29,7 +29,7 @@ pub(super) fn not_utf8(path: &Path, not: text::NotText) -> Error {
 /// A TOML error as `FILE:LINE:COLUMN: message`, without the source line toml quotes (it may
 /// hold the token); a value of a secret key the message still names is replaced by `****`.
 pub(super) fn toml_error(path: &Path, text: &str, e: &toml::de::Error) -> Error {
-    if let Some(error) = list_left_open(path, text, e) {
+    if let Some(error) = list_left_open(path, text, e).or_else(|| written_twice(path, text, e)) {
         return error;
     }
     let message = e.message().trim().replace('\n', "; ");
@@ -69,6 +69,27 @@ fn list_left_open(path: &Path, text: &str, e: &toml::de::Error) -> Option<Error>
         format!(
             "{path}:{line}:{column}: {key}: список, открытый здесь, не закрыт: поставьте `]` \
              после его последнего элемента (TOML заметил это в строке {noticed})"
+        ),
+    ))
+}
+
+/// A key or a table written twice, named with the line it was first written on.
+fn written_twice(path: &Path, text: &str, e: &toml::de::Error) -> Option<Error> {
+    if !e.message().contains("duplicate key") {
+        return None;
+    }
+    let at = e.span()?.start.min(text.len());
+    let line = text.get(..at)?.matches('\n').count() + 1;
+    let (name, first) = super::repeated::first_of(text, line)?;
+    let path = path.display();
+    Some(Error::config(
+        format!(
+            "{path}:{line}: {name} is written twice (first on line {first}): keep one, with \
+             what both say"
+        ),
+        format!(
+            "{path}:{line}: {name} повторяется (впервые — в строке {first}): оставьте одно \
+             место и соберите в нём всё, что записано в обоих"
         ),
     ))
 }
@@ -120,7 +141,7 @@ fn tables() -> [(&'static str, &'static [&'static str]); 7] {
 
 /// The name of the table a line opens (`[statements]`, `[[x]]`, `[signers."7701"]`), if it
 /// opens one.
-fn table_header(line: &str) -> Option<&str> {
+pub(super) fn table_header(line: &str) -> Option<&str> {
     let line = line.split('#').next().unwrap_or("").trim();
     let inner = line.strip_prefix('[')?.strip_suffix(']')?;
     let inner = inner

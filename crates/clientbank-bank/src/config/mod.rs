@@ -17,6 +17,7 @@ mod bank_kind;
 mod file_errors;
 mod journal;
 mod open_list;
+mod repeated;
 mod secrets;
 mod signers;
 mod text;
@@ -1160,6 +1161,33 @@ mod tests {
 
     /// A key of the top level (or of another table) written after a table's header lands in
     /// that table: the error says where it landed and where it goes, in both languages.
+    #[test]
+    fn a_key_or_table_written_twice_names_the_first() {
+        let said = |text: &str| {
+            let e = Settings::from_toml(text, Path::new("c.toml")).unwrap_err();
+            let said = e.message();
+            (said.en().to_string(), said.ru().to_string())
+        };
+        let signer = "command = [\"s\", \"{input}\", \"{output}\"]";
+        let (en, ru) = said(&format!(
+            "sandbox = true\n[signers.\"7701234560\"]\n{signer}\n\n[signers.\"7701234560\"]\n{signer}\n"
+        ));
+        assert!(
+            en.ends_with(
+                "c.toml:5: [signers.\"7701234560\"] is written twice (first on line 2): keep one, \
+                 with what both say"
+            ),
+            "{en}"
+        );
+        assert!(ru.contains("повторяется (впервые — в строке 2)"), "{ru}");
+        let (en, _) =
+            said("bank_url = \"http://127.0.0.1:1/v1\"\nsigning = \"manual\"\nbank_url = \"x\"\n");
+        assert!(
+            en.contains("c.toml:3: `bank_url` is written twice (first on line 1)"),
+            "{en}"
+        );
+    }
+
     #[test]
     fn a_list_left_open_is_said_where_it_opens() {
         let said = |text: &str| {
