@@ -81,17 +81,26 @@ pub fn replace_atomically<T>(
         io::Write::flush(&mut out).map_err(failed)?;
         value
     };
-    // The temporary file is made readable by its owner only; the file it becomes is as
-    // readable as the one it replaces, or as a new file is (1C may run as another user).
+    readable_as(target, temporary.path()).map_err(failed)?;
+    temporary.as_file().sync_all().map_err(failed)?;
+    temporary.persist(target).map_err(|e| failed(e.error))?;
+    Ok(value)
+}
+
+/// Makes the temporary file that is to become `target` as readable as the file it replaces,
+/// or as a new file is (`0644`): a temporary file is readable by its owner only, and 1C (or the
+/// accountant) may read the result as another user. Nothing to do on Windows, where a file
+/// takes its folder's rights.
+pub fn readable_as(target: &Path, temporary: &Path) -> io::Result<()> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
         let mode = fs::metadata(target).map_or(0o644, |m| m.permissions().mode() & 0o777);
-        fs::set_permissions(temporary.path(), fs::Permissions::from_mode(mode)).map_err(failed)?;
+        fs::set_permissions(temporary, fs::Permissions::from_mode(mode))?;
     }
-    temporary.as_file().sync_all().map_err(failed)?;
-    temporary.persist(target).map_err(|e| failed(e.error))?;
-    Ok(value)
+    #[cfg(not(unix))]
+    let _ = (target, temporary);
+    Ok(())
 }
 
 /// Removes what an interrupted [`replace_atomically`] left in `folder` (killed between making

@@ -186,6 +186,8 @@ impl Pending {
         match self {
             Pending::File(out, path) => {
                 let temp = out.into_inner().map_err(io::IntoInnerError::into_error)?;
+                clientbank_bank::files::readable_as(&path, temp.path())
+                    .map_err(|e| AtPath::new(&path, e).into_io())?;
                 temp.as_file().sync_all()?;
                 temp.persist(&path)
                     .map(drop)
@@ -232,5 +234,35 @@ mod tests {
             assert!(made.success());
             assert!(same_as_input(&input, &fifo).is_none());
         }
+    }
+}
+
+#[cfg(all(test, unix))]
+mod modes {
+    use std::io::Write;
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::*;
+
+    /// `-o FILE` is as readable as the file it replaces, or as a new file is: not the
+    /// owner-only mode of the temporary file it was written in (1C may read it as another
+    /// user), the same for every output (`clientbank_bank::files::readable_as`).
+    #[test]
+    fn an_output_file_is_as_readable_as_any_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+        let new = dir.path().join("new.json");
+        let mut out = Sink::File(new.clone()).open_pending(false).unwrap();
+        out.write_all(b"[]").unwrap();
+        out.commit().unwrap();
+        assert_eq!(mode(&new), 0o644);
+        let old = dir.path().join("old.json");
+        std::fs::write(&old, b"x").unwrap();
+        std::fs::set_permissions(&old, std::fs::Permissions::from_mode(0o640)).unwrap();
+        let mut out = Sink::File(old.clone()).open_pending(false).unwrap();
+        out.write_all(b"[]").unwrap();
+        out.commit().unwrap();
+        assert_eq!(mode(&old), 0o640);
+        assert_eq!(std::fs::read(&old).unwrap(), b"[]");
     }
 }
