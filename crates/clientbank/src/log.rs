@@ -168,6 +168,12 @@ fn said_ru(message: &str) -> Option<&'static str> {
 fn named(name: &str, value: &str, lang: Lang) -> String {
     match (name, lang) {
         ("company", _) => format!("{}: {}", word(name, lang), label_in(value, lang)),
+        // A sum as the report and the notes write it: a decimal comma in Russian.
+        ("sum" | "amount", _) => format!(
+            "{}: {}",
+            word(name, lang),
+            clientbank_watch::report::sum_in(value, lang)
+        ),
         // The route's code (`json`, `1c`) in words.
         ("route", Lang::Ru) => {
             let route = match value {
@@ -274,6 +280,15 @@ mod tests {
         let en = lines(Lang::En, emit);
         assert!(en.contains("warning: 3 file(s) waiting"), "{en}");
         assert!(!en.contains("файлов") && !en.contains("ru:"), "{en}");
+    }
+
+    #[test]
+    fn a_sum_has_a_decimal_comma_in_russian() {
+        let emit = || tracing::info!(sum = %"175000.00", "payment uploaded");
+        let ru = lines(Lang::Ru, emit);
+        assert!(ru.contains("сумма: 175000,00"), "{ru}");
+        let en = lines(Lang::En, emit);
+        assert!(en.contains("sum: 175000.00"), "{en}");
     }
 
     #[test]
