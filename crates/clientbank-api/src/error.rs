@@ -195,7 +195,16 @@ impl Error {
     /// library's cause of a failed connection (English; the Russian says what happened, and
     /// what to check for a known cause, first).
     pub fn message(&self) -> Message {
-        let en = self.to_string();
+        let en = match self {
+            // As in Russian: a known cause said whole, without the network library's chain.
+            Error::Connect(cause) => match ConnectCause::of(cause.en()) {
+                Some(known) if known.said_by_hint() => {
+                    format!("cannot connect to the bank: {}", known.hint().en())
+                }
+                _ => self.to_string(),
+            },
+            _ => self.to_string(),
+        };
         let ru = match self {
             Error::Maintenance => "банк на техническом обслуживании (503): повторите позже".into(),
             Error::Unauthorized { message } => {
