@@ -295,9 +295,23 @@ fn the_man_page_names_only_pages_that_exist_and_has_the_configuration() {
         ru.contains(".SH КОМАНДЫ") && ru.contains("(см. CLIENTBANK CHECK ниже)"),
         "{ru}"
     );
-    for english in ["Print help", "When to colour", "(see CLIENTBANK"] {
+    for english in [
+        "Print help",
+        "When to colour",
+        "(see CLIENTBANK",
+        ".SH DESCRIPTION",
+        ".SH SYNOPSIS",
+        ".SH OPTIONS",
+        ".SH CONFIGURATION",
+        ".SH FILES",
+        "the exchange folders",
+    ] {
         assert!(!ru.contains(english), "{english}");
     }
+    assert!(
+        ru.contains(".SH ОПИСАНИЕ") && ru.contains(".SH НАСТРОЙКИ"),
+        "{ru}"
+    );
     let man = clientbank(&["--lang", "en", "man"]);
     assert_eq!(man.status.code(), Some(0));
     let page = text(&man.stdout);

@@ -24,10 +24,39 @@ pub(crate) fn completions(shell: clap_complete::Shell) -> Result<Outcome, Failur
 }
 
 pub(crate) fn man() -> Result<Outcome, Failure> {
+    let mut page = Vec::new();
+    man_page(&mut page)?;
+    let page = String::from_utf8_lossy(&page);
     let mut out = io::BufWriter::new(io::stdout().lock());
-    man_page(&mut out)?;
+    out.write_all(sections_in(&page, crate::term::lang()).as_bytes())?;
     out.flush()?;
     Ok(Outcome::Clean)
+}
+
+/// The page with clap_mangen's section names (`.SH DESCRIPTION`) in `lang`: they are written
+/// in English whatever the texts under them are.
+fn sections_in(page: &str, lang: crate::term::Lang) -> std::borrow::Cow<'_, str> {
+    if lang != crate::term::Lang::Ru {
+        return page.into();
+    }
+    const NAMES: [(&str, &str); 6] = [
+        ("NAME", "ИМЯ"),
+        ("SYNOPSIS", "ОБЗОР"),
+        ("DESCRIPTION", "ОПИСАНИЕ"),
+        ("OPTIONS", "ПАРАМЕТРЫ"),
+        ("EXTRA", "ДОПОЛНИТЕЛЬНО"),
+        ("VERSION", "ВЕРСИЯ"),
+    ];
+    page.lines()
+        .map(|line| {
+            let name = line.strip_prefix(".SH ").unwrap_or_default();
+            match NAMES.iter().find(|(en, _)| *en == name) {
+                Some((_, ru)) => format!(".SH {ru}\n"),
+                None => format!("{line}\n"),
+            }
+        })
+        .collect::<String>()
+        .into()
 }
 
 /// The one page, in the run's language (`--help`'s texts): the commands are its sections
@@ -82,32 +111,42 @@ fn man_page(mut out: impl Write) -> io::Result<()> {
 /// CONFIGURATION and FILES: the commented `clientbank.toml` that `clientbank init` writes,
 /// as it is (the one list of keys, their defaults and what they are for).
 fn configuration_section(out: &mut impl Write) -> io::Result<()> {
-    writeln!(out, ".SH CONFIGURATION")?;
-    writeln!(
-        out,
-        "DIR/clientbank.toml (or \\-\\-config FILE), as \\fBclientbank init DIR\\fR writes it: every key, \
-         its default and what it is for. Environment variables (CLIENTBANK_TOKEN, \
-         CLIENTBANK_BASE_URL, ...) override it; flags override both."
-    )?;
+    writeln!(out, ".SH {}", tr("CONFIGURATION", "НАСТРОЙКИ"))?;
+    let said = tr(
+        "DIR/clientbank.toml (or \\-\\-config FILE), as \\fBclientbank init DIR\\fR writes it: \
+         every key, its default and what it is for. Environment variables (CLIENTBANK_TOKEN, \
+         CLIENTBANK_BASE_URL, ...) override it; flags override both.",
+        "DIR/clientbank.toml (или \\-\\-config FILE) в том виде, в каком его пишет \
+         \\fBclientbank init DIR\\fR: каждый ключ, его значение по умолчанию и для чего он. \
+         Переменные окружения (CLIENTBANK_TOKEN, CLIENTBANK_BASE_URL, ...) важнее файла; \
+         параметры командной строки важнее и того и другого.",
+    );
+    writeln!(out, "{said}")?;
     writeln!(out, ".PP\n.nf")?;
     for line in clientbank_watch::init::TEMPLATE.lines() {
         writeln!(out, "\\&{}", roff(line))?;
     }
     writeln!(out, ".fi")?;
-    writeln!(out, ".SH FILES")?;
-    for (path, what) in [
-        ("DIR/clientbank.toml", "the configuration (above)"),
+    writeln!(out, ".SH {}", tr("FILES", "ФАЙЛЫ"))?;
+    for (path, what, what_ru) in [
+        (
+            "DIR/clientbank.toml",
+            "the configuration (above)",
+            "настройки (выше)",
+        ),
         (
             "DIR/inbox/, processing/, done/, rejected/, review/, outbox/",
             "the exchange folders of \\fBclientbank watch\\fR",
+            "папки обмена \\fBclientbank watch\\fR",
         ),
-        ("DIR/.clientbank/journal.sqlite", "the journal"),
+        ("DIR/.clientbank/journal.sqlite", "the journal", "журнал"),
         (
             "DIR/.clientbank/lock",
             "held by the daemon while it works on DIR",
+            "его держит демон, пока работает с DIR",
         ),
     ] {
-        writeln!(out, ".TP\n{}\n{what}", roff(path))?;
+        writeln!(out, ".TP\n{}\n{}", roff(path), tr(what, what_ru))?;
     }
     Ok(())
 }
@@ -135,6 +174,8 @@ mod tests {
                 "clientbank-{name} named"
             );
         }
+        // (The demo's folder `clientbank-demo` in an example is no page.)
+        let plain = plain.replace("clientbank-demo", "");
         assert!(!plain.to_lowercase().contains("clientbank-"), "{plain}");
         assert!(page.contains(".SH SYNOPSIS"), "{page}");
         assert!(page.contains("\\fBclientbank parse\\fR"), "{page}");
