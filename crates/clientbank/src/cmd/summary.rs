@@ -168,8 +168,11 @@ fn inbox(summary: &Summary) -> io::Result<()> {
         (
             FileEnd::Unreadable,
             Message::new(
-                "cannot be opened (see the log)",
-                "не открывается (см. журнал работы)",
+                "cannot be taken: it cannot be opened, or moved to processing/ (the log says \
+                 why; often the service's user lacks the right to read and write inbox/)",
+                "не берётся в работу: не открывается или не переносится в processing/ (почему — \
+                 в журнале работы; часто у пользователя службы нет прав на чтение и запись \
+                 inbox/)",
             ),
         ),
         (
