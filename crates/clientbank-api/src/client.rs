@@ -153,6 +153,12 @@ impl ClientBuilder {
     }
 }
 
+/// Whether the bank at `address` (a `bank_url`) is on this machine: a loopback host (a sandbox
+/// bank, or a proxy to the bank). `false` for an address that is not one.
+pub fn on_this_machine(address: &str) -> bool {
+    Url::parse(address).is_ok_and(|url| is_loopback(&url))
+}
+
 fn is_loopback(url: &Url) -> bool {
     let host = url.host_str().unwrap_or_default();
     let host = host.trim_start_matches('[').trim_end_matches(']');

@@ -27,7 +27,7 @@ pub mod types;
 pub mod webhook;
 
 pub use chrono::{NaiveDate, NaiveDateTime};
-pub use client::{Client, ClientBuilder, HistoryPages, Retry, bank_address};
+pub use client::{Client, ClientBuilder, HistoryPages, Retry, bank_address, on_this_machine};
 pub use error::Error;
 pub use rust_decimal::Decimal;
 pub use token::{Token, TokenResponse};

@@ -718,6 +718,36 @@ on_both! {
 }
 
 on_both! {
+    /// A folder tried with a bank on this machine (the sandbox bank of `clientbank sandbox`,
+    /// as the README's set-up does) is refused by a bank elsewhere: its payments are not at
+    /// that bank, though the journal holds them as sent. Another address on this machine is
+    /// allowed (the sandbox bank on another port).
+    async fn a_folder_tried_on_this_machine_is_refused_by_a_bank_elsewhere() {
+        let bank = bank().await;
+        let dir = tempfile::tempdir().unwrap();
+        let mut daemon = open(dir.path(), settings(&bank));
+        put(dir.path(), "a.json", json_drop(&[611]));
+        let summary = daemon.run_once().await.unwrap();
+        assert_eq!(summary.files(FileEnd::Done), ["a.json"], "{summary:?}");
+        drop(daemon);
+        let elsewhere = clientbank_bank::Settings {
+            bank_url: Some("https://bank.example/v1".into()),
+            ..settings(&bank)
+        };
+        let e = clientbank_watch::Daemon::open(dir.path(), elsewhere, options()).unwrap_err();
+        assert!(matches!(e, clientbank_watch::Error::JournalRefused(_)), "{e}");
+        let said = e.message();
+        assert!(said.en().contains("a bank on this machine"), "{}", said.en());
+        assert!(said.ru().contains("банк на этой машине"), "{}", said.ru());
+        let other_port = clientbank_bank::Settings {
+            bank_url: Some("http://127.0.0.1:9/v1".into()),
+            ..settings(&bank)
+        };
+        assert!(clientbank_watch::Daemon::open(dir.path(), other_port, options()).is_ok());
+    }
+}
+
+on_both! {
     /// The token put right in its file (`token_file`) is taken at once, as a changed
     /// configuration is: the log says "when the configuration or the token file changes".
     async fn a_token_file_put_right_lifts_a_refused_token() {

@@ -19,6 +19,31 @@ pub struct Bank {
     pub kind: BankKind,
 }
 
+impl Bank {
+    /// Whether payments sent to `self` may not be taken for sent to `other`: another kind, or
+    /// the bank on this machine (a sandbox bank of `clientbank sandbox`, or a proxy) and one
+    /// elsewhere. The same kind at another address of the same sort is the bank moved.
+    fn is_other_than(&self, other: &Bank) -> bool {
+        self.kind != other.kind || self.on_this_machine() != other.on_this_machine()
+    }
+
+    fn on_this_machine(&self) -> bool {
+        self.kind == BankKind::Real && clientbank_api::on_this_machine(&self.address)
+    }
+
+    /// What it is, for people: its kind, and for the bank, whether it is on this machine.
+    fn described(&self) -> Message {
+        if self.on_this_machine() {
+            Message::new(
+                "a bank on this machine (the sandbox bank of `clientbank sandbox`, or a proxy)",
+                "банк на этой машине (тестовый банк `clientbank sandbox` или прокси)",
+            )
+        } else {
+            self.kind.message()
+        }
+    }
+}
+
 impl Journal {
     /// Sets the bank the payments this journal marks `sending` go to: recorded (and checked
     /// against the banks recorded) with the first mark after it is set, in its transaction.
@@ -34,7 +59,7 @@ impl Journal {
     pub fn check_bank(&self, bank: &Bank) -> Result<(), Error> {
         let label = self.label.clone();
         let recorded = self.run(recorded_banks)?;
-        match recorded.into_iter().find(|used| used.kind != bank.kind) {
+        match recorded.into_iter().find(|used| used.is_other_than(bank)) {
             Some(used) => Err(other_kind(&label, &used, bank)),
             None => Ok(()),
         }
@@ -61,7 +86,7 @@ fn recorded_banks(db: &mut dyn Sql) -> Result<Vec<Bank>, DbError> {
 pub(super) fn record_bank(db: &mut dyn Sql, bank: &Bank) -> Result<(), DbError> {
     if let Some(used) = recorded_banks(db)?
         .into_iter()
-        .find(|u| u.kind != bank.kind)
+        .find(|u| u.is_other_than(bank))
     {
         return Err(DbError::OtherBank {
             used: Box::new(used),
@@ -78,7 +103,7 @@ pub(super) fn record_bank(db: &mut dyn Sql, bank: &Bank) -> Result<(), DbError> 
 
 /// The refusal of a bank of another kind than the one the journal's payments went to.
 pub(super) fn other_kind(label: &str, used: &Bank, now: &Bank) -> Error {
-    let (was, is): (Message, Message) = (used.kind.message(), now.kind.message());
+    let (was, is): (Message, Message) = (used.described(), now.described());
     let (used_at, now_at) = (&used.address, &now.address);
     Error::JournalRefused(tr!(
         "{label} records payments sent to {} ({used_at}); this run sends to {} ({now_at}). A \
