@@ -248,11 +248,16 @@ fn sandbox_command_serves_the_companies() {
     let request = format!(
         "POST /v1/account-info HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer sandboxtoken\r\nsandbox: on\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
     );
+    // Asked until the sandbox answers: before it listens, a connection is refused, and on a
+    // loaded machine one may be reset while it starts.
     let mut answer = String::new();
     for _ in 0..100 {
-        if let Ok(mut stream) = std::net::TcpStream::connect(&addr) {
-            stream.write_all(request.as_bytes()).unwrap();
-            stream.read_to_string(&mut answer).unwrap();
+        let asked = std::net::TcpStream::connect(&addr).and_then(|mut stream| {
+            stream.write_all(request.as_bytes())?;
+            answer.clear();
+            stream.read_to_string(&mut answer)
+        });
+        if asked.is_ok() && !answer.is_empty() {
             break;
         }
         std::thread::sleep(std::time::Duration::from_millis(50));
