@@ -650,6 +650,50 @@ pub(crate) fn localize(command: Command, lang: Lang) -> Command {
         .subcommand_help_heading("Команды")
 }
 
+/// clap's own words of a usage line, in Russian.
+const USAGE_WORDS: [(&str, &str); 3] = [
+    ("[OPTIONS]", "[ПАРАМЕТРЫ]"),
+    ("<COMMAND>", "<КОМАНДА>"),
+    ("[COMMAND]", "[КОМАНДА]"),
+];
+
+/// An argument's value name (`<FILE>`) in Russian; `None` for one not in the list (a test
+/// holds the list to every name the command line has).
+fn value_name(name: &str) -> Option<&'static str> {
+    VALUE_NAMES
+        .iter()
+        .find(|(en, _)| *en == name)
+        .map(|(_, ru)| *ru)
+}
+
+/// The value names of the command line, in Russian.
+const VALUE_NAMES: &[(&str, &str)] = &[
+    ("ACCOUNT-FILE", "ФАЙЛ-СЧЕТОВ"),
+    ("ACCOUNT", "СЧЁТ"),
+    ("ADDR", "АДРЕС"),
+    ("COMPANY", "ОРГАНИЗАЦИЯ"),
+    ("CONFIG", "НАСТРОЙКИ"),
+    ("D", "ДАТА"),
+    ("DIR", "ПАПКА"),
+    ("ENCODING", "КОДИРОВКА"),
+    ("FILE", "ФАЙЛ"),
+    ("FILES", "ФАЙЛЫ"),
+    ("FROM", "С"),
+    ("LANG", "ЯЗЫК"),
+    ("LOG_FORMAT", "ФОРМАТ"),
+    ("N", "N"),
+    ("OUTPUT", "ВЫВОД"),
+    ("ROOT", "КОРЕНЬ"),
+    ("ROUTE", "ПУТЬ"),
+    ("SECS", "СЕКУНДЫ"),
+    ("SHELL", "ОБОЛОЧКА"),
+    ("TILL", "ПО"),
+    ("TIME_SCALE", "МАСШТАБ"),
+    ("TO", "ВО"),
+    ("TODAY", "СЕГОДНЯ"),
+    ("WHEN", "КОГДА"),
+];
+
 /// clap's layout with the headings in Russian.
 const TEMPLATE: &str =
     "{before-help}{about-with-newline}\nИспользование: {usage}\n\n{all-args}{after-help}";
@@ -696,6 +740,15 @@ fn translate(mut command: Command, name: &str) -> Command {
             } else {
                 "Параметры"
             };
+            let names: Option<Vec<&'static str>> = (arg.get_action().takes_values())
+                .then(|| arg.get_value_names())
+                .flatten()
+                .map(|names| names.iter().map(|n| value_name(n.as_str())).collect())
+                .and_then(|names: Vec<_>| names.into_iter().collect());
+            let arg = match names {
+                Some(names) => arg.value_names(names),
+                None => arg,
+            };
             arg.help(help.clone())
                 .long_help(help)
                 .hide_default_value(true)
@@ -703,6 +756,13 @@ fn translate(mut command: Command, name: &str) -> Command {
                 .help_heading(heading)
         });
     }
+    // clap's usage line says `[OPTIONS]` and `<COMMAND>` whatever the language: written anew.
+    let usage = command.render_usage().to_string();
+    let usage = usage.strip_prefix("Usage: ").unwrap_or(&usage);
+    let usage = USAGE_WORDS
+        .iter()
+        .fold(usage.to_string(), |usage, (en, ru)| usage.replace(en, ru));
+    command = command.override_usage(usage);
     let subs: Vec<String> = command
         .get_subcommands()
         .map(|s| s.get_name().to_string())
@@ -737,6 +797,33 @@ mod tests {
         }
         for sub in command.get_subcommands() {
             keys(sub, sub.get_name(), out);
+        }
+    }
+
+    /// Every value name of the command line (`<FILE>`) has its Russian, and every Russian is
+    /// used.
+    #[test]
+    fn every_value_name_has_its_russian() {
+        fn names(command: &Command, out: &mut BTreeSet<String>) {
+            for arg in command
+                .get_arguments()
+                .filter(|a| a.get_action().takes_values())
+            {
+                for name in arg.get_value_names().unwrap_or_default() {
+                    out.insert(name.to_string());
+                }
+            }
+            for sub in command.get_subcommands() {
+                names(sub, out);
+            }
+        }
+        let mut used = BTreeSet::new();
+        names(&Cli::command(), &mut used);
+        for name in &used {
+            assert!(value_name(name).is_some(), "no Russian for <{name}>");
+        }
+        for (en, _) in VALUE_NAMES {
+            assert!(used.contains(*en), "<{en}> is not a value name any more");
         }
     }
 
