@@ -1,5 +1,6 @@
 //! Payment throughput (payments per second): mapping 1C payment orders to payments, validating
-//! them, writing and reading JSON upload requests, writing a 1C file from payments.
+//! them, both on the payment borrowed from the document (as `check` does), writing and reading
+//! JSON upload requests, writing a 1C file from payments.
 //!
 //! cargo bench -p clientbank-benches --bench payment
 
@@ -26,6 +27,17 @@ fn bench(c: &mut Criterion) {
     group.sample_size(20);
     group.bench_function("map-1c-to-payment", |b| {
         b.iter(|| onec::payment_orders(black_box(&tree)).0.len())
+    });
+    group.bench_function("map-and-validate-borrowed", |b| {
+        // What `check` does with each payment order: read it borrowed from the section (no
+        // `String` per field), the mapping's findings and every rule on the view.
+        let context = Context::history();
+        b.iter(|| {
+            black_box(&tree)
+                .documents()
+                .map(|section| onec::check_section(&section, &context, Encoding::Cp1251).len())
+                .sum::<usize>()
+        })
     });
     group.bench_function("validate", |b| {
         let context = Context::history();

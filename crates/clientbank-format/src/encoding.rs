@@ -40,10 +40,15 @@ impl DecodeTable {
     /// The text of `bytes`: a character pushed per byte (no UTF-8 to validate afterwards).
     fn decode(&self, bytes: &[u8]) -> String {
         let mut out = String::with_capacity(bytes.len() * 2);
+        self.push(bytes, &mut out);
+        out
+    }
+
+    /// [`DecodeTable::decode`] onto the end of `out`.
+    fn push(&self, bytes: &[u8], out: &mut String) {
         for &b in bytes {
             out.push(self.1[usize::from(b)]);
         }
-        out
     }
 
     /// The UTF-8 of `bytes` onto the end of `out`, 64 bytes at a time through a buffer on the
@@ -131,6 +136,20 @@ impl Encoding {
             return Cow::Borrowed(std::str::from_utf8(bytes).unwrap_or_default());
         }
         Cow::Owned(self.decode_table().decode(bytes))
+    }
+
+    /// The text of `bytes` (what [`Encoding::decode`] gives) onto the end of `out`: one
+    /// buffer for many values, no `String` per value.
+    pub fn decode_into(self, bytes: &[u8], out: &mut String) {
+        if self == Encoding::Utf8 {
+            out.push_str(&String::from_utf8_lossy(bytes));
+        } else if bytes.is_ascii() {
+            // ASCII is UTF-8 as it stands.
+            out.push_str(std::str::from_utf8(bytes).unwrap_or_default());
+        } else {
+            out.reserve(bytes.len() * 2);
+            self.decode_table().push(bytes, out);
+        }
     }
 
     /// The UTF-8 of the text of `bytes` (what [`Encoding::decode`] gives) onto the end of

@@ -93,6 +93,14 @@ macro_rules! keys {
             /// Every key, in 1C's customary order.
             pub const ALL: &'static [Key] = &[$(Key::$variant),*];
 
+            /// How many keys there are: [`Key::index`] is below it.
+            pub const COUNT: usize = Key::ALL.len();
+
+            /// The key's place in [`Key::ALL`], for tables indexed by key.
+            pub fn index(self) -> usize {
+                self as usize
+            }
+
             /// The key as it is written in files.
             pub fn name(self) -> &'static str {
                 match self { $(Key::$variant => $name,)* }

@@ -12,12 +12,17 @@ use std::fmt;
 use chrono::{NaiveDate, NaiveTime};
 use rust_decimal::Decimal;
 
+use crate::fields::{Slot, SlotKind};
 use crate::syntax::Marker;
 use crate::tree::SectionRef;
 use crate::{Encoding, Key, value};
 
 /// A value of a typed field: read from the raw text, written canonically.
 trait FieldValue: Sized {
+    /// What the field holds, for [`DocumentFields`](crate::DocumentFields).
+    const KIND: SlotKind;
+    /// The value, borrowed.
+    fn slot(&self) -> Slot<'_>;
     fn read(raw: &[u8], section: &SectionRef<'_>) -> Option<Self>;
     fn write(&self) -> Result<Cow<'_, str>, Decimal>;
     /// [`FieldValue::write`] without a `String`: the value itself, or its text made in
@@ -30,6 +35,10 @@ trait FieldValue: Sized {
 }
 
 impl FieldValue for String {
+    const KIND: SlotKind = SlotKind::Text;
+    fn slot(&self) -> Slot<'_> {
+        Slot::Text(self)
+    }
     fn read(raw: &[u8], section: &SectionRef<'_>) -> Option<Self> {
         let raw = raw.trim_ascii();
         (!raw.is_empty()).then(|| section.encoding().decode(raw).into_owned())
@@ -43,6 +52,10 @@ impl FieldValue for String {
 }
 
 impl FieldValue for NaiveDate {
+    const KIND: SlotKind = SlotKind::Date;
+    fn slot(&self) -> Slot<'_> {
+        Slot::Date(*self)
+    }
     fn read(raw: &[u8], _: &SectionRef<'_>) -> Option<Self> {
         value::parse_date(raw)
     }
@@ -57,6 +70,10 @@ impl FieldValue for NaiveDate {
 }
 
 impl FieldValue for NaiveTime {
+    const KIND: SlotKind = SlotKind::Time;
+    fn slot(&self) -> Slot<'_> {
+        Slot::Time(*self)
+    }
     fn read(raw: &[u8], _: &SectionRef<'_>) -> Option<Self> {
         value::parse_time(raw).map(|(t, _)| t)
     }
@@ -71,6 +88,10 @@ impl FieldValue for NaiveTime {
 }
 
 impl FieldValue for Decimal {
+    const KIND: SlotKind = SlotKind::Amount;
+    fn slot(&self) -> Slot<'_> {
+        Slot::Amount(*self)
+    }
     fn read(raw: &[u8], _: &SectionRef<'_>) -> Option<Self> {
         value::parse_amount(raw, true)
     }
@@ -95,6 +116,10 @@ impl FieldValue for Decimal {
 }
 
 impl FieldValue for u32 {
+    const KIND: SlotKind = SlotKind::Integer;
+    fn slot(&self) -> Slot<'_> {
+        Slot::Integer(*self)
+    }
     fn read(raw: &[u8], _: &SectionRef<'_>) -> Option<Self> {
         value::parse_integer(raw)
     }
@@ -124,6 +149,28 @@ macro_rules! fields {
                     })*
                     _ => false,
                 }
+            }
+
+            /// The kind of each key's field (`None`: no place for the key).
+            #[allow(dead_code)]
+            pub(crate) fn slot_kinds() -> [Option<SlotKind>; Key::COUNT] {
+                fn kind<T: FieldValue>(_: &Option<T>) -> SlotKind {
+                    T::KIND
+                }
+                let this = Self::default();
+                let mut kinds = [None; Key::COUNT];
+                $(kinds[Key::$key.index()] = Some(kind(&this.$($field)+));)*
+                kinds
+            }
+
+            /// Each set field's value, borrowed, at its key's index.
+            #[allow(dead_code)]
+            pub(crate) fn fill_slots<'a>(&'a self, slots: &mut [Slot<'a>; Key::COUNT]) {
+                $(
+                    if let Some(value) = &self.$($field)+ {
+                        slots[Key::$key.index()] = FieldValue::slot(value);
+                    }
+                )*
             }
 
             /// The typed fields that are set, as `(key, canonical text)`, in 1C's order.
@@ -351,25 +398,26 @@ pub struct Receipt {
     pub text: Option<String>,
 }
 
-/// Budget payment fields 101–110.
+/// Budget payment fields 101–110: texts owned (`String`), or borrowed where a caller reads them
+/// without a `String` each.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Budget {
+pub struct Budget<T = String> {
     /// `СтатусСоставителя` (101).
-    pub payer_status: Option<String>,
+    pub payer_status: Option<T>,
     /// `ПоказательКБК` (104).
-    pub kbk: Option<String>,
+    pub kbk: Option<T>,
     /// `ОКАТО` (105, an OKTMO code).
-    pub oktmo: Option<String>,
+    pub oktmo: Option<T>,
     /// `ПоказательОснования` (106).
-    pub basis: Option<String>,
+    pub basis: Option<T>,
     /// `ПоказательПериода` (107), text.
-    pub period: Option<String>,
+    pub period: Option<T>,
     /// `ПоказательНомера` (108).
-    pub number: Option<String>,
+    pub number: Option<T>,
     /// `ПоказательДаты` (109), text (`0` is valid).
-    pub date: Option<String>,
+    pub date: Option<T>,
     /// `ПоказательТипа` (110).
-    pub payment_type: Option<String>,
+    pub payment_type: Option<T>,
 }
 
 /// Keys of payment requirements and letters of credit.

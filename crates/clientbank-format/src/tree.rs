@@ -1103,6 +1103,14 @@ impl<'a> SectionRef<'a> {
             .map(move |l| (l.key, l.key_bytes(buf), l.value_bytes(buf), l.number))
     }
 
+    /// The raw value bytes of every known key's line, in order (the key's bytes are not
+    /// looked at: the key is known).
+    pub(crate) fn known_values(&self) -> impl Iterator<Item = (Key, &'a [u8])> + 'a {
+        let buf = self.buf;
+        self.pairs()
+            .filter_map(move |l| l.key.map(|k| (k, l.value_bytes(buf))))
+    }
+
     /// The line of every known key, in order, without decoding anything.
     pub fn key_lines(&self) -> impl Iterator<Item = (Key, u32)> + 'a {
         self.pairs().filter_map(|l| l.key.map(|k| (k, l.number)))

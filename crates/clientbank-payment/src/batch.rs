@@ -45,6 +45,7 @@ use crate::json::{PaymentJson, ReadRequest, Upload, UploadRequest};
 use crate::onec;
 use crate::payment::Payment;
 use crate::validate::{Context, validate_in, validate_quiet};
+use crate::view::PaymentView;
 
 /// One drop, read: its source, and its payments on demand.
 #[derive(Debug)]
@@ -479,79 +480,82 @@ impl Batch {
         let kind = section.document_type().unwrap_or_default();
         if onec::is_payment_order(&kind) {
             // A statement's records: what the upload could not carry is no news, and only
-            // asked for with the upload requests.
-            let (payment, mut mapped) = onec::payment_of(section, requests || !statement);
-            let read_in = self.encoding();
-            let mut found = validate_quiet(&payment, &self.context, self.encoding, read_in, quiet);
-            // Where the keys stand is looked up only when a finding is to be placed at one
-            // (a stand-in is not).
-            let placed = |f: &Diagnostic| f.line.is_none() && f.key.is_some();
-            let lines = if requests || mapped.iter().chain(&found).any(placed) {
-                Lines::of_section(section)
-            } else {
-                Lines::at_section(Some(section.line()).filter(|&l| l > 0))
-            };
-            lines.locate(&mut mapped, position(index));
-            let carried = mapped.iter().all(|f| f.code != Code::NotCarried);
-            // A key that is not the format's is the reader's `unknown-key` already; the
-            // 1C route sends it as written, the JSON route loses it.
-            let (unknown, mapping): (Vec<_>, Vec<_>) = mapped.into_iter().partition(|f| {
-                f.code == Code::NotCarried && f.key.as_deref().is_some_and(|k| !is_format_key(k))
-            });
-            let mut findings = if statement {
-                // The bank's records: what the upload cannot carry is no news.
-                Vec::new()
-            } else {
-                mapping
-            };
-            lines.locate(&mut found, position(index));
-            findings.extend(found);
-            name_payment(&mut findings, payment.number.as_deref(), quiet);
-            if !requests {
-                return Item {
-                    index,
-                    line: lines.section(),
-                    payment: Some(payment),
-                    request: None,
-                    findings,
-                    json_route: Vec::new(),
-                    carried: false,
-                    covered_error: false,
-                };
-            }
-            let (json, mut json_route) = PaymentJson::from_payment(&payment);
-            lines.locate(&mut json_route, position(index));
-            name_payment(&mut json_route, payment.number.as_deref(), Quiet::NONE);
-            let carried = carried && json_route.is_empty();
-            if !statement {
-                json_route.splice(0..0, unknown);
-            }
-            Item {
-                index,
-                line: lines.section(),
-                payment: Some(payment),
-                request: Some(UploadRequest::new(json, false)),
-                findings,
-                json_route,
-                carried,
-                covered_error: false,
-            }
+            // asked for with the upload requests. The rules run on the payment borrowed from
+            // the document; the owned payment is made only with the upload request.
+            onec::with_view(section, requests || !statement, |payment, mapped| {
+                self.payment_item(index, section, requests, quiet, payment, mapped)
+            })
         } else {
             let findings = if statement {
                 Vec::new()
             } else {
                 vec![onec::not_a_payment_order(index, section)]
             };
-            Item {
-                index,
-                line: Some(section.line()).filter(|&l| l > 0),
-                payment: None,
-                request: None,
-                findings,
-                json_route: Vec::new(),
-                carried: false,
-                covered_error: false,
-            }
+            Item::findings_only(index, Some(section.line()).filter(|&l| l > 0), findings)
+        }
+    }
+}
+
+impl Batch {
+    /// The item of payment order `index` of a 1C file, read as `payment` with the mapping's
+    /// findings `mapped` (not located yet); see [`Batch::document_item`].
+    fn payment_item(
+        &self,
+        index: usize,
+        section: &SectionRef<'_>,
+        requests: bool,
+        quiet: Quiet,
+        payment: &PaymentView<'_>,
+        mut mapped: Vec<Diagnostic>,
+    ) -> Item {
+        let statement = self.form() == Form::Statement;
+        let read_in = self.encoding();
+        let mut found = validate_quiet(payment, &self.context, self.encoding, read_in, quiet);
+        // Where the keys stand is looked up only when a finding is to be placed at one
+        // (a stand-in is not).
+        let placed = |f: &Diagnostic| f.line.is_none() && f.key.is_some();
+        let lines = if requests || mapped.iter().chain(&found).any(placed) {
+            Lines::of_section(section)
+        } else {
+            Lines::at_section(Some(section.line()).filter(|&l| l > 0))
+        };
+        lines.locate(&mut mapped, position(index));
+        let carried = mapped.iter().all(|f| f.code != Code::NotCarried);
+        // A key that is not the format's is the reader's `unknown-key` already; the
+        // 1C route sends it as written, the JSON route loses it.
+        let (unknown, mapping): (Vec<_>, Vec<_>) = mapped.into_iter().partition(|f| {
+            f.code == Code::NotCarried && f.key.as_deref().is_some_and(|k| !is_format_key(k))
+        });
+        let mut findings = if statement {
+            // The bank's records: what the upload cannot carry is no news.
+            Vec::new()
+        } else {
+            mapping
+        };
+        lines.locate(&mut found, position(index));
+        findings.extend(found);
+        name_payment(&mut findings, payment.number.as_deref(), quiet);
+        if !requests {
+            // The findings are all that is asked for: no owned payment is made.
+            return Item::findings_only(index, lines.section(), findings);
+        }
+        let payment = payment.to_payment();
+        let (json, mut json_route) = PaymentJson::from_payment(&payment);
+        lines.locate(&mut json_route, position(index));
+        name_payment(&mut json_route, payment.number.as_deref(), Quiet::NONE);
+        let carried = carried && json_route.is_empty();
+        if !statement {
+            json_route.splice(0..0, unknown);
+        }
+        Item {
+            index,
+            line: lines.section(),
+            payment: Some(payment),
+            request: Some(UploadRequest::new(json, false)),
+            findings,
+            json_route,
+            carried,
+            covered_error: false,
         }
     }
 }
@@ -800,6 +804,21 @@ pub struct Item {
 }
 
 impl Item {
+    /// An item of findings only: no payment (a document that is not a payment order, or one
+    /// whose findings are all that is asked for), no request.
+    fn findings_only(index: usize, line: Option<u32>, findings: Vec<Diagnostic>) -> Item {
+        Item {
+            index,
+            line,
+            payment: None,
+            request: None,
+            findings,
+            json_route: Vec::new(),
+            carried: false,
+            covered_error: false,
+        }
+    }
+
     /// The 0-based position among the file's documents (or the upload's requests).
     pub fn index(&self) -> usize {
         self.index

@@ -66,6 +66,7 @@ pub mod onec;
 mod payment;
 pub mod rules;
 mod validate;
+mod view;
 
 pub use chrono::NaiveDate;
 pub use clientbank_diagnostic::{Code, Diagnostic, Lang, Message, Renderer, Severity};

@@ -7,14 +7,19 @@
 //! the actual payer's INN, KPP (organisations) and the third party's name, separated by `//`.
 //! A salary deduction (status `19`) puts the person's INN in `ПлательщикИНН`.
 
+use std::cell::RefCell;
+
 use clientbank_format::{
-    Document, Encoding, Exchange, Header, Key, Party, SectionKind, SectionRef, SyntaxTree,
+    Document, DocumentFields, Encoding, Exchange, Header, Key, Party, SectionKind, SectionRef,
+    SyntaxTree,
 };
 
 use clientbank_diagnostic::{Code, Diagnostic, Message, short, tr};
 
-use crate::finding::{Field, Lines, about, position};
-use crate::payment::{AccountHolder, Bank, Budget, Payment, ThirdParty};
+use crate::finding::{Field, Lines, Quiet, about, position};
+use crate::payment::{AccountHolder, Budget, Payment};
+use crate::validate::{Context, validate_quiet};
+use crate::view::{BankView, BudgetView, HolderView, PaymentView, ThirdPartyView};
 
 /// The document type of a payment order.
 pub const PAYMENT_ORDER: &str = "Платежное поручение";
@@ -104,16 +109,77 @@ pub(crate) fn payment_of(
     section: &SectionRef<'_>,
     not_carried: bool,
 ) -> (Payment, Vec<Diagnostic>) {
+    with_view(section, not_carried, |view, findings| {
+        (view.to_payment(), findings)
+    })
+}
+
+/// The buffers a document's texts are decoded into and its purpose lines joined in, kept
+/// for the thread's next document.
+#[derive(Default)]
+struct Scratch {
+    text: String,
+    joined: String,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::default();
+}
+
+/// `then` of the payment a document section describes, borrowed (no `String` per field: the
+/// texts are the input's bytes or one buffer of the thread's, decoded once), and, when
+/// `not_carried`, a finding for each key the payment has no place for, not located.
+pub(crate) fn with_view<R>(
+    section: &SectionRef<'_>,
+    not_carried: bool,
+    then: impl FnOnce(&PaymentView<'_>, Vec<Diagnostic>) -> R,
+) -> R {
     debug_assert_eq!(section.kind(), SectionKind::Document);
-    into_payment_with(Document::from_section(section), not_carried)
+    let run = |scratch: &mut Scratch| {
+        let fields = DocumentFields::read(section, &mut scratch.text);
+        let findings = if not_carried {
+            not_carried_in(&fields, DocumentFields::extra(section))
+        } else {
+            Vec::new()
+        };
+        then(&view_of(&fields, &mut scratch.joined), findings)
+    };
+    SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
+        Ok(mut scratch) => run(&mut scratch),
+        // Asked again from inside `then`: buffers of its own.
+        Err(_) => run(&mut Scratch::default()),
+    })
+}
+
+/// The findings `check` makes about payment order `section` of a file of payment orders, not
+/// located: the payment read borrowed from the section, the mapping's `not-carried` findings
+/// and every rule, the characters checked against `encoding`. For the benches (mapping and
+/// validation on one core); not part of the API.
+#[doc(hidden)]
+pub fn check_section(
+    section: &SectionRef<'_>,
+    context: &Context,
+    encoding: Encoding,
+) -> Vec<Diagnostic> {
+    let read_in = Some(section.encoding());
+    with_view(section, true, |payment, mut findings| {
+        findings.extend(validate_quiet(
+            payment,
+            context,
+            encoding,
+            read_in,
+            Quiet::NONE,
+        ));
+        findings
+    })
 }
 
 /// Strips the one-line form's `ИНН 7707083893 ` prefix from a party name.
-fn party_name(lines: &[Option<String>; 4], one_line: &Option<String>) -> Option<String> {
-    if let Some(name) = &lines[0] {
-        return Some(name.clone());
+fn party_name<'a>(first_line: Option<&'a str>, one_line: Option<&'a str>) -> Option<&'a str> {
+    if let Some(name) = first_line {
+        return Some(name);
     }
-    let name = one_line.as_deref()?;
+    let name = one_line?;
     let rest = name
         .strip_prefix("ИНН ")
         .map(|r| {
@@ -122,7 +188,7 @@ fn party_name(lines: &[Option<String>; 4], one_line: &Option<String>) -> Option<
         })
         .filter(|r| !r.is_empty())
         .unwrap_or(name);
-    Some(rest.to_string())
+    Some(rest)
 }
 
 /// The `ИНН//КПП//Name//` (or `ИНН//Name//`) prefix of a third-party payment's purpose.
@@ -150,20 +216,24 @@ fn third_party_prefix(purpose: &str) -> Option<ThirdPartyPrefix<'_>> {
     (!name.is_empty()).then_some(ThirdPartyPrefix { inn, kpp, name })
 }
 
-/// `НазначениеПлатежа1..6` that are filled.
-fn purpose_lines(document: &Document) -> Vec<&str> {
-    document
-        .purpose_lines
-        .iter()
-        .flatten()
-        .map(String::as_str)
-        .collect()
-}
+/// `НазначениеПлатежа1..6`.
+const PURPOSE_LINES: [Key; 6] = [
+    Key::Purpose1,
+    Key::Purpose2,
+    Key::Purpose3,
+    Key::Purpose4,
+    Key::Purpose5,
+    Key::Purpose6,
+];
 
-/// The 1C keys a payment holds no place for, as `not-carried` findings.
-fn not_carried(document: &Document) -> Vec<Diagnostic> {
+/// The 1C keys a payment holds no place for, as `not-carried` findings; `extra` are the
+/// document's keys that are not the format's ([`DocumentFields::extra`]).
+fn not_carried_in<K: AsRef<str>, V: AsRef<str>>(
+    fields: &DocumentFields<'_>,
+    extra: impl Iterator<Item = (K, V)>,
+) -> Vec<Diagnostic> {
     let mut findings = Vec::new();
-    let mut report = |key: Key, value: &Option<String>, why: (&str, &str)| {
+    let mut report = |key: Key, value: Option<&str>, why: (&str, &str)| {
         if let Some(value) = value {
             let (name, (why, why_ru)) = (key.name(), why);
             findings.push(
@@ -179,140 +249,90 @@ fn not_carried(document: &Document) -> Vec<Diagnostic> {
             );
         }
     };
+    let text = |key: Key| fields.text(key);
+    let date = |key: Key| fields.date(key).map(clientbank_format::value::format_date);
     let indirect = (
         "indirect settlements are not supported by the bank's upload",
         "расчёты через другие банки при загрузке в банк не поддерживаются",
     );
-    for (i, key) in [Key::Payer2, Key::Payer3, Key::Payer4]
-        .into_iter()
-        .enumerate()
-    {
-        report(key, &document.payer.lines[i + 1], indirect);
-    }
-    for (i, key) in [Key::Recipient2, Key::Recipient3, Key::Recipient4]
-        .into_iter()
-        .enumerate()
-    {
-        report(key, &document.recipient.lines[i + 1], indirect);
-    }
-    for (party, key) in [
-        (&document.payer, Key::PayerSettlementAccount),
-        (&document.recipient, Key::RecipientSettlementAccount),
+    for key in [
+        Key::Payer2,
+        Key::Payer3,
+        Key::Payer4,
+        Key::Recipient2,
+        Key::Recipient3,
+        Key::Recipient4,
     ] {
-        if party.settlement_account.is_some() && party.settlement_account != party.account {
-            report(key, &party.settlement_account, indirect);
+        report(key, text(key), indirect);
+    }
+    for (account, key) in [
+        (Key::PayerAccount, Key::PayerSettlementAccount),
+        (Key::RecipientAccount, Key::RecipientSettlementAccount),
+    ] {
+        if text(key).is_some() && text(key) != text(account) {
+            report(key, text(key), indirect);
         }
     }
     let statement = (
         "it is a statement's record of the bank",
         "это отметка банка в выписке",
     );
-    report(
-        Key::DebitedDate,
-        &document
-            .payer
-            .date
-            .map(clientbank_format::value::format_date),
-        statement,
-    );
-    report(
-        Key::CreditedDate,
-        &document
-            .recipient
-            .date
-            .map(clientbank_format::value::format_date),
-        statement,
-    );
-    report(
-        Key::ReceiptDate,
-        &document
-            .receipt
-            .date
-            .map(clientbank_format::value::format_date),
-        statement,
-    );
-    report(
-        Key::ReceiptTime,
-        &document
-            .receipt
-            .time
-            .map(clientbank_format::value::format_time),
-        statement,
-    );
-    report(Key::ReceiptText, &document.receipt.text, statement);
+    for key in [Key::DebitedDate, Key::CreditedDate, Key::ReceiptDate] {
+        report(key, date(key).as_deref(), statement);
+    }
+    let time = fields
+        .time(Key::ReceiptTime)
+        .map(clientbank_format::value::format_time);
+    report(Key::ReceiptTime, time.as_deref(), statement);
+    report(Key::ReceiptText, text(Key::ReceiptText), statement);
     report(
         Key::PaymentMethod,
-        &document.payment_method,
+        text(Key::PaymentMethod),
         (
             "the bank sends every payment electronically",
             "банк отправляет все платежи электронно",
         ),
     );
-    let terms = &document.terms;
     let requirement = (
         "it belongs to payment requirements and letters of credit",
         "это реквизит платёжных требований и аккредитивов",
     );
-    report(
-        Key::AcceptanceTerm,
-        &terms.acceptance_days.map(|d| d.to_string()),
-        requirement,
-    );
+    let days = fields.integer(Key::AcceptanceTerm).map(|d| d.to_string());
+    report(Key::AcceptanceTerm, days.as_deref(), requirement);
     report(
         Key::LetterOfCreditKind,
-        &terms.letter_of_credit_kind,
+        text(Key::LetterOfCreditKind),
         requirement,
     );
     report(
         Key::PaymentTerm,
-        &terms.payment_due.map(clientbank_format::value::format_date),
+        date(Key::PaymentTerm).as_deref(),
         requirement,
     );
-    for (i, key) in [
+    for key in [
         Key::PaymentCondition1,
         Key::PaymentCondition2,
         Key::PaymentCondition3,
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        report(key, &terms.conditions[i], requirement);
+        Key::PaymentOnPresentation,
+        Key::AdditionalConditions,
+        Key::SupplierAccount,
+    ] {
+        report(key, text(key), requirement);
     }
     report(
-        Key::PaymentOnPresentation,
-        &terms.payment_on_presentation,
-        requirement,
-    );
-    report(
-        Key::AdditionalConditions,
-        &terms.additional_conditions,
-        requirement,
-    );
-    report(Key::SupplierAccount, &terms.supplier_account, requirement);
-    report(
         Key::DocumentsSentDate,
-        &terms
-            .documents_sent_on
-            .map(clientbank_format::value::format_date),
+        date(Key::DocumentsSentDate).as_deref(),
         requirement,
     );
     // Purpose lines that say more than `НазначениеПлатежа`.
-    let lines = purpose_lines(document);
-    if let Some(purpose) = &document.purpose {
+    let lines: Vec<&str> = PURPOSE_LINES.iter().filter_map(|&k| text(k)).collect();
+    if let Some(purpose) = text(Key::Purpose) {
         let squash = |s: &str| s.split_whitespace().collect::<String>();
         if !lines.is_empty() && squash(&lines.concat()) != squash(purpose) {
-            let keys = [
-                Key::Purpose1,
-                Key::Purpose2,
-                Key::Purpose3,
-                Key::Purpose4,
-                Key::Purpose5,
-                Key::Purpose6,
-            ];
-            for (key, value) in keys.into_iter().zip(&document.purpose_lines) {
+            for key in PURPOSE_LINES {
                 report(
                     key,
-                    value,
+                    text(key),
                     (
                         "it differs from НазначениеПлатежа, which is the one sent",
                         "оно расходится с НазначениеПлатежа, а отправляется НазначениеПлатежа",
@@ -321,8 +341,8 @@ fn not_carried(document: &Document) -> Vec<Diagnostic> {
             }
         }
     }
-    for (key, value) in &document.extra {
-        let name = short(key);
+    for (key, value) in extra {
+        let name = short(key.as_ref());
         findings.push(
             Diagnostic::new(
                 Code::NotCarried,
@@ -340,90 +360,90 @@ fn not_carried(document: &Document) -> Vec<Diagnostic> {
 
 /// The payment a document describes, and a finding for each key it has no place for.
 pub fn from_document(document: &Document) -> (Payment, Vec<Diagnostic>) {
-    into_payment(document.clone())
+    let fields = DocumentFields::of(document);
+    let extra = document.extra.iter().map(|(k, v)| (k, v));
+    let findings = not_carried_in(&fields, extra);
+    (view_of(&fields, &mut String::new()).to_payment(), findings)
 }
 
-/// As [`from_document`], taking the document: its texts move into the payment.
+/// As [`from_document`], taking the document.
 pub fn into_payment(document: Document) -> (Payment, Vec<Diagnostic>) {
-    into_payment_with(document, true)
+    from_document(&document)
 }
 
-/// As [`into_payment`]; the findings only when `report`.
-fn into_payment_with(document: Document, report: bool) -> (Payment, Vec<Diagnostic>) {
-    let findings = if report {
-        not_carried(&document)
-    } else {
-        Vec::new()
-    };
-    let Document {
-        number,
-        date,
-        sum,
-        payer,
-        recipient,
-        purpose_code,
-        operation_kind,
-        uin,
-        purpose,
-        purpose_lines: lines,
-        budget,
-        priority,
-        ..
-    } = document;
-    let purpose = purpose.or_else(|| {
-        let lines: Vec<&str> = lines.iter().flatten().map(String::as_str).collect();
-        (!lines.is_empty()).then(|| lines.join(" "))
+/// The payment the values of a document describe, borrowed from them; purpose lines joined
+/// into `joined` when there is no `НазначениеПлатежа`.
+fn view_of<'a>(fields: &DocumentFields<'a>, joined: &'a mut String) -> PaymentView<'a> {
+    let text = |key: Key| fields.text(key);
+    let purpose = text(Key::Purpose).or_else(|| {
+        joined.clear();
+        for line in PURPOSE_LINES.iter().filter_map(|&k| text(k)) {
+            if !joined.is_empty() {
+                joined.push(' ');
+            }
+            joined.push_str(line);
+        }
+        (!joined.is_empty()).then_some(joined.as_str())
     });
+    let budget = BudgetView {
+        payer_status: text(Key::PayerStatus),
+        kbk: text(Key::Kbk),
+        oktmo: text(Key::Oktmo),
+        basis: text(Key::Basis),
+        period: text(Key::Period),
+        number: text(Key::BasisNumber),
+        date: text(Key::BasisDate),
+        payment_type: text(Key::PaymentType),
+    };
     // A budget payment has field 101 or a value in 104–109; `0`, `..`, `00.00.0000` (nothing
     // but zeros, dots, dashes and spaces) are no value, so an ordinary payment that a bank
     // writes with `ПоказательДаты=..` stays ordinary, and its field 109 is not checked.
     let has_budget = budget.payer_status.is_some()
         || [
-            &budget.kbk,
-            &budget.oktmo,
-            &budget.basis,
-            &budget.period,
-            &budget.number,
-            &budget.date,
+            budget.kbk,
+            budget.oktmo,
+            budget.basis,
+            budget.period,
+            budget.number,
+            budget.date,
         ]
         .into_iter()
-        .any(|v| v.as_deref().is_some_and(|v| !is_no_value(v)));
-    let (payer_inn, payer_kpp) = (payer.inn.clone(), payer.kpp.clone());
-    let mut payment = Payment {
-        number,
-        date,
-        sum,
+        .any(|v| v.is_some_and(|v| !is_no_value(v)));
+    let payer = holder(fields, &PAYER);
+    let (payer_inn, payer_kpp) = (payer.inn, payer.kpp);
+    let mut payment = PaymentView {
+        number: text(Key::Number),
+        date: fields.date(Key::Date),
+        sum: fields.amount(Key::Sum),
         purpose,
-        uin: uin.filter(|u| u != "0"),
-        priority,
-        operation_kind,
-        purpose_code,
-        payer: into_holder(payer),
-        recipient: into_holder(recipient),
-        ..Payment::default()
+        uin: text(Key::Code).filter(|u| *u != "0"),
+        priority: text(Key::Priority),
+        operation_kind: text(Key::OperationKind),
+        purpose_code: text(Key::PurposeCode),
+        payer,
+        recipient: holder(fields, &RECIPIENT),
+        ..PaymentView::default()
     };
     if has_budget {
-        let prefix = payment.purpose.as_deref().and_then(third_party_prefix);
+        let prefix = payment.purpose.and_then(third_party_prefix);
         match prefix {
-            Some(prefix) if payer_inn.as_deref().is_some_and(|inn| inn != prefix.inn) => {
-                let third_party = ThirdParty {
-                    name: prefix.name.to_string(),
+            Some(prefix) if payer_inn.is_some_and(|inn| inn != prefix.inn) => {
+                payment.third_party = Some(ThirdPartyView {
+                    name: prefix.name,
                     inn: payer_inn.unwrap_or_default(),
-                    kpp: payer_kpp.unwrap_or_else(|| "0".to_string()),
-                };
-                let (inn, kpp) = (prefix.inn.to_string(), prefix.kpp.map(str::to_string));
-                payment.third_party = Some(third_party);
-                payment.payer.inn = Some(inn);
-                payment.payer.kpp = kpp;
+                    kpp: payer_kpp.unwrap_or("0"),
+                });
+                payment.payer.inn = Some(prefix.inn);
+                payment.payer.kpp = prefix.kpp;
             }
-            _ if budget.payer_status.as_deref() == Some("19") => {
+            _ if budget.payer_status == Some("19") => {
                 payment.deduction_inn = payment.payer.inn.take();
             }
             _ => {}
         }
         payment.budget = Some(budget);
     }
-    (payment, findings)
+    payment
 }
 
 /// A budget field's value that says nothing: empty, or only zeros, dots, dashes and spaces
@@ -432,19 +452,60 @@ fn is_no_value(value: &str) -> bool {
     value.chars().all(|c| matches!(c, '0' | '.' | '-' | ' '))
 }
 
+/// The keys of one side of a payment order: account, settlement account, the name as one
+/// line, its first line, INN, KPP, BIK, correspondent account, bank name, bank city.
+struct PartyKeys([Key; 10]);
+
+const PAYER: PartyKeys = PartyKeys([
+    Key::PayerAccount,
+    Key::PayerSettlementAccount,
+    Key::Payer,
+    Key::Payer1,
+    Key::PayerInn,
+    Key::PayerKpp,
+    Key::PayerBik,
+    Key::PayerCorrAccount,
+    Key::PayerBank1,
+    Key::PayerBank2,
+]);
+
+const RECIPIENT: PartyKeys = PartyKeys([
+    Key::RecipientAccount,
+    Key::RecipientSettlementAccount,
+    Key::Recipient,
+    Key::Recipient1,
+    Key::RecipientInn,
+    Key::RecipientKpp,
+    Key::RecipientBik,
+    Key::RecipientCorrAccount,
+    Key::RecipientBank1,
+    Key::RecipientBank2,
+]);
+
 /// One side of a payment order as an account holder.
-fn into_holder(party: Party) -> AccountHolder {
-    let name = party_name(&party.lines, &party.name);
-    AccountHolder {
-        account: party.account.or(party.settlement_account),
-        inn: party.inn,
-        kpp: party.kpp,
+fn holder<'a>(fields: &DocumentFields<'a>, keys: &PartyKeys) -> HolderView<'a> {
+    let [
+        account,
+        settlement,
         name,
-        bank: Bank {
-            bik: party.bik,
-            corr_account: party.corr_account,
-            name: party.bank_name,
-            city: party.bank_city,
+        first_line,
+        inn,
+        kpp,
+        bik,
+        corr,
+        bank,
+        city,
+    ] = keys.0.map(|k| fields.text(k));
+    HolderView {
+        account: account.or(settlement),
+        inn,
+        kpp,
+        name: party_name(first_line, name),
+        bank: BankView {
+            bik,
+            corr_account: corr,
+            name: bank,
+            city,
         },
     }
 }
@@ -661,15 +722,11 @@ mod tests {
 
     #[test]
     fn one_line_names_lose_their_inn() {
-        let none = [None, None, None, None];
         assert_eq!(
-            party_name(&none, &Some("ИНН 7707083893 ПАО Сбербанк".into())).as_deref(),
+            party_name(None, Some("ИНН 7707083893 ПАО Сбербанк")),
             Some("ПАО Сбербанк")
         );
-        assert_eq!(
-            party_name(&none, &Some("ООО Ромашка".into())).as_deref(),
-            Some("ООО Ромашка")
-        );
+        assert_eq!(party_name(None, Some("ООО Ромашка")), Some("ООО Ромашка"));
     }
 
     #[test]

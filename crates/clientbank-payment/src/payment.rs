@@ -28,15 +28,15 @@ impl Kind {
 
 /// A bank: BIK, correspondent account, name.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Bank {
+pub struct Bank<T = String> {
     /// Fields 11/14.
-    pub bik: Option<String>,
+    pub bik: Option<T>,
     /// Fields 12/15.
-    pub corr_account: Option<String>,
+    pub corr_account: Option<T>,
     /// Fields 10/13: the bank's name (`…Банк1`).
-    pub name: Option<String>,
+    pub name: Option<T>,
     /// The bank's city (`…Банк2`).
-    pub city: Option<String>,
+    pub city: Option<T>,
 }
 
 /// One side of a payment: who holds the account the money leaves or reaches.
@@ -44,64 +44,65 @@ pub struct Bank {
 /// For the payer the bank knows all of it from the account; the JSON request carries the
 /// account only.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct AccountHolder {
+pub struct AccountHolder<T = String> {
     /// Fields 9/17.
-    pub account: Option<String>,
+    pub account: Option<T>,
     /// Fields 60/61 (a third-party payment puts the third party's INN in field 60).
-    pub inn: Option<String>,
+    pub inn: Option<T>,
     /// Fields 102/103.
-    pub kpp: Option<String>,
+    pub kpp: Option<T>,
     /// Fields 8/16.
-    pub name: Option<String>,
+    pub name: Option<T>,
     /// Fields 10–12/13–15.
-    pub bank: Bank,
+    pub bank: Bank<T>,
 }
 
 /// The person whose obligation a third-party payment settles.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ThirdParty {
+pub struct ThirdParty<T = String> {
     /// Name.
-    pub name: String,
+    pub name: T,
     /// INN (field 60 in the payment order).
-    pub inn: String,
+    pub inn: T,
     /// KPP (field 102), `0` for a person.
-    pub kpp: String,
+    pub kpp: T,
 }
 
-/// One payment order (платёжное поручение).
+/// One payment order (платёжное поручение). Its texts are `String`s; the rules read a payment
+/// whose texts are borrowed (`Payment<&str>`), made without a `String` per field.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Payment {
+pub struct Payment<T = String> {
     /// Field 3.
-    pub number: Option<String>,
+    pub number: Option<T>,
     /// Field 4.
     pub date: Option<NaiveDate>,
     /// Field 7.
     pub sum: Option<Decimal>,
     /// The sender.
-    pub payer: AccountHolder,
+    pub payer: AccountHolder<T>,
     /// The receiver.
-    pub recipient: AccountHolder,
+    pub recipient: AccountHolder<T>,
     /// Field 24.
-    pub purpose: Option<String>,
+    pub purpose: Option<T>,
     /// Field 22, the UIN; `None` is written `0`.
-    pub uin: Option<String>,
+    pub uin: Option<T>,
     /// Field 21; `None` is the usual `5`.
-    pub priority: Option<String>,
+    pub priority: Option<T>,
     /// Field 18; `None` is `01`, a payment order.
-    pub operation_kind: Option<String>,
+    pub operation_kind: Option<T>,
     /// Field 20.
-    pub purpose_code: Option<String>,
+    pub purpose_code: Option<T>,
     /// Fields 101, 104–110, as written (`0` where the rules say there is no value), when the
     /// payment goes to the budget.
-    pub budget: Option<Budget>,
+    pub budget: Option<Budget<T>>,
     /// For deductions from a salary (status `19`): the INN of the person they are made for
     /// (field 60 in the payment order, `PayerInn` in JSON).
-    pub deduction_inn: Option<String>,
+    pub deduction_inn: Option<T>,
     /// Whose obligation is paid, when it is not the payer's own.
-    pub third_party: Option<ThirdParty>,
+    pub third_party: Option<ThirdParty<T>>,
 }
 
-impl Payment {
+impl<T> Payment<T> {
     /// The kind follows from the data: a third party makes it [`Kind::ThirdParty`], budget
     /// fields make it [`Kind::Budget`], anything else is [`Kind::Ordinary`].
     pub fn kind(&self) -> Kind {

@@ -1,5 +1,7 @@
 //! Every rule of docs/rules.md applied to one payment, all findings at once.
 
+use std::ops::Deref;
+
 use chrono::NaiveDate;
 use clientbank_format::Encoding;
 use rust_decimal::Decimal;
@@ -9,6 +11,12 @@ use clientbank_diagnostic::{Code, Diagnostic, Message, tr};
 use crate::finding::{Field, Quiet, about};
 use crate::payment::{Budget, Kind, Payment, ThirdParty, enp};
 use crate::rules::{self, Defect, OnEnpAccount, TreasuryKind, since};
+
+/// The text of a payment's fields: `String` (an owned [`Payment`]) or `&str` (a payment
+/// borrowed from a 1C file's document, which the rules read without a `String` per field).
+pub(crate) trait Text: Deref<Target = str> {}
+
+impl<T: Deref<Target = str>> Text for T {}
 
 /// What the rules need to know beyond the payment: the day the date rules count from.
 ///
@@ -90,8 +98,8 @@ pub fn validate_in(payment: &Payment, context: &Context, encoding: Encoding) -> 
 /// that is `encoding`, every character fits it by construction: only control characters are
 /// looked for); a finding of a code in `quiet` is only its stand-in ([`Quiet::stand_in`]: no
 /// message, no value, not located), for a caller that only counts them.
-pub(crate) fn validate_quiet(
-    payment: &Payment,
+pub(crate) fn validate_quiet<T: Text>(
+    payment: &Payment<T>,
     context: &Context,
     encoding: Encoding,
     read_in: Option<Encoding>,
@@ -212,9 +220,9 @@ struct Check {
 }
 
 /// Every field of a payment that is written to a 1C file, with its value.
-fn texts(p: &Payment) -> Vec<(Field, &str)> {
+fn texts<T: Text>(p: &Payment<T>) -> impl Iterator<Item = (Field, &str)> {
     let b = p.budget.as_ref();
-    let budget = |f: fn(&Budget) -> &Option<String>| b.and_then(|b| f(b).as_deref());
+    let budget = |f: fn(&Budget<T>) -> &Option<T>| b.and_then(|b| f(b).as_deref());
     let t = p.third_party.as_ref();
     let (payer, recipient) = (&p.payer, &p.recipient);
     [
@@ -252,23 +260,44 @@ fn texts(p: &Payment) -> Vec<(Field, &str)> {
         (Field::BudgetDocDate, budget(|b| &b.date)),
         (Field::PaymentType, budget(|b| &b.payment_type)),
         (Field::DeductionInn, p.deduction_inn.as_deref()),
-        (Field::ThirdPartyName, t.map(|t| t.name.as_str())),
-        (Field::ThirdPartyInn, t.map(|t| t.inn.as_str())),
-        (Field::ThirdPartyKpp, t.map(|t| t.kpp.as_str())),
+        (Field::ThirdPartyName, t.map(|t| &*t.name)),
+        (Field::ThirdPartyInn, t.map(|t| &*t.inn)),
+        (Field::ThirdPartyKpp, t.map(|t| &*t.kpp)),
     ]
     .into_iter()
     .filter_map(|(field, value)| value.map(|v| (field, v)))
-    .collect()
 }
 
 /// The first control character of `value` (`char::is_control`: U+0000–U+001F,
 /// U+007F–U+009F), found on its bytes: only a byte below 0x20, 0x7F or the lead byte 0xC2 can
 /// start one.
 fn control_character(value: &str) -> Option<char> {
-    if !value.bytes().any(|b| b < 0x20 || b == 0x7F || b == 0xC2) {
+    if !may_start_control(value.as_bytes()) {
         return None;
     }
     value.chars().find(|c| c.is_control())
+}
+
+/// Whether a byte of `bytes` is below 0x20, 0x7F or 0xC2: eight bytes at a time (a byte below
+/// `n` ≤ 0x80, or a zero byte, shows in the word's high bits), the rest one by one.
+fn may_start_control(bytes: &[u8]) -> bool {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
+    let below = |x: u64, n: u64| x.wrapping_sub(ONES * n) & !x & HIGHS != 0;
+    let zero = |x: u64| below(x, 1);
+    let mut chunks = bytes.chunks_exact(8);
+    for chunk in chunks.by_ref() {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let x = u64::from_ne_bytes(word);
+        if below(x, 0x20) || zero(x ^ (ONES * 0x7F)) || zero(x ^ (ONES * 0xC2)) {
+            return true;
+        }
+    }
+    chunks
+        .remainder()
+        .iter()
+        .any(|&b| b < 0x20 || b == 0x7F || b == 0xC2)
 }
 
 /// How people know an encoding of a 1C file.
@@ -302,7 +331,7 @@ impl Check {
 
     /// One rule for every field: a 1C file holds a value on one line, in its encoding.
     /// `fits`: every character is known to fit `encoding`.
-    fn characters(&mut self, payment: &Payment, encoding: Encoding, fits: bool) {
+    fn characters<T: Text>(&mut self, payment: &Payment<T>, encoding: Encoding, fits: bool) {
         for (field, value) in texts(payment) {
             if let Some(c) = control_character(value) {
                 let (what, what_ru) = match c {
@@ -540,7 +569,7 @@ impl Check {
         self.account(field, value, bik);
     }
 
-    fn document(&mut self, payment: &Payment, context: &Context) {
+    fn document<T: Text>(&mut self, payment: &Payment<T>, context: &Context) {
         match payment.number.as_deref() {
             None => self.missing(Field::Number, "the document number", "номер документа"),
             Some(number) => {
@@ -596,22 +625,32 @@ impl Check {
         match payment.sum {
             None => self.missing(Field::Sum, "the sum", "сумму"),
             Some(sum) => {
-                let text = sum.to_string();
+                // The sum's text only for a finding (a payment's sum is usually fine).
                 if sum <= Decimal::ZERO {
-                    self.add(Code::SumNotPositive, Field::Sum, Some(&text), || {
-                        Message::new(
-                            "the sum must be more than zero",
-                            "сумма должна быть больше нуля",
-                        )
-                    });
+                    self.add(
+                        Code::SumNotPositive,
+                        Field::Sum,
+                        Some(&sum.to_string()),
+                        || {
+                            Message::new(
+                                "the sum must be more than zero",
+                                "сумма должна быть больше нуля",
+                            )
+                        },
+                    );
                 }
                 let normal = sum.normalize();
-                let digits = normal.mantissa().unsigned_abs().to_string().len();
+                // How many digits the mantissa has (`to_string().len()`, without the text).
+                let digits = normal
+                    .mantissa()
+                    .unsigned_abs()
+                    .checked_ilog10()
+                    .map_or(1, |l| l + 1);
                 if normal.scale() > 2 || digits > 18 {
                     self.add(
                         Code::SumPrecision,
                         Field::Sum,
-                        Some(&text),
+                        Some(&sum.to_string()),
                         || Message::new("a sum has at most two decimals (kopecks) and 18 digits", "в сумме не больше двух знаков после точки (копейки) и не больше 18 цифр"),
                     );
                 }
@@ -663,7 +702,7 @@ impl Check {
 
     /// Field 22: a budget payment's UIN has its format and check digit; in an ordinary payment
     /// the field may hold the payee's own identifier (up to 25 characters, no check digit).
-    fn uin(&mut self, payment: &Payment, uin: &str) {
+    fn uin<T: Text>(&mut self, payment: &Payment<T>, uin: &str) {
         let uin = self.trimmed(Field::Uin, uin);
         let result = rules::uin(uin);
         if payment.kind() == Kind::Ordinary {
@@ -727,7 +766,7 @@ impl Check {
     /// Field 21: five priorities since 31.12.2013, six before; ordinary payments take the last,
     /// wages may take the third (ГК РФ art. 855 p. 2: settlements of wages with those working
     /// under a labour contract).
-    fn priority(&mut self, payment: &Payment) {
+    fn priority<T: Text>(&mut self, payment: &Payment<T>) {
         let Some(priority) = payment.priority.as_deref() else {
             return;
         };
@@ -772,7 +811,7 @@ impl Check {
         }
     }
 
-    fn payer(&mut self, payment: &Payment) {
+    fn payer<T: Text>(&mut self, payment: &Payment<T>) {
         let payer = &payment.payer;
         let budget = payment.kind() != Kind::Ordinary;
         let bik = payer.bank.bik.as_deref();
@@ -816,7 +855,7 @@ impl Check {
 
     /// Field 102 of an organisation's budget payment is its KPP, never empty (107n); the single
     /// tax payment allows `0` (§4.9). A third party's KPP is [`Check::third_party`]'s.
-    fn payer_kpp_empty(&mut self, payment: &Payment) {
+    fn payer_kpp_empty<T: Text>(&mut self, payment: &Payment<T>) {
         let organisation = field_text(&payment.payer.inn).is_some_and(|inn| inn.len() == 10);
         let revenue = matches!(self.treasury, None | Some(TreasuryKind::Revenue));
         // A statement's record is the bank's history, not an order to fill in.
@@ -858,7 +897,7 @@ impl Check {
         }
     }
 
-    fn recipient(&mut self, payment: &Payment) {
+    fn recipient<T: Text>(&mut self, payment: &Payment<T>) {
         let recipient = &payment.recipient;
         let budget = payment.kind() != Kind::Ordinary;
         match recipient.name.as_deref() {
@@ -942,7 +981,7 @@ impl Check {
         }
     }
 
-    fn purpose(&mut self, payment: &Payment) {
+    fn purpose<T: Text>(&mut self, payment: &Payment<T>) {
         let Some(purpose) = payment.purpose.as_deref() else {
             self.missing(
                 Field::Purpose,
@@ -1008,7 +1047,7 @@ impl Check {
         }
     }
 
-    fn budget(&mut self, payment: &Payment, budget: &Budget) {
+    fn budget<T: Text>(&mut self, payment: &Payment<T>, budget: &Budget<T>) {
         let status = budget
             .payer_status
             .as_deref()
@@ -1166,7 +1205,7 @@ impl Check {
     /// The KBK's administrator (digits 1–3) against the payee and the payer status (§6.1), and
     /// the single tax payment's account against KBKs that do not go there (§4.9). Only a
     /// mismatch with a payee we know is an error; what a payee's name suggests is a warning.
-    fn administrator(&mut self, payment: &Payment, budget: &Budget, kbk: &str) {
+    fn administrator<T: Text>(&mut self, payment: &Payment<T>, budget: &Budget<T>, kbk: &str) {
         let admin = rules::kbk_administrator(kbk);
         let recipient = &payment.recipient;
         let on_enp_account = field_text(&recipient.account) == Some(enp::ACCOUNT)
@@ -1305,7 +1344,7 @@ impl Check {
 
     /// A payment to a treasury account for money in temporary custody (a court's deposit, a
     /// security): not budget revenue, so not 107n's budget fields but the custody rules (§4.8).
-    fn custody(&mut self, payment: &Payment, kind: TreasuryKind) {
+    fn custody<T: Text>(&mut self, payment: &Payment<T>, kind: TreasuryKind) {
         let code = payment.uin.as_deref().map(|v| self.trimmed(Field::Uin, v));
         let is_code = code.is_some_and(|c| rules::npa_code(c).is_ok());
         match kind {
@@ -1369,7 +1408,7 @@ impl Check {
     }
 
     /// A budget field: 107n wants `0`, not an empty field, when there is no value.
-    fn placeholder<'v>(&mut self, field: Field, value: &'v Option<String>) -> Option<&'v str> {
+    fn placeholder<'v, T: Text>(&mut self, field: Field, value: &'v Option<T>) -> Option<&'v str> {
         let value = value.as_deref().map(|v| self.trimmed(field, v));
         if value.is_none() {
             self.add(Code::BudgetPlaceholder, field, None, || {
@@ -1383,7 +1422,7 @@ impl Check {
     }
 
     /// The requisites of the single tax payment (ЕНП).
-    fn single_tax_payment(&mut self, payment: &Payment, budget: &Budget) {
+    fn single_tax_payment<T: Text>(&mut self, payment: &Payment<T>, budget: &Budget<T>) {
         let recipient = &payment.recipient;
         for (field, value, expected) in [
             (Field::RecipientInn, &recipient.inn, enp::INN),
@@ -1462,7 +1501,7 @@ impl Check {
         }
     }
 
-    fn third_party(&mut self, payment: &Payment, third: &ThirdParty) {
+    fn third_party<T: Text>(&mut self, payment: &Payment<T>, third: &ThirdParty<T>) {
         if third.name.trim().is_empty() {
             self.missing(
                 Field::ThirdPartyName,
@@ -1535,7 +1574,7 @@ impl Check {
 /// deposit), not one to a person's account (40817, 40820 and the like, deposits 423…, 426…), not an income
 /// with its type code in field 20 (wages, alimony, benefits), and (by
 /// [`vat_may_apply_to_text`]) not wages, alimony or stipends named in the purpose.
-fn vat_may_apply_to(payment: &Payment) -> bool {
+fn vat_may_apply_to<T: Text>(payment: &Payment<T>) -> bool {
     let account = field_text(&payment.recipient.account).unwrap_or_default();
     if account.starts_with("03") || account.starts_with("40101") || account.starts_with("40102") {
         return false;
@@ -1558,13 +1597,13 @@ const PERSONS_ACCOUNTS: &[&str] = &[
     "40803", "40810", "40813", "40817", "40820", "40824", "40826", "423", "426",
 ];
 
-fn to_persons_account(payment: &Payment) -> bool {
+fn to_persons_account<T: Text>(payment: &Payment<T>) -> bool {
     let account = field_text(&payment.recipient.account).unwrap_or_default();
     PERSONS_ACCOUNTS.iter().any(|p| account.starts_with(p))
 }
 
 /// Field 20 holds an income type code (762-П: wages and other income, codes 1–5).
-fn has_income_code(payment: &Payment) -> bool {
+fn has_income_code<T: Text>(payment: &Payment<T>) -> bool {
     field_text(&payment.purpose_code).is_some_and(|c| matches!(c, "1" | "2" | "3" | "4" | "5"))
 }
 
@@ -1590,7 +1629,7 @@ fn names_wages(upper: &str) -> bool {
 /// Whether a payment is wages, for the third priority (ГК РФ art. 855 p. 2): the purpose names
 /// wages, or it goes to a person's account with an income type code in field 20, or it pays a
 /// person's account an advance (`аванс`: the first half of a month's wages).
-fn is_wages(payment: &Payment) -> bool {
+fn is_wages<T: Text>(payment: &Payment<T>) -> bool {
     let upper = upper(payment.purpose.as_deref().unwrap_or_default());
     names_wages(&upper)
         || (to_persons_account(payment) && (has_income_code(payment) || upper.contains("АВАНС")))
@@ -1613,7 +1652,7 @@ fn upper(text: &str) -> String {
     out
 }
 
-fn field_text(value: &Option<String>) -> Option<&str> {
+fn field_text<T: Text>(value: &Option<T>) -> Option<&str> {
     value.as_deref().map(str::trim)
 }
 
@@ -1775,6 +1814,22 @@ mod tests {
                     value.chars().find(|c| c.is_control()),
                     "{value:?}"
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn control_bytes_found_eight_at_a_time_as_one_by_one() {
+        let one_by_one = |bytes: &[u8]| bytes.iter().any(|&b| b < 0x20 || b == 0x7F || b == 0xC2);
+        let mut base: Vec<u8> = "Оплата по счёту № 12 «ёж» ABCxyz 0123456789 ~!".into();
+        base.extend(0x80..=0xFFu8);
+        for len in 0..=base.len().min(90) {
+            for at in 0..len {
+                for byte in 0..=255u8 {
+                    let mut value = base[..len].to_vec();
+                    value[at] = byte;
+                    assert_eq!(may_start_control(&value), one_by_one(&value), "{value:?}");
+                }
             }
         }
     }
@@ -1962,5 +2017,30 @@ mod tests {
             with("Заработная плата за май", company, None, "4"),
             [Code::PriorityUnusual]
         );
+    }
+
+    #[test]
+    fn mantissa_digits_counted_as_its_text() {
+        for text in [
+            "0",
+            "0.00",
+            "1",
+            "9.99",
+            "10",
+            "175000.00",
+            "999999999999999999",
+            "1000000000000000000",
+            "-5",
+            "0.001",
+            "79228162514264337593543950335",
+        ] {
+            let sum: Decimal = text.parse().unwrap();
+            let mantissa = sum.normalize().mantissa().unsigned_abs();
+            assert_eq!(
+                mantissa.checked_ilog10().map_or(1, |l| l + 1) as usize,
+                mantissa.to_string().len(),
+                "{text}"
+            );
+        }
     }
 }

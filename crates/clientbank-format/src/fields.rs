@@ -1,0 +1,227 @@
+//! A document's typed values, borrowed: what [`Document`] holds, without a `String` per field.
+//!
+//! [`DocumentFields::read`] reads a document section as [`Document::from_section`] does — the
+//! first readable value of each key, texts trimmed and decoded, an empty text as no value —
+//! but a text is the input's own bytes when they are already its UTF-8 (ASCII, or a UTF-8
+//! file), and otherwise decoded into one buffer the caller lends (and may lend again for the
+//! next document). [`DocumentFields::of`] gives the same view of an owned [`Document`], so
+//! code written against the view serves both.
+
+use std::borrow::Cow;
+use std::sync::LazyLock;
+
+use chrono::{NaiveDate, NaiveTime};
+use rust_decimal::Decimal;
+
+use crate::tree::SectionRef;
+use crate::{Document, Encoding, Key, value};
+
+/// What a field of [`Document`] holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SlotKind {
+    Text,
+    Date,
+    Time,
+    Amount,
+    Integer,
+}
+
+/// One key's value, borrowed.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) enum Slot<'a> {
+    #[default]
+    Absent,
+    Text(&'a str),
+    /// A text decoded into the buffer: its range there.
+    Buffered(u32, u32),
+    Date(NaiveDate),
+    Time(NaiveTime),
+    Amount(Decimal),
+    Integer(u32),
+}
+
+/// The kind of each key's field in [`Document`] (`None`: the document has no place for it, so
+/// it is one of its `extra` keys).
+static KINDS: LazyLock<[Option<SlotKind>; Key::COUNT]> = LazyLock::new(Document::slot_kinds);
+
+/// An accessor of each typed value: its slot's variant, or `None`.
+macro_rules! typed {
+    ($($(#[$doc:meta])* $name:ident: $variant:ident => $ty:ty;)*) => {
+        $(
+            $(#[$doc])*
+            pub fn $name(&self, key: Key) -> Option<$ty> {
+                match self.slots[key.index()] {
+                    Slot::$variant(value) => Some(value),
+                    _ => None,
+                }
+            }
+        )*
+    };
+}
+
+/// The typed values of one document, borrowed from the input or from one buffer.
+#[derive(Clone, Debug)]
+pub struct DocumentFields<'a> {
+    slots: [Slot<'a>; Key::COUNT],
+    buffer: &'a str,
+}
+
+impl<'a> DocumentFields<'a> {
+    /// The values of an owned document.
+    pub fn of(document: &'a Document) -> DocumentFields<'a> {
+        let mut slots = [Slot::Absent; Key::COUNT];
+        document.fill_slots(&mut slots);
+        DocumentFields { slots, buffer: "" }
+    }
+
+    /// The values of a document section, as [`Document::from_section`] reads them: the first
+    /// readable value of each key the document has a place for. Texts that are not their own
+    /// UTF-8 are decoded into `buffer` (cleared first).
+    pub fn read<'s: 'a>(section: &SectionRef<'s>, buffer: &'a mut String) -> DocumentFields<'a> {
+        buffer.clear();
+        let encoding = section.encoding();
+        let kinds = &*KINDS;
+        let mut slots = [Slot::Absent; Key::COUNT];
+        for (key, raw) in section.known_values() {
+            let Some(kind) = kinds[key.index()] else {
+                continue;
+            };
+            let slot = &mut slots[key.index()];
+            if !matches!(slot, Slot::Absent) {
+                continue;
+            }
+            *slot = match kind {
+                SlotKind::Text => text(raw, encoding, buffer),
+                SlotKind::Date => value::parse_date(raw).map_or(Slot::Absent, Slot::Date),
+                SlotKind::Time => {
+                    value::parse_time(raw).map_or(Slot::Absent, |(t, _)| Slot::Time(t))
+                }
+                SlotKind::Amount => {
+                    value::parse_amount(raw, true).map_or(Slot::Absent, Slot::Amount)
+                }
+                SlotKind::Integer => value::parse_integer(raw).map_or(Slot::Absent, Slot::Integer),
+            };
+        }
+        DocumentFields {
+            slots,
+            buffer: buffer.as_str(),
+        }
+    }
+
+    /// Whether [`Document`] has a place for `key` (a key it has none for is one of its
+    /// `extra`).
+    pub fn holds(key: Key) -> bool {
+        KINDS[key.index()].is_some()
+    }
+
+    /// The keys of a document section that [`Document`] keeps in `extra`, decoded, in order.
+    pub fn extra<'s>(
+        section: &SectionRef<'s>,
+    ) -> impl Iterator<Item = (Cow<'s, str>, Cow<'s, str>)> + 's {
+        let encoding = section.encoding();
+        section
+            .raw_fields()
+            .filter(|(known, ..)| known.is_none_or(|k| !DocumentFields::holds(k)))
+            .map(move |(_, key, value, _)| (encoding.decode(key), encoding.decode(value)))
+    }
+
+    /// The text of `key` (`None` when absent, empty, or not a text).
+    pub fn text(&self, key: Key) -> Option<&'a str> {
+        match self.slots[key.index()] {
+            Slot::Text(text) => Some(text),
+            Slot::Buffered(start, end) => self.buffer.get(start as usize..end as usize),
+            _ => None,
+        }
+    }
+
+    typed! {
+        /// The date of `key` (`None` when absent, unreadable, or not a date).
+        date: Date => NaiveDate;
+        /// The time of `key`.
+        time: Time => NaiveTime;
+        /// The amount of `key`.
+        amount: Amount => Decimal;
+        /// The whole number of `key`.
+        integer: Integer => u32;
+    }
+}
+
+/// A text value as `String`'s field reading has it: trimmed, empty as absent; borrowed when
+/// the bytes are their own UTF-8, else decoded onto the end of `buffer`.
+fn text<'a>(raw: &'a [u8], encoding: Encoding, buffer: &mut String) -> Slot<'a> {
+    let raw = raw.trim_ascii();
+    if raw.is_empty() {
+        return Slot::Absent;
+    }
+    if (encoding == Encoding::Utf8 || raw.is_ascii())
+        && let Ok(text) = std::str::from_utf8(raw)
+    {
+        return Slot::Text(text);
+    }
+    let start = buffer.len();
+    encoding.decode_into(raw, buffer);
+    match (u32::try_from(start), u32::try_from(buffer.len())) {
+        (Ok(start), Ok(end)) => Slot::Buffered(start, end),
+        // A buffer past 4 GiB: the text is lost rather than misplaced (no document is so big).
+        _ => Slot::Absent,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every key of a document, read borrowed and owned, gives the same values.
+    #[test]
+    fn borrowed_values_are_the_documents() {
+        let mut text =
+            String::from("1CClientBankExchange\nВерсияФормата=1.03\nКодировка=Windows\n");
+        text.push_str("СекцияДокумент=Платежное поручение\n");
+        for (i, key) in Key::ALL.iter().enumerate() {
+            let value = match key.kind() {
+                crate::ValueKind::Date => "01.02.2024".to_string(),
+                crate::ValueKind::Time => "10:11:12".to_string(),
+                crate::ValueKind::Amount { .. } => format!("{i}.50"),
+                crate::ValueKind::Integer => i.to_string(),
+                _ if i % 3 == 0 => format!(" Значение №{i} "),
+                _ if i % 3 == 1 => String::new(),
+                _ => format!("v{i}"),
+            };
+            text.push_str(&format!("{}={value}\n", key.name()));
+            // A second value: the first readable one counts.
+            text.push_str(&format!("{}=второе {i}\n", key.name()));
+        }
+        text.push_str("Неизвестный=x\nКонецДокумента\nКонецФайла\n");
+        let mut checked = 0;
+        for encoding in Encoding::ALL {
+            let Ok(bytes) = encoding.encode(&text) else {
+                continue;
+            };
+            let Ok(parsed) = crate::parse(bytes.into_owned()) else {
+                continue;
+            };
+            let Some(section) = parsed.tree.documents().next() else {
+                continue;
+            };
+            let document = Document::from_section(&section);
+            let mut buffer = String::new();
+            let read = DocumentFields::read(&section, &mut buffer);
+            let owned = DocumentFields::of(&document);
+            for &key in Key::ALL {
+                assert_eq!(read.text(key), owned.text(key), "{key:?}");
+                assert_eq!(read.date(key), owned.date(key), "{key:?}");
+                assert_eq!(read.time(key), owned.time(key), "{key:?}");
+                assert_eq!(read.amount(key), owned.amount(key), "{key:?}");
+                assert_eq!(read.integer(key), owned.integer(key), "{key:?}");
+            }
+            let texts = Key::ALL.iter().filter(|&&k| read.text(k).is_some()).count();
+            assert!(texts > 40, "{texts} texts in {encoding:?}");
+            checked += 1;
+            let extra: Vec<(String, String)> = DocumentFields::extra(&section)
+                .map(|(k, v)| (k.into_owned(), v.into_owned()))
+                .collect();
+            assert_eq!(extra, document.extra);
+        }
+        assert_eq!(checked, 3);
+    }
+}
