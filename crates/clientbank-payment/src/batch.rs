@@ -534,7 +534,7 @@ impl Batch {
         };
         lines.locate(&mut found, position(index));
         findings.extend(found);
-        name_payment(&mut findings, payment.number.as_deref(), quiet);
+        name_payment(&mut findings, payment.number, quiet);
         if !requests {
             // The findings are all that is asked for: no owned payment is made.
             return Item::findings_only(index, lines.section(), findings);

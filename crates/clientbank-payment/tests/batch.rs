@@ -313,15 +313,16 @@ fn a_file_cut_short_is_one_defect_not_a_finding_per_lost_key() {
 #[test]
 fn findings_name_the_payment_by_its_number_too() {
     let wrong = order(15, "").replace("Сумма=175000.00", "Сумма=0");
+    // Where the sum's finding is: the payment's place and number.
+    let placed = |batch: &Batch| {
+        let finding = batch
+            .findings()
+            .find(|f| f.code == Code::SumNotPositive)
+            .unwrap();
+        (finding.payment, finding.number.map(String::from))
+    };
     let batch = Batch::read(file(&format!("{}{wrong}", order(14, ""))), &today()).unwrap();
-    let finding = batch
-        .findings()
-        .find(|f| f.code == Code::SumNotPositive)
-        .unwrap();
-    assert_eq!(
-        (finding.payment, finding.number.as_deref()),
-        (Some(2), Some("15"))
-    );
+    assert_eq!(placed(&batch), (Some(2), Some("15".into())));
     let shown = batch.render("a.txt", Lang::En);
     assert!(shown.contains("= payment 2 (№ 15), Sum (Сумма)"), "{shown}");
     let shown = batch.render("a.txt", Lang::Ru);
@@ -331,14 +332,7 @@ fn findings_name_the_payment_by_its_number_too() {
     );
     let json = r#"[{"payment": {"Number": "7", "Date": "15.11.2026", "Sum": "-5"}}]"#;
     let batch = Batch::read(json.as_bytes(), &today()).unwrap();
-    let finding = batch
-        .findings()
-        .find(|f| f.code == Code::SumNotPositive)
-        .unwrap();
-    assert_eq!(
-        (finding.payment, finding.number.as_deref()),
-        (Some(1), Some("7"))
-    );
+    assert_eq!(placed(&batch), (Some(1), Some("7".into())));
     // No number: none said.
     let none = order(1, "").replace("Номер=1\n", "");
     let batch = Batch::read(file(&none), &today()).unwrap();

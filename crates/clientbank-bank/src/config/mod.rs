@@ -1161,13 +1161,15 @@ mod tests {
 
     /// A key of the top level (or of another table) written after a table's header lands in
     /// that table: the error says where it landed and where it goes, in both languages.
+    /// The refusal of the configuration `text` (read as `c.toml`), in English and Russian.
+    fn said(text: &str) -> (String, String) {
+        let e = Settings::from_toml(text, Path::new("c.toml")).unwrap_err();
+        let said = e.message();
+        (said.en().to_string(), said.ru().to_string())
+    }
+
     #[test]
     fn a_key_or_table_written_twice_names_the_first() {
-        let said = |text: &str| {
-            let e = Settings::from_toml(text, Path::new("c.toml")).unwrap_err();
-            let said = e.message();
-            (said.en().to_string(), said.ru().to_string())
-        };
         let signer = "command = [\"s\", \"{input}\", \"{output}\"]";
         let (en, ru) = said(&format!(
             "sandbox = true\n[signers.\"7701234560\"]\n{signer}\n\n[signers.\"7701234560\"]\n{signer}\n"
@@ -1190,11 +1192,6 @@ mod tests {
 
     #[test]
     fn a_list_left_open_is_said_where_it_opens() {
-        let said = |text: &str| {
-            let e = Settings::from_toml(text, Path::new("c.toml")).unwrap_err();
-            let said = e.message();
-            (said.en().to_string(), said.ru().to_string())
-        };
         // Followed by a key: toml notices it there, and would name that key.
         let (en, ru) = said(
             "sandbox = true\npatterns = [\n  \"*.txt\",\n  \"*.json\"\nlog_format = \"text\"\n",
@@ -1225,11 +1222,6 @@ mod tests {
 
     #[test]
     fn a_key_that_landed_inside_a_table_is_said_so() {
-        let said = |text: &str| {
-            let e = Settings::from_toml(text, Path::new("c.toml")).unwrap_err();
-            let said = e.message();
-            (said.en().to_string(), said.ru().to_string())
-        };
         let (en, ru) = said(
             "sandbox = true\n\n[statements] # back to 1C\naccounts = [\"1\"]\n\
              bank_url = \"http://127.0.0.1:9/v1\"\n",
