@@ -575,12 +575,23 @@ fn no_progress_bar_when_piped() {
     );
 }
 
-#[test]
-fn a_progress_bar_on_a_terminal_for_long_work() {
+/// What a person sees on a terminal (`script`) when the shell runs `line` (the binary's path
+/// first); `None`, said in one line, where there is no `script` to make a terminal.
+fn on_a_terminal(line: &str) -> Option<String> {
     if Command::new("script").arg("--version").output().is_err() {
         println!("skipped: the `script` command (a terminal for the test) is missing");
-        return;
+        return None;
     }
+    let output = Command::new("script")
+        .args(["-qec", line, "/dev/null"])
+        .env("LANG", "C.UTF-8")
+        .output()
+        .unwrap();
+    Some(text(&output.stdout))
+}
+
+#[test]
+fn a_progress_bar_on_a_terminal_for_long_work() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.json");
     // A terminal on stderr, the report to a file: the bar is drawn (and cleared).
@@ -590,12 +601,9 @@ fn a_progress_bar_on_a_terminal_for_long_work() {
         testdata("valid/payment-orders-cp1251-crlf.txt"),
         out.display()
     );
-    let output = Command::new("script")
-        .args(["-qec", &line, "/dev/null"])
-        .env("LANG", "C.UTF-8")
-        .output()
-        .unwrap();
-    let shown = text(&output.stdout);
+    let Some(shown) = on_a_terminal(&line) else {
+        return;
+    };
     assert!(
         shown.contains("converting") || shown.contains("reading"),
         "{shown:?}"
@@ -764,10 +772,6 @@ fn a_bad_account_file_is_said_in_russian() {
 /// report and once on the terminal.
 #[test]
 fn an_unreadable_file_is_said_once_on_a_terminal() {
-    if Command::new("script").arg("--version").output().is_err() {
-        println!("skipped: the `script` command (a terminal for the test) is missing");
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("missing.txt");
     let report = dir.path().join("report.txt");
@@ -777,18 +781,15 @@ fn an_unreadable_file_is_said_once_on_a_terminal() {
             env!("CARGO_BIN_EXE_clientbank"),
             missing.display()
         );
-        let output = Command::new("script")
-            .args(["-qec", &line, "/dev/null"])
-            .env("LANG", "C.UTF-8")
-            .output()
-            .unwrap();
-        text(&output.stdout)
+        on_a_terminal(&line)
     };
     let said = |shown: &str| shown.matches("cannot read").count();
-    let screen = on_terminal("");
+    let Some(screen) = on_terminal("") else {
+        return;
+    };
     assert_eq!(said(&screen), 1, "{screen}");
     assert!(screen.contains("unreadable"), "{screen}");
-    let screen = on_terminal(&format!(" > {}", report.display()));
+    let screen = on_terminal(&format!(" > {}", report.display())).unwrap_or_default();
     assert_eq!(said(&screen), 1, "{screen}");
     let written = std::fs::read_to_string(&report).unwrap();
     assert_eq!(said(&written), 1, "{written}");
