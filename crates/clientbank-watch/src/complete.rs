@@ -72,8 +72,11 @@ mod tests {
         assert_eq!(incomplete(&cp1251(FILE)), None);
         assert_eq!(incomplete(FILE.as_bytes()), None);
         let cut = FILE.find("КонецДокумента").unwrap();
-        let why = incomplete(&cp1251(&FILE[..cut])).unwrap().to_string();
-        assert!(why.contains("not closed"), "{why}");
+        let why = incomplete(&cp1251(&FILE[..cut])).unwrap();
+        assert!(why.en().contains("not closed"), "{why}");
+        // The reader's words, said once: its line is named one time.
+        assert_eq!(why.en().matches("line 4").count(), 1, "{why}");
+        assert_eq!(why.ru().matches("строке 4").count(), 1, "{}", why.ru());
         let end = FILE.find("КонецФайла").unwrap();
         let why = incomplete(&cp1251(&FILE[..end])).unwrap().to_string();
         assert!(why.contains("КонецФайла"), "{why}");

@@ -990,6 +990,8 @@ on_both! {
             assert!(said.en().contains("built-in sandbox bank"), "{}", said.en());
             assert!(said.en().contains("a folder of its own"), "{}", said.en());
             assert!(said.ru().contains("в отдельной папке"), "{}", said.ru());
+            // The kinds are named after a dash, in the nominative ("в встроенный" read wrong).
+            assert!(said.ru().contains(", — это встроенный тестовый банк"), "{}", said.ru());
         }
         // The same kind at another address: allowed, and the file goes.
         let moved = clientbank_bank::Settings {

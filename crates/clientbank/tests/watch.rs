@@ -443,6 +443,11 @@ fn upload_status_sign_and_resolve() {
     let out = clientbank(&["sign", "--dir", d], &env);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     assert!(text(&out).contains("no signer"), "{}", text(&out));
+    assert!(
+        text(&out).contains("add [signers.\"7701234560\"] command"),
+        "{}",
+        text(&out)
+    );
     // A signer per company in the configuration.
     let keys = tempfile::tempdir().unwrap();
     let mut config = String::new();
