@@ -261,6 +261,13 @@ fn help_is_russian_under_russian() {
     let in_russia = |args: &[&str]| command(args).env("LANG", "ru_RU.UTF-8").output().unwrap();
     let watch = russian(&in_russia(&["watch", "--help"]));
     assert!(watch.contains("Папка обмена"), "{watch}");
+    // `--once` names every exit code it gives, 2 among them, in both languages.
+    assert!(watch.contains("2 — мешают настройки"), "{watch}");
+    let english = text(&clientbank(&["--lang", "en", "watch", "--help"]).stdout);
+    assert!(
+        english.contains("2: the configuration, the journal"),
+        "{english}"
+    );
     let login = russian(&clientbank(&["--lang", "ru", "help", "login"]));
     assert!(login.contains("--no-browser"), "{login}");
     let english = text(&in_russia(&["--lang", "en", "status", "--help"]).stdout);
