@@ -17,6 +17,7 @@ mod bank_kind;
 mod file_errors;
 mod journal;
 mod open_list;
+mod program;
 mod repeated;
 mod secrets;
 mod signers;
@@ -618,8 +619,19 @@ impl Settings {
                     ),
                 ));
             }
+            let command = beside(base, notify.command);
+            let path_var = std::env::var_os("PATH");
+            let lost = |p: &&String| !program::findable(p, path_var.as_deref());
+            if let Some(program) = command.first().filter(lost) {
+                warnings.push(tr!(
+                    "[notify] command: `{program}` is not found: no one is told of files in \
+                     review/ or rejected/ (paths are relative to the configuration file)" ;
+                    "[notify] command: `{program}` не найдена: о файлах в review/ и rejected/ \
+                     никто не узнает (пути — относительно файла настроек)"
+                ));
+            }
             settings.notify = Some(Notify {
-                command: beside(base, notify.command),
+                command,
                 signature_after: notify
                     .signature_after
                     .map_or(Duration::from_secs(4 * 3600), |w| w.0),
@@ -1166,6 +1178,26 @@ mod tests {
         let e = Settings::from_toml(text, Path::new("c.toml")).unwrap_err();
         let said = e.message();
         (said.en().to_string(), said.ru().to_string())
+    }
+
+    #[test]
+    fn a_notify_program_that_is_not_found_is_said_at_once() {
+        let path = Path::new("c.toml");
+        let read = |program: &str| {
+            let text = format!("[notify]\ncommand = [{program:?}]\n");
+            Settings::from_toml(&text, path).unwrap().warnings
+        };
+        let said = read("no-such-notify-program-x");
+        assert_eq!(said.len(), 1, "{said:?}");
+        assert!(
+            said[0]
+                .en()
+                .contains("`no-such-notify-program-x` is not found"),
+            "{said:?}"
+        );
+        assert!(said[0].ru().contains("не найдена"), "{said:?}");
+        let here = std::env::current_exe().unwrap();
+        assert!(read(here.to_str().unwrap()).is_empty());
     }
 
     #[test]
