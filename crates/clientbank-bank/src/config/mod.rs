@@ -607,35 +607,7 @@ impl Settings {
             settings.webhook = Some(webhook_settings(webhook, base, &mut warnings)?);
         }
         if let Some(notify) = file.notify {
-            if notify.command.is_empty() {
-                return Err(Error::config(
-                    format!(
-                        "{}: [notify] command: the program is missing (an argv list)",
-                        path.display()
-                    ),
-                    format!(
-                        "{}: [notify] command: не указана программа (список аргументов)",
-                        path.display()
-                    ),
-                ));
-            }
-            let command = beside(base, notify.command);
-            let path_var = std::env::var_os("PATH");
-            let lost = |p: &&String| !program::findable(p, path_var.as_deref());
-            if let Some(program) = command.first().filter(lost) {
-                warnings.push(tr!(
-                    "[notify] command: `{program}` is not found: no one is told of files in \
-                     review/ or rejected/ (paths are relative to the configuration file)" ;
-                    "[notify] command: `{program}` не найдена: о файлах в review/ и rejected/ \
-                     никто не узнает (пути — относительно файла настроек)"
-                ));
-            }
-            settings.notify = Some(Notify {
-                command,
-                signature_after: notify
-                    .signature_after
-                    .map_or(Duration::from_secs(4 * 3600), |w| w.0),
-            });
+            settings.notify = Some(notify_settings(notify, base, path, &mut warnings)?);
         }
         settings.metrics = file.metrics.map(|m| m.listen);
         settings.warnings = warnings;
@@ -806,6 +778,45 @@ impl Settings {
         }
         self.patterns.matches(name)
     }
+}
+
+/// `[notify]` read: its command beside the configuration, a program that cannot be found said
+/// as a warning (it is not run to find out).
+fn notify_settings(
+    notify: NotifyFile,
+    base: &Path,
+    path: &Path,
+    warnings: &mut Vec<Message>,
+) -> Result<Notify, Error> {
+    if notify.command.is_empty() {
+        return Err(Error::config(
+            format!(
+                "{}: [notify] command: the program is missing (an argv list)",
+                path.display()
+            ),
+            format!(
+                "{}: [notify] command: не указана программа (список аргументов)",
+                path.display()
+            ),
+        ));
+    }
+    let command = beside(base, notify.command);
+    let path_var = std::env::var_os("PATH");
+    let lost = |p: &&String| !program::findable(p, path_var.as_deref());
+    if let Some(program) = command.first().filter(lost) {
+        warnings.push(tr!(
+            "[notify] command: `{program}` is not found: no one is told of files in \
+             review/ or rejected/ (paths are relative to the configuration file)" ;
+            "[notify] command: `{program}` не найдена: о файлах в review/ и rejected/ \
+             никто не узнает (пути — относительно файла настроек)"
+        ));
+    }
+    Ok(Notify {
+        command,
+        signature_after: notify
+            .signature_after
+            .map_or(Duration::from_secs(4 * 3600), |w| w.0),
+    })
 }
 
 /// A signer command with its paths relative to the configuration's folder `base`, as
