@@ -233,7 +233,7 @@ impl Engine {
             // The set-up's fault (a refused token, a token without the right, an address that
             // is not the bank's API): no signature can go; said once, with what to do, by the
             // caller, the payments left awaiting.
-            Err(e) if set_up_fault(&e) => return Err(Error::Bank(e.into())),
+            Err(e) if set_up_problem(&e).is_some() => return Err(Error::Bank(e.into())),
             Err(e) => {
                 let noted = sign_failed(&format!("failed: {e}"), Unsigned::Failed(&e));
                 SignResult::Failed(self.not_signed(&ids, info, None, noted)?)
@@ -241,22 +241,6 @@ impl Engine {
         };
         Ok(Batch::Answered(SignGroup::new(info, ids, result)))
     }
-}
-
-/// Whether the bank's error is the set-up's fault, the same for every signature.
-fn set_up_fault(e: &clientbank_api::Error) -> bool {
-    use clientbank_api::Error as E;
-    e.misconfigured_connection()
-        || matches!(
-            e,
-            E::Config(_)
-                | E::Unauthorized { .. }
-                | E::AccessDenied { status: 403, .. }
-                | E::Api {
-                    status: 403 | 404 | 405 | 415,
-                    ..
-                }
-        )
 }
 
 /// What one signature of [`Engine::sign_batch`] came to.
