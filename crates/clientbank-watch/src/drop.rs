@@ -15,7 +15,7 @@ use clientbank_payment::identity::Identity;
 use clientbank_payment::{Context, Lang, Severity, UploadRequest};
 
 /// One payment of a drop, ready to be sent.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Planned {
     /// What identifies it at the bank.
     pub identity: Identity,
@@ -25,10 +25,19 @@ pub struct Planned {
     pub carried_by_json: bool,
     /// The 1-based line of its section (1C) or request (JSON).
     pub line: Option<u32>,
-    /// The recipient's name, for reports.
-    pub recipient: String,
     /// The order as the drop has it ([`order_text`](clientbank_bank::statement::order_text)), which the journal keeps for the statement.
     pub order: Option<String>,
+}
+
+impl Planned {
+    /// The recipient's name, for reports: as the request carries it.
+    pub fn recipient(&self) -> &str {
+        self.request
+            .payment
+            .recipient_name
+            .as_deref()
+            .unwrap_or_default()
+    }
 }
 
 /// What a drop is.
@@ -41,25 +50,26 @@ pub enum Kind {
 }
 
 /// A drop as read.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Drop {
     /// 1C or JSON.
     pub kind: Kind,
-    /// Every finding, rendered as `clientbank check` renders it (with lines).
-    pub errors_text: String,
-    /// An error finding, or input that is no upload at all: the drop is rejected as a whole.
-    pub has_errors: bool,
-    /// How many findings are errors and warnings.
-    pub errors: usize,
-    /// See [`Drop::errors`].
-    pub warnings: usize,
-    /// The payments, in file order.
-    pub payments: Vec<Planned>,
     /// For a 1C drop, the whole document as text (what `/operation-upload/1c` takes).
     pub document_1c: Option<String>,
+    /// The payments, in file order.
+    pub payments: Vec<Planned>,
+    /// Every finding, rendered as `clientbank check` renders it (with lines).
+    pub errors_text: String,
+    /// How many findings are errors (warnings are in the text, and decide nothing).
+    pub errors: usize,
 }
 
 impl Drop {
+    /// An error finding, or input that is no upload at all: the drop is rejected as a whole.
+    pub fn has_errors(&self) -> bool {
+        self.errors > 0
+    }
+
     /// Whether every payment can go through `/operation-upload` without losing anything.
     pub fn carried_by_json(&self) -> bool {
         self.payments.iter().all(|p| p.carried_by_json)
@@ -69,9 +79,7 @@ impl Drop {
         Drop {
             kind,
             errors_text: text,
-            has_errors: true,
             errors: 1,
-            warnings: 0,
             payments: Vec::new(),
             document_1c: None,
         }
@@ -102,20 +110,17 @@ pub fn read(path: &Path, bytes: &[u8], today: NaiveDate, lang: Lang) -> Drop {
     };
     // One pass over the findings: the errors file, the counts and the verdict.
     let renderer = batch.renderer(&name).lang(lang);
-    let (mut errors_text, mut errors, mut warnings) = (String::new(), 0, 0);
+    let (mut errors_text, mut errors) = (String::new(), 0);
     for finding in batch.findings() {
-        match finding.severity {
-            Severity::Error => errors += finding.count(),
-            Severity::Warning => warnings += finding.count(),
+        if finding.severity == Severity::Error {
+            errors += finding.count();
         }
         errors_text.push_str(&renderer.render(&finding));
     }
     let mut drop = Drop {
         kind,
         errors_text,
-        has_errors: errors > 0,
         errors,
-        warnings,
         payments: Vec::new(),
         document_1c: batch.document_text(),
     };
@@ -137,7 +142,6 @@ pub fn read(path: &Path, bytes: &[u8], today: NaiveDate, lang: Lang) -> Drop {
             request: UploadRequest::new(request.payment.clone(), false),
             carried_by_json: item.carried_by_json(),
             line: item.line(),
-            recipient: payment.recipient.name.clone().unwrap_or_default(),
             order: order_text(match documents.get(item.index()) {
                 Some(section) => clientbank_format::Document::from_section(section),
                 None => {
@@ -170,7 +174,6 @@ pub fn read(path: &Path, bytes: &[u8], today: NaiveDate, lang: Lang) -> Drop {
     };
     if let Some((en, ru)) = refused {
         drop.errors += 1;
-        drop.has_errors = true;
         let line = match lang {
             Lang::Ru => format!("ошибка: {ru}\n"),
             _ => format!("error: {en}\n"),
@@ -190,8 +193,8 @@ mod tests {
         let json = br#"[{"payment": {"Number": "7", "Date": "28.03.2024", "Sum": "-5"}}]"#;
         let en = read(Path::new("a.json"), json, today, Lang::En);
         let ru = read(Path::new("a.json"), json, today, Lang::Ru);
-        assert!(en.has_errors && ru.has_errors);
-        assert_eq!((en.errors, en.warnings), (ru.errors, ru.warnings));
+        assert!(en.has_errors() && ru.has_errors());
+        assert_eq!(en.errors, ru.errors);
         assert!(
             en.errors_text.contains("error[sum-not-positive]:")
                 && en.errors_text.contains(" --> a.json:1"),
@@ -212,7 +215,7 @@ mod tests {
                          СекцияРасчСчет\r\nРасчСчет=40702810938000012345\r\nКонецРасчСчет\r\n\
                          КонецФайла\r\n";
         let drop = read(Path::new("s.txt"), statement.as_bytes(), today, Lang::Ru);
-        assert!(drop.has_errors);
+        assert!(drop.has_errors());
         assert!(
             drop.errors_text.contains("ошибка: s.txt — выписка"),
             "{}",
@@ -225,7 +228,7 @@ mod tests {
         let today = NaiveDate::from_ymd_opt(2026, 11, 23).unwrap();
         for bytes in [&b""[..], b"\x00\x01\x02", b"{", b"[]", b"\xff\xfe garbage"] {
             let drop = read(Path::new("x"), bytes, today, Lang::En);
-            assert!(drop.has_errors, "{bytes:?}");
+            assert!(drop.has_errors(), "{bytes:?}");
             assert!(drop.payments.is_empty());
             assert!(!drop.errors_text.is_empty());
         }

@@ -247,84 +247,39 @@ impl Standing {
         self.labels()[1]
     }
 
-    /// The one table of what people read of a standing: one payment's label in a report, and
-    /// the label of payments counted in `status` (several standings may share one), each in
-    /// English and in Russian.
-    fn labels(self) -> [(&'static str, &'static str); 2] {
-        use PaymentState as P;
-        use SignState as S;
-        let doubt = ("in doubt", "под сомнением");
-        match (self.state, self.sign) {
-            (P::Uploaded, Some(S::Awaiting)) => [
-                ("uploaded, awaiting signature", "загружен, ждёт подписи"),
-                ("awaiting signature", "ждут подписи"),
-            ],
-            (P::Uploaded, Some(S::Signed)) => [
-                ("uploaded, signed", "загружен, подписан"),
-                ("signed", "подписаны"),
-            ],
-            (P::Uploaded, Some(S::Draft)) => [
-                ("uploaded as a draft", "загружен черновиком"),
-                ("uploaded as drafts", "загружены черновиками"),
-            ],
-            (P::Uploaded, Some(S::NotAwaiting)) => [
-                (
-                    "uploaded, no longer awaiting a signature",
-                    "загружен, банк больше не ждёт подписи",
-                ),
-                (
-                    "no longer awaiting a signature at the bank (see the cabinet)",
-                    "банк больше не ждёт их подписи (см. интернет-банк)",
-                ),
-            ],
-            (P::Uploaded, None) => [("uploaded", "загружен"), ("uploaded", "загружены")],
-            (P::Already, _) => [
-                ("already at the bank", "уже в банке"),
-                (
-                    "already at the bank (not sent again)",
-                    "уже в банке (повторно не отправлены)",
-                ),
-            ],
-            (P::Refused, _) => [
-                ("refused by the bank", "отклонён банком"),
-                ("refused by the bank", "отклонены банком"),
-            ],
-            (P::Doubt, _) => [
-                (
-                    "in doubt: may be at the bank",
-                    "под сомнением: возможно, в банке",
-                ),
-                doubt,
-            ],
-            (P::Sending, _) => [("being sent", "отправляется"), doubt],
-            (P::Held, _) => [
-                ("not sent (held)", "не отправлен (задержан)"),
-                ("held", "задержаны"),
-            ],
-            (P::Queued, _) => [
-                (
-                    "waits for the same payment in another file",
-                    "ждёт тот же платёж в другом файле",
-                ),
-                (
-                    "waiting for the same payment in another file",
-                    "ждут тот же платёж в другом файле",
-                ),
-            ],
-            (P::Duplicate, _) => [
-                ("at the bank twice", "в банке дважды"),
-                (
-                    "at the bank twice (uploaded before the journal refused it)",
-                    "в банке дважды (загружены до того, как журнал это запретил)",
-                ),
-            ],
-            (P::Planned, _) => [
-                ("not sent yet", "ещё не отправлен"),
-                ("waiting to be sent", "ждут отправки"),
-            ],
-            (P::NotSent, _) => [("not sent", "не отправлен"), ("not sent", "не отправлены")],
-        }
+    /// What people read of a standing: one payment's label in a report, and the label of
+    /// payments counted in `status` (several standings may share one), each in English and in
+    /// Russian. The one table of them is `labels.tsv`, by [`Standing::code`]: a row for the
+    /// state and sign state, else for the state.
+    fn labels(self) -> Labels {
+        let table = label_table();
+        let code = self.code();
+        table
+            .iter()
+            .find(|(row, _)| *row == code)
+            .or_else(|| table.iter().find(|(row, _)| *row == self.state.as_str()))
+            .map_or([("?", "?"); 2], |(_, labels)| *labels)
     }
+}
+
+/// A report's label and a count's, each in English and in Russian.
+type Labels = [(&'static str, &'static str); 2];
+
+/// `labels.tsv`, read once: each row's code and its labels. A test holds every standing to a
+/// row and every row to a standing.
+fn label_table() -> &'static [(&'static str, Labels)] {
+    static TABLE: std::sync::LazyLock<Vec<(&str, Labels)>> = std::sync::LazyLock::new(|| {
+        include_str!("labels.tsv")
+            .lines()
+            .filter(|line| !line.starts_with('#') && !line.trim().is_empty())
+            .map(|line| {
+                let mut cells = line.split('\t');
+                let mut cell = || cells.next().unwrap_or_default();
+                (cell(), [(cell(), cell()), (cell(), cell())])
+            })
+            .collect()
+    });
+    &TABLE
 }
 
 #[cfg(test)]
@@ -348,6 +303,27 @@ mod tests {
             PaymentState::active_sql(),
             "('planned', 'sending', 'uploaded', 'doubt')"
         );
+    }
+
+    #[test]
+    fn every_row_of_the_label_table_is_a_standing_once_with_five_cells() {
+        let rows: Vec<&str> = include_str!("labels.tsv")
+            .lines()
+            .filter(|line| !line.starts_with('#') && !line.trim().is_empty())
+            .collect();
+        assert_eq!(rows.len(), label_table().len());
+        let mut codes = std::collections::HashSet::new();
+        for row in rows {
+            let cells: Vec<&str> = row.split('\t').collect();
+            assert_eq!(cells.len(), 5, "{row}");
+            assert!(cells.iter().all(|c| !c.trim().is_empty()), "{row}");
+            assert!(Standing::from_code(cells[0]).is_ok(), "{row}");
+            assert!(codes.insert(cells[0]), "twice: {row}");
+        }
+        // Every state has a row of its own, whatever its sign state.
+        for state in PaymentState::ALL {
+            assert!(codes.contains(state.as_str()), "{state}");
+        }
     }
 
     #[test]

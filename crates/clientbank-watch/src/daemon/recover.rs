@@ -92,7 +92,7 @@ impl Daemon {
                                 Some(line) => {
                                     report::state_of_report_row(line.code.as_deref(), &line.id)
                                 }
-                                None if drop.has_errors => PaymentState::NotSent,
+                                None if drop.has_errors() => PaymentState::NotSent,
                                 None => PaymentState::Doubt,
                             },
                         };

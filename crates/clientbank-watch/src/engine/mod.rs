@@ -39,7 +39,7 @@ pub fn new_payment(payment: &crate::drop::Planned, company: Option<String>) -> N
                 .map(|d| d.format("%d.%m.%Y").to_string())
                 .unwrap_or_default(),
             sum: id.sum.map(|s| format!("{:.2}", s)).unwrap_or_default(),
-            recipient: payment.recipient.clone(),
+            recipient: payment.recipient().to_string(),
             recipient_account: id.recipient_account.clone(),
             company,
         },
@@ -781,7 +781,7 @@ impl Engine {
                     let said = said.get(self.settings.lang);
                     return Ok(rejected(format!("{said}\n{}", drop.errors_text)));
                 }
-                if drop.has_errors {
+                if drop.has_errors() {
                     // A person reads this first: the whole file went, and what to do.
                     let (name, n, errors) = (file.name, drop.payments.len(), drop.errors);
                     let said = if n == 0 {
@@ -879,9 +879,7 @@ mod tests {
         Drop {
             kind: crate::drop::Kind::OneC,
             errors_text: String::new(),
-            has_errors: false,
             errors: 0,
-            warnings: 0,
             payments: Vec::new(),
             document_1c: None,
         }
