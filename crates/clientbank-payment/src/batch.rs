@@ -418,8 +418,28 @@ impl Batch {
             limit: Limit::new(),
             summaries: None,
             progress: None,
+            each: None,
+            json_route: false,
             read: 0,
         }
+    }
+
+    /// `convert`'s one pass over the batch: the findings as [`Batch::findings`] gives them
+    /// (in file order, at most [`LIMIT_PER_CODE`](clientbank_diagnostic::LIMIT_PER_CODE) of a
+    /// code, the rest summarised) but of the reader's only its errors (the warnings about the
+    /// form of the file are `check`'s), and with what the JSON route would not carry when
+    /// `json_route`; each item, with its payment and upload request, is handed to `each` once
+    /// its findings are taken from it (it holds none then).
+    pub fn conversion<'a>(&'a self, json_route: bool, each: impl FnMut(Item) + 'a) -> Findings<'a> {
+        let mut findings = self.findings();
+        let errors = self.file_diagnostics().filter(Diagnostic::is_error);
+        findings.file = (Box::new(in_file_order(errors.collect()).into_iter())
+            as Box<dyn Iterator<Item = Diagnostic>>)
+            .peekable();
+        findings.items = self.items_with(true, Some(Arc::clone(&findings.quiet)));
+        findings.each = Some(Box::new(each));
+        findings.json_route = json_route;
+        findings
     }
 
     /// As [`Batch::findings`], telling `progress` after each item how many have been read
@@ -513,13 +533,8 @@ impl Batch {
         let mut found = validate_quiet(payment, &self.context, self.encoding, read_in, quiet);
         // Where the keys stand is looked up only when a finding is to be placed at one
         // (a stand-in is not).
-        let placed = |f: &Diagnostic| f.line.is_none() && f.key.is_some();
-        let lines = if requests || mapped.iter().chain(&found).any(placed) {
-            Lines::of_section(section)
-        } else {
-            Lines::at_section(Some(section.line()).filter(|&l| l > 0))
-        };
-        lines.locate(&mut mapped, position(index));
+        let mut lines = Lines::at_section(Some(section.line()).filter(|&l| l > 0));
+        lines.locate_in(section, &mut mapped, position(index));
         let carried = mapped.iter().all(|f| f.code != Code::NotCarried);
         // A key that is not the format's is the reader's `unknown-key` already; the
         // 1C route sends it as written, the JSON route loses it.
@@ -532,7 +547,7 @@ impl Batch {
         } else {
             mapping
         };
-        lines.locate(&mut found, position(index));
+        lines.locate_in(section, &mut found, position(index));
         findings.extend(found);
         name_payment(&mut findings, payment.number, quiet);
         if !requests {
@@ -541,7 +556,7 @@ impl Batch {
         }
         let payment = payment.to_payment();
         let (json, mut json_route) = PaymentJson::from_payment(&payment);
-        lines.locate(&mut json_route, position(index));
+        lines.locate_in(section, &mut json_route, position(index));
         name_payment(&mut json_route, payment.number.as_deref(), Quiet::NONE);
         let carried = carried && json_route.is_empty();
         if !statement {
@@ -845,6 +860,11 @@ impl Item {
         self.payment
     }
 
+    /// The upload request, given away.
+    pub fn into_request(self) -> Option<UploadRequest> {
+        self.request
+    }
+
     /// The upload request for `/operation-upload`: a 1C payment order's as a draft, a JSON
     /// request as it was written.
     pub fn request(&self) -> Option<&UploadRequest> {
@@ -898,6 +918,10 @@ pub struct Findings<'a> {
     summaries: Option<std::vec::IntoIter<Diagnostic>>,
     /// Told how many items have been read after each one.
     progress: Option<Box<dyn FnMut(usize) + 'a>>,
+    /// Given each item once its findings are taken ([`Batch::conversion`]).
+    each: Option<Box<dyn FnMut(Item) + 'a>>,
+    /// Whether what the JSON route would not carry is among the findings.
+    json_route: bool,
     read: usize,
 }
 
@@ -924,12 +948,18 @@ impl Findings<'_> {
         loop {
             if self.pending.peek().is_none() && !self.items_done {
                 match self.items.next() {
-                    Some(item) => {
+                    Some(mut item) => {
                         self.read += 1;
                         if let Some(progress) = &mut self.progress {
                             progress(self.read);
                         }
-                        let mut findings = item.findings;
+                        let mut findings = std::mem::take(&mut item.findings);
+                        if self.json_route {
+                            findings.append(&mut item.json_route);
+                        }
+                        if let Some(each) = &mut self.each {
+                            each(item);
+                        }
                         findings.sort_by_key(|d| {
                             (d.line.unwrap_or(u32::MAX), d.column.unwrap_or(u32::MAX))
                         });

@@ -198,6 +198,7 @@ impl Lines {
     /// The places of a document section's keys, in one pass.
     pub fn of_section(section: &SectionRef<'_>) -> Lines {
         let mut lines = Lines::at_section(Some(section.line()).filter(|&l| l > 0));
+        lines.keys = vec![None; Key::ALL.len()];
         for (key, at) in section.value_places() {
             if let Some(key) = key {
                 lines.keys[key as usize].get_or_insert(at);
@@ -211,13 +212,29 @@ impl Lines {
         lines
     }
 
-    /// No keys located yet; the section's line, if known.
+    /// No keys located yet (nothing allocated); the section's line, if known.
     pub fn at_section(section: Option<u32>) -> Lines {
         Lines {
             section,
-            keys: vec![None; Key::ALL.len()],
+            keys: Vec::new(),
             unknown: HashMap::new(),
         }
+    }
+
+    /// Locates `findings` as [`Lines::locate`] does, looking the section's keys up first when
+    /// one of them is about a key and they have not been looked up yet: once a section, and
+    /// only when a finding needs a place.
+    pub fn locate_in(
+        &mut self,
+        section: &SectionRef<'_>,
+        findings: &mut [Diagnostic],
+        payment: u32,
+    ) {
+        let placed = |f: &Diagnostic| f.line.is_none() && f.key.is_some();
+        if self.keys.is_empty() && findings.iter().any(placed) {
+            *self = Lines::of_section(section);
+        }
+        self.locate(findings, payment);
     }
 
     /// The line of the section's marker.

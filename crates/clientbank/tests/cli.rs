@@ -349,3 +349,66 @@ fn sandbox_command_refuses_bad_time_scales() {
         );
     }
 }
+
+/// `convert` shows a file's findings as `check` does: the first 1,000 of a code, then one
+/// summary of the rest; every request is written all the same.
+#[test]
+fn convert_shows_the_first_findings_of_a_code_and_converts_every_payment() {
+    let dir = tempfile::tempdir().unwrap();
+    let one = std::fs::read(testdata("payments/account-key.txt")).unwrap();
+    let start = memchr_find(&one, &cp1251("СекцияДокумент=")).unwrap();
+    let end = memchr_find(&one, &cp1251("КонецДокумента\r\n")).unwrap() + 16;
+    let mut bytes = one[..start].to_vec();
+    for number in 1..=1200 {
+        let section = one[start..end].to_vec();
+        let at = memchr_find(&section, b"=301\r\n").unwrap();
+        bytes.extend_from_slice(&section[..at + 1]);
+        bytes.extend_from_slice(number.to_string().as_bytes());
+        bytes.extend_from_slice(&section[at + 4..]);
+    }
+    bytes.extend_from_slice(&one[end..]);
+    let file = generated(&dir, "many.txt", &bytes);
+    let out = dir.path().join("many.json");
+    let output = clientbank(&[
+        "convert",
+        "--json",
+        "--force",
+        "--today",
+        "20.11.2026",
+        &file,
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        code(&output),
+        1,
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let shown: Vec<serde_json::Value> = String::from_utf8(output.stderr)
+        .unwrap()
+        .lines()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .filter(|record: &serde_json::Value| record["code"] == "account-key")
+        .collect();
+    assert_eq!(shown.len(), 1001, "the first 1000 and one summary");
+    assert_eq!(shown[1000]["omitted"], 200);
+    let requests: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    assert_eq!(requests.as_array().unwrap().len(), 1200);
+    assert_eq!(requests[1199]["payment"]["Number"], "1200");
+    // `check` shows the same.
+    let output = clientbank(&["check", "--json", "--today", "20.11.2026", &file]);
+    let value: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let checked = value["files"][0]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "account-key")
+        .count();
+    assert_eq!(checked, 1001);
+}
+
+fn memchr_find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}

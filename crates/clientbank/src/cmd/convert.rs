@@ -9,11 +9,13 @@
 //! unreadable or the file cannot be encoded.
 
 use std::io::{self, Write};
+
+use serde::ser::{SerializeSeq, Serializer};
 use std::path::PathBuf;
 
 use chrono::NaiveDate;
 use clientbank_format::{Diagnostic, Encoding, Renderer};
-use clientbank_payment::batch::{Batch, Form, is_json};
+use clientbank_payment::batch::{Batch, Form, Item, is_json};
 use clientbank_payment::{Code, Context, UploadRequest, onec};
 
 use crate::cli::{Mode, Target, TargetEncoding, parse_day};
@@ -255,19 +257,6 @@ fn outcome_of(file: FileOut<'_, Vec<u8>>) -> Result<Outcome, Failure> {
     Ok(file.finish()?.0)
 }
 
-/// The reader's findings that `convert` shows: its errors (every finding with `--strict`); the
-/// warnings about the form of the file are `check`'s.
-fn file_findings<W: Write>(
-    file: &mut FileOut<'_, W>,
-    batch: &Batch,
-    renderer: &Renderer<'_>,
-) -> io::Result<()> {
-    for diagnostic in batch.file_diagnostics().filter(Diagnostic::is_error) {
-        file.diagnostic(&diagnostic, renderer)?;
-    }
-    Ok(())
-}
-
 /// 1C payment orders to a JSON array of upload requests, one document at a time: each
 /// request is written as it is made (formatted as `serde_json::to_vec_pretty` formats the
 /// whole array), each document's findings (and what the JSON route cannot carry) go to stderr
@@ -281,13 +270,11 @@ fn exchange_to_json(
     let bar = findings.bar.clone();
     let mut file = file_out(&mut findings.buffer, options, shown, batch.encoding(), true)?;
     let renderer = batch.renderer(shown).lang(term::lang());
-    file_findings(&mut file, batch, &renderer)?;
     // Nothing is written of a file with errors unless --force: a file output is made beside
     // its place and kept only at the end; standard output is held when the errors are known
     // beforehand.
     let hold = !options.force && matches!(sink, Sink::Stdout) && batch.has_errors();
     let mut out = sink.open_pending(hold)?;
-    let mut count = 0;
     let documents = if batch.form() == Form::Json {
         0
     } else {
@@ -296,25 +283,33 @@ fn exchange_to_json(
     bar.set_length(u64::try_from(documents).unwrap_or(0));
     bar.set_position(0);
     bar.set_prefix(tr("converting", "перевод"));
-    for item in batch.items() {
+    // One array, written an element at a time as its item comes, formatted as
+    // `serde_json::to_vec_pretty` formats the whole array; the first failure to write stops
+    // the writing.
+    let mut json = serde_json::Serializer::pretty(&mut out);
+    let mut array = json.serialize_seq(None).map_err(io::Error::other)?;
+    let mut written = Ok(());
+    let each = |item: Item| {
         bar.inc(1);
-        for finding in item.findings().iter().chain(item.json_route()) {
-            file.diagnostic(finding, &renderer)?;
+        if let Some(request) = item.into_request()
+            && written.is_ok()
+        {
+            let request = UploadRequest::new(request.payment, options.in_signing);
+            written = array.serialize_element(&request);
         }
-        // Findings go on in pieces of 64 KiB, not a write to stderr per document.
+    };
+    for finding in batch.conversion(true, each) {
+        file.diagnostic(&finding, &renderer)?;
+        // Findings go on in pieces of 64 KiB, not a write to stderr per finding.
         if file.writer().len() >= 1 << 16 {
             pass_on(&bar, file.writer());
         }
-        let Some(request) = item.request() else {
-            continue;
-        };
-        let request = UploadRequest::new(request.payment.clone(), options.in_signing);
-        out.write_all(if count == 0 { b"[\n  " } else { b",\n  " })?;
-        serde_json::to_writer_pretty(Indented(&mut out), &request).map_err(io::Error::other)?;
-        count += 1;
     }
+    written
+        .and_then(|()| array.end())
+        .map_err(io::Error::other)?;
     pass_on(&bar, file.writer());
-    out.write_all(if count == 0 { b"[]\n" } else { b"\n]\n" })?;
+    out.write_all(b"\n")?;
     let outcome = file.finish()?.0;
     if outcome == Outcome::Findings && !options.force {
         findings.pass_on();
@@ -323,28 +318,6 @@ fn exchange_to_json(
     }
     out.commit()?;
     Ok(outcome)
-}
-
-/// Writes what it is given with two more spaces after each line break: an element of a
-/// pretty-printed array, indented as `serde_json::to_vec_pretty` of the whole array indents it
-/// (a line break inside a JSON string is escaped, so every one is the formatter's).
-struct Indented<'a, W: Write>(&'a mut W);
-
-impl<W: Write> Write for Indented<'_, W> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let mut rest = buf;
-        while let Some(i) = rest.iter().position(|&b| b == b'\n') {
-            self.0.write_all(&rest[..=i])?;
-            self.0.write_all(b"  ")?;
-            rest = &rest[i + 1..];
-        }
-        self.0.write_all(rest)?;
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.0.flush()
-    }
 }
 
 /// Says that nothing was written for `shown`'s errors.
@@ -377,12 +350,10 @@ fn exchange_to_exchange(
     let (shown, options, sink) = (input.shown.as_str(), input.options, input.sink);
     let mut file = file_out(&mut findings.buffer, options, shown, batch.encoding(), true)?;
     let renderer = batch.renderer(shown).lang(term::lang());
-    file_findings(&mut file, batch, &renderer)?;
-    for item in batch.items() {
-        for finding in item.findings() {
-            if !matches!(finding.code, Code::NotCarried | Code::NotAPaymentOrder) {
-                file.diagnostic(finding, &renderer)?;
-            }
+    // The file is written from the tree below: the items are not needed.
+    for finding in batch.conversion(false, drop) {
+        if !matches!(finding.code, Code::NotCarried | Code::NotAPaymentOrder) {
+            file.diagnostic(&finding, &renderer)?;
         }
     }
     let Some(exchange) = batch.to_exchange() else {
@@ -428,16 +399,16 @@ fn json_to_exchange(
     // The line of each payment's request, to show the findings about the payment there.
     let mut lines = Vec::new();
     let mut unwritable = false;
-    for item in batch.items() {
-        for finding in item.findings() {
-            unwritable |= is_unwritable(finding);
-            file.diagnostic(finding, &renderer)?;
-        }
+    let each = |item: Item| {
         let line = item.line();
         if let Some(payment) = item.into_payment() {
             payments.push(payment);
             lines.push(line);
         }
+    };
+    for finding in batch.conversion(false, each) {
+        unwritable |= is_unwritable(&finding);
+        file.diagnostic(&finding, &renderer)?;
     }
     let mut found = crate::payer::fill(&mut payments, input.payers.unwrap_or_default());
     found.extend(crate::payer::recipient_banks(&mut payments));
