@@ -390,10 +390,13 @@ impl Batch {
             batch: self,
             inner: match &self.source {
                 Source::OneC { bytes, scan, .. } => Inner::OneC {
-                    documents: Box::new(scan.documents(bytes)),
-                    next: Vec::new(),
+                    chunks: Chunks {
+                        documents: Box::new(scan.documents(bytes)),
+                        next: Vec::new(),
+                        size: FIRST_CHUNK,
+                        made: 0,
+                    },
                     ready: VecDeque::new(),
-                    chunk: FIRST_CHUNK,
                 },
                 Source::Json(upload) => Inner::Json(0..upload.len()),
             },
@@ -588,16 +591,50 @@ fn cut_short(bytes: &[u8], scan: &Scan) -> Option<u32> {
 
 enum Inner<'a> {
     OneC {
-        /// The documents, rebuilt from the scan one at a time.
-        documents: Box<clientbank_format::Documents<'a>>,
-        /// The next chunk's documents, rebuilt while the last chunk's items were made.
-        next: Vec<ScannedDocument<'a>>,
+        chunks: Chunks<'a>,
         /// Items made ahead, in order.
         ready: VecDeque<Item>,
-        /// How many documents the next batch of items takes.
-        chunk: usize,
+    },
+    /// Items made by another thread, a chunk at a time ([`Findings::made_ahead`]).
+    Ahead {
+        chunks: std::sync::mpsc::Receiver<Vec<Item>>,
+        ready: VecDeque<Item>,
     },
     Json(std::ops::Range<usize>),
+}
+
+/// The documents of a 1C file made into items a chunk at a time.
+struct Chunks<'a> {
+    /// The documents, rebuilt from the scan one at a time.
+    documents: Box<clientbank_format::Documents<'a>>,
+    /// The next chunk's documents, rebuilt while the last chunk's items were made.
+    next: Vec<ScannedDocument<'a>>,
+    /// How many documents the next chunk takes.
+    size: usize,
+    /// How many documents were made into items.
+    made: usize,
+}
+
+impl Chunks<'_> {
+    /// The items of the next chunk of documents; `None` after the last.
+    fn next_chunk(&mut self, batch: &Batch, requests: bool, quiet: Quiet) -> Option<Vec<Item>> {
+        if self.next.is_empty() {
+            self.next.extend(self.documents.by_ref().take(self.size));
+            self.size = (self.size * 2).min(LAST_CHUNK);
+        }
+        let read = std::mem::take(&mut self.next);
+        if read.is_empty() {
+            return None;
+        }
+        let sections: Vec<SectionRef<'_>> = read.iter().map(|d| d.view()).collect();
+        // The next chunk is read while this one's items are made.
+        let (documents, next, size) = (&mut self.documents, &mut self.next, self.size);
+        let mut read_next = || next.extend(documents.by_ref().take(size));
+        let items = batch.one_c_items(self.made, &sections, requests, quiet, &mut read_next);
+        self.made += items.len();
+        self.size = (self.size * 2).min(LAST_CHUNK);
+        Some(items)
+    }
 }
 
 /// Documents are made into items a chunk at a time: the first chunk small (a caller that
@@ -713,31 +750,16 @@ impl Iterator for Items<'_> {
     fn next(&mut self) -> Option<Item> {
         let batch = self.batch;
         let item = match &mut self.inner {
-            Inner::OneC {
-                documents,
-                next,
-                ready,
-                chunk,
-            } => {
+            Inner::OneC { chunks, ready } => {
                 if ready.is_empty() {
-                    if next.is_empty() {
-                        next.extend(documents.by_ref().take(*chunk));
-                        *chunk = (*chunk * 2).min(LAST_CHUNK);
-                    }
-                    let read = std::mem::take(next);
-                    let sections: Vec<SectionRef<'_>> = read.iter().map(|d| d.view()).collect();
                     let quiet = self.quiet.as_ref().map_or(Quiet::NONE, |q| q.get());
-                    // The next chunk is read while this one's items are made.
-                    let size = *chunk;
-                    let mut read_next = || next.extend(documents.by_ref().take(size));
-                    ready.extend(batch.one_c_items(
-                        self.index,
-                        &sections,
-                        self.requests,
-                        quiet,
-                        &mut read_next,
-                    ));
-                    *chunk = (*chunk * 2).min(LAST_CHUNK);
+                    ready.extend(chunks.next_chunk(batch, self.requests, quiet)?);
+                }
+                ready.pop_front()?
+            }
+            Inner::Ahead { chunks, ready } => {
+                if ready.is_empty() {
+                    ready.extend(chunks.recv().ok()?);
                 }
                 ready.pop_front()?
             }
@@ -978,6 +1000,45 @@ impl Findings<'_> {
                 (None, None) => None,
             };
         }
+    }
+}
+
+impl<'a> Findings<'a> {
+    /// Runs `f` over these findings while another thread makes the next chunk's items (sharing
+    /// it with a third where there are two cores): what `f` does with one chunk's findings
+    /// overlaps making the next one's. The same findings, in the same order; a code that
+    /// goes past its limit meanwhile is made quiet a chunk later, which changes nothing shown.
+    pub fn made_ahead<R>(mut self, f: impl FnOnce(Findings<'a>) -> R) -> R {
+        if !two_cores() || !matches!(self.items.inner, Inner::OneC { .. }) {
+            return f(self);
+        }
+        let inner = std::mem::replace(&mut self.items.inner, Inner::Json(0..0));
+        let Inner::OneC { mut chunks, ready } = inner else {
+            unreachable!("matched above")
+        };
+        let (batch, requests, quiet) = (
+            self.items.batch,
+            self.items.requests,
+            Arc::clone(&self.quiet),
+        );
+        std::thread::scope(|scope| {
+            // One chunk waits while the next is made: the memory of two chunks at the most.
+            let (sender, receiver) = std::sync::mpsc::sync_channel(1);
+            scope.spawn(move || {
+                while let Some(items) = chunks.next_chunk(batch, requests, quiet.get()) {
+                    if sender.send(items).is_err() {
+                        // `f` stopped reading: the findings are dropped, and so the receiver.
+                        break;
+                    }
+                }
+            });
+            self.items.inner = Inner::Ahead {
+                chunks: receiver,
+                ready,
+            };
+            // `f` owns the findings: when it returns, the receiver is gone and the maker stops.
+            f(self)
+        })
     }
 }
 

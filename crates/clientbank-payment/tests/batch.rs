@@ -355,3 +355,35 @@ fn findings_with_progress_tell_every_item_read() {
     let without: Vec<_> = batch.findings().map(|d| d.code).collect();
     assert_eq!(with, without);
 }
+
+/// Findings made ahead by other threads are the findings, in their order, with the limit per
+/// code; `convert`'s pass hands every item over once, in order; a reader that stops early
+/// stops the maker (the call returns: nothing waits for it).
+#[test]
+fn findings_made_ahead_are_the_same_and_a_reader_may_stop_early() {
+    // Chunks of 16, 32, … 2048 documents: several chunks, some over the limit of 1,000 a code.
+    let body: String = (1..=5000)
+        .map(|n| match n % 3 {
+            0 => order(n, "").replace("15.11.2026", "01.10.2026"),
+            1 => order(n, "Очередность=3\n"),
+            _ => order(n, ""),
+        })
+        .collect();
+    let batch = Batch::read(file(&body), &today()).unwrap();
+    let plain: Vec<_> = batch.findings().collect();
+    let ahead = batch.findings().made_ahead(|findings| findings.collect::<Vec<_>>());
+    assert_eq!(ahead, plain);
+    assert!(plain.iter().any(|f| f.omitted > 0), "a summary is among them");
+    let mut numbers = Vec::new();
+    let conversion = batch
+        .conversion(true, |item| {
+            numbers.push(item.payment().and_then(|p| p.number.clone()));
+            assert!(item.findings().is_empty(), "taken into the findings");
+        })
+        .made_ahead(|findings| findings.count());
+    assert_eq!(numbers.len(), 5000);
+    assert_eq!(numbers[4999].as_deref(), Some("5000"));
+    assert!(conversion > plain.len(), "with what the JSON route would not carry");
+    let first = batch.findings().made_ahead(|mut findings| findings.next());
+    assert_eq!(first.as_ref(), plain.first());
+}

@@ -323,7 +323,11 @@ mod tests {
             assert_eq!(read_with(&path, &progress, 0).unwrap(), bytes, "{len}");
             assert_eq!(progress.position(), len as u64, "{len}");
             let progress = indicatif::ProgressBar::hidden();
-            assert_eq!(read_with(&path, &progress, u64::MAX).unwrap(), bytes, "{len}");
+            assert_eq!(
+                read_with(&path, &progress, u64::MAX).unwrap(),
+                bytes,
+                "{len}"
+            );
         }
     }
 
@@ -337,7 +341,10 @@ mod tests {
         let file = std::fs::File::open(&path).unwrap();
         let progress = indicatif::ProgressBar::hidden();
         assert_eq!(in_two(&file, 20, &progress).unwrap(), None);
-        assert_eq!(in_two(&file, 10, &progress).unwrap().unwrap(), b"0123456789");
+        assert_eq!(
+            in_two(&file, 10, &progress).unwrap().unwrap(),
+            b"0123456789"
+        );
     }
 
     #[test]

@@ -67,9 +67,14 @@ fn check_file<W: Write>(
             let count = batch.item_count().max(1) as u64;
             let bar = progress.clone();
             let advance = move |read: usize| bar.set_position(start + size * read as u64 / count);
-            for diagnostic in batch.findings_with_progress(advance) {
-                file.diagnostic(&diagnostic, &renderer)?;
-            }
+            batch
+                .findings_with_progress(advance)
+                .made_ahead(|findings| -> io::Result<()> {
+                    for diagnostic in findings {
+                        file.diagnostic(&diagnostic, &renderer)?;
+                    }
+                    Ok(())
+                })?;
             progress.set_position(start + size);
             file.finish()
         }

@@ -298,13 +298,18 @@ fn exchange_to_json(
             written = array.serialize_element(&request);
         }
     };
-    for finding in batch.conversion(true, each) {
-        file.diagnostic(&finding, &renderer)?;
-        // Findings go on in pieces of 64 KiB, not a write to stderr per finding.
-        if file.writer().len() >= 1 << 16 {
-            pass_on(&bar, file.writer());
-        }
-    }
+    batch
+        .conversion(true, each)
+        .made_ahead(|findings| -> io::Result<()> {
+            for finding in findings {
+                file.diagnostic(&finding, &renderer)?;
+                // Findings go on in pieces of 64 KiB, not a write to stderr per finding.
+                if file.writer().len() >= 1 << 16 {
+                    pass_on(&bar, file.writer());
+                }
+            }
+            Ok(())
+        })?;
     written
         .and_then(|()| array.end())
         .map_err(io::Error::other)?;
