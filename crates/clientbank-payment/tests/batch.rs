@@ -371,9 +371,14 @@ fn findings_made_ahead_are_the_same_and_a_reader_may_stop_early() {
         .collect();
     let batch = Batch::read(file(&body), &today()).unwrap();
     let plain: Vec<_> = batch.findings().collect();
-    let ahead = batch.findings().made_ahead(|findings| findings.collect::<Vec<_>>());
+    let ahead = batch
+        .findings()
+        .made_ahead(|findings| findings.collect::<Vec<_>>());
     assert_eq!(ahead, plain);
-    assert!(plain.iter().any(|f| f.omitted > 0), "a summary is among them");
+    assert!(
+        plain.iter().any(|f| f.omitted > 0),
+        "a summary is among them"
+    );
     let mut numbers = Vec::new();
     let conversion = batch
         .conversion(true, |item| {
@@ -383,7 +388,10 @@ fn findings_made_ahead_are_the_same_and_a_reader_may_stop_early() {
         .made_ahead(|findings| findings.count());
     assert_eq!(numbers.len(), 5000);
     assert_eq!(numbers[4999].as_deref(), Some("5000"));
-    assert!(conversion > plain.len(), "with what the JSON route would not carry");
+    assert!(
+        conversion > plain.len(),
+        "with what the JSON route would not carry"
+    );
     let first = batch.findings().made_ahead(|mut findings| findings.next());
     assert_eq!(first.as_ref(), plain.first());
 }

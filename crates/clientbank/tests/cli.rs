@@ -412,3 +412,44 @@ fn convert_shows_the_first_findings_of_a_code_and_converts_every_payment() {
 fn memchr_find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).position(|w| w == needle)
 }
+
+/// `parse --json` of a file of many chunks of documents: every document once, in file order
+/// (the text is made by two threads); a reader that stops early (`| head`) ends the command.
+#[test]
+fn parse_json_writes_every_document_in_order_and_stops_with_its_reader() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::from("1CClientBankExchange\r\nВерсияФормата=1.03\r\nКодировка=Windows\r\n");
+    for number in 1..=1300 {
+        text.push_str(&format!(
+            "СекцияДокумент=Банковский ордер\r\nНомер={number}\r\nДата=01.11.2026\r\nСумма=1.00\r\n\
+             КонецДокумента\r\n"
+        ));
+    }
+    text.push_str("КонецФайла\r\n");
+    let file = generated(&dir, "many.txt", &cp1251(&text));
+    let output = clientbank(&["parse", "--json", &file]);
+    assert_eq!(code(&output), 0);
+    let value: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let numbers: Vec<String> = value["documents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["fields"][0][1].as_str().unwrap().to_string())
+        .collect();
+    let expected: Vec<String> = (1..=1300).map(|n| n.to_string()).collect();
+    assert_eq!(numbers, expected);
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_clientbank"))
+        .args(["parse", "--json", &file])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut start = [0u8; 100];
+    std::io::Read::read_exact(child.stdout.as_mut().unwrap(), &mut start).unwrap();
+    drop(child.stdout.take());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while child.try_wait().unwrap().is_none() {
+        assert!(std::time::Instant::now() < deadline, "parse --json waits for no one");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}

@@ -158,21 +158,7 @@ fn write_json(out: &mut impl Write, bytes: &[u8], scan: &Scan) -> io::Result<()>
         out.write_all(b"}")
     })?;
     out.write_all(b",\n  \"documents\": ")?;
-    std::thread::scope(|scope| {
-        // One thread reads the documents again while this one writes them: a chunk at a
-        // time through a short queue, so only a few chunks are held.
-        let (send, receive) = std::sync::mpsc::sync_channel(4);
-        scope.spawn(move || {
-            let mut documents = scan.documents(bytes);
-            loop {
-                let chunk: Vec<_> = documents.by_ref().take(256).collect();
-                if chunk.is_empty() || send.send(chunk).is_err() {
-                    break;
-                }
-            }
-        });
-        write_documents(out, receive.into_iter().flatten())
-    })?;
+    write_documents(out, bytes, scan)?;
     out.write_all(b",\n  \"diagnostics\": ")?;
     write_array(out, "    ", scan.diagnostics(), |out, d| {
         serde_json::to_writer(&mut *out, &d.to_json(crate::term::lang())).map_err(io::Error::from)
@@ -180,12 +166,61 @@ fn write_json(out: &mut impl Write, bytes: &[u8], scan: &Scan) -> io::Result<()>
     out.write_all(b"\n}\n")
 }
 
-/// The `"documents"` array, one document at a time.
-fn write_documents<'a>(
-    out: &mut impl Write,
-    documents: impl Iterator<Item = ScannedDocument<'a>>,
-) -> io::Result<()> {
-    write_array(out, "    ", documents, |out, document| {
+/// The `"documents"` array, its text made by two threads while this one writes it: the first
+/// rebuilds the documents a chunk at a time and turns every other chunk into text, the second
+/// turns the others into text; the texts are written in order. A few chunks are held at most.
+fn write_documents(out: &mut impl Write, bytes: &[u8], scan: &Scan) -> io::Result<()> {
+    const CHUNK: usize = 256;
+    std::thread::scope(|scope| {
+        let (to_second, for_second) = std::sync::mpsc::sync_channel::<Vec<ScannedDocument<'_>>>(2);
+        let (first_made, first_texts) = std::sync::mpsc::sync_channel(2);
+        let (second_made, second_texts) = std::sync::mpsc::sync_channel(2);
+        scope.spawn(move || {
+            let mut documents = scan.documents(bytes);
+            for turn in 0usize.. {
+                let chunk: Vec<_> = documents.by_ref().take(CHUNK).collect();
+                let sent = match (chunk.is_empty(), turn % 2) {
+                    (true, _) => false,
+                    (false, 0) => first_made.send(documents_text(&chunk, turn == 0)).is_ok(),
+                    (false, _) => to_second.send(chunk).is_ok(),
+                };
+                // Done, or the writer stopped (its receivers are gone).
+                if !sent {
+                    break;
+                }
+            }
+        });
+        scope.spawn(move || {
+            for chunk in for_second {
+                if second_made.send(documents_text(&chunk, false)).is_err() {
+                    break;
+                }
+            }
+        });
+        // The first thread's text, the second's, the first's, …: the first to end ends it.
+        let mut any = false;
+        while let Ok(text) = first_texts.recv() {
+            out.write_all(&text?)?;
+            any = true;
+            let Ok(text) = second_texts.recv() else {
+                break;
+            };
+            out.write_all(&text?)?;
+        }
+        out.write_all(if any { b"\n  ]" } else { b"[]" })
+    })
+}
+
+/// The text of `documents` as elements of the `"documents"` array (each after its separator),
+/// the array's first ones when `first`.
+fn documents_text(documents: &[ScannedDocument<'_>], first: bool) -> io::Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(documents.len() * 1024);
+    for (i, document) in documents.iter().enumerate() {
+        out.extend_from_slice(if first && i == 0 {
+            b"[\n    "
+        } else {
+            b",\n    "
+        });
         let document = document.view();
         write!(
             out,
@@ -193,9 +228,10 @@ fn write_documents<'a>(
             json!(document.document_type()),
             document.line()
         )?;
-        write_fields(out, &document)?;
-        out.write_all(b"}")
-    })
+        write_fields(&mut out, &document)?;
+        out.extend_from_slice(b"}");
+    }
+    Ok(out)
 }
 
 fn write_text(out: &mut impl Write, input: &Input, parsed: &Parsed) -> io::Result<()> {
