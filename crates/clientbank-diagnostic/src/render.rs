@@ -21,17 +21,22 @@ pub trait SourceText: fmt::Debug {
 /// expected, which encoding the file was read in, and the payment a finding is about.
 ///
 /// Rendering a finding costs the length of its line: a finding located by its line alone is
-/// found through an index of line starts built once, on first use.
+/// found through an index of the start of every [`STRIDE`]th line, built once on first use
+/// (four bytes for 64 lines: a file of very short lines needs no table the size of itself),
+/// and a walk of at most `STRIDE - 1` lines from there.
 pub struct Renderer<'a> {
     path: &'a str,
     bytes: &'a [u8],
     encoding: Option<&'a dyn SourceText>,
     lang: Lang,
-    /// Where each line starts (index 0: line 1), built on first use.
+    /// Where lines 1, 1 + [`STRIDE`], 1 + 2 × `STRIDE`, … start, built on first use.
     lines: OnceCell<Vec<u32>>,
     /// How many times the input was scanned for line starts (for tests: once at most).
     scans: Cell<usize>,
 }
+
+/// Every how many lines the renderer's index holds a line's start.
+const STRIDE: usize = 64;
 
 impl fmt::Debug for Renderer<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -163,7 +168,21 @@ impl<'a> Renderer<'a> {
             return self.walk_to(line);
         }
         let lines = self.lines.get_or_init(|| self.index());
-        lines.get(index).map(|&start| start as usize)
+        let from = *lines.get(index / STRIDE)? as usize;
+        self.walk_from(from, index % STRIDE)
+    }
+
+    /// The start of the line `lines` lines after the one starting at `start`.
+    fn walk_from(&self, mut start: usize, lines: usize) -> Option<usize> {
+        for _ in 0..lines {
+            let end = start + memchr::memchr2(b'\n', b'\r', self.bytes.get(start..)?)?;
+            start = if self.bytes[end..].starts_with(b"\r\n") {
+                end + 2
+            } else {
+                end + 1
+            };
+        }
+        (start <= self.bytes.len()).then_some(start)
     }
 
     fn first_line_start(&self) -> usize {
@@ -174,11 +193,12 @@ impl<'a> Renderer<'a> {
         }
     }
 
-    /// Every line's start, in one pass.
+    /// The start of every [`STRIDE`]th line, in one pass.
     fn index(&self) -> Vec<u32> {
         self.scans.set(self.scans.get() + 1);
         let mut starts = vec![self.first_line_start() as u32];
         let mut pos = self.first_line_start();
+        let mut line = 1usize;
         while let Some(i) = memchr::memchr2(b'\n', b'\r', &self.bytes[pos..]) {
             let end = pos + i;
             pos = if self.bytes[end..].starts_with(b"\r\n") {
@@ -186,23 +206,17 @@ impl<'a> Renderer<'a> {
             } else {
                 end + 1
             };
-            starts.push(pos as u32);
+            if line % STRIDE == 0 {
+                starts.push(pos as u32);
+            }
+            line += 1;
         }
         starts
     }
 
     fn walk_to(&self, line: u32) -> Option<usize> {
         self.scans.set(self.scans.get() + 1);
-        let mut start = self.first_line_start();
-        for _ in 1..line {
-            let end = start + memchr::memchr2(b'\n', b'\r', self.bytes.get(start..)?)?;
-            start = if self.bytes[end..].starts_with(b"\r\n") {
-                end + 2
-            } else {
-                end + 1
-            };
-        }
-        (start <= self.bytes.len()).then_some(start)
+        self.walk_from(self.first_line_start(), line.checked_sub(1)? as usize)
     }
 
     fn note(&self, out: &mut String, pad: &str) {
@@ -458,5 +472,22 @@ mod tests {
             Some("2003 | КонецФайла")
         );
         assert_eq!(renderer.scans(), 1, "the line index is built once");
+    }
+
+    /// The index of every 64th line and the walk from it find each line where a walk from the
+    /// start of the input does, whatever the endings (CR, LF, CRLF, none at the end) and a BOM.
+    #[test]
+    fn every_line_is_found_from_the_index_as_from_the_start() {
+        for bom in [&b""[..], b"\xEF\xBB\xBF"] {
+            let mut bytes = bom.to_vec();
+            for i in 0..700usize {
+                bytes.extend_from_slice(format!("k{i}=v").as_bytes());
+                bytes.extend_from_slice([&b"\r\n"[..], b"\n", b"\r", b""][i % 4]);
+            }
+            let renderer = Renderer::new("a.txt", &bytes, None);
+            for line in 0..800 {
+                assert_eq!(renderer.line_start(line), renderer.walk_to(line), "line {line}");
+            }
+        }
     }
 }

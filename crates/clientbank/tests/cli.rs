@@ -418,7 +418,8 @@ fn memchr_find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
 #[test]
 fn parse_json_writes_every_document_in_order_and_stops_with_its_reader() {
     let dir = tempfile::tempdir().unwrap();
-    let mut text = String::from("1CClientBankExchange\r\nВерсияФормата=1.03\r\nКодировка=Windows\r\n");
+    let mut text =
+        String::from("1CClientBankExchange\r\nВерсияФормата=1.03\r\nКодировка=Windows\r\n");
     for number in 1..=1300 {
         text.push_str(&format!(
             "СекцияДокумент=Банковский ордер\r\nНомер={number}\r\nДата=01.11.2026\r\nСумма=1.00\r\n\
@@ -449,7 +450,10 @@ fn parse_json_writes_every_document_in_order_and_stops_with_its_reader() {
     drop(child.stdout.take());
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     while child.try_wait().unwrap().is_none() {
-        assert!(std::time::Instant::now() < deadline, "parse --json waits for no one");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "parse --json waits for no one"
+        );
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
