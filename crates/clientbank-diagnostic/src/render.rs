@@ -206,7 +206,7 @@ impl<'a> Renderer<'a> {
             } else {
                 end + 1
             };
-            if line % STRIDE == 0 {
+            if line.is_multiple_of(STRIDE) {
                 starts.push(pos as u32);
             }
             line += 1;
