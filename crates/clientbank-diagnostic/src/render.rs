@@ -486,7 +486,11 @@ mod tests {
             }
             let renderer = Renderer::new("a.txt", &bytes, None);
             for line in 0..800 {
-                assert_eq!(renderer.line_start(line), renderer.walk_to(line), "line {line}");
+                assert_eq!(
+                    renderer.line_start(line),
+                    renderer.walk_to(line),
+                    "line {line}"
+                );
             }
         }
     }

@@ -503,9 +503,16 @@ impl Batch {
         let kind = section.document_type().unwrap_or_default();
         if onec::is_payment_order(&kind) {
             // A statement's records: what the upload could not carry is no news, and only
-            // asked for with the upload requests. The rules run on the payment borrowed from
-            // the document; the owned payment is made only with the upload request.
-            onec::with_view(section, requests || !statement, |payment, mapped| {
+            // asked for with the upload requests; without them, a key that is not the
+            // format's makes no finding here (only the JSON route loses it, and it is the
+            // reader's `unknown-key` already). The rules run on the payment borrowed from the
+            // document; the owned payment is made only with the upload request.
+            let not_carried = match (requests, statement) {
+                (true, _) => onec::NotCarried::All,
+                (false, false) => onec::NotCarried::FormatKeys,
+                (false, true) => onec::NotCarried::None,
+            };
+            onec::with_view(section, not_carried, |payment, mapped| {
                 self.payment_item(index, section, requests, quiet, payment, mapped)
             })
         } else {

@@ -109,6 +109,11 @@ pub(crate) fn payment_of(
     section: &SectionRef<'_>,
     not_carried: bool,
 ) -> (Payment, Vec<Diagnostic>) {
+    let not_carried = if not_carried {
+        NotCarried::All
+    } else {
+        NotCarried::None
+    };
     with_view(section, not_carried, |view, findings| {
         (view.to_payment(), findings)
     })
@@ -126,21 +131,37 @@ thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::default();
 }
 
+/// Which keys the payment has no place for get their `not-carried` finding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum NotCarried {
+    /// None (a statement's records: they are no news).
+    None,
+    /// The format's keys: what `check` says (a key that is not the format's is the reader's
+    /// `unknown-key` already).
+    FormatKeys,
+    /// Every key, the format's or not: what the JSON route would lose.
+    All,
+}
+
 /// `then` of the payment a document section describes, borrowed (no `String` per field: the
-/// texts are the input's bytes or one buffer of the thread's, decoded once), and, when
-/// `not_carried`, a finding for each key the payment has no place for, not located.
+/// texts are the input's bytes or one buffer of the thread's, decoded once), and a finding
+/// for each key the payment has no place for (as `not_carried` says), not located.
 pub(crate) fn with_view<R>(
     section: &SectionRef<'_>,
-    not_carried: bool,
+    not_carried: NotCarried,
     then: impl FnOnce(&PaymentView<'_>, Vec<Diagnostic>) -> R,
 ) -> R {
     debug_assert_eq!(section.kind(), SectionKind::Document);
     let run = |scratch: &mut Scratch| {
         let fields = DocumentFields::read(section, &mut scratch.text);
-        let findings = if not_carried {
-            not_carried_in(&fields, DocumentFields::extra(section))
-        } else {
-            Vec::new()
+        let extra = DocumentFields::extra(section);
+        let findings = match not_carried {
+            NotCarried::None => Vec::new(),
+            NotCarried::FormatKeys => not_carried_in(
+                &fields,
+                extra.filter(|(key, _)| Key::from_name(key).is_some()),
+            ),
+            NotCarried::All => not_carried_in(&fields, extra),
         };
         then(&view_of(&fields, &mut scratch.joined), findings)
     };
@@ -162,7 +183,7 @@ pub fn check_section(
     encoding: Encoding,
 ) -> Vec<Diagnostic> {
     let read_in = Some(section.encoding());
-    with_view(section, true, |payment, mut findings| {
+    with_view(section, NotCarried::FormatKeys, |payment, mut findings| {
         findings.extend(validate_quiet(
             payment,
             context,
