@@ -544,7 +544,7 @@ impl Batch {
         // Where the keys stand is looked up only when a finding is to be placed at one
         // (a stand-in is not).
         let mut lines = Lines::at_section(Some(section.line()).filter(|&l| l > 0));
-        lines.locate_in(section, &mut mapped, position(index));
+        lines.locate_in(section, &mut mapped, position(index), quiet);
         let carried = mapped.iter().all(|f| f.code != Code::NotCarried);
         // A key that is not the format's is the reader's `unknown-key` already; the
         // 1C route sends it as written, the JSON route loses it.
@@ -557,7 +557,7 @@ impl Batch {
         } else {
             mapping
         };
-        lines.locate_in(section, &mut found, position(index));
+        lines.locate_in(section, &mut found, position(index), quiet);
         findings.extend(found);
         name_payment(&mut findings, payment.number, quiet);
         if !requests {
@@ -566,7 +566,7 @@ impl Batch {
         }
         let payment = payment.to_payment();
         let (json, mut json_route) = PaymentJson::from_payment(&payment);
-        lines.locate_in(section, &mut json_route, position(index));
+        lines.locate_in(section, &mut json_route, position(index), quiet);
         name_payment(&mut json_route, payment.number.as_deref(), Quiet::NONE);
         let carried = carried && json_route.is_empty();
         if !statement {

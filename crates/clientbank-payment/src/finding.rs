@@ -223,14 +223,16 @@ impl Lines {
 
     /// Locates `findings` as [`Lines::locate`] does, looking the section's keys up first when
     /// one of them is about a key and they have not been looked up yet: once a section, and
-    /// only when a finding needs a place.
-    pub fn locate_in(
+    /// only when a finding needs a place. A finding of a code in `quiet` needs none: it is
+    /// past its code's limit (only counted), and is left at the section's line.
+    pub(crate) fn locate_in(
         &mut self,
         section: &SectionRef<'_>,
         findings: &mut [Diagnostic],
         payment: u32,
+        quiet: Quiet,
     ) {
-        let placed = |f: &Diagnostic| f.line.is_none() && f.key.is_some();
+        let placed = |f: &Diagnostic| f.line.is_none() && f.key.is_some() && !quiet.has(f.code);
         if self.keys.is_empty() && findings.iter().any(placed) {
             *self = Lines::of_section(section);
         }
