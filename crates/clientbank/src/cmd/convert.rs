@@ -4,14 +4,15 @@
 //!
 //! The input is read by the batch layer (`clientbank_payment::batch`): each document is mapped
 //! and checked once, there. The conversion is faithful: what one side cannot carry is reported on stderr with its line,
-//! never dropped silently. Validation findings are reported too; an error among them (or a
+//! never dropped silently. Validation findings are reported too, as `check` shows them (the
+//! first 1,000 of a code, then a count of the rest); an error among them (or a
 //! character the target encoding lacks) exits 1. The output is written unless the input is
 //! unreadable or the file cannot be encoded.
 
 use std::io::{self, Write};
+use std::path::PathBuf;
 
 use serde::ser::{SerializeSeq, Serializer};
-use std::path::PathBuf;
 
 use chrono::NaiveDate;
 use clientbank_format::{Diagnostic, Encoding, Renderer};
