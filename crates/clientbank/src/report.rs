@@ -54,16 +54,6 @@ pub(crate) struct FileOut<'a, W: Write> {
 }
 
 impl<'a, W: Write> FileOut<'a, W> {
-    pub(crate) fn start(
-        out: &'a mut W,
-        mode: Mode,
-        file: String,
-        encoding: Option<&'static str>,
-        readable: bool,
-    ) -> io::Result<FileOut<'a, W>> {
-        FileOut::open(out, mode, file, encoding, readable, None)
-    }
-
     /// A file of `check`'s report, with what it was checked as (`None` when it could not be
     /// read): the `mode` member in JSON, and for a statement a line for people before its
     /// findings.
@@ -78,7 +68,9 @@ impl<'a, W: Write> FileOut<'a, W> {
         FileOut::open(out, mode, file, encoding, readable, Some(checked))
     }
 
-    fn open(
+    /// A file of the report (`checked`: `check`'s, with what it was checked as, see
+    /// [`FileOut::for_check`]).
+    pub(crate) fn open(
         out: &'a mut W,
         mode: Mode,
         file: String,

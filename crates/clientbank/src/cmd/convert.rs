@@ -244,12 +244,13 @@ fn file_out<'a>(
     encoding: Option<Encoding>,
     readable: bool,
 ) -> io::Result<FileOut<'a, Vec<u8>>> {
-    Ok(FileOut::start(
+    Ok(FileOut::open(
         buffer,
         options.mode(),
         name.to_string(),
         encoding.map(crate::output::encoding_name),
         readable,
+        None,
     )?
     .on_stderr())
 }
