@@ -5,8 +5,6 @@
 
 use std::sync::LazyLock;
 
-use nom::{IResult, Parser, bytes::complete::take_till, character::complete::char};
-
 use crate::{Encoding, Key};
 
 /// How a line ends.
@@ -216,28 +214,27 @@ pub(crate) enum Shape {
     Blank,
     /// A marker; true when it is spelled in another letter case.
     Marker(Marker, bool),
-    /// `Key=Value`; the offset of `=`.
-    Pair(usize),
+    /// `Key=Value`; the offset of `=`, and the key when it is spelled exactly as a known one.
+    Pair(usize, Option<Key>),
     Junk,
-}
-
-fn pair(input: &[u8]) -> IResult<&[u8], &[u8]> {
-    let (rest, key) = take_till(|b| b == b'=')(input)?;
-    let (rest, _) = char('=').parse(rest)?;
-    Ok((rest, key))
 }
 
 /// Classifies one line's content.
 pub(crate) fn shape(content: &[u8], encoding: Encoding) -> Shape {
-    if let Ok((_, key)) = pair(content) {
-        let trimmed = key.trim_ascii();
+    if let Some(eq) = memchr::memchr(b'=', content) {
+        let trimmed = content[..eq].trim_ascii();
+        // A known key is no marker: one lookup tells the usual line.
+        let exact = Key::lookup_exact(trimmed, encoding);
+        if exact.is_some() {
+            return Shape::Pair(eq, exact);
+        }
         if trimmed == Marker::DocumentStart.bytes(encoding) {
             return Shape::Marker(Marker::DocumentStart, false);
         }
         if Marker::DocumentStart.matches_folded(trimmed, encoding) {
             return Shape::Marker(Marker::DocumentStart, true);
         }
-        return Shape::Pair(key.len());
+        return Shape::Pair(eq, None);
     }
     let trimmed = content.trim_ascii();
     if trimmed.is_empty() {
@@ -287,8 +284,19 @@ mod tests {
     #[test]
     fn shapes() {
         let e = Encoding::Utf8;
-        assert_eq!(shape("Сумма=1=2".as_bytes(), e), Shape::Pair("Сумма".len()));
-        assert_eq!(shape("=x".as_bytes(), e), Shape::Pair(0));
+        assert_eq!(
+            shape("Сумма=1=2".as_bytes(), e),
+            Shape::Pair("Сумма".len(), Some(Key::Sum))
+        );
+        assert_eq!(shape("=x".as_bytes(), e), Shape::Pair(0, None));
+        assert_eq!(
+            shape(" Сумма =1".as_bytes(), e),
+            Shape::Pair(" Сумма ".len(), Some(Key::Sum))
+        );
+        assert_eq!(
+            shape("Сумм=1".as_bytes(), e),
+            Shape::Pair("Сумм".len(), None)
+        );
         assert_eq!(
             shape("СекцияДокумент=Платежное поручение".as_bytes(), e),
             Shape::Marker(Marker::DocumentStart, false)
@@ -333,7 +341,10 @@ mod tests {
             assert_eq!(shape(&enc("конецдокументы"), e), Shape::Junk);
             assert_eq!(
                 shape(&enc("ПлательщикСчет=1"), e),
-                Shape::Pair("ПлательщикСчет".len() / if e == Encoding::Utf8 { 1 } else { 2 })
+                Shape::Pair(
+                    "ПлательщикСчет".len() / if e == Encoding::Utf8 { 1 } else { 2 },
+                    Some(Key::PayerAccount)
+                )
             );
         }
     }
