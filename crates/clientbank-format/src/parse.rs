@@ -503,6 +503,12 @@ pub(crate) struct Grouper {
     first_omitted: Vec<Option<Diagnostic>>,
     /// How many document sections were finished.
     documents: usize,
+    /// Per key (and [`Key::COUNT`] for a line that is no known key's), the key on the line
+    /// after it the last time: the likely key of the next line, compared before the table is
+    /// asked (documents list their keys in the same order).
+    follows: [Option<Key>; Key::COUNT + 1],
+    /// The index into `follows` of the line before.
+    last_key: usize,
 }
 
 impl Grouper {
@@ -525,6 +531,8 @@ impl Grouper {
             counts: vec![0; Code::ALL.len()],
             first_omitted: vec![None; Code::ALL.len()],
             documents: 0,
+            follows: [None; Key::COUNT + 1],
+            last_key: Key::COUNT,
         }
     }
 
@@ -722,7 +730,15 @@ impl Grouper {
                 ),
             );
         }
-        let shape = shape(content, self.encoding);
+        let shape = shape(content, self.encoding, self.follows[self.last_key]);
+        let key = match shape {
+            Shape::Pair(_, Some(key)) => {
+                self.follows[self.last_key] = Some(key);
+                key.index()
+            }
+            _ => Key::COUNT,
+        };
+        self.last_key = key;
         if self.ended {
             line.kind = match shape {
                 Shape::Blank => LineKind::Blank,

@@ -219,12 +219,16 @@ pub(crate) enum Shape {
     Junk,
 }
 
-/// Classifies one line's content.
-pub(crate) fn shape(content: &[u8], encoding: Encoding) -> Shape {
+/// Classifies one line's content. `hint` is the key the line likely holds, compared before
+/// the table is asked (a pair's key is found the same either way).
+pub(crate) fn shape(content: &[u8], encoding: Encoding, hint: Option<Key>) -> Shape {
     if let Some(eq) = memchr::memchr(b'=', content) {
         let trimmed = content[..eq].trim_ascii();
         // A known key is no marker: one lookup tells the usual line.
-        let exact = Key::lookup_exact(trimmed, encoding);
+        let exact = match hint {
+            Some(key) if key.bytes(encoding) == trimmed => hint,
+            _ => Key::lookup_exact(trimmed, encoding),
+        };
         if exact.is_some() {
             return Shape::Pair(eq, exact);
         }
@@ -252,6 +256,15 @@ pub(crate) fn shape(content: &[u8], encoding: Encoding) -> Shape {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn shape(content: &[u8], encoding: Encoding) -> Shape {
+        let shaped = super::shape(content, encoding, None);
+        // Any hint, right or wrong, shapes alike.
+        for &hint in Key::ALL.iter().step_by(7).chain([&Key::Sum]) {
+            assert_eq!(super::shape(content, encoding, Some(hint)), shaped);
+        }
+        shaped
+    }
 
     #[test]
     fn splits_every_kind_of_ending() {
@@ -462,17 +475,22 @@ impl PackedLines {
 
     /// Keeps a run of lines (the first whole, each next one as a word when it fits).
     pub(crate) fn push_run(&mut self, lines: &[Line]) {
-        let mut prev: Option<&Line> = None;
-        for line in lines {
-            match prev.and_then(|p| pack(line, p)) {
+        let Some(first) = lines.first() else {
+            return;
+        };
+        self.words.reserve(lines.len());
+        self.push_whole(first);
+        for pair in lines.windows(2) {
+            match pack(&pair[1], &pair[0]) {
                 Some(word) => self.words.push(word),
-                None => {
-                    self.words.push(WHOLE | self.whole.len() as u64);
-                    self.whole.push(*line);
-                }
+                None => self.push_whole(&pair[1]),
             }
-            prev = Some(line);
         }
+    }
+
+    fn push_whole(&mut self, line: &Line) {
+        self.words.push(WHOLE | self.whole.len() as u64);
+        self.whole.push(*line);
     }
 
     /// The run of lines kept at `range` (as [`PackedLines::push_run`] kept it), added to
