@@ -342,15 +342,9 @@ fn bucket(bytes: &[u8]) -> usize {
         % BUCKETS
 }
 
-/// How many keys a bucket has room for (the test below sees that one is always left free).
-const SLOTS: usize = 4;
-
-/// An empty slot of a bucket.
-const EMPTY: u8 = u8::MAX;
-
 struct Tables {
-    /// Exact spellings by [`bucket`]: the places in [`Key::ALL`] of its keys, then [`EMPTY`].
-    exact: Vec<[u8; SLOTS]>,
+    /// Exact spellings by [`bucket`].
+    exact: Vec<Vec<(&'static [u8], Key)>>,
     /// Lower-case names, for the rare key written in another letter case.
     folded: HashMap<String, Key>,
     names: Vec<&'static [u8]>,
@@ -365,12 +359,9 @@ impl Tables {
             .iter()
             .map(|key| &*encoding.encode_lossless(key.name()).leak())
             .collect();
-        let mut exact = vec![[EMPTY; SLOTS]; BUCKETS];
-        for (index, &bytes) in names.iter().enumerate() {
-            let slots = &mut exact[bucket(bytes)];
-            let free = slots.iter().position(|&s| s == EMPTY);
-            // The keys are fixed: `buckets_hold_few_keys` sees that every one finds room.
-            slots[free.unwrap_or(SLOTS - 1)] = index as u8;
+        let mut exact = vec![Vec::new(); BUCKETS];
+        for (&key, &bytes) in Key::ALL.iter().zip(&names) {
+            exact[bucket(bytes)].push((bytes, key));
         }
         let folded = Key::ALL
             .iter()
@@ -384,14 +375,10 @@ impl Tables {
     }
 
     fn exact(&self, bytes: &[u8]) -> Option<Key> {
-        for &index in &self.exact[bucket(bytes)] {
-            // `EMPTY` names no key: the bucket's keys end there.
-            let name = self.names.get(usize::from(index))?;
-            if *name == bytes {
-                return Key::ALL.get(usize::from(index)).copied();
-            }
-        }
-        None
+        self.exact[bucket(bytes)]
+            .iter()
+            .find(|(name, _)| *name == bytes)
+            .map(|&(_, key)| key)
     }
 }
 
@@ -439,16 +426,8 @@ mod tests {
     #[test]
     fn buckets_hold_few_keys() {
         for encoding in Encoding::ALL {
-            let tables = &TABLES[encoding as usize];
-            let fullest = tables
-                .exact
-                .iter()
-                .map(|slots| slots.iter().filter(|&&s| s != EMPTY).count())
-                .max();
-            assert!(fullest < Some(SLOTS), "{encoding}: {fullest:?}");
-            for (index, &name) in tables.names.iter().enumerate() {
-                assert_eq!(tables.exact(name), Some(Key::ALL[index]));
-            }
+            let fullest = TABLES[encoding as usize].exact.iter().map(Vec::len).max();
+            assert!(fullest <= Some(3), "{encoding}: {fullest:?}");
         }
     }
 
