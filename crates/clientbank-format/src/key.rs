@@ -106,17 +106,20 @@ macro_rules! keys {
                 match self { $(Key::$variant => $name,)* }
             }
 
+            #[inline]
             fn places(self) -> u8 {
                 match self { $(Key::$variant => 0 $(| Place::$place.bit())+,)* }
             }
 
             /// What the value of this key is.
+            #[inline]
             pub fn kind(self) -> ValueKind {
                 match self { $(Key::$variant => $kind,)* }
             }
 
             /// Whether the key may stand several times in one section (`РасчСчет`, `Документ`
             /// in the header).
+            #[inline]
             pub fn repeats(self) -> bool {
                 match self { $(Key::$variant => $repeat,)* }
             }
@@ -287,6 +290,7 @@ keys! {
 
 impl Key {
     /// Whether the key belongs in `place`.
+    #[inline]
     pub fn allowed_in(self, place: Place) -> bool {
         self.places() & place.bit() != 0
     }

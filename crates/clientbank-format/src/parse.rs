@@ -284,6 +284,60 @@ pub(crate) fn check_line_encoding(
     }
 }
 
+/// What one pass over a chunk of whole lines tells of [`check_line_encoding`]'s verdict on
+/// each of its lines, so that most lines need not be checked one by one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ChunkEncoding {
+    /// A UTF-8 file's chunk that is valid UTF-8 with no zero byte and no U+FFFD: every line
+    /// passes.
+    Clean,
+    /// A single-byte file's chunk with no zero byte: a line passes when it is ASCII or when
+    /// its first byte that is not ASCII begins no UTF-8 sequence (the line is not UTF-8).
+    NoZero,
+    /// Every line is checked in full.
+    PerLine,
+}
+
+impl ChunkEncoding {
+    pub(crate) fn of(chunk: &[u8], encoding: Encoding) -> ChunkEncoding {
+        if memchr::memchr(0, chunk).is_some() {
+            return ChunkEncoding::PerLine;
+        }
+        match encoding {
+            Encoding::Utf8
+                if std::str::from_utf8(chunk).is_ok()
+                    && memchr::memmem::find(chunk, "\u{FFFD}".as_bytes()).is_none() =>
+            {
+                ChunkEncoding::Clean
+            }
+            Encoding::Utf8 => ChunkEncoding::PerLine,
+            Encoding::Cp1251 | Encoding::Cp866 => ChunkEncoding::NoZero,
+        }
+    }
+
+    /// Whether the line `content` of the chunk surely passes [`check_line_encoding`]; when
+    /// not sure, false (and the line is checked in full).
+    #[inline]
+    pub(crate) fn passes(self, content: &[u8]) -> bool {
+        match self {
+            ChunkEncoding::Clean => true,
+            ChunkEncoding::NoZero => {
+                let Some(first) = content.iter().position(|b| !b.is_ascii()) else {
+                    return true;
+                };
+                // A lead byte of UTF-8 is C2–F4, followed by one of 80–BF: else the line is
+                // not UTF-8, which in a single-byte file is as it should be.
+                let lead = content[first];
+                !(0xC2..=0xF4).contains(&lead)
+                    || !content
+                        .get(first + 1)
+                        .is_some_and(|b| (0x80..=0xBF).contains(b))
+            }
+            ChunkEncoding::PerLine => false,
+        }
+    }
+}
+
 pub(crate) fn refuse_line(
     code: Code,
     message: Message,
@@ -377,16 +431,22 @@ pub(crate) fn other_encoding(value: &[u8], encoding: Encoding) -> Option<Encodin
         Encoding::Cp866 => Encoding::Cp1251,
         Encoding::Utf8 => return None,
     };
+    // The first byte that is no Russian letter in the other encoding decides: not pasted from
+    // it (Russian text in the file's own encoding stops at its first capital or so).
     if value.is_ascii() {
         return None;
     }
-    let (mut non_ascii, mut odd, mut theirs) = (0usize, 0usize, 0usize);
-    for &b in value.iter().filter(|b| !b.is_ascii()) {
-        non_ascii += 1;
+    let mut odd = 0usize;
+    for &b in value {
+        if b.is_ascii() {
+            continue;
+        }
+        if !russian_letter(b, other) {
+            return None;
+        }
         odd += usize::from(implausible(b, encoding));
-        theirs += usize::from(russian_letter(b, other));
     }
-    (theirs == non_ascii && odd >= 2).then_some(other)
+    (odd >= 2).then_some(other)
 }
 
 /// Required keys per place, reported as `missing-key`.
@@ -443,6 +503,12 @@ pub(crate) struct Grouper {
     first_omitted: Vec<Option<Diagnostic>>,
     /// How many document sections were finished.
     documents: usize,
+    /// Per key (and [`Key::COUNT`] for a line that is no known key's), the key on the line
+    /// after it the last time: the likely key of the next line, compared before the table is
+    /// asked (documents list their keys in the same order).
+    follows: [Option<Key>; Key::COUNT + 1],
+    /// The index into `follows` of the line before.
+    last_key: usize,
 }
 
 impl Grouper {
@@ -465,6 +531,8 @@ impl Grouper {
             counts: vec![0; Code::ALL.len()],
             first_omitted: vec![None; Code::ALL.len()],
             documents: 0,
+            follows: [None; Key::COUNT + 1],
+            last_key: Key::COUNT,
         }
     }
 
@@ -662,7 +730,15 @@ impl Grouper {
                 ),
             );
         }
-        let shape = shape(content, self.encoding);
+        let shape = shape(content, self.encoding, self.follows[self.last_key]);
+        let key = match shape {
+            Shape::Pair(_, Some(key)) => {
+                self.follows[self.last_key] = Some(key);
+                key.index()
+            }
+            _ => Key::COUNT,
+        };
+        self.last_key = key;
         if self.ended {
             line.kind = match shape {
                 Shape::Blank => LineKind::Blank,
@@ -719,9 +795,9 @@ impl Grouper {
                 self.push_line(line);
                 None
             }
-            Shape::Pair(eq) => {
+            Shape::Pair(eq, exact) => {
                 line.eq = eq as u32;
-                self.pair(buf, &mut line);
+                self.pair(buf, &mut line, exact);
                 self.push_line(line);
                 None
             }
@@ -861,7 +937,8 @@ impl Grouper {
         }
     }
 
-    fn pair(&mut self, buf: &[u8], line: &mut Line) {
+    /// A `Key=Value` line; `exact` is its key when [`shape`] found it spelled exactly.
+    fn pair(&mut self, buf: &[u8], line: &mut Line, exact: Option<Key>) {
         let content = line.content(buf);
         let eq = line.eq as usize;
         let raw_key = &content[..eq];
@@ -912,7 +989,11 @@ impl Grouper {
         }
         // `Кодировка` spelled in another encoding than the one the content chose is still the
         // encoding key: its (ASCII) value is checked against the choice and a mismatch warned.
-        let found = Key::lookup(key_bytes, self.encoding).or_else(|| {
+        let found = match exact {
+            Some(key) => Some((key, false)),
+            None => Key::lookup(key_bytes, self.encoding),
+        }
+        .or_else(|| {
             Encoding::ALL
                 .iter()
                 .any(|&e| key_bytes == Key::Encoding.bytes(e))

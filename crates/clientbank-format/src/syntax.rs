@@ -5,8 +5,6 @@
 
 use std::sync::LazyLock;
 
-use nom::{IResult, Parser, bytes::complete::take_till, character::complete::char};
-
 use crate::{Encoding, Key};
 
 /// How a line ends.
@@ -216,28 +214,31 @@ pub(crate) enum Shape {
     Blank,
     /// A marker; true when it is spelled in another letter case.
     Marker(Marker, bool),
-    /// `Key=Value`; the offset of `=`.
-    Pair(usize),
+    /// `Key=Value`; the offset of `=`, and the key when it is spelled exactly as a known one.
+    Pair(usize, Option<Key>),
     Junk,
 }
 
-fn pair(input: &[u8]) -> IResult<&[u8], &[u8]> {
-    let (rest, key) = take_till(|b| b == b'=')(input)?;
-    let (rest, _) = char('=').parse(rest)?;
-    Ok((rest, key))
-}
-
-/// Classifies one line's content.
-pub(crate) fn shape(content: &[u8], encoding: Encoding) -> Shape {
-    if let Ok((_, key)) = pair(content) {
-        let trimmed = key.trim_ascii();
+/// Classifies one line's content. `hint` is the key the line likely holds, compared before
+/// the table is asked (a pair's key is found the same either way).
+pub(crate) fn shape(content: &[u8], encoding: Encoding, hint: Option<Key>) -> Shape {
+    if let Some(eq) = memchr::memchr(b'=', content) {
+        let trimmed = content[..eq].trim_ascii();
+        // A known key is no marker: one lookup tells the usual line.
+        let exact = match hint {
+            Some(key) if key.bytes(encoding) == trimmed => hint,
+            _ => Key::lookup_exact(trimmed, encoding),
+        };
+        if exact.is_some() {
+            return Shape::Pair(eq, exact);
+        }
         if trimmed == Marker::DocumentStart.bytes(encoding) {
             return Shape::Marker(Marker::DocumentStart, false);
         }
         if Marker::DocumentStart.matches_folded(trimmed, encoding) {
             return Shape::Marker(Marker::DocumentStart, true);
         }
-        return Shape::Pair(key.len());
+        return Shape::Pair(eq, None);
     }
     let trimmed = content.trim_ascii();
     if trimmed.is_empty() {
@@ -255,6 +256,15 @@ pub(crate) fn shape(content: &[u8], encoding: Encoding) -> Shape {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn shape(content: &[u8], encoding: Encoding) -> Shape {
+        let shaped = super::shape(content, encoding, None);
+        // Any hint, right or wrong, shapes alike.
+        for &hint in Key::ALL.iter().step_by(7).chain([&Key::Sum]) {
+            assert_eq!(super::shape(content, encoding, Some(hint)), shaped);
+        }
+        shaped
+    }
 
     #[test]
     fn splits_every_kind_of_ending() {
@@ -287,8 +297,19 @@ mod tests {
     #[test]
     fn shapes() {
         let e = Encoding::Utf8;
-        assert_eq!(shape("Сумма=1=2".as_bytes(), e), Shape::Pair("Сумма".len()));
-        assert_eq!(shape("=x".as_bytes(), e), Shape::Pair(0));
+        assert_eq!(
+            shape("Сумма=1=2".as_bytes(), e),
+            Shape::Pair("Сумма".len(), Some(Key::Sum))
+        );
+        assert_eq!(shape("=x".as_bytes(), e), Shape::Pair(0, None));
+        assert_eq!(
+            shape(" Сумма =1".as_bytes(), e),
+            Shape::Pair(" Сумма ".len(), Some(Key::Sum))
+        );
+        assert_eq!(
+            shape("Сумм=1".as_bytes(), e),
+            Shape::Pair("Сумм".len(), None)
+        );
         assert_eq!(
             shape("СекцияДокумент=Платежное поручение".as_bytes(), e),
             Shape::Marker(Marker::DocumentStart, false)
@@ -333,7 +354,10 @@ mod tests {
             assert_eq!(shape(&enc("конецдокументы"), e), Shape::Junk);
             assert_eq!(
                 shape(&enc("ПлательщикСчет=1"), e),
-                Shape::Pair("ПлательщикСчет".len() / if e == Encoding::Utf8 { 1 } else { 2 })
+                Shape::Pair(
+                    "ПлательщикСчет".len() / if e == Encoding::Utf8 { 1 } else { 2 },
+                    Some(Key::PayerAccount)
+                )
             );
         }
     }
@@ -451,17 +475,22 @@ impl PackedLines {
 
     /// Keeps a run of lines (the first whole, each next one as a word when it fits).
     pub(crate) fn push_run(&mut self, lines: &[Line]) {
-        let mut prev: Option<&Line> = None;
-        for line in lines {
-            match prev.and_then(|p| pack(line, p)) {
+        let Some(first) = lines.first() else {
+            return;
+        };
+        self.words.reserve(lines.len());
+        self.push_whole(first);
+        for pair in lines.windows(2) {
+            match pack(&pair[1], &pair[0]) {
                 Some(word) => self.words.push(word),
-                None => {
-                    self.words.push(WHOLE | self.whole.len() as u64);
-                    self.whole.push(*line);
-                }
+                None => self.push_whole(&pair[1]),
             }
-            prev = Some(line);
         }
+    }
+
+    fn push_whole(&mut self, line: &Line) {
+        self.words.push(WHOLE | self.whole.len() as u64);
+        self.whole.push(*line);
     }
 
     /// The run of lines kept at `range` (as [`PackedLines::push_run`] kept it), added to

@@ -225,10 +225,13 @@ fn feed(
     let encoding = grouper.encoding();
     let eof = to == buf.len();
     let mut pos = from;
+    let chunk = parse::ChunkEncoding::of(&buf[from..to], encoding);
     while let Some((end, ending, next)) = next_line(&buf[..to], pos, eof) {
         number += 1;
         let content = &buf[pos..end];
-        if let Err((code, at, message)) = parse::check_line_encoding(content, encoding) {
+        if !chunk.passes(content)
+            && let Err((code, at, message)) = parse::check_line_encoding(content, encoding)
+        {
             return Err(parse::refuse_line(
                 code, message, content, at, pos, number, encoding,
             ));

@@ -1,14 +1,16 @@
 //! Typed values: dates, times, amounts, versions — read from raw bytes, written canonically.
 //!
 //! All of them are ASCII, so they are read straight from the file's bytes in any encoding.
-//! The grammar is written with nom; no nom type leaves this module.
+//! The grammar is written with nom, but for dates and amounts, which are read for every
+//! document and so by hand (their nom grammars are the tests' oracle); no nom type leaves this
+//! module.
 
 use chrono::{NaiveDate, NaiveTime};
 use nom::{
     IResult, Parser,
     bytes::complete::{tag, take_while_m_n},
     character::complete::{char, digit1},
-    combinator::{all_consuming, opt, recognize},
+    combinator::all_consuming,
     sequence::preceded,
 };
 use rust_decimal::Decimal;
@@ -22,18 +24,22 @@ fn digits<'a>(
     })
 }
 
-fn date_parts(input: &[u8]) -> IResult<&[u8], (u32, u32, u32)> {
-    (
-        digits(2),
-        preceded(char('.'), digits(2)),
-        preceded(char('.'), digits(4)),
-    )
-        .parse(input)
+/// The number written by `digits`, all of them ASCII digits.
+fn number(digits: &[u8]) -> Option<u32> {
+    digits.iter().try_fold(0u32, |acc, &b| {
+        b.is_ascii_digit().then(|| acc * 10 + u32::from(b - b'0'))
+    })
 }
 
-/// `ДД.ММ.ГГГГ` and a real calendar date.
+/// `ДД.ММ.ГГГГ` and a real calendar date. (Read by hand: the grammar is ten bytes, and a
+/// value is read for every date of every document.)
 pub fn parse_date(raw: &[u8]) -> Option<NaiveDate> {
-    let (_, (day, month, year)) = all_consuming(date_parts).parse(raw.trim_ascii()).ok()?;
+    let [d1, d2, b'.', m1, m2, b'.', y1, y2, y3, y4] = *raw.trim_ascii() else {
+        return None;
+    };
+    let day = number(&[d1, d2])?;
+    let month = number(&[m1, m2])?;
+    let year = number(&[y1, y2, y3, y4])?;
     NaiveDate::from_ymd_opt(year as i32, month, day)
 }
 
@@ -58,23 +64,23 @@ pub fn parse_time(raw: &[u8]) -> Option<(NaiveTime, bool)> {
     NaiveTime::from_hms_opt(h, m, s).map(|t| (t, dotted))
 }
 
-fn amount(input: &[u8]) -> IResult<&[u8], &[u8]> {
-    recognize((
-        opt(char('-')),
-        digit1,
-        opt(preceded(
-            char('.'),
-            take_while_m_n(1, 2, |b: u8| b.is_ascii_digit()),
-        )),
-    ))
-    .parse(input)
-}
-
-/// The text of an amount if it has the grammar of one (not yet whether it fits a `Decimal`).
+/// The text of an amount if it has the grammar of one (not yet whether it fits a `Decimal`):
+/// [`amount`]'s grammar, read by hand (a value is read for every sum of every document).
 fn amount_text(raw: &[u8], signed: bool) -> Option<&str> {
-    let (_, text) = all_consuming(amount).parse(raw.trim_ascii()).ok()?;
-    if !signed && text.starts_with(b"-") {
+    let text = raw.trim_ascii();
+    let unsigned = match text {
+        [b'-', rest @ ..] if signed => rest,
+        _ => text,
+    };
+    let whole = unsigned.iter().take_while(|b| b.is_ascii_digit()).count();
+    if whole == 0 {
         return None;
+    }
+    match &unsigned[whole..] {
+        [] => {}
+        [b'.', cents @ ..]
+            if matches!(cents.len(), 1 | 2) && cents.iter().all(u8::is_ascii_digit) => {}
+        _ => return None,
     }
     // Only ASCII digits, '-' and '.' got here.
     std::str::from_utf8(text).ok()
@@ -200,6 +206,102 @@ pub(crate) fn format_amount_into(amount: Decimal, out: &mut String) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use nom::{
+        IResult, Parser,
+        bytes::complete::take_while_m_n,
+        character::complete::{char, digit1},
+        combinator::{all_consuming, opt, recognize},
+        sequence::preceded,
+    };
+
+    /// The amount's grammar as nom reads it: what `amount_text` reads by hand.
+    fn amount(input: &[u8]) -> IResult<&[u8], &[u8]> {
+        recognize((
+            opt(char('-')),
+            digit1,
+            opt(preceded(
+                char('.'),
+                take_while_m_n(1, 2, |b: u8| b.is_ascii_digit()),
+            )),
+        ))
+        .parse(input)
+    }
+
+    /// The date's grammar as nom reads it: what `parse_date` reads by hand.
+    fn nom_date(raw: &[u8]) -> Option<NaiveDate> {
+        let (_, (day, month, year)) = all_consuming((
+            digits(2),
+            preceded(char('.'), digits(2)),
+            preceded(char('.'), digits(4)),
+        ))
+        .parse(raw.trim_ascii())
+        .ok()?;
+        NaiveDate::from_ymd_opt(year as i32, month, day)
+    }
+
+    /// Every string of up to five bytes from a small alphabet, and longer ones around real
+    /// values: the hand-written readers agree with the nom grammars.
+    #[test]
+    fn hand_readers_agree_with_the_grammars() {
+        let alphabet = [b'0', b'1', b'9', b'.', b'-', b' ', b'a', b'\t', 0xC0];
+        let mut inputs: Vec<Vec<u8>> = vec![Vec::new()];
+        let mut last = vec![Vec::new()];
+        for _ in 0..5 {
+            last = last
+                .iter()
+                .flat_map(|s: &Vec<u8>| {
+                    alphabet.iter().map(move |&b| {
+                        let mut s = s.clone();
+                        s.push(b);
+                        s
+                    })
+                })
+                .collect();
+            inputs.extend(last.iter().cloned());
+        }
+        for base in [
+            "01.02.2026",
+            "29.02.2024",
+            "29.02.2023",
+            "31.04.2026",
+            "00.01.2026",
+            "1.02.2026",
+            "01.02.20260",
+            " 01.02.2026 ",
+            "01,02.2026",
+            "0a.02.2026",
+            "12345.67",
+            "-12345.6",
+            "1.",
+            ".5",
+            "1.234",
+            "--1",
+            "-",
+            "123456789012345678901234567890.12",
+        ] {
+            inputs.push(base.as_bytes().to_vec());
+            for i in 0..base.len() {
+                for &b in &alphabet {
+                    let mut s = base.as_bytes().to_vec();
+                    s[i] = b;
+                    inputs.push(s);
+                }
+            }
+        }
+        for input in &inputs {
+            for signed in [false, true] {
+                let nom = all_consuming(amount)
+                    .parse(input.trim_ascii())
+                    .ok()
+                    .map(|(_, text)| text)
+                    .filter(|text| signed || !text.starts_with(b"-"))
+                    .and_then(|text| std::str::from_utf8(text).ok());
+                assert_eq!(amount_text(input, signed), nom, "{input:?} {signed}");
+            }
+            assert_eq!(parse_date(input), nom_date(input), "{input:?}");
+        }
+    }
+
     use super::*;
 
     #[test]
