@@ -549,6 +549,25 @@ impl<'a> Iterator for Documents<'a> {
         }
     }
 
+    /// Skips `n` documents without rebuilding them.
+    fn nth(&mut self, mut n: usize) -> Option<ScannedDocument<'a>> {
+        loop {
+            let left = self
+                .packed
+                .get(self.store)?
+                .ends
+                .len()
+                .saturating_sub(self.document);
+            if n < left {
+                self.document += n;
+                return self.next();
+            }
+            n -= left;
+            self.store += 1;
+            self.document = 0;
+        }
+    }
+
     fn size_hint(&self) -> (usize, Option<usize>) {
         let left: usize = self
             .packed
@@ -1379,6 +1398,45 @@ mod tests {
     /// Files built to put every cross-section state right at the cut: an unclosed section
     /// before it, the first LF ending or an empty type on the cut line, blank lines on both
     /// sides, `КонецФайла` in the first half, a line in another encoding in the second.
+    /// Skipping scanned documents (`nth`, read in two halves: two stores) gives the document
+    /// one at a time would, from any place.
+    #[test]
+    fn skipping_documents_lands_where_reading_them_does() {
+        let mut text = String::from("1CClientBankExchange\r\nВерсияФормата=1.03\r\n");
+        for n in 0..100_000 {
+            text.push_str(&format!(
+                "СекцияДокумент=Платежное поручение\r\nНомер={n}\r\nКонецДокумента\r\n"
+            ));
+        }
+        text.push_str("КонецФайла\r\n");
+        let bytes = Encoding::Cp1251.encode(&text).unwrap().into_owned();
+        let scanned = scan(&bytes).unwrap();
+        assert!(scanned.packed.len() > 1, "two stores, one a thread");
+        let number = |d: Option<ScannedDocument<'_>>| {
+            d.map(|d| d.view().get(Key::Number).unwrap().into_owned())
+        };
+        for (from, skip) in [
+            (0, 0),
+            (0, 1),
+            (5, 29_990),
+            (29_000, 2_000),
+            (0, 59_999),
+            (1, 59_999),
+            (59_999, 0),
+        ] {
+            let mut documents = scanned.documents(&bytes);
+            if from > 0 {
+                documents.nth(from - 1);
+            }
+            let expected = (from + skip < 100_000).then(|| (from + skip).to_string());
+            assert_eq!(number(documents.nth(skip)), expected, "{from} {skip}");
+            assert_eq!(
+                documents.size_hint().0,
+                100_000usize.saturating_sub(from + skip + 1)
+            );
+        }
+    }
+
     #[test]
     fn counting_lines_agrees_with_splitting_them() {
         let buf = b"a\r\nb\nc\rd\r\r\ne\n";

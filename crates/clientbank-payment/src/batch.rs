@@ -602,9 +602,11 @@ enum Inner<'a> {
         /// Items made ahead, in order.
         ready: VecDeque<Item>,
     },
-    /// Items made by another thread, a chunk at a time ([`Findings::made_ahead`]).
+    /// Items made by two other threads, a chunk each in turn ([`Findings::made_ahead`]).
     Ahead {
-        chunks: std::sync::mpsc::Receiver<Vec<Item>>,
+        chunks: Vec<std::sync::mpsc::Receiver<Vec<Item>>>,
+        /// Whose chunk comes next.
+        turn: usize,
         ready: VecDeque<Item>,
     },
     Json(std::ops::Range<usize>),
@@ -690,6 +692,21 @@ impl Batch {
         item
     }
 
+    /// The items of `sections`, documents `first..` of the file, in order, in this thread.
+    fn one_c_items_here(
+        &self,
+        first: usize,
+        sections: &[SectionRef<'_>],
+        requests: bool,
+        quiet: Quiet,
+    ) -> Vec<Item> {
+        sections
+            .iter()
+            .enumerate()
+            .map(|(i, section)| self.one_c_item(first + i, section, requests, quiet))
+            .collect()
+    }
+
     /// The items of `sections`, documents `first..` of the file, in order: in two threads
     /// when there are enough of them and two cores. `meanwhile` (reading the next documents)
     /// runs beside the first thread's share, in the thread that then makes the rest.
@@ -702,10 +719,7 @@ impl Batch {
         meanwhile: &mut dyn FnMut(),
     ) -> Vec<Item> {
         let work = |from: usize, part: &[SectionRef<'_>]| -> Vec<Item> {
-            part.iter()
-                .enumerate()
-                .map(|(i, section)| self.one_c_item(first + from + i, section, requests, quiet))
-                .collect()
+            self.one_c_items_here(first + from, part, requests, quiet)
         };
         if sections.len() < PARALLEL_FROM || !two_cores() {
             meanwhile();
@@ -764,9 +778,15 @@ impl Iterator for Items<'_> {
                 }
                 ready.pop_front()?
             }
-            Inner::Ahead { chunks, ready } => {
-                if ready.is_empty() {
-                    ready.extend(chunks.recv().ok()?);
+            Inner::Ahead {
+                chunks,
+                turn,
+                ready,
+            } => {
+                while ready.is_empty() {
+                    // The first maker to have no chunk ends the items.
+                    ready.extend(chunks.get(*turn % chunks.len())?.recv().ok()?);
+                    *turn += 1;
                 }
                 ready.pop_front()?
             }
@@ -1011,39 +1031,60 @@ impl Findings<'_> {
 }
 
 impl<'a> Findings<'a> {
-    /// Runs `f` over these findings while another thread makes the next chunk's items (sharing
-    /// it with a third where there are two cores): what `f` does with one chunk's findings
-    /// overlaps making the next one's. The same findings, in the same order; a code that
-    /// goes past its limit meanwhile is made quiet a chunk later, which changes nothing shown.
+    /// Runs `f` over these findings while two other threads make the items, a chunk each in
+    /// turn (each skips the other's documents without rebuilding them): what `f` does with
+    /// one chunk's findings overlaps making the next ones, and both cores make items all the
+    /// time. The same findings, in the same order; a code that goes past its limit meanwhile
+    /// is made quiet a chunk or two later, which changes nothing shown.
     pub fn made_ahead<R>(mut self, f: impl FnOnce(Findings<'a>) -> R) -> R {
-        if !two_cores() || !matches!(self.items.inner, Inner::OneC { .. }) {
+        let fresh = matches!(&self.items.inner, Inner::OneC { chunks, ready }
+            if chunks.made == 0 && chunks.next.is_empty() && ready.is_empty());
+        let Source::OneC { bytes, scan, .. } = &self.items.batch.source else {
+            return f(self);
+        };
+        if !two_cores() || !fresh {
             return f(self);
         }
-        let inner = std::mem::replace(&mut self.items.inner, Inner::Json(0..0));
-        let Inner::OneC { mut chunks, ready } = inner else {
-            unreachable!("matched above")
-        };
-        let (batch, requests, quiet) = (
-            self.items.batch,
-            self.items.requests,
-            Arc::clone(&self.quiet),
-        );
+        let (batch, requests) = (self.items.batch, self.items.requests);
+        // Found before the threads start, so that they share it.
+        batch.covered();
         std::thread::scope(|scope| {
-            // One chunk waits while the next is made: the memory of two chunks at the most.
-            let (sender, receiver) = std::sync::mpsc::sync_channel(1);
-            scope.spawn(move || {
-                while let Some(items) = chunks.next_chunk(batch, requests, quiet.get()) {
-                    if sender.send(items).is_err() {
-                        // `f` stopped reading: the findings are dropped, and so the receiver.
-                        break;
+            let mut receivers = Vec::new();
+            for turn in 0..2 {
+                // A chunk waits while the next is made: a few chunks in memory at the most.
+                let (sender, receiver) = std::sync::mpsc::sync_channel(1);
+                receivers.push(receiver);
+                let quiet = Arc::clone(&self.quiet);
+                let mut documents = scan.documents(bytes);
+                scope.spawn(move || {
+                    let (mut first, mut size) = (0, FIRST_CHUNK);
+                    for chunk in 0usize.. {
+                        let mine = chunk % 2 == turn;
+                        if mine {
+                            let read: Vec<_> = documents.by_ref().take(size).collect();
+                            let sections: Vec<SectionRef<'_>> =
+                                read.iter().map(|d| d.view()).collect();
+                            let items =
+                                batch.one_c_items_here(first, &sections, requests, quiet.get());
+                            // Done, or `f` stopped reading (the findings, and so the receiver,
+                            // are gone).
+                            if read.is_empty() || sender.send(items).is_err() {
+                                break;
+                            }
+                        } else if documents.nth(size - 1).is_none() {
+                            break;
+                        }
+                        first += size;
+                        size = (size * 2).min(LAST_CHUNK);
                     }
-                }
-            });
+                });
+            }
             self.items.inner = Inner::Ahead {
-                chunks: receiver,
-                ready,
+                chunks: receivers,
+                turn: 0,
+                ready: VecDeque::new(),
             };
-            // `f` owns the findings: when it returns, the receiver is gone and the maker stops.
+            // `f` owns the findings: when it returns, the receivers are gone and the makers stop.
             f(self)
         })
     }
