@@ -575,8 +575,8 @@ impl Batch {
         Item {
             index,
             line: lines.section(),
-            payment: Some(payment),
-            request: Some(UploadRequest::new(json, false)),
+            payment: Some(Box::new(payment)),
+            request: Some(Box::new(UploadRequest::new(json, false))),
             findings,
             json_route,
             carried,
@@ -818,12 +818,14 @@ fn json_item(read: ReadRequest, index: usize, batch: &Batch) -> Item {
     if read.readable {
         let paid = read.request.payment.to_payment();
         findings.extend(read.locate(validate_in(&paid, &batch.context, batch.encoding)));
-        payment = Some(paid);
+        payment = Some(Box::new(paid));
     }
     for finding in &mut findings {
         finding.payment = Some(position(index));
     }
-    let number = payment.as_ref().and_then(|p: &Payment| p.number.as_deref());
+    let number = payment
+        .as_deref()
+        .and_then(|p: &Payment| p.number.as_deref());
     name_payment(&mut findings, number, Quiet::NONE);
     Item {
         index,
@@ -831,7 +833,7 @@ fn json_item(read: ReadRequest, index: usize, batch: &Batch) -> Item {
         payment,
         // The request carries what it says: the JSON route loses nothing of it.
         carried: read.readable,
-        request: read.readable.then_some(read.request),
+        request: read.readable.then(|| Box::new(read.request)),
         findings,
         json_route: Vec::new(),
         covered_error: false,
@@ -857,8 +859,9 @@ fn name_payment(findings: &mut [Diagnostic], number: Option<&str>, quiet: Quiet)
 pub struct Item {
     index: usize,
     line: Option<u32>,
-    payment: Option<Payment>,
-    request: Option<UploadRequest>,
+    /// Boxed, as the request: an item moves through queues and threads, and is small.
+    payment: Option<Box<Payment>>,
+    request: Option<Box<UploadRequest>>,
     findings: Vec<Diagnostic>,
     json_route: Vec<Diagnostic>,
     carried: bool,
@@ -901,28 +904,31 @@ impl Item {
     /// The payment; `None` for a document that is not a payment order or an element that is
     /// not an upload request.
     pub fn payment(&self) -> Option<&Payment> {
-        self.payment.as_ref()
+        self.payment.as_deref()
     }
 
     /// The payment, given away.
     pub fn into_payment(self) -> Option<Payment> {
-        self.payment
+        self.payment.map(|payment| *payment)
     }
 
     /// The upload request, given away.
     pub fn into_request(self) -> Option<UploadRequest> {
-        self.request
+        self.request.map(|request| *request)
     }
 
     /// The upload request for `/operation-upload`: a 1C payment order's as a draft, a JSON
     /// request as it was written.
     pub fn request(&self) -> Option<&UploadRequest> {
-        self.request.as_ref()
+        self.request.as_deref()
     }
 
     /// Its identity ([`Identity`]: payer account, number, date, sum, recipient account).
     pub fn identity(&self) -> Identity {
-        self.payment.as_ref().map(Identity::of).unwrap_or_default()
+        self.payment
+            .as_deref()
+            .map(Identity::of)
+            .unwrap_or_default()
     }
 
     /// Its findings, located: reading or mapping (`not-carried`: 1C keys the payment holds no

@@ -395,3 +395,10 @@ fn findings_made_ahead_are_the_same_and_a_reader_may_stop_early() {
     let first = batch.findings().made_ahead(|mut findings| findings.next());
     assert_eq!(first.as_ref(), plain.first());
 }
+
+/// An item moves through queues and between threads a million times in a big file: it stays
+/// small (its payment and request are boxed).
+#[test]
+fn an_item_is_small() {
+    assert!(std::mem::size_of::<clientbank_payment::batch::Item>() <= 128);
+}
