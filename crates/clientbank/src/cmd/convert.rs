@@ -300,18 +300,13 @@ fn exchange_to_json(
             written = array.serialize_element(&request);
         }
     };
-    batch
-        .conversion(true, each)
-        .made_ahead(|findings| -> io::Result<()> {
-            for finding in findings {
-                file.diagnostic(&finding, &renderer)?;
-                // Findings go on in pieces of 64 KiB, not a write to stderr per finding.
-                if file.writer().len() >= 1 << 16 {
-                    pass_on(&bar, file.writer());
-                }
-            }
-            Ok(())
-        })?;
+    for finding in batch.conversion(true, each) {
+        file.diagnostic(&finding, &renderer)?;
+        // Findings go on in pieces of 64 KiB, not a write to stderr per finding.
+        if file.writer().len() >= 1 << 16 {
+            pass_on(&bar, file.writer());
+        }
+    }
     written
         .and_then(|()| array.end())
         .map_err(io::Error::other)?;
