@@ -166,55 +166,68 @@ fn write_json(out: &mut impl Write, bytes: &[u8], scan: &Scan) -> io::Result<()>
     out.write_all(b"\n}\n")
 }
 
-/// The `"documents"` array, its text made by two threads while this one writes it: the first
-/// rebuilds the documents a chunk at a time and turns every other chunk into text, the second
-/// turns the others into text; the texts are written in order. A few chunks are held at most.
+/// The `"documents"` array, its text made by two threads while this one writes it: each
+/// rebuilds and writes every other chunk of documents (skipping the other's without rebuilding
+/// them, so that no document moves between threads); the texts are written in order, and
+/// their buffers go back to be filled again. A few chunks are held at most.
 fn write_documents(out: &mut impl Write, bytes: &[u8], scan: &Scan) -> io::Result<()> {
     const CHUNK: usize = 256;
+    use std::sync::mpsc::sync_channel;
     std::thread::scope(|scope| {
-        let (to_second, for_second) = std::sync::mpsc::sync_channel::<Vec<ScannedDocument<'_>>>(2);
-        let (first_made, first_texts) = std::sync::mpsc::sync_channel(2);
-        let (second_made, second_texts) = std::sync::mpsc::sync_channel(2);
-        scope.spawn(move || {
+        let mut texts = Vec::new();
+        let mut spares = Vec::new();
+        for turn in 0..2 {
+            let (made, text) = sync_channel(2);
+            let (back, spare) = sync_channel::<Vec<u8>>(4);
+            texts.push(text);
+            spares.push(back);
             let mut documents = scan.documents(bytes);
-            for turn in 0usize.. {
-                let chunk: Vec<_> = documents.by_ref().take(CHUNK).collect();
-                let sent = match (chunk.is_empty(), turn % 2) {
-                    (true, _) => false,
-                    (false, 0) => first_made.send(documents_text(&chunk, turn == 0)).is_ok(),
-                    (false, _) => to_second.send(chunk).is_ok(),
-                };
-                // Done, or the writer stopped (its receivers are gone).
-                if !sent {
-                    break;
+            scope.spawn(move || {
+                for chunk in 0usize.. {
+                    if chunk % 2 != turn {
+                        if documents.nth(CHUNK - 1).is_none() {
+                            break;
+                        }
+                        continue;
+                    }
+                    let read: Vec<_> = documents.by_ref().take(CHUNK).collect();
+                    // Done, or the writer stopped (its receivers are gone).
+                    if read.is_empty()
+                        || made
+                            .send(documents_text(&read, chunk == 0, spare.try_recv()))
+                            .is_err()
+                    {
+                        break;
+                    }
                 }
-            }
-        });
-        scope.spawn(move || {
-            for chunk in for_second {
-                if second_made.send(documents_text(&chunk, false)).is_err() {
-                    break;
-                }
-            }
-        });
+            });
+        }
         // The first thread's text, the second's, the first's, …: the first to end ends it.
         let mut any = false;
-        while let Ok(text) = first_texts.recv() {
-            out.write_all(&text?)?;
-            any = true;
-            let Ok(text) = second_texts.recv() else {
-                break;
-            };
-            out.write_all(&text?)?;
+        'chunks: loop {
+            for (text, back) in texts.iter().zip(&spares) {
+                let Ok(text) = text.recv() else {
+                    break 'chunks;
+                };
+                let text = text?;
+                out.write_all(&text)?;
+                let _ = back.try_send(text);
+                any = true;
+            }
         }
         out.write_all(if any { b"\n  ]" } else { b"[]" })
     })
 }
 
 /// The text of `documents` as elements of the `"documents"` array (each after its separator),
-/// the array's first ones when `first`.
-fn documents_text(documents: &[ScannedDocument<'_>], first: bool) -> io::Result<Vec<u8>> {
-    let mut out = Vec::with_capacity(documents.len() * 1024);
+/// the array's first ones when `first`, in `spare` when one was given back.
+fn documents_text(
+    documents: &[ScannedDocument<'_>],
+    first: bool,
+    spare: Result<Vec<u8>, std::sync::mpsc::TryRecvError>,
+) -> io::Result<Vec<u8>> {
+    let mut out = spare.unwrap_or_else(|_| Vec::with_capacity(documents.len() * 1024));
+    out.clear();
     for (i, document) in documents.iter().enumerate() {
         out.extend_from_slice(if first && i == 0 {
             b"[\n    "
