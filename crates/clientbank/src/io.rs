@@ -129,7 +129,8 @@ fn read_exact_at(file: &std::fs::File, mut buf: &mut [u8], mut offset: u64) -> i
         match file.seek_read(buf, offset) {
             Ok(0) => return Ok(false),
             Ok(n) => {
-                buf = &mut buf[n..];
+                let rest = buf;
+                buf = &mut rest[n..];
                 offset += n as u64;
             }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
