@@ -45,6 +45,8 @@ fn read_with(
     }
     let mut file = std::fs::File::open(path)?;
     let size = file.metadata().map_or(0, |meta| meta.len());
+    // The bar may count earlier files too (`check A B`).
+    let before = progress.position();
     if size >= in_two_from
         && let Ok(len) = usize::try_from(size)
         && let Some(mut bytes) = in_two(&file, len, progress)?
@@ -54,7 +56,8 @@ fn read_with(
         file.read_to_end(&mut bytes)?;
         return Ok(bytes);
     }
-    progress.set_position(0);
+    // Read as a stream: from the start, and counted from where the bar stood.
+    progress.set_position(before);
     io::Seek::seek(&mut file, io::SeekFrom::Start(0))?;
     bytes.reserve_exact(usize::try_from(size).unwrap_or(0));
     progress.wrap_read(file).read_to_end(&mut bytes)?;
@@ -329,6 +332,20 @@ mod tests {
                 bytes,
                 "{len}"
             );
+        }
+    }
+
+    /// The progress bar goes on from where earlier files left it, read in two halves or not.
+    #[test]
+    fn the_bar_counts_on_from_earlier_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.txt");
+        std::fs::write(&path, vec![b'x'; 5000]).unwrap();
+        for in_two_from in [0, u64::MAX] {
+            let progress = indicatif::ProgressBar::hidden();
+            progress.set_position(1000);
+            read_with(&path, &progress, in_two_from).unwrap();
+            assert_eq!(progress.position(), 6000, "{in_two_from}");
         }
     }
 
