@@ -176,10 +176,11 @@ fn named(name: &str, value: &str, lang: Lang) -> String {
         ),
         // The route's code (`json`, `1c`) in words.
         ("route", Lang::Ru) => {
-            let route = match value {
-                "json" => "запросы JSON",
-                "1c" => "файл 1С",
-                other => other,
+            use clientbank_bank::config::Route;
+            let route = match value.parse::<Route>() {
+                Ok(Route::Json) => "запросы JSON",
+                Ok(Route::OneC) => "файл 1С",
+                Ok(Route::Auto) | Err(_) => value,
             };
             format!("{}: {route}", word(name, lang))
         }
