@@ -362,7 +362,7 @@ impl Batch {
                 while next.peek().is_some_and(|&l| l < end) {
                     next.next();
                 }
-                let item = self.document_item(index, &section, false, Quiet::NONE);
+                let item = self.document_item(index, &section, Requests::No, Quiet::NONE);
                 for finding in &item.findings {
                     if let Some(line) = finding.line
                         && let Some(error) = lines.get_mut(&line)
@@ -387,6 +387,7 @@ impl Batch {
         Items {
             requests,
             quiet,
+            write: None,
             batch: self,
             inner: match &self.source {
                 Source::OneC { bytes, scan, .. } => Inner::OneC {
@@ -496,19 +497,21 @@ impl Batch {
         &self,
         index: usize,
         section: &SectionRef<'_>,
-        requests: bool,
+        requests: Requests<'_>,
         quiet: Quiet,
     ) -> Item {
         let statement = self.form() == Form::Statement;
         let kind = section.document_type().unwrap_or_default();
         if onec::is_payment_order(&kind) {
-            // A statement's records: what the upload could not carry is no news, and only
-            // asked for with the upload requests; without them, a key that is not the
+            // A statement's records: what the upload could not carry is no news; with the
+            // upload requests only whether all is carried is asked (one stand-in says it is
+            // not). Without the requests, a key that is not the
             // format's makes no finding here (only the JSON route loses it, and it is the
             // reader's `unknown-key` already). The rules run on the payment borrowed from the
             // document; the owned payment is made only with the upload request.
-            let not_carried = match (requests, statement) {
-                (true, _) => onec::NotCarried::All,
+            let not_carried = match (requests.any(), statement) {
+                (true, false) => onec::NotCarried::All,
+                (true, true) => onec::NotCarried::Whether,
                 (false, false) => onec::NotCarried::FormatKeys,
                 (false, true) => onec::NotCarried::None,
             };
@@ -533,7 +536,7 @@ impl Batch {
         &self,
         index: usize,
         section: &SectionRef<'_>,
-        requests: bool,
+        requests: Requests<'_>,
         quiet: Quiet,
         payment: &PaymentView<'_>,
         mut mapped: Vec<Diagnostic>,
@@ -544,7 +547,9 @@ impl Batch {
         // Where the keys stand is looked up only when a finding is to be placed at one
         // (a stand-in is not).
         let mut lines = Lines::at_section(Some(section.line()).filter(|&l| l > 0));
-        lines.locate_in(section, &mut mapped, position(index), quiet);
+        if !statement {
+            lines.locate_in(section, &mut mapped, position(index), quiet);
+        }
         let carried = mapped.iter().all(|f| f.code != Code::NotCarried);
         // A key that is not the format's is the reader's `unknown-key` already; the
         // 1C route sends it as written, the JSON route loses it.
@@ -560,28 +565,33 @@ impl Batch {
         lines.locate_in(section, &mut found, position(index), quiet);
         findings.extend(found);
         name_payment(&mut findings, payment.number, quiet);
-        if !requests {
+        let mut item = Item::findings_only(index, lines.section(), findings);
+        let mut json_route = match requests {
             // The findings are all that is asked for: no owned payment is made.
-            return Item::findings_only(index, lines.section(), findings);
-        }
-        let payment = payment.to_payment();
-        let (json, mut json_route) = PaymentJson::from_payment(&payment);
+            Requests::No => return item,
+            Requests::Made => {
+                let (json, json_route) = PaymentJson::from_payment_with(payment, str::to_string);
+                item.payment = Some(Box::new(payment.to_payment()));
+                item.request = Some(Box::new(UploadRequest::new(json, false)));
+                json_route
+            }
+            Requests::Written(write) => {
+                let (json, json_route) = PaymentJson::from_payment_with(payment, |text| text);
+                // Room for a usual request's JSON: it is not grown and copied again and again.
+                let mut text = Vec::with_capacity(1024);
+                write(UploadRequest::of(json, false), &mut text);
+                item.written = Some(text);
+                json_route
+            }
+        };
         lines.locate_in(section, &mut json_route, position(index), quiet);
-        name_payment(&mut json_route, payment.number.as_deref(), Quiet::NONE);
-        let carried = carried && json_route.is_empty();
+        name_payment(&mut json_route, payment.number, Quiet::NONE);
+        item.carried = carried && json_route.is_empty();
         if !statement {
             json_route.splice(0..0, unknown);
         }
-        Item {
-            index,
-            line: lines.section(),
-            payment: Some(Box::new(payment)),
-            request: Some(Box::new(UploadRequest::new(json, false))),
-            findings,
-            json_route,
-            carried,
-            covered_error: false,
-        }
+        item.json_route = json_route;
+        item
     }
 }
 
@@ -626,7 +636,12 @@ struct Chunks<'a> {
 
 impl Chunks<'_> {
     /// The items of the next chunk of documents; `None` after the last.
-    fn next_chunk(&mut self, batch: &Batch, requests: bool, quiet: Quiet) -> Option<Vec<Item>> {
+    fn next_chunk(
+        &mut self,
+        batch: &Batch,
+        requests: Requests<'_>,
+        quiet: Quiet,
+    ) -> Option<Vec<Item>> {
         if self.next.is_empty() {
             self.next.extend(self.documents.by_ref().take(self.size));
             self.size = (self.size * 2).min(LAST_CHUNK);
@@ -666,7 +681,7 @@ impl Batch {
         &self,
         index: usize,
         section: &SectionRef<'_>,
-        requests: bool,
+        requests: Requests<'_>,
         quiet: Quiet,
     ) -> Item {
         let covered = self.covered();
@@ -697,7 +712,7 @@ impl Batch {
         &self,
         first: usize,
         sections: &[SectionRef<'_>],
-        requests: bool,
+        requests: Requests<'_>,
         quiet: Quiet,
     ) -> Vec<Item> {
         sections
@@ -714,7 +729,7 @@ impl Batch {
         &self,
         first: usize,
         sections: &[SectionRef<'_>],
-        requests: bool,
+        requests: Requests<'_>,
         quiet: Quiet,
         meanwhile: &mut dyn FnMut(),
     ) -> Vec<Item> {
@@ -753,6 +768,8 @@ pub struct Items<'a> {
     requests: bool,
     /// The codes whose findings are only counted, when a [`Findings`] reads the items.
     quiet: Option<Arc<QuietCodes>>,
+    /// What writes each item's request into its text ([`Findings::writing`]).
+    write: Option<Arc<WriteRequest<'a>>>,
     inner: Inner<'a>,
     index: usize,
 }
@@ -774,7 +791,8 @@ impl Iterator for Items<'_> {
             Inner::OneC { chunks, ready } => {
                 if ready.is_empty() {
                     let quiet = self.quiet.as_ref().map_or(Quiet::NONE, |q| q.get());
-                    ready.extend(chunks.next_chunk(batch, self.requests, quiet)?);
+                    let requests = Requests::of(self.requests, self.write.as_deref());
+                    ready.extend(chunks.next_chunk(batch, requests, quiet)?);
                 }
                 ready.pop_front()?
             }
@@ -804,6 +822,39 @@ impl Iterator for Items<'_> {
             clientbank_diagnostic::make_strict(&mut item.findings);
         }
         Some(item)
+    }
+}
+
+/// What [`Findings::writing`] makes of a 1C payment order's upload request (its texts
+/// borrowed from the file), in the thread that makes the item: its text (`convert`'s JSON)
+/// into the buffer, which starts empty.
+pub type WriteRequest<'a> = dyn Fn(UploadRequest<&str>, &mut Vec<u8>) + Send + Sync + 'a;
+
+/// What the items of a 1C file are made with beside their findings.
+#[derive(Clone, Copy)]
+enum Requests<'w> {
+    /// Nothing: the findings are all that is asked for.
+    No,
+    /// The payment and its upload request.
+    Made,
+    /// The upload request's text, written by [`Findings::writing`]'s writer: neither the
+    /// payment nor the request is made.
+    Written(&'w WriteRequest<'w>),
+}
+
+impl<'w> Requests<'w> {
+    /// With the upload requests or not; written by `write` if there is one.
+    fn of(requests: bool, write: Option<&'w WriteRequest<'w>>) -> Requests<'w> {
+        match (requests, write) {
+            (false, _) => Requests::No,
+            (true, None) => Requests::Made,
+            (true, Some(write)) => Requests::Written(write),
+        }
+    }
+
+    /// Whether the request is asked for, made or written.
+    fn any(self) -> bool {
+        !matches!(self, Requests::No)
     }
 }
 
@@ -837,6 +888,7 @@ fn json_item(read: ReadRequest, index: usize, batch: &Batch) -> Item {
         findings,
         json_route: Vec::new(),
         covered_error: false,
+        written: None,
     }
 }
 
@@ -868,6 +920,9 @@ pub struct Item {
     /// A payment finding left out because the reader's finding about the same value stands
     /// for it ([`Covered`]) was an error.
     covered_error: bool,
+    /// Its request as [`Findings::writing`]'s writer wrote it, in place of its payment and
+    /// request.
+    written: Option<Vec<u8>>,
 }
 
 impl Item {
@@ -883,6 +938,7 @@ impl Item {
             json_route: Vec::new(),
             carried: false,
             covered_error: false,
+            written: None,
         }
     }
 
@@ -915,6 +971,12 @@ impl Item {
     /// The upload request, given away.
     pub fn into_request(self) -> Option<UploadRequest> {
         self.request.map(|request| *request)
+    }
+
+    /// Its upload request as [`Findings::writing`]'s writer wrote it; `None` without a
+    /// writer, or for an item that is not a payment.
+    pub fn written(&self) -> Option<&[u8]> {
+        self.written.as_deref()
     }
 
     /// The upload request for `/operation-upload`: a 1C payment order's as a draft, a JSON
@@ -1037,6 +1099,19 @@ impl Findings<'_> {
 }
 
 impl<'a> Findings<'a> {
+    /// Each 1C payment order's upload request, its texts borrowed from the file, given to
+    /// `write` in the thread that makes the item (one of [`Findings::made_ahead`]'s makers,
+    /// else the reader's); the item holds the text ([`Item::written`]) instead of a payment
+    /// and a request: `convert` makes its JSON where the items are made, on both cores,
+    /// without a `String` per field.
+    pub fn writing(
+        mut self,
+        write: impl Fn(UploadRequest<&str>, &mut Vec<u8>) + Send + Sync + 'a,
+    ) -> Self {
+        self.items.write = Some(Arc::new(write));
+        self
+    }
+
     /// Runs `f` over these findings while two other threads make the items, a chunk each in
     /// turn (each skips the other's documents without rebuilding them): what `f` does with
     /// one chunk's findings overlaps making the next ones, and both cores make items all the
@@ -1052,6 +1127,7 @@ impl<'a> Findings<'a> {
             return f(self);
         }
         let (batch, requests) = (self.items.batch, self.items.requests);
+        let write = self.items.write.clone();
         // Found before the threads start, so that they share it.
         batch.covered();
         std::thread::scope(|scope| {
@@ -1061,6 +1137,7 @@ impl<'a> Findings<'a> {
                 let (sender, receiver) = std::sync::mpsc::sync_channel(1);
                 receivers.push(receiver);
                 let quiet = Arc::clone(&self.quiet);
+                let write = write.clone();
                 let mut documents = scan.documents(bytes);
                 scope.spawn(move || {
                     let (mut first, mut size) = (0, FIRST_CHUNK);
@@ -1070,6 +1147,7 @@ impl<'a> Findings<'a> {
                             let read: Vec<_> = documents.by_ref().take(size).collect();
                             let sections: Vec<SectionRef<'_>> =
                                 read.iter().map(|d| d.view()).collect();
+                            let requests = Requests::of(requests, write.as_deref());
                             let items =
                                 batch.one_c_items_here(first, &sections, requests, quiet.get());
                             // Done, or `f` stopped reading (the findings, and so the receiver,

@@ -22,11 +22,13 @@ use crate::validate::{Context, validate_in};
 /// `parameters.targetStatus` that sends a payment straight to signing.
 pub const IN_SIGNING: &str = "InSigning";
 
-/// The body of `POST /operation-upload`.
+/// The body of `POST /operation-upload`. Its texts are `String`s; `convert` serialises
+/// requests whose texts are borrowed from the 1C file (`UploadRequest<&str>`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct UploadRequest {
+#[serde(bound(deserialize = "T: Deserialize<'de> + Default"))]
+pub struct UploadRequest<T = String> {
     /// The payment order.
-    pub payment: PaymentJson,
+    pub payment: PaymentJson<T>,
     /// Upload options; absent: the payment is created as a draft.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parameters: Option<Parameters>,
@@ -46,11 +48,14 @@ pub struct Parameters {
 
 /// The `payment` object of an upload request.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "PascalCase")]
+#[serde(
+    rename_all = "PascalCase",
+    bound(deserialize = "T: Deserialize<'de> + Default")
+)]
 #[allow(missing_docs)]
-pub struct PaymentJson {
+pub struct PaymentJson<T = String> {
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub number: Option<String>,
+    pub number: Option<T>,
     #[serde(default, with = "date", skip_serializing_if = "Option::is_none")]
     pub date: Option<NaiveDate>,
     #[serde(
@@ -60,63 +65,64 @@ pub struct PaymentJson {
     )]
     pub sum: Option<Decimal>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub payer_account: Option<String>,
+    pub payer_account: Option<T>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub recipient_name: Option<String>,
+    pub recipient_name: Option<T>,
     #[serde(
         rename = "RecipientINN",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub recipient_inn: Option<String>,
+    pub recipient_inn: Option<T>,
     #[serde(
         rename = "RecipientKPP",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub recipient_kpp: Option<String>,
+    pub recipient_kpp: Option<T>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub recipient_account: Option<String>,
+    pub recipient_account: Option<T>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub recipient_bank_bik: Option<String>,
+    pub recipient_bank_bik: Option<T>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub recipient_bank_corr_account: Option<String>,
+    pub recipient_bank_corr_account: Option<T>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub payment_purpose: Option<String>,
+    pub payment_purpose: Option<T>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub type_indicator: Option<String>,
+    pub type_indicator: Option<T>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub payer_status: Option<String>,
+    pub payer_status: Option<T>,
     #[serde(rename = "KBK", default, skip_serializing_if = "Option::is_none")]
-    pub kbk: Option<String>,
+    pub kbk: Option<T>,
     #[serde(rename = "OKTMO", default, skip_serializing_if = "Option::is_none")]
-    pub oktmo: Option<String>,
+    pub oktmo: Option<T>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub payment_base: Option<String>,
+    pub payment_base: Option<T>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub period: Option<String>,
+    pub period: Option<T>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub budget_doc_number: Option<String>,
+    pub budget_doc_number: Option<T>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub budget_doc_date: Option<String>,
+    pub budget_doc_date: Option<T>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub payment_purpose_code: Option<String>,
+    pub payment_purpose_code: Option<T>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub payer_inn: Option<String>,
+    pub payer_inn: Option<T>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub payform_data_third_person: Option<ThirdPersonJson>,
+    pub payform_data_third_person: Option<ThirdPersonJson<T>>,
 }
 
 /// `PayformDataThirdPerson`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(bound(deserialize = "T: Deserialize<'de> + Default"))]
 #[allow(missing_docs)]
-pub struct ThirdPersonJson {
+pub struct ThirdPersonJson<T = String> {
     #[serde(rename = "Name", default)]
-    pub name: String,
+    pub name: T,
     #[serde(rename = "INN", default)]
-    pub inn: String,
+    pub inn: T,
     #[serde(rename = "KPP", default)]
-    pub kpp: String,
+    pub kpp: T,
 }
 
 /// The field names of `payment`: [`read_field`] reads each (a test holds them together).
@@ -876,10 +882,23 @@ impl PaymentJson {
     /// The request for a payment, canonically; and a finding for each field of the payment that
     /// the JSON route cannot carry.
     pub fn from_payment(payment: &Payment) -> (PaymentJson, Vec<Diagnostic>) {
+        PaymentJson::from_payment_with(payment, str::to_string)
+    }
+}
+
+impl<U: Default> PaymentJson<U> {
+    /// The request for `payment`, canonically, each text made by `text` (`str::to_string`
+    /// for an owned request, nothing for one that borrows the payment's texts); and a finding
+    /// for each field of the payment that the JSON route cannot carry.
+    pub fn from_payment_with<'a, T: AsRef<str>>(
+        payment: &'a Payment<T>,
+        text: impl Fn(&'a str) -> U,
+    ) -> (PaymentJson<U>, Vec<Diagnostic>) {
         let mut findings = Vec::new();
-        let zero = |v: &Option<String>| Some(v.clone().unwrap_or_else(|| "0".to_string()));
+        let some = |v: &'a Option<T>| v.as_ref().map(|v| text(v.as_ref()));
+        let zero = |v: Option<&'a T>| Some(text(v.map_or("0", AsRef::as_ref)));
         let mut json = PaymentJson {
-            number: payment.number.clone(),
+            number: some(&payment.number),
             date: payment.date,
             sum: payment.sum.map(|mut sum| {
                 if sum.scale() < 2 {
@@ -887,30 +906,31 @@ impl PaymentJson {
                 }
                 sum
             }),
-            payer_account: payment.payer.account.clone(),
-            recipient_name: payment.recipient.name.clone(),
-            recipient_inn: payment.recipient.inn.clone(),
-            recipient_kpp: payment.recipient.kpp.clone(),
-            recipient_account: payment.recipient.account.clone(),
-            recipient_bank_bik: payment.recipient.bank.bik.clone(),
-            recipient_bank_corr_account: payment.recipient.bank.corr_account.clone(),
-            payment_purpose: payment.purpose.clone(),
-            type_indicator: zero(&payment.uin),
-            payment_purpose_code: payment.purpose_code.clone(),
-            payer_inn: payment.deduction_inn.clone(),
+            payer_account: some(&payment.payer.account),
+            recipient_name: some(&payment.recipient.name),
+            recipient_inn: some(&payment.recipient.inn),
+            recipient_kpp: some(&payment.recipient.kpp),
+            recipient_account: some(&payment.recipient.account),
+            recipient_bank_bik: some(&payment.recipient.bank.bik),
+            recipient_bank_corr_account: some(&payment.recipient.bank.corr_account),
+            payment_purpose: some(&payment.purpose),
+            type_indicator: zero(payment.uin.as_ref()),
+            payment_purpose_code: some(&payment.purpose_code),
+            payer_inn: some(&payment.deduction_inn),
             ..PaymentJson::default()
         };
         if payment.budget.is_some() || payment.third_party.is_some() {
-            let budget = payment.budget.clone().unwrap_or_default();
-            json.payer_status = budget.payer_status.clone();
-            json.kbk = zero(&budget.kbk);
-            json.oktmo = zero(&budget.oktmo);
-            json.payment_base = zero(&budget.basis);
-            json.period = zero(&budget.period);
-            json.budget_doc_number = zero(&budget.number);
-            json.budget_doc_date = zero(&budget.date);
-            if let Some(kind) = budget
-                .payment_type
+            let budget = payment.budget.as_ref();
+            let field = |f: fn(&Budget<T>) -> &Option<T>| budget.and_then(|b| f(b).as_ref());
+            json.payer_status = field(|b| &b.payer_status).map(|v| text(v.as_ref()));
+            json.kbk = zero(field(|b| &b.kbk));
+            json.oktmo = zero(field(|b| &b.oktmo));
+            json.payment_base = zero(field(|b| &b.basis));
+            json.period = zero(field(|b| &b.period));
+            json.budget_doc_number = zero(field(|b| &b.number));
+            json.budget_doc_date = zero(field(|b| &b.date));
+            if let Some(kind) = field(|b| &b.payment_type)
+                .map(AsRef::as_ref)
                 .filter(|t| !matches!(t.trim(), "" | "0"))
             {
                 findings.push(
@@ -927,16 +947,20 @@ impl PaymentJson {
                 );
             }
         }
-        json.payform_data_third_person = payment.third_party.as_ref().map(|t| ThirdPersonJson {
-            name: t.name.clone(),
-            inn: t.inn.clone(),
-            kpp: if t.kpp.is_empty() {
-                "0".to_string()
-            } else {
-                t.kpp.clone()
-            },
+        json.payform_data_third_person = payment.third_party.as_ref().map(|t| {
+            let kpp = t.kpp.as_ref();
+            ThirdPersonJson {
+                name: text(t.name.as_ref()),
+                inn: text(t.inn.as_ref()),
+                kpp: text(if kpp.is_empty() { "0" } else { kpp }),
+            }
         });
-        if let Some(priority) = payment.priority.as_deref().filter(|p| p.trim() != "5") {
+        if let Some(priority) = payment
+            .priority
+            .as_ref()
+            .map(AsRef::as_ref)
+            .filter(|p| p.trim() != "5")
+        {
             findings.push(
                 about(
                     Code::NotCarried,
@@ -953,7 +977,8 @@ impl PaymentJson {
         }
         if let Some(kind) = payment
             .operation_kind
-            .as_deref()
+            .as_ref()
+            .map(AsRef::as_ref)
             .filter(|k| k.trim() != "01")
         {
             findings.push(
@@ -978,6 +1003,14 @@ impl UploadRequest {
     /// A request for `payment`, created as a draft, or sent straight to signing when
     /// `in_signing`.
     pub fn new(payment: PaymentJson, in_signing: bool) -> UploadRequest {
+        UploadRequest::of(payment, in_signing)
+    }
+}
+
+impl<T> UploadRequest<T> {
+    /// As [`UploadRequest::new`], for a payment of any texts (`UploadRequest<&str>` borrows
+    /// them).
+    pub fn of(payment: PaymentJson<T>, in_signing: bool) -> UploadRequest<T> {
         UploadRequest {
             payment,
             parameters: in_signing.then(|| Parameters {

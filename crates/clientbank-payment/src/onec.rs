@@ -141,6 +141,9 @@ pub(crate) enum NotCarried {
     FormatKeys,
     /// Every key, the format's or not: what the JSON route would lose.
     All,
+    /// Only whether any key, the format's or not, has no place: one stand-in finding
+    /// ([`Quiet::stand_in`]) if so (a statement's record read for its upload request).
+    Whether,
 }
 
 /// `then` of the payment a document section describes, borrowed (no `String` per field: the
@@ -160,8 +163,10 @@ pub(crate) fn with_view<R>(
             NotCarried::FormatKeys => not_carried_in(
                 &fields,
                 extra.filter(|(key, _)| Key::from_name(key).is_some()),
+                true,
             ),
-            NotCarried::All => not_carried_in(&fields, extra),
+            NotCarried::All => not_carried_in(&fields, extra, true),
+            NotCarried::Whether => not_carried_in(&fields, extra, false),
         };
         then(&view_of(&fields, &mut scratch.joined), findings)
     };
@@ -248,14 +253,20 @@ const PURPOSE_LINES: [Key; 6] = [
 ];
 
 /// The 1C keys a payment holds no place for, as `not-carried` findings; `extra` are the
-/// document's keys that are not the format's ([`DocumentFields::extra`]).
+/// document's keys that are not the format's ([`DocumentFields::extra`]). Not `whole`: only
+/// whether there is one, as a single stand-in.
 fn not_carried_in<K: AsRef<str>, V: AsRef<str>>(
     fields: &DocumentFields<'_>,
     extra: impl Iterator<Item = (K, V)>,
+    whole: bool,
 ) -> Vec<Diagnostic> {
     let mut findings = Vec::new();
     let mut report = |key: Key, value: Option<&str>, why: (&str, &str)| {
-        if let Some(value) = value {
+        if value.is_some() && !whole {
+            if findings.is_empty() {
+                findings.push(Quiet::stand_in(Code::NotCarried));
+            }
+        } else if let Some(value) = value {
             let (name, (why, why_ru)) = (key.name(), why);
             findings.push(
                 Diagnostic::new(
@@ -363,6 +374,12 @@ fn not_carried_in<K: AsRef<str>, V: AsRef<str>>(
         }
     }
     for (key, value) in extra {
+        if !whole {
+            if findings.is_empty() {
+                findings.push(Quiet::stand_in(Code::NotCarried));
+            }
+            break;
+        }
         let name = short(key.as_ref());
         findings.push(
             Diagnostic::new(
@@ -383,7 +400,7 @@ fn not_carried_in<K: AsRef<str>, V: AsRef<str>>(
 pub fn from_document(document: &Document) -> (Payment, Vec<Diagnostic>) {
     let fields = DocumentFields::of(document);
     let extra = document.extra.iter().map(|(k, v)| (k, v));
-    let findings = not_carried_in(&fields, extra);
+    let findings = not_carried_in(&fields, extra, true);
     (view_of(&fields, &mut String::new()).to_payment(), findings)
 }
 

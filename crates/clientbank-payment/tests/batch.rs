@@ -126,6 +126,20 @@ fn a_statement_is_history() {
     // `not-a-payment-order` for its orders.
     assert_eq!(codes(&batch), ["line-ending"]);
     assert_eq!(batch.items().count(), 2);
+    // Its records say nothing of what the JSON route would lose, but know whether it would:
+    // the bank's own key, a key that is not the format's, nothing.
+    let records = file(&format!(
+        "СекцияРасчСчет\nДатаНачала=01.01.2020\nДатаКонца=01.01.2020\n\
+         РасчСчет=40702810938000012345\nНачальныйОстаток=0\nКонецРасчСчет\n{}{}{}",
+        order(1, "ДатаСписано=01.01.2020\n"),
+        order(2, ""),
+        order(3, "МойКлюч=1\n")
+    ));
+    let batch = Batch::read(records, &today()).unwrap();
+    let items: Vec<_> = batch.items().collect();
+    let carried: Vec<_> = items.iter().map(|i| i.carried_by_json()).collect();
+    assert_eq!(carried, [false, true, false]);
+    assert!(items.iter().all(|i| i.json_route().is_empty()));
     // A statement's record lacks no bank detail it did not need: without the recipient's
     // correspondent account and name, only what a statement must carry is `missing`.
     let body = format!(
@@ -394,6 +408,60 @@ fn findings_made_ahead_are_the_same_and_a_reader_may_stop_early() {
     );
     let first = batch.findings().made_ahead(|mut findings| findings.next());
     assert_eq!(first.as_ref(), plain.first());
+}
+
+/// `convert`'s requests written where their items are made, from the file's texts, are the
+/// requests the items carry otherwise, serialised: for orders (with what the JSON route cannot
+/// carry), a statement's records and documents that are not payment orders, in order.
+#[test]
+fn requests_written_ahead_are_the_items_requests() {
+    let orders: String = (1..=300)
+        .map(|n| match n % 4 {
+            0 => order(n, "Очередность=3\n"),
+            1 => order(n, "МойКлюч=1\n"),
+            2 => format!("СекцияДокумент=Банковский ордер\nНомер={n}\nКонецДокумента\n"),
+            _ => order(n, "").replace("Сумма=175000.00", "Сумма=5"),
+        })
+        .collect();
+    let statement = format!(
+        "СекцияРасчСчет\nДатаНачала=01.01.2020\nДатаКонца=01.01.2020\n\
+         РасчСчет=40702810938000012345\nНачальныйОстаток=0\nКонецРасчСчет\n{}",
+        order(1, "ДатаСписано=01.01.2020\n")
+    );
+    for body in [orders, statement] {
+        let batch = Batch::read(file(&body), &today()).unwrap();
+        let expected: Vec<Option<Vec<u8>>> = batch
+            .items()
+            .map(|item| item.request().map(|r| serde_json::to_vec(r).unwrap()))
+            .collect();
+        assert!(expected.iter().any(Option::is_some));
+        let plain = batch.conversion(true, drop).count();
+        // Made ahead by two threads, and by the reader's own.
+        for ahead in [true, false] {
+            let mut written = Vec::new();
+            let mut payments = 0;
+            let write = |request: clientbank_payment::UploadRequest<&str>, text: &mut Vec<u8>| {
+                serde_json::to_writer(text, &request).unwrap();
+            };
+            let conversion = batch
+                .conversion(true, |item| {
+                    payments += usize::from(item.payment().is_some() || item.request().is_some());
+                    written.push(item.written().map(<[u8]>::to_vec));
+                })
+                .writing(write);
+            let findings = if ahead {
+                conversion.made_ahead(Iterator::count)
+            } else {
+                conversion.count()
+            };
+            assert_eq!(findings, plain, "the same findings");
+            assert_eq!(written, expected);
+            assert_eq!(
+                payments, 0,
+                "a written item holds neither payment nor request"
+            );
+        }
+    }
 }
 
 /// An item moves through queues and between threads a million times in a big file: it stays

@@ -407,6 +407,43 @@ fn convert_shows_the_first_findings_of_a_code_and_converts_every_payment() {
         .filter(|d| d["code"] == "account-key")
         .count();
     assert_eq!(checked, 1001);
+    // The array is written as serde_json pretty-prints it whole, though each request is
+    // serialised on its own, in the thread that made it; also sent straight to signing, and
+    // for a file of one payment and one of none.
+    let pretty = |bytes: &[u8]| {
+        let requests: Vec<clientbank_payment::UploadRequest> =
+            serde_json::from_slice(bytes).unwrap();
+        let mut text = serde_json::to_vec_pretty(&requests).unwrap();
+        text.push(b'\n');
+        (requests.len(), text)
+    };
+    let written = std::fs::read(&out).unwrap();
+    assert_eq!(pretty(&written), (1200, written.clone()));
+    let single = testdata("payments/account-key.txt");
+    let none = generated(&dir, "none.txt", &[&one[..start], &one[end..]].concat());
+    for (file, count) in [(&file, 1200), (&single, 1), (&none, 0)] {
+        let output = clientbank(&[
+            "convert",
+            "--in-signing",
+            "--force",
+            "--today",
+            "20.11.2026",
+            file,
+            "-o",
+            "-",
+        ]);
+        assert_eq!(
+            pretty(&output.stdout),
+            (count, output.stdout.clone()),
+            "{file}"
+        );
+        let signing = output
+            .stdout
+            .windows(9)
+            .filter(|w| w == b"InSigning")
+            .count();
+        assert_eq!(signing, count, "{file}");
+    }
 }
 
 fn memchr_find(haystack: &[u8], needle: &[u8]) -> Option<usize> {

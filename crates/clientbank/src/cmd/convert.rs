@@ -12,8 +12,6 @@
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use serde::ser::{SerializeSeq, Serializer};
-
 use chrono::NaiveDate;
 use clientbank_format::{Diagnostic, Encoding, Renderer};
 use clientbank_payment::batch::{Batch, Form, Item, is_json};
@@ -260,9 +258,9 @@ fn outcome_of(file: FileOut<'_, Vec<u8>>) -> Result<Outcome, Failure> {
 }
 
 /// 1C payment orders to a JSON array of upload requests, one document at a time: each
-/// request is written as it is made (formatted as `serde_json::to_vec_pretty` formats the
-/// whole array), each document's findings (and what the JSON route cannot carry) go to stderr
-/// as they are found.
+/// request is serialised in the thread that makes its item (formatted as
+/// `serde_json::to_vec_pretty` formats the whole array) and written here in order; each
+/// document's findings (and what the JSON route cannot carry) go to stderr as they are found.
 fn exchange_to_json(
     input: &Input<'_>,
     batch: &Batch,
@@ -285,33 +283,45 @@ fn exchange_to_json(
     bar.set_length(u64::try_from(documents).unwrap_or(0));
     bar.set_position(0);
     bar.set_prefix(tr("converting", "перевод"));
-    // One array, written an element at a time as its item comes, formatted as
-    // `serde_json::to_vec_pretty` formats the whole array; the first failure to write stops
-    // the writing.
-    let mut json = serde_json::Serializer::pretty(&mut out);
-    let mut array = json.serialize_seq(None).map_err(io::Error::other)?;
-    let mut written = Ok(());
-    let each = |item: Item| {
-        bar.inc(1);
-        if let Some(request) = item.into_request()
-            && written.is_ok()
-        {
-            let request = UploadRequest::new(request.payment, options.in_signing);
-            written = array.serialize_element(&request);
+    let in_signing = options.in_signing;
+    // The first request that could not be serialised (none can: the requests are plain data).
+    let unserialised = std::sync::OnceLock::new();
+    let serialise = |request: UploadRequest<&str>, text: &mut Vec<u8>| {
+        let request = UploadRequest::of(request.payment, in_signing);
+        if let Err(e) = array_element(&request, text) {
+            let _ = unserialised.set(e);
         }
     };
-    for finding in batch.conversion(true, each) {
-        file.diagnostic(&finding, &renderer)?;
-        // Findings go on in pieces of 64 KiB, not a write to stderr per finding.
-        if file.writer().len() >= 1 << 16 {
-            pass_on(&bar, file.writer());
+    // One array, written an element at a time as its item comes; the first failure to write
+    // stops the writing.
+    let (mut elements, mut written) = (0usize, Ok(()));
+    let each = |item: Item| {
+        bar.inc(1);
+        if let Some(text) = item.written()
+            && written.is_ok()
+        {
+            let opening: &[u8] = if elements == 0 { b"[\n" } else { b",\n" };
+            written = out.write_all(opening).and_then(|()| out.write_all(text));
+            elements += 1;
         }
+    };
+    let conversion = batch.conversion(true, each).writing(serialise);
+    conversion.made_ahead(|findings| -> io::Result<()> {
+        for finding in findings {
+            file.diagnostic(&finding, &renderer)?;
+            // Findings go on in pieces of 64 KiB, not a write to stderr per finding.
+            if file.writer().len() >= 1 << 16 {
+                pass_on(&bar, file.writer());
+            }
+        }
+        Ok(())
+    })?;
+    written?;
+    if let Some(e) = unserialised.into_inner() {
+        return Err(io::Error::other(e).into());
     }
-    written
-        .and_then(|()| array.end())
-        .map_err(io::Error::other)?;
+    out.write_all(if elements == 0 { b"[]\n" } else { b"\n]\n" })?;
     pass_on(&bar, file.writer());
-    out.write_all(b"\n")?;
     let outcome = file.finish()?.0;
     if outcome == Outcome::Findings && !options.force {
         findings.pass_on();
@@ -320,6 +330,32 @@ fn exchange_to_json(
     }
     out.commit()?;
     Ok(outcome)
+}
+
+/// `request` as an element of a pretty-printed array (what `serde_json::to_vec_pretty` writes
+/// for it inside the array, without the comma): every line indented once more.
+fn array_element(request: &UploadRequest<&str>, text: &mut Vec<u8>) -> serde_json::Result<()> {
+    /// A writer that indents every line it is given by two spaces (a JSON string holds no raw
+    /// line break: each is one of the pretty printer's).
+    struct Indented<'v>(&'v mut Vec<u8>);
+    impl Write for Indented<'_> {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            let mut lines = buf.split(|&b| b == b'\n');
+            if let Some(first) = lines.next() {
+                self.0.extend_from_slice(first);
+            }
+            for line in lines {
+                self.0.extend_from_slice(b"\n  ");
+                self.0.extend_from_slice(line);
+            }
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+    text.extend_from_slice(b"  ");
+    serde_json::to_writer_pretty(Indented(text), request)
 }
 
 /// Says that nothing was written for `shown`'s errors.
