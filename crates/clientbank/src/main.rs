@@ -25,6 +25,14 @@ mod table;
 mod term;
 mod view;
 
+/// The allocator on Unix: jemalloc, whose threads do not wait on each other to allocate and
+/// free (glibc's did: a block made by one thread and freed by another takes its arena's lock).
+/// `check`, `parse --json` and `convert` make their items and texts in two threads and free
+/// them in a third.
+#[cfg(unix)]
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 fn main() -> ExitCode {
     // clap answers `--help` itself: the language of the help is chosen before it parses.
     let args = help_ru::help_of_help(std::env::args_os().collect());

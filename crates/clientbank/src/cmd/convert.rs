@@ -318,7 +318,7 @@ fn exchange_to_json(
     })?;
     written?;
     if let Some(e) = unserialised.into_inner() {
-        return Err(io::Error::other(e).into());
+        return Err(e.into());
     }
     out.write_all(if elements == 0 { b"[]\n" } else { b"\n]\n" })?;
     pass_on(&bar, file.writer());
@@ -333,29 +333,18 @@ fn exchange_to_json(
 }
 
 /// `request` as an element of a pretty-printed array (what `serde_json::to_vec_pretty` writes
-/// for it inside the array, without the comma): every line indented once more.
-fn array_element(request: &UploadRequest<&str>, text: &mut Vec<u8>) -> serde_json::Result<()> {
-    /// A writer that indents every line it is given by two spaces (a JSON string holds no raw
-    /// line break: each is one of the pretty printer's).
-    struct Indented<'v>(&'v mut Vec<u8>);
-    impl Write for Indented<'_> {
-        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-            let mut lines = buf.split(|&b| b == b'\n');
-            if let Some(first) = lines.next() {
-                self.0.extend_from_slice(first);
-            }
-            for line in lines {
-                self.0.extend_from_slice(b"\n  ");
-                self.0.extend_from_slice(line);
-            }
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> io::Result<()> {
-            Ok(())
-        }
-    }
+/// for it inside the array, without the comma): the pretty printer is first taken one level
+/// in, as the array's first element would take it, with what it writes for that thrown away.
+fn array_element(request: &UploadRequest<&str>, text: &mut Vec<u8>) -> io::Result<()> {
+    use serde::Serialize;
+    use serde_json::ser::{Formatter, PrettyFormatter};
+    let mut formatter = PrettyFormatter::new();
+    formatter.begin_array(&mut io::sink())?;
+    formatter.begin_array_value(&mut io::sink(), true)?;
     text.extend_from_slice(b"  ");
-    serde_json::to_writer_pretty(Indented(text), request)
+    request
+        .serialize(&mut serde_json::Serializer::with_formatter(text, formatter))
+        .map_err(io::Error::other)
 }
 
 /// Says that nothing was written for `shown`'s errors.
