@@ -979,6 +979,11 @@ impl Item {
         self.written.as_deref()
     }
 
+    /// Its upload request as written ([`Item::written`]), given away.
+    pub fn into_written(self) -> Option<Vec<u8>> {
+        self.written
+    }
+
     /// The upload request for `/operation-upload`: a 1C payment order's as a draft, a JSON
     /// request as it was written.
     pub fn request(&self) -> Option<&UploadRequest> {

@@ -313,8 +313,82 @@ fn json_held(payment: &Payment) -> Vec<(Key, String)> {
         .collect()
 }
 
+/// A request of any texts (quotes, backslashes, control characters, any Unicode), any sum
+/// and date, with or without each field, the third person and the parameters.
+fn any_request() -> impl Strategy<Value = clientbank_payment::UploadRequest> {
+    let text = || proptest::option::of("(\\PC|[\"\\\\\u{0}-\u{1f}\u{7f}])*");
+    (
+        proptest::collection::vec(text(), 19),
+        proptest::option::of((any::<i64>(), 0u32..8)),
+        proptest::option::of(date()),
+        proptest::option::of((any::<String>(), any::<String>(), any::<String>())),
+        proptest::option::of(proptest::option::of(any::<String>())),
+    )
+        .prop_map(|(texts, sum, date, third, parameters)| {
+            let mut t = texts.into_iter();
+            let mut next = || t.next().flatten();
+            let payment = PaymentJson {
+                number: next(),
+                date,
+                sum: sum.map(|(n, scale)| Decimal::new(n, scale)),
+                payer_account: next(),
+                recipient_name: next(),
+                recipient_inn: next(),
+                recipient_kpp: next(),
+                recipient_account: next(),
+                recipient_bank_bik: next(),
+                recipient_bank_corr_account: next(),
+                payment_purpose: next(),
+                type_indicator: next(),
+                payer_status: next(),
+                kbk: next(),
+                oktmo: next(),
+                payment_base: next(),
+                period: next(),
+                budget_doc_number: next(),
+                budget_doc_date: next(),
+                payment_purpose_code: next(),
+                payer_inn: next(),
+                payform_data_third_person: third.map(|(name, inn, kpp)| {
+                    clientbank_payment::json::ThirdPersonJson { name, inn, kpp }
+                }),
+            };
+            clientbank_payment::UploadRequest {
+                payment,
+                parameters: parameters
+                    .map(|target_status| clientbank_payment::json::Parameters { target_status }),
+            }
+        })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// `convert`'s hand-made JSON is serde_json's pretty printing, byte for byte: on its own
+    /// and as elements of an array.
+    #[test]
+    fn requests_written_by_hand_are_serde_jsons(
+        requests in proptest::collection::vec(any_request(), 0..3)
+    ) {
+        for request in &requests {
+            let mut ours = Vec::new();
+            request.write_pretty(0, &mut ours);
+            prop_assert_eq!(
+                String::from_utf8(ours).unwrap(),
+                serde_json::to_string_pretty(request).unwrap()
+            );
+        }
+        let mut array = b"[".to_vec();
+        for (i, request) in requests.iter().enumerate() {
+            array.extend_from_slice(if i == 0 { b"\n  " } else { b",\n  " });
+            request.write_pretty(1, &mut array);
+        }
+        array.extend_from_slice(if requests.is_empty() { b"]" } else { b"\n]" });
+        prop_assert_eq!(
+            String::from_utf8(array).unwrap(),
+            serde_json::to_string_pretty(&requests).unwrap()
+        );
+    }
 
     #[test]
     fn generated_payments_are_valid(payment in any_payment()) {

@@ -282,6 +282,14 @@ impl Write for Pending {
         }
     }
 
+    fn write_vectored(&mut self, bytes: &[io::IoSlice<'_>]) -> io::Result<usize> {
+        match self {
+            Pending::File(out, _) => out.write_vectored(bytes),
+            Pending::Stdout(out) => out.write_vectored(bytes),
+            Pending::Held => Ok(bytes.iter().map(|b| b.len()).sum()),
+        }
+    }
+
     fn flush(&mut self) -> io::Result<()> {
         match self {
             Pending::File(out, _) => out.flush(),

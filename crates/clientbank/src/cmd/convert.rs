@@ -284,25 +284,20 @@ fn exchange_to_json(
     bar.set_position(0);
     bar.set_prefix(tr("converting", "перевод"));
     let in_signing = options.in_signing;
-    // The first request that could not be serialised (none can: the requests are plain data).
-    let unserialised = std::sync::OnceLock::new();
+    // Each request as an element of the array (one level in), without its comma.
     let serialise = |request: UploadRequest<&str>, text: &mut Vec<u8>| {
-        let request = UploadRequest::of(request.payment, in_signing);
-        if let Err(e) = array_element(&request, text) {
-            let _ = unserialised.set(e);
-        }
+        text.extend_from_slice(b"  ");
+        UploadRequest::of(request.payment, in_signing).write_pretty(1, text);
     };
-    // One array, written an element at a time as its item comes; the first failure to write
-    // stops the writing.
-    let (mut elements, mut written) = (0usize, Ok(()));
+    // One array, its elements written as their items come, a batch at a time; the first
+    // failure to write stops the writing.
+    let (mut array, mut written) = (Elements::default(), Ok(()));
     let each = |item: Item| {
         bar.inc(1);
-        if let Some(text) = item.written()
+        if let Some(text) = item.into_written()
             && written.is_ok()
         {
-            let opening: &[u8] = if elements == 0 { b"[\n" } else { b",\n" };
-            written = out.write_all(opening).and_then(|()| out.write_all(text));
-            elements += 1;
+            written = array.push(text, &mut out);
         }
     };
     let conversion = batch.conversion(true, each).writing(serialise);
@@ -317,10 +312,8 @@ fn exchange_to_json(
         Ok(())
     })?;
     written?;
-    if let Some(e) = unserialised.into_inner() {
-        return Err(e.into());
-    }
-    out.write_all(if elements == 0 { b"[]\n" } else { b"\n]\n" })?;
+    array.write(&mut out)?;
+    out.write_all(if array.count == 0 { b"[]\n" } else { b"\n]\n" })?;
     pass_on(&bar, file.writer());
     let outcome = file.finish()?.0;
     if outcome == Outcome::Findings && !options.force {
@@ -332,19 +325,46 @@ fn exchange_to_json(
     Ok(outcome)
 }
 
-/// `request` as an element of a pretty-printed array (what `serde_json::to_vec_pretty` writes
-/// for it inside the array, without the comma): the pretty printer is first taken one level
-/// in, as the array's first element would take it, with what it writes for that thrown away.
-fn array_element(request: &UploadRequest<&str>, text: &mut Vec<u8>) -> io::Result<()> {
-    use serde::Serialize;
-    use serde_json::ser::{Formatter, PrettyFormatter};
-    let mut formatter = PrettyFormatter::new();
-    formatter.begin_array(&mut io::sink())?;
-    formatter.begin_array_value(&mut io::sink(), true)?;
-    text.extend_from_slice(b"  ");
-    request
-        .serialize(&mut serde_json::Serializer::with_formatter(text, formatter))
-        .map_err(io::Error::other)
+/// The elements of a JSON array waiting to be written, and how many were written before.
+#[derive(Default)]
+struct Elements {
+    texts: Vec<Vec<u8>>,
+    count: usize,
+}
+
+impl Elements {
+    /// Elements written in one vectored write: the system copies them from where they were
+    /// made, not first into a buffer. Two slices each: the `IOV_MAX` of Linux is 1024.
+    const BATCH: usize = 500;
+
+    fn push(&mut self, text: Vec<u8>, out: &mut impl Write) -> io::Result<()> {
+        self.texts.push(text);
+        if self.texts.len() < Self::BATCH {
+            return Ok(());
+        }
+        self.write(out)
+    }
+
+    /// Writes the elements waiting, each after the array's opening or a comma.
+    fn write(&mut self, out: &mut impl Write) -> io::Result<()> {
+        let mut slices = Vec::with_capacity(2 * self.texts.len());
+        for text in &self.texts {
+            let opening: &[u8] = if self.count == 0 { b"[\n" } else { b",\n" };
+            slices.extend([io::IoSlice::new(opening), io::IoSlice::new(text)]);
+            self.count += 1;
+        }
+        let mut slices = &mut slices[..];
+        while !slices.is_empty() {
+            match out.write_vectored(slices) {
+                Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+                Ok(n) => io::IoSlice::advance_slices(&mut slices, n),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        self.texts.clear();
+        Ok(())
+    }
 }
 
 /// Says that nothing was written for `shown`'s errors.

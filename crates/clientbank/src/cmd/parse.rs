@@ -13,6 +13,7 @@ use clientbank_format::{
     Diagnostic, DiagnosticJson, Encoding, Key, Parsed, Scan, ScannedDocument, SectionKind,
     SectionRef,
 };
+use clientbank_payment::json::write_escaped;
 use serde::Serialize;
 use serde_json::json;
 
@@ -43,8 +44,7 @@ fn write_fields(out: &mut impl Write, section: &SectionRef<'_>) -> io::Result<()
         None => {
             let mut utf8 = Vec::new();
             encoding.utf8_into(bytes, &mut utf8);
-            // Writing into a vector cannot fail.
-            let _ = write_escaped(text, &utf8);
+            write_escaped(text, &utf8);
         }
     };
     text.push(b'[');
@@ -83,7 +83,7 @@ impl JsonTable {
                 let mut utf8 = Vec::new();
                 encoding.utf8_into(&[byte], &mut utf8);
                 let mut text = Vec::new();
-                let _ = write_escaped(&mut text, &utf8);
+                write_escaped(&mut text, &utf8);
                 entry.0[..text.len()].copy_from_slice(&text);
                 entry.1 = text.len();
             }
@@ -104,38 +104,6 @@ impl JsonTable {
             out.extend_from_slice(&buf[..n]);
         }
     }
-}
-
-/// The inside of a JSON string (UTF-8 text), escaped exactly as `serde_json` escapes it: `"`,
-/// `\\` and the control characters below U+0020 (the short forms where JSON has them, else
-/// `\u00xx`).
-fn write_escaped(out: &mut impl Write, bytes: &[u8]) -> io::Result<()> {
-    // Most values need no escape: one pass without an early exit finds that out.
-    let special = bytes.iter().fold(false, |any, &b| {
-        any | (b < 0x20) | (b == b'"') | (b == b'\\')
-    });
-    if !special {
-        return out.write_all(bytes);
-    }
-    let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        if b >= 0x20 && b != b'"' && b != b'\\' {
-            continue;
-        }
-        out.write_all(&bytes[start..i])?;
-        match b {
-            b'"' => out.write_all(b"\\\"")?,
-            b'\\' => out.write_all(b"\\\\")?,
-            b'\n' => out.write_all(b"\\n")?,
-            b'\r' => out.write_all(b"\\r")?,
-            b'\t' => out.write_all(b"\\t")?,
-            0x08 => out.write_all(b"\\b")?,
-            0x0C => out.write_all(b"\\f")?,
-            _ => write!(out, "\\u{b:04x}")?,
-        }
-        start = i + 1;
-    }
-    out.write_all(&bytes[start..])
 }
 
 /// The whole `--json` object of a file that was scanned (`bytes` are the bytes scanned).
@@ -411,18 +379,5 @@ mod tests {
             );
         }
         assert!(super::JsonTable::of(Encoding::Utf8).is_none());
-    }
-
-    #[test]
-    fn escaped_as_serde_json_escapes() {
-        let mut text: String = (0..0x100u32).filter_map(char::from_u32).collect();
-        text.push_str("Назначение «№ 5» — \u{2028}\u{FFFD}");
-        let mut ours = b"\"".to_vec();
-        super::write_escaped(&mut ours, text.as_bytes()).unwrap();
-        ours.push(b'"');
-        assert_eq!(
-            String::from_utf8(ours).unwrap(),
-            serde_json::to_string(&text).unwrap()
-        );
     }
 }
