@@ -504,11 +504,11 @@ impl Batch {
         let kind = section.document_type().unwrap_or_default();
         if onec::is_payment_order(&kind) {
             // A statement's records: what the upload could not carry is no news; with the
-            // upload requests only whether all is carried is asked (one stand-in says it is
-            // not). Without the requests, a key that is not the
-            // format's makes no finding here (only the JSON route loses it, and it is the
-            // reader's `unknown-key` already). The rules run on the payment borrowed from the
-            // document; the owned payment is made only with the upload request.
+            // upload requests, only whether all of it is carried is asked (one stand-in says
+            // it is not). Without the requests, a key that is not the format's makes no
+            // finding here (only the JSON route loses it, and it is the reader's `unknown-key`
+            // already). The rules run on the payment borrowed from the document; the owned
+            // payment is made only with the upload request.
             let not_carried = match (requests.any(), statement) {
                 (true, false) => onec::NotCarried::All,
                 (true, true) => onec::NotCarried::Whether,

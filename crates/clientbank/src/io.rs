@@ -284,6 +284,15 @@ impl Write for Pending {
 
     fn write_vectored(&mut self, bytes: &[io::IoSlice<'_>]) -> io::Result<usize> {
         match self {
+            // More than the buffer holds goes to the file in one system call that copies from
+            // each slice: the buffered writer would copy them into its buffer first (it cannot
+            // tell that a temporary file writes vectored).
+            Pending::File(out, _)
+                if bytes.iter().map(|b| b.len()).sum::<usize>() >= out.capacity() =>
+            {
+                out.flush()?;
+                out.get_mut().as_file_mut().write_vectored(bytes)
+            }
             Pending::File(out, _) => out.write_vectored(bytes),
             Pending::Stdout(out) => out.write_vectored(bytes),
             Pending::Held => Ok(bytes.iter().map(|b| b.len()).sum()),
