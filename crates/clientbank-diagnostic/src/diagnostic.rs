@@ -238,6 +238,18 @@ impl Limit {
         None
     }
 
+    /// Counts a finding of `code` without taking it, when the code is past its limit already
+    /// (its first omitted finding is kept): what [`Limit::admit`] would do with it, without
+    /// moving it. False, and nothing counted, for a code within its limit.
+    pub fn count_past(&mut self, code: Code) -> bool {
+        let index = code as usize;
+        let past = self.first_omitted.get(index).is_some_and(Option::is_some);
+        if past {
+            self.counts[index] += 1;
+        }
+        past
+    }
+
     /// One summary for each code past the limit, located where its first omitted finding
     /// stood; the limit starts again.
     pub fn summaries(&mut self) -> Vec<Diagnostic> {
@@ -300,6 +312,25 @@ mod tests {
                 .contains("ещё замечаний `date-stale`")
         );
         assert!(limit.admit(summaries[0].clone()).is_some());
+    }
+
+    /// A finding counted without being taken adds to its code's summary once the code is past
+    /// its limit, and is refused before.
+    #[test]
+    fn a_finding_past_the_limit_may_be_counted_without_being_taken() {
+        let mut limit = Limit::new();
+        let finding = |line| Diagnostic::new(Code::DateStale, Message::same("x")).line(line);
+        assert!(!limit.count_past(Code::DateStale), "within the limit");
+        for line in 1..=LIMIT_PER_CODE as u32 + 1 {
+            limit.admit(finding(line));
+        }
+        assert!(limit.count_past(Code::DateStale));
+        assert!(limit.count_past(Code::DateStale));
+        assert!(!limit.count_past(Code::InnFormat), "another code");
+        let summaries = limit.summaries();
+        assert_eq!(summaries.len(), 1);
+        assert_eq!(summaries[0].omitted, 3);
+        assert_eq!(summaries[0].line, Some(LIMIT_PER_CODE as u32 + 1));
     }
 
     #[test]

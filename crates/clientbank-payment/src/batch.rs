@@ -1079,6 +1079,10 @@ impl Findings<'_> {
                         if self.json_route {
                             findings.append(&mut item.json_route);
                         }
+                        // A finding of a code past its limit (most are stand-ins) is only
+                        // counted: it is not sorted and moved on to be dropped.
+                        let limit = &mut self.limit;
+                        findings.retain(|d| d.omitted > 0 || !limit.count_past(d.code));
                         if let Some(each) = &mut self.each {
                             each(item);
                         }
