@@ -282,7 +282,12 @@ fn not_carried_in<K: AsRef<str>, V: AsRef<str>>(
         }
     };
     let text = |key: Key| fields.text(key);
-    let date = |key: Key| fields.date(key).map(clientbank_format::value::format_date);
+    // A value as a finding shows it; not `whole`, only whether there is one (nothing made).
+    fn shown<T>(whole: bool, value: Option<T>, show: impl FnOnce(T) -> String) -> Option<String> {
+        value.map(|v| if whole { show(v) } else { String::new() })
+    }
+    let format_date = clientbank_format::value::format_date;
+    let date = |key: Key| shown(whole, fields.date(key), format_date);
     let indirect = (
         "indirect settlements are not supported by the bank's upload",
         "расчёты через другие банки при загрузке в банк не поддерживаются",
@@ -312,9 +317,11 @@ fn not_carried_in<K: AsRef<str>, V: AsRef<str>>(
     for key in [Key::DebitedDate, Key::CreditedDate, Key::ReceiptDate] {
         report(key, date(key).as_deref(), statement);
     }
-    let time = fields
-        .time(Key::ReceiptTime)
-        .map(clientbank_format::value::format_time);
+    let time = shown(
+        whole,
+        fields.time(Key::ReceiptTime),
+        clientbank_format::value::format_time,
+    );
     report(Key::ReceiptTime, time.as_deref(), statement);
     report(Key::ReceiptText, text(Key::ReceiptText), statement);
     report(
@@ -329,7 +336,9 @@ fn not_carried_in<K: AsRef<str>, V: AsRef<str>>(
         "it belongs to payment requirements and letters of credit",
         "это реквизит платёжных требований и аккредитивов",
     );
-    let days = fields.integer(Key::AcceptanceTerm).map(|d| d.to_string());
+    let days = shown(whole, fields.integer(Key::AcceptanceTerm), |d| {
+        d.to_string()
+    });
     report(Key::AcceptanceTerm, days.as_deref(), requirement);
     report(
         Key::LetterOfCreditKind,
