@@ -363,22 +363,40 @@ mod tests {
     }
 }
 
-/// Lines kept compactly, in order: a word of 8 bytes for a line that follows the one before
-/// it (its start and number are the last line's end and number plus one), the whole record
-/// for any other (the first of a run, or one that does not fit a word). What a reading found
-/// of each line — its length, `=`, kind, known key and ending — is kept, so nothing has to be
-/// found again to give the lines back.
+/// Lines kept compactly, in order, as words of 4 bytes: one word for a line that follows the
+/// one before it (its start and number are the last line's end and number plus one) and is
+/// short, with its `=` near the start — the usual line; two words for one that follows but is
+/// long or has its `=` far on; and for any other (the first of a run, or one that fits neither)
+/// a word that points at the whole record. What a reading found of each line — its length,
+/// `=`, kind, known key and ending — is kept, so nothing has to be found again to give the
+/// lines back.
+///
+/// A line takes one word or two, so a run is found by where its words start
+/// ([`PackedLines::len`] before it is pushed), not by how many lines come before it.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct PackedLines {
-    /// One word per line: the length (bits 0–31, or the index into `whole` when bit 63 is
-    /// set), the `=` (32–47, `u16::MAX` for none), the key's code plus one (48–55, 0 for
-    /// none), the kind (56–59), the ending (60–61).
-    words: Vec<u64>,
+    /// The lines' words. A short word (bit 31 clear) holds the length (bits 0–11), the `=`
+    /// (12–17, [`SHORT_NO_EQ`] for none), the key's code plus one (18–24, 0 for none), the
+    /// kind (25–28) and the ending (29–30). A long line's first word is [`LONG`] with the
+    /// `=` (bits 0–15, `u16::MAX` for none), the key's code plus one (16–23), the kind (24–27)
+    /// and the ending (28–29); its second word is the length. A whole line's word is
+    /// [`WHOLE`] with its index into `whole` (bits 0–29), or [`WHOLE_FAR`] followed by a word
+    /// that is the index, when the index does not fit 30 bits.
+    words: Vec<u32>,
     /// The lines that do not follow the one before, or do not fit a word.
     whole: Vec<Line>,
 }
 
-const WHOLE: u64 = 1 << 63;
+/// The tag of a long line's first word (bits 30–31).
+const LONG: u32 = 0b10 << 30;
+/// The tag of a whole line's word (bits 30–31).
+const WHOLE: u32 = 0b11 << 30;
+/// A whole line's word when its index comes in the next word.
+const WHOLE_FAR: u32 = u32::MAX;
+/// The bits below a tag.
+const PAYLOAD: u32 = (1 << 30) - 1;
+/// The `=` of a short word for "no `=`"; a short word's `=` is below it.
+const SHORT_NO_EQ: u32 = 0x3f;
 
 /// The kinds a word names, by their code (a marker's is one more than its place in
 /// [`Marker::ALL`]).
@@ -413,8 +431,16 @@ fn next_start(line: &Line) -> Option<u32> {
     line.start.checked_add(line.len)?.checked_add(ending)
 }
 
-/// `line` as a word, when it follows `prev` and its `=` is within 64 KiB.
-fn pack(line: &Line, prev: &Line) -> Option<u64> {
+/// A line as words: one (short) or two (long).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Packed {
+    Short(u32),
+    Long(u32, u32),
+}
+
+/// `line` as words, when it follows `prev` and its `=` is within 64 KiB: one word when it is
+/// shorter than 4 KiB with its `=` among the first 63 bytes (or none), two otherwise.
+fn pack(line: &Line, prev: &Line) -> Option<Packed> {
     if next_start(prev)? != line.start || prev.number.checked_add(1)? != line.number {
         return None;
     }
@@ -422,45 +448,60 @@ fn pack(line: &Line, prev: &Line) -> Option<u64> {
         NO_EQ => u16::MAX,
         eq => u16::try_from(eq).ok().filter(|&e| e != u16::MAX)?,
     };
-    let key = line.key.map_or(0, |k| k as u64 + 1);
-    let kind: u64 = match line.kind {
+    let key = line.key.map_or(0, |k| k as u32 + 1);
+    let kind: u32 = match line.kind {
         LineKind::Blank => 0,
-        LineKind::Marker(marker) => 1 + marker as u64,
+        LineKind::Marker(marker) => 1 + marker as u32,
         LineKind::Pair => 7,
         LineKind::StrayPair => 8,
         LineKind::Junk => 9,
     };
-    let ending: u64 = match line.ending {
+    let ending: u32 = match line.ending {
         LineEnding::Crlf => 0,
         LineEnding::Lf => 1,
         LineEnding::Cr => 2,
         LineEnding::None => 3,
     };
-    (key < 256).then_some(
-        u64::from(line.len) | u64::from(eq) << 32 | key << 48 | kind << 56 | ending << 60,
-    )
+    let short_eq = match eq {
+        u16::MAX => Some(SHORT_NO_EQ),
+        eq => Some(u32::from(eq)).filter(|&e| e < SHORT_NO_EQ),
+    };
+    match short_eq {
+        Some(eq) if line.len < 1 << 12 && key < 1 << 7 => Some(Packed::Short(
+            line.len | eq << 12 | key << 18 | kind << 25 | ending << 29,
+        )),
+        _ => (key < 1 << 8).then_some(Packed::Long(
+            LONG | u32::from(eq) | key << 16 | kind << 24 | ending << 28,
+            line.len,
+        )),
+    }
 }
 
-/// The line a word (not [`WHOLE`]) stands for, `prev` being the line before it.
-fn unpack(word: u64, prev: &Line) -> Option<Line> {
-    let eq = (word >> 32) as u16;
-    let key = ((word >> 48) & 0xff) as usize;
+/// The line that a word's fields stand for, `prev` being the line before it.
+fn unpack(
+    len: u32,
+    eq: Option<u32>,
+    key: u32,
+    kind: u32,
+    ending: u32,
+    prev: &Line,
+) -> Option<Line> {
     Some(Line {
         start: next_start(prev)?,
-        len: word as u32,
-        eq: if eq == u16::MAX { NO_EQ } else { u32::from(eq) },
+        len,
+        eq: eq.unwrap_or(NO_EQ),
         number: prev.number.checked_add(1)?,
-        ending: ENDINGS[((word >> 60) & 0x3) as usize],
-        kind: *KINDS.get(((word >> 56) & 0xf) as usize)?,
+        ending: ENDINGS[(ending & 0x3) as usize],
+        kind: *KINDS.get(kind as usize)?,
         key: match key {
             0 => None,
-            k => Some(*Key::ALL.get(k - 1)?),
+            k => Some(*Key::ALL.get(k as usize - 1)?),
         },
     })
 }
 
 impl PackedLines {
-    /// Room for about `lines` lines, reserved.
+    /// Room for about `lines` lines (a word each), reserved.
     pub(crate) fn with_capacity(lines: usize) -> PackedLines {
         PackedLines {
             words: Vec::with_capacity(lines),
@@ -468,12 +509,12 @@ impl PackedLines {
         }
     }
 
-    /// How many lines are kept.
+    /// How many words are kept: where the next run will start.
     pub(crate) fn len(&self) -> usize {
         self.words.len()
     }
 
-    /// Keeps a run of lines (the first whole, each next one as a word when it fits).
+    /// Keeps a run of lines (the first whole, each next one as words when it fits).
     pub(crate) fn push_run(&mut self, lines: &[Line]) {
         let Some(first) = lines.first() else {
             return;
@@ -482,26 +523,54 @@ impl PackedLines {
         self.push_whole(first);
         for pair in lines.windows(2) {
             match pack(&pair[1], &pair[0]) {
-                Some(word) => self.words.push(word),
+                Some(Packed::Short(word)) => self.words.push(word),
+                Some(Packed::Long(first, len)) => self.words.extend([first, len]),
                 None => self.push_whole(&pair[1]),
             }
         }
     }
 
     fn push_whole(&mut self, line: &Line) {
-        self.words.push(WHOLE | self.whole.len() as u64);
+        // Every whole line has its own number, so the index fits 32 bits.
+        let index = self.whole.len() as u32;
+        if index < PAYLOAD {
+            self.words.push(WHOLE | index);
+        } else {
+            self.words.extend([WHOLE_FAR, index]);
+        }
         self.whole.push(*line);
     }
 
-    /// The run of lines kept at `range` (as [`PackedLines::push_run`] kept it), added to
-    /// `out`; `None` if the range is not one.
+    /// The run of lines kept at `range` of the words (as [`PackedLines::push_run`] kept it),
+    /// added to `out`; `None` if the range is not one.
     pub(crate) fn run(&self, range: std::ops::Range<usize>, out: &mut Vec<Line>) -> Option<()> {
         let mut prev: Option<Line> = None;
-        for &word in self.words.get(range)? {
-            let line = if word & WHOLE != 0 {
-                *self.whole.get((word & !WHOLE) as usize)?
+        let mut words = self.words.get(range)?.iter().copied();
+        while let Some(word) = words.next() {
+            let line = if word & (1 << 31) == 0 {
+                let eq = (word >> 12) & 0x3f;
+                unpack(
+                    word & 0xfff,
+                    (eq != SHORT_NO_EQ).then_some(eq),
+                    (word >> 18) & 0x7f,
+                    (word >> 25) & 0xf,
+                    word >> 29,
+                    prev.as_ref()?,
+                )?
+            } else if word & WHOLE == LONG {
+                let eq = word & 0xffff;
+                unpack(
+                    words.next()?,
+                    (eq != u32::from(u16::MAX)).then_some(eq),
+                    (word >> 16) & 0xff,
+                    (word >> 24) & 0xf,
+                    word >> 28,
+                    prev.as_ref()?,
+                )?
+            } else if word == WHOLE_FAR {
+                *self.whole.get(words.next()? as usize)?
             } else {
-                unpack(word, prev.as_ref()?)?
+                *self.whole.get((word & PAYLOAD) as usize)?
             };
             out.push(line);
             prev = Some(line);
@@ -514,58 +583,207 @@ impl PackedLines {
 mod packed_tests {
     use super::*;
 
-    /// Every kind, ending and key goes through a word and back; a line that does not follow
-    /// the one before, or whose `=` is too far, is kept whole.
-    #[test]
-    fn lines_come_back_as_kept() {
-        let mut lines = Vec::new();
-        let mut start = 10u32;
-        let mut number = 3u32;
-        let mut push = |len: u32, eq: u32, ending, kind, key, gap: u32| {
-            start += gap;
-            number += u32::from(gap > 0);
+    /// Lines that follow one another from `start`, numbered from `number`; `gap` bytes (and a
+    /// line number) skipped before a line make it not follow.
+    struct Lines {
+        lines: Vec<Line>,
+        start: u32,
+        number: u32,
+    }
+
+    impl Lines {
+        fn push(
+            &mut self,
+            len: u32,
+            eq: u32,
+            ending: LineEnding,
+            kind: LineKind,
+            key: Option<Key>,
+            gap: u32,
+        ) {
+            self.start += gap;
+            self.number += u32::from(gap > 0);
             let line = Line {
-                start,
+                start: self.start,
                 len,
                 eq,
-                number,
+                number: self.number,
                 ending,
                 kind,
                 key,
             };
-            start = next_start(&line).unwrap_or(0);
-            number += 1;
-            lines.push(line);
+            self.start = next_start(&line).unwrap_or(0);
+            self.number += 1;
+            self.lines.push(line);
+        }
+    }
+
+    /// How many words each line takes: the first of a run one (whole), each next one two when
+    /// it is long and one otherwise (short or whole).
+    fn words_per_line(lines: &[Line]) -> Vec<usize> {
+        std::iter::once(1)
+            .chain(lines.windows(2).map(|pair| match pack(&pair[1], &pair[0]) {
+                Some(Packed::Long(..)) => 2,
+                Some(Packed::Short(_)) | None => 1,
+            }))
+            .collect()
+    }
+
+    /// Every kind, ending and key goes through a short word, and through a long one, and back;
+    /// the lengths and `=`s on either side of each form's limits take the form they should.
+    #[test]
+    fn lines_come_back_as_kept() {
+        let mut l = Lines {
+            lines: Vec::new(),
+            start: 10,
+            number: 3,
         };
+        // The first line of a run is whole.
+        l.push(3, NO_EQ, LineEnding::Crlf, LineKind::Blank, None, 0);
+        let mut expected = vec![1];
         for (i, kind) in KINDS.into_iter().enumerate() {
             for ending in ENDINGS {
-                push(i as u32 * 7, NO_EQ, ending, kind, None, 0);
+                // Short: any length below 4 KiB, `=` below 63 or none.
+                l.push(i as u32 * 7, NO_EQ, ending, kind, None, 0);
+                l.push(4095, 62, ending, kind, None, 0);
+                // Long: 4 KiB or longer, or the `=` from 63 on.
+                l.push(4096, NO_EQ, ending, kind, None, 0);
+                l.push(70, 63, ending, kind, None, 0);
+                l.push(100_000, 65_534, ending, kind, None, 0);
+                expected.extend([1, 1, 2, 2, 2]);
             }
         }
         for (i, key) in Key::ALL.iter().enumerate() {
-            push(
+            l.push(
                 40,
-                i as u32,
+                i as u32 % 63,
                 LineEnding::Crlf,
                 LineKind::Pair,
                 Some(*key),
                 0,
             );
+            l.push(
+                40,
+                63 + i as u32,
+                LineEnding::Lf,
+                LineKind::Pair,
+                Some(*key),
+                0,
+            );
+            l.push(5000, 1, LineEnding::Cr, LineKind::Pair, Some(*key), 0);
+            expected.extend([1, 2, 2]);
         }
-        push(70_000, 65_534, LineEnding::Lf, LineKind::Pair, None, 0);
-        push(70_000, 65_535, LineEnding::Lf, LineKind::Pair, None, 0);
-        push(70_000, 69_000, LineEnding::Lf, LineKind::Pair, None, 0);
-        push(5, 1, LineEnding::Lf, LineKind::Pair, None, 3);
-        push(5, 1, LineEnding::Lf, LineKind::Pair, None, 0);
+        // Whole: an `=` past 64 KiB, or a line that does not follow.
+        l.push(70_000, 65_535, LineEnding::Lf, LineKind::Pair, None, 0);
+        l.push(70_000, 69_000, LineEnding::Lf, LineKind::Pair, None, 0);
+        l.push(5, 1, LineEnding::Lf, LineKind::Pair, None, 3);
+        l.push(5, 1, LineEnding::Lf, LineKind::Pair, None, 0);
+        expected.extend([1, 1, 1, 1]);
+        // A line past 4 GiB does not follow.
+        l.push(
+            u32::MAX - l.start - 1,
+            NO_EQ,
+            LineEnding::Crlf,
+            LineKind::Junk,
+            None,
+            0,
+        );
+        l.push(0, NO_EQ, LineEnding::None, LineKind::Blank, None, 0);
+        expected.extend([2, 1]);
+        let lines = l.lines;
+
         let mut packed = PackedLines::default();
         packed.push_run(&lines);
-        // The first, the two far `=`s and the gap's line are whole.
-        assert_eq!(packed.whole.len(), 4);
+        assert_eq!(packed.whole.len(), 5);
+        assert_eq!(packed.len(), expected.iter().sum::<usize>());
+        assert_eq!(words_per_line(&lines), expected);
         let mut back = Vec::new();
         assert_eq!(packed.run(0..packed.len(), &mut back), Some(()));
         assert_eq!(format!("{back:?}"), format!("{lines:?}"));
         for (i, marker) in Marker::ALL.into_iter().enumerate() {
             assert_eq!(KINDS[i + 1], LineKind::Marker(marker));
         }
+    }
+
+    /// Runs are found by where their words start, whatever the size of their lines; a range
+    /// that does not start at a run, or cuts a long line, gives nothing.
+    #[test]
+    fn runs_are_found_by_their_words() {
+        let mut l = Lines {
+            lines: Vec::new(),
+            start: 0,
+            number: 1,
+        };
+        l.push(
+            20,
+            5,
+            LineEnding::Crlf,
+            LineKind::Marker(Marker::DocumentStart),
+            None,
+            0,
+        );
+        l.push(
+            9000,
+            3,
+            LineEnding::Crlf,
+            LineKind::Pair,
+            Some(Key::Purpose),
+            0,
+        );
+        l.push(
+            14,
+            NO_EQ,
+            LineEnding::Crlf,
+            LineKind::Marker(Marker::DocumentEnd),
+            None,
+            0,
+        );
+        l.push(
+            20,
+            5,
+            LineEnding::Crlf,
+            LineKind::Marker(Marker::DocumentStart),
+            None,
+            0,
+        );
+        l.push(6, 2, LineEnding::Crlf, LineKind::Pair, None, 0);
+        let (first, second) = l.lines.split_at(3);
+        let mut packed = PackedLines::default();
+        packed.push_run(first);
+        let cut = packed.len();
+        packed.push_run(second);
+        assert_eq!((cut, packed.len()), (4, 6));
+        let mut back = Vec::new();
+        assert_eq!(packed.run(cut..packed.len(), &mut back), Some(()));
+        assert_eq!(format!("{back:?}"), format!("{second:?}"));
+        back.clear();
+        assert_eq!(packed.run(0..cut, &mut back), Some(()));
+        assert_eq!(format!("{back:?}"), format!("{first:?}"));
+        assert_eq!(packed.run(1..cut, &mut Vec::new()), None);
+        assert_eq!(packed.run(0..2, &mut Vec::new()), None);
+    }
+
+    /// A whole line whose index does not fit 30 bits is pointed at by the word after.
+    #[test]
+    fn a_far_whole_line_comes_back() {
+        let line = Line {
+            start: 7,
+            len: 2,
+            eq: 1,
+            number: 9,
+            ending: LineEnding::Lf,
+            kind: LineKind::Pair,
+            key: None,
+        };
+        let packed = PackedLines {
+            words: vec![WHOLE_FAR, 1, WHOLE],
+            whole: vec![Line { start: 0, ..line }, line],
+        };
+        let mut back = Vec::new();
+        assert_eq!(packed.run(0..2, &mut back), Some(()));
+        assert_eq!(format!("{back:?}"), format!("{:?}", [line]));
+        back.clear();
+        assert_eq!(packed.run(2..3, &mut back), Some(()));
+        assert_eq!(back[0].start, 0);
     }
 }

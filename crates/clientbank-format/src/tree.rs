@@ -153,7 +153,7 @@ fn group(
 #[derive(Clone, Debug, Default)]
 struct PackedDocuments {
     lines: PackedLines,
-    /// Where each document's lines end in `lines`.
+    /// Where each document's words end in `lines` (a line takes one word or two).
     ends: Vec<u32>,
 }
 
@@ -340,11 +340,12 @@ struct Joined {
 
 /// An exchange file read once for what it says of itself — its encoding, header, account
 /// sections and every finding, exactly as [`parse`] finds them — without keeping its
-/// documents as sections: each document line is kept as a word of 8 bytes (its length, `=`,
-/// known key, kind and ending; its start and number follow from the line before), from which
-/// [`Scan::documents`] rebuilds the documents one at a time without reading a line again. The
-/// memory of a big file is its bytes and about a third more, where [`parse`]'s tree holds a
-/// record of 20 bytes for every line.
+/// documents as sections: each document line is kept as a word of 4 bytes (its length, `=`,
+/// known key, kind and ending; its start and number follow from the line before; two words
+/// for a line of 4 KiB or more, or whose `=` is far on), from which [`Scan::documents`]
+/// rebuilds the documents one at a time without reading a line again. The memory of a big
+/// file is its bytes and a word per line, where [`parse`]'s tree holds a record of 20 bytes
+/// for every line.
 ///
 /// ```
 /// use clientbank_format::{scan, Encoding, Key};
