@@ -232,12 +232,30 @@ impl Sink {
     }
 
     /// A writer whose output counts only once [`Pending::commit`] says so: a file is written
-    /// beside its place and renamed over it then (dropped, nothing is left); standard output
-    /// is written as it goes, or not at all when `hold` (a pass that knows beforehand that the
-    /// output will not count).
+    /// beside its place and renamed over it then (dropped, nothing is left); standard output,
+    /// or a path that is not a file (a pipe, a device: `/dev/null`, `NUL`), is written as it
+    /// goes — never replaced by a file — or not at all when `hold` (a pass that knows
+    /// beforehand that the output will not count).
     pub(crate) fn open_pending(&self, hold: bool) -> io::Result<Pending> {
         Ok(match self {
+            Sink::File(path) if is_not_a_file(path) => {
+                if hold {
+                    Pending::Held
+                } else {
+                    let device = std::fs::OpenOptions::new()
+                        .write(true)
+                        .open(path)
+                        .map_err(|e| AtPath::new(path, e).into_io())?;
+                    Pending::Device(io::BufWriter::with_capacity(1 << 16, device))
+                }
+            }
             Sink::File(path) => {
+                // A link is written through: its file is replaced, the link stays.
+                let linked = std::fs::symlink_metadata(path)
+                    .is_ok_and(|m| m.file_type().is_symlink())
+                    .then(|| std::fs::canonicalize(path).ok())
+                    .flatten();
+                let path = linked.as_ref().unwrap_or(path);
                 let folder = match path.parent() {
                     Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
                     _ => std::path::PathBuf::from("."),
@@ -247,7 +265,10 @@ impl Sink {
                     .suffix(".tmp")
                     .tempfile_in(&folder)
                     .map_err(|e| AtPath::new(path, e).into_io())?;
-                Pending::File(io::BufWriter::with_capacity(1 << 16, temp), path.clone())
+                Pending::File(
+                    io::BufWriter::with_capacity(1 << 16, temp),
+                    path.to_path_buf(),
+                )
             }
             Sink::Stdout if hold => Pending::Held,
             Sink::Stdout => Pending::Stdout(io::BufWriter::with_capacity(1 << 16, io::stdout())),
@@ -266,10 +287,18 @@ impl Sink {
     }
 }
 
+/// Whether `path` is there and is not a file: a pipe or a device, which a file put in its
+/// place would replace (`-o /dev/null` must not leave a file as `/dev/null`).
+fn is_not_a_file(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
+}
+
 /// Output that counts only when committed ([`Sink::open_pending`]).
 pub(crate) enum Pending {
     File(io::BufWriter<tempfile::NamedTempFile>, std::path::PathBuf),
     Stdout(io::BufWriter<io::Stdout>),
+    /// A pipe or a device, written as it goes.
+    Device(io::BufWriter<std::fs::File>),
     Held,
 }
 
@@ -278,6 +307,7 @@ impl Write for Pending {
         match self {
             Pending::File(out, _) => out.write(bytes),
             Pending::Stdout(out) => out.write(bytes),
+            Pending::Device(out) => out.write(bytes),
             Pending::Held => Ok(bytes.len()),
         }
     }
@@ -295,6 +325,7 @@ impl Write for Pending {
             }
             Pending::File(out, _) => out.write_vectored(bytes),
             Pending::Stdout(out) => out.write_vectored(bytes),
+            Pending::Device(out) => out.write_vectored(bytes),
             Pending::Held => Ok(bytes.iter().map(|b| b.len()).sum()),
         }
     }
@@ -303,6 +334,7 @@ impl Write for Pending {
         match self {
             Pending::File(out, _) => out.flush(),
             Pending::Stdout(out) => out.flush(),
+            Pending::Device(out) => out.flush(),
             Pending::Held => Ok(()),
         }
     }
@@ -322,6 +354,7 @@ impl Pending {
                     .map_err(|e| AtPath::new(&path, e.error).into_io())
             }
             Pending::Stdout(mut out) => out.flush(),
+            Pending::Device(mut out) => out.flush(),
             Pending::Held => Ok(()),
         }
     }

@@ -217,6 +217,59 @@ fn convert_never_writes_over_its_input() {
     }
 }
 
+/// `-o` a pipe (or a device): written as it goes, never replaced by a file (as root, `-o
+/// /dev/null` once left a file as `/dev/null`); `-o` a link: its file is replaced, the link
+/// stays.
+#[cfg(unix)]
+#[test]
+fn convert_writes_through_pipes_and_links() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = tempfile::tempdir().unwrap();
+    let input = testdata("valid/payment-orders-cp1251-crlf.txt");
+    let args = |output: &Path| {
+        let out = clientbank(&[
+            "convert",
+            "--today",
+            TODAY,
+            &input,
+            "-o",
+            output.to_str().unwrap(),
+        ]);
+        assert_eq!(code(&out), 0, "{}", text(&out.stderr));
+    };
+    let expected = clientbank(&["convert", "--today", TODAY, &input]).stdout;
+    assert!(expected.starts_with(b"[\n"), "{}", text(&expected));
+    let pipe = dir.path().join("pipe");
+    if Command::new("mkfifo")
+        .arg(&pipe)
+        .status()
+        .is_ok_and(|s| s.success())
+    {
+        let reader = {
+            let pipe = pipe.clone();
+            std::thread::spawn(move || std::fs::read(pipe).unwrap())
+        };
+        args(&pipe);
+        assert_eq!(reader.join().unwrap(), expected);
+        let kind = std::fs::symlink_metadata(&pipe).unwrap().file_type();
+        assert!(kind.is_fifo(), "the pipe is still a pipe");
+    } else {
+        println!("skipped the pipe: `mkfifo` is missing");
+    }
+    let file = dir.path().join("requests.json");
+    std::fs::write(&file, b"old").unwrap();
+    let link = dir.path().join("link.json");
+    std::os::unix::fs::symlink(&file, &link).unwrap();
+    args(&link);
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(std::fs::read(&file).unwrap(), expected);
+}
+
 #[test]
 fn convert_refuses_single_byte_output_on_a_terminal() {
     if Command::new("script").arg("--version").output().is_err() {
