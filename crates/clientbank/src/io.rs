@@ -233,7 +233,7 @@ impl Sink {
 
     /// A writer whose output counts only once [`Pending::commit`] says so: a file is written
     /// beside its place and renamed over it then (dropped, nothing is left); standard output,
-    /// or a path that is not a file (a pipe, a device: `/dev/null`, `NUL`), is written as it
+    /// or a path that is not a file (a pipe, a device: `/dev/null`), is written as it
     /// goes — never replaced by a file — or not at all when `hold` (a pass that knows
     /// beforehand that the output will not count).
     pub(crate) fn open_pending(&self, hold: bool) -> io::Result<Pending> {
