@@ -526,3 +526,77 @@ fn write_exchange<E>(
 fn is_unwritable(finding: &Diagnostic) -> bool {
     matches!(finding.code, Code::ControlCharacter | Code::Unrepresentable)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::io::{self, IoSlice, Write};
+
+    use super::Elements;
+
+    /// A writer that takes at most a few bytes a call, is interrupted now and then, and stops
+    /// taking anything after `room` bytes: a slow pipe, a signal, a full disk.
+    struct Stingy {
+        taken: Vec<u8>,
+        calls: usize,
+        room: usize,
+    }
+
+    impl Write for Stingy {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.write_vectored(&[IoSlice::new(buf)])
+        }
+
+        fn write_vectored(&mut self, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
+            self.calls += 1;
+            if self.calls % 3 == 0 {
+                return Err(io::ErrorKind::Interrupted.into());
+            }
+            let bytes: Vec<u8> = bufs.iter().flat_map(|b| b.iter().copied()).collect();
+            let n = bytes.len().min(5).min(self.room - self.taken.len());
+            self.taken.extend_from_slice(&bytes[..n]);
+            Ok(n)
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// Short and interrupted vectored writes still give every element once, in order, each
+    /// after the array's opening or a comma; a writer that takes nothing more is an error, not
+    /// a loop.
+    #[test]
+    fn elements_survive_short_and_interrupted_writes() {
+        let texts: Vec<Vec<u8>> = (0..Elements::BATCH + 7)
+            .map(|i| format!("  {{\"n\": {i}}}").into_bytes())
+            .collect();
+        let expected: Vec<u8> = texts
+            .iter()
+            .enumerate()
+            .flat_map(|(i, t)| [if i == 0 { &b"[\n"[..] } else { b",\n" }, t].concat())
+            .collect();
+        let mut out = Stingy {
+            taken: Vec::new(),
+            calls: 0,
+            room: usize::MAX,
+        };
+        let mut array = Elements::default();
+        for text in texts.clone() {
+            array.push(text, &mut out).unwrap();
+        }
+        array.write(&mut out).unwrap();
+        assert_eq!(array.count, texts.len());
+        assert_eq!(out.taken, expected);
+
+        let mut full = Stingy {
+            taken: Vec::new(),
+            calls: 0,
+            room: 40,
+        };
+        let mut array = Elements::default();
+        array.texts = texts;
+        let error = array.write(&mut full).unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::WriteZero);
+        assert_eq!(full.taken, expected[..40]);
+    }
+}
