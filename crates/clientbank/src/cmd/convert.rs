@@ -548,7 +548,7 @@ mod tests {
 
         fn write_vectored(&mut self, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
             self.calls += 1;
-            if self.calls % 3 == 0 {
+            if self.calls.is_multiple_of(3) {
                 return Err(io::ErrorKind::Interrupted.into());
             }
             let bytes: Vec<u8> = bufs.iter().flat_map(|b| b.iter().copied()).collect();
