@@ -593,8 +593,7 @@ mod tests {
             calls: 0,
             room: 40,
         };
-        let mut array = Elements::default();
-        array.texts = texts;
+        let mut array = Elements { texts, count: 0 };
         let error = array.write(&mut full).unwrap_err();
         assert_eq!(error.kind(), io::ErrorKind::WriteZero);
         assert_eq!(full.taken, expected[..40]);
