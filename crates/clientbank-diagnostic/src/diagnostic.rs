@@ -54,6 +54,10 @@ pub const SHOWN_CHARS: usize = 100;
 
 /// `text` cut to [`SHOWN_CHARS`] characters, with `…` when it was longer.
 pub fn short(text: &str) -> String {
+    if text.len() <= SHOWN_CHARS {
+        // No more characters than bytes: nothing to cut, nothing to count.
+        return text.to_string();
+    }
     match text.char_indices().nth(SHOWN_CHARS) {
         Some((cut, _)) => format!("{}…", &text[..cut]),
         None => text.to_string(),
@@ -119,7 +123,11 @@ impl Diagnostic {
     /// About the 1C key `key` (a key taken from the input is cut short).
     pub fn key(mut self, key: impl Into<Cow<'static, str>>) -> Diagnostic {
         self.key = Some(match key.into() {
-            Cow::Owned(key) if key.chars().nth(SHOWN_CHARS).is_some() => Cow::Owned(short(&key)),
+            Cow::Owned(key)
+                if key.len() > SHOWN_CHARS && key.chars().nth(SHOWN_CHARS).is_some() =>
+            {
+                Cow::Owned(short(&key))
+            }
             key => key,
         });
         self

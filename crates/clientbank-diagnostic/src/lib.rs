@@ -214,12 +214,24 @@ pub fn duration(d: std::time::Duration) -> Message {
 }
 
 /// A [`Message`] made with `format!` in each language:
-/// `tr!("{n} keys" ; "ключей: {n}")`.
+/// `tr!("{n} keys" ; "ключей: {n}")`. A text with nothing to fill in is borrowed, not copied.
 #[macro_export]
 macro_rules! tr {
     ($($en:expr),+ ; $($ru:expr),+ $(,)?) => {
-        $crate::Message::new(format!($($en),+), format!($($ru),+))
+        $crate::Message::new(
+            $crate::formatted(format_args!($($en),+)),
+            $crate::formatted(format_args!($($ru),+)),
+        )
     };
+}
+
+/// The text `args` make: the literal itself when there is nothing to fill in (no copy).
+#[doc(hidden)]
+pub fn formatted(args: std::fmt::Arguments<'_>) -> Cow<'static, str> {
+    match args.as_str() {
+        Some(literal) => Cow::Borrowed(literal),
+        None => Cow::Owned(std::fmt::format(args)),
+    }
 }
 
 /// A log line in both languages: `say!(warn, message, file = %name)` logs the [`Message`]'s

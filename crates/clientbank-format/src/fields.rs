@@ -64,6 +64,9 @@ macro_rules! typed {
 pub struct DocumentFields<'a> {
     slots: [Slot<'a>; Key::COUNT],
     buffer: &'a str,
+    /// Whether the section has a key [`Document`] keeps in `extra` (so that
+    /// [`DocumentFields::extra`] need not look when it has none).
+    has_extra: bool,
 }
 
 impl<'a> DocumentFields<'a> {
@@ -71,7 +74,11 @@ impl<'a> DocumentFields<'a> {
     pub fn of(document: &'a Document) -> DocumentFields<'a> {
         let mut slots = [Slot::Absent; Key::COUNT];
         document.fill_slots(&mut slots);
-        DocumentFields { slots, buffer: "" }
+        DocumentFields {
+            slots,
+            buffer: "",
+            has_extra: !document.extra.is_empty(),
+        }
     }
 
     /// The values of a document section, as [`Document::from_section`] reads them: the first
@@ -82,8 +89,10 @@ impl<'a> DocumentFields<'a> {
         let encoding = section.encoding();
         let kinds = &*KINDS;
         let mut slots = [Slot::Absent; Key::COUNT];
-        for (key, raw) in section.known_values() {
-            let Some(kind) = kinds[key.index()] else {
+        let mut has_extra = false;
+        for (key, raw) in section.values() {
+            let Some((key, kind)) = key.and_then(|key| Some((key, kinds[key.index()]?))) else {
+                has_extra = true;
                 continue;
             };
             let slot = &mut slots[key.index()];
@@ -105,6 +114,7 @@ impl<'a> DocumentFields<'a> {
         DocumentFields {
             slots,
             buffer: buffer.as_str(),
+            has_extra,
         }
     }
 
@@ -118,11 +128,27 @@ impl<'a> DocumentFields<'a> {
     pub fn extra<'s>(
         section: &SectionRef<'s>,
     ) -> impl Iterator<Item = (Cow<'s, str>, Cow<'s, str>)> + 's {
+        DocumentFields::extra_where(section, |_| true)
+    }
+
+    /// [`DocumentFields::extra`], only the keys `which` takes (`None`: a key that is not the
+    /// format's); the others are not decoded.
+    pub fn extra_where<'s>(
+        section: &SectionRef<'s>,
+        which: impl Fn(Option<Key>) -> bool + 's,
+    ) -> impl Iterator<Item = (Cow<'s, str>, Cow<'s, str>)> + 's {
         let encoding = section.encoding();
         section
-            .raw_fields()
-            .filter(|(known, ..)| known.is_none_or(|k| !DocumentFields::holds(k)))
+            .raw_fields_where(move |known| {
+                known.is_none_or(|k| !DocumentFields::holds(k)) && which(known)
+            })
             .map(move |(_, key, value, _)| (encoding.decode(key), encoding.decode(value)))
+    }
+
+    /// Whether the document has a key [`Document`] keeps in `extra` (one that
+    /// [`DocumentFields::extra`] gives).
+    pub fn has_extra(&self) -> bool {
+        self.has_extra
     }
 
     /// The text of `key` (`None` when absent, empty, or not a text).

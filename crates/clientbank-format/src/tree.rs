@@ -1128,12 +1128,23 @@ impl<'a> SectionRef<'a> {
             .map(move |l| (l.key, l.key_bytes(buf), l.value_bytes(buf), l.number))
     }
 
-    /// The raw value bytes of every known key's line, in order (the key's bytes are not
-    /// looked at: the key is known).
-    pub(crate) fn known_values(&self) -> impl Iterator<Item = (Key, &'a [u8])> + 'a {
+    /// The known key (if any) and the raw value bytes of every `Key=Value` line, in order
+    /// (the key's bytes are not looked at).
+    pub(crate) fn values(&self) -> impl Iterator<Item = (Option<Key>, &'a [u8])> + 'a {
+        let buf = self.buf;
+        self.pairs().map(move |l| (l.key, l.value_bytes(buf)))
+    }
+
+    /// [`SectionRef::raw_fields`] of the lines whose known key (or `None`) `which` takes; the
+    /// others' bytes are not looked at.
+    pub(crate) fn raw_fields_where(
+        &self,
+        which: impl Fn(Option<Key>) -> bool + 'a,
+    ) -> impl Iterator<Item = (Option<Key>, &'a [u8], &'a [u8], u32)> + 'a {
         let buf = self.buf;
         self.pairs()
-            .filter_map(move |l| l.key.map(|k| (k, l.value_bytes(buf))))
+            .filter(move |l| which(l.key))
+            .map(move |l| (l.key, l.key_bytes(buf), l.value_bytes(buf), l.number))
     }
 
     /// The line of every known key, in order, without decoding anything.

@@ -515,7 +515,7 @@ impl Batch {
                 (false, false) => onec::NotCarried::FormatKeys,
                 (false, true) => onec::NotCarried::None,
             };
-            onec::with_view(section, not_carried, |payment, mapped| {
+            onec::with_view(section, not_carried, quiet, |payment, mapped| {
                 self.payment_item(index, section, requests, quiet, payment, mapped)
             })
         } else {

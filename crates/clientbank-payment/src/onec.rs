@@ -114,7 +114,7 @@ pub(crate) fn payment_of(
     } else {
         NotCarried::None
     };
-    with_view(section, not_carried, |view, findings| {
+    with_view(section, not_carried, Quiet::NONE, |view, findings| {
         (view.to_payment(), findings)
     })
 }
@@ -148,25 +148,29 @@ pub(crate) enum NotCarried {
 
 /// `then` of the payment a document section describes, borrowed (no `String` per field: the
 /// texts are the input's bytes or one buffer of the thread's, decoded once), and a finding
-/// for each key the payment has no place for (as `not_carried` says), not located.
+/// for each key the payment has no place for (as `not_carried` says), not located; as a
+/// stand-in when `quiet` has the code.
 pub(crate) fn with_view<R>(
     section: &SectionRef<'_>,
     not_carried: NotCarried,
+    quiet: Quiet,
     then: impl FnOnce(&PaymentView<'_>, Vec<Diagnostic>) -> R,
 ) -> R {
     debug_assert_eq!(section.kind(), SectionKind::Document);
     let run = |scratch: &mut Scratch| {
         let fields = DocumentFields::read(section, &mut scratch.text);
-        let extra = DocumentFields::extra(section);
+        // The keys the document keeps in `extra`, looked for only when it has any; `check`
+        // wants only the format's (a key that is not is the reader's `unknown-key`).
+        let format_keys = not_carried == NotCarried::FormatKeys;
+        let extra = fields
+            .has_extra()
+            .then(|| DocumentFields::extra_where(section, move |key| !format_keys || key.is_some()))
+            .into_iter()
+            .flatten();
         let findings = match not_carried {
             NotCarried::None => Vec::new(),
-            NotCarried::FormatKeys => not_carried_in(
-                &fields,
-                extra.filter(|(key, _)| Key::from_name(key).is_some()),
-                true,
-            ),
-            NotCarried::All => not_carried_in(&fields, extra, true),
-            NotCarried::Whether => not_carried_in(&fields, extra, false),
+            NotCarried::FormatKeys | NotCarried::All => not_carried_in(&fields, extra, true, quiet),
+            NotCarried::Whether => not_carried_in(&fields, extra, false, quiet),
         };
         then(&view_of(&fields, &mut scratch.joined), findings)
     };
@@ -188,16 +192,21 @@ pub fn check_section(
     encoding: Encoding,
 ) -> Vec<Diagnostic> {
     let read_in = Some(section.encoding());
-    with_view(section, NotCarried::FormatKeys, |payment, mut findings| {
-        findings.extend(validate_quiet(
-            payment,
-            context,
-            encoding,
-            read_in,
-            Quiet::NONE,
-        ));
-        findings
-    })
+    with_view(
+        section,
+        NotCarried::FormatKeys,
+        Quiet::NONE,
+        |payment, mut findings| {
+            findings.extend(validate_quiet(
+                payment,
+                context,
+                encoding,
+                read_in,
+                Quiet::NONE,
+            ));
+            findings
+        },
+    )
 }
 
 /// Strips the one-line form's `ИНН 7707083893 ` prefix from a party name.
@@ -254,18 +263,23 @@ const PURPOSE_LINES: [Key; 6] = [
 
 /// The 1C keys a payment holds no place for, as `not-carried` findings; `extra` are the
 /// document's keys that are not the format's ([`DocumentFields::extra`]). Not `whole`: only
-/// whether there is one, as a single stand-in.
+/// whether there is one, as a single stand-in. With the code in `quiet`, a format key's
+/// finding is its stand-in, which names the key (no message, no value).
 fn not_carried_in<K: AsRef<str>, V: AsRef<str>>(
     fields: &DocumentFields<'_>,
     extra: impl Iterator<Item = (K, V)>,
     whole: bool,
+    quiet: Quiet,
 ) -> Vec<Diagnostic> {
     let mut findings = Vec::new();
+    let counted = quiet.has(Code::NotCarried);
     let mut report = |key: Key, value: Option<&str>, why: (&str, &str)| {
         if value.is_some() && !whole {
             if findings.is_empty() {
                 findings.push(Quiet::stand_in(Code::NotCarried));
             }
+        } else if value.is_some() && counted {
+            findings.push(Quiet::stand_in(Code::NotCarried).key(key.name()));
         } else if let Some(value) = value {
             let (name, (why, why_ru)) = (key.name(), why);
             findings.push(
@@ -282,12 +296,14 @@ fn not_carried_in<K: AsRef<str>, V: AsRef<str>>(
         }
     };
     let text = |key: Key| fields.text(key);
-    // A value as a finding shows it; not `whole`, only whether there is one (nothing made).
+    // A value as a finding shows it; not `whole` (or only counted), only whether there is one
+    // (nothing made).
+    let whole_value = whole && !counted;
     fn shown<T>(whole: bool, value: Option<T>, show: impl FnOnce(T) -> String) -> Option<String> {
         value.map(|v| if whole { show(v) } else { String::new() })
     }
     let format_date = clientbank_format::value::format_date;
-    let date = |key: Key| shown(whole, fields.date(key), format_date);
+    let date = |key: Key| shown(whole_value, fields.date(key), format_date);
     let indirect = (
         "indirect settlements are not supported by the bank's upload",
         "расчёты через другие банки при загрузке в банк не поддерживаются",
@@ -318,7 +334,7 @@ fn not_carried_in<K: AsRef<str>, V: AsRef<str>>(
         report(key, date(key).as_deref(), statement);
     }
     let time = shown(
-        whole,
+        whole_value,
         fields.time(Key::ReceiptTime),
         clientbank_format::value::format_time,
     );
@@ -336,7 +352,7 @@ fn not_carried_in<K: AsRef<str>, V: AsRef<str>>(
         "it belongs to payment requirements and letters of credit",
         "это реквизит платёжных требований и аккредитивов",
     );
-    let days = shown(whole, fields.integer(Key::AcceptanceTerm), |d| {
+    let days = shown(whole_value, fields.integer(Key::AcceptanceTerm), |d| {
         d.to_string()
     });
     report(Key::AcceptanceTerm, days.as_deref(), requirement);
@@ -409,7 +425,7 @@ fn not_carried_in<K: AsRef<str>, V: AsRef<str>>(
 pub fn from_document(document: &Document) -> (Payment, Vec<Diagnostic>) {
     let fields = DocumentFields::of(document);
     let extra = document.extra.iter().map(|(k, v)| (k, v));
-    let findings = not_carried_in(&fields, extra, true);
+    let findings = not_carried_in(&fields, extra, true, Quiet::NONE);
     (view_of(&fields, &mut String::new()).to_payment(), findings)
 }
 

@@ -226,39 +226,76 @@ pub const KNOWN_PAYEES: &[(&str, &str, &str)] = &[
 /// The administrator a payee's name points to (the agency in the name of a treasury payee:
 /// `УФК по … (ИФНС …)`), when it points to exactly one we know; `None` otherwise.
 pub fn administrator_by_name(name: &str) -> Option<&'static str> {
-    let upper = name.to_uppercase();
-    let words: Vec<&str> = upper
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .collect();
-    let has = |w: &str| words.contains(&w);
-    let found: Vec<&'static str> = [
-        (["ФНС", "ИФНС", "УФНС", "МИФНС"].into_iter().any(has), "182"),
-        (
-            has("ФТС") || words.iter().any(|w| w.starts_with("ТАМОЖН")),
-            "153",
-        ),
-        (
-            has("СФР")
-                || has("ОСФР")
-                || upper.contains("ПЕНСИОННОГО И СОЦИАЛЬНОГО СТРАХОВАНИЯ")
-                || upper.contains("СОЦИАЛЬНОГО ФОНДА")
-                || upper.contains("СОЦИАЛЬНЫЙ ФОНД"),
-            "797",
-        ),
-        (
-            ["МВД", "ГИБДД", "ОГИБДД", "УГИБДД"].into_iter().any(has),
-            "188",
-        ),
+    let upper = upper(name);
+    let (mut tax, mut customs, mut social, mut police) = (false, false, false, false);
+    for word in upper.split(|c: char| !is_alphanumeric(c)) {
+        match word {
+            "ФНС" | "ИФНС" | "УФНС" | "МИФНС" => tax = true,
+            "ФТС" => customs = true,
+            w if w.starts_with("ТАМОЖН") => customs = true,
+            "СФР" | "ОСФР" => social = true,
+            "МВД" | "ГИБДД" | "ОГИБДД" | "УГИБДД" => police = true,
+            _ => {}
+        }
+    }
+    social = social
+        || upper.contains("ПЕНСИОННОГО И СОЦИАЛЬНОГО СТРАХОВАНИЯ")
+        || upper.contains("СОЦИАЛЬНОГО ФОНДА")
+        || upper.contains("СОЦИАЛЬНЫЙ ФОНД");
+    let mut found = [
+        (tax, "182"),
+        (customs, "153"),
+        (social, "797"),
+        (police, "188"),
     ]
     .into_iter()
-    .filter(|(found, _)| *found)
-    .map(|(_, admin)| admin)
-    .collect();
-    match found[..] {
-        [one] => Some(one),
+    .filter_map(|(found, administrator)| found.then_some(administrator));
+    match (found.next(), found.next()) {
+        (Some(one), None) => Some(one),
         _ => None,
     }
+}
+
+/// `char::is_alphanumeric`, with the letters of payment texts (ASCII, the Russian alphabet)
+/// answered without the Unicode tables.
+fn is_alphanumeric(c: char) -> bool {
+    match c {
+        'a'..='z' | 'A'..='Z' | '0'..='9' | 'А'..='я' | 'Ё' | 'ё' => true,
+        '\0'..='\x7f' => false,
+        _ => c.is_alphanumeric(),
+    }
+}
+
+/// `text.trim()`, answered without decoding a character when the text begins and ends with
+/// one no whitespace is (printable ASCII, a Cyrillic letter): what nearly every value does.
+pub(crate) fn trim(text: &str) -> &str {
+    let plain_start = matches!(text.as_bytes().first(), Some(0x21..=0x7F | 0xD0 | 0xD1));
+    let plain_end = matches!(
+        text.as_bytes(),
+        [.., 0x21..=0x7F] | [.., 0xD0 | 0xD1, 0x80..=0xBF]
+    );
+    if plain_start && plain_end {
+        text
+    } else {
+        text.trim()
+    }
+}
+
+/// `text.to_uppercase()`, with the letters of payment texts (ASCII, the Russian alphabet, `ё`)
+/// mapped directly instead of through the Unicode tables.
+pub(crate) fn upper(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            'a'..='z' => out.push(c.to_ascii_uppercase()),
+            '\0'..='\x7f' => out.push(c),
+            'а'..='я' => out.push(char::from_u32(c as u32 - 0x20).unwrap_or(c)),
+            'ё' => out.push('Ё'),
+            'А'..='Я' | 'Ё' => out.push(c),
+            _ => out.extend(c.to_uppercase()),
+        }
+    }
+    out
 }
 
 /// Payer statuses (field 101) that customs payments take: `06` a legal entity in foreign
@@ -479,7 +516,22 @@ pub mod since {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
+
+    proptest! {
+        /// The short way is `str::trim`: on any text, on texts of the characters either end
+        /// may hold (spaces of every kind, Cyrillic, control characters).
+        #[test]
+        fn trim_is_strs_trim(
+            any in ".*",
+            near in "[ \t\r\n\u{85}\u{a0}\u{2000}\u{3000}a-zА-яЁё0-9\u{7f}\u{0}-\u{1f}]{0,6}",
+        ) {
+            prop_assert_eq!(trim(&any), any.trim());
+            prop_assert_eq!(trim(&near), near.trim());
+        }
+    }
 
     #[test]
     fn inn_vectors() {

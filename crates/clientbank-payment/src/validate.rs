@@ -10,7 +10,7 @@ use clientbank_diagnostic::{Code, Diagnostic, Message, tr};
 
 use crate::finding::{Field, Quiet, about};
 use crate::payment::{Budget, Kind, Payment, ThirdParty, enp};
-use crate::rules::{self, Defect, OnEnpAccount, TreasuryKind, since};
+use crate::rules::{self, Defect, OnEnpAccount, TreasuryKind, since, upper};
 
 /// The text of a payment's fields: `String` (an owned [`Payment`]) or `&str` (a payment
 /// borrowed from a 1C file's document, which the rules read without a `String` per field).
@@ -417,7 +417,7 @@ impl Check {
     /// The value with spaces around it removed, warning when there were any (control
     /// characters are [`Check::characters`]' finding).
     fn trimmed<'v>(&mut self, field: Field, value: &'v str) -> &'v str {
-        let trimmed = value.trim();
+        let trimmed = rules::trim(value);
         if trimmed.len() != value.len() && !value.chars().any(char::is_control) {
             self.add(Code::Whitespace, field, Some(value), || {
                 Message::new(
@@ -556,7 +556,7 @@ impl Check {
     }
 
     fn corr_account(&mut self, field: Field, value: &str, bik: Option<&str>) {
-        let trimmed = value.trim();
+        let trimmed = rules::trim(value);
         if !(trimmed.starts_with("301") || trimmed.starts_with("40102")) {
             self.add(Code::CorrAccountFormat, field, Some(trimmed), || {
                 Message::new(
@@ -1633,23 +1633,6 @@ fn is_wages<T: Text>(payment: &Payment<T>) -> bool {
     let upper = upper(payment.purpose.as_deref().unwrap_or_default());
     names_wages(&upper)
         || (to_persons_account(payment) && (has_income_code(payment) || upper.contains("АВАНС")))
-}
-
-/// `text.to_uppercase()`, with the letters of payment texts (ASCII, the Russian alphabet, `ё`)
-/// mapped directly instead of through the Unicode tables.
-fn upper(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            'a'..='z' => out.push(c.to_ascii_uppercase()),
-            '\0'..='\x7f' => out.push(c),
-            'а'..='я' => out.push(char::from_u32(c as u32 - 0x20).unwrap_or(c)),
-            'ё' => out.push('Ё'),
-            'А'..='Я' | 'Ё' => out.push(c),
-            _ => out.extend(c.to_uppercase()),
-        }
-    }
-    out
 }
 
 fn field_text<T: Text>(value: &Option<T>) -> Option<&str> {

@@ -224,6 +224,51 @@ fn findings_are_limited_per_code_across_payments_and_strict_makes_errors() {
     assert!(report.contains("and 5 more `date-stale` finding(s)"));
 }
 
+/// A key the payment has no place for, in every order: past the limit its findings are only
+/// counted (made as stand-ins), and what is said is the same as when each is made whole.
+#[test]
+fn not_carried_past_the_limit_is_counted_as_when_made_whole() {
+    let body: String = (1..=1300)
+        .map(|n| {
+            order(
+                n,
+                "ДатаСписано=14.11.2026\nПлательщик2=Р/с 40702810000000000001\n",
+            )
+        })
+        .collect();
+    let batch = Batch::read(file(&body), &today()).unwrap();
+    for ahead in [false, true] {
+        let findings: Vec<_> = if ahead {
+            batch.findings().made_ahead(|f| f.collect())
+        } else {
+            batch.findings().collect()
+        };
+        for key in ["ДатаСписано", "Плательщик2"] {
+            let of_key: Vec<_> = findings
+                .iter()
+                .filter(|f| f.code == Code::NotCarried && f.key.as_deref() == Some(key))
+                .collect();
+            // Whole: the value found, placed at its line, in its payment.
+            assert!(of_key.iter().all(|f| f.found.is_some() && f.line.is_some()));
+            assert_eq!(of_key.first().and_then(|f| f.payment), Some(1));
+            // The first 1,000 of the code: both keys of the first 500 payments.
+            assert_eq!(of_key.len(), 500, "{key}");
+        }
+        let summary: Vec<_> = findings
+            .iter()
+            .filter(|f| f.code == Code::NotCarried && f.omitted > 0)
+            .collect();
+        assert_eq!(summary.len(), 1);
+        assert_eq!(summary[0].omitted, 2 * 1300 - 1000);
+    }
+    // The conversion's own account of what the JSON route loses is not limited away.
+    let mut carried = 0;
+    batch
+        .conversion(true, |item| carried += usize::from(item.carried_by_json()))
+        .made_ahead(|findings| findings.count());
+    assert_eq!(carried, 0);
+}
+
 #[test]
 fn one_defect_is_one_finding_with_the_worse_severity() {
     // `Сумма=1,50` is the reader's `invalid-sum`, not also the rules' `missing`; an empty `Дата`
