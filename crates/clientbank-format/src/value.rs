@@ -64,60 +64,58 @@ pub fn parse_time(raw: &[u8]) -> Option<(NaiveTime, bool)> {
     NaiveTime::from_hms_opt(h, m, s).map(|t| (t, dotted))
 }
 
-/// The text of an amount if it has the grammar of one (not yet whether it fits a `Decimal`):
-/// [`amount`]'s grammar, read by hand (a value is read for every sum of every document).
-fn amount_text(raw: &[u8], signed: bool) -> Option<&str> {
+/// An amount's parts: whether it is negative, its whole digits (at least one) and its one or
+/// two digits of kopecks (none without a dot); `None` unless the value is `руб[.коп]`, with
+/// spaces around it and a leading minus only when `signed`.
+fn amount_parts(raw: &[u8], signed: bool) -> Option<(bool, &[u8], &[u8])> {
     let text = raw.trim_ascii();
-    let unsigned = match text {
-        [b'-', rest @ ..] if signed => rest,
-        _ => text,
+    let (negative, unsigned) = match text {
+        [b'-', rest @ ..] if signed => (true, rest),
+        _ => (false, text),
     };
     let whole = unsigned.iter().take_while(|b| b.is_ascii_digit()).count();
     if whole == 0 {
         return None;
     }
-    match &unsigned[whole..] {
-        [] => {}
+    let (digits, rest) = unsigned.split_at(whole);
+    let cents = match rest {
+        [] => rest,
         [b'.', cents @ ..]
-            if matches!(cents.len(), 1 | 2) && cents.iter().all(u8::is_ascii_digit) => {}
+            if matches!(cents.len(), 1 | 2) && cents.iter().all(u8::is_ascii_digit) =>
+        {
+            cents
+        }
         _ => return None,
-    }
-    // Only ASCII digits, '-' and '.' got here.
-    std::str::from_utf8(text).ok()
+    };
+    Some((negative, digits, cents))
 }
 
 /// `руб[.коп]`: digits, then optionally a dot and one or two digits; a leading minus only
 /// when `signed` (balances). Read exactly, never through floating point.
 pub fn parse_amount(raw: &[u8], signed: bool) -> Option<Decimal> {
-    let text = amount_text(raw, signed)?;
-    // Up to 18 digits fit an i64 mantissa: build the Decimal directly (exact, and much
-    // faster than parsing text); longer ones go through Decimal's own parser.
-    let (negative, digits) = match text.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, text),
-    };
-    let point = digits.find('.');
-    let count = digits.len() - usize::from(point.is_some());
-    if count <= 18 {
-        let mantissa = digits
-            .bytes()
-            .filter(u8::is_ascii_digit)
-            .fold(0i64, |m, b| m * 10 + i64::from(b - b'0'));
-        let scale = point.map_or(0, |p| (digits.len() - p - 1) as u32);
-        return Some(Decimal::new(
-            if negative { -mantissa } else { mantissa },
-            scale,
-        ));
+    let (negative, whole, cents) = amount_parts(raw, signed)?;
+    // Up to 18 digits fit an i64 mantissa: the Decimal is built directly, in one pass over
+    // the digits (exact, and much faster than parsing text); longer ones are its own parser's.
+    if whole.len() + cents.len() > 18 {
+        return std::str::from_utf8(raw.trim_ascii()).ok()?.parse().ok();
     }
-    text.parse::<Decimal>().ok()
+    let mantissa = whole
+        .iter()
+        .chain(cents)
+        .fold(0i64, |m, &b| m * 10 + i64::from(b - b'0'));
+    let scale = cents.len() as u32;
+    Some(Decimal::new(
+        if negative { -mantissa } else { mantissa },
+        scale,
+    ))
 }
 
 /// Whether [`parse_amount`] would read the value, without building the `Decimal` when the
 /// answer is plain (28 digits or fewer always fit).
 pub(crate) fn is_amount(raw: &[u8], signed: bool) -> bool {
-    match amount_text(raw, signed) {
-        Some(text) if text.len() <= 28 => true,
-        Some(text) => text.parse::<Decimal>().is_ok(),
+    match amount_parts(raw, signed) {
+        Some((_, whole, cents)) if whole.len() + cents.len() <= 28 => true,
+        Some(_) => parse_amount(raw, signed).is_some(),
         None => false,
     }
 }
@@ -214,7 +212,7 @@ mod tests {
         sequence::preceded,
     };
 
-    /// The amount's grammar as nom reads it: what `amount_text` reads by hand.
+    /// The amount's grammar as nom reads it: what `amount_parts` reads by hand.
     fn amount(input: &[u8]) -> IResult<&[u8], &[u8]> {
         recognize((
             opt(char('-')),
@@ -296,7 +294,15 @@ mod tests {
                     .map(|(_, text)| text)
                     .filter(|text| signed || !text.starts_with(b"-"))
                     .and_then(|text| std::str::from_utf8(text).ok());
-                assert_eq!(amount_text(input, signed), nom, "{input:?} {signed}");
+                let read = nom.and_then(|text| text.parse::<Decimal>().ok());
+                assert_eq!(parse_amount(input, signed), read, "{input:?} {signed}");
+                assert_eq!(
+                    is_amount(input, signed),
+                    read.is_some(),
+                    "{input:?} {signed}"
+                );
+                let scale = |d: Decimal| d.scale();
+                assert_eq!(parse_amount(input, signed).map(scale), read.map(scale));
             }
             assert_eq!(parse_date(input), nom_date(input), "{input:?}");
         }
