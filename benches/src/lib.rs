@@ -56,8 +56,41 @@ const PURPOSES: &[&str] = &[
     "Аренда офиса за ноябрь 2026 г. по договору № А-12, в т.ч. НДС",
 ];
 
-/// A statement with `documents` documents over about `documents / 40` days.
+/// Real banks' BIKs with their correspondent accounts, for the statement with valid
+/// requisites: the name the generator writes, the BIK, the account.
+const BANK_REQUISITES: &[(&str, &str, &str)] = &[
+    ("ПАО СБЕРБАНК", "044525225", "30101810400000000225"),
+    ("АО \"ТБАНК\"", "044525974", "30101810145250000974"),
+    ("БАНК ВТБ (ПАО)", "044525187", "30101810700000000187"),
+    ("АО \"АЛЬФА-БАНК\"", "044525593", "30101810200000000593"),
+];
+
+/// A statement with `documents` documents over about `documents / 40` days. Its INNs and
+/// accounts are random digits, so nearly every payment has findings (wrong check digits
+/// and control keys): what the reader and the commands are measured on.
 pub fn statement(documents: usize, seed: u64) -> Vec<u8> {
+    generate(documents, seed, false)
+}
+
+/// [`statement`] with valid requisites, as a bank's real statement has them: INNs with their
+/// check digit, accounts and correspondent accounts whose control key matches their bank's
+/// BIK (the own account is at the first bank of [`BANK_REQUISITES`]).
+pub fn statement_with_valid_requisites(documents: usize, seed: u64) -> Vec<u8> {
+    generate(documents, seed, true)
+}
+
+/// The sides of a payment, and their banks: (name, BIK, correspondent account).
+struct Banks<'a> {
+    own: (&'a str, &'a str, &'a str),
+    other: (&'a str, &'a str, &'a str),
+}
+
+fn generate(documents: usize, seed: u64, valid: bool) -> Vec<u8> {
+    let own_account = if valid {
+        keyed(BANK_REQUISITES[0].1, OWN_ACCOUNT)
+    } else {
+        OWN_ACCOUNT.to_string()
+    };
     let mut rng = Rng(seed);
     let days = documents.div_ceil(40).max(1);
     let start = chrono::NaiveDate::from_ymd_opt(2026, 1, 1).expect("a real date");
@@ -81,19 +114,28 @@ pub fn statement(documents: usize, seed: u64) -> Vec<u8> {
             } else {
                 debited += sum;
             }
-            document(&mut docs, &mut rng, written, &date, sum, incoming);
+            document(
+                &mut docs,
+                &mut rng,
+                written,
+                &date,
+                sum,
+                incoming,
+                valid,
+                &own_account,
+            );
         }
         let opening = balance;
         balance = opening + credited - debited;
         let _ = write!(
             sections,
-            "СекцияРасчСчет\r\nДатаНачала={date}\r\nДатаКонца={date}\r\nРасчСчет={OWN_ACCOUNT}\r\nНачальныйОстаток={opening:.2}\r\nВсегоПоступило={credited:.2}\r\nВсегоСписано={debited:.2}\r\nКонечныйОстаток={balance:.2}\r\nКонецРасчСчет\r\n"
+            "СекцияРасчСчет\r\nДатаНачала={date}\r\nДатаКонца={date}\r\nРасчСчет={own_account}\r\nНачальныйОстаток={opening:.2}\r\nВсегоПоступило={credited:.2}\r\nВсегоСписано={debited:.2}\r\nКонечныйОстаток={balance:.2}\r\nКонецРасчСчет\r\n"
         );
     }
     let end = (start + chrono::Days::new(days as u64 - 1)).format("%d.%m.%Y");
     let _ = write!(
         text,
-        "1CClientBankExchange\r\nВерсияФормата=1.03\r\nКодировка=Windows\r\nОтправитель=Банк\r\nПолучатель=Бухгалтерия предприятия, редакция 3.0\r\nДатаСоздания=15.11.2026\r\nВремяСоздания=08:00:00\r\nДатаНачала=01.01.2026\r\nДатаКонца={end}\r\nРасчСчет={OWN_ACCOUNT}\r\n"
+        "1CClientBankExchange\r\nВерсияФормата=1.03\r\nКодировка=Windows\r\nОтправитель=Банк\r\nПолучатель=Бухгалтерия предприятия, редакция 3.0\r\nДатаСоздания=15.11.2026\r\nВремяСоздания=08:00:00\r\nДатаНачала=01.01.2026\r\nДатаКонца={end}\r\nРасчСчет={own_account}\r\n"
     );
     text.push_str(&sections);
     text.push_str(&docs);
@@ -103,6 +145,7 @@ pub fn statement(documents: usize, seed: u64) -> Vec<u8> {
     bytes.into_owned()
 }
 
+#[allow(clippy::too_many_arguments)]
 fn document(
     out: &mut String,
     rng: &mut Rng,
@@ -110,14 +153,34 @@ fn document(
     date: &str,
     sum: Decimal,
     incoming: bool,
+    valid: bool,
+    own_account: &str,
 ) {
     let kind = rng.below(10); // 0..6 ordinary, 7..8 budget, 9 third party
     let other = rng.pick(COMPANIES);
-    let other_inn = rng.digits(10);
-    let other_account = format!("40702810{}", rng.digits(12));
+    let mut other_inn = rng.digits(10);
+    let mut other_account = format!("40702810{}", rng.digits(12));
     let bank = rng.pick(BANKS);
     let bik = format!("0445{}", rng.digits(5));
     let corr = format!("30101810{}", rng.digits(12));
+    // As generated, both sides are at one bank of random requisites; valid, the own side is
+    // at its own bank and the other at one of the real banks, chosen by the same draw.
+    let banks = if valid {
+        let other_bank = BANK_REQUISITES[BANKS.iter().position(|&b| b == bank).unwrap_or(0)];
+        // A real INN starts with its region's code, never 00.
+        let region = char::from(b'1' + (other_inn.as_bytes()[0] - b'0') % 9);
+        other_inn = with_check_digit(&format!("{region}{}", &other_inn[1..9]));
+        other_account = keyed(other_bank.1, &other_account);
+        Banks {
+            own: BANK_REQUISITES[0],
+            other: other_bank,
+        }
+    } else {
+        Banks {
+            own: (bank, &bik, &corr),
+            other: (bank, &bik, &corr),
+        }
+    };
     let (payer, payer_inn, payer_account, recipient, recipient_inn, recipient_account) = if incoming
     {
         (
@@ -126,28 +189,34 @@ fn document(
             other_account.as_str(),
             "ООО \"Ромашка\"",
             OWN_INN,
-            OWN_ACCOUNT,
+            own_account,
         )
     } else {
         (
             "ООО \"Ромашка\"",
             OWN_INN,
-            OWN_ACCOUNT,
+            own_account,
             other,
             other_inn.as_str(),
             other_account.as_str(),
         )
     };
+    let ((payer_bank, payer_bik, payer_corr), (recipient_bank, recipient_bik, recipient_corr)) =
+        if incoming {
+            (banks.other, banks.own)
+        } else {
+            (banks.own, banks.other)
+        };
     let (debited, credited) = if incoming { ("", date) } else { (date, "") };
     let _ = write!(
         out,
         "СекцияДокумент=Платежное поручение\r\nНомер={number}\r\nДата={date}\r\nСумма={sum:.2}\r\n\
          ПлательщикСчет={payer_account}\r\nДатаСписано={debited}\r\nПлательщик=ИНН {payer_inn} {payer}\r\nПлательщикИНН={payer_inn}\r\n\
-         Плательщик1={payer}\r\nПлательщикРасчСчет={payer_account}\r\nПлательщикБанк1={bank}\r\nПлательщикБанк2=г. Москва\r\n\
-         ПлательщикБИК={bik}\r\nПлательщикКорсчет={corr}\r\n\
+         Плательщик1={payer}\r\nПлательщикРасчСчет={payer_account}\r\nПлательщикБанк1={payer_bank}\r\nПлательщикБанк2=г. Москва\r\n\
+         ПлательщикБИК={payer_bik}\r\nПлательщикКорсчет={payer_corr}\r\n\
          ПолучательСчет={recipient_account}\r\nДатаПоступило={credited}\r\nПолучатель=ИНН {recipient_inn} {recipient}\r\nПолучательИНН={recipient_inn}\r\n\
-         Получатель1={recipient}\r\nПолучательРасчСчет={recipient_account}\r\nПолучательБанк1={bank}\r\nПолучательБанк2=г. Москва\r\n\
-         ПолучательБИК={bik}\r\nПолучательКорсчет={corr}\r\nВидПлатежа=\r\nВидОплаты=01\r\n"
+         Получатель1={recipient}\r\nПолучательРасчСчет={recipient_account}\r\nПолучательБанк1={recipient_bank}\r\nПолучательБанк2=г. Москва\r\n\
+         ПолучательБИК={recipient_bik}\r\nПолучательКорсчет={recipient_corr}\r\nВидПлатежа=\r\nВидОплаты=01\r\n"
     );
     match kind {
         7 | 8 => {
@@ -173,6 +242,35 @@ fn document(
         }
     }
     out.push_str("КонецДокумента\r\n");
+}
+
+/// A ten-digit INN: `first9` and its check digit.
+fn with_check_digit(first9: &str) -> String {
+    let weights = [2, 4, 10, 3, 5, 9, 4, 6, 8];
+    let sum: u32 = first9
+        .bytes()
+        .zip(weights)
+        .map(|(d, w)| u32::from(d - b'0') * w)
+        .sum();
+    format!("{first9}{}", sum % 11 % 10)
+}
+
+/// `account` with the control key (its ninth digit) that matches `bik`: the last three
+/// digits of the BIK and the account, weighed 7, 1, 3 over and over, sum to a multiple of 10.
+fn keyed(bik: &str, account: &str) -> String {
+    let mut digits: Vec<u8> = account.bytes().map(|b| b - b'0').collect();
+    digits[8] = 0;
+    let weighed: u32 = bik
+        .bytes()
+        .skip(6)
+        .map(|b| b - b'0')
+        .chain(digits.iter().copied())
+        .zip([7, 1, 3].into_iter().cycle())
+        .map(|(d, w)| u32::from(d) * w)
+        .sum();
+    // The key's weight is 3 (its place, 12th of 23): 3 × 7 ≡ 1 (mod 10).
+    digits[8] = ((10 - weighed % 10) * 7 % 10) as u8;
+    digits.iter().map(|d| char::from(b'0' + d)).collect()
 }
 
 /// A JSON drop for the watch benches: `payments` ordinary payments from `account`, numbered
@@ -219,5 +317,35 @@ mod tests {
         assert_eq!(parsed.diagnostics, [], "no finding, balances add up");
         assert_eq!(parsed.tree.documents().count(), 500);
         assert_eq!(parsed.tree.encoding(), clientbank_format::Encoding::Cp1251);
+    }
+
+    /// The statement with valid requisites reads as cleanly, and its payments have none of the
+    /// findings random requisites give.
+    #[test]
+    fn valid_requisites_are_valid() {
+        let bytes = statement_with_valid_requisites(500, 7);
+        let parsed = clientbank_format::parse(&bytes[..]).unwrap();
+        assert_eq!(parsed.diagnostics, []);
+        let context = clientbank_payment::Context::history();
+        let codes: std::collections::BTreeSet<&str> = parsed
+            .tree
+            .documents()
+            .flat_map(|section| {
+                clientbank_payment::onec::check_section(
+                    &section,
+                    &context,
+                    clientbank_format::Encoding::Cp1251,
+                )
+            })
+            .map(|finding| finding.code.as_str())
+            .collect();
+        for code in [
+            "account-key",
+            "inn-check-digit",
+            "corr-account-format",
+            "bik-format",
+        ] {
+            assert!(!codes.contains(code), "{code} in {codes:?}");
+        }
     }
 }
