@@ -42,9 +42,11 @@ fn bench(c: &mut Criterion) {
     // The same on a statement whose INNs and accounts are valid, as a bank's are: only the
     // findings real payments have are made (the generator's random requisites give each
     // payment four or five).
-    let valid = parse(clientbank_benches::statement_with_valid_requisites(10_000, 42))
-        .unwrap()
-        .tree;
+    let valid = parse(clientbank_benches::statement_with_valid_requisites(
+        10_000, 42,
+    ))
+    .unwrap()
+    .tree;
     group.bench_function("map-and-validate-borrowed-valid-requisites", |b| {
         let context = Context::history();
         b.iter(|| {

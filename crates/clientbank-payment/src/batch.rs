@@ -39,6 +39,7 @@ use std::sync::{Arc, OnceLock};
 use clientbank_diagnostic::{Code, Diagnostic, Lang, Limit, Renderer, Severity};
 use clientbank_format::{Encoding, Parsed, Scan, ScannedDocument, SectionRef, scan};
 
+use crate::ahead::{Ordered, chunk_bounds};
 use crate::finding::{Lines, Quiet, QuietCodes, position};
 use crate::identity::Identity;
 use crate::json::{PaymentJson, ReadRequest, Upload, UploadRequest};
@@ -612,11 +613,10 @@ enum Inner<'a> {
         /// Items made ahead, in order.
         ready: VecDeque<Item>,
     },
-    /// Items made by two other threads, a chunk each in turn ([`Findings::made_ahead`]).
+    /// Items made by two other threads, a chunk at a time, whichever is free
+    /// ([`Findings::made_ahead`]).
     Ahead {
-        chunks: Vec<std::sync::mpsc::Receiver<Vec<Item>>>,
-        /// Whose chunk comes next.
-        turn: usize,
+        chunks: Taker,
         ready: VecDeque<Item>,
     },
     Json(std::ops::Range<usize>),
@@ -668,6 +668,18 @@ impl Chunks<'_> {
 const FIRST_CHUNK: usize = 16;
 const LAST_CHUNK: usize = 2048;
 const PARALLEL_FROM: usize = 64;
+/// How many chunks [`Findings::made_ahead`]'s makers may have claimed past the next one taken.
+const AHEAD: usize = 4;
+
+/// The taking end of [`Findings::made_ahead`]'s chunks: dropped (the findings are gone), the
+/// makers stop.
+struct Taker(Arc<Ordered<Vec<Item>>>);
+
+impl Drop for Taker {
+    fn drop(&mut self) {
+        self.0.stop();
+    }
+}
 
 /// Whether the machine has a second core (asked once).
 fn two_cores() -> bool {
@@ -796,15 +808,9 @@ impl Iterator for Items<'_> {
                 }
                 ready.pop_front()?
             }
-            Inner::Ahead {
-                chunks,
-                turn,
-                ready,
-            } => {
+            Inner::Ahead { chunks, ready } => {
                 while ready.is_empty() {
-                    // The first maker to have no chunk ends the items.
-                    ready.extend(chunks.get(*turn % chunks.len())?.recv().ok()?);
-                    *turn += 1;
+                    ready.extend(chunks.0.take()?);
                 }
                 ready.pop_front()?
             }
@@ -1121,11 +1127,13 @@ impl<'a> Findings<'a> {
         self
     }
 
-    /// Runs `f` over these findings while two other threads make the items, a chunk each in
-    /// turn (each skips the other's documents without rebuilding them): what `f` does with
-    /// one chunk's findings overlaps making the next ones, and both cores make items all the
-    /// time. The same findings, in the same order; a code that goes past its limit meanwhile
-    /// is made quiet a chunk or two later, which changes nothing shown.
+    /// Runs `f` over these findings while two other threads make the items, a chunk at a time:
+    /// whichever is free claims the next chunk (skipping the documents before it without
+    /// rebuilding them), so the one that shares its core with `f` makes fewer, and neither
+    /// waits on a turn. What `f` does with one chunk's findings overlaps making the next
+    /// ones, and both cores make items all the time. The same findings, in the same order; a
+    /// code that goes past its limit meanwhile is made quiet a few chunks later, which changes
+    /// nothing shown.
     pub fn made_ahead<R>(mut self, f: impl FnOnce(Findings<'a>) -> R) -> R {
         let fresh = matches!(&self.items.inner, Inner::OneC { chunks, ready }
             if chunks.made == 0 && chunks.next.is_empty() && ready.is_empty());
@@ -1139,45 +1147,41 @@ impl<'a> Findings<'a> {
         let write = self.items.write.clone();
         // Found before the threads start, so that they share it.
         batch.covered();
+        let chunks = Arc::new(Ordered::new(2, AHEAD));
         std::thread::scope(|scope| {
-            let mut receivers = Vec::new();
-            for turn in 0..2 {
-                // A chunk waits while the next is made: a few chunks in memory at the most.
-                let (sender, receiver) = std::sync::mpsc::sync_channel(1);
-                receivers.push(receiver);
+            for _ in 0..2 {
+                let chunks = Arc::clone(&chunks);
                 let quiet = Arc::clone(&self.quiet);
                 let write = write.clone();
                 let mut documents = scan.documents(bytes);
                 scope.spawn(move || {
-                    let (mut first, mut size) = (0, FIRST_CHUNK);
-                    for chunk in 0usize.. {
-                        let mine = chunk % 2 == turn;
-                        if mine {
-                            let read: Vec<_> = documents.by_ref().take(size).collect();
-                            let sections: Vec<SectionRef<'_>> =
-                                read.iter().map(|d| d.view()).collect();
-                            let requests = Requests::of(requests, write.as_deref());
-                            let items =
-                                batch.one_c_items_here(first, &sections, requests, quiet.get());
-                            // Done, or `f` stopped reading (the findings, and so the receiver,
-                            // are gone).
-                            if read.is_empty() || sender.send(items).is_err() {
-                                break;
-                            }
-                        } else if documents.nth(size - 1).is_none() {
-                            break;
+                    let _present = chunks.maker();
+                    // How many documents this maker's own reading has passed.
+                    let mut at = 0;
+                    while let Some(number) = chunks.claim() {
+                        let (first, size) = chunk_bounds(number, FIRST_CHUNK, LAST_CHUNK);
+                        if first > at && documents.nth(first - at - 1).is_none() {
+                            chunks.end_at(number);
+                            continue;
                         }
-                        first += size;
-                        size = (size * 2).min(LAST_CHUNK);
+                        let read: Vec<_> = documents.by_ref().take(size).collect();
+                        at = first + read.len();
+                        if read.is_empty() {
+                            chunks.end_at(number);
+                            continue;
+                        }
+                        let sections: Vec<SectionRef<'_>> = read.iter().map(|d| d.view()).collect();
+                        let requests = Requests::of(requests, write.as_deref());
+                        let items = batch.one_c_items_here(first, &sections, requests, quiet.get());
+                        chunks.deliver(number, items);
                     }
                 });
             }
             self.items.inner = Inner::Ahead {
-                chunks: receivers,
-                turn: 0,
+                chunks: Taker(chunks),
                 ready: VecDeque::new(),
             };
-            // `f` owns the findings: when it returns, the receivers are gone and the makers stop.
+            // `f` owns the findings: when it returns, the taker is gone and the makers stop.
             f(self)
         })
     }

@@ -55,6 +55,7 @@
 
 #![warn(missing_docs)]
 
+mod ahead;
 pub mod batch;
 pub mod clock;
 mod finding;
