@@ -265,10 +265,11 @@ impl Sink {
                     .suffix(".tmp")
                     .tempfile_in(&folder)
                     .map_err(|e| AtPath::new(path, e).into_io())?;
-                Pending::File(
-                    io::BufWriter::with_capacity(1 << 16, temp),
-                    path.to_path_buf(),
-                )
+                Pending::File(Box::new(FileOut {
+                    out: io::BufWriter::with_capacity(1 << 16, temp),
+                    path: path.to_path_buf(),
+                    flush: EarlyFlush::new(FLUSH_EVERY),
+                }))
             }
             Sink::Stdout if hold => Pending::Held,
             Sink::Stdout => Pending::Stdout(io::BufWriter::with_capacity(1 << 16, io::stdout())),
@@ -295,7 +296,7 @@ fn is_not_a_file(path: &Path) -> bool {
 
 /// Output that counts only when committed ([`Sink::open_pending`]).
 pub(crate) enum Pending {
-    File(io::BufWriter<tempfile::NamedTempFile>, std::path::PathBuf),
+    File(Box<FileOut>),
     Stdout(io::BufWriter<io::Stdout>),
     /// A pipe or a device, written as it goes.
     Device(io::BufWriter<std::fs::File>),
@@ -305,7 +306,11 @@ pub(crate) enum Pending {
 impl Write for Pending {
     fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
         match self {
-            Pending::File(out, _) => out.write(bytes),
+            Pending::File(file) => {
+                let written = file.out.write(bytes)?;
+                file.flush.wrote(written, file.out.get_ref().as_file());
+                Ok(written)
+            }
             Pending::Stdout(out) => out.write(bytes),
             Pending::Device(out) => out.write(bytes),
             Pending::Held => Ok(bytes.len()),
@@ -317,13 +322,17 @@ impl Write for Pending {
             // More than the buffer holds goes to the file in one system call that copies from
             // each slice: the buffered writer would copy them into its buffer first (it cannot
             // tell that a temporary file writes vectored).
-            Pending::File(out, _)
-                if bytes.iter().map(|b| b.len()).sum::<usize>() >= out.capacity() =>
-            {
-                out.flush()?;
-                out.get_mut().as_file_mut().write_vectored(bytes)
+            Pending::File(file) => {
+                let out = &mut file.out;
+                let written = if bytes.iter().map(|b| b.len()).sum::<usize>() >= out.capacity() {
+                    out.flush()?;
+                    out.get_mut().as_file_mut().write_vectored(bytes)?
+                } else {
+                    out.write_vectored(bytes)?
+                };
+                file.flush.wrote(written, file.out.get_ref().as_file());
+                Ok(written)
             }
-            Pending::File(out, _) => out.write_vectored(bytes),
             Pending::Stdout(out) => out.write_vectored(bytes),
             Pending::Device(out) => out.write_vectored(bytes),
             Pending::Held => Ok(bytes.iter().map(|b| b.len()).sum()),
@@ -332,7 +341,7 @@ impl Write for Pending {
 
     fn flush(&mut self) -> io::Result<()> {
         match self {
-            Pending::File(out, _) => out.flush(),
+            Pending::File(file) => file.out.flush(),
             Pending::Stdout(out) => out.flush(),
             Pending::Device(out) => out.flush(),
             Pending::Held => Ok(()),
@@ -340,13 +349,109 @@ impl Write for Pending {
     }
 }
 
+/// A file being written beside its place ([`Pending::File`]).
+pub(crate) struct FileOut {
+    out: io::BufWriter<tempfile::NamedTempFile>,
+    path: std::path::PathBuf,
+    flush: EarlyFlush,
+}
+
+/// How much is written to a file between two early flushes ([`EarlyFlush`]).
+const FLUSH_EVERY: u64 = 64 << 20;
+
+/// Writes a big output's data to the disk while the rest is still being made: every `every`
+/// bytes, a thread of its own asks the system to write what the file holds so far
+/// (`sync_data` on a second handle of it), so that the `sync_all` before the file is renamed
+/// into place has only the end left, not the whole file (hundreds of megabytes for a million
+/// payments, a wait with both cores idle). The writer never waits for it: a flush asked for
+/// while one runs is one flush. An error is kept and given by [`EarlyFlush::finish`]: a
+/// handle shares its file's error state with the other, so the last `sync_all` might not
+/// see it again.
+struct EarlyFlush {
+    every: u64,
+    /// Written since the last flush was asked for.
+    since: u64,
+    /// The flushing thread, once the file is big enough to need one.
+    thread: Option<Flusher>,
+    /// A handle the thread could not have (the first error), or the first flush's error.
+    failed: Option<io::Error>,
+}
+
+struct Flusher {
+    ask: std::sync::mpsc::SyncSender<()>,
+    done: std::thread::JoinHandle<io::Result<usize>>,
+}
+
+impl EarlyFlush {
+    fn new(every: u64) -> EarlyFlush {
+        EarlyFlush {
+            every,
+            since: 0,
+            thread: None,
+            failed: None,
+        }
+    }
+
+    /// `written` more bytes went to `file`.
+    fn wrote(&mut self, written: usize, file: &std::fs::File) {
+        self.since += written as u64;
+        if self.since < self.every || self.failed.is_some() {
+            return;
+        }
+        self.since = 0;
+        if self.thread.is_none() {
+            match file.try_clone() {
+                Ok(file) => self.thread = Some(Flusher::start(file)),
+                Err(e) => self.failed = Some(e),
+            }
+        }
+        if let Some(flusher) = &self.thread {
+            // Full: a flush is waiting already, which will write this too.
+            let _ = flusher.ask.try_send(());
+        }
+    }
+
+    /// Waits for the flush under way; how many flushes ran, or the first error one met.
+    fn finish(self) -> io::Result<usize> {
+        if let Some(e) = self.failed {
+            return Err(e);
+        }
+        let Some(Flusher { ask, done }) = self.thread else {
+            return Ok(0);
+        };
+        drop(ask);
+        done.join()
+            .unwrap_or_else(|_| Err(io::Error::other("the early flush of the output failed")))
+    }
+}
+
+impl Flusher {
+    fn start(file: std::fs::File) -> Flusher {
+        let (ask, asked) = std::sync::mpsc::sync_channel::<()>(1);
+        let done = std::thread::spawn(move || {
+            let mut flushes = 0;
+            while asked.recv().is_ok() {
+                file.sync_data()?;
+                flushes += 1;
+            }
+            Ok(flushes)
+        });
+        Flusher { ask, done }
+    }
+}
+
 impl Pending {
     /// The output counts: a file takes its place (a file that was there is replaced whole).
     pub(crate) fn commit(self) -> io::Result<()> {
         match self {
-            Pending::File(out, path) => {
+            Pending::File(file) => {
+                let FileOut { out, path, flush } = *file;
                 let temp = out.into_inner().map_err(io::IntoInnerError::into_error)?;
                 clientbank_bank::files::readable_as(&path, temp.path())
+                    .map_err(|e| AtPath::new(&path, e).into_io())?;
+                // What the early flushes wrote is on the disk; any error they met is this one.
+                flush
+                    .finish()
                     .map_err(|e| AtPath::new(&path, e).into_io())?;
                 temp.as_file().sync_all()?;
                 temp.persist(&path)
@@ -363,6 +468,31 @@ impl Pending {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A file written past the flush size is flushed early, as it grows, by the flushing
+    /// thread (never more often than asked); one that stays small never starts the thread.
+    #[test]
+    fn a_growing_output_is_flushed_as_it_grows() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.json");
+        let mut file = std::fs::File::create(&path).unwrap();
+        let mut flush = EarlyFlush::new(1000);
+        let mut written = Vec::new();
+        for i in 0..50u8 {
+            let chunk = vec![i; 301];
+            file.write_all(&chunk).unwrap();
+            flush.wrote(chunk.len(), &file);
+            written.extend(chunk);
+        }
+        let flushes = flush.finish().unwrap();
+        // 15,050 bytes: a flush asked for at each 1,000 (fewer when one was under way).
+        assert!((1..=15).contains(&flushes), "{flushes}");
+        assert_eq!(std::fs::read(&path).unwrap(), written);
+        let mut small = EarlyFlush::new(1 << 20);
+        small.wrote(4096, &file);
+        assert!(small.thread.is_none());
+        assert_eq!(small.finish().unwrap(), 0);
+    }
 
     /// A file read in two halves is the file, byte for byte, at any size (odd, empty, smaller
     /// than a block, over several blocks), and the progress bar counts every byte once.
