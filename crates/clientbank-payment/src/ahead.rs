@@ -1,8 +1,8 @@
-//! Chunks of work made by several threads and taken in order by one ([`Findings::made_ahead`]
-//! (crate::batch::Findings::made_ahead)): a maker claims the next chunk whenever it is free,
-//! so a maker that gets less of a core (the taker shares one with it) makes fewer chunks
-//! instead of holding the other up, and no maker runs more than a window of chunks ahead of
-//! the taker (what waits in memory stays bounded).
+//! Chunks of work made by several threads and taken in order by one
+//! ([`Findings::made_ahead`](crate::batch::Findings::made_ahead)): a maker claims the next
+//! chunk whenever it is free, so a maker that gets less of a core (the taker shares one with
+//! it) makes fewer chunks instead of holding the other up, and no maker runs more than a
+//! window of chunks ahead of the taker (what waits in memory stays bounded).
 
 use std::collections::BTreeMap;
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
