@@ -671,6 +671,26 @@ const PARALLEL_FROM: usize = 64;
 /// How many chunks [`Findings::made_ahead`]'s makers may have claimed past the next one taken.
 const AHEAD: usize = 4;
 
+#[cfg(test)]
+thread_local! {
+    /// How many of this thread's next maker threads are refused, as a system that limits
+    /// processes refuses them (tests only).
+    static REFUSED_MAKERS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Whether a test has the next maker thread refused.
+fn refused_by_test() -> bool {
+    #[cfg(test)]
+    {
+        let refused = REFUSED_MAKERS.get();
+        REFUSED_MAKERS.set(refused.saturating_sub(1));
+        if refused > 0 {
+            return true;
+        }
+    }
+    false
+}
+
 /// The taking end of [`Findings::made_ahead`]'s chunks: dropped (the findings are gone), the
 /// makers stop.
 struct Taker(Arc<Ordered<Vec<Item>>>);
@@ -1148,37 +1168,57 @@ impl<'a> Findings<'a> {
         // Found before the threads start, so that they share it.
         batch.covered();
         let chunks = Arc::new(Ordered::new(2, AHEAD));
+        let ordered: &Ordered<Vec<Item>> = &chunks;
         std::thread::scope(|scope| {
-            for _ in 0..2 {
-                let chunks = Arc::clone(&chunks);
+            // Made first, so that however this ends, dropping it stops the makers.
+            let taker = Taker(Arc::clone(&chunks));
+            let mut makers = 0;
+            for turn in 0..2 {
+                let present = ordered.maker();
                 let quiet = Arc::clone(&self.quiet);
                 let write = write.clone();
                 let mut documents = scan.documents(bytes);
-                scope.spawn(move || {
-                    let _present = chunks.maker();
+                let maker = move || {
+                    let _present = present;
                     // How many documents this maker's own reading has passed.
                     let mut at = 0;
-                    while let Some(number) = chunks.claim() {
+                    while let Some(number) = ordered.claim() {
                         let (first, size) = chunk_bounds(number, FIRST_CHUNK, LAST_CHUNK);
                         if first > at && documents.nth(first - at - 1).is_none() {
-                            chunks.end_at(number);
+                            ordered.end_at(number);
                             continue;
                         }
                         let read: Vec<_> = documents.by_ref().take(size).collect();
                         at = first + read.len();
                         if read.is_empty() {
-                            chunks.end_at(number);
+                            ordered.end_at(number);
                             continue;
                         }
                         let sections: Vec<SectionRef<'_>> = read.iter().map(|d| d.view()).collect();
                         let requests = Requests::of(requests, write.as_deref());
                         let items = batch.one_c_items_here(first, &sections, requests, quiet.get());
-                        chunks.deliver(number, items);
+                        ordered.deliver(number, items);
                     }
-                });
+                };
+                // A thread the system refuses (a limit on processes) is one maker fewer, its
+                // presence dropped with it; the one that runs makes every chunk.
+                let spawned = if refused_by_test() {
+                    drop(maker);
+                    Err(std::io::Error::other("refused"))
+                } else {
+                    std::thread::Builder::new()
+                        .name(format!("maker-{turn}"))
+                        .spawn_scoped(scope, maker)
+                };
+                makers += usize::from(spawned.is_ok());
+            }
+            if makers == 0 {
+                // No thread at all: the items are made here, as without a second core.
+                drop(taker);
+                return f(self);
             }
             self.items.inner = Inner::Ahead {
-                chunks: Taker(chunks),
+                chunks: taker,
                 ready: VecDeque::new(),
             };
             // `f` owns the findings: when it returns, the taker is gone and the makers stop.
@@ -1207,5 +1247,48 @@ impl Iterator for Findings<'_> {
             self.summaries = Some(summaries.into_iter());
         }
         self.summaries.as_mut()?.next()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn statement(documents: u32) -> Vec<u8> {
+        let mut text = String::from(
+            "1CClientBankExchange\r\nВерсияФормата=1.03\r\nКодировка=Windows\r\n\
+             РасчСчет=40702810938000012345\r\n",
+        );
+        for n in 1..=documents {
+            text.push_str(&format!(
+                "СекцияДокумент=Платежное поручение\r\nНомер={n}\r\nДата=15.11.2026\r\n\
+                 Сумма=1.00\r\nПлательщикСчет=40702810938000012345\r\nПлательщикИНН=1\r\n\
+                 КонецДокумента\r\n"
+            ));
+        }
+        text.push_str("КонецФайла\r\n");
+        Encoding::Cp1251
+            .encode(&text)
+            .map(|b| b.into_owned())
+            .unwrap_or_default()
+    }
+
+    /// A system that refuses the makers' threads (a limit on processes) makes the findings
+    /// all the same, with one maker or none, and never leaves the command waiting.
+    #[test]
+    fn refused_makers_change_nothing() {
+        let batch = Batch::read(statement(3000), &Context::history()).unwrap();
+        let plain: Vec<Diagnostic> = batch.findings().collect();
+        assert!(plain.len() > 2000, "{}", plain.len());
+        for refused in [1, 2] {
+            REFUSED_MAKERS.set(refused);
+            let ahead = batch.findings().made_ahead(|f| f.collect::<Vec<_>>());
+            assert_eq!(REFUSED_MAKERS.get(), 0);
+            assert_eq!(ahead, plain, "{refused} refused");
+            // Stopping early ends the run, whichever makers run.
+            REFUSED_MAKERS.set(refused);
+            let first = batch.findings().made_ahead(|mut f| f.next());
+            assert_eq!(first.as_ref(), plain.first());
+        }
     }
 }
