@@ -40,6 +40,7 @@ mod diagnostic;
 mod json;
 pub mod os;
 mod render;
+pub mod threads;
 
 pub use code::Code;
 pub use diagnostic::{Diagnostic, LIMIT_PER_CODE, Limit, make_strict};

@@ -649,13 +649,15 @@ impl SyntaxTree {
                 }
             }
             Some(split) => {
+                let later = || {
+                    let number = count_lines(buf, preamble.body, split) + 1;
+                    group(buf, encoding, detection, split, buf.len(), number, keep)
+                };
                 let (first, second) = std::thread::scope(|scope| {
-                    let second = scope.spawn(|| {
-                        let number = count_lines(buf, preamble.body, split) + 1;
-                        group(buf, encoding, detection, split, buf.len(), number, keep)
-                    });
+                    // No second thread to be had: this one reads the later half after.
+                    let second = clientbank_diagnostic::threads::spawn_scoped(scope, later);
                     let first = group(buf, encoding, detection, preamble.body, split, 1, keep);
-                    (first, second.join())
+                    (first, second.map_or_else(|| Ok(later()), |s| s.join()))
                 });
                 let first = first?;
                 let second = match second {

@@ -778,11 +778,13 @@ impl Batch {
         // unpacked, not read again): each thread makes half of these.
         let middle = sections.len() / 2;
         let (earlier, later) = sections.split_at(middle);
+        let first_half = || work(0, earlier);
         std::thread::scope(|scope| {
-            let earlier = scope.spawn(|| work(0, earlier));
+            let earlier = clientbank_diagnostic::threads::spawn_scoped(scope, first_half);
             meanwhile();
             let rest = work(middle, later);
-            match earlier.join() {
+            // No second thread to be had: this one makes the first half too.
+            match earlier.map_or_else(|| Ok(first_half()), |e| e.join()) {
                 Ok(mut items) => {
                     items.extend(rest);
                     items
@@ -1173,7 +1175,7 @@ impl<'a> Findings<'a> {
             // Made first, so that however this ends, dropping it stops the makers.
             let taker = Taker(Arc::clone(&chunks));
             let mut makers = 0;
-            for turn in 0..2 {
+            for _ in 0..2 {
                 let present = ordered.maker();
                 let quiet = Arc::clone(&self.quiet);
                 let write = write.clone();
@@ -1204,13 +1206,11 @@ impl<'a> Findings<'a> {
                 // presence dropped with it; the one that runs makes every chunk.
                 let spawned = if refused_by_test() {
                     drop(maker);
-                    Err(std::io::Error::other("refused"))
+                    None
                 } else {
-                    std::thread::Builder::new()
-                        .name(format!("maker-{turn}"))
-                        .spawn_scoped(scope, maker)
+                    clientbank_diagnostic::threads::spawn_scoped(scope, maker)
                 };
-                makers += usize::from(spawned.is_ok());
+                makers += usize::from(spawned.is_some());
             }
             if makers == 0 {
                 // No thread at all: the items are made here, as without a second core.
@@ -1254,19 +1254,14 @@ impl Iterator for Findings<'_> {
 mod tests {
     use super::*;
 
-    fn statement(documents: u32) -> Vec<u8> {
-        let mut text = String::from(
-            "1CClientBankExchange\r\nВерсияФормата=1.03\r\nКодировка=Windows\r\n\
-             РасчСчет=40702810938000012345\r\n",
+    /// A statement of `documents` copies of one payment order with findings.
+    fn statement(documents: usize) -> Vec<u8> {
+        let document = "СекцияДокумент=Платежное поручение\r\nНомер=1\r\nСумма=1.00\r\n\
+                        ПлательщикИНН=1\r\nКонецДокумента\r\n";
+        let text = format!(
+            "1CClientBankExchange\r\nВерсияФормата=1.03\r\nКодировка=Windows\r\n{}КонецФайла\r\n",
+            document.repeat(documents)
         );
-        for n in 1..=documents {
-            text.push_str(&format!(
-                "СекцияДокумент=Платежное поручение\r\nНомер={n}\r\nДата=15.11.2026\r\n\
-                 Сумма=1.00\r\nПлательщикСчет=40702810938000012345\r\nПлательщикИНН=1\r\n\
-                 КонецДокумента\r\n"
-            ));
-        }
-        text.push_str("КонецФайла\r\n");
         Encoding::Cp1251
             .encode(&text)
             .map(|b| b.into_owned())

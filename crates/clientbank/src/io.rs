@@ -78,7 +78,12 @@ fn in_two(
     let middle = len / 2;
     let (first, second) = bytes.split_at_mut(middle);
     let halves = std::thread::scope(|scope| {
-        let later = scope.spawn(|| read_part(file, second, middle as u64, progress));
+        // No second thread to be had: the file is read as a stream instead.
+        let Some(later) = clientbank_diagnostic::threads::spawn_scoped(scope, || {
+            read_part(file, second, middle as u64, progress)
+        }) else {
+            return Ok(false);
+        };
         let earlier = read_part(file, first, 0, progress);
         match later.join() {
             Ok(later) => earlier.and(later),
@@ -307,7 +312,7 @@ impl Write for Pending {
     fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
         match self {
             Pending::File(file) => {
-                let written = file.out.write(bytes)?;
+                let written = file.out.write(bytes).map_err(|e| file.at(e))?;
                 file.flush.wrote(written, file.out.get_ref().as_file());
                 Ok(written)
             }
@@ -325,11 +330,12 @@ impl Write for Pending {
             Pending::File(file) => {
                 let out = &mut file.out;
                 let written = if bytes.iter().map(|b| b.len()).sum::<usize>() >= out.capacity() {
-                    out.flush()?;
-                    out.get_mut().as_file_mut().write_vectored(bytes)?
+                    out.flush()
+                        .and_then(|()| out.get_mut().as_file_mut().write_vectored(bytes))
                 } else {
-                    out.write_vectored(bytes)?
-                };
+                    out.write_vectored(bytes)
+                }
+                .map_err(|e| file.at(e))?;
                 file.flush.wrote(written, file.out.get_ref().as_file());
                 Ok(written)
             }
@@ -341,7 +347,7 @@ impl Write for Pending {
 
     fn flush(&mut self) -> io::Result<()> {
         match self {
-            Pending::File(file) => file.out.flush(),
+            Pending::File(file) => file.out.flush().map_err(|e| file.at(e)),
             Pending::Stdout(out) => out.flush(),
             Pending::Device(out) => out.flush(),
             Pending::Held => Ok(()),
@@ -356,6 +362,13 @@ pub(crate) struct FileOut {
     flush: EarlyFlush,
 }
 
+impl FileOut {
+    /// A failure to write the output, naming it (not its temporary file).
+    fn at(&self, e: io::Error) -> io::Error {
+        AtPath::new(&self.path, e).into_io()
+    }
+}
+
 /// How much is written to a file between two early flushes ([`EarlyFlush`]).
 const FLUSH_EVERY: u64 = 64 << 20;
 
@@ -364,17 +377,17 @@ const FLUSH_EVERY: u64 = 64 << 20;
 /// (`sync_data` on a second handle of it), so that the `sync_all` before the file is renamed
 /// into place has only the end left, not the whole file (hundreds of megabytes for a million
 /// payments, a wait with both cores idle). The writer never waits for it: a flush asked for
-/// while one runs is one flush. An error is kept and given by [`EarlyFlush::finish`]: a
-/// handle shares its file's error state with the other, so the last `sync_all` might not
-/// see it again.
+/// while one runs is one flush. An error the thread meets is given by [`EarlyFlush::finish`]:
+/// a handle shares its file's error state with the other, so the last `sync_all` might not
+/// see it again. Where no second handle or no thread can be had, nothing is flushed early.
 struct EarlyFlush {
     every: u64,
     /// Written since the last flush was asked for.
     since: u64,
     /// The flushing thread, once the file is big enough to need one.
     thread: Option<Flusher>,
-    /// A handle the thread could not have (the first error), or the first flush's error.
-    failed: Option<io::Error>,
+    /// No second handle or no thread could be had: nothing is flushed early.
+    alone: bool,
 }
 
 struct Flusher {
@@ -388,21 +401,23 @@ impl EarlyFlush {
             every,
             since: 0,
             thread: None,
-            failed: None,
+            alone: false,
         }
     }
 
     /// `written` more bytes went to `file`.
     fn wrote(&mut self, written: usize, file: &std::fs::File) {
         self.since += written as u64;
-        if self.since < self.every || self.failed.is_some() {
+        if self.since < self.every {
             return;
         }
         self.since = 0;
-        if self.thread.is_none() {
-            match file.try_clone() {
-                Ok(file) => self.thread = Some(Flusher::start(file)),
-                Err(e) => self.failed = Some(e),
+        if self.thread.is_none() && !self.alone {
+            // No second handle or no thread to be had (a limit on open files or processes):
+            // nothing is flushed early, and the last sync writes it all, as it used to.
+            match file.try_clone().ok().and_then(Flusher::start) {
+                Some(flusher) => self.thread = Some(flusher),
+                None => self.alone = true,
             }
         }
         if let Some(flusher) = &self.thread {
@@ -413,9 +428,6 @@ impl EarlyFlush {
 
     /// Waits for the flush under way; how many flushes ran, or the first error one met.
     fn finish(self) -> io::Result<usize> {
-        if let Some(e) = self.failed {
-            return Err(e);
-        }
         let Some(Flusher { ask, done }) = self.thread else {
             return Ok(0);
         };
@@ -426,17 +438,17 @@ impl EarlyFlush {
 }
 
 impl Flusher {
-    fn start(file: std::fs::File) -> Flusher {
+    fn start(file: std::fs::File) -> Option<Flusher> {
         let (ask, asked) = std::sync::mpsc::sync_channel::<()>(1);
-        let done = std::thread::spawn(move || {
+        let done = clientbank_diagnostic::threads::spawn(move || {
             let mut flushes = 0;
             while asked.recv().is_ok() {
                 file.sync_data()?;
                 flushes += 1;
             }
             Ok(flushes)
-        });
-        Flusher { ask, done }
+        })?;
+        Some(Flusher { ask, done })
     }
 }
 

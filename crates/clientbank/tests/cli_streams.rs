@@ -597,3 +597,91 @@ fn a_closed_stdout_or_a_full_stderr_never_makes_it_panic() {
     assert!(!said.contains("panicked"), "{said}");
     assert!(said.contains("done/       файлов: 2"), "{said}");
 }
+
+/// A statement of `documents` payment orders (each one with findings), CP1251 and CRLF, big
+/// enough past a few thousand documents for every part of a command to use a second thread.
+fn big_statement(documents: u32) -> Vec<u8> {
+    let mut text = String::from(
+        "1CClientBankExchange\r\nВерсияФормата=1.03\r\nКодировка=Windows\r\n\
+         РасчСчет=40702810938000012345\r\n",
+    );
+    for n in 1..=documents {
+        text.push_str(&format!(
+            "СекцияДокумент=Платежное поручение\r\nНомер={n}\r\nДата=15.11.2026\r\n\
+             Сумма={n}.50\r\nПлательщикСчет=40702810938000012345\r\nДатаСписано=15.11.2026\r\n\
+             Плательщик1=ООО \"Ромашка\"\r\nПлательщикИНН=7701234560\r\nПлательщикКПП=770101001\r\n\
+             ПлательщикБИК=044525225\r\nПлательщикКорсчет=30101810400000000225\r\n\
+             ПолучательСчет=40702810{n:012}\r\nПолучатель1=ООО \"Лютик\" {n}\r\n\
+             ПолучательИНН=5009876546\r\nПолучательБИК=044525974\r\n\
+             ПолучательКорсчет=30101810145250000974\r\nВидОплаты=01\r\nОчередность=5\r\n\
+             НазначениеПлатежа=Оплата по счёту № {n} от 14.11.2026, в т.ч. НДС 20% - {n}.00 руб.\r\n\
+             КонецДокумента\r\n"
+        ));
+    }
+    text.push_str("КонецФайла\r\n");
+    clientbank_format::Encoding::Cp1251
+        .encode(&text)
+        .unwrap()
+        .into_owned()
+}
+
+/// Where no second thread can be had (`CLIENTBANK_THREADS=1`, as where the system refuses
+/// them), every command says and writes exactly what it does with them: reading the file in
+/// two halves, grouping it in two, making the items and the JSON ahead all fall back to the
+/// one thread.
+#[test]
+fn one_thread_gives_the_same_as_many() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("big.txt");
+    // Past 32 MiB: read in two halves; past 4 MiB: grouped in two.
+    let bytes = big_statement(60_000);
+    assert!(bytes.len() > 33 << 20, "{}", bytes.len());
+    std::fs::write(&input, &bytes).unwrap();
+    let input = input.display().to_string();
+    for args in [
+        &["check", "--today", TODAY][..],
+        &["check", "--today", TODAY, "--json"],
+        &["parse", "--json"],
+        &["convert", "--today", TODAY, "--force"],
+    ] {
+        let args: Vec<&str> = args.iter().copied().chain([input.as_str()]).collect();
+        let many = clientbank(&args);
+        let one = command(&args)
+            .env("CLIENTBANK_THREADS", "1")
+            .output()
+            .unwrap();
+        assert!(many.stdout.len() > 1000, "{args:?}");
+        assert_eq!(one.status.code(), many.status.code(), "{args:?}");
+        assert!(
+            one.stdout == many.stdout,
+            "{args:?}: standard output differs"
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&one.stderr),
+            String::from_utf8_lossy(&many.stderr),
+            "{args:?}"
+        );
+    }
+    let (many, one) = (dir.path().join("many.json"), dir.path().join("one.json"));
+    for (out, threads) in [(&many, None), (&one, Some("1"))] {
+        let mut convert = command(&[
+            "convert",
+            "--today",
+            TODAY,
+            "--force",
+            &input,
+            "-o",
+            &out.display().to_string(),
+        ]);
+        if let Some(threads) = threads {
+            convert.env("CLIENTBANK_THREADS", threads);
+        }
+        assert_eq!(convert.output().unwrap().status.code(), Some(1));
+    }
+    let written = std::fs::read(&many).unwrap();
+    assert!(written.len() > 20 << 20, "{}", written.len());
+    assert!(
+        written == std::fs::read(&one).unwrap(),
+        "the outputs differ"
+    );
+}

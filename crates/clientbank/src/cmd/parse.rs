@@ -141,16 +141,17 @@ fn write_json(out: &mut impl Write, bytes: &[u8], scan: &Scan) -> io::Result<()>
 fn write_documents(out: &mut impl Write, bytes: &[u8], scan: &Scan) -> io::Result<()> {
     const CHUNK: usize = 256;
     use std::sync::mpsc::sync_channel;
-    std::thread::scope(|scope| {
+    let made_here = std::thread::scope(|scope| {
         let mut texts = Vec::new();
         let mut spares = Vec::new();
+        let mut refused = false;
         for turn in 0..2 {
             let (made, text) = sync_channel(2);
             let (back, spare) = sync_channel::<Vec<u8>>(4);
             texts.push(text);
             spares.push(back);
             let mut documents = scan.documents(bytes);
-            scope.spawn(move || {
+            let spawned = clientbank_diagnostic::threads::spawn_scoped(scope, move || {
                 for chunk in 0usize.. {
                     if chunk % 2 != turn {
                         if documents.nth(CHUNK - 1).is_none() {
@@ -169,6 +170,12 @@ fn write_documents(out: &mut impl Write, bytes: &[u8], scan: &Scan) -> io::Resul
                     }
                 }
             });
+            refused |= spawned.is_none();
+        }
+        if refused {
+            // A thread could not be had: none writes (the other stops at its first text,
+            // which no one takes), and this one writes them all.
+            return Ok::<bool, io::Error>(true);
         }
         // The first thread's text, the second's, the first's, …: the first to end ends it.
         let mut any = false;
@@ -183,8 +190,23 @@ fn write_documents(out: &mut impl Write, bytes: &[u8], scan: &Scan) -> io::Resul
                 any = true;
             }
         }
-        out.write_all(if any { b"\n  ]" } else { b"[]" })
-    })
+        out.write_all(if any { b"\n  ]" } else { b"[]" })?;
+        Ok(false)
+    })?;
+    if made_here {
+        let mut documents = scan.documents(bytes);
+        let mut any = false;
+        loop {
+            let read: Vec<_> = documents.by_ref().take(CHUNK).collect();
+            if read.is_empty() {
+                break;
+            }
+            out.write_all(&documents_text(&read, !any, Ok(Vec::new()))?)?;
+            any = true;
+        }
+        out.write_all(if any { b"\n  ]" } else { b"[]" })?;
+    }
+    Ok(())
 }
 
 /// The text of `documents` as elements of the `"documents"` array (each after its separator),
