@@ -671,26 +671,6 @@ const PARALLEL_FROM: usize = 64;
 /// How many chunks [`Findings::made_ahead`]'s makers may have claimed past the next one taken.
 const AHEAD: usize = 4;
 
-#[cfg(test)]
-thread_local! {
-    /// How many of this thread's next maker threads are refused, as a system that limits
-    /// processes refuses them (tests only).
-    static REFUSED_MAKERS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-}
-
-/// Whether a test has the next maker thread refused.
-fn refused_by_test() -> bool {
-    #[cfg(test)]
-    {
-        let refused = REFUSED_MAKERS.get();
-        REFUSED_MAKERS.set(refused.saturating_sub(1));
-        if refused > 0 {
-            return true;
-        }
-    }
-    false
-}
-
 /// The taking end of [`Findings::made_ahead`]'s chunks: dropped (the findings are gone), the
 /// makers stop.
 struct Taker(Arc<Ordered<Vec<Item>>>);
@@ -1204,12 +1184,7 @@ impl<'a> Findings<'a> {
                 };
                 // A thread the system refuses (a limit on processes) is one maker fewer, its
                 // presence dropped with it; the one that runs makes every chunk.
-                let spawned = if refused_by_test() {
-                    drop(maker);
-                    None
-                } else {
-                    clientbank_diagnostic::threads::spawn_scoped(scope, maker)
-                };
+                let spawned = clientbank_diagnostic::threads::spawn_scoped(scope, maker);
                 makers += usize::from(spawned.is_some());
             }
             if makers == 0 {
@@ -1276,12 +1251,11 @@ mod tests {
         let plain: Vec<Diagnostic> = batch.findings().collect();
         assert!(plain.len() > 2000, "{}", plain.len());
         for refused in [1, 2] {
-            REFUSED_MAKERS.set(refused);
+            clientbank_diagnostic::threads::refuse_next(refused);
             let ahead = batch.findings().made_ahead(|f| f.collect::<Vec<_>>());
-            assert_eq!(REFUSED_MAKERS.get(), 0);
             assert_eq!(ahead, plain, "{refused} refused");
             // Stopping early ends the run, whichever makers run.
-            REFUSED_MAKERS.set(refused);
+            clientbank_diagnostic::threads::refuse_next(refused);
             let first = batch.findings().made_ahead(|mut f| f.next());
             assert_eq!(first.as_ref(), plain.first());
         }

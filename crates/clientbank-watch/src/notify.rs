@@ -4,7 +4,7 @@
 //! beside the daemon (it never holds a payment up); what it fails at is logged.
 
 use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 
 use chrono::NaiveDate;
 use serde_json::{Value, json};
@@ -113,58 +113,77 @@ pub(crate) fn file_event(
     })
 }
 
-/// Runs `notify`'s command with `event` on its standard input, in the background.
+/// Runs `notify`'s command with `event` on its standard input, in the background: a thread of
+/// its own feeds it and waits for its end, to say if it failed. Where the system gives no such
+/// thread, the command is not run, and that is said.
 pub fn tell(notify: &Notify, event: &Value) {
     let Some((program, args)) = notify.command.split_first() else {
         return;
     };
     let mut line = event.to_string();
     line.push('\n');
+    // The waiter first: a command started with no one to wait for it would be left behind.
+    let (hand, handed) = std::sync::mpsc::channel::<Child>();
+    let waited = program.clone();
+    let waiter = clientbank_diagnostic::threads::spawn(move || {
+        if let Ok(child) = handed.recv() {
+            wait_for(child, &line, &waited);
+        }
+    });
+    if waiter.is_none() {
+        say!(
+            warn,
+            tr!(
+                "the notify command `{program}` was not run: the system gave no thread to wait for it" ;
+                "команда уведомления `{program}` не запущена: система не дала потока, чтобы её дождаться"
+            )
+        );
+        return;
+    }
     let spawned = Command::new(program)
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn();
-    let mut child = match spawned {
-        Ok(child) => child,
-        Err(e) => {
+    match spawned {
+        // The waiter is there until it is handed the command (or its hand is dropped).
+        Ok(child) => drop(hand.send(child)),
+        Err(e) => say!(
+            warn,
+            tr!(
+                "the notify command `{program}` cannot run: {e}" ;
+                "команда уведомления `{program}` не запускается: {}"
+            , clientbank_diagnostic::os::Ru(&e))
+        ),
+    }
+}
+
+/// Feeds `line` to the notify command and waits for its end; a failure is said.
+fn wait_for(mut child: Child, line: &str, program: &str) {
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = stdin.write_all(line.as_bytes());
+    }
+    match child.wait_with_output() {
+        Ok(out) if out.status.success() => {}
+        Ok(out) => {
+            let how = clientbank_diagnostic::os::failed_run(out.status, &out.stderr);
             say!(
                 warn,
                 tr!(
-                    "the notify command `{program}` cannot run: {e}" ;
-                    "команда уведомления `{program}` не запускается: {}"
-                , clientbank_diagnostic::os::Ru(&e))
+                    "the notify command `{program}` failed ({how})" ;
+                    "команда уведомления `{program}` завершилась с ошибкой ({})", how.ru()
+                )
             );
-            return;
         }
-    };
-    let program = program.clone();
-    std::thread::spawn(move || {
-        if let Some(mut stdin) = child.stdin.take() {
-            let _ = stdin.write_all(line.as_bytes());
-        }
-        match child.wait_with_output() {
-            Ok(out) if out.status.success() => {}
-            Ok(out) => {
-                let how = clientbank_diagnostic::os::failed_run(out.status, &out.stderr);
-                say!(
-                    warn,
-                    tr!(
-                        "the notify command `{program}` failed ({how})" ;
-                        "команда уведомления `{program}` завершилась с ошибкой ({})", how.ru()
-                    )
-                );
-            }
-            Err(e) => say!(
-                warn,
-                tr!(
-                    "the notify command `{program}` failed: {e}" ;
-                    "команда уведомления `{program}` завершилась с ошибкой: {}"
-                , clientbank_diagnostic::os::Ru(&e))
-            ),
-        }
-    });
+        Err(e) => say!(
+            warn,
+            tr!(
+                "the notify command `{program}` failed: {e}" ;
+                "команда уведомления `{program}` завершилась с ошибкой: {}"
+            , clientbank_diagnostic::os::Ru(&e))
+        ),
+    }
 }
 
 #[cfg(test)]
@@ -200,5 +219,36 @@ mod tests {
         assert!(reason.contains("review/a.txt.review.txt"), "{event}");
         let reason_ru = event["reason_ru"].as_str().unwrap_or_default();
         assert!(reason_ru.contains("под сомнением"), "{event}");
+    }
+
+    /// The command is told the event on its standard input; where no thread can be had to
+    /// wait for it, it is not started at all (and nothing panics).
+    #[cfg(unix)]
+    #[test]
+    fn the_command_runs_only_with_a_thread_to_wait_for_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let notify = |name: &str| Notify {
+            command: vec![
+                "sh".into(),
+                "-c".into(),
+                format!("cat >> '{}'", dir.path().join(name).display()),
+            ],
+            signature_after: std::time::Duration::ZERO,
+        };
+        let event = json!({"event": "rejected"});
+        tell(&notify("told.jsonl"), &event);
+        clientbank_diagnostic::threads::refuse_next(1);
+        tell(&notify("untold.jsonl"), &event);
+        let started = std::time::Instant::now();
+        let told = loop {
+            let told = std::fs::read_to_string(dir.path().join("told.jsonl")).unwrap_or_default();
+            if !told.is_empty() || started.elapsed() > std::time::Duration::from_secs(10) {
+                break told;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        assert_eq!(told, "{\"event\":\"rejected\"}\n");
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        assert!(!dir.path().join("untold.jsonl").exists());
     }
 }

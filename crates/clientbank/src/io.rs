@@ -500,6 +500,13 @@ mod tests {
         // 15,050 bytes: a flush asked for at each 1,000 (fewer when one was under way).
         assert!((1..=15).contains(&flushes), "{flushes}");
         assert_eq!(std::fs::read(&path).unwrap(), written);
+        // Where no thread can be had, nothing is flushed early, and nothing fails.
+        let mut alone = EarlyFlush::new(1000);
+        clientbank_diagnostic::threads::refuse_next(1);
+        alone.wrote(4096, &file);
+        alone.wrote(4096, &file);
+        assert!(alone.thread.is_none() && alone.alone);
+        assert_eq!(alone.finish().unwrap(), 0);
         let mut small = EarlyFlush::new(1 << 20);
         small.wrote(4096, &file);
         assert!(small.thread.is_none());
