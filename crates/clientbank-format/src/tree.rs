@@ -1125,9 +1125,7 @@ impl<'a> SectionRef<'a> {
     /// Every `Key=Value` line as raw bytes: the known key, the key and value bytes (in
     /// [`SectionRef::encoding`]), the line; nothing decoded.
     pub fn raw_fields(&self) -> impl Iterator<Item = (Option<Key>, &'a [u8], &'a [u8], u32)> + 'a {
-        let buf = self.buf;
-        self.pairs()
-            .map(move |l| (l.key, l.key_bytes(buf), l.value_bytes(buf), l.number))
+        self.raw_fields_where(|_| true)
     }
 
     /// The known key (if any) and the raw value bytes of every `Key=Value` line, in order

@@ -458,17 +458,15 @@ impl Pending {
         match self {
             Pending::File(file) => {
                 let FileOut { out, path, flush } = *file;
-                let temp = out.into_inner().map_err(io::IntoInnerError::into_error)?;
-                clientbank_bank::files::readable_as(&path, temp.path())
-                    .map_err(|e| AtPath::new(&path, e).into_io())?;
+                let at = |e| AtPath::new(&path, e).into_io();
+                let temp = out
+                    .into_inner()
+                    .map_err(|e| at(io::IntoInnerError::into_error(e)))?;
+                clientbank_bank::files::readable_as(&path, temp.path()).map_err(at)?;
                 // What the early flushes wrote is on the disk; any error they met is this one.
-                flush
-                    .finish()
-                    .map_err(|e| AtPath::new(&path, e).into_io())?;
-                temp.as_file().sync_all()?;
-                temp.persist(&path)
-                    .map(drop)
-                    .map_err(|e| AtPath::new(&path, e.error).into_io())
+                flush.finish().map_err(at)?;
+                temp.as_file().sync_all().map_err(at)?;
+                temp.persist(&path).map(drop).map_err(|e| at(e.error))
             }
             Pending::Stdout(mut out) => out.flush(),
             Pending::Device(mut out) => out.flush(),
