@@ -11,7 +11,9 @@ use clientbank_diagnostic::{Message, tr};
 use crate::diagnostic::{Code, Diagnostic, LIMIT_PER_CODE, short, short_bytes};
 use crate::encoding::{self, Detection};
 use crate::key::{Place, ValueKind};
-use crate::syntax::{Line, LineEnding, LineKind, Marker, NO_EQ, Shape, next_line, shape};
+use crate::syntax::{
+    Line, LineEnding, LineKind, LinesRef, Marker, NO_EQ, Shape, StoredLine, next_line, shape,
+};
 use crate::value;
 use crate::{Encoding, Key};
 
@@ -40,7 +42,13 @@ pub(crate) struct Section {
 #[derive(Clone, Debug)]
 pub(crate) enum Lines {
     Owned(Vec<Line>),
-    Shared { arena: u32, start: u32, end: u32 },
+    /// Lines `start..end` of vector `arena`, numbered from `number` on.
+    Shared {
+        arena: u32,
+        start: u32,
+        end: u32,
+        number: u32,
+    },
 }
 
 impl Section {
@@ -52,20 +60,28 @@ impl Section {
     }
 
     /// The lines, `arenas` being the vectors shared ranges point into.
-    pub(crate) fn lines<'a>(&'a self, arenas: &'a [Vec<Line>]) -> &'a [Line] {
+    pub(crate) fn lines<'a>(&'a self, arenas: &'a [Vec<StoredLine>]) -> LinesRef<'a> {
         match &self.lines {
-            Lines::Owned(lines) => lines,
-            Lines::Shared { arena, start, end } => arenas
-                .get(*arena as usize)
-                .and_then(|a| a.get(*start as usize..*end as usize))
-                .unwrap_or_default(),
+            Lines::Owned(lines) => LinesRef::Whole(lines),
+            Lines::Shared {
+                arena,
+                start,
+                end,
+                number,
+            } => LinesRef::Stored {
+                lines: arenas
+                    .get(*arena as usize)
+                    .and_then(|a| a.get(*start as usize..*end as usize))
+                    .unwrap_or_default(),
+                first: *number,
+            },
         }
     }
 
     /// The lines for editing: a shared range becomes the section's own.
-    pub(crate) fn lines_mut(&mut self, arenas: &[Vec<Line>]) -> &mut Vec<Line> {
+    pub(crate) fn lines_mut(&mut self, arenas: &[Vec<StoredLine>]) -> &mut Vec<Line> {
         if let Lines::Shared { .. } = self.lines {
-            self.lines = Lines::Owned(self.lines(arenas).to_vec());
+            self.lines = Lines::Owned(self.lines(arenas).iter().collect());
         }
         match &mut self.lines {
             Lines::Owned(lines) => lines,
@@ -81,7 +97,7 @@ impl Section {
     }
 
     /// Where the section's bytes end in its buffer (the last line's ending included).
-    pub(crate) fn end(&self, arenas: &[Vec<Line>]) -> usize {
+    pub(crate) fn end(&self, arenas: &[Vec<StoredLine>]) -> usize {
         self.lines(arenas).last().map_or(0, |l| {
             (l.start + l.len) as usize + l.ending.as_bytes().len()
         })
@@ -467,7 +483,7 @@ const REPORTED_AFTER_END: u8 = 4;
 pub(crate) struct Finished {
     pub(crate) last: Section,
     pub(crate) diagnostics: Vec<Diagnostic>,
-    pub(crate) arena: Vec<Line>,
+    pub(crate) arena: Vec<StoredLine>,
     /// How many documents were read (the last section included).
     pub(crate) documents: usize,
 }
@@ -478,13 +494,16 @@ pub(crate) struct Grouper {
     detection: Detection,
     /// Absolute offset of the buffer's first byte in the input.
     pub(crate) base: usize,
-    /// What the pending section is, and its lines so far.
+    /// What the pending section is, and its lines so far when they are not in `arena`.
     kind: SectionKind,
     lines: Vec<Line>,
-    /// Finished sections' lines, when they go to one shared vector (the in-memory tree); the
-    /// pending section's lines are its last ones, from `pending_from` on.
-    arena: Option<Vec<Line>>,
+    /// Finished sections' lines, when they go to one shared vector (the in-memory tree). The
+    /// pending section's lines are its last ones, from `pending_from` on, numbered from
+    /// `pending_number` — unless one of them could not be stored so (it does not follow the
+    /// line before, or its `=` is far on): then they are all in `lines`.
+    arena: Option<Vec<StoredLine>>,
     pending_from: usize,
+    pending_number: u32,
     /// The current section still awaits its end marker.
     open: bool,
     /// `КонецФайла` was seen.
@@ -521,6 +540,7 @@ impl Grouper {
             lines: Vec::new(),
             arena: None,
             pending_from: 0,
+            pending_number: 0,
             open: true,
             ended: false,
             seen: 0,
@@ -617,25 +637,40 @@ impl Grouper {
     }
 
     /// The lines of the pending section.
-    fn pending(&self) -> &[Line] {
+    fn pending(&self) -> LinesRef<'_> {
         match &self.arena {
-            Some(arena) => &arena[self.pending_from..],
-            None => &self.lines,
-        }
-    }
-
-    fn pending_mut(&mut self) -> &mut [Line] {
-        match &mut self.arena {
-            Some(arena) => &mut arena[self.pending_from..],
-            None => &mut self.lines,
+            Some(arena) if self.lines.is_empty() => LinesRef::Stored {
+                lines: &arena[self.pending_from..],
+                first: self.pending_number,
+            },
+            _ => LinesRef::Whole(&self.lines),
         }
     }
 
     fn push_line(&mut self, line: Line) {
-        match &mut self.arena {
-            Some(arena) => arena.push(line),
-            None => self.lines.push(line),
+        if let Some(arena) = &mut self.arena
+            && self.lines.is_empty()
+        {
+            let held = arena.len() - self.pending_from;
+            let follows =
+                held == 0 || self.pending_number.checked_add(held as u32) == Some(line.number);
+            if let Some(stored) = StoredLine::new(&line).filter(|_| follows) {
+                if held == 0 {
+                    self.pending_number = line.number;
+                }
+                arena.push(stored);
+                return;
+            }
+            // The section goes on as records of its own.
+            let number = self.pending_number;
+            self.lines.extend(
+                arena
+                    .drain(self.pending_from..)
+                    .enumerate()
+                    .map(|(i, l)| l.line(number.wrapping_add(i as u32))),
+            );
         }
+        self.lines.push(line);
     }
 
     /// How many findings so far.
@@ -651,7 +686,9 @@ impl Grouper {
     /// The buffer lost its first `by` bytes (streaming): move the pending lines.
     pub(crate) fn rebase(&mut self, by: usize) {
         self.base += by;
-        for line in self.pending_mut() {
+        // A streaming grouper keeps no shared vector: its pending lines are all in `lines`.
+        debug_assert!(self.arena.is_none());
+        for line in &mut self.lines {
             line.start -= by as u32;
         }
     }
@@ -1292,7 +1329,7 @@ impl Grouper {
             } else {
                 Marker::DocumentEnd
             };
-            let first = self.pending()[0];
+            let first = self.pending().first().unwrap_or(*next);
             let len = first.len as usize;
             let (opened, next_line) = (first.number, next.number);
             let message = if next.len == 0 && next.number == 0 {
@@ -1309,7 +1346,7 @@ impl Grouper {
             self.report(Code::UnclosedSection, buf, &first, 0..len, message)
                 .expected(Message::same(end.name()));
         }
-        if let Some(&first) = self.pending().first() {
+        if let Some(first) = self.pending().first() {
             for &key in required(kind) {
                 if self.seen & (1u128 << (key as u32)) == 0 {
                     let len = first.len as usize;
@@ -1361,7 +1398,6 @@ impl Grouper {
                     .pending()
                     .iter()
                     .find(|l| l.number == end_line)
-                    .copied()
                     .unwrap_or(first);
                 let len = line.len as usize;
                 self.report(Code::PeriodReversed, buf, &line, 0..len, {
@@ -1384,16 +1420,17 @@ impl Grouper {
     fn take_section(&mut self) -> Section {
         let lines = match &mut self.arena {
             // The pending lines are already the arena's last ones.
-            Some(arena) => {
+            Some(arena) if self.lines.is_empty() => {
                 let start = self.pending_from as u32;
                 self.pending_from = arena.len();
                 Lines::Shared {
                     arena: 0,
                     start,
                     end: arena.len() as u32,
+                    number: self.pending_number,
                 }
             }
-            None => Lines::Owned(self.lines.to_vec()),
+            _ => Lines::Owned(self.lines.to_vec()),
         };
         self.lines.clear();
         if self.kind == SectionKind::Document {
@@ -1412,7 +1449,7 @@ impl Grouper {
     }
 
     /// The shared vector of lines (empty without [`Grouper::with_arena`]).
-    pub(crate) fn take_arena(&mut self) -> Vec<Line> {
+    pub(crate) fn take_arena(&mut self) -> Vec<StoredLine> {
         self.arena.take().unwrap_or_default()
     }
 
@@ -1428,7 +1465,7 @@ impl Grouper {
             key: None,
         };
         let was_ended = self.ended;
-        let last_line = self.pending().last().copied();
+        let last_line = self.pending().last();
         let section = if self.ended {
             self.take_section()
         } else {

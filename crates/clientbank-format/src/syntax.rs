@@ -421,6 +421,35 @@ const ENDINGS: [LineEnding; 4] = [
     LineEnding::None,
 ];
 
+/// A line's known key as a code: 0 for none, the key's place plus one otherwise (below 128).
+fn key_code(key: Option<Key>) -> u32 {
+    key.map_or(0, |k| k as u32 + 1)
+}
+
+/// A line's kind as a code: its place in [`KINDS`].
+fn kind_code(kind: LineKind) -> u32 {
+    match kind {
+        LineKind::Blank => 0,
+        LineKind::Marker(marker) => 1 + marker as u32,
+        LineKind::Pair => 7,
+        LineKind::StrayPair => 8,
+        LineKind::Junk => 9,
+    }
+}
+
+/// A line's ending as a code: its place in [`ENDINGS`].
+fn ending_code(ending: LineEnding) -> u32 {
+    match ending {
+        LineEnding::Crlf => 0,
+        LineEnding::Lf => 1,
+        LineEnding::Cr => 2,
+        LineEnding::None => 3,
+    }
+}
+
+// Every key's code fits the seven bits words and stored lines give it.
+const _: () = assert!(Key::COUNT < 1 << 7);
+
 /// Where the line after `line` starts, if it is within 4 GiB.
 fn next_start(line: &Line) -> Option<u32> {
     let ending = match line.ending {
@@ -448,20 +477,11 @@ fn pack(line: &Line, prev: &Line) -> Option<Packed> {
         NO_EQ => u16::MAX,
         eq => u16::try_from(eq).ok().filter(|&e| e != u16::MAX)?,
     };
-    let key = line.key.map_or(0, |k| k as u32 + 1);
-    let kind: u32 = match line.kind {
-        LineKind::Blank => 0,
-        LineKind::Marker(marker) => 1 + marker as u32,
-        LineKind::Pair => 7,
-        LineKind::StrayPair => 8,
-        LineKind::Junk => 9,
-    };
-    let ending: u32 = match line.ending {
-        LineEnding::Crlf => 0,
-        LineEnding::Lf => 1,
-        LineEnding::Cr => 2,
-        LineEnding::None => 3,
-    };
+    let (key, kind, ending) = (
+        key_code(line.key),
+        kind_code(line.kind),
+        ending_code(line.ending),
+    );
     let short_eq = match eq {
         u16::MAX => Some(SHORT_NO_EQ),
         eq => Some(u32::from(eq)).filter(|&e| e < SHORT_NO_EQ),
@@ -576,6 +596,132 @@ impl PackedLines {
             prev = Some(line);
         }
         Some(())
+    }
+}
+
+/// A line as the tree keeps it: 12 bytes where a [`Line`] takes 20. Its number is not kept:
+/// the lines of a shared range follow one another, so a line's number is the range's first
+/// one plus its place ([`LinesRef::Stored`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct StoredLine {
+    start: u32,
+    len: u32,
+    /// The `=` (bits 0–18, [`STORED_NO_EQ`] for none), the key's code (19–25), the kind's
+    /// (26–29) and the ending's (30–31).
+    shape: u32,
+}
+
+/// The `=` of a stored line that has none; a stored line's `=` is below it.
+const STORED_NO_EQ: u32 = (1 << 19) - 1;
+
+impl StoredLine {
+    /// `line` kept compactly, unless its `=` is 512 KiB or more into it.
+    pub(crate) fn new(line: &Line) -> Option<StoredLine> {
+        let eq = match line.eq {
+            NO_EQ => STORED_NO_EQ,
+            eq => Some(eq).filter(|&eq| eq < STORED_NO_EQ)?,
+        };
+        Some(StoredLine {
+            start: line.start,
+            len: line.len,
+            shape: eq
+                | key_code(line.key) << 19
+                | kind_code(line.kind) << 26
+                | ending_code(line.ending) << 30,
+        })
+    }
+
+    /// The line it keeps, numbered `number`.
+    pub(crate) fn line(self, number: u32) -> Line {
+        let eq = self.shape & STORED_NO_EQ;
+        let key = (self.shape >> 19) & 0x7f;
+        Line {
+            start: self.start,
+            len: self.len,
+            eq: if eq == STORED_NO_EQ { NO_EQ } else { eq },
+            number,
+            ending: ENDINGS[(self.shape >> 30) as usize],
+            kind: KINDS[((self.shape >> 26) & 0xf) as usize],
+            key: key.checked_sub(1).map(|k| Key::ALL[k as usize]),
+        }
+    }
+}
+
+/// A section's lines: records of their own, or stored lines numbered on from `first`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum LinesRef<'a> {
+    Whole(&'a [Line]),
+    Stored { lines: &'a [StoredLine], first: u32 },
+}
+
+impl<'a> LinesRef<'a> {
+    pub(crate) fn len(self) -> usize {
+        match self {
+            LinesRef::Whole(lines) => lines.len(),
+            LinesRef::Stored { lines, .. } => lines.len(),
+        }
+    }
+
+    pub(crate) fn get(self, index: usize) -> Option<Line> {
+        match self {
+            LinesRef::Whole(lines) => lines.get(index).copied(),
+            LinesRef::Stored { lines, first } => lines
+                .get(index)
+                .map(|l| l.line(first.wrapping_add(index as u32))),
+        }
+    }
+
+    pub(crate) fn first(self) -> Option<Line> {
+        self.get(0)
+    }
+
+    pub(crate) fn last(self) -> Option<Line> {
+        self.get(self.len().checked_sub(1)?)
+    }
+
+    pub(crate) fn iter(self) -> LinesIter<'a> {
+        LinesIter(match self {
+            LinesRef::Whole(lines) => Run::Whole(lines.iter()),
+            LinesRef::Stored { lines, first } => Run::Stored(lines.iter(), first),
+        })
+    }
+
+    /// The lines as records, borrowed when they are records already.
+    pub(crate) fn to_whole(self) -> std::borrow::Cow<'a, [Line]> {
+        match self {
+            LinesRef::Whole(lines) => std::borrow::Cow::Borrowed(lines),
+            stored => std::borrow::Cow::Owned(stored.iter().collect()),
+        }
+    }
+}
+
+/// The lines of a [`LinesRef`], in order.
+pub(crate) struct LinesIter<'a>(Run<'a>);
+
+enum Run<'a> {
+    Whole(std::slice::Iter<'a, Line>),
+    Stored(std::slice::Iter<'a, StoredLine>, u32),
+}
+
+impl Iterator for LinesIter<'_> {
+    type Item = Line;
+
+    fn next(&mut self) -> Option<Line> {
+        match &mut self.0 {
+            Run::Whole(lines) => lines.next().copied(),
+            Run::Stored(lines, number) => {
+                let line = lines.next()?.line(*number);
+                *number = number.wrapping_add(1);
+                Some(line)
+            }
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match &self.0 {
+            Run::Whole(lines) => lines.size_hint(),
+            Run::Stored(lines, _) => lines.size_hint(),
+        }
     }
 }
 
@@ -703,6 +849,61 @@ mod packed_tests {
         for (i, marker) in Marker::ALL.into_iter().enumerate() {
             assert_eq!(KINDS[i + 1], LineKind::Marker(marker));
         }
+    }
+
+    /// Every kind, ending and key is stored and comes back, with every `=` below the stored
+    /// limit (and none); an `=` at the limit or past it is not stored. A stored run gives its
+    /// lines back numbered on from its first, one by one, by place, first and last.
+    #[test]
+    fn stored_lines_come_back_as_kept() {
+        let mut l = Lines {
+            lines: Vec::new(),
+            start: 7,
+            number: 40,
+        };
+        for kind in KINDS {
+            for ending in ENDINGS {
+                for eq in [0, 1, 62, 65_535, STORED_NO_EQ - 1, NO_EQ] {
+                    l.push(eq.saturating_add(1).min(1 << 20), eq, ending, kind, None, 0);
+                }
+            }
+        }
+        for &key in Key::ALL {
+            l.push(100, 3, LineEnding::Crlf, LineKind::Pair, Some(key), 0);
+        }
+        let lines = l.lines;
+        let stored: Vec<StoredLine> = lines
+            .iter()
+            .map(|line| StoredLine::new(line).expect("within the limits"))
+            .collect();
+        let run = LinesRef::Stored {
+            lines: &stored,
+            first: 40,
+        };
+        let back: Vec<Line> = run.iter().collect();
+        assert_eq!(format!("{back:?}"), format!("{lines:?}"));
+        assert_eq!(run.len(), lines.len());
+        assert_eq!(run.iter().size_hint(), (lines.len(), Some(lines.len())));
+        let at = lines.len() / 2;
+        assert_eq!(
+            format!("{:?}", run.get(at)),
+            format!("{:?}", Some(lines[at]))
+        );
+        assert_eq!(format!("{:?}", run.first()), format!("{:?}", lines.first()));
+        assert_eq!(format!("{:?}", run.last()), format!("{:?}", lines.last()));
+        assert!(run.get(lines.len()).is_none());
+        assert_eq!(format!("{:?}", run.to_whole()), format!("{lines:?}"));
+
+        for eq in [STORED_NO_EQ, STORED_NO_EQ + 1, NO_EQ - 1] {
+            let mut far = lines[0];
+            far.eq = eq;
+            assert!(StoredLine::new(&far).is_none(), "= at {eq}");
+        }
+        let empty = LinesRef::Stored {
+            lines: &[],
+            first: 9,
+        };
+        assert!(empty.first().is_none() && empty.last().is_none());
     }
 
     /// Runs are found by where their words start, whatever the size of their lines; a range

@@ -10,7 +10,9 @@ use crate::diagnostic::Diagnostic;
 use crate::encoding::Detection;
 use crate::model::{self, WriteError};
 use crate::parse::{self, Grouper, Refused, Section, SectionKind, raw_line};
-use crate::syntax::{Line, LineEnding, LineKind, Marker, NO_EQ, PackedLines, next_line};
+use crate::syntax::{
+    Line, LineEnding, LineKind, LinesRef, Marker, NO_EQ, PackedLines, StoredLine, next_line,
+};
 use crate::{Encoding, Key, value};
 
 /// A parsed exchange file: the tree and everything the reader noticed.
@@ -37,7 +39,7 @@ pub struct SyntaxTree {
     sections: Vec<Section>,
     /// The lines of the sections read, one after the other (one vector per thread that read
     /// them); sections point into them.
-    lines: Vec<Vec<Line>>,
+    lines: Vec<Vec<StoredLine>>,
 }
 
 /// What reading found, before it is put together with the bytes.
@@ -46,7 +48,7 @@ struct Index {
     detection: Detection,
     bom: bool,
     sections: Vec<Section>,
-    lines: Vec<Vec<Line>>,
+    lines: Vec<Vec<StoredLine>>,
     diagnostics: Vec<Diagnostic>,
     /// How many documents were read.
     documents: usize,
@@ -194,7 +196,7 @@ fn keep_section(
     keep: Keep,
 ) {
     if keep == Keep::AllButDocuments && section.kind == SectionKind::Document {
-        packed.push(section.lines(&[]));
+        packed.push(&section.lines(&[]).to_whole());
     } else {
         sections.push(section);
     }
@@ -334,7 +336,7 @@ struct Joined {
     /// The documents' packed lines, in file order (when not kept as sections).
     packed: Vec<PackedDocuments>,
     grouper: Grouper,
-    earlier_lines: Vec<Line>,
+    earlier_lines: Vec<StoredLine>,
     later_from: usize,
 }
 
@@ -344,7 +346,7 @@ struct Joined {
 /// known key, kind and ending; its start and number follow from the line before; two words
 /// for a line of 4 KiB or more, or whose `=` is far on), from which [`Scan::documents`]
 /// rebuilds the documents one at a time without reading a line again. The memory of a big
-/// file is its bytes and a word per line, where [`parse`]'s tree holds a record of 20 bytes
+/// file is its bytes and a word per line, where [`parse`]'s tree holds a record of 12 bytes
 /// for every line.
 ///
 /// ```
@@ -716,7 +718,7 @@ impl SyntaxTree {
         let sections: Vec<_> = self
             .sections
             .iter()
-            .map(|s| (s.kind, s.lines(&self.lines)))
+            .map(|s| (s.kind, s.lines(&self.lines).iter().collect::<Vec<_>>()))
             .collect();
         format!("{sections:?}")
     }
@@ -902,7 +904,7 @@ impl SyntaxTree {
             out.write_all(&self.buf[..3])?;
         }
         for section in &self.sections {
-            for line in section.lines(&self.lines) {
+            for line in section.lines(&self.lines).iter() {
                 out.write_all(line.content(&self.buf))?;
                 out.write_all(line.ending.as_bytes())?;
             }
@@ -1000,20 +1002,24 @@ pub struct SectionRef<'a> {
     buf: &'a [u8],
     encoding: Encoding,
     kind: SectionKind,
-    lines: &'a [Line],
+    lines: LinesRef<'a>,
 }
 
 impl<'a> SectionRef<'a> {
     /// Its kind and line records, for comparing two readings.
     pub(crate) fn lines_debug(&self) -> String {
-        format!("{:?} {:?}", self.kind, self.lines)
+        format!(
+            "{:?} {:?}",
+            self.kind,
+            self.lines.iter().collect::<Vec<_>>()
+        )
     }
 
     pub(crate) fn new(
         buf: &'a [u8],
         encoding: Encoding,
         kind: SectionKind,
-        lines: &'a [Line],
+        lines: LinesRef<'a>,
     ) -> SectionRef<'a> {
         SectionRef {
             buf,
@@ -1065,7 +1071,7 @@ impl<'a> SectionRef<'a> {
             .then(|| self.encoding.decode(first.value_bytes(self.buf)))
     }
 
-    fn pairs(&self) -> impl Iterator<Item = &'a Line> + 'a {
+    fn pairs(&self) -> impl Iterator<Item = Line> + 'a {
         self.lines.iter().filter(|l| l.is_pair())
     }
 
@@ -1157,7 +1163,7 @@ impl<'a> SectionRef<'a> {
     pub fn value_places(&self) -> impl Iterator<Item = (Option<Key>, ValueAt)> + 'a {
         let (buf, encoding) = (self.buf, self.encoding);
         self.pairs()
-            .map(move |l| (l.key, value_at(l, buf, encoding)))
+            .map(move |l| (l.key, value_at(&l, buf, encoding)))
     }
 
     /// The keys that are not the format's, as written, each with where its value stands;
@@ -1168,7 +1174,7 @@ impl<'a> SectionRef<'a> {
             count_key_decode();
             (
                 encoding.decode(l.key_bytes(buf)),
-                value_at(l, buf, encoding),
+                value_at(&l, buf, encoding),
             )
         })
     }
@@ -1190,7 +1196,7 @@ impl<'a> SectionRef<'a> {
     /// The section's bytes as they will be written.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = Vec::new();
-        for line in self.lines {
+        for line in self.lines.iter() {
             out.extend_from_slice(line.content(self.buf));
             out.extend_from_slice(line.ending.as_bytes());
         }
@@ -1212,7 +1218,12 @@ pub struct SectionMut<'a> {
 impl SectionMut<'_> {
     /// A read-only view.
     pub fn as_ref(&self) -> SectionRef<'_> {
-        SectionRef::new(self.buf, self.encoding, self.kind, self.lines)
+        SectionRef::new(
+            self.buf,
+            self.encoding,
+            self.kind,
+            LinesRef::Whole(self.lines),
+        )
     }
 
     /// Sets `key` to `value` as written: the first line of the key is rewritten in place, or a
@@ -1300,6 +1311,41 @@ mod tests {
 
     fn text(tree: &SyntaxTree) -> String {
         tree.encoding().decode(&tree.to_bytes()).into_owned()
+    }
+
+    /// A line whose `=` is too far on to be stored compactly makes its section keep records of
+    /// its own, from the section's first line on; every line keeps its number, the sections
+    /// after it are stored compactly again, and the tree reads as the scan and the stream do.
+    #[test]
+    fn a_far_eq_keeps_its_section_whole_and_every_number_right() {
+        let far = "Я".repeat(600_000);
+        let text = format!(
+            "1CClientBankExchange\r\nВерсияФормата=1.03\r\nКодировка=Windows\r\n\
+             СекцияДокумент=Платежное поручение\r\nНомер=1\r\n{far}=x\r\nСумма=10.00\r\n\
+             КонецДокумента\r\nСекцияДокумент=Платежное поручение\r\nНомер=2\r\n\
+             Сумма=20.00\r\nКонецДокумента\r\nКонецФайла\r\n"
+        );
+        let bytes = Encoding::Cp1251.encode(&text).unwrap().into_owned();
+        crate::fuzz::parse_agrees(&bytes);
+        let parsed = parse(bytes.clone()).unwrap();
+        let tree = &parsed.tree;
+        assert!(matches!(tree.sections[1].lines, parse::Lines::Owned(_)));
+        assert!(matches!(
+            tree.sections[2].lines,
+            parse::Lines::Shared { .. }
+        ));
+        let documents: Vec<SectionRef<'_>> = tree.documents().collect();
+        assert_eq!(documents[0].line(), 4);
+        assert_eq!(documents[0].line_of(Key::Number), Some(5));
+        let unknown: Vec<(String, u32)> = documents[0]
+            .unknown_keys()
+            .map(|(key, at)| (key.into_owned(), at.line))
+            .collect();
+        assert_eq!(unknown, [(far, 6)]);
+        assert_eq!(documents[0].line_of(Key::Sum), Some(7));
+        assert_eq!(documents[1].line(), 9);
+        assert_eq!(documents[1].line_of(Key::Sum), Some(11));
+        assert_eq!(tree.to_bytes(), bytes);
     }
 
     #[test]
