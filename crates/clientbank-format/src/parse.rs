@@ -647,10 +647,19 @@ impl Grouper {
         }
     }
 
+    #[inline]
     fn push_line(&mut self, line: Line) {
-        if let Some(arena) = &mut self.arena
-            && self.lines.is_empty()
-        {
+        if self.arena.is_some() && self.lines.is_empty() {
+            self.push_stored(line);
+        } else {
+            self.lines.push(line);
+        }
+    }
+
+    /// Pushes a line of the pending section to the shared vector, or, when it cannot be stored
+    /// there, moves the section's lines to records of its own.
+    fn push_stored(&mut self, line: Line) {
+        if let Some(arena) = &mut self.arena {
             let held = arena.len() - self.pending_from;
             let follows =
                 held == 0 || self.pending_number.checked_add(held as u32) == Some(line.number);

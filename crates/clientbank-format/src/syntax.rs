@@ -632,6 +632,7 @@ impl StoredLine {
     }
 
     /// The line it keeps, numbered `number`.
+    #[inline]
     pub(crate) fn line(self, number: u32) -> Line {
         let eq = self.shape & STORED_NO_EQ;
         let key = (self.shape >> 19) & 0x7f;
@@ -655,6 +656,7 @@ pub(crate) enum LinesRef<'a> {
 }
 
 impl<'a> LinesRef<'a> {
+    #[inline]
     pub(crate) fn len(self) -> usize {
         match self {
             LinesRef::Whole(lines) => lines.len(),
@@ -662,6 +664,7 @@ impl<'a> LinesRef<'a> {
         }
     }
 
+    #[inline]
     pub(crate) fn get(self, index: usize) -> Option<Line> {
         match self {
             LinesRef::Whole(lines) => lines.get(index).copied(),
@@ -671,14 +674,17 @@ impl<'a> LinesRef<'a> {
         }
     }
 
+    #[inline]
     pub(crate) fn first(self) -> Option<Line> {
         self.get(0)
     }
 
+    #[inline]
     pub(crate) fn last(self) -> Option<Line> {
         self.get(self.len().checked_sub(1)?)
     }
 
+    #[inline]
     pub(crate) fn iter(self) -> LinesIter<'a> {
         LinesIter(match self {
             LinesRef::Whole(lines) => Run::Whole(lines.iter()),
@@ -706,6 +712,7 @@ enum Run<'a> {
 impl Iterator for LinesIter<'_> {
     type Item = Line;
 
+    #[inline]
     fn next(&mut self) -> Option<Line> {
         match &mut self.0 {
             Run::Whole(lines) => lines.next().copied(),
@@ -717,6 +724,7 @@ impl Iterator for LinesIter<'_> {
         }
     }
 
+    #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
         match &self.0 {
             Run::Whole(lines) => lines.size_hint(),
