@@ -25,6 +25,13 @@ pub fn parse_agrees(data: &[u8]) {
                 kinds, streamed_kinds,
                 "the two readers group sections differently"
             );
+            let cut: Vec<bool> = parsed.tree.sections().map(|s| s.is_cut_short()).collect();
+            let streamed_cut: Vec<bool> =
+                sections.iter().map(|s| s.view().is_cut_short()).collect();
+            assert_eq!(
+                cut, streamed_cut,
+                "the two readers disagree on where the input ends"
+            );
             let mut joined = data[..if parsed.tree.has_bom() { 3 } else { 0 }].to_vec();
             for section in &sections {
                 joined.extend_from_slice(section.as_bytes());

@@ -17,6 +17,8 @@ pub struct OwnedSection {
     bytes: Vec<u8>,
     encoding: Encoding,
     section: Section,
+    /// The input ended with this section (no line came after it).
+    ends_input: bool,
 }
 
 impl OwnedSection {
@@ -27,6 +29,11 @@ impl OwnedSection {
             self.encoding,
             self.section.kind,
             self.section.lines(&[]),
+            if self.ends_input {
+                self.bytes.len()
+            } else {
+                usize::MAX
+            },
         )
     }
 
@@ -220,6 +227,8 @@ impl<R: Read> Reader<R> {
             bytes: self.buf[start..end].to_vec(),
             encoding: self.encoding.unwrap_or(Encoding::Cp1251),
             section,
+            // The line that closed it came after it.
+            ends_input: false,
         };
         self.compact();
         owned
@@ -295,6 +304,7 @@ impl<R: Read> Reader<R> {
                         bytes: self.buf[start..last.end(&[]) + start].to_vec(),
                         encoding,
                         section: last,
+                        ends_input: true,
                     }));
                 }
                 None => {

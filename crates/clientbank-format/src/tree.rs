@@ -33,6 +33,8 @@ pub struct Parsed {
 pub struct SyntaxTree {
     /// The input; edited lines are appended at the end (the lines say what is written).
     buf: Vec<u8>,
+    /// How long the input was: where it ends in `buf`, before any edit's bytes.
+    input_len: usize,
     encoding: Encoding,
     detection: Detection,
     bom: bool,
@@ -61,6 +63,7 @@ impl Index {
     fn with(self, buf: Vec<u8>) -> Parsed {
         Parsed {
             tree: SyntaxTree {
+                input_len: buf.len(),
                 buf,
                 encoding: self.encoding,
                 detection: self.detection,
@@ -437,7 +440,13 @@ impl Scan {
     }
 
     fn view<'a>(&'a self, input: &'a [u8], section: &'a Section) -> SectionRef<'a> {
-        SectionRef::new(input, self.encoding, section.kind, section.lines(&[]))
+        SectionRef::new(
+            input,
+            self.encoding,
+            section.kind,
+            section.lines(&[]),
+            input.len(),
+        )
     }
 
     fn fits(&self, input: &[u8]) -> bool {
@@ -529,6 +538,7 @@ impl ScannedDocument<'_> {
             self.encoding,
             self.section.kind,
             self.section.lines(&[]),
+            self.input.len(),
         )
     }
 }
@@ -751,6 +761,7 @@ impl SyntaxTree {
             self.encoding,
             section.kind,
             section.lines(&self.lines),
+            self.input_len,
         )
     }
 
@@ -816,6 +827,7 @@ impl SyntaxTree {
             ending,
             kind: section.kind,
             lines: section.lines_mut(&self.lines),
+            input_end: self.input_len,
         }
     }
 
@@ -1003,15 +1015,19 @@ pub struct SectionRef<'a> {
     encoding: Encoding,
     kind: SectionKind,
     lines: LinesRef<'a>,
+    /// Where the input ended in `buf` (`usize::MAX` when it went on past it): a section whose
+    /// last line ends there is the input's last.
+    input_end: usize,
 }
 
 impl<'a> SectionRef<'a> {
-    /// Its kind and line records, for comparing two readings.
+    /// Its kind, line records and whether the input ends inside it, for comparing two readings.
     pub(crate) fn lines_debug(&self) -> String {
         format!(
-            "{:?} {:?}",
+            "{:?} {:?} cut short: {}",
             self.kind,
-            self.lines.iter().collect::<Vec<_>>()
+            self.lines.iter().collect::<Vec<_>>(),
+            self.is_cut_short()
         )
     }
 
@@ -1020,12 +1036,14 @@ impl<'a> SectionRef<'a> {
         encoding: Encoding,
         kind: SectionKind,
         lines: LinesRef<'a>,
+        input_end: usize,
     ) -> SectionRef<'a> {
         SectionRef {
             buf,
             encoding,
             kind,
             lines,
+            input_end,
         }
     }
 
@@ -1061,7 +1079,7 @@ impl<'a> SectionRef<'a> {
             )
         });
         let end = last.start as usize + last.len as usize + last.ending.as_bytes().len();
-        !closed && last.number != 0 && end == self.buf.len()
+        !closed && last.number != 0 && end == self.input_end
     }
 
     /// The document type after `СекцияДокумент=`, verbatim; `None` outside documents.
@@ -1213,6 +1231,8 @@ pub struct SectionMut<'a> {
     kind: SectionKind,
     /// The section's own lines (an edited section stops sharing the tree's).
     lines: &'a mut Vec<Line>,
+    /// Where the input ended in `buf`.
+    input_end: usize,
 }
 
 impl SectionMut<'_> {
@@ -1223,6 +1243,7 @@ impl SectionMut<'_> {
             self.encoding,
             self.kind,
             LinesRef::Whole(self.lines),
+            self.input_end,
         )
     }
 
@@ -1346,6 +1367,44 @@ mod tests {
         assert_eq!(documents[1].line(), 9);
         assert_eq!(documents[1].line_of(Key::Sum), Some(11));
         assert_eq!(tree.to_bytes(), bytes);
+    }
+
+    /// Whether the input ends inside a document is the same from the tree, the scan and the
+    /// streaming reader, wherever each keeps the section's bytes: a document closed only by the
+    /// next one or by `КонецФайла` is not cut short, one the input ends inside is.
+    #[test]
+    fn every_reader_tells_alike_where_the_input_ends() {
+        let head = "1CClientBankExchange\r\nВерсияФормата=1.03\r\nКодировка=Windows\r\n\
+                    СекцияДокумент=Платежное поручение\r\nНомер=1\r\n\
+                    СекцияДокумент=Платежное поручение\r\nНомер=2\r\n";
+        for (tail, expected) in [
+            ("КонецФайла\r\n", [false, false]),
+            ("Сумма=1", [false, true]),
+            ("Сумма=1\r\n", [false, true]),
+        ] {
+            let bytes = Encoding::Cp1251
+                .encode(&format!("{head}{tail}"))
+                .unwrap()
+                .into_owned();
+            crate::fuzz::parse_agrees(&bytes);
+            let tree = parse(bytes.clone()).unwrap().tree;
+            let in_tree: Vec<bool> = tree.documents().map(|d| d.is_cut_short()).collect();
+            let streamed: Vec<bool> = crate::Reader::new(&bytes[..])
+                .map(|s| s.unwrap())
+                .filter(|s| s.kind() == SectionKind::Document)
+                .map(|s| s.view().is_cut_short())
+                .collect();
+            let scanned: Vec<bool> = scan(&bytes)
+                .unwrap()
+                .documents(&bytes)
+                .map(|d| d.view().is_cut_short())
+                .collect();
+            assert_eq!(
+                (in_tree, streamed, scanned),
+                (expected.to_vec(), expected.to_vec(), expected.to_vec()),
+                "{tail:?}"
+            );
+        }
     }
 
     #[test]
