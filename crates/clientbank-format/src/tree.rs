@@ -1407,6 +1407,21 @@ mod tests {
         }
     }
 
+    /// An edit appends its bytes after the input: a document the input ends inside stays cut
+    /// short after another document is edited, and one that was not cut short does not become so.
+    #[test]
+    fn an_edit_elsewhere_does_not_move_where_the_input_ended() {
+        let text = "1CClientBankExchange\r\nВерсияФормата=1.03\r\nКодировка=Windows\r\n\
+                    СекцияДокумент=Платежное поручение\r\nНомер=1\r\n\
+                    СекцияДокумент=Платежное поручение\r\nНомер=2\r\nСумма=1";
+        let mut t = tree(text, Encoding::Cp1251);
+        let cut = |t: &SyntaxTree| t.documents().map(|d| d.is_cut_short()).collect::<Vec<_>>();
+        assert_eq!(cut(&t), [false, true]);
+        t.document_mut(0).unwrap().set(Key::Number, "7").unwrap();
+        assert_eq!(cut(&t), [false, true]);
+        assert!(!t.document_mut(0).unwrap().as_ref().is_cut_short());
+    }
+
     #[test]
     fn setting_a_key_rewrites_only_its_line() {
         let mut t = tree(FILE, Encoding::Cp1251);
