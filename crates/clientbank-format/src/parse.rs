@@ -98,9 +98,7 @@ impl Section {
 
     /// Where the section's bytes end in its buffer (the last line's ending included).
     pub(crate) fn end(&self, arenas: &[Vec<StoredLine>]) -> usize {
-        self.lines(arenas).last().map_or(0, |l| {
-            (l.start + l.len) as usize + l.ending.as_bytes().len()
-        })
+        self.lines(arenas).last().map_or(0, |l| l.end())
     }
 }
 

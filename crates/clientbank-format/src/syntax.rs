@@ -157,6 +157,11 @@ impl Line {
         &buf[self.start as usize..(self.start + self.len) as usize]
     }
 
+    /// Where the line ends in the buffer, its ending included: where the next line starts.
+    pub(crate) fn end(&self) -> usize {
+        self.start as usize + self.len as usize + self.ending.as_bytes().len()
+    }
+
     /// The key bytes as written (spaces around them removed).
     pub(crate) fn key_bytes<'b>(&self, buf: &'b [u8]) -> &'b [u8] {
         let content = self.content(buf);

@@ -1078,8 +1078,7 @@ impl<'a> SectionRef<'a> {
                 LineKind::Marker(Marker::AccountEnd | Marker::DocumentEnd)
             )
         });
-        let end = last.start as usize + last.len as usize + last.ending.as_bytes().len();
-        !closed && last.number != 0 && end == self.input_end
+        !closed && last.number != 0 && last.end() == self.input_end
     }
 
     /// The document type after `СекцияДокумент=`, verbatim; `None` outside documents.
