@@ -227,11 +227,22 @@ macro_rules! tr {
 }
 
 /// The text `args` make: the literal itself when there is nothing to fill in (no copy).
+/// Written into room for a finding's sentence at once: `format!` guesses twice the literal
+/// text's length, or nothing when the text starts with a value, and grows the string for the
+/// values (a `realloc` or two per message).
 #[doc(hidden)]
 pub fn formatted(args: std::fmt::Arguments<'_>) -> Cow<'static, str> {
+    use std::fmt::Write;
+    /// Most messages fit: a Russian sentence of 80 letters with a value.
+    const ROOM: usize = 192;
     match args.as_str() {
         Some(literal) => Cow::Borrowed(literal),
-        None => Cow::Owned(std::fmt::format(args)),
+        None => {
+            let mut text = String::with_capacity(ROOM);
+            // Writing into a `String` fails only if a `Display` of a value does.
+            let _ = text.write_fmt(args);
+            Cow::Owned(text)
+        }
     }
 }
 
