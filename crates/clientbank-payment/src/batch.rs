@@ -564,7 +564,12 @@ impl Batch {
             mapping
         };
         lines.locate_in(section, &mut found, position(index), quiet);
-        findings.extend(found);
+        if findings.is_empty() {
+            // The rules' own vector, not a copy of it into a new one.
+            findings = found;
+        } else {
+            findings.append(&mut found);
+        }
         name_payment(&mut findings, payment.number, quiet);
         let mut item = Item::findings_only(index, lines.section(), findings);
         let mut json_route = match requests {
@@ -906,6 +911,10 @@ fn name_payment(findings: &mut [Diagnostic], number: Option<&str>, quiet: Quiet)
     let Some(number) = number.map(str::trim).filter(|n| !n.is_empty()) else {
         return;
     };
+    if findings.iter().all(|f| quiet.has(f.code)) {
+        // Nothing to name (no finding, or only stand-ins): no copy of the number made.
+        return;
+    }
     let number: Box<str> = clientbank_diagnostic::short(number).into();
     for finding in findings.iter_mut().filter(|f| !quiet.has(f.code)) {
         finding.number = Some(number.clone());

@@ -197,14 +197,13 @@ pub fn check_section(
         NotCarried::FormatKeys,
         Quiet::NONE,
         |payment, mut findings| {
-            findings.extend(validate_quiet(
-                payment,
-                context,
-                encoding,
-                read_in,
-                Quiet::NONE,
-            ));
-            findings
+            let mut found = validate_quiet(payment, context, encoding, read_in, Quiet::NONE);
+            if findings.is_empty() {
+                found
+            } else {
+                findings.append(&mut found);
+                findings
+            }
         },
     )
 }
