@@ -335,6 +335,7 @@ mod tests {
                     &section,
                     &context,
                     clientbank_format::Encoding::Cp1251,
+                    false,
                 )
             })
             .map(|finding| finding.code.as_str())

@@ -141,6 +141,9 @@ impl Quiet {
     /// No code: every finding made whole.
     pub(crate) const NONE: Quiet = Quiet(0);
 
+    /// Every code: each finding a stand-in.
+    pub(crate) const ALL: Quiet = Quiet(u128::MAX);
+
     /// Whether findings of `code` are only counted.
     pub(crate) fn has(self, code: Code) -> bool {
         let bit = code as usize;
