@@ -176,19 +176,28 @@ pub(crate) fn stdin_twice(paths: &[std::path::PathBuf]) -> Option<String> {
 }
 
 /// Why `convert` will not write to `output`: it is the input itself (the same file, by any
-/// path, hard link or symbolic link).
+/// path, hard link or symbolic link, or the file standard input was given from for `-`).
 pub(crate) fn same_as_input(input: &Path, output: &Path) -> Option<String> {
-    if is_std(input) || is_std(output) {
+    if is_std(output) {
         return None;
     }
     // Comparing opens both files: only regular ones (opening a FIFO waits for its writer).
     let regular = |p: &Path| std::fs::metadata(p).is_ok_and(|m| m.is_file());
-    let same = (regular(input) && regular(output))
-        && same_file::is_same_file(input, output).unwrap_or(false)
-        || match (input.canonicalize(), absolute_parent(output)) {
-            (Ok(a), Some(b)) => a == b,
-            _ => false,
-        };
+    let same = if is_std(input) {
+        // `convert - -o x.txt < x.txt`: standard input is the output's file.
+        regular(output)
+            && matches!(
+                (same_file::Handle::stdin(), same_file::Handle::from_path(output)),
+                (Ok(stdin), Ok(out)) if stdin == out
+            )
+    } else {
+        (regular(input) && regular(output))
+            && same_file::is_same_file(input, output).unwrap_or(false)
+            || match (input.canonicalize(), absolute_parent(output)) {
+                (Ok(a), Some(b)) => a == b,
+                _ => false,
+            }
+    };
     same.then(|| {
         tr(
             format!(
@@ -255,12 +264,8 @@ impl Sink {
                 }
             }
             Sink::File(path) => {
-                // A link is written through: its file is replaced, the link stays.
-                let linked = std::fs::symlink_metadata(path)
-                    .is_ok_and(|m| m.file_type().is_symlink())
-                    .then(|| std::fs::canonicalize(path).ok())
-                    .flatten();
-                let path = linked.as_ref().unwrap_or(path);
+                // A link is written through: its file is replaced (or made), the link stays.
+                let path = &through_links(path).map_err(|e| AtPath::new(path, e).into_io())?;
                 let folder = match path.parent() {
                     Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
                     _ => std::path::PathBuf::from("."),
@@ -291,6 +296,34 @@ impl Sink {
             Sink::Stdout => Box::new(io::BufWriter::with_capacity(1 << 16, io::stdout().lock())),
         })
     }
+}
+
+/// How many links in a row [`through_links`] follows before it calls them a loop (as Linux
+/// does).
+const MAX_LINKS: usize = 40;
+
+/// The path a file written at `path` takes: `path` itself, or for a symbolic link the path it
+/// names, followed link by link — to a file that does not exist yet too, which writing then
+/// makes (a link left dangling is not replaced by a file). A loop of links is an error.
+fn through_links(path: &Path) -> io::Result<std::path::PathBuf> {
+    let mut path = path.to_path_buf();
+    for _ in 0..MAX_LINKS {
+        match std::fs::symlink_metadata(&path) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let target = std::fs::read_link(&path)?;
+                // Relative to the link's folder; an absolute target replaces the path.
+                path = match path.parent() {
+                    Some(folder) => folder.join(target),
+                    None => target,
+                };
+            }
+            _ => return Ok(path),
+        }
+    }
+    Err(io::Error::other(tr(
+        "too many symbolic links, one naming the next (a loop?)",
+        "слишком много символьных ссылок подряд (ссылки по кругу?)",
+    )))
 }
 
 /// Whether `path` is there and is not a file: a pipe or a device, which a file put in its

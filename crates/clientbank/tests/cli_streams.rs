@@ -215,6 +215,36 @@ fn convert_never_writes_over_its_input() {
             "the input is untouched"
         );
     }
+    // `convert - -o orders.txt < orders.txt`: standard input is the output's file.
+    let out = command(&[
+        "convert",
+        "--today",
+        TODAY,
+        "-",
+        "-o",
+        input.to_str().unwrap(),
+    ])
+    .stdin(std::fs::File::open(&input).unwrap())
+    .output()
+    .unwrap();
+    assert_eq!(code(&out), 2, "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("is the input file"));
+    assert_eq!(std::fs::read(&input).unwrap(), original, "stdin untouched");
+    // From another file on standard input, the same output is written.
+    let other = dir.path().join("other.txt");
+    std::fs::write(&other, &original).unwrap();
+    let out = command(&[
+        "convert",
+        "--today",
+        TODAY,
+        "-",
+        "-o",
+        dir.path().join("out.json").to_str().unwrap(),
+    ])
+    .stdin(std::fs::File::open(&other).unwrap())
+    .output()
+    .unwrap();
+    assert_eq!(code(&out), 0, "{}", text(&out.stderr));
 }
 
 /// `-o` a pipe (or a device): written as it goes, never replaced by a file (as root, `-o
@@ -268,6 +298,44 @@ fn convert_writes_through_pipes_and_links() {
             .is_symlink()
     );
     assert_eq!(std::fs::read(&file).unwrap(), expected);
+    // A link to a file not made yet: the file is made where the link points (in a folder of
+    // its own, by a relative path), and the link stays a link.
+    std::fs::create_dir(dir.path().join("there")).unwrap();
+    let dangling = dir.path().join("dangling.json");
+    std::os::unix::fs::symlink("there/new.json", &dangling).unwrap();
+    args(&dangling);
+    assert!(
+        std::fs::symlink_metadata(&dangling)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(
+        std::fs::read(dir.path().join("there/new.json")).unwrap(),
+        expected
+    );
+    // Links naming each other: refused, and neither is replaced.
+    let (one, two) = (dir.path().join("one.json"), dir.path().join("two.json"));
+    std::os::unix::fs::symlink(&two, &one).unwrap();
+    std::os::unix::fs::symlink(&one, &two).unwrap();
+    let out = clientbank(&[
+        "convert",
+        "--today",
+        TODAY,
+        &input,
+        "-o",
+        one.to_str().unwrap(),
+    ]);
+    assert_ne!(code(&out), 0);
+    assert!(
+        text(&out.stderr).contains("symbolic links"),
+        "{}",
+        text(&out.stderr)
+    );
+    for link in [&one, &two] {
+        let kind = std::fs::symlink_metadata(link).unwrap().file_type();
+        assert!(kind.is_symlink(), "{} is still a link", link.display());
+    }
 }
 
 #[test]
