@@ -32,6 +32,7 @@
 //! assert!(report.contains("ошибка[sum-not-positive]: сумма должна быть больше нуля"));
 //! ```
 
+use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
 use std::sync::{Arc, OnceLock};
@@ -67,6 +68,9 @@ pub struct Batch {
 /// about the same line (`missing`, `sum-not-positive`). The reader's finding is kept, with the
 /// higher of the two severities, so whether the file has errors does not change.
 ///
+/// Likewise a key the reader found missing from a document (`missing-key`, at the document's
+/// first line) is not also the payment's `missing` for the field that key holds.
+///
 /// Likewise a document the input ends inside ([`SectionRef::is_cut_short`]): its missing keys
 /// and cut values are the one defect the reader's `unclosed-section` says, so the payment's
 /// findings are left out and that finding is an error (the payment is never sent).
@@ -75,8 +79,39 @@ struct Covered {
     /// Each line the reader reported a value of, and whether a payment finding there was an
     /// error.
     lines: HashMap<u32, bool>,
+    /// Each key the reader found missing, by its document's first line, and whether the
+    /// payment's `missing` for it was an error.
+    keys: HashMap<(u32, Cow<'static, str>), bool>,
     /// The first line of the document the input ends inside, if one does.
     cut_short: Option<u32>,
+}
+
+impl Covered {
+    /// Whether `finding`, a payment's, is a defect the reader's finding says already.
+    fn repeats(&self, finding: &Diagnostic) -> bool {
+        let Some(line) = finding.line else {
+            return false;
+        };
+        self.lines.contains_key(&line)
+            || finding.code == Code::Missing
+                && finding
+                    .key
+                    .as_ref()
+                    .is_some_and(|key| self.keys.contains_key(&(line, key.clone())))
+    }
+
+    /// Whether a document starting at `line` holds anything the reader's findings cover (its
+    /// findings are then made whole, to be matched).
+    fn touches(&self, line: u32) -> bool {
+        !self.lines.is_empty() || self.keys.keys().any(|&(l, _)| l == line)
+    }
+}
+
+/// The place of the reader's `missing-key` finding `d`: its document's first line and the key.
+fn missing_key(d: &Diagnostic) -> Option<(u32, Cow<'static, str>)> {
+    (d.code == Code::MissingKey && d.omitted == 0)
+        .then(|| Some((d.line?, d.key.clone()?)))
+        .flatten()
 }
 
 /// The reader's codes about the form of one value: its line's payment findings are the same
@@ -323,6 +358,9 @@ impl Batch {
         if d.code == Code::UnclosedSection {
             return d.line.is_some() && d.line == self.covered().cut_short;
         }
+        if let Some(place) = missing_key(d) {
+            return self.covered().keys.get(&place).copied().unwrap_or(false);
+        }
         is_value_code(d.code)
             && d.omitted == 0
             && d.line
@@ -344,10 +382,24 @@ impl Batch {
                 .filter_map(|d| d.line)
                 .map(|l| (l, false))
                 .collect();
-            if lines.is_empty() {
-                return Covered { lines, cut_short };
+            let mut keys: HashMap<(u32, Cow<'static, str>), bool> = scan
+                .diagnostics()
+                .iter()
+                .filter_map(missing_key)
+                .map(|place| (place, false))
+                .collect();
+            if lines.is_empty() && keys.is_empty() {
+                return Covered {
+                    lines,
+                    keys,
+                    cut_short,
+                };
             }
-            let mut wanted: Vec<u32> = lines.keys().copied().collect();
+            let mut wanted: Vec<u32> = lines
+                .keys()
+                .chain(keys.keys().map(|(l, _)| l))
+                .copied()
+                .collect();
             wanted.sort_unstable();
             let mut next = wanted.into_iter().peekable();
             let mut documents = scan.documents(bytes).enumerate().peekable();
@@ -365,14 +417,23 @@ impl Batch {
                 }
                 let item = self.document_item(index, &section, Requests::No, Quiet::NONE);
                 for finding in &item.findings {
-                    if let Some(line) = finding.line
-                        && let Some(error) = lines.get_mut(&line)
+                    let Some(line) = finding.line else { continue };
+                    if let Some(error) = lines.get_mut(&line) {
+                        *error |= finding.is_error();
+                    }
+                    if finding.code == Code::Missing
+                        && let Some(key) = &finding.key
+                        && let Some(error) = keys.get_mut(&(line, key.clone()))
                     {
                         *error |= finding.is_error();
                     }
                 }
             }
-            Covered { lines, cut_short }
+            Covered {
+                lines,
+                keys,
+                cut_short,
+            }
         })
     }
 
@@ -703,20 +764,17 @@ impl Batch {
     ) -> Item {
         let covered = self.covered();
         // A stand-in has no place: which findings a reader's finding stands for needs them all.
-        let quiet = if covered.lines.is_empty() {
-            quiet
-        } else {
-            Quiet::NONE
-        };
+        let touched = covered.touches(section.line());
+        let quiet = if touched { Quiet::NONE } else { quiet };
         let mut item = self.document_item(index, section, requests, quiet);
         if covered.cut_short.is_some() && section.is_cut_short() {
             item.findings.clear();
             item.covered_error = true;
             return item;
         }
-        if !covered.lines.is_empty() {
+        if touched {
             item.findings.retain(|f| {
-                let repeats = f.line.is_some_and(|l| covered.lines.contains_key(&l));
+                let repeats = covered.repeats(f);
                 item.covered_error |= repeats && f.is_error();
                 !repeats
             });

@@ -154,7 +154,9 @@ fn a_statement_is_history() {
     assert_eq!(codes(&batch), ["line-ending"]);
     let without_sum = body.replace("Сумма=175000.00\n", "");
     let batch = Batch::read(file(&without_sum), &today()).unwrap();
-    assert_eq!(codes(&batch), ["line-ending", "missing-key", "missing"]);
+    // The reader's `missing-key` is the one finding, an error as the rules' `missing` was.
+    assert_eq!(codes(&batch), ["line-ending", "missing-key"]);
+    assert!(batch.findings().any(|f| f.code == Code::MissingKey && f.is_error()));
     // The same order in a file to the bank is stale.
     let orders = file(&order(1, "").replace("15.11.2026", "01.01.2020"));
     let batch = Batch::read(orders, &today()).unwrap();
@@ -307,6 +309,55 @@ fn one_defect_is_one_finding_with_the_worse_severity() {
     let third = order(4, "").replace("Сумма=175000.00", "Сумма=0");
     let batch = Batch::read(file(&third), &today()).unwrap();
     assert!(codes(&batch).contains(&"sum-not-positive"));
+}
+
+/// A key the reader finds missing from a document (`missing-key`) is not also the rules'
+/// `missing` for its field: one finding, the reader's, an error as the rules' was. `check`
+/// (`findings`) and `convert` (`conversion`, which shows only the reader's errors) agree; a
+/// field the reader does not require keeps the rules' finding; a statement too.
+#[test]
+fn a_missing_key_is_one_finding_in_check_and_convert() {
+    let without = order(1, "")
+        .replace("Дата=15.11.2026\n", "")
+        .replace("Сумма=175000.00\n", "")
+        .replace("НазначениеПлатежа=", "Назначение=");
+    let batch = Batch::read(file(&format!("{without}{}", order(2, ""))), &today()).unwrap();
+    let shown = |findings: Vec<clientbank_diagnostic::Diagnostic>| {
+        findings
+            .into_iter()
+            .filter(|f| matches!(f.code, Code::Missing | Code::MissingKey))
+            .map(|f| {
+                (
+                    f.code.as_str(),
+                    f.key.as_deref().map(str::to_owned),
+                    f.severity,
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let check = shown(batch.findings().collect());
+    let convert = shown(batch.conversion(true, |_| {}).collect());
+    let key = |k: &str| Some(k.to_owned());
+    assert_eq!(
+        check,
+        [
+            ("missing-key", key("Дата"), Severity::Error),
+            ("missing-key", key("Сумма"), Severity::Error),
+            ("missing", key("НазначениеПлатежа"), Severity::Error),
+        ],
+        "one finding a missing key; the purpose, which the reader does not require, is the rules'"
+    );
+    assert_eq!(convert, check, "convert shows the same");
+    let items: Vec<_> = batch.items().collect();
+    assert!(items[0].has_errors() && !items[1].has_errors());
+    assert!(
+        items[0]
+            .findings()
+            .iter()
+            .all(|f| f.code != Code::Missing || f.key.as_deref() == Some("НазначениеПлатежа")),
+        "{:?}",
+        items[0].findings()
+    );
 }
 
 /// A file cut short inside its last document (the input ends before `КонецДокумента`) is one
