@@ -565,15 +565,15 @@ impl Batch {
         let statement = self.form() == Form::Statement;
         let kind = section.document_type().unwrap_or_default();
         if onec::is_payment_order(&kind) {
-            // A statement's records: what the upload could not carry is no news; with the
-            // upload requests, only whether all of it is carried is asked (one stand-in says
-            // it is not). Without the requests, a key that is not the format's makes no
-            // finding here (only the JSON route loses it, and it is the reader's `unknown-key`
-            // already). The rules run on the payment borrowed from the document; the owned
-            // payment is made only with the upload request.
+            // A statement's records: what the upload could not carry is no news to `check`.
+            // With the upload requests (`convert`), every key that is not carried is told,
+            // but for the bank's own marks, which every record has. Without the requests, a
+            // key that is not the format's makes no finding here (only the JSON route loses
+            // it, and it is the reader's `unknown-key` already). The rules run on the payment
+            // borrowed from the document; the owned payment is made only with the upload
+            // request.
             let not_carried = match (requests.any(), statement) {
-                (true, false) => onec::NotCarried::All,
-                (true, true) => onec::NotCarried::Whether,
+                (true, _) => onec::NotCarried::All,
                 (false, false) => onec::NotCarried::FormatKeys,
                 (false, true) => onec::NotCarried::None,
             };
@@ -609,21 +609,18 @@ impl Batch {
         // Where the keys stand is looked up only when a finding is to be placed at one
         // (a stand-in is not).
         let mut lines = Lines::at_section(Some(section.line()).filter(|&l| l > 0));
-        if !statement {
-            lines.locate_in(section, &mut mapped, position(index), quiet);
-        }
+        lines.locate_in(section, &mut mapped, position(index), quiet);
         let carried = mapped.iter().all(|f| f.code != Code::NotCarried);
         // A key that is not the format's is the reader's `unknown-key` already; the
         // 1C route sends it as written, the JSON route loses it.
         let (unknown, mapping): (Vec<_>, Vec<_>) = mapped.into_iter().partition(|f| {
             f.code == Code::NotCarried && f.key.as_deref().is_some_and(|k| !is_format_key(k))
         });
-        let mut findings = if statement {
-            // The bank's records: what the upload cannot carry is no news.
-            Vec::new()
-        } else {
-            mapping
-        };
+        let mut findings = mapping;
+        if statement {
+            // The bank's marks on its records are not news; any other key lost is.
+            findings.retain(|f| !onec::is_about_bank_mark(f));
+        }
         lines.locate_in(section, &mut found, position(index), quiet);
         if findings.is_empty() {
             // The rules' own vector, not a copy of it into a new one.
@@ -654,9 +651,7 @@ impl Batch {
         lines.locate_in(section, &mut json_route, position(index), quiet);
         name_payment(&mut json_route, payment.number, Quiet::NONE);
         item.carried = carried && json_route.is_empty();
-        if !statement {
-            json_route.splice(0..0, unknown);
-        }
+        json_route.splice(0..0, unknown);
         item.json_route = json_route;
         item
     }

@@ -141,9 +141,6 @@ pub(crate) enum NotCarried {
     FormatKeys,
     /// Every key, the format's or not: what the JSON route would lose.
     All,
-    /// Only whether any key, the format's or not, has no place: one stand-in finding
-    /// ([`Quiet::stand_in`]) if so (a statement's record read for its upload request).
-    Whether,
 }
 
 /// `then` of the payment a document section describes, borrowed (no `String` per field: the
@@ -169,8 +166,7 @@ pub(crate) fn with_view<R>(
             .flatten();
         let findings = match not_carried {
             NotCarried::None => Vec::new(),
-            NotCarried::FormatKeys | NotCarried::All => not_carried_in(&fields, extra, true, quiet),
-            NotCarried::Whether => not_carried_in(&fields, extra, false, quiet),
+            NotCarried::FormatKeys | NotCarried::All => not_carried_in(&fields, extra, quiet),
         };
         then(&view_of(&fields, &mut scratch.joined), findings)
     };
@@ -250,6 +246,25 @@ fn third_party_prefix(purpose: &str) -> Option<ThirdPartyPrefix<'_>> {
     (!name.is_empty()).then_some(ThirdPartyPrefix { inn, kpp, name })
 }
 
+/// The bank's own marks on a statement's record (when it debited, credited, received the
+/// payment): every record has some, and no upload request can carry them.
+pub(crate) const BANK_MARKS: [Key; 5] = [
+    Key::DebitedDate,
+    Key::CreditedDate,
+    Key::ReceiptDate,
+    Key::ReceiptTime,
+    Key::ReceiptText,
+];
+
+/// Whether `finding` is a `not-carried` about one of the bank's marks ([`BANK_MARKS`]).
+pub(crate) fn is_about_bank_mark(finding: &Diagnostic) -> bool {
+    finding.code == Code::NotCarried
+        && finding
+            .key
+            .as_deref()
+            .is_some_and(|name| BANK_MARKS.iter().any(|k| k.name() == name))
+}
+
 /// `НазначениеПлатежа1..6`.
 const PURPOSE_LINES: [Key; 6] = [
     Key::Purpose1,
@@ -261,23 +276,17 @@ const PURPOSE_LINES: [Key; 6] = [
 ];
 
 /// The 1C keys a payment holds no place for, as `not-carried` findings; `extra` are the
-/// document's keys that are not the format's ([`DocumentFields::extra`]). Not `whole`: only
-/// whether there is one, as a single stand-in. With the code in `quiet`, a format key's
-/// finding is its stand-in, which names the key (no message, no value).
+/// document's keys that are not the format's ([`DocumentFields::extra`]). With the code in
+/// `quiet`, a finding is its stand-in, which names the key (no message, no value).
 fn not_carried_in<K: AsRef<str>, V: AsRef<str>>(
     fields: &DocumentFields<'_>,
     extra: impl Iterator<Item = (K, V)>,
-    whole: bool,
     quiet: Quiet,
 ) -> Vec<Diagnostic> {
     let mut findings = Vec::new();
     let counted = quiet.has(Code::NotCarried);
     let mut report = |key: Key, value: Option<&str>, why: (&str, &str)| {
-        if value.is_some() && !whole {
-            if findings.is_empty() {
-                findings.push(Quiet::stand_in(Code::NotCarried));
-            }
-        } else if value.is_some() && counted {
+        if value.is_some() && counted {
             findings.push(Quiet::stand_in(Code::NotCarried).key(key.name()));
         } else if let Some(value) = value {
             let (name, (why, why_ru)) = (key.name(), why);
@@ -295,9 +304,8 @@ fn not_carried_in<K: AsRef<str>, V: AsRef<str>>(
         }
     };
     let text = |key: Key| fields.text(key);
-    // A value as a finding shows it; not `whole` (or only counted), only whether there is one
-    // (nothing made).
-    let whole_value = whole && !counted;
+    // A value as a finding shows it; only counted, only whether there is one (nothing made).
+    let whole_value = !counted;
     fn shown<T>(whole: bool, value: Option<T>, show: impl FnOnce(T) -> String) -> Option<String> {
         value.map(|v| if whole { show(v) } else { String::new() })
     }
@@ -332,6 +340,7 @@ fn not_carried_in<K: AsRef<str>, V: AsRef<str>>(
     for key in [Key::DebitedDate, Key::CreditedDate, Key::ReceiptDate] {
         report(key, date(key).as_deref(), statement);
     }
+    debug_assert!(BANK_MARKS.contains(&Key::ReceiptTime) && BANK_MARKS.contains(&Key::ReceiptText));
     let time = shown(
         whole_value,
         fields.time(Key::ReceiptTime),
@@ -398,13 +407,12 @@ fn not_carried_in<K: AsRef<str>, V: AsRef<str>>(
         }
     }
     for (key, value) in extra {
-        if !whole {
-            if findings.is_empty() {
-                findings.push(Quiet::stand_in(Code::NotCarried));
-            }
-            break;
-        }
         let name = short(key.as_ref());
+        if counted {
+            // Named, as the stand-in of a format key is: it is told apart as not the format's.
+            findings.push(Quiet::stand_in(Code::NotCarried).key(name));
+            continue;
+        }
         findings.push(
             Diagnostic::new(
                 Code::NotCarried,
@@ -424,7 +432,7 @@ fn not_carried_in<K: AsRef<str>, V: AsRef<str>>(
 pub fn from_document(document: &Document) -> (Payment, Vec<Diagnostic>) {
     let fields = DocumentFields::of(document);
     let extra = document.extra.iter().map(|(k, v)| (k, v));
-    let findings = not_carried_in(&fields, extra, true, Quiet::NONE);
+    let findings = not_carried_in(&fields, extra, Quiet::NONE);
     (view_of(&fields, &mut String::new()).to_payment(), findings)
 }
 

@@ -126,20 +126,37 @@ fn a_statement_is_history() {
     // `not-a-payment-order` for its orders.
     assert_eq!(codes(&batch), ["line-ending"]);
     assert_eq!(batch.items().count(), 2);
-    // Its records say nothing of what the JSON route would lose, but know whether it would:
-    // the bank's own key, a key that is not the format's, nothing.
+    // Its records say nothing of the bank's own marks the JSON route would lose, but know that
+    // it would; any other key they lose, `convert` tells (the items carry the upload requests):
+    // a key that is not the format's on the JSON route, a format key the payment has no place
+    // for among the findings. Nothing is dropped silently.
     let records = file(&format!(
         "СекцияРасчСчет\nДатаНачала=01.01.2020\nДатаКонца=01.01.2020\n\
          РасчСчет=40702810938000012345\nНачальныйОстаток=0\nКонецРасчСчет\n{}{}{}",
         order(1, "ДатаСписано=01.01.2020\n"),
         order(2, ""),
-        order(3, "МойКлюч=1\n")
+        order(3, "МойКлюч=1\nПлательщик2=р/с 123\n")
     ));
     let batch = Batch::read(records, &today()).unwrap();
     let items: Vec<_> = batch.items().collect();
     let carried: Vec<_> = items.iter().map(|i| i.carried_by_json()).collect();
     assert_eq!(carried, [false, true, false]);
-    assert!(items.iter().all(|i| i.json_route().is_empty()));
+    let keys = |findings: &[clientbank_diagnostic::Diagnostic]| {
+        findings
+            .iter()
+            .filter(|f| f.code == Code::NotCarried)
+            .map(|f| f.key.as_deref().unwrap_or_default().to_owned())
+            .collect::<Vec<_>>()
+    };
+    assert!(keys(items[0].findings()).is_empty() && items[0].json_route().is_empty());
+    assert_eq!(keys(items[2].findings()), ["Плательщик2"]);
+    assert_eq!(keys(items[2].json_route()), ["МойКлюч"]);
+    assert!(
+        items[2].json_route()[0].line.is_some(),
+        "located at its line"
+    );
+    // `check` says none of it: the records are the bank's.
+    assert_eq!(codes(&batch), ["line-ending", "unknown-key"]);
     // A statement's record lacks no bank detail it did not need: without the recipient's
     // correspondent account and name, only what a statement must carry is `missing`.
     let body = format!(
@@ -156,7 +173,11 @@ fn a_statement_is_history() {
     let batch = Batch::read(file(&without_sum), &today()).unwrap();
     // The reader's `missing-key` is the one finding, an error as the rules' `missing` was.
     assert_eq!(codes(&batch), ["line-ending", "missing-key"]);
-    assert!(batch.findings().any(|f| f.code == Code::MissingKey && f.is_error()));
+    assert!(
+        batch
+            .findings()
+            .any(|f| f.code == Code::MissingKey && f.is_error())
+    );
     // The same order in a file to the bank is stale.
     let orders = file(&order(1, "").replace("15.11.2026", "01.01.2020"));
     let batch = Batch::read(orders, &today()).unwrap();

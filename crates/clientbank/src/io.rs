@@ -270,11 +270,13 @@ impl Sink {
                     Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
                     _ => std::path::PathBuf::from("."),
                 };
+                interrupted::listen();
                 let temp = tempfile::Builder::new()
                     .prefix(".clientbank-")
                     .suffix(".tmp")
                     .tempfile_in(&folder)
                     .map_err(|e| AtPath::new(path, e).into_io())?;
+                interrupted::writing(temp.path());
                 Pending::File(Box::new(FileOut {
                     out: io::BufWriter::with_capacity(1 << 16, temp),
                     path: path.to_path_buf(),
@@ -499,11 +501,127 @@ impl Pending {
                 // What the early flushes wrote is on the disk; any error they met is this one.
                 flush.finish().map_err(at)?;
                 temp.as_file().sync_all().map_err(at)?;
-                temp.persist(&path).map(drop).map_err(|e| at(e.error))
+                let written = temp.path().to_path_buf();
+                let persisted = temp.persist(&path).map(drop).map_err(|e| at(e.error));
+                interrupted::written(&written);
+                persisted
             }
             Pending::Stdout(mut out) => out.flush(),
             Pending::Device(mut out) => out.flush(),
             Pending::Held => Ok(()),
+        }
+    }
+}
+
+/// A command stopped from outside (Ctrl-C, its terminal closed, `kill`) before its output took
+/// its place leaves no temporary file behind: the temporary files being written are removed,
+/// and the process ends as a stopped one would (exit 130 for Ctrl-C, 129 and 143 for the
+/// others). Nothing is listened for until a command is about to make one.
+mod interrupted {
+    use std::path::{Path, PathBuf};
+    use std::sync::{Mutex, Once};
+
+    /// The temporary files being written now.
+    static WRITING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+    static LISTENING: Once = Once::new();
+
+    fn paths() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+        WRITING
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Listens for a stop from now on (before a temporary file is made, so that none is made
+    /// while a stop would still end the process as the system does).
+    pub(super) fn listen() {
+        LISTENING.call_once(|| {
+            let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+                .enable_io()
+                .build()
+            else {
+                return;
+            };
+            // Registered here, in this thread: a stop from now on is seen.
+            let Some(stops) = Stops::new(&runtime) else {
+                return;
+            };
+            // Without a thread of its own, a stop ends the process as the system would.
+            let _ = clientbank_diagnostic::threads::spawn(move || {
+                let code = runtime.block_on(stops.first());
+                for path in paths().iter() {
+                    let _ = std::fs::remove_file(path);
+                }
+                std::process::exit(code);
+            });
+        });
+    }
+
+    /// `temp` is being written: removed if the process is stopped.
+    pub(super) fn writing(temp: &Path) {
+        paths().push(temp.to_path_buf());
+    }
+
+    /// `temp` took its place (or is gone): nothing to remove.
+    pub(super) fn written(temp: &Path) {
+        paths().retain(|p| p != temp);
+    }
+
+    /// The stops listened for.
+    #[cfg(unix)]
+    struct Stops([(tokio::signal::unix::Signal, i32); 3]);
+
+    #[cfg(unix)]
+    impl Stops {
+        fn new(runtime: &tokio::runtime::Runtime) -> Option<Stops> {
+            use tokio::signal::unix::{SignalKind, signal};
+            let _inside = runtime.enter();
+            Some(Stops([
+                (signal(SignalKind::interrupt()).ok()?, 130),
+                (signal(SignalKind::hangup()).ok()?, 129),
+                (signal(SignalKind::terminate()).ok()?, 143),
+            ]))
+        }
+
+        /// The exit code of the first stop that comes.
+        async fn first(self) -> i32 {
+            let [(mut interrupt, i), (mut hangup, h), (mut terminate, t)] = self.0;
+            tokio::select! {
+                _ = interrupt.recv() => i,
+                _ = hangup.recv() => h,
+                _ = terminate.recv() => t,
+            }
+        }
+    }
+
+    /// Ctrl-C, as Windows tells it.
+    #[cfg(windows)]
+    struct Stops(tokio::signal::windows::CtrlC);
+
+    #[cfg(windows)]
+    impl Stops {
+        fn new(runtime: &tokio::runtime::Runtime) -> Option<Stops> {
+            let _inside = runtime.enter();
+            tokio::signal::windows::ctrl_c().ok().map(Stops)
+        }
+
+        async fn first(mut self) -> i32 {
+            self.0.recv().await;
+            130
+        }
+    }
+
+    /// Elsewhere nothing is listened for: a stop ends the process as the system does.
+    #[cfg(not(any(unix, windows)))]
+    struct Stops;
+
+    #[cfg(not(any(unix, windows)))]
+    impl Stops {
+        fn new(_: &tokio::runtime::Runtime) -> Option<Stops> {
+            None
+        }
+
+        async fn first(self) -> i32 {
+            130
         }
     }
 }

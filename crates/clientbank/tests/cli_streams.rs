@@ -247,6 +247,105 @@ fn convert_never_writes_over_its_input() {
     assert_eq!(code(&out), 0, "{}", text(&out.stderr));
 }
 
+/// `convert` of a bank statement tells every key its upload requests lose but the bank's own
+/// marks (`ДатаСписано`, `ДатаПоступило`): nothing is dropped silently. `check` says none of it.
+#[test]
+fn convert_of_a_statement_tells_what_it_drops() {
+    let original = std::fs::read(testdata("valid/statement-cp866-crlf.txt")).unwrap();
+    // CP866: `Номер=554`, then a key of our own and an indirect settlement's payer line.
+    let cp866 = |text: &str| -> Vec<u8> {
+        text.chars()
+            .map(|c| match c {
+                'А'..='П' => (c as u32 - 'А' as u32 + 0x80) as u8,
+                'а'..='п' => (c as u32 - 'а' as u32 + 0xA0) as u8,
+                'Р'..='Я' => (c as u32 - 'Р' as u32 + 0x90) as u8,
+                'р'..='я' => (c as u32 - 'р' as u32 + 0xE0) as u8,
+                c => u8::try_from(c).expect("ASCII"),
+            })
+            .collect()
+    };
+    let after = cp866("Номер=554\r\n");
+    let at = original
+        .windows(after.len())
+        .position(|w| w == after.as_slice())
+        .expect("the statement's first record")
+        + after.len();
+    let mut bytes = original[..at].to_vec();
+    bytes.extend(cp866("МойКлюч=важное\r\nПлательщик2=р/с 123\r\n"));
+    bytes.extend_from_slice(&original[at..]);
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("statement.txt");
+    std::fs::write(&input, &bytes).unwrap();
+    let out = clientbank(&["convert", "--today", TODAY, input.to_str().unwrap()]);
+    assert_eq!(code(&out), 0, "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    for key in ["МойКлюч", "Плательщик2"] {
+        assert!(
+            stderr.contains("warning[not-carried]") && stderr.contains(key),
+            "{key}: {stderr}"
+        );
+    }
+    for mark in ["ДатаСписано", "ДатаПоступило"] {
+        assert!(!stderr.contains(mark), "the bank's mark {mark}: {stderr}");
+    }
+    assert!(!text(&out.stdout).contains("важное"));
+    let checked = clientbank(&["check", "--today", TODAY, input.to_str().unwrap()]);
+    assert!(!text(&checked.stdout).contains("not-carried"));
+}
+
+/// Stopped while it writes `-o` (Ctrl-C, a closed terminal, `kill`), `convert` leaves no
+/// temporary file beside the output, and the output as it was; it ends as a stopped process
+/// (130, 129, 143).
+#[cfg(unix)]
+#[test]
+fn convert_stopped_leaves_no_temporary_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("big.txt");
+    std::fs::write(&input, big_statement(60_000)).unwrap();
+    let output = dir.path().join("out.json");
+    let temporaries = || {
+        std::fs::read_dir(dir.path())
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+            .count()
+    };
+    for (signal, expected) in [("INT", 130), ("HUP", 129), ("TERM", 143)] {
+        std::fs::write(&output, b"old").unwrap();
+        let mut child = command(&[
+            "convert",
+            "--today",
+            TODAY,
+            input.to_str().unwrap(),
+            "-o",
+            output.to_str().unwrap(),
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+        // Stopped once its temporary file is there, while it converts.
+        let started = std::time::Instant::now();
+        while temporaries() == 0 {
+            assert!(
+                child.try_wait().unwrap().is_none(),
+                "finished before it could be stopped: make the input bigger"
+            );
+            assert!(started.elapsed().as_secs() < 60, "no temporary file made");
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let killed = Command::new("kill")
+            .args([format!("-{signal}"), child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(killed.success());
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(expected), "{signal}: {status:?}");
+        assert_eq!(temporaries(), 0, "{signal}: a temporary file is left");
+        assert_eq!(std::fs::read(&output).unwrap(), b"old", "{signal}");
+    }
+}
+
 /// `-o` a pipe (or a device): written as it goes, never replaced by a file (as root, `-o
 /// /dev/null` once left a file as `/dev/null`); `-o` a link: its file is replaced, the link
 /// stays.
