@@ -32,6 +32,18 @@ fn clientbank(args: &[&str]) -> Output {
     command(args).output().expect("the binary runs")
 }
 
+/// `convert --today TODAY INPUT -o OUTPUT`, to run (`-` as the input reads standard input).
+fn convert_to(input: &str, output: &Path) -> Command {
+    command(&[
+        "convert",
+        "--today",
+        TODAY,
+        input,
+        "-o",
+        output.to_str().unwrap(),
+    ])
+}
+
 /// Runs with `stdin` on standard input.
 fn clientbank_stdin(args: &[&str], stdin: &[u8]) -> Output {
     let mut child = command(args)
@@ -195,14 +207,9 @@ fn convert_never_writes_over_its_input() {
         dir.path().join("./orders.txt"),
     ];
     for output in &same {
-        let out = clientbank(&[
-            "convert",
-            "--today",
-            TODAY,
-            input.to_str().unwrap(),
-            "-o",
-            output.to_str().unwrap(),
-        ]);
+        let out = convert_to(input.to_str().unwrap(), output)
+            .output()
+            .unwrap();
         assert_eq!(code(&out), 2, "{}", output.display());
         let stderr = text(&out.stderr);
         assert!(
@@ -216,34 +223,20 @@ fn convert_never_writes_over_its_input() {
         );
     }
     // `convert - -o orders.txt < orders.txt`: standard input is the output's file.
-    let out = command(&[
-        "convert",
-        "--today",
-        TODAY,
-        "-",
-        "-o",
-        input.to_str().unwrap(),
-    ])
-    .stdin(std::fs::File::open(&input).unwrap())
-    .output()
-    .unwrap();
+    let out = convert_to("-", &input)
+        .stdin(std::fs::File::open(&input).unwrap())
+        .output()
+        .unwrap();
     assert_eq!(code(&out), 2, "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("is the input file"));
     assert_eq!(std::fs::read(&input).unwrap(), original, "stdin untouched");
     // From another file on standard input, the same output is written.
     let other = dir.path().join("other.txt");
     std::fs::write(&other, &original).unwrap();
-    let out = command(&[
-        "convert",
-        "--today",
-        TODAY,
-        "-",
-        "-o",
-        dir.path().join("out.json").to_str().unwrap(),
-    ])
-    .stdin(std::fs::File::open(&other).unwrap())
-    .output()
-    .unwrap();
+    let out = convert_to("-", &dir.path().join("out.json"))
+        .stdin(std::fs::File::open(&other).unwrap())
+        .output()
+        .unwrap();
     assert_eq!(code(&out), 0, "{}", text(&out.stderr));
 }
 
@@ -312,18 +305,11 @@ fn convert_stopped_leaves_no_temporary_file() {
     };
     for (signal, expected) in [("INT", 130), ("HUP", 129), ("TERM", 143)] {
         std::fs::write(&output, b"old").unwrap();
-        let mut child = command(&[
-            "convert",
-            "--today",
-            TODAY,
-            input.to_str().unwrap(),
-            "-o",
-            output.to_str().unwrap(),
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+        let mut child = convert_to(input.to_str().unwrap(), &output)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
         // Stopped once its temporary file is there, while it converts.
         let started = std::time::Instant::now();
         while temporaries() == 0 {
@@ -356,14 +342,7 @@ fn convert_writes_through_pipes_and_links() {
     let dir = tempfile::tempdir().unwrap();
     let input = testdata("valid/payment-orders-cp1251-crlf.txt");
     let args = |output: &Path| {
-        let out = clientbank(&[
-            "convert",
-            "--today",
-            TODAY,
-            &input,
-            "-o",
-            output.to_str().unwrap(),
-        ]);
+        let out = convert_to(&input, output).output().unwrap();
         assert_eq!(code(&out), 0, "{}", text(&out.stderr));
     };
     let expected = clientbank(&["convert", "--today", TODAY, &input]).stdout;
@@ -417,14 +396,7 @@ fn convert_writes_through_pipes_and_links() {
     let (one, two) = (dir.path().join("one.json"), dir.path().join("two.json"));
     std::os::unix::fs::symlink(&two, &one).unwrap();
     std::os::unix::fs::symlink(&one, &two).unwrap();
-    let out = clientbank(&[
-        "convert",
-        "--today",
-        TODAY,
-        &input,
-        "-o",
-        one.to_str().unwrap(),
-    ]);
+    let out = convert_to(&input, &one).output().unwrap();
     assert_ne!(code(&out), 0);
     assert!(
         text(&out.stderr).contains("symbolic links"),
