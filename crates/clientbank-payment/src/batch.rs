@@ -33,7 +33,7 @@
 //! ```
 
 use std::borrow::Cow;
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
@@ -82,6 +82,8 @@ struct Covered {
     /// Each key the reader found missing, by its document's first line, and whether the
     /// payment's `missing` for it was an error.
     keys: HashMap<(u32, Cow<'static, str>), bool>,
+    /// The first lines of the documents with a key in `keys`.
+    key_documents: HashSet<u32>,
     /// The first line of the document the input ends inside, if one does.
     cut_short: Option<u32>,
 }
@@ -103,7 +105,7 @@ impl Covered {
     /// Whether a document starting at `line` holds anything the reader's findings cover (its
     /// findings are then made whole, to be matched).
     fn touches(&self, line: u32) -> bool {
-        !self.lines.is_empty() || self.keys.keys().any(|&(l, _)| l == line)
+        !self.lines.is_empty() || self.key_documents.contains(&line)
     }
 }
 
@@ -388,18 +390,16 @@ impl Batch {
                 .filter_map(missing_key)
                 .map(|place| (place, false))
                 .collect();
+            let key_documents: HashSet<u32> = keys.keys().map(|&(line, _)| line).collect();
             if lines.is_empty() && keys.is_empty() {
                 return Covered {
                     lines,
                     keys,
+                    key_documents,
                     cut_short,
                 };
             }
-            let mut wanted: Vec<u32> = lines
-                .keys()
-                .chain(keys.keys().map(|(l, _)| l))
-                .copied()
-                .collect();
+            let mut wanted: Vec<u32> = lines.keys().chain(&key_documents).copied().collect();
             wanted.sort_unstable();
             let mut next = wanted.into_iter().peekable();
             let mut documents = scan.documents(bytes).enumerate().peekable();
@@ -432,6 +432,7 @@ impl Batch {
             Covered {
                 lines,
                 keys,
+                key_documents,
                 cut_short,
             }
         })
