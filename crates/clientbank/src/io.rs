@@ -532,27 +532,33 @@ mod interrupted {
     }
 
     /// Listens for a stop from now on (before a temporary file is made, so that none is made
-    /// while a stop would still end the process as the system does).
+    /// while a stop would still end the process as the system does). The stops are taken over
+    /// only by a thread of their own: where none can be had (`CLIENTBANK_THREADS=1`), a stop
+    /// ends the process as the system does.
     pub(super) fn listen() {
         LISTENING.call_once(|| {
-            let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
-                .enable_io()
-                .build()
-            else {
-                return;
-            };
-            // Registered here, in this thread: a stop from now on is seen.
-            let Some(stops) = Stops::new(&runtime) else {
-                return;
-            };
-            // Without a thread of its own, a stop ends the process as the system would.
-            let _ = clientbank_diagnostic::threads::spawn(move || {
+            let (ready, registered) = std::sync::mpsc::sync_channel::<()>(1);
+            let spawned = clientbank_diagnostic::threads::spawn(move || {
+                let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+                    .enable_io()
+                    .build()
+                else {
+                    return;
+                };
+                let Some(stops) = Stops::new(&runtime) else {
+                    return;
+                };
+                let _ = ready.send(());
                 let code = runtime.block_on(stops.first());
                 for path in paths().iter() {
                     let _ = std::fs::remove_file(path);
                 }
                 std::process::exit(code);
             });
+            if spawned.is_some() {
+                // Taken over before this returns (or given up: the thread dropped `ready`).
+                let _ = registered.recv();
+            }
         });
     }
 

@@ -330,6 +330,27 @@ fn convert_stopped_leaves_no_temporary_file() {
         assert_eq!(temporaries(), 0, "{signal}: a temporary file is left");
         assert_eq!(std::fs::read(&output).unwrap(), b"old", "{signal}");
     }
+    // Without a thread to take the stops over (`CLIENTBANK_THREADS=1`), Ctrl-C ends it as the
+    // system does: never swallowed. The output is as it was.
+    use std::os::unix::process::ExitStatusExt;
+    let mut child = convert_to(input.to_str().unwrap(), &output)
+        .env("CLIENTBANK_THREADS", "1")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    while temporaries() == 0 {
+        assert!(child.try_wait().unwrap().is_none(), "finished too soon");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let killed = Command::new("kill")
+        .args(["-INT".to_string(), child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let status = child.wait().unwrap();
+    assert_eq!(status.signal(), Some(2), "ended by the signal: {status:?}");
+    assert_eq!(std::fs::read(&output).unwrap(), b"old");
 }
 
 /// `-o` a pipe (or a device): written as it goes, never replaced by a file (as root, `-o
