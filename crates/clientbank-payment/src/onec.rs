@@ -337,17 +337,17 @@ fn not_carried_in<K: AsRef<str>, V: AsRef<str>>(
         "it is a statement's record of the bank",
         "это отметка банка в выписке",
     );
-    for key in [Key::DebitedDate, Key::CreditedDate, Key::ReceiptDate] {
-        report(key, date(key).as_deref(), statement);
+    for key in BANK_MARKS {
+        let value: Option<std::borrow::Cow<'_, str>> = match key {
+            Key::ReceiptTime => {
+                let time = clientbank_format::value::format_time;
+                shown(whole_value, fields.time(key), time).map(Into::into)
+            }
+            Key::ReceiptText => text(key).map(Into::into),
+            _ => date(key).map(Into::into),
+        };
+        report(key, value.as_deref(), statement);
     }
-    debug_assert!(BANK_MARKS.contains(&Key::ReceiptTime) && BANK_MARKS.contains(&Key::ReceiptText));
-    let time = shown(
-        whole_value,
-        fields.time(Key::ReceiptTime),
-        clientbank_format::value::format_time,
-    );
-    report(Key::ReceiptTime, time.as_deref(), statement);
-    report(Key::ReceiptText, text(Key::ReceiptText), statement);
     report(
         Key::PaymentMethod,
         text(Key::PaymentMethod),

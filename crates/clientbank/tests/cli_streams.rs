@@ -303,14 +303,19 @@ fn convert_stopped_leaves_no_temporary_file() {
             .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
             .count()
     };
-    for (signal, expected) in [("INT", 130), ("HUP", 129), ("TERM", 143)] {
+    // `convert` to `output` (which says "old"), stopped by `signal` once its temporary file
+    // is there, while it converts; how it ended.
+    let stopped = |signal: &str, threads: Option<&str>| {
         std::fs::write(&output, b"old").unwrap();
-        let mut child = convert_to(input.to_str().unwrap(), &output)
+        let mut command = convert_to(input.to_str().unwrap(), &output);
+        if let Some(threads) = threads {
+            command.env("CLIENTBANK_THREADS", threads);
+        }
+        let mut child = command
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        // Stopped once its temporary file is there, while it converts.
         let started = std::time::Instant::now();
         while temporaries() == 0 {
             assert!(
@@ -325,7 +330,10 @@ fn convert_stopped_leaves_no_temporary_file() {
             .status()
             .unwrap();
         assert!(killed.success());
-        let status = child.wait().unwrap();
+        child.wait().unwrap()
+    };
+    for (signal, expected) in [("INT", 130), ("HUP", 129), ("TERM", 143)] {
+        let status = stopped(signal, None);
         assert_eq!(status.code(), Some(expected), "{signal}: {status:?}");
         assert_eq!(temporaries(), 0, "{signal}: a temporary file is left");
         assert_eq!(std::fs::read(&output).unwrap(), b"old", "{signal}");
@@ -333,22 +341,7 @@ fn convert_stopped_leaves_no_temporary_file() {
     // Without a thread to take the stops over (`CLIENTBANK_THREADS=1`), Ctrl-C ends it as the
     // system does: never swallowed. The output is as it was.
     use std::os::unix::process::ExitStatusExt;
-    let mut child = convert_to(input.to_str().unwrap(), &output)
-        .env("CLIENTBANK_THREADS", "1")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    while temporaries() == 0 {
-        assert!(child.try_wait().unwrap().is_none(), "finished too soon");
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
-    let killed = Command::new("kill")
-        .args(["-INT".to_string(), child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
-    let status = child.wait().unwrap();
+    let status = stopped("INT", Some("1"));
     assert_eq!(status.signal(), Some(2), "ended by the signal: {status:?}");
     assert_eq!(std::fs::read(&output).unwrap(), b"old");
 }
@@ -365,6 +358,12 @@ fn convert_writes_through_pipes_and_links() {
     let args = |output: &Path| {
         let out = convert_to(&input, output).output().unwrap();
         assert_eq!(code(&out), 0, "{}", text(&out.stderr));
+    };
+    let is_link = |path: &Path| {
+        std::fs::symlink_metadata(path)
+            .unwrap()
+            .file_type()
+            .is_symlink()
     };
     let expected = clientbank(&["convert", "--today", TODAY, &input]).stdout;
     assert!(expected.starts_with(b"[\n"), "{}", text(&expected));
@@ -390,12 +389,7 @@ fn convert_writes_through_pipes_and_links() {
     let link = dir.path().join("link.json");
     std::os::unix::fs::symlink(&file, &link).unwrap();
     args(&link);
-    assert!(
-        std::fs::symlink_metadata(&link)
-            .unwrap()
-            .file_type()
-            .is_symlink()
-    );
+    assert!(is_link(&link));
     assert_eq!(std::fs::read(&file).unwrap(), expected);
     // A link to a file not made yet: the file is made where the link points (in a folder of
     // its own, by a relative path), and the link stays a link.
@@ -403,12 +397,7 @@ fn convert_writes_through_pipes_and_links() {
     let dangling = dir.path().join("dangling.json");
     std::os::unix::fs::symlink("there/new.json", &dangling).unwrap();
     args(&dangling);
-    assert!(
-        std::fs::symlink_metadata(&dangling)
-            .unwrap()
-            .file_type()
-            .is_symlink()
-    );
+    assert!(is_link(&dangling));
     assert_eq!(
         std::fs::read(dir.path().join("there/new.json")).unwrap(),
         expected
@@ -425,8 +414,7 @@ fn convert_writes_through_pipes_and_links() {
         text(&out.stderr)
     );
     for link in [&one, &two] {
-        let kind = std::fs::symlink_metadata(link).unwrap().file_type();
-        assert!(kind.is_symlink(), "{} is still a link", link.display());
+        assert!(is_link(link), "{} is still a link", link.display());
     }
 }
 
