@@ -258,6 +258,20 @@ impl Limit {
         past
     }
 
+    /// Counts `count` findings of `code` that were never made, because their maker knew them
+    /// past the limit: they come after findings of the code that this limit has taken
+    /// already, the first omitted one among them.
+    pub fn count_unmade(&mut self, code: Code, count: u32) {
+        if count == 0 {
+            return;
+        }
+        let index = code as usize;
+        debug_assert!(self.first_omitted.get(index).is_some_and(Option::is_some));
+        if let Some(counted) = self.counts.get_mut(index) {
+            *counted = counted.saturating_add(count);
+        }
+    }
+
     /// One summary for each code past the limit, located where its first omitted finding
     /// stood; the limit starts again.
     pub fn summaries(&mut self) -> Vec<Diagnostic> {

@@ -13,7 +13,7 @@ use std::sync::LazyLock;
 use chrono::{NaiveDate, NaiveTime};
 use rust_decimal::Decimal;
 
-use crate::tree::SectionRef;
+use crate::tree::{SectionRef, ValueAt};
 use crate::{Document, Encoding, Key, value};
 
 /// What a field of [`Document`] holds.
@@ -57,6 +57,31 @@ macro_rules! typed {
             }
         )*
     };
+}
+
+/// A line of a document section whose key [`Document`] keeps in `extra`: its bytes, decoded
+/// only when asked, and where its value stands.
+#[derive(Clone, Copy, Debug)]
+pub struct ExtraLine<'s> {
+    /// The format's key it is, when it is one (a key the document has no place for).
+    pub known: Option<Key>,
+    key: &'s [u8],
+    value: &'s [u8],
+    /// Where the value stands in the input.
+    pub at: ValueAt,
+    encoding: Encoding,
+}
+
+impl<'s> ExtraLine<'s> {
+    /// The key as written.
+    pub fn name(&self) -> Cow<'s, str> {
+        self.encoding.decode(self.key)
+    }
+
+    /// The value as written.
+    pub fn value(&self) -> Cow<'s, str> {
+        self.encoding.decode(self.value)
+    }
 }
 
 /// The typed values of one document, borrowed from the input or from one buffer.
@@ -128,21 +153,27 @@ impl<'a> DocumentFields<'a> {
     pub fn extra<'s>(
         section: &SectionRef<'s>,
     ) -> impl Iterator<Item = (Cow<'s, str>, Cow<'s, str>)> + 's {
-        DocumentFields::extra_where(section, |_| true)
+        DocumentFields::extra_where(section, |_| true).map(|extra| (extra.name(), extra.value()))
     }
 
-    /// [`DocumentFields::extra`], only the keys `which` takes (`None`: a key that is not the
-    /// format's); the others are not decoded.
+    /// The lines of [`DocumentFields::extra`], only those whose key `which` takes (`None`: a
+    /// key that is not the format's), in order; nothing is decoded until asked.
     pub fn extra_where<'s>(
         section: &SectionRef<'s>,
         which: impl Fn(Option<Key>) -> bool + 's,
-    ) -> impl Iterator<Item = (Cow<'s, str>, Cow<'s, str>)> + 's {
+    ) -> impl Iterator<Item = ExtraLine<'s>> + 's {
         let encoding = section.encoding();
         section
-            .raw_fields_where(move |known| {
+            .extra_lines(move |known| {
                 known.is_none_or(|k| !DocumentFields::holds(k)) && which(known)
             })
-            .map(move |(_, key, value, _)| (encoding.decode(key), encoding.decode(value)))
+            .map(move |(known, key, value, at)| ExtraLine {
+                known,
+                key,
+                value,
+                at,
+                encoding,
+            })
     }
 
     /// Whether the document has a key [`Document`] keeps in `extra` (one that

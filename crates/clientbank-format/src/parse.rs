@@ -12,7 +12,8 @@ use crate::diagnostic::{Code, Diagnostic, LIMIT_PER_CODE, short, short_bytes};
 use crate::encoding::{self, Detection};
 use crate::key::{Place, ValueKind};
 use crate::syntax::{
-    Line, LineEnding, LineKind, LinesRef, Marker, NO_EQ, Shape, StoredLine, next_line, shape,
+    Line, LineEnding, LineKind, LinesRef, Marker, NO_EQ, PackedLines, Shape, StoredLine, next_line,
+    shape,
 };
 use crate::value;
 use crate::{Encoding, Key};
@@ -49,6 +50,13 @@ pub(crate) enum Lines {
         end: u32,
         number: u32,
     },
+    /// Words `start..end` of the packed lines of store `store` (a [`crate::scan`]'s; see
+    /// [`Section::packed`]).
+    Packed {
+        store: u32,
+        start: u32,
+        end: u32,
+    },
 }
 
 impl Section {
@@ -59,10 +67,12 @@ impl Section {
         }
     }
 
-    /// The lines, `arenas` being the vectors shared ranges point into.
+    /// The lines, `arenas` being the vectors shared ranges point into (a packed section's
+    /// are not there: none).
     pub(crate) fn lines<'a>(&'a self, arenas: &'a [Vec<StoredLine>]) -> LinesRef<'a> {
         match &self.lines {
             Lines::Owned(lines) => LinesRef::Whole(lines),
+            Lines::Packed { .. } => LinesRef::Whole(&[]),
             Lines::Shared {
                 arena,
                 start,
@@ -83,16 +93,28 @@ impl Section {
         if let Lines::Shared { .. } = self.lines {
             self.lines = Lines::Owned(self.lines(arenas).iter().collect());
         }
+        if let Lines::Packed { .. } = self.lines {
+            // Not the tree's: nothing of it here to edit.
+            self.lines = Lines::Owned(Vec::new());
+        }
         match &mut self.lines {
             Lines::Owned(lines) => lines,
-            Lines::Shared { .. } => unreachable!("made owned above"),
+            Lines::Shared { .. } | Lines::Packed { .. } => unreachable!("made owned above"),
         }
     }
 
-    /// Its shared range is in vector `arena` of the tree.
+    /// The store and the words of a packed section.
+    pub(crate) fn packed(&self) -> Option<(usize, u32, u32)> {
+        match self.lines {
+            Lines::Packed { store, start, end } => Some((store as usize, start, end)),
+            _ => None,
+        }
+    }
+
+    /// Its shared range is in vector (or packed store) `index` of the reading.
     pub(crate) fn in_arena(&mut self, index: u32) {
-        if let Lines::Shared { arena, .. } = &mut self.lines {
-            *arena = index;
+        if let Lines::Shared { arena: at, .. } | Lines::Packed { store: at, .. } = &mut self.lines {
+            *at = index;
         }
     }
 
@@ -482,9 +504,14 @@ pub(crate) struct Finished {
     pub(crate) last: Section,
     pub(crate) diagnostics: Vec<Diagnostic>,
     pub(crate) arena: Vec<StoredLine>,
+    /// The packed lines (with [`Grouper::packing`]).
+    pub(crate) packed: PackedLines,
     /// How many documents were read (the last section included).
     pub(crate) documents: usize,
 }
+
+/// How many lines of a section a scan's [`Grouper`] holds as records before it packs them.
+const FLUSH_LINES: usize = 4096;
 
 /// The state machine that turns lines into sections.
 pub(crate) struct Grouper {
@@ -500,8 +527,16 @@ pub(crate) struct Grouper {
     /// `pending_number` — unless one of them could not be stored so (it does not follow the
     /// line before, or its `=` is far on): then they are all in `lines`.
     arena: Option<Vec<StoredLine>>,
+    /// Every line, packed, when sections are given as ranges of it (a scan); the pending
+    /// section's words start at `pending_from`. Its lines are packed a section at a time,
+    /// and every [`FLUSH_LINES`] within a section: a section of any size is held in about a
+    /// word a line.
+    packed: Option<PackedLines>,
     pending_from: usize,
     pending_number: u32,
+    /// The first and the last of the pending section's lines packed so far, when it is
+    /// packed in parts.
+    flushed: Option<(Line, Line)>,
     /// The current section still awaits its end marker.
     open: bool,
     /// `КонецФайла` was seen.
@@ -511,7 +546,7 @@ pub(crate) struct Grouper {
     /// Balances of the current account section: opening, credited, debited, closing.
     amounts: [Option<Decimal>; 4],
     /// `ДатаНачала`, `ДатаКонца` of the current header or account section, with the line.
-    period: [Option<(NaiveDate, u32)>; 2],
+    period: [Option<(NaiveDate, Line)>; 2],
     reported: u8,
     pub(crate) diagnostics: Vec<Diagnostic>,
     /// Findings reported so far per code (kept or not).
@@ -537,8 +572,10 @@ impl Grouper {
             kind: SectionKind::Header,
             lines: Vec::new(),
             arena: None,
+            packed: None,
             pending_from: 0,
             pending_number: 0,
+            flushed: None,
             open: true,
             ended: false,
             seen: 0,
@@ -634,7 +671,7 @@ impl Grouper {
         }
     }
 
-    /// The lines of the pending section.
+    /// The lines of the pending section not packed yet.
     fn pending(&self) -> LinesRef<'_> {
         match &self.arena {
             Some(arena) if self.lines.is_empty() => LinesRef::Stored {
@@ -645,13 +682,43 @@ impl Grouper {
         }
     }
 
+    /// The pending section's first line.
+    fn pending_first(&self) -> Option<Line> {
+        self.flushed
+            .map(|(first, _)| first)
+            .or_else(|| self.pending().first())
+    }
+
+    /// The pending section's last line.
+    fn pending_last(&self) -> Option<Line> {
+        self.pending().last().or(self.flushed.map(|(_, last)| last))
+    }
+
     #[inline]
     fn push_line(&mut self, line: Line) {
         if self.arena.is_some() && self.lines.is_empty() {
             self.push_stored(line);
         } else {
             self.lines.push(line);
+            if self.lines.len() >= FLUSH_LINES && self.packed.is_some() {
+                self.flush();
+            }
         }
+    }
+
+    /// Packs the pending lines held as records, after those of the section packed before.
+    fn flush(&mut self) {
+        let Some(packed) = &mut self.packed else {
+            return;
+        };
+        let (Some(&first), Some(&last)) = (self.lines.first(), self.lines.last()) else {
+            return;
+        };
+        let before = self.flushed.map(|(_, last)| last);
+        packed.push_run(before.as_ref(), &self.lines);
+        let first = self.flushed.map_or(first, |(first, _)| first);
+        self.flushed = Some((first, last));
+        self.lines.clear();
     }
 
     /// Pushes a line of the pending section to the shared vector, or, when it cannot be stored
@@ -687,15 +754,16 @@ impl Grouper {
 
     /// Where the pending section starts in the buffer, if it has lines.
     pub(crate) fn pending_start(&self) -> Option<usize> {
-        self.pending().first().map(|l| l.start as usize)
+        self.pending_first().map(|l| l.start as usize)
     }
 
     /// The buffer lost its first `by` bytes (streaming): move the pending lines.
     pub(crate) fn rebase(&mut self, by: usize) {
         self.base += by;
         // A streaming grouper keeps no shared vector: its pending lines are all in `lines`.
-        debug_assert!(self.arena.is_none());
-        for line in &mut self.lines {
+        debug_assert!(self.arena.is_none() && self.packed.is_none());
+        let periods = self.period.iter_mut().flatten().map(|(_, line)| line);
+        for line in self.lines.iter_mut().chain(periods) {
             line.start -= by as u32;
         }
     }
@@ -1164,7 +1232,7 @@ impl Grouper {
                         _ => None,
                     };
                     if let Some(slot) = slot {
-                        self.period[slot] = Some((date, line.number));
+                        self.period[slot] = Some((date, *line));
                     }
                     return;
                 }
@@ -1336,7 +1404,7 @@ impl Grouper {
             } else {
                 Marker::DocumentEnd
             };
-            let first = self.pending().first().unwrap_or(*next);
+            let first = self.pending_first().unwrap_or(*next);
             let len = first.len as usize;
             let (opened, next_line) = (first.number, next.number);
             let message = if next.len == 0 && next.number == 0 {
@@ -1353,7 +1421,7 @@ impl Grouper {
             self.report(Code::UnclosedSection, buf, &first, 0..len, message)
                 .expected(Message::same(end.name()));
         }
-        if let Some(first) = self.pending().first() {
+        if let Some(first) = self.pending_first() {
             for &key in required(kind) {
                 if self.seen & (1u128 << (key as u32)) == 0 {
                     let len = first.len as usize;
@@ -1398,14 +1466,9 @@ impl Grouper {
                     .key(Key::ClosingBalance.name());
                 }
             }
-            if let [Some((start, _)), Some((end, end_line))] = self.period
+            if let [Some((start, _)), Some((end, line))] = self.period
                 && start > end
             {
-                let line = self
-                    .pending()
-                    .iter()
-                    .find(|l| l.number == end_line)
-                    .unwrap_or(first);
                 let len = line.len as usize;
                 self.report(Code::PeriodReversed, buf, &line, 0..len, {
                     let (start, end) = (value::format_date(start), value::format_date(end));
@@ -1425,16 +1488,29 @@ impl Grouper {
     /// shared vector, the pending lines were pushed straight to it (a huge section is not held
     /// twice).
     fn take_section(&mut self) -> Section {
-        let lines = match &mut self.arena {
+        self.flush();
+        self.flushed = None;
+        let (start, shared) = (self.pending_from as u32, self.lines.is_empty());
+        let lines = match (&self.arena, &self.packed) {
+            // The pending lines are the packed lines' last words now.
+            (_, Some(packed)) => {
+                self.pending_from = packed.len();
+                let end = packed.len() as u32;
+                Lines::Packed {
+                    store: 0,
+                    start,
+                    end,
+                }
+            }
             // The pending lines are already the arena's last ones.
-            Some(arena) if self.lines.is_empty() => {
-                let start = self.pending_from as u32;
+            (Some(arena), None) if shared => {
                 self.pending_from = arena.len();
+                let (end, number) = (arena.len() as u32, self.pending_number);
                 Lines::Shared {
                     arena: 0,
                     start,
-                    end: arena.len() as u32,
-                    number: self.pending_number,
+                    end,
+                    number,
                 }
             }
             _ => Lines::Owned(self.lines.to_vec()),
@@ -1460,6 +1536,19 @@ impl Grouper {
         self.arena.take().unwrap_or_default()
     }
 
+    /// Every line goes to packed lines, with room for about `lines`, and each finished
+    /// section is a range of them ([`Lines::Packed`]): a section of any size is held in
+    /// about a word a line, blank and repeated lines in less.
+    pub(crate) fn packing(mut self, lines: usize) -> Grouper {
+        self.packed = Some(PackedLines::with_capacity(lines));
+        self
+    }
+
+    /// The packed lines (empty without [`Grouper::packing`]).
+    pub(crate) fn take_packed(&mut self) -> PackedLines {
+        self.packed.take().unwrap_or_default()
+    }
+
     /// The input ended: returns the last section.
     pub(crate) fn finish(mut self, buf: &[u8]) -> Finished {
         let end = Line {
@@ -1472,7 +1561,7 @@ impl Grouper {
             key: None,
         };
         let was_ended = self.ended;
-        let last_line = self.pending().last();
+        let last_line = self.pending_last();
         let section = if self.ended {
             self.take_section()
         } else {
@@ -1497,6 +1586,7 @@ impl Grouper {
             last: section,
             diagnostics: self.diagnostics,
             arena: self.arena.unwrap_or_default(),
+            packed: self.packed.unwrap_or_default(),
             documents: self.documents,
         }
     }

@@ -376,9 +376,13 @@ mod tests {
 /// `=`, kind, known key and ending — is kept, so nothing has to be found again to give the
 /// lines back.
 ///
+/// Short lines shaped as the line before them (the same length, `=`, key, kind and ending:
+/// blank lines, a key repeated with values of one length) take one word between them: a
+/// repeat word that counts them. A section of a million blank lines is three words.
+///
 /// A line takes one word or two, so a run is found by where its words start
 /// ([`PackedLines::len`] before it is pushed), not by how many lines come before it.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub(crate) struct PackedLines {
     /// The lines' words. A short word (bit 31 clear) holds the length (bits 0–11), the `=`
     /// (12–17, [`SHORT_NO_EQ`] for none), the key's code plus one (18–24, 0 for none), the
@@ -390,7 +394,18 @@ pub(crate) struct PackedLines {
     words: Vec<u32>,
     /// The lines that do not follow the one before, or do not fit a word.
     whole: Vec<Line>,
+    /// The last line's word, when it was one short word (a line shaped as it that follows
+    /// it packs to the same word); [`NO_WORD`] otherwise.
+    last_short: u32,
+    /// Where the repeat word is that counts the lines after the one of `last_short`, if
+    /// there is one yet ([`NO_REPEAT`] otherwise).
+    repeat_at: usize,
 }
+
+/// No short word: no short word has bit 31 set.
+const NO_WORD: u32 = u32::MAX;
+/// No repeat word.
+const NO_REPEAT: usize = usize::MAX;
 
 /// The tag of a long line's first word (bits 30–31).
 const LONG: u32 = 0b10 << 30;
@@ -402,6 +417,11 @@ const WHOLE_FAR: u32 = u32::MAX;
 const PAYLOAD: u32 = (1 << 30) - 1;
 /// The `=` of a short word for "no `=`"; a short word's `=` is below it.
 const SHORT_NO_EQ: u32 = 0x3f;
+/// A repeat word: a short word whose kind (bits 25–28) is all ones, no line's kind; bits
+/// 0–24 count the lines shaped as the line before it.
+const REPEAT: u32 = 0xf << 25;
+/// The most lines one repeat word counts.
+const REPEAT_MAX: u32 = (1 << 25) - 1;
 
 /// The kinds a word names, by their code (a marker's is one more than its place in
 /// [`Marker::ALL`]).
@@ -525,12 +545,29 @@ fn unpack(
     })
 }
 
+/// The line after `prev`, shaped as it.
+fn following(prev: &Line) -> Option<Line> {
+    Some(Line {
+        start: next_start(prev)?,
+        number: prev.number.checked_add(1)?,
+        ..*prev
+    })
+}
+
+impl Default for PackedLines {
+    fn default() -> PackedLines {
+        PackedLines::with_capacity(0)
+    }
+}
+
 impl PackedLines {
     /// Room for about `lines` lines (a word each), reserved.
     pub(crate) fn with_capacity(lines: usize) -> PackedLines {
         PackedLines {
             words: Vec::with_capacity(lines),
             whole: Vec::new(),
+            last_short: NO_WORD,
+            repeat_at: NO_REPEAT,
         }
     }
 
@@ -539,18 +576,46 @@ impl PackedLines {
         self.words.len()
     }
 
-    /// Keeps a run of lines (the first whole, each next one as words when it fits).
-    pub(crate) fn push_run(&mut self, lines: &[Line]) {
-        let Some(first) = lines.first() else {
-            return;
-        };
+    /// Keeps `lines`, which come after `before` in their run (`None`: they start one).
+    pub(crate) fn push_run(&mut self, before: Option<&Line>, lines: &[Line]) {
         self.words.reserve(lines.len());
-        self.push_whole(first);
-        for pair in lines.windows(2) {
-            match pack(&pair[1], &pair[0]) {
-                Some(Packed::Short(word)) => self.words.push(word),
-                Some(Packed::Long(first, len)) => self.words.extend([first, len]),
-                None => self.push_whole(&pair[1]),
+        let mut prev = before;
+        for line in lines {
+            self.push(line, prev);
+            prev = Some(line);
+        }
+    }
+
+    /// Keeps `line`, which comes after `prev` in its run (`None`: it starts a run, whole).
+    #[inline]
+    pub(crate) fn push(&mut self, line: &Line, prev: Option<&Line>) {
+        match prev.and_then(|prev| pack(line, prev)) {
+            // Shaped as the line before, which it follows: counted.
+            Some(Packed::Short(word)) if word == self.last_short => self.push_repeat(),
+            Some(Packed::Short(word)) => {
+                self.words.push(word);
+                self.last_short = word;
+                self.repeat_at = NO_REPEAT;
+            }
+            Some(Packed::Long(first, len)) => {
+                self.words.extend([first, len]);
+                self.last_short = NO_WORD;
+            }
+            None => {
+                self.push_whole(line);
+                self.last_short = NO_WORD;
+            }
+        }
+    }
+
+    /// Counts one more line shaped as the one before, in the repeat word after it.
+    #[cold]
+    fn push_repeat(&mut self) {
+        match self.words.get_mut(self.repeat_at) {
+            Some(count) if *count & REPEAT_MAX < REPEAT_MAX => *count += 1,
+            _ => {
+                self.repeat_at = self.words.len();
+                self.words.push(REPEAT | 1);
             }
         }
     }
@@ -566,41 +631,158 @@ impl PackedLines {
         self.whole.push(*line);
     }
 
-    /// The run of lines kept at `range` of the words (as [`PackedLines::push_run`] kept it),
+    /// The run of lines kept at `range` of the words, one at a time (none when the range is
+    /// not within the words, and none past a word that is not the run's).
+    pub(crate) fn iter(&self, range: std::ops::Range<usize>) -> PackedIter<'_> {
+        PackedIter {
+            words: self.words.get(range).unwrap_or_default().iter(),
+            whole: &self.whole,
+            prev: None,
+            repeat: 0,
+        }
+    }
+
+    /// The run of lines kept at `range` of the words (as [`PackedLines::push`] kept it),
     /// added to `out`; `None` if the range is not one.
+    #[cfg(test)]
     pub(crate) fn run(&self, range: std::ops::Range<usize>, out: &mut Vec<Line>) -> Option<()> {
+        self.run_up_to(range, out, usize::MAX)?;
+        Some(())
+    }
+
+    /// As [`PackedLines::run`], but stops once `out` holds `most` lines: whether the run
+    /// was given whole; `None` if the range is not a run. (The loop of [`PackedIter`],
+    /// without its state: what giving a usual document back costs.)
+    pub(crate) fn run_up_to(
+        &self,
+        range: std::ops::Range<usize>,
+        out: &mut Vec<Line>,
+        most: usize,
+    ) -> Option<bool> {
         let mut prev: Option<Line> = None;
-        let mut words = self.words.get(range)?.iter().copied();
+        let words = self.words.get(range)?;
+        // A word is a line at most, but for a repeat word: fewer words than `most` need not
+        // be counted until a repeat word.
+        let mut count_each = words.len() > most;
+        let mut words = words.iter().copied();
         while let Some(word) = words.next() {
-            let line = if word & (1 << 31) == 0 {
-                let eq = (word >> 12) & 0x3f;
-                unpack(
-                    word & 0xfff,
-                    (eq != SHORT_NO_EQ).then_some(eq),
-                    (word >> 18) & 0x7f,
-                    (word >> 25) & 0xf,
-                    word >> 29,
-                    prev.as_ref()?,
-                )?
-            } else if word & WHOLE == LONG {
-                let eq = word & 0xffff;
-                unpack(
-                    words.next()?,
-                    (eq != u32::from(u16::MAX)).then_some(eq),
-                    (word >> 16) & 0xff,
-                    (word >> 24) & 0xf,
-                    word >> 28,
-                    prev.as_ref()?,
-                )?
-            } else if word == WHOLE_FAR {
-                *self.whole.get(words.next()? as usize)?
-            } else {
-                *self.whole.get((word & PAYLOAD) as usize)?
+            if count_each && out.len() >= most {
+                return Some(false);
+            }
+            let line = match decode(word, &mut words, &self.whole, prev.as_ref())? {
+                Word::Line(line) => line,
+                Word::Repeat(count) => {
+                    count_each = true;
+                    let mut line = prev?;
+                    for _ in 0..count {
+                        if out.len() >= most {
+                            return Some(false);
+                        }
+                        line = following(&line)?;
+                        out.push(line);
+                    }
+                    prev = Some(line);
+                    continue;
+                }
             };
             out.push(line);
             prev = Some(line);
         }
-        Some(())
+        Some(true)
+    }
+}
+
+/// What a word of a run says.
+enum Word {
+    Line(Line),
+    /// This many lines shaped as the one before follow it.
+    Repeat(u32),
+}
+
+/// Word `word` of a run, taking the next of `words` for a line of two words; `prev` is the
+/// line before. `None` when the words are not a run's.
+#[inline]
+fn decode(
+    word: u32,
+    words: &mut impl Iterator<Item = u32>,
+    whole: &[Line],
+    prev: Option<&Line>,
+) -> Option<Word> {
+    let line = if word & (1 << 31) == 0 {
+        if word & REPEAT == REPEAT {
+            return Some(Word::Repeat(word & REPEAT_MAX));
+        }
+        let eq = (word >> 12) & 0x3f;
+        unpack(
+            word & 0xfff,
+            (eq != SHORT_NO_EQ).then_some(eq),
+            (word >> 18) & 0x7f,
+            (word >> 25) & 0xf,
+            word >> 29,
+            prev?,
+        )?
+    } else if word & WHOLE == LONG {
+        let eq = word & 0xffff;
+        unpack(
+            words.next()?,
+            (eq != u32::from(u16::MAX)).then_some(eq),
+            (word >> 16) & 0xff,
+            (word >> 24) & 0xf,
+            word >> 28,
+            prev?,
+        )?
+    } else if word == WHOLE_FAR {
+        *whole.get(words.next()? as usize)?
+    } else {
+        *whole.get((word & PAYLOAD) as usize)?
+    };
+    Some(Word::Line(line))
+}
+
+/// The lines of a run of [`PackedLines`], decoded one at a time.
+#[derive(Clone, Debug)]
+pub(crate) struct PackedIter<'a> {
+    words: std::slice::Iter<'a, u32>,
+    whole: &'a [Line],
+    prev: Option<Line>,
+    /// How many more lines shaped as `prev` its repeat word counts.
+    repeat: u32,
+}
+
+impl Iterator for PackedIter<'_> {
+    type Item = Line;
+
+    #[inline]
+    fn next(&mut self) -> Option<Line> {
+        let line = if self.repeat > 0 {
+            self.repeat -= 1;
+            following(self.prev.as_ref()?)
+        } else {
+            let word = *self.words.next()?;
+            let mut words = self.words.by_ref().copied();
+            match decode(word, &mut words, self.whole, self.prev.as_ref()) {
+                Some(Word::Line(line)) => Some(line),
+                Some(Word::Repeat(count)) => {
+                    self.repeat = count.saturating_sub(1);
+                    following(self.prev.as_ref()?).filter(|_| count > 0)
+                }
+                None => None,
+            }
+        };
+        let Some(line) = line else {
+            // Not a run: nothing more is given.
+            self.words = [].iter();
+            self.repeat = 0;
+            return None;
+        };
+        self.prev = Some(line);
+        Some(line)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        // A word is a line at most once, but for a repeat word.
+        let words = self.words.len();
+        (self.repeat as usize + words / 2, None)
     }
 }
 
@@ -657,7 +839,17 @@ impl StoredLine {
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum LinesRef<'a> {
     Whole(&'a [Line]),
-    Stored { lines: &'a [StoredLine], first: u32 },
+    Stored {
+        lines: &'a [StoredLine],
+        first: u32,
+    },
+    /// Words `start..end` of packed lines, decoded as they are read (a section too large
+    /// to give whole).
+    Packed {
+        lines: &'a PackedLines,
+        start: u32,
+        end: u32,
+    },
 }
 
 impl<'a> LinesRef<'a> {
@@ -666,6 +858,7 @@ impl<'a> LinesRef<'a> {
         match self {
             LinesRef::Whole(lines) => lines.len(),
             LinesRef::Stored { lines, .. } => lines.len(),
+            packed @ LinesRef::Packed { .. } => packed.iter().count(),
         }
     }
 
@@ -676,6 +869,7 @@ impl<'a> LinesRef<'a> {
             LinesRef::Stored { lines, first } => lines
                 .get(index)
                 .map(|l| l.line(first.wrapping_add(index as u32))),
+            packed @ LinesRef::Packed { .. } => packed.iter().nth(index),
         }
     }
 
@@ -686,7 +880,10 @@ impl<'a> LinesRef<'a> {
 
     #[inline]
     pub(crate) fn last(self) -> Option<Line> {
-        self.get(self.len().checked_sub(1)?)
+        match self {
+            packed @ LinesRef::Packed { .. } => packed.iter().last(),
+            _ => self.get(self.len().checked_sub(1)?),
+        }
     }
 
     #[inline]
@@ -694,10 +891,14 @@ impl<'a> LinesRef<'a> {
         LinesIter(match self {
             LinesRef::Whole(lines) => Run::Whole(lines.iter()),
             LinesRef::Stored { lines, first } => Run::Stored(lines.iter(), first),
+            LinesRef::Packed { lines, start, end } => {
+                Run::Packed(Box::new(lines.iter(start as usize..end as usize)))
+            }
         })
     }
 
     /// The lines as records, borrowed when they are records already.
+    #[cfg(test)]
     pub(crate) fn to_whole(self) -> std::borrow::Cow<'a, [Line]> {
         match self {
             LinesRef::Whole(lines) => std::borrow::Cow::Borrowed(lines),
@@ -712,6 +913,8 @@ pub(crate) struct LinesIter<'a>(Run<'a>);
 enum Run<'a> {
     Whole(std::slice::Iter<'a, Line>),
     Stored(std::slice::Iter<'a, StoredLine>, u32),
+    /// Boxed: the usual runs' iterator stays small.
+    Packed(Box<PackedIter<'a>>),
 }
 
 impl Iterator for LinesIter<'_> {
@@ -726,6 +929,7 @@ impl Iterator for LinesIter<'_> {
                 *number = number.wrapping_add(1);
                 Some(line)
             }
+            Run::Packed(lines) => lines.next(),
         }
     }
 
@@ -734,6 +938,7 @@ impl Iterator for LinesIter<'_> {
         match &self.0 {
             Run::Whole(lines) => lines.size_hint(),
             Run::Stored(lines, _) => lines.size_hint(),
+            Run::Packed(lines) => lines.size_hint(),
         }
     }
 }
@@ -786,6 +991,106 @@ mod packed_tests {
                 Some(Packed::Short(_)) | None => 1,
             }))
             .collect()
+    }
+
+    /// Lines shaped as the line before them take one repeat word between them, a long line
+    /// or one that does not follow never; every line comes back, as a run and one by one,
+    /// first, last and by place.
+    #[test]
+    fn repeated_lines_take_one_word() {
+        let mut l = Lines {
+            lines: Vec::new(),
+            start: 0,
+            number: 1,
+        };
+        let start = LineKind::Marker(Marker::DocumentStart);
+        l.push(20, 14, LineEnding::Crlf, start, None, 0);
+        for _ in 0..1000 {
+            l.push(0, NO_EQ, LineEnding::Lf, LineKind::Blank, None, 0);
+        }
+        for _ in 0..501 {
+            l.push(3, 1, LineEnding::Lf, LineKind::Pair, None, 0);
+        }
+        for _ in 0..2 {
+            l.push(5000, 2, LineEnding::Crlf, LineKind::Pair, None, 0);
+        }
+        // Blank again, but not right after the line before: whole, then a short word and
+        // a repeat word again.
+        l.push(0, NO_EQ, LineEnding::Lf, LineKind::Blank, None, 3);
+        for _ in 0..3 {
+            l.push(0, NO_EQ, LineEnding::Lf, LineKind::Blank, None, 0);
+        }
+        l.push(4, 1, LineEnding::Lf, LineKind::Pair, Some(Key::Number), 0);
+        let lines = l.lines;
+        let mut packed = PackedLines::default();
+        packed.push_run(None, &lines);
+        // whole; blank, repeat; pair, repeat; long, long; whole, blank, repeat; pair.
+        assert_eq!(packed.len(), 1 + 2 + 2 + 4 + 3 + 1);
+        let mut back = Vec::new();
+        assert_eq!(packed.run(0..packed.len(), &mut back), Some(()));
+        assert_eq!(format!("{back:?}"), format!("{lines:?}"));
+        let run = LinesRef::Packed {
+            lines: &packed,
+            start: 0,
+            end: packed.len() as u32,
+        };
+        assert_eq!(
+            format!("{:?}", run.iter().collect::<Vec<_>>()),
+            format!("{lines:?}")
+        );
+        assert_eq!(run.len(), lines.len());
+        assert_eq!(format!("{:?}", run.first()), format!("{:?}", lines.first()));
+        assert_eq!(format!("{:?}", run.last()), format!("{:?}", lines.last()));
+        for at in [1, 500, 1000, 1001, 1400, 1503, 1504, 1507] {
+            assert_eq!(
+                format!("{:?}", run.get(at)),
+                format!("{:?}", Some(lines[at]))
+            );
+        }
+        assert!(run.get(lines.len()).is_none());
+        // Given up to a number of lines: whole below it, not past it.
+        for (most, whole) in [(lines.len(), true), (lines.len() - 1, false), (700, false)] {
+            let mut back = Vec::new();
+            assert_eq!(
+                packed.run_up_to(0..packed.len(), &mut back, most),
+                Some(whole)
+            );
+            assert_eq!(format!("{back:?}"), format!("{:?}", &lines[..most]));
+        }
+        // A range that starts inside a run, or on a repeat word, is not one.
+        assert_eq!(packed.run(2..packed.len(), &mut Vec::new()), None);
+        assert_eq!(packed.iter(2..packed.len()).count(), 0);
+        assert_eq!(packed.iter(0..packed.len() + 1).count(), 0);
+    }
+
+    /// A repeat word counts at most [`REPEAT_MAX`] lines; the next one starts another.
+    #[test]
+    fn a_full_repeat_word_is_followed_by_another() {
+        let blank = |start, number| Line {
+            start,
+            len: 0,
+            eq: NO_EQ,
+            number,
+            ending: LineEnding::Lf,
+            kind: LineKind::Blank,
+            key: None,
+        };
+        let mut packed = PackedLines::default();
+        packed.push_run(None, &[blank(0, 1), blank(1, 2), blank(2, 3)]);
+        assert_eq!(packed.words[2], REPEAT | 1);
+        // As if REPEAT_MAX lines had been counted.
+        packed.words[2] = REPEAT | REPEAT_MAX;
+        let last = blank(1 + REPEAT_MAX, 2 + REPEAT_MAX);
+        let next = blank(2 + REPEAT_MAX, 3 + REPEAT_MAX);
+        packed.push(&next, Some(&last));
+        packed.push(&blank(3 + REPEAT_MAX, 4 + REPEAT_MAX), Some(&next));
+        assert_eq!(packed.words[3..], [REPEAT | 2]);
+        let lines = LinesRef::Packed {
+            lines: &packed,
+            start: 0,
+            end: packed.len() as u32,
+        };
+        assert_eq!(lines.last().map(|l| l.number), Some(4 + REPEAT_MAX));
     }
 
     /// Every kind, ending and key goes through a short word, and through a long one, and back;
@@ -852,7 +1157,7 @@ mod packed_tests {
         let lines = l.lines;
 
         let mut packed = PackedLines::default();
-        packed.push_run(&lines);
+        packed.push_run(None, &lines);
         assert_eq!(packed.whole.len(), 5);
         assert_eq!(packed.len(), expected.iter().sum::<usize>());
         assert_eq!(words_per_line(&lines), expected);
@@ -963,9 +1268,9 @@ mod packed_tests {
         l.push(6, 2, LineEnding::Crlf, LineKind::Pair, None, 0);
         let (first, second) = l.lines.split_at(3);
         let mut packed = PackedLines::default();
-        packed.push_run(first);
+        packed.push_run(None, first);
         let cut = packed.len();
-        packed.push_run(second);
+        packed.push_run(None, second);
         assert_eq!((cut, packed.len()), (4, 6));
         let mut back = Vec::new();
         assert_eq!(packed.run(cut..packed.len(), &mut back), Some(()));
@@ -992,6 +1297,8 @@ mod packed_tests {
         let packed = PackedLines {
             words: vec![WHOLE_FAR, 1, WHOLE],
             whole: vec![Line { start: 0, ..line }, line],
+            last_short: NO_WORD,
+            repeat_at: NO_REPEAT,
         };
         let mut back = Vec::new();
         assert_eq!(packed.run(0..2, &mut back), Some(()));

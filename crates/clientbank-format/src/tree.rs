@@ -9,7 +9,7 @@ use rust_decimal::Decimal;
 use crate::diagnostic::Diagnostic;
 use crate::encoding::Detection;
 use crate::model::{self, WriteError};
-use crate::parse::{self, Grouper, Refused, Section, SectionKind, raw_line};
+use crate::parse::{self, Grouper, Lines, Refused, Section, SectionKind, raw_line};
 use crate::syntax::{
     Line, LineEnding, LineKind, LinesRef, Marker, NO_EQ, PackedLines, StoredLine, next_line,
 };
@@ -125,15 +125,13 @@ fn group(
     // holds the old and the new copy at once: a file of short lines would peak at half as
     // much again.
     let lines = memchr::memchr_iter(b'\n', &buf[from..to]).count() + 16;
-    let mut grouper = Grouper::new(encoding, detection, 0);
-    if keep == Keep::All {
-        grouper = grouper.with_arena(lines);
-    }
-    let mut sections = Vec::new();
-    let mut packed = match keep {
-        Keep::All => PackedDocuments::default(),
-        Keep::AllButDocuments => PackedDocuments::with_capacity(lines),
+    let grouper = Grouper::new(encoding, detection, 0);
+    let mut grouper = match keep {
+        Keep::All => grouper.with_arena(lines),
+        Keep::AllButDocuments => grouper.packing(lines),
     };
+    let mut sections = Vec::new();
+    let mut packed = PackedDocuments::default();
     let number = feed(
         &mut grouper,
         &mut sections,
@@ -142,7 +140,6 @@ fn group(
         from,
         to,
         first_number - 1,
-        keep,
     )?;
     Ok(Chunk {
         grouper,
@@ -152,56 +149,63 @@ fn group(
     })
 }
 
-/// The documents a scan read, kept compactly: each document's lines as a run of
-/// [`PackedLines`], with what the reading found of each line, so that giving a document back
-/// finds, shapes and looks up nothing again.
+/// The lines a scan read, kept compactly as [`PackedLines`], with what the reading found of
+/// each line, so that giving a section back finds, shapes and looks up nothing again; and
+/// where each document's words are.
 #[derive(Clone, Debug, Default)]
 struct PackedDocuments {
     lines: PackedLines,
-    /// Where each document's words end in `lines` (a line takes one word or two).
-    ends: Vec<u32>,
+    /// Where each document's words start and end in `lines`.
+    documents: Vec<[u32; 2]>,
 }
+
+/// A document of more lines than this is not given whole: its lines are decoded from its
+/// words each time they are read ([`LinesRef::Packed`]), so that a document of a million
+/// lines holds no record of each.
+const WHOLE_UP_TO: usize = 4096;
 
 impl PackedDocuments {
-    fn with_capacity(lines: usize) -> PackedDocuments {
-        PackedDocuments {
-            lines: PackedLines::with_capacity(lines),
-            ends: Vec::new(),
+    /// The lines of document `index`: whole, or the range of its words when it is large.
+    fn document(&self, index: usize) -> Option<Lines> {
+        let [start, end] = *self.documents.get(index)?;
+        let mut lines = Vec::with_capacity(((end - start) as usize).min(WHOLE_UP_TO));
+        match self
+            .lines
+            .run_up_to(start as usize..end as usize, &mut lines, WHOLE_UP_TO)?
+        {
+            true => Some(Lines::Owned(lines)),
+            false => Some(Lines::Packed {
+                store: 0,
+                start,
+                end,
+            }),
         }
-    }
-
-    /// Keeps a document's lines.
-    fn push(&mut self, lines: &[Line]) {
-        self.lines.push_run(lines);
-        self.ends
-            .push(u32::try_from(self.lines.len()).unwrap_or(u32::MAX));
-    }
-
-    /// The lines of document `index`.
-    fn document(&self, index: usize) -> Option<Vec<Line>> {
-        let end = *self.ends.get(index)? as usize;
-        let start = match index {
-            0 => 0,
-            i => *self.ends.get(i - 1)? as usize,
-        };
-        let mut lines = Vec::with_capacity(end.saturating_sub(start));
-        self.lines.run(start..end, &mut lines)?;
-        Some(lines)
     }
 }
 
-/// Keeps a finished section: in `sections`, or its lines in `packed` when it is a document
-/// and documents are not kept as sections.
-fn keep_section(
-    section: Section,
-    sections: &mut Vec<Section>,
-    packed: &mut PackedDocuments,
-    keep: Keep,
-) {
-    if keep == Keep::AllButDocuments && section.kind == SectionKind::Document {
-        packed.push(&section.lines(&[]).to_whole());
-    } else {
-        sections.push(section);
+/// Keeps a finished section: in `sections`, or its words' range in `packed` when it is a
+/// document and documents are not kept as sections.
+fn keep_section(section: Section, sections: &mut Vec<Section>, packed: &mut PackedDocuments) {
+    match section.packed() {
+        Some((_, start, end)) if section.kind == SectionKind::Document => {
+            packed.documents.push([start, end]);
+        }
+        _ => sections.push(section),
+    }
+}
+
+/// The lines of `section`: its own, or its words in one of `stores`.
+fn lines_in<'a>(stores: &'a [PackedDocuments], section: &'a Section) -> LinesRef<'a> {
+    match section.packed() {
+        Some((store, start, end)) => match stores.get(store) {
+            Some(store) => LinesRef::Packed {
+                lines: &store.lines,
+                start,
+                end,
+            },
+            None => LinesRef::Whole(&[]),
+        },
+        None => section.lines(&[]),
     }
 }
 
@@ -216,7 +220,7 @@ enum Keep {
 }
 
 /// Feeds the lines of `buf[from..to]` to `grouper`, the first numbered `number + 1`, keeping
-/// the sections it finishes (as `keep` says); returns the last line's number. Refuses a line in
+/// the sections it finishes ([`keep_section`]); returns the last line's number. Refuses a line in
 /// another encoding.
 #[allow(clippy::too_many_arguments)]
 fn feed(
@@ -227,7 +231,6 @@ fn feed(
     from: usize,
     to: usize,
     mut number: u32,
-    keep: Keep,
 ) -> Result<u32, Refused> {
     let encoding = grouper.encoding();
     let eof = to == buf.len();
@@ -244,7 +247,7 @@ fn feed(
             ));
         }
         if let Some(section) = grouper.push(buf, raw_line(pos, end, ending, number)) {
-            keep_section(section, sections, packed, keep);
+            keep_section(section, sections, packed);
         }
         pos = next;
     }
@@ -288,7 +291,6 @@ fn join(
     mut first: Chunk,
     second: Result<Chunk, Refused>,
     split: usize,
-    keep: Keep,
 ) -> Result<Joined, Refused> {
     if first.grouper.has_ended() {
         let mut grouper = first.grouper;
@@ -300,7 +302,6 @@ fn join(
             split,
             buf.len(),
             first.last_number,
-            keep,
         )?;
         return Ok(Joined {
             sections: first.sections,
@@ -316,8 +317,9 @@ fn join(
     let marker = raw_line(split, end, ending, first.last_number + 1);
     let closing_at = first.grouper.findings();
     let closed = first.grouper.close_before(buf, &marker);
-    keep_section(closed, &mut sections, &mut first.packed, keep);
+    keep_section(closed, &mut sections, &mut first.packed);
     let earlier_lines = first.grouper.take_arena();
+    first.packed.lines = first.grouper.take_packed();
     let later_from = sections.len();
     // The second half's grouper started with an empty header, closed by its first line.
     sections.extend(second.sections.into_iter().skip(1));
@@ -444,7 +446,7 @@ impl Scan {
             input,
             self.encoding,
             section.kind,
-            section.lines(&[]),
+            lines_in(&self.packed, section),
             input.len(),
         )
     }
@@ -522,11 +524,14 @@ impl std::fmt::Debug for Documents<'_> {
     }
 }
 
-/// A document of a scanned file, its lines its own, its bytes the input's.
+/// A document of a scanned file, its lines its own (or, for a document of very many, its
+/// words in the scan), its bytes the input's.
 #[derive(Clone, Debug)]
 pub struct ScannedDocument<'a> {
     input: &'a [u8],
     encoding: Encoding,
+    /// The store its words are in.
+    packed: &'a [PackedDocuments],
     section: Section,
 }
 
@@ -537,7 +542,7 @@ impl ScannedDocument<'_> {
             self.input,
             self.encoding,
             self.section.kind,
-            self.section.lines(&[]),
+            lines_in(self.packed, &self.section),
             self.input.len(),
         )
     }
@@ -549,17 +554,22 @@ impl<'a> Iterator for Documents<'a> {
     fn next(&mut self) -> Option<ScannedDocument<'a>> {
         loop {
             let store = self.packed.get(self.store)?;
-            if self.document >= store.ends.len() {
+            if self.document >= store.documents.len() {
                 self.store += 1;
                 self.document = 0;
                 continue;
             }
-            let lines = store.document(self.document)?;
+            let mut section = Section {
+                kind: SectionKind::Document,
+                lines: store.document(self.document)?,
+            };
+            section.in_arena(self.store as u32);
             self.document += 1;
             return Some(ScannedDocument {
                 input: self.input,
                 encoding: self.encoding,
-                section: Section::owned(SectionKind::Document, lines),
+                packed: self.packed,
+                section,
             });
         }
     }
@@ -570,7 +580,7 @@ impl<'a> Iterator for Documents<'a> {
             let left = self
                 .packed
                 .get(self.store)?
-                .ends
+                .documents
                 .len()
                 .saturating_sub(self.document);
             if n < left {
@@ -588,7 +598,7 @@ impl<'a> Iterator for Documents<'a> {
             .packed
             .iter()
             .skip(self.store)
-            .map(|p| p.ends.len())
+            .map(|p| p.documents.len())
             .sum::<usize>()
             .saturating_sub(self.document);
         (left, Some(left))
@@ -676,7 +686,7 @@ impl SyntaxTree {
                     Ok(second) => second,
                     Err(panic) => std::panic::resume_unwind(panic),
                 };
-                join(buf, first, second, split, keep)?
+                join(buf, first, second, split)?
             }
         };
         let Joined {
@@ -688,7 +698,10 @@ impl SyntaxTree {
         } = joined;
         let finished = grouper.finish(buf);
         match packed.last_mut() {
-            Some(last) => keep_section(finished.last, &mut sections, last, keep),
+            Some(last) => {
+                keep_section(finished.last, &mut sections, last);
+                last.lines = finished.packed;
+            }
             None => sections.push(finished.last),
         }
         let diagnostics = finished.diagnostics;
@@ -1168,6 +1181,23 @@ impl<'a> SectionRef<'a> {
         self.pairs()
             .filter(move |l| which(l.key))
             .map(move |l| (l.key, l.key_bytes(buf), l.value_bytes(buf), l.number))
+    }
+
+    /// The known key (if any), the key and value bytes and where the value stands, of every
+    /// `Key=Value` line whose known key (or `None`) `which` takes; nothing decoded.
+    pub(crate) fn extra_lines(
+        &self,
+        which: impl Fn(Option<Key>) -> bool + 'a,
+    ) -> impl Iterator<Item = (Option<Key>, &'a [u8], &'a [u8], ValueAt)> + 'a {
+        let (buf, encoding) = (self.buf, self.encoding);
+        self.pairs().filter(move |l| which(l.key)).map(move |l| {
+            (
+                l.key,
+                l.key_bytes(buf),
+                l.value_bytes(buf),
+                value_at(&l, buf, encoding),
+            )
+        })
     }
 
     /// The line of every known key, in order, without decoding anything.

@@ -380,3 +380,56 @@ fn the_writer_refuses_a_line_its_reader_would_refuse() {
         [("РЃ".to_string(), "1".to_string())]
     );
 }
+
+/// Sections of very many lines — blank ones, a key repeated, long lines and far `=` among
+/// them, in every line ending — read by the scan (each section packed in parts; a document
+/// of very many lines given from its words) exactly as the tree reads them, in one thread and
+/// in two; and a period reversed in a section of many lines is found at its line.
+#[test]
+fn sections_of_very_many_lines_are_read_alike_by_every_reader() {
+    let long = "x".repeat(5000);
+    let far = format!("{}=1", "К".repeat(70));
+    for ending in ["\r\n", "\n", "\r"] {
+        let many = |line: &str, count: usize| -> String {
+            std::iter::repeat_n(format!("{line}{ending}"), count).collect()
+        };
+        let mut text = format!("1CClientBankExchange{ending}ВерсияФормата=1.03{ending}");
+        text += &format!("Кодировка=Windows{ending}ДатаНачала=30.11.2026{ending}");
+        text += &many("", 9000);
+        text += &format!("ДатаКонца=01.11.2026{ending}Свой={long}{ending}");
+        text += &many("Q=1", 5000);
+        text += &format!("СекцияРасчСчет{ending}РасчСчет=40702810900000000001{ending}");
+        text += &many("Q=22", 4500);
+        text += &format!("{far}{ending}КонецРасчСчет{ending}");
+        for number in 1..=3 {
+            text += &format!("СекцияДокумент=Платежное поручение{ending}Номер={number}{ending}");
+            text += &many("Z=1", 6000 * number);
+            text += &many("", 4097);
+            text += &format!("Длинный={long}{ending}{far}{ending}");
+            text += &many("Сумма=1.00", 4100);
+            text += &format!("КонецДокумента{ending}");
+        }
+        text += &format!("КонецФайла{ending}");
+        let bytes = cp1251(&text);
+        let (parsed, diagnostics) = read(&bytes);
+        assert_eq!(parsed.tree.documents().count(), 3);
+        let reversed: Vec<_> = diagnostics
+            .iter()
+            .filter(|d| d.code == Code::PeriodReversed)
+            .map(|d| d.line)
+            .collect();
+        assert_eq!(reversed, [Some(9005)], "{ending:?}");
+        // The scan gives each document the tree's values.
+        let scan = clientbank_format::scan(&bytes).unwrap();
+        let numbers: Vec<_> = scan
+            .documents(&bytes)
+            .map(|d| d.view().get(Key::Number).unwrap().into_owned())
+            .collect();
+        assert_eq!(numbers, ["1", "2", "3"]);
+        let fields: usize = scan
+            .documents(&bytes)
+            .map(|d| d.view().fields().count())
+            .sum();
+        assert_eq!(fields, (1..=3).map(|n| 6000 * n + 4100 + 3).sum::<usize>());
+    }
+}

@@ -488,6 +488,7 @@ impl Batch {
             each: None,
             json_route: false,
             read: 0,
+            unmade: 0,
         }
     }
 
@@ -578,8 +579,10 @@ impl Batch {
                 (false, false) => onec::NotCarried::FormatKeys,
                 (false, true) => onec::NotCarried::None,
             };
-            onec::with_view(section, not_carried, quiet, |payment, mapped| {
-                self.payment_item(index, section, requests, quiet, payment, mapped)
+            onec::with_view(section, not_carried, quiet, |payment, mapped, unmade| {
+                let mut item = self.payment_item(index, section, requests, quiet, payment, mapped);
+                item.unmade = unmade;
+                item
             })
         } else {
             let findings = if statement {
@@ -956,6 +959,7 @@ fn json_item(read: ReadRequest, index: usize, batch: &Batch) -> Item {
         json_route: Vec::new(),
         covered_error: false,
         written: None,
+        unmade: onec::Unmade::default(),
     }
 }
 
@@ -994,6 +998,9 @@ pub struct Item {
     /// Its request as [`Findings::writing`]'s writer wrote it, in place of its payment and
     /// request.
     written: Option<Vec<u8>>,
+    /// The `not-carried` findings past the limit within its document: counted, not made
+    /// (only for a [`Findings`], which keeps the limit).
+    unmade: onec::Unmade,
 }
 
 impl Item {
@@ -1010,6 +1017,7 @@ impl Item {
             carried: false,
             covered_error: false,
             written: None,
+            unmade: onec::Unmade::default(),
         }
     }
 
@@ -1116,6 +1124,9 @@ pub struct Findings<'a> {
     /// Whether what the JSON route would not carry is among the findings.
     json_route: bool,
     read: usize,
+    /// The last item's `not-carried` findings that were counted, not made: counted once its
+    /// made ones are taken (they are past the limit only after them).
+    unmade: u32,
 }
 
 /// The reader's findings in file order, by line and column (the reader finds some only later:
@@ -1140,6 +1151,8 @@ impl Findings<'_> {
     fn next_raw(&mut self) -> Option<Diagnostic> {
         loop {
             if self.pending.peek().is_none() && !self.items_done {
+                let unmade = std::mem::take(&mut self.unmade);
+                self.limit.count_unmade(Code::NotCarried, unmade);
                 match self.items.next() {
                     Some(mut item) => {
                         self.read += 1;
@@ -1147,8 +1160,10 @@ impl Findings<'_> {
                             progress(self.read);
                         }
                         let mut findings = std::mem::take(&mut item.findings);
+                        self.unmade = item.unmade.format;
                         if self.json_route {
                             findings.append(&mut item.json_route);
+                            self.unmade += item.unmade.unknown;
                         }
                         // A finding of a code past its limit (most are stand-ins) is only
                         // counted: it is not sorted and moved on to be dropped.

@@ -134,20 +134,38 @@ pub(crate) fn about(code: Code, field: Option<Field>, message: Message) -> Diagn
 /// Codes whose findings a caller only counts: those past its per-code limit
 /// ([`clientbank_diagnostic::Limit`]). A finding of such a code is made as its stand-in, with
 /// no message, value or place, which the limit counts and drops like the finding itself.
+/// A caller that keeps such a limit and drops none of a document's findings otherwise also
+/// [limits](Quiet::limits) each document: what is past the limit within it is only counted.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Quiet(u128);
+pub(crate) struct Quiet {
+    codes: u128,
+    limits: bool,
+}
 
 impl Quiet {
     /// No code: every finding made whole.
-    pub(crate) const NONE: Quiet = Quiet(0);
+    pub(crate) const NONE: Quiet = Quiet {
+        codes: 0,
+        limits: false,
+    };
 
-    /// Every code: each finding a stand-in.
-    pub(crate) const ALL: Quiet = Quiet(u128::MAX);
+    /// Every code: each finding a stand-in (a document limited).
+    pub(crate) const ALL: Quiet = Quiet {
+        codes: u128::MAX,
+        limits: true,
+    };
 
     /// Whether findings of `code` are only counted.
     pub(crate) fn has(self, code: Code) -> bool {
         let bit = code as usize;
-        bit < 128 && (self.0 >> bit) & 1 == 1
+        bit < 128 && (self.codes >> bit) & 1 == 1
+    }
+
+    /// Whether the caller keeps a file's limit per code over every finding a document makes,
+    /// so that those past it within one document may be counted rather than made
+    /// ([`crate::onec::MADE_PER_DOCUMENT`]).
+    pub(crate) fn limits(self) -> bool {
+        self.limits
     }
 
     /// What stands for a finding of `code` that is only counted.
@@ -170,13 +188,14 @@ impl QuietCodes {
         }
     }
 
-    /// The codes past their limit so far.
+    /// The codes past their limit so far; each document limited (the limit is kept).
     pub(crate) fn get(&self) -> Quiet {
         let [low, high] = &self.0;
-        Quiet(
-            u128::from(low.load(Ordering::Relaxed))
+        Quiet {
+            codes: u128::from(low.load(Ordering::Relaxed))
                 | (u128::from(high.load(Ordering::Relaxed)) << 64),
-        )
+            limits: true,
+        }
     }
 }
 
@@ -294,7 +313,7 @@ mod tests {
     fn quiet_codes_hold_every_code() {
         assert!(Code::ALL.len() <= 128);
         let shared = QuietCodes::default();
-        assert_eq!(shared.get(), Quiet::NONE);
+        assert!(shared.get().limits());
         for &code in Code::ALL {
             assert!(!shared.get().has(code));
             shared.add(code);

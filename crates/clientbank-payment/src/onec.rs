@@ -114,7 +114,7 @@ pub(crate) fn payment_of(
     } else {
         NotCarried::None
     };
-    with_view(section, not_carried, Quiet::NONE, |view, findings| {
+    with_view(section, not_carried, Quiet::NONE, |view, findings, _| {
         (view.to_payment(), findings)
     })
 }
@@ -143,32 +143,58 @@ pub(crate) enum NotCarried {
     All,
 }
 
+/// How many `not-carried` findings a document makes about its extra keys of one kind (the
+/// format's keys a payment has no place for; keys that are not the format's) before the rest
+/// are only counted: one past what a file shows, so that the first finding past the file's
+/// limit, where its summary stands, is made. A document of a million unknown keys holds a
+/// thousand findings, not a million.
+pub(crate) const MADE_PER_DOCUMENT: usize = clientbank_diagnostic::LIMIT_PER_CODE + 1;
+
+/// A document's `not-carried` findings about its extra keys past [`MADE_PER_DOCUMENT`]:
+/// counted, not made. Each kind's come after its made ones, in file order, so they are past
+/// the file's limit whatever came before.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Unmade {
+    /// About the format's keys a payment has no place for.
+    pub(crate) format: u32,
+    /// About keys that are not the format's (what only the JSON route loses).
+    pub(crate) unknown: u32,
+}
+
 /// `then` of the payment a document section describes, borrowed (no `String` per field: the
-/// texts are the input's bytes or one buffer of the thread's, decoded once), and a finding
-/// for each key the payment has no place for (as `not_carried` says), not located; as a
-/// stand-in when `quiet` has the code.
+/// texts are the input's bytes or one buffer of the thread's, decoded once), and a
+/// `not-carried` finding for each key the payment has no place for (as `not_carried` says):
+/// one about an extra key located at its value, the others not located; as a stand-in when
+/// `quiet` has the code; when `quiet` [limits](Quiet::limits) a document, past
+/// [`MADE_PER_DOCUMENT`] only counted ([`Unmade`]).
 pub(crate) fn with_view<R>(
     section: &SectionRef<'_>,
     not_carried: NotCarried,
     quiet: Quiet,
-    then: impl FnOnce(&PaymentView<'_>, Vec<Diagnostic>) -> R,
+    then: impl FnOnce(&PaymentView<'_>, Vec<Diagnostic>, Unmade) -> R,
 ) -> R {
     debug_assert_eq!(section.kind(), SectionKind::Document);
     let run = |scratch: &mut Scratch| {
         let fields = DocumentFields::read(section, &mut scratch.text);
-        // The keys the document keeps in `extra`, looked for only when it has any; `check`
-        // wants only the format's (a key that is not is the reader's `unknown-key`).
-        let format_keys = not_carried == NotCarried::FormatKeys;
-        let extra = fields
-            .has_extra()
-            .then(|| DocumentFields::extra_where(section, move |key| !format_keys || key.is_some()))
-            .into_iter()
-            .flatten();
+        let mut unmade = Unmade::default();
         let findings = match not_carried {
             NotCarried::None => Vec::new(),
-            NotCarried::FormatKeys | NotCarried::All => not_carried_in(&fields, extra, quiet),
+            NotCarried::FormatKeys | NotCarried::All => {
+                let mut findings = not_carried_in(&fields, quiet);
+                // The keys the document keeps in `extra`, looked for only when it has any;
+                // `check` wants only the format's (a key that is not is the reader's
+                // `unknown-key`).
+                if fields.has_extra() {
+                    let format_keys = not_carried == NotCarried::FormatKeys;
+                    let extra = DocumentFields::extra_where(section, move |key| {
+                        !format_keys || key.is_some()
+                    });
+                    unmade = not_carried_extra(extra, quiet, &mut findings);
+                }
+                findings
+            }
         };
-        then(&view_of(&fields, &mut scratch.joined), findings)
+        then(&view_of(&fields, &mut scratch.joined), findings, unmade)
     };
     SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
         Ok(mut scratch) => run(&mut scratch),
@@ -195,7 +221,7 @@ pub fn check_section(
         section,
         NotCarried::FormatKeys,
         quiet,
-        |payment, findings| {
+        |payment, findings, _| {
             let mut found = validate_quiet(payment, context, encoding, read_in, quiet);
             // The mapping's findings first, into the rules' vector, which has room.
             found.splice(0..0, findings);
@@ -275,14 +301,10 @@ const PURPOSE_LINES: [Key; 6] = [
     Key::Purpose6,
 ];
 
-/// The 1C keys a payment holds no place for, as `not-carried` findings; `extra` are the
-/// document's keys that are not the format's ([`DocumentFields::extra`]). With the code in
-/// `quiet`, a finding is its stand-in, which names the key (no message, no value).
-fn not_carried_in<K: AsRef<str>, V: AsRef<str>>(
-    fields: &DocumentFields<'_>,
-    extra: impl Iterator<Item = (K, V)>,
-    quiet: Quiet,
-) -> Vec<Diagnostic> {
+/// The 1C keys a payment holds no place for, as `not-carried` findings (not located), but
+/// for the document's extra keys ([`not_carried_extra`]). With the code in `quiet`, a finding
+/// is its stand-in, which names the key (no message, no value).
+fn not_carried_in(fields: &DocumentFields<'_>, quiet: Quiet) -> Vec<Diagnostic> {
     let mut findings = Vec::new();
     let counted = quiet.has(Code::NotCarried);
     let mut report = |key: Key, value: Option<&str>, why: (&str, &str)| {
@@ -406,33 +428,64 @@ fn not_carried_in<K: AsRef<str>, V: AsRef<str>>(
             }
         }
     }
-    for (key, value) in extra {
-        let name = short(key.as_ref());
-        if counted {
-            // Named, as the stand-in of a format key is: it is told apart as not the format's.
-            findings.push(Quiet::stand_in(Code::NotCarried).key(name));
+    findings
+}
+
+/// The `not-carried` finding about extra key `name` with `value`, not located.
+fn extra_finding(name: &str, value: &str) -> Diagnostic {
+    let name = short(name);
+    Diagnostic::new(
+        Code::NotCarried,
+        tr!(
+            "{name} is not a key of the 1.03 format; it is not sent" ;
+            "{name} — не ключ формата 1.03; он не отправляется"
+        ),
+    )
+    .key(name)
+    .found(value)
+}
+
+/// The `not-carried` findings about a document section's `extra` keys
+/// ([`DocumentFields::extra_where`]), each located at its value, added to `findings`; when
+/// `quiet` [limits](Quiet::limits) a document, past [`MADE_PER_DOCUMENT`] of a kind only
+/// counted (nothing of the key decoded).
+fn not_carried_extra<'s>(
+    extra: impl Iterator<Item = clientbank_format::ExtraLine<'s>>,
+    quiet: Quiet,
+    findings: &mut Vec<Diagnostic>,
+) -> Unmade {
+    let counted = quiet.has(Code::NotCarried);
+    let (mut made, mut unmade) = ([0usize; 2], Unmade::default());
+    for extra in extra {
+        // Told apart as the batch tells them apart: by the name as written (a key read in
+        // another letter case is not the format's name).
+        let format = extra.known.is_some_and(|key| extra.name() == key.name());
+        let (made, past) = match format {
+            true => (&mut made[0], &mut unmade.format),
+            false => (&mut made[1], &mut unmade.unknown),
+        };
+        if quiet.limits() && *made >= MADE_PER_DOCUMENT {
+            *past += 1;
             continue;
         }
-        findings.push(
-            Diagnostic::new(
-                Code::NotCarried,
-                tr!(
-                    "{name} is not a key of the 1.03 format; it is not sent" ;
-                    "{name} — не ключ формата 1.03; он не отправляется"
-                ),
-            )
-            .key(name)
-            .found(value),
-        );
+        *made += 1;
+        findings.push(if counted {
+            // Named, as the stand-in of a format key is: it is told apart as not the
+            // format's. A stand-in has no place (it is only counted).
+            Quiet::stand_in(Code::NotCarried).key(short(&extra.name()))
+        } else {
+            let at = extra.at;
+            extra_finding(&extra.name(), &extra.value()).at(at.start..at.end, at.line, at.column)
+        });
     }
-    findings
+    unmade
 }
 
 /// The payment a document describes, and a finding for each key it has no place for.
 pub fn from_document(document: &Document) -> (Payment, Vec<Diagnostic>) {
     let fields = DocumentFields::of(document);
-    let extra = document.extra.iter().map(|(k, v)| (k, v));
-    let findings = not_carried_in(&fields, extra, Quiet::NONE);
+    let mut findings = not_carried_in(&fields, Quiet::NONE);
+    findings.extend((document.extra.iter()).map(|(key, value)| extra_finding(key, value)));
     (view_of(&fields, &mut String::new()).to_payment(), findings)
 }
 

@@ -292,6 +292,76 @@ fn not_carried_past_the_limit_is_counted_as_when_made_whole() {
     assert_eq!(carried, 0);
 }
 
+/// Where a finding stands and what it says, for comparing two lists.
+fn shown(f: &clientbank_payment::Diagnostic) -> String {
+    format!(
+        "{} {:?}:{:?} {:?} {:?} {:?} {}",
+        f.code,
+        f.line,
+        f.column,
+        f.key,
+        f.found,
+        f.payment,
+        f.message.en()
+    )
+}
+
+#[test]
+fn not_carried_past_the_limit_within_one_document_is_counted_not_made() {
+    // One document of 1,500 keys that are not the format's (some repeated), a key read in
+    // another letter case, a format key it has no place for 1,200 times, and then a key
+    // the JSON route loses; a second document of a few.
+    let mut unknown: String = (0..1500)
+        .map(|i| format!("Свой{}=v{i}\n", i % 1400))
+        .collect();
+    unknown.push_str("датаначала=01.01.2026\n");
+    unknown.extend((0..1200).map(|i| format!("ДатаНачала={:02}.01.2026\n", i % 28 + 1)));
+    unknown.push_str("Плательщик2=Р/с 40702810000000000001\n");
+    let body = order(1, &unknown) + &order(2, "Z1=1\nZ2=2\n");
+    let batch = Batch::read(file(&body), &today()).unwrap();
+    // What a file shows when every finding is made whole: each document's findings in
+    // line order, the first 1,000 of the code, and one summary of the rest where the first
+    // one left out stands.
+    let mut whole = Vec::new();
+    for item in batch.items() {
+        let mut of_item: Vec<_> = (item.findings().iter())
+            .chain(item.json_route())
+            .filter(|f| f.code == Code::NotCarried)
+            .cloned()
+            .collect();
+        of_item.sort_by_key(|f| (f.line.unwrap_or(u32::MAX), f.column.unwrap_or(u32::MAX)));
+        whole.extend(of_item);
+    }
+    assert_eq!(whole.len(), 1500 + 1 + 1200 + 1 + 2);
+    // A key that repeats is told at each of its lines, each with its own value.
+    let repeated: Vec<_> = (whole.iter())
+        .filter(|f| f.key.as_deref() == Some("Свой5"))
+        .map(|f| (f.line, f.found.clone()))
+        .collect();
+    assert_eq!(repeated.len(), 2);
+    assert!(repeated[0].0 < repeated[1].0 && repeated[0].1 != repeated[1].1);
+    let expected: Vec<_> = whole[..1000].iter().map(shown).collect();
+    for ahead in [false, true] {
+        let conversion = batch.conversion(true, |_| {});
+        let findings: Vec<_> = if ahead {
+            conversion.made_ahead(|f| f.collect())
+        } else {
+            conversion.collect()
+        };
+        let not_carried: Vec<_> = findings
+            .iter()
+            .filter(|f| f.code == Code::NotCarried)
+            .collect();
+        let (summary, shown_here) = not_carried.split_last().unwrap();
+        assert_eq!(shown_here.len(), expected.len());
+        for (found, expected) in shown_here.iter().zip(&expected) {
+            assert_eq!(&shown(found), expected);
+        }
+        assert_eq!(summary.omitted as usize, whole.len() - 1000);
+        assert_eq!(summary.line, whole[1000].line);
+    }
+}
+
 #[test]
 fn one_defect_is_one_finding_with_the_worse_severity() {
     // `Сумма=1,50` is the reader's `invalid-sum`, not also the rules' `missing`; an empty `Дата`

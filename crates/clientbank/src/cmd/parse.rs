@@ -54,6 +54,11 @@ fn write_fields(out: &mut impl Write, section: &SectionRef<'_>) -> io::Result<()
         text.extend_from_slice(b"\",\"");
         string(&mut text, value);
         text.extend_from_slice(b"\"]");
+        // A section of very many fields is written as it goes, not held whole.
+        if text.len() >= 1 << 16 {
+            out.write_all(&text)?;
+            text.clear();
+        }
     }
     text.push(b']');
     out.write_all(&text)
@@ -160,12 +165,18 @@ fn write_documents(out: &mut impl Write, bytes: &[u8], scan: &Scan) -> io::Resul
                         continue;
                     }
                     let read: Vec<_> = documents.by_ref().take(CHUNK).collect();
-                    // Done, or the writer stopped (its receivers are gone).
-                    if read.is_empty()
-                        || made
-                            .send(documents_text(&read, chunk == 0, spare.try_recv()))
-                            .is_err()
-                    {
+                    if read.is_empty() {
+                        break;
+                    }
+                    let mut parts = Parts {
+                        text: Parts::spare(&spare),
+                        made: &made,
+                        spare: &spare,
+                    };
+                    let written = documents_text(&read, chunk == 0, &mut parts);
+                    let last = written.map(|()| (parts.text, true));
+                    // The writer stopped (its receivers are gone).
+                    if made.send(last).is_err() {
                         break;
                     }
                 }
@@ -177,17 +188,23 @@ fn write_documents(out: &mut impl Write, bytes: &[u8], scan: &Scan) -> io::Resul
             // which no one takes), and this one writes them all.
             return Ok::<bool, io::Error>(true);
         }
-        // The first thread's text, the second's, the first's, …: the first to end ends it.
+        // The first thread's chunk, the second's, the first's, …, each in its parts: the
+        // first to end ends it.
         let mut any = false;
         'chunks: loop {
             for (text, back) in texts.iter().zip(&spares) {
-                let Ok(text) = text.recv() else {
-                    break 'chunks;
-                };
-                let text = text?;
-                out.write_all(&text)?;
-                let _ = back.try_send(text);
-                any = true;
+                loop {
+                    let Ok(part) = text.recv() else {
+                        break 'chunks;
+                    };
+                    let (text, last) = part?;
+                    out.write_all(&text)?;
+                    let _ = back.try_send(text);
+                    any = true;
+                    if last {
+                        break;
+                    }
+                }
             }
         }
         out.write_all(if any { b"\n  ]" } else { b"[]" })?;
@@ -201,7 +218,7 @@ fn write_documents(out: &mut impl Write, bytes: &[u8], scan: &Scan) -> io::Resul
             if read.is_empty() {
                 break;
             }
-            out.write_all(&documents_text(&read, !any, Ok(Vec::new()))?)?;
+            documents_text(&read, !any, out)?;
             any = true;
         }
         out.write_all(if any { b"\n  ]" } else { b"[]" })?;
@@ -209,21 +226,56 @@ fn write_documents(out: &mut impl Write, bytes: &[u8], scan: &Scan) -> io::Resul
     Ok(())
 }
 
-/// The text of `documents` as elements of the `"documents"` array (each after its separator),
-/// the array's first ones when `first`, in `spare` when one was given back.
+/// The text of a chunk of documents, sent to the writer in parts of about [`Parts::SIZE`]
+/// (the last one with the chunk's end): a document of a million fields is not held whole.
+struct Parts<'a> {
+    text: Vec<u8>,
+    made: &'a std::sync::mpsc::SyncSender<io::Result<(Vec<u8>, bool)>>,
+    /// Texts the writer gives back, to write the next parts into.
+    spare: &'a std::sync::mpsc::Receiver<Vec<u8>>,
+}
+
+impl Parts<'_> {
+    const SIZE: usize = 1 << 20;
+
+    /// A text given back, emptied, or a new one.
+    fn spare(spare: &std::sync::mpsc::Receiver<Vec<u8>>) -> Vec<u8> {
+        let mut text = spare.try_recv().unwrap_or_default();
+        text.clear();
+        text
+    }
+}
+
+impl Write for Parts<'_> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.text.extend_from_slice(bytes);
+        if self.text.len() >= Parts::SIZE {
+            let part = std::mem::replace(&mut self.text, Parts::spare(self.spare));
+            self.made
+                .send(Ok((part, false)))
+                .map_err(|_| io::Error::from(io::ErrorKind::BrokenPipe))?;
+        }
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Writes `documents` as elements of the `"documents"` array (each after its separator), the
+/// array's first ones when `first`.
 fn documents_text(
     documents: &[ScannedDocument<'_>],
     first: bool,
-    spare: Result<Vec<u8>, std::sync::mpsc::TryRecvError>,
-) -> io::Result<Vec<u8>> {
-    let mut out = spare.unwrap_or_else(|_| Vec::with_capacity(documents.len() * 1024));
-    out.clear();
+    out: &mut impl Write,
+) -> io::Result<()> {
     for (i, document) in documents.iter().enumerate() {
-        out.extend_from_slice(if first && i == 0 {
+        out.write_all(if first && i == 0 {
             b"[\n    "
         } else {
             b",\n    "
-        });
+        })?;
         let document = document.view();
         write!(
             out,
@@ -231,10 +283,10 @@ fn documents_text(
             json!(document.document_type()),
             document.line()
         )?;
-        write_fields(&mut out, &document)?;
-        out.extend_from_slice(b"}");
+        write_fields(out, &document)?;
+        out.write_all(b"}")?;
     }
-    Ok(out)
+    Ok(())
 }
 
 fn write_text(out: &mut impl Write, input: &Input, parsed: &Parsed) -> io::Result<()> {
