@@ -907,6 +907,13 @@ impl<'a> LinesRef<'a> {
     }
 }
 
+/// The next line of a section given from its words: apart, so that the usual sections'
+/// [`LinesIter::next`] stays small enough to be inlined where it is used.
+#[inline(never)]
+fn next_packed(lines: &mut PackedIter<'_>) -> Option<Line> {
+    lines.next()
+}
+
 /// The lines of a [`LinesRef`], in order.
 pub(crate) struct LinesIter<'a>(Run<'a>);
 
@@ -929,7 +936,7 @@ impl Iterator for LinesIter<'_> {
                 *number = number.wrapping_add(1);
                 Some(line)
             }
-            Run::Packed(lines) => lines.next(),
+            Run::Packed(lines) => next_packed(lines),
         }
     }
 
