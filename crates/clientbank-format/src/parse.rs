@@ -774,7 +774,7 @@ impl Grouper {
         buf: &[u8],
         line: &Line,
         range: std::ops::Range<usize>,
-        message: Message,
+        message: impl FnOnce() -> Message,
     ) -> Reported<'_> {
         let index = code as usize;
         self.counts[index] += 1;
@@ -784,7 +784,7 @@ impl Grouper {
         }
         let content = line.content(buf);
         let start = self.base + line.start as usize;
-        let diagnostic = Diagnostic::new(code, message).at(
+        let diagnostic = Diagnostic::new(code, message()).at(
             start + range.start..start + range.end.max(range.start),
             line.number,
             column(content, range.start, self.encoding),
@@ -813,7 +813,16 @@ impl Grouper {
         }
     }
 
-    fn report_once(&mut self, flag: u8, code: Code, buf: &[u8], line: &Line, message: Message) {
+    /// Reports `code` at `line` unless `flag` says it was reported already; the message is
+    /// written only then (a file of LF endings has one on every line).
+    fn report_once(
+        &mut self,
+        flag: u8,
+        code: Code,
+        buf: &[u8],
+        line: &Line,
+        message: impl FnOnce() -> Message,
+    ) {
         if self.reported & flag == 0 {
             self.reported |= flag;
             let len = line.len as usize;
@@ -836,7 +845,7 @@ impl Grouper {
                 Code::LineEnding,
                 buf,
                 &line,
-                tr!(
+                || tr!(
                     "line {number} ends with {name}; 1C writes CRLF (reported once per file)" ;
                     "строка {number} заканчивается {name_ru}, а 1С пишет CRLF (сообщается один раз на файл)"
                 ),
@@ -860,10 +869,12 @@ impl Grouper {
                         Code::ContentAfterEndOfFile,
                         buf,
                         &line,
-                        Message::new(
-                            "text after КонецФайла is ignored",
-                            "текст после КонецФайла не читается",
-                        ),
+                        || {
+                            Message::new(
+                                "text after КонецФайла is ignored",
+                                "текст после КонецФайла не читается",
+                            )
+                        },
                     );
                     LineKind::Junk
                 }
@@ -874,32 +885,24 @@ impl Grouper {
         match shape {
             Shape::Blank => {
                 line.kind = LineKind::Blank;
-                self.report_once(
-                    REPORTED_BLANK,
-                    Code::BlankLine,
-                    buf,
-                    &line,
+                self.report_once(REPORTED_BLANK, Code::BlankLine, buf, &line, || {
                     Message::new(
                         "blank line (1C skips them; reported once per file)",
                         "пустая строка (1С их пропускает; сообщается один раз на файл)",
-                    ),
-                );
+                    )
+                });
                 self.push_line(line);
                 None
             }
             Shape::Junk => {
                 line.kind = LineKind::Junk;
                 let len = content.len();
-                self.report(
-                    Code::LineWithoutEquals,
-                    buf,
-                    &line,
-                    0..len,
+                self.report(Code::LineWithoutEquals, buf, &line, 0..len, || {
                     Message::new(
                         "this line is neither a marker nor Key=Value; it is kept and ignored",
                         "строка — не маркер и не Ключ=Значение; она сохранена, но не читается",
-                    ),
-                )
+                    )
+                })
                 .expected(Message::new(
                     "Key=Value or a section marker",
                     "Ключ=Значение или маркер секции",
@@ -922,16 +925,12 @@ impl Grouper {
                         .map_or(written, |eq| written[..eq].trim_ascii());
                     let name = short_bytes(written, self.encoding);
                     let at = content.len() - content.trim_ascii_start().len();
-                    self.report(
-                        Code::KeyCase,
-                        buf,
-                        &line,
-                        at..at + written.len(),
+                    self.report(Code::KeyCase, buf, &line, at..at + written.len(), || {
                         tr!(
                             "`{name}` is read as `{}`", marker.name() ;
                             "`{name}` прочитан как `{}`", marker.name()
-                        ),
-                    )
+                        )
+                    })
                     .key(name.clone())
                     .expected(Message::same(marker.name()));
                 }
@@ -942,7 +941,7 @@ impl Grouper {
                         buf,
                         &line,
                         0..len,
-                        tr!("spaces around {}", marker.name() ; "пробелы вокруг {}", marker.name()),
+                        || tr!("spaces around {}", marker.name() ; "пробелы вокруг {}", marker.name()),
                     );
                 }
                 self.marker(buf, line, marker)
@@ -960,16 +959,12 @@ impl Grouper {
             Marker::Start => {
                 if line.number != 1 {
                     let len = line.len as usize;
-                    self.report(
-                        Code::RepeatedStartMarker,
-                        buf,
-                        &line,
-                        0..len,
+                    self.report(Code::RepeatedStartMarker, buf, &line, 0..len, || {
                         Message::new(
                             "1CClientBankExchange again: only line 1 may hold it",
                             "1CClientBankExchange ещё раз: эта строка допустима только первой",
-                        ),
-                    );
+                        )
+                    });
                 }
                 self.push_line(line);
                 None
@@ -979,29 +974,21 @@ impl Grouper {
                 if self.open && expected_end == Some(marker) {
                     self.open = false;
                 } else if self.open && expected_end.is_some() {
-                    self.report(
-                        Code::UnexpectedEndMarker,
-                        buf,
-                        &line,
-                        0..len,
+                    self.report(Code::UnexpectedEndMarker, buf, &line, 0..len, || {
                         tr!(
                             "{} closes a section of the other kind", marker.name() ;
                             "{} закрывает секцию другого вида", marker.name()
-                        ),
-                    )
+                        )
+                    })
                     .expected(Message::same(expected_end.map_or("", Marker::name)));
                     self.open = false;
                 } else {
-                    self.report(
-                        Code::UnexpectedEndMarker,
-                        buf,
-                        &line,
-                        0..len,
+                    self.report(Code::UnexpectedEndMarker, buf, &line, 0..len, || {
                         tr!(
                             "{} with no section open", marker.name() ;
                             "{} без открытой секции", marker.name()
-                        ),
-                    );
+                        )
+                    });
                 }
                 self.push_line(line);
                 None
@@ -1020,16 +1007,12 @@ impl Grouper {
                     }
                     if line.value_bytes(buf).trim_ascii().is_empty() {
                         let len = line.len as usize;
-                        self.report(
-                            Code::EmptyDocumentType,
-                            buf,
-                            &line,
-                            0..len,
+                        self.report(Code::EmptyDocumentType, buf, &line, 0..len, || {
                             Message::new(
                                 "СекцияДокумент names no document type",
                                 "в СекцияДокумент не указан вид документа",
-                            ),
-                        )
+                            )
+                        })
                         .expected(Message::new(
                             "СекцияДокумент=Платежное поручение (or another document type)",
                             "СекцияДокумент=Платежное поручение (или другой вид документа)",
@@ -1050,6 +1033,7 @@ impl Grouper {
     }
 
     /// A `Key=Value` line; `exact` is its key when [`shape`] found it spelled exactly.
+    #[inline(always)]
     fn pair(&mut self, buf: &[u8], line: &mut Line, exact: Option<Key>) {
         let content = line.content(buf);
         let eq = line.eq as usize;
@@ -1069,7 +1053,7 @@ impl Grouper {
             LineKind::StrayPair
         };
         if key_bytes.len() != raw_key.len() {
-            self.report(Code::StraySpaces, buf, line, 0..eq + 1, {
+            self.report(Code::StraySpaces, buf, line, 0..eq + 1, || {
                 let key = key_name();
                 tr!(
                     "spaces around the key `{key}`: 1C would not know it" ;
@@ -1087,7 +1071,7 @@ impl Grouper {
                 buf,
                 line,
                 eq + 1..content.len(),
-                {
+                || {
                     let key = key_name();
                     tr!(
                         "the value of `{key}` reads as mojibake in {encoding} but as {other} text: {read}; it was written in another encoding than the file" ;
@@ -1112,7 +1096,7 @@ impl Grouper {
                 .then_some((Key::Encoding, false))
         });
         let Some(place) = place else {
-            self.report(Code::KeyOutsideSection, buf, line, 0..eq, {
+            self.report(Code::KeyOutsideSection, buf, line, 0..eq, || {
                 let key = key_name();
                 tr!(
                     "`{key}` stands between sections; it belongs to none and is ignored" ;
@@ -1123,7 +1107,7 @@ impl Grouper {
             return;
         };
         let Some((key, folded)) = found else {
-            self.report(Code::UnknownKey, buf, line, 0..eq, {
+            self.report(Code::UnknownKey, buf, line, 0..eq, || {
                 let key = key_name();
                 tr!(
                     "`{key}` is not a key of the 1.03 format; it is kept as written" ;
@@ -1136,30 +1120,22 @@ impl Grouper {
         };
         line.key = Some(key);
         if folded {
-            self.report(
-                Code::KeyCase,
-                buf,
-                line,
-                0..eq,
+            self.report(Code::KeyCase, buf, line, 0..eq, || {
                 tr!(
                     "`{}` is read as `{}`", key_name(), key.name() ;
                     "`{}` прочитан как `{}`", key_name(), key.name()
-                ),
-            )
+                )
+            })
             .key(key_name())
             .expected(Message::same(key.name()));
         }
         if !key.allowed_in(place) {
-            self.report(
-                Code::KeyInWrongSection,
-                buf,
-                line,
-                0..eq,
+            self.report(Code::KeyInWrongSection, buf, line, 0..eq, || {
                 tr!(
                     "`{}` does not belong in {}", key.name(), place.describe() ;
                     "`{}` не допускается {}", key.name(), place.in_ru()
-                ),
-            )
+                )
+            })
             .key(key.name());
             return;
         }
@@ -1170,7 +1146,7 @@ impl Grouper {
                 buf,
                 line,
                 0..eq,
-                tr!(
+                || tr!(
                     "`{}` stands twice in this section: which value is meant cannot be told (the first is read)", key.name() ;
                     "`{}` повторяется в этой секции: какое значение верно, не понять (читается первое)", key.name()
                 ),
@@ -1206,16 +1182,12 @@ impl Grouper {
                     }
                     _ => Message::new("the document number", "номер документа"),
                 };
-                self.report(
-                    Code::EmptyValue,
-                    buf,
-                    line,
-                    start..start,
+                self.report(Code::EmptyValue, buf, line, start..start, || {
                     tr!(
                         "`{}` has no value; {place} needs one", key.name() ;
                         "у ключа `{}` нет значения, а {place_ru} оно обязательно", key.name()
-                    ),
-                )
+                    )
+                })
                 .key(key.name())
                 .expected(expected);
             }
@@ -1330,7 +1302,7 @@ impl Grouper {
             ),
         };
         let found = shown();
-        self.report(code, buf, line, span, message)
+        self.report(code, buf, line, span, || message)
             .key(key.name())
             .found(found)
             .expected(expected);
@@ -1340,13 +1312,13 @@ impl Grouper {
         let label = short_bytes(value, self.encoding);
         match Encoding::from_label(&label) {
             None => {
+                let encoding = self.encoding;
                 self.report(
                     Code::UnknownEncodingLabel,
                     buf,
                     line,
                     span,
-                    {
-                        let encoding = self.encoding;
+                    || {
                         tr!(
                             "Кодировка={label} names no encoding we know; the file is read as {encoding}" ;
                             "Кодировка={label} — неизвестная кодировка; файл прочитан как {encoding}"
@@ -1359,14 +1331,13 @@ impl Grouper {
             }
             Some((declared, standard)) => {
                 if declared != self.encoding && self.detection != Detection::Ascii {
-                    let actual = self.encoding.label();
+                    let (actual, encoding) = (self.encoding.label(), self.encoding);
                     self.report(
                         Code::EncodingMismatch,
                         buf,
                         line,
                         span.clone(),
-                        {
-                            let encoding = self.encoding;
+                        || {
                             tr!(
                                 "the file says Кодировка={label} but its bytes are {encoding}; it is read as {encoding}" ;
                                 "в файле указано Кодировка={label}, но его байты — в {encoding}; он прочитан как {encoding}"
@@ -1377,16 +1348,12 @@ impl Grouper {
                     .found(label.clone())
                     .expected(Message::same(actual));
                 } else if !standard {
-                    self.report(
-                        Code::NonstandardEncodingLabel,
-                        buf,
-                        line,
-                        span,
+                    self.report(Code::NonstandardEncodingLabel, buf, line, span, || {
                         tr!(
                             "Кодировка={label} is not one of the two values 1C knows" ;
                             "Кодировка={label} — не одно из двух значений, которые знает 1С"
-                        ),
-                    )
+                        )
+                    })
                     .key(Key::Encoding.name())
                     .found(label)
                     .expected(Message::same(declared.label()));
@@ -1418,7 +1385,7 @@ impl Grouper {
                     "секция, открытая в строке {opened}, не закрыта до строки {next_line}"
                 )
             };
-            self.report(Code::UnclosedSection, buf, &first, 0..len, message)
+            self.report(Code::UnclosedSection, buf, &first, 0..len, || message)
                 .expected(Message::same(end.name()));
         }
         if let Some(first) = self.pending_first() {
@@ -1432,16 +1399,12 @@ impl Grouper {
                         }
                         _ => ("this document", "в этом документе"),
                     };
-                    self.report(
-                        Code::MissingKey,
-                        buf,
-                        &first,
-                        0..len,
+                    self.report(Code::MissingKey, buf, &first, 0..len, || {
                         tr!(
                             "{place} has no `{}`", key.name() ;
                             "{place_ru} нет `{}`", key.name()
-                        ),
-                    )
+                        )
+                    })
                     .key(key.name());
                 }
             }
@@ -1454,7 +1417,7 @@ impl Grouper {
                         buf,
                         &first,
                         0..len,
-                        {
+                        || {
                             let (credited, debited) =
                                 (credited.unwrap_or_default(), debited.unwrap_or_default());
                             tr!(
@@ -1470,7 +1433,7 @@ impl Grouper {
                 && start > end
             {
                 let len = line.len as usize;
-                self.report(Code::PeriodReversed, buf, &line, 0..len, {
+                self.report(Code::PeriodReversed, buf, &line, 0..len, || {
                     let (start, end) = (value::format_date(start), value::format_date(end));
                     tr!(
                         "ДатаНачала {start} is after ДатаКонца {end}" ;
@@ -1569,16 +1532,12 @@ impl Grouper {
         };
         if !was_ended && let Some(line) = last_line {
             let len = line.len as usize;
-            self.report(
-                Code::MissingEndOfFile,
-                buf,
-                &line,
-                len..len,
+            self.report(Code::MissingEndOfFile, buf, &line, len..len, || {
                 Message::new(
                     "the file has no КонецФайла; it may have been cut short",
                     "в файле нет КонецФайла; возможно, он обрезан",
-                ),
-            )
+                )
+            })
             .expected(Message::same("КонецФайла"));
         }
         self.summarise();

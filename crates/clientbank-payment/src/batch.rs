@@ -580,9 +580,8 @@ impl Batch {
                 (false, true) => onec::NotCarried::None,
             };
             onec::with_view(section, not_carried, quiet, |payment, mapped, unmade| {
-                let mut item = self.payment_item(index, section, requests, quiet, payment, mapped);
-                item.unmade = unmade;
-                item
+                let mapped = (mapped, unmade);
+                self.payment_item(index, section, requests, quiet, payment, mapped)
             })
         } else {
             let findings = if statement {
@@ -597,7 +596,8 @@ impl Batch {
 
 impl Batch {
     /// The item of payment order `index` of a 1C file, read as `payment` with the mapping's
-    /// findings `mapped` (not located yet); see [`Batch::document_item`].
+    /// findings `mapped` (not located yet) and those it only counted; see
+    /// [`Batch::document_item`].
     fn payment_item(
         &self,
         index: usize,
@@ -605,7 +605,7 @@ impl Batch {
         requests: Requests<'_>,
         quiet: Quiet,
         payment: &PaymentView<'_>,
-        mut mapped: Vec<Diagnostic>,
+        (mut mapped, unmade): (Vec<Diagnostic>, onec::Unmade),
     ) -> Item {
         let statement = self.form() == Form::Statement;
         let read_in = self.encoding();
@@ -614,7 +614,8 @@ impl Batch {
         // (a stand-in is not).
         let mut lines = Lines::at_section(Some(section.line()).filter(|&l| l > 0));
         lines.locate_in(section, &mut mapped, position(index), quiet);
-        let carried = mapped.iter().all(|f| f.code != Code::NotCarried);
+        let carried =
+            unmade == onec::Unmade::default() && mapped.iter().all(|f| f.code != Code::NotCarried);
         // A key that is not the format's is the reader's `unknown-key` already; the
         // 1C route sends it as written, the JSON route loses it.
         let (unknown, mapping): (Vec<_>, Vec<_>) = mapped.into_iter().partition(|f| {
@@ -634,6 +635,7 @@ impl Batch {
         }
         name_payment(&mut findings, payment.number, quiet);
         let mut item = Item::findings_only(index, lines.section(), findings);
+        item.unmade = unmade;
         let mut json_route = match requests {
             // The findings are all that is asked for: no owned payment is made.
             Requests::No => return item,

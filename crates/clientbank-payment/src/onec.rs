@@ -150,9 +150,9 @@ pub(crate) enum NotCarried {
 /// thousand findings, not a million.
 pub(crate) const MADE_PER_DOCUMENT: usize = clientbank_diagnostic::LIMIT_PER_CODE + 1;
 
-/// A document's `not-carried` findings about its extra keys past [`MADE_PER_DOCUMENT`]:
-/// counted, not made. Each kind's come after its made ones, in file order, so they are past
-/// the file's limit whatever came before.
+/// A document's `not-carried` findings about its extra keys past [`MADE_PER_DOCUMENT`], or
+/// past the file's limit already (the code quiet): counted, not made. Each kind's come after
+/// its made ones, in file order, so they are past the file's limit whatever came before.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Unmade {
     /// About the format's keys a payment has no place for.
@@ -447,8 +447,8 @@ fn extra_finding(name: &str, value: &str) -> Diagnostic {
 
 /// The `not-carried` findings about a document section's `extra` keys
 /// ([`DocumentFields::extra_where`]), each located at its value, added to `findings`; when
-/// `quiet` [limits](Quiet::limits) a document, past [`MADE_PER_DOCUMENT`] of a kind only
-/// counted (nothing of the key decoded).
+/// `quiet` [limits](Quiet::limits) a document, those past [`MADE_PER_DOCUMENT`] of a kind,
+/// and all of them once the code is quiet, only counted (nothing of the key decoded).
 fn not_carried_extra<'s>(
     extra: impl Iterator<Item = clientbank_format::ExtraLine<'s>>,
     quiet: Quiet,
@@ -464,7 +464,9 @@ fn not_carried_extra<'s>(
             true => (&mut made[0], &mut unmade.format),
             false => (&mut made[1], &mut unmade.unknown),
         };
-        if quiet.limits() && *made >= MADE_PER_DOCUMENT {
+        // Past the file's limit already, or past what one document shows: the caller's
+        // limit takes the count, not a finding.
+        if quiet.limits() && (counted || *made >= MADE_PER_DOCUMENT) {
             *past += 1;
             continue;
         }

@@ -317,7 +317,9 @@ fn not_carried_past_the_limit_within_one_document_is_counted_not_made() {
     unknown.push_str("датаначала=01.01.2026\n");
     unknown.extend((0..1200).map(|i| format!("ДатаНачала={:02}.01.2026\n", i % 28 + 1)));
     unknown.push_str("Плательщик2=Р/с 40702810000000000001\n");
-    let body = order(1, &unknown) + &order(2, "Z1=1\nZ2=2\n");
+    let mut body = order(1, &unknown) + &order(2, "Z1=1\nZ2=2\n");
+    // Past the limit: documents of a few unknown keys each, only counted.
+    body.extend((3..=200).map(|n| order(n, "Z1=1\nZ2=2\nZ3=3\n")));
     let batch = Batch::read(file(&body), &today()).unwrap();
     // What a file shows when every finding is made whole: each document's findings in
     // line order, the first 1,000 of the code, and one summary of the rest where the first
@@ -332,7 +334,7 @@ fn not_carried_past_the_limit_within_one_document_is_counted_not_made() {
         of_item.sort_by_key(|f| (f.line.unwrap_or(u32::MAX), f.column.unwrap_or(u32::MAX)));
         whole.extend(of_item);
     }
-    assert_eq!(whole.len(), 1500 + 1 + 1200 + 1 + 2);
+    assert_eq!(whole.len(), 1500 + 1 + 1200 + 1 + 2 + 198 * 3);
     // A key that repeats is told at each of its lines, each with its own value.
     let repeated: Vec<_> = (whole.iter())
         .filter(|f| f.key.as_deref() == Some("Свой5"))
@@ -360,6 +362,12 @@ fn not_carried_past_the_limit_within_one_document_is_counted_not_made() {
         assert_eq!(summary.omitted as usize, whole.len() - 1000);
         assert_eq!(summary.line, whole[1000].line);
     }
+    // A document whose keys were only counted is still not carried by the JSON route.
+    let mut carried = 0;
+    batch
+        .conversion(true, |item| carried += usize::from(item.carried_by_json()))
+        .count();
+    assert_eq!(carried, 0);
 }
 
 #[test]
