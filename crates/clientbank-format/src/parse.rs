@@ -903,10 +903,12 @@ impl Grouper {
                         "строка — не маркер и не Ключ=Значение; она сохранена, но не читается",
                     )
                 })
-                .expected(Message::new(
-                    "Key=Value or a section marker",
-                    "Ключ=Значение или маркер секции",
-                ));
+                .expected(|| {
+                    Message::new(
+                        "Key=Value or a section marker",
+                        "Ключ=Значение или маркер секции",
+                    )
+                });
                 self.push_line(line);
                 None
             }
@@ -931,8 +933,8 @@ impl Grouper {
                             "`{name}` прочитан как `{}`", marker.name()
                         )
                     })
-                    .key(name.clone())
-                    .expected(Message::same(marker.name()));
+                    .key(|| name.clone())
+                    .expected(|| Message::same(marker.name()));
                 }
                 if content.trim_ascii().len() != content.len() && marker != Marker::DocumentStart {
                     let len = content.len();
@@ -980,7 +982,7 @@ impl Grouper {
                             "{} закрывает секцию другого вида", marker.name()
                         )
                     })
-                    .expected(Message::same(expected_end.map_or("", Marker::name)));
+                    .expected(|| Message::same(expected_end.map_or("", Marker::name)));
                     self.open = false;
                 } else {
                     self.report(Code::UnexpectedEndMarker, buf, &line, 0..len, || {
@@ -1013,10 +1015,12 @@ impl Grouper {
                                 "в СекцияДокумент не указан вид документа",
                             )
                         })
-                        .expected(Message::new(
-                            "СекцияДокумент=Платежное поручение (or another document type)",
-                            "СекцияДокумент=Платежное поручение (или другой вид документа)",
-                        ));
+                        .expected(|| {
+                            Message::new(
+                                "СекцияДокумент=Платежное поручение (or another document type)",
+                                "СекцияДокумент=Платежное поручение (или другой вид документа)",
+                            )
+                        });
                     }
                 }
                 let finished = self.finish_section(buf, &line);
@@ -1060,7 +1064,7 @@ impl Grouper {
                     "пробелы вокруг ключа `{key}`: 1С его не распознает"
                 )
             })
-            .key(key_name());
+            .key(key_name);
         }
         let value = &content[eq + 1..];
         if let Some(other) = other_encoding(value, encoding) {
@@ -1079,9 +1083,9 @@ impl Grouper {
                     )
                 },
             )
-            .key(key_name())
-            .found(shown)
-            .expected(tr!("{encoding} text" ; "текст в {encoding}"));
+            .key(key_name)
+            .found(|| shown)
+            .expected(|| tr!("{encoding} text" ; "текст в {encoding}"));
         }
         // `Кодировка` spelled in another encoding than the one the content chose is still the
         // encoding key: its (ASCII) value is checked against the choice and a mismatch warned.
@@ -1103,7 +1107,7 @@ impl Grouper {
                     "`{key}` стоит между секциями, не относится ни к одной и не читается"
                 )
             })
-            .key(key_name());
+            .key(key_name);
             return;
         };
         let Some((key, folded)) = found else {
@@ -1114,8 +1118,8 @@ impl Grouper {
                     "`{key}` — не ключ формата 1.03; он сохранён как есть"
                 )
             })
-            .key(key_name())
-            .expected(tr!("a key of {}", place.describe() ; "ключ {}", place.of_ru()));
+            .key(key_name)
+            .expected(|| tr!("a key of {}", place.describe() ; "ключ {}", place.of_ru()));
             return;
         };
         line.key = Some(key);
@@ -1126,8 +1130,8 @@ impl Grouper {
                     "`{}` прочитан как `{}`", key_name(), key.name()
                 )
             })
-            .key(key_name())
-            .expected(Message::same(key.name()));
+            .key(key_name)
+            .expected(|| Message::same(key.name()));
         }
         if !key.allowed_in(place) {
             self.report(Code::KeyInWrongSection, buf, line, 0..eq, || {
@@ -1136,7 +1140,7 @@ impl Grouper {
                     "`{}` не допускается {}", key.name(), place.in_ru()
                 )
             })
-            .key(key.name());
+            .key(|| key.name());
             return;
         }
         let bit = 1u128 << (key as u32);
@@ -1151,7 +1155,7 @@ impl Grouper {
                     "`{}` повторяется в этой секции: какое значение верно, не понять (читается первое)", key.name()
                 ),
             )
-            .key(key.name());
+            .key(|| key.name());
             return;
         }
         self.seen |= bit;
@@ -1188,8 +1192,8 @@ impl Grouper {
                         "у ключа `{}` нет значения, а {place_ru} оно обязательно", key.name()
                     )
                 })
-                .key(key.name())
-                .expected(expected);
+                .key(|| key.name())
+                .expected(|| expected);
             }
             return;
         }
@@ -1303,9 +1307,9 @@ impl Grouper {
         };
         let found = shown();
         self.report(code, buf, line, span, || message)
-            .key(key.name())
-            .found(found)
-            .expected(expected);
+            .key(|| key.name())
+            .found(|| found)
+            .expected(|| expected);
     }
 
     fn check_label(&mut self, buf: &[u8], line: &Line, value: &[u8], span: std::ops::Range<usize>) {
@@ -1325,9 +1329,9 @@ impl Grouper {
                         )
                     },
                 )
-                .key(Key::Encoding.name())
-                .found(label)
-                .expected(Message::new("Windows or DOS", "Windows или DOS"));
+                .key(|| Key::Encoding.name())
+                .found(|| label)
+                .expected(|| Message::new("Windows or DOS", "Windows или DOS"));
             }
             Some((declared, standard)) => {
                 if declared != self.encoding && self.detection != Detection::Ascii {
@@ -1344,9 +1348,9 @@ impl Grouper {
                             )
                         },
                     )
-                    .key(Key::Encoding.name())
-                    .found(label.clone())
-                    .expected(Message::same(actual));
+                    .key(|| Key::Encoding.name())
+                    .found(|| label.clone())
+                    .expected(|| Message::same(actual));
                 } else if !standard {
                     self.report(Code::NonstandardEncodingLabel, buf, line, span, || {
                         tr!(
@@ -1354,9 +1358,9 @@ impl Grouper {
                             "Кодировка={label} — не одно из двух значений, которые знает 1С"
                         )
                     })
-                    .key(Key::Encoding.name())
-                    .found(label)
-                    .expected(Message::same(declared.label()));
+                    .key(|| Key::Encoding.name())
+                    .found(|| label)
+                    .expected(|| Message::same(declared.label()));
                 }
             }
         }
@@ -1386,7 +1390,7 @@ impl Grouper {
                 )
             };
             self.report(Code::UnclosedSection, buf, &first, 0..len, || message)
-                .expected(Message::same(end.name()));
+                .expected(|| Message::same(end.name()));
         }
         if let Some(first) = self.pending_first() {
             for &key in required(kind) {
@@ -1405,7 +1409,7 @@ impl Grouper {
                             "{place_ru} нет `{}`", key.name()
                         )
                     })
-                    .key(key.name());
+                    .key(|| key.name());
                 }
             }
             if let [Some(opening), credited, debited, Some(closing)] = self.amounts {
@@ -1426,7 +1430,7 @@ impl Grouper {
                             )
                         },
                     )
-                    .key(Key::ClosingBalance.name());
+                    .key(|| Key::ClosingBalance.name());
                 }
             }
             if let [Some((start, _)), Some((end, line))] = self.period
@@ -1440,7 +1444,7 @@ impl Grouper {
                         "ДатаНачала {start} позже ДатаКонца {end}"
                     )
                 })
-                .key(Key::EndDate.name());
+                .key(|| Key::EndDate.name());
             }
         }
         self.take_section()
@@ -1538,7 +1542,7 @@ impl Grouper {
                     "в файле нет КонецФайла; возможно, он обрезан",
                 )
             })
-            .expected(Message::same("КонецФайла"));
+            .expected(|| Message::same("КонецФайла"));
         }
         self.summarise();
         Finished {
@@ -1556,24 +1560,25 @@ impl Grouper {
 struct Reported<'a>(Option<&'a mut Diagnostic>);
 
 impl Reported<'_> {
-    fn key(mut self, key: impl Into<std::borrow::Cow<'static, str>>) -> Self {
+    // Each detail is made only when the finding is (not past its code's limit).
+    fn key<K: Into<std::borrow::Cow<'static, str>>>(mut self, key: impl FnOnce() -> K) -> Self {
         if let Some(d) = &mut self.0 {
-            d.key = Some(match key.into() {
+            d.key = Some(match key().into() {
                 std::borrow::Cow::Owned(key) => std::borrow::Cow::Owned(short(&key)),
                 key => key,
             });
         }
         self
     }
-    fn found(mut self, found: impl AsRef<str>) -> Self {
+    fn found<F: AsRef<str>>(mut self, found: impl FnOnce() -> F) -> Self {
         if let Some(d) = &mut self.0 {
-            d.found = Some(short(found.as_ref()).into());
+            d.found = Some(short(found().as_ref()).into());
         }
         self
     }
-    fn expected(mut self, expected: Message) -> Self {
+    fn expected(mut self, expected: impl FnOnce() -> Message) -> Self {
         if let Some(d) = &mut self.0 {
-            d.expected = Some(expected);
+            d.expected = Some(expected());
         }
         self
     }
