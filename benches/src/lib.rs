@@ -337,6 +337,7 @@ mod tests {
                     clientbank_format::Encoding::Cp1251,
                     false,
                 )
+                .0
             })
             .map(|finding| finding.code.as_str())
             .collect();

@@ -45,7 +45,9 @@ fn main() {
     let (mut payments, mut findings) = (0usize, 0usize);
     for section in parsed.tree.documents() {
         payments += 1;
-        findings += onec::check_section(&section, &context, Encoding::Cp1251, past_limits).len();
+        let (made, counted) =
+            onec::check_section(&section, &context, Encoding::Cp1251, past_limits);
+        findings += made.len() + counted;
     }
     println!("{payments} payments, {findings} findings");
 }

@@ -123,7 +123,8 @@ fn normalized(mut exchange: crate::Exchange) -> crate::Exchange {
 
 /// Any bytes: [`scan`](crate::scan) (in one thread and in two) refuses as [`parse`] does, finds
 /// the same findings and encoding, and its header, account sections and documents (rebuilt from
-/// their packed lines) are the tree's, line for line.
+/// their packed lines) are the tree's, line for line; written canonically a section at a time,
+/// it gives the bytes (or the error) of the tree's exchange written whole.
 pub fn scan_agrees(data: &[u8]) {
     let whole = parse(data);
     for parallel in [false, true] {
@@ -152,7 +153,15 @@ pub fn scan_agrees(data: &[u8]) {
                     .collect();
                 assert_eq!(documents, again, "documents differ");
                 assert_eq!(documents.len(), scanned.document_count());
-                assert_eq!(Some(tree.to_exchange()), scanned.to_exchange(data));
+                let exchange = tree.to_exchange();
+                assert_eq!(Some(&exchange), scanned.to_exchange(data).as_ref());
+                for encoding in Encoding::ALL {
+                    assert_eq!(
+                        scanned.write_canonical(data, encoding, Vec::new()),
+                        Some(exchange.to_bytes(encoding)),
+                        "written a section at a time in {encoding}, the file differs"
+                    );
+                }
             }
             (Err(one), Err(two)) => assert_eq!(one, &two, "refusals differ"),
             (one, two) => panic!(

@@ -139,16 +139,19 @@ impl FieldValue for u32 {
 macro_rules! fields {
     ($ty:ident { $($key:ident => [$($field:tt)+]),* $(,)? }) => {
         impl $ty {
-            fn read_known(&mut self, key: Key, raw: &[u8], section: &SectionRef<'_>) -> bool {
+            /// Reads `raw` into the field of `key`, unless it has a value already.
+            fn read_known(&mut self, key: Key, raw: &[u8], section: &SectionRef<'_>) {
                 match key {
-                    $(Key::$key => {
-                        if self.$($field)+.is_none() {
-                            self.$($field)+ = FieldValue::read(raw, section);
-                        }
-                        true
+                    $(Key::$key if self.$($field)+.is_none() => {
+                        self.$($field)+ = FieldValue::read(raw, section);
                     })*
-                    _ => false,
+                    _ => {}
                 }
+            }
+
+            /// Whether the struct has a field for `key`.
+            fn is_field(key: Key) -> bool {
+                matches!(key, $(Key::$key)|*)
             }
 
             /// The kind of each key's field (`None`: no place for the key).
@@ -230,23 +233,42 @@ macro_rules! fields {
 /// An unknown `Key=Value`, kept in order.
 pub type Extra = (String, String);
 
-/// Reads the known keys of a section into `target`, the rest into `extra`.
+/// Reads the keys of a section that `holds` into `target` (`read_known` takes each line of
+/// one), the rest into `extra` when asked, decoded.
 fn read_section<T>(
     section: &SectionRef<'_>,
     target: &mut T,
-    extra: &mut Vec<Extra>,
-    mut known_key: impl FnMut(&mut T, Key, &[u8]) -> bool,
+    holds: fn(Key) -> bool,
+    extra: Option<&mut Vec<Extra>>,
+    mut read_known: impl FnMut(&mut T, Key, &[u8]),
 ) {
     let encoding = section.encoding();
+    let mut extra = extra;
     for (known, key, value, _) in section.raw_fields() {
-        let handled = known.is_some_and(|k| known_key(target, k, value));
-        if !handled {
-            extra.push((
-                encoding.decode(key).into_owned(),
-                encoding.decode(value).into_owned(),
-            ));
+        match known.filter(|&k| holds(k)) {
+            Some(known) => read_known(target, known, value),
+            None => {
+                if let Some(extra) = extra.as_deref_mut() {
+                    extra.push((
+                        encoding.decode(key).into_owned(),
+                        encoding.decode(value).into_owned(),
+                    ));
+                }
+            }
         }
     }
+}
+
+/// The lines of a section that `holds` has no place for (what [`read_section`] makes its
+/// `extra` of), decoded one at a time, in order.
+fn extra_of<'s>(
+    section: &SectionRef<'s>,
+    holds: fn(Key) -> bool,
+) -> impl Iterator<Item = (Cow<'s, str>, Cow<'s, str>)> + 's {
+    let encoding = section.encoding();
+    section
+        .extra_lines(move |known| known.is_none_or(|k| !holds(k)))
+        .map(move |(_, key, value, _)| (encoding.decode(key), encoding.decode(value)))
 }
 
 /// The file header.
@@ -287,20 +309,27 @@ fields!(Header {
 
 impl Header {
     pub(crate) fn from_section(section: &SectionRef<'_>) -> Header {
-        let mut header = Header::default();
         let mut extra = Vec::new();
-        read_section(section, &mut header, &mut extra, |h, key, raw| match key {
-            Key::FormatVersion => {
-                h.version = String::read(raw, section);
-                true
-            }
-            Key::Encoding => {
-                h.encoding = String::read(raw, section);
-                true
-            }
-            Key::Account | Key::DocumentType => true,
-            _ => h.read_known(key, raw, section),
-        });
+        let mut header = Header::read(section, Some(&mut extra));
+        header.extra = extra;
+        header
+    }
+
+    /// The header of `section`, its keys without a field read into `extra` when asked.
+    fn read(section: &SectionRef<'_>, extra: Option<&mut Vec<Extra>>) -> Header {
+        let mut header = Header::default();
+        read_section(
+            section,
+            &mut header,
+            Header::holds,
+            extra,
+            |h, key, raw| match key {
+                Key::FormatVersion => h.version = String::read(raw, section),
+                Key::Encoding => h.encoding = String::read(raw, section),
+                Key::Account | Key::DocumentType => {}
+                _ => h.read_known(key, raw, section),
+            },
+        );
         header.accounts = section
             .get_all(Key::Account)
             .map(|v| v.trim().to_string())
@@ -309,8 +338,15 @@ impl Header {
             .get_all(Key::DocumentType)
             .map(|v| v.trim().to_string())
             .collect();
-        header.extra = extra;
         header
+    }
+
+    /// Whether the header has a place for `key` (a key it has none for is one of its `extra`).
+    fn holds(key: Key) -> bool {
+        matches!(
+            key,
+            Key::FormatVersion | Key::Encoding | Key::Account | Key::DocumentType
+        ) || Header::is_field(key)
     }
 }
 
@@ -349,12 +385,23 @@ fields!(AccountSection {
 
 impl AccountSection {
     pub(crate) fn from_section(section: &SectionRef<'_>) -> AccountSection {
-        let mut account = AccountSection::default();
         let mut extra = Vec::new();
-        read_section(section, &mut account, &mut extra, |a, key, raw| {
-            a.read_known(key, raw, section)
-        });
+        let mut account = AccountSection::read(section, Some(&mut extra));
         account.extra = extra;
+        account
+    }
+
+    /// The account section of `section`, its keys without a field read into `extra` when
+    /// asked.
+    fn read(section: &SectionRef<'_>, extra: Option<&mut Vec<Extra>>) -> AccountSection {
+        let mut account = AccountSection::default();
+        read_section(
+            section,
+            &mut account,
+            Self::is_field,
+            extra,
+            |a, key, raw| a.read_known(key, raw, section),
+        );
         account.line = Some(section.line()).filter(|&l| l > 0);
         account
     }
@@ -552,6 +599,14 @@ fields!(Document {
 impl Document {
     /// The typed view of a document section.
     pub fn from_section(section: &SectionRef<'_>) -> Document {
+        let mut extra = Vec::new();
+        let mut document = Document::read(section, Some(&mut extra));
+        document.extra = extra;
+        document
+    }
+
+    /// The document of `section`, its keys without a field read into `extra` when asked.
+    fn read(section: &SectionRef<'_>, extra: Option<&mut Vec<Extra>>) -> Document {
         let mut document = Document {
             kind: section
                 .document_type()
@@ -559,11 +614,13 @@ impl Document {
                 .unwrap_or_default(),
             ..Document::default()
         };
-        let mut extra = Vec::new();
-        read_section(section, &mut document, &mut extra, |d, key, raw| {
-            d.read_known(key, raw, section)
-        });
-        document.extra = extra;
+        read_section(
+            section,
+            &mut document,
+            Self::is_field,
+            extra,
+            |d, key, raw| d.read_known(key, raw, section),
+        );
         document.line = Some(section.line()).filter(|&l| l > 0);
         document
     }
@@ -835,12 +892,12 @@ impl Exchange {
         // One pass into one buffer: the sections are encoded where they end up (a failed one
         // fails the whole), not into a section's buffer and copied.
         let mut lines = Lines::new(Vec::new(), encoding);
-        lines.header(&self.header)?;
+        lines.header(&self.header, &mut |l, at| l.extra(&self.header.extra, at))?;
         for account in &self.accounts {
-            lines.account(account)?;
+            lines.account(account, &mut |l, at| l.extra(&account.extra, at))?;
         }
         for document in &self.documents {
-            lines.document(document)?;
+            lines.document(document, &mut |l, at| l.extra(&document.extra, at))?;
         }
         lines.line(Marker::FileEnd.name(), None, None)?;
         Ok(lines.out)
@@ -882,7 +939,9 @@ impl<W: std::io::Write> Writer<W> {
             out,
             section: Lines::new(Vec::new(), encoding),
         };
-        writer.section.header(header)?;
+        writer
+            .section
+            .header(header, &mut |l, at| l.extra(&header.extra, at))?;
         writer.flush_section()?;
         Ok(writer)
     }
@@ -890,13 +949,17 @@ impl<W: std::io::Write> Writer<W> {
     /// Writes a `СекцияРасчСчет` … `КонецРасчСчет` section (before the first document, as
     /// 1C expects).
     pub fn account(&mut self, account: &AccountSection) -> Result<(), WriteError> {
-        let written = self.section.account(account);
+        let written = self
+            .section
+            .account(account, &mut |l, at| l.extra(&account.extra, at));
         self.end_section(written)
     }
 
     /// Writes a `СекцияДокумент=…` … `КонецДокумента` section.
     pub fn document(&mut self, document: &Document) -> Result<(), WriteError> {
-        let written = self.section.document(document);
+        let written = self
+            .section
+            .document(document, &mut |l, at| l.extra(&document.extra, at));
         self.end_section(written)
     }
 
@@ -925,6 +988,48 @@ impl<W: std::io::Write> Writer<W> {
     }
 }
 
+/// Writes a file canonically, as [`Exchange::to_bytes`] writes the exchange read from the same
+/// sections, from the sections as read (the header, the account sections, then each document
+/// that `documents` hands to its callback): each section's known keys are read into its struct,
+/// its other keys are decoded one at a time from the input, and the bytes go to `out` every
+/// [`DRAIN_AT`] bytes. Memory stays that of one section's struct whatever the file's size or a
+/// section's number of lines. On an error, what was written before it stays in `out`: write to
+/// a file that is dropped then.
+pub(crate) fn write_sections<'s, W: std::io::Write>(
+    mut out: W,
+    encoding: Encoding,
+    header: &SectionRef<'_>,
+    accounts: impl Iterator<Item = SectionRef<'s>>,
+    documents: impl FnOnce(
+        &mut dyn FnMut(&SectionRef<'_>) -> Result<(), WriteError>,
+    ) -> Result<(), WriteError>,
+) -> Result<W, WriteError> {
+    let mut lines = Lines::new(Vec::new(), encoding);
+    let o = &mut out;
+    let mut header_extra = extra_of(header, Header::holds);
+    lines.header(&Header::read(header, None), &mut |l, at| {
+        l.extra_from(header_extra.by_ref(), at, o)
+    })?;
+    for account in accounts {
+        lines.drain(o, DRAIN_AT)?;
+        let mut extra = extra_of(&account, AccountSection::is_field);
+        lines.account(&AccountSection::read(&account, None), &mut |l, at| {
+            l.extra_from(extra.by_ref(), at, o)
+        })?;
+    }
+    documents(&mut |document| {
+        lines.drain(o, DRAIN_AT)?;
+        let mut extra = extra_of(document, Document::is_field);
+        lines.document(&Document::read(document, None), &mut |l, at| {
+            l.extra_from(extra.by_ref(), at, o)
+        })
+    })?;
+    lines.line(Marker::FileEnd.name(), None, None)?;
+    lines.drain(o, 0)?;
+    out.flush().map_err(WriteError::io)?;
+    Ok(out)
+}
+
 /// Encodes a file's lines onto the end of a buffer: the whole file ([`Exchange::to_bytes`]) or
 /// one section at a time ([`Writer`]). A method that fails may leave part of its section.
 #[derive(Debug)]
@@ -940,6 +1045,12 @@ struct Lines {
 /// The document (its index and `Номер`) a line is in, for a [`WriteError`].
 type At<'a> = Option<(usize, Option<&'a str>)>;
 
+/// Writes a section's keys that its struct has no field for, after its other keys.
+type WriteExtra<'e> = &'e mut dyn FnMut(&mut Lines, At<'_>) -> Result<(), WriteError>;
+
+/// How many bytes [`write_sections`] encodes before it hands them on.
+const DRAIN_AT: usize = 1 << 16;
+
 impl Lines {
     fn new(out: Vec<u8>, encoding: Encoding) -> Lines {
         Lines {
@@ -951,7 +1062,7 @@ impl Lines {
     }
 
     /// `1CClientBankExchange` and the header.
-    fn header(&mut self, header: &Header) -> Result<(), WriteError> {
+    fn header(&mut self, header: &Header, extra: WriteExtra<'_>) -> Result<(), WriteError> {
         self.line(Marker::Start.name(), None, None)?;
         self.pair(
             Key::FormatVersion.name(),
@@ -970,21 +1081,25 @@ impl Lines {
         for kind in &header.document_types {
             self.pair(Key::DocumentType.name(), kind, None)?;
         }
-        self.extra(&header.extra, None)
+        extra(self, None)
     }
 
-    fn account(&mut self, account: &AccountSection) -> Result<(), WriteError> {
+    fn account(
+        &mut self,
+        account: &AccountSection,
+        extra: WriteExtra<'_>,
+    ) -> Result<(), WriteError> {
         self.line(Marker::AccountStart.name(), None, None)?;
         account.check_amounts()?;
         let (out, encoding) = (&mut self.out, self.encoding);
         account.each_text(&mut self.scratch, |key, text| {
             known(out, encoding, key, text, None)
         })?;
-        self.extra(&account.extra, None)?;
+        extra(self, None)?;
         self.line(Marker::AccountEnd.name(), None, None)
     }
 
-    fn document(&mut self, document: &Document) -> Result<(), WriteError> {
+    fn document(&mut self, document: &Document, extra: WriteExtra<'_>) -> Result<(), WriteError> {
         let index = self.documents;
         let at = Some((index, document.number.as_deref()));
         document.check_amounts().map_err(|e| WriteError {
@@ -999,16 +1114,41 @@ impl Lines {
         document.each_text(&mut self.scratch, |key, text| {
             known(out, encoding, key, text, at)
         })?;
-        self.extra(&document.extra, at)?;
+        extra(self, at)?;
         let marker = Marker::DocumentEnd.name();
         after_prefix(&mut self.out, encoding, end, "", marker, at)?;
         self.documents += 1;
         Ok(())
     }
 
+    /// The lines of `extra` ([`WriteExtra`] for a model's own `extra`).
     fn extra(&mut self, extra: &[Extra], at: At<'_>) -> Result<(), WriteError> {
         for (key, value) in extra {
             self.pair(key, value, at)?;
+        }
+        Ok(())
+    }
+
+    /// The lines of `extra`, decoded from a section as read one at a time, each handed to
+    /// `out` once the buffer holds [`DRAIN_AT`] bytes.
+    fn extra_from<'s>(
+        &mut self,
+        extra: impl Iterator<Item = (Cow<'s, str>, Cow<'s, str>)>,
+        at: At<'_>,
+        out: &mut impl std::io::Write,
+    ) -> Result<(), WriteError> {
+        for (key, value) in extra {
+            self.pair(&key, &value, at)?;
+            self.drain(out, DRAIN_AT)?;
+        }
+        Ok(())
+    }
+
+    /// Hands what is encoded to `out` once there are at least `at_least` bytes of it.
+    fn drain(&mut self, out: &mut impl std::io::Write, at_least: usize) -> Result<(), WriteError> {
+        if self.out.len() >= at_least {
+            out.write_all(&self.out).map_err(WriteError::io)?;
+            self.out.clear();
         }
         Ok(())
     }

@@ -491,6 +491,33 @@ impl Scan {
         })
     }
 
+    /// Writes `input`, the bytes scanned, canonically to `out` in `encoding`: the bytes
+    /// [`Scan::to_exchange`]`(input)` then [`model::Exchange::to_bytes`] would give, and the
+    /// same error, but a section at a time, a key the model has no field for decoded from the
+    /// input when it is written, so that memory stays that of one document's fields whatever
+    /// the file. On an error, what was written before it stays in `out` (write to a file that
+    /// is dropped then). `None` for other bytes than those scanned.
+    pub fn write_canonical<W: std::io::Write>(
+        &self,
+        input: &[u8],
+        encoding: Encoding,
+        out: W,
+    ) -> Option<Result<W, model::WriteError>> {
+        let header = self.header(input)?;
+        Some(model::write_sections(
+            out,
+            encoding,
+            &header,
+            self.accounts(input),
+            |write| {
+                for document in self.documents(input) {
+                    write(&document.view())?;
+                }
+                Ok(())
+            },
+        ))
+    }
+
     /// The documents of `input`, the bytes scanned, one at a time, in order: each rebuilt
     /// from what the scan kept of its lines (nothing is read again).
     pub fn documents<'a>(&'a self, input: &'a [u8]) -> Documents<'a> {

@@ -433,3 +433,61 @@ fn sections_of_very_many_lines_are_read_alike_by_every_reader() {
         assert_eq!(fields, (1..=3).map(|n| 6000 * n + 4100 + 3).sum::<usize>());
     }
 }
+
+/// A file written anew a section at a time from the scan: the bytes of the exchange written
+/// whole, with many keys the model has no field for in every kind of section (more than the
+/// writer holds before it hands its bytes on), and the same error, naming the same document and
+/// key, for a value the target encoding cannot hold (its sections before the error written).
+#[test]
+fn a_file_written_a_section_at_a_time_is_the_file_written_whole() {
+    let unknown = |n: usize, tag: &str| -> String {
+        (0..n)
+            .map(|i| format!("{tag}{i}=значение {i}\r\n"))
+            .collect()
+    };
+    let text = format!(
+        "1CClientBankExchange\r\nВерсияФормата=1.03\r\nКодировка=Windows\r\n{}РасчСчет=40702810900000000001\r\n\
+         СекцияРасчСчет\r\nДатаНачала=01.11.2026\r\n{}НачальныйОстаток=10.00\r\nКонецРасчСчет\r\n\
+         СекцияДокумент=Платежное поручение\r\nНомер=1\r\n{}Сумма=100.00\r\nПлательщикИНН=7701234560\r\nКонецДокумента\r\n\
+         СекцияДокумент=Платежное поручение\r\nНомер=2\r\nСумма=1.00\r\nКонецДокумента\r\n\
+         СекцияДокумент=Платежное поручение\r\nНомер=3\r\nНазначениеПлатежа=5 € за ё\r\nКонецДокумента\r\nКонецФайла\r\n",
+        unknown(3_000, "Заголовок"),
+        unknown(4_000, "Остаток"),
+        unknown(9_000, "Ключ"),
+    );
+    let bytes = cp1251(&text);
+    let exchange = parse(&bytes[..]).unwrap().tree.to_exchange();
+    assert_eq!(exchange.documents[0].extra.len(), 9_000);
+    let scanned = clientbank_format::scan(&bytes[..]).unwrap();
+    for encoding in Encoding::ALL {
+        let whole = exchange.to_bytes(encoding);
+        let streamed = scanned
+            .write_canonical(&bytes, encoding, Vec::new())
+            .unwrap();
+        assert!(streamed == whole, "in {encoding}");
+        match (encoding, whole) {
+            (Encoding::Cp866, Err(error)) => {
+                assert_eq!(
+                    (error.document, error.key.as_str()),
+                    (Some(2), "НазначениеПлатежа")
+                );
+            }
+            (Encoding::Cp866, Ok(_)) => panic!("a € written in CP866"),
+            (_, written) => {
+                let written = written.unwrap_or_else(|e| panic!("{encoding}: {e}"));
+                // Handed on in many parts.
+                assert!(written.len() > 4 << 16);
+                let again = parse(&written[..]).unwrap().tree.to_exchange();
+                assert_eq!(again.documents[0].extra, exchange.documents[0].extra);
+                assert_eq!(again.header.extra.len(), 3_000);
+                assert_eq!(again.accounts[0].extra.len(), 4_000);
+            }
+        }
+    }
+    // Other bytes than those scanned are not written.
+    assert!(
+        scanned
+            .write_canonical(b"other", Encoding::Cp1251, Vec::new())
+            .is_none()
+    );
+}

@@ -132,8 +132,9 @@ pub(crate) fn about(code: Code, field: Option<Field>, message: Message) -> Diagn
 }
 
 /// Codes whose findings a caller only counts: those past its per-code limit
-/// ([`clientbank_diagnostic::Limit`]). A finding of such a code is made as its stand-in, with
-/// no message, value or place, which the limit counts and drops like the finding itself.
+/// ([`clientbank_diagnostic::Limit`]). The rules give only the code of such a finding, which
+/// the limit counts; the mapping makes its stand-in, with no message, value or place, which
+/// the limit counts and drops like the finding itself.
 /// A caller that keeps such a limit and drops none of a document's findings otherwise also
 /// [limits](Quiet::limits) each document: what is past the limit within it is only counted.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

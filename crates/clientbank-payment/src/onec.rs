@@ -205,16 +205,17 @@ pub(crate) fn with_view<R>(
 
 /// The findings `check` makes about payment order `section` of a file of payment orders, not
 /// located: the payment read borrowed from the section, the mapping's `not-carried` findings
-/// and every rule, the characters checked against `encoding`. Every finding made whole, or
-/// with `past_limits` each one a stand-in, as `check` makes them once every code is past its
-/// per-file limit. For the benches (mapping and validation on one core); not part of the API.
+/// and every rule, the characters checked against `encoding`, with how many were only
+/// counted. Every finding made whole, or with `past_limits` the rules' only counted and the
+/// mapping's each a stand-in, as `check` does once every code is past its per-file limit.
+/// For the benches (mapping and validation on one core); not part of the API.
 #[doc(hidden)]
 pub fn check_section(
     section: &SectionRef<'_>,
     context: &Context,
     encoding: Encoding,
     past_limits: bool,
-) -> Vec<Diagnostic> {
+) -> (Vec<Diagnostic>, usize) {
     let read_in = Some(section.encoding());
     let quiet = if past_limits { Quiet::ALL } else { Quiet::NONE };
     with_view(
@@ -222,10 +223,10 @@ pub fn check_section(
         NotCarried::FormatKeys,
         quiet,
         |payment, findings, _| {
-            let mut found = validate_quiet(payment, context, encoding, read_in, quiet);
+            let (mut found, counted) = validate_quiet(payment, context, encoding, read_in, quiet);
             // The mapping's findings first, into the rules' vector, which has room.
             found.splice(0..0, findings);
-            found
+            (found, counted.len())
         },
     )
 }

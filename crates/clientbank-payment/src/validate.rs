@@ -91,20 +91,20 @@ pub fn validate(payment: &Payment, context: &Context) -> Vec<Diagnostic> {
 /// none). Characters come first, then field by field; a field holding a character that cannot
 /// be written gets that finding and none about its format.
 pub fn validate_in(payment: &Payment, context: &Context, encoding: Encoding) -> Vec<Diagnostic> {
-    validate_quiet(payment, context, encoding, None, Quiet::NONE)
+    validate_quiet(payment, context, encoding, None, Quiet::NONE).0
 }
 
 /// As [`validate_in`], for a payment whose texts were read from a file in `read_in` (when
 /// that is `encoding`, every character fits it by construction: only control characters are
-/// looked for); a finding of a code in `quiet` is only its stand-in ([`Quiet::stand_in`]: no
-/// message, no value, not located), for a caller that only counts them.
+/// looked for); a finding of a code in `quiet` is not made, only its code given (in the
+/// second list), for a caller that only counts them.
 pub(crate) fn validate_quiet<T: Text>(
     payment: &Payment<T>,
     context: &Context,
     encoding: Encoding,
     read_in: Option<Encoding>,
     quiet: Quiet,
-) -> Vec<Diagnostic> {
+) -> (Vec<Diagnostic>, Vec<Code>) {
     let mut check = Check {
         quiet,
         date: payment.date,
@@ -144,8 +144,9 @@ pub(crate) fn validate_quiet<T: Text>(
     }
     if context.statement {
         check.findings.retain(|f| in_statement(f.code));
+        check.counted.retain(|&code| in_statement(code));
     }
-    check.findings
+    (check.findings, check.counted)
 }
 
 /// Whether a rule's finding is news about a bank statement's record (docs/rules.md, "Statements"):
@@ -208,6 +209,8 @@ const FINDINGS_ROOM: usize = 8;
 #[derive(Default)]
 struct Check {
     findings: Vec<Diagnostic>,
+    /// The codes of the findings of a [`Quiet`] code: counted, not made.
+    counted: Vec<Code>,
     /// The payment's date: which version of the rules applies.
     date: Option<NaiveDate>,
     /// Fields with a character that cannot be written.
@@ -386,14 +389,14 @@ impl Check {
             // A statement's record leaves the finding out (`validate_quiet` would drop it).
             return;
         }
-        let finding = if self.quiet.has(code) {
-            Quiet::stand_in(code)
-        } else {
-            let finding = about(code, Some(field), message());
-            match found {
-                Some(found) => finding.found(found),
-                None => finding,
-            }
+        if self.quiet.has(code) {
+            self.counted.push(code);
+            return;
+        }
+        let finding = about(code, Some(field), message());
+        let finding = match found {
+            Some(found) => finding.found(found),
+            None => finding,
         };
         if self.findings.is_empty() {
             // Room for the findings of a payment that has some, at once: growing a vector of

@@ -1,8 +1,10 @@
 //! The batch layer: one drop read once into its payments, with every finding `check` shows.
 
+use std::collections::HashMap;
+
 use clientbank_format::Encoding;
 use clientbank_payment::batch::{Batch, Form};
-use clientbank_payment::{Code, Context, Lang, NaiveDate, Severity};
+use clientbank_payment::{Code, Context, Diagnostic, Lang, NaiveDate, Severity};
 
 fn today() -> Context {
     Context::as_of(NaiveDate::from_ymd_opt(2026, 11, 20).unwrap())
@@ -664,4 +666,51 @@ fn requests_written_ahead_are_the_items_requests() {
 #[test]
 fn an_item_is_small() {
     assert!(std::mem::size_of::<clientbank_payment::batch::Item>() <= 128);
+}
+
+/// The rules' findings past the file's limit are counted, not made: every code's total (the
+/// findings shown and those a summary stands for) is the number of its findings made whole
+/// item by item, in one thread and made ahead, and the summary stands where the first finding
+/// past the limit would.
+#[test]
+fn rule_findings_past_the_limit_are_counted_as_when_made_whole() {
+    // Each order: a recipient KPP of the wrong form, and a priority that is not one of the five.
+    let body: String = (1..=1400)
+        .map(|n| {
+            order(n, "Очередность=9\n").replace("ПолучательКПП=500101001", "ПолучательКПП=50010100")
+        })
+        .collect();
+    let batch = Batch::read(file(&body), &today()).unwrap();
+    let mut whole: HashMap<Code, usize> = HashMap::new();
+    for item in batch.items() {
+        for finding in item.findings() {
+            *whole.entry(finding.code).or_default() += 1;
+        }
+    }
+    let over: Vec<Code> = whole
+        .iter()
+        .filter(|&(_, &n)| n > 1000)
+        .map(|(&code, _)| code)
+        .collect();
+    assert_eq!(over.len(), 2, "{whole:?}");
+    for ahead in [false, true] {
+        let findings: Vec<Diagnostic> = if ahead {
+            batch.findings().made_ahead(|f| f.collect())
+        } else {
+            batch.findings().collect()
+        };
+        let mut totals: HashMap<Code, usize> = HashMap::new();
+        for finding in findings.iter().filter(|f| f.code != Code::LineEnding) {
+            *totals.entry(finding.code).or_default() += finding.count();
+        }
+        assert_eq!(totals, whole, "made ahead: {ahead}");
+        for &code in &over {
+            let of_code: Vec<&Diagnostic> = findings.iter().filter(|f| f.code == code).collect();
+            assert_eq!(of_code.len(), 1001, "{code}");
+            let summary = of_code[1000];
+            assert_eq!(summary.omitted as usize, whole[&code] - 1000, "{code}");
+            // The first finding past the limit is that of payment 1,001 (one a payment).
+            assert!(summary.line > of_code[999].line, "{code}");
+        }
+    }
 }

@@ -833,3 +833,90 @@ fn one_thread_gives_the_same_as_many() {
         "the outputs differ"
     );
 }
+
+/// A 1C file written anew is written a section at a time from the input: a document of many
+/// keys the payment has no place for comes out whole, the same on standard output and in a
+/// file; a value the target encoding cannot hold, found only by the writer (in a key the rules
+/// do not read) past many sections, leaves nothing behind on standard output or at the path.
+#[test]
+fn convert_writes_a_1c_file_a_section_at_a_time_and_all_or_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let order = |n: usize, extra: &str| {
+        format!(
+            "СекцияДокумент=Платежное поручение\r\nНомер={n}\r\nДата=20.11.2026\r\nСумма=10.00\r\n{extra}КонецДокумента\r\n"
+        )
+    };
+    let many: String = (0..30_000)
+        .map(|i| format!("Ключ{i}=значение {i}\r\n"))
+        .collect();
+    let mut file =
+        String::from("1CClientBankExchange\r\nВерсияФормата=1.03\r\nКодировка=Windows\r\n");
+    file.push_str(&order(1, &many));
+    for n in 2..200 {
+        file.push_str(&order(n, "Примечание=обычное\r\n"));
+    }
+    let good = file.clone() + "КонецФайла\r\n";
+    let bad = file + &order(200, "Примечание=5 € за ё\r\n") + "КонецФайла\r\n";
+    let (good_path, bad_path) = (dir.path().join("good.txt"), dir.path().join("bad.txt"));
+    let cp1251 = |t: &str| {
+        clientbank_format::Encoding::Cp1251
+            .encode(t)
+            .unwrap()
+            .into_owned()
+    };
+    std::fs::write(&good_path, cp1251(&good)).unwrap();
+    std::fs::write(&bad_path, cp1251(&bad)).unwrap();
+    let convert = |input: &Path, out: Option<&Path>| {
+        let mut args = vec![
+            "convert".to_string(),
+            "--today".into(),
+            TODAY.into(),
+            "--force".into(),
+            input.display().to_string(),
+            "--to".into(),
+            "1c".into(),
+            "--encoding".into(),
+            "dos".into(),
+        ];
+        if let Some(out) = out {
+            args.extend(["-o".into(), out.display().to_string()]);
+        }
+        clientbank(&args.iter().map(String::as_str).collect::<Vec<_>>())
+    };
+    let out = dir.path().join("good-dos.txt");
+    let to_file = convert(&good_path, Some(&out));
+    assert!(code(&to_file) < 2, "{}", text(&to_file.stderr));
+    let to_stdout = convert(&good_path, None);
+    assert!(code(&to_stdout) < 2, "{}", text(&to_stdout.stderr));
+    let written = std::fs::read(&out).unwrap();
+    assert!(
+        written == to_stdout.stdout,
+        "a file and standard output differ"
+    );
+    let parsed: Value =
+        serde_json::from_slice(&clientbank(&["parse", "--json", out.to_str().unwrap()]).stdout)
+            .unwrap();
+    assert_eq!(parsed["encoding"], "cp866");
+    let documents = parsed["documents"].as_array().unwrap();
+    assert_eq!(documents.len(), 199);
+    let first = documents[0].to_string();
+    assert!(
+        first.contains("\"Ключ29999\",\"значение 29999\""),
+        "the last key of 30,000"
+    );
+    // CP866 has no `€`: refused by the writer, naming the document and key, nothing written.
+    let out = dir.path().join("bad-dos.txt");
+    for refused in [convert(&bad_path, Some(&out)), convert(&bad_path, None)] {
+        let stderr = text(&refused.stderr);
+        assert_eq!(code(&refused), 1, "{stderr}");
+        assert!(stderr.contains("the 1C file is not written"), "{stderr}");
+        assert!(stderr.contains("document 200"), "{stderr}");
+        assert!(stderr.contains("Примечание"), "{stderr}");
+        assert!(
+            refused.stdout.is_empty(),
+            "{} bytes on standard output",
+            refused.stdout.len()
+        );
+    }
+    assert!(!out.exists(), "no file at the path");
+}

@@ -13,13 +13,13 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use chrono::NaiveDate;
-use clientbank_format::{Diagnostic, Encoding, Renderer};
+use clientbank_format::{Diagnostic, Encoding, Renderer, WriteError, WriteErrorKind};
 use clientbank_payment::batch::{Batch, Form, Item, is_json};
 use clientbank_payment::{Code, Context, UploadRequest, onec};
 
 use crate::cli::{Mode, Target, TargetEncoding, parse_day};
 use crate::exit::{Failure, Outcome};
-use crate::io::Sink;
+use crate::io::{Pending, Sink};
 use crate::output::io_diagnostic;
 use crate::report::FileOut;
 use crate::term::{self, tr};
@@ -397,32 +397,52 @@ fn exchange_to_exchange(
     let (shown, options, sink) = (input.shown.as_str(), input.options, input.sink);
     let mut file = file_out(&mut findings.buffer, options, shown, batch.encoding(), true)?;
     let renderer = batch.renderer(shown).lang(term::lang());
-    // The file is written from the tree below: the items are not needed.
-    for finding in batch.conversion(false, drop) {
+    // The file is written from the scan below: the items are not needed.
+    for finding in batch.conversion_findings() {
         if !matches!(finding.code, Code::NotCarried | Code::NotAPaymentOrder) {
             file.diagnostic(&finding, &renderer)?;
         }
     }
-    let Some(exchange) = batch.to_exchange() else {
-        return outcome_of(file);
-    };
-    let written = exchange.to_bytes(options.encoding());
     let (outcome, _, _) = file.finish()?;
     if outcome == Outcome::Findings && !options.force {
         findings.pass_on();
         not_written(shown);
         return Ok(outcome);
     }
-    write_exchange(sink, written, outcome, |e| {
+    let encoding = options.encoding();
+    let mut refused = |e: WriteError| {
         findings.pass_on();
-        tr(
+        term::error(&tr(
             format!("{shown}: the 1C file is not written: {e}"),
             format!(
                 "{shown}: файл 1С не записан: {}",
                 clientbank_diagnostic::os::Ru(&e)
             ),
-        )
-    })
+        ));
+        Ok(Outcome::Findings)
+    };
+    let mut out = sink.open_pending(false)?;
+    // Written a section at a time: a file is written beside its place and dropped on an
+    // error; what is written as it goes (standard output, a pipe) is first written nowhere,
+    // so that a value that cannot be written leaves nothing of the file behind there either.
+    if !matches!(out, Pending::File(_))
+        && let Some(Err(e)) = batch.write_exchange(encoding, io::sink())
+    {
+        return refused(e);
+    }
+    match batch.write_exchange(encoding, &mut out) {
+        None => Ok(outcome),
+        Some(Ok(_)) => {
+            out.commit()?;
+            Ok(outcome)
+        }
+        // The output failed, not a value: as any output that fails.
+        Some(Err(WriteError {
+            kind: WriteErrorKind::Io(kind, message),
+            ..
+        })) => Err(io::Error::new(kind, message).into()),
+        Some(Err(e)) => refused(e),
+    }
 }
 
 /// JSON upload requests to a 1C file of payment orders, with the payer's requisites from
