@@ -7,7 +7,8 @@
 //! - The tree has typed accessors ([`SectionRef::date`], [`SectionRef::amount`], …) and edits
 //!   ([`SectionMut::set`], [`SyntaxTree::push_document`]) that rewrite only the lines they touch.
 //! - [`SyntaxTree::to_exchange`] gives the owned, typed [`Exchange`]; [`Exchange::to_bytes`]
-//!   writes new files canonically; [`Writer`] writes them section by section, for any size.
+//!   writes new files canonically; [`Writer`] writes them section by section, for any size;
+//!   [`Scan::write_canonical`] writes a file read anew from its scan, holding no section.
 //! - [`Reader`] streams sections from any `io::Read` for statements of any size.
 //! - Every finding is a [`Diagnostic`] (the workspace's one, from `clientbank-diagnostic`)
 //!   with a stable [`Code`], line, column and key, and its message in English and Russian;

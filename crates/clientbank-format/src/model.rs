@@ -1030,8 +1030,9 @@ pub(crate) fn write_sections<'s, W: std::io::Write>(
     Ok(out)
 }
 
-/// Encodes a file's lines onto the end of a buffer: the whole file ([`Exchange::to_bytes`]) or
-/// one section at a time ([`Writer`]). A method that fails may leave part of its section.
+/// Encodes a file's lines onto the end of a buffer: the whole file ([`Exchange::to_bytes`]),
+/// one section at a time ([`Writer`]), or handed on as it grows ([`write_sections`]). A method
+/// that fails may leave part of its section.
 #[derive(Debug)]
 struct Lines {
     out: Vec<u8>,

@@ -420,7 +420,8 @@ impl Batch {
                 while next.peek().is_some_and(|&l| l < end) {
                     next.next();
                 }
-                let item = self.document_item(index, &section, Requests::No, Quiet::NONE);
+                let run = &mut onec::Run::default();
+                let item = self.document_item(index, &section, Requests::No, Quiet::NONE, run);
                 for finding in &item.findings {
                     let Some(line) = finding.line else { continue };
                     if let Some(error) = lines.get_mut(&line) {
@@ -577,13 +578,15 @@ impl Batch {
 
     /// The item of document `index` of a 1C file, with every finding (before [`Covered`]);
     /// with its upload request and what the JSON route would not carry when `requests`; the
-    /// rules' findings of the codes in `quiet` as stand-ins.
+    /// rules' findings of the codes in `quiet` only counted; `run`: the documents made before
+    /// it in order in this thread ([`onec::MADE_PER_RUN`]).
     fn document_item(
         &self,
         index: usize,
         section: &SectionRef<'_>,
         requests: Requests<'_>,
         quiet: Quiet,
+        run: &mut onec::Run,
     ) -> Item {
         let statement = self.form() == Form::Statement;
         let kind = section.document_type().unwrap_or_default();
@@ -600,10 +603,16 @@ impl Batch {
                 (false, false) => onec::NotCarried::FormatKeys,
                 (false, true) => onec::NotCarried::None,
             };
-            onec::with_view(section, not_carried, quiet, |payment, mapped, unmade| {
-                let mapped = (mapped, unmade);
-                self.payment_item(index, section, requests, quiet, payment, mapped)
-            })
+            onec::with_view(
+                section,
+                not_carried,
+                quiet,
+                run,
+                |payment, mapped, unmade| {
+                    let mapped = (mapped, unmade);
+                    self.payment_item(index, section, requests, quiet, payment, mapped)
+                },
+            )
         } else {
             let findings = if statement {
                 Vec::new()
@@ -798,12 +807,13 @@ impl Batch {
         section: &SectionRef<'_>,
         requests: Requests<'_>,
         quiet: Quiet,
+        run: &mut onec::Run,
     ) -> Item {
         let covered = self.covered();
         // A stand-in has no place: which findings a reader's finding stands for needs them all.
         let touched = covered.touches(section.line());
         let quiet = if touched { Quiet::NONE } else { quiet };
-        let mut item = self.document_item(index, section, requests, quiet);
+        let mut item = self.document_item(index, section, requests, quiet, run);
         if covered.cut_short.is_some() && section.is_cut_short() {
             item.findings.clear();
             item.covered_error = true;
@@ -827,10 +837,12 @@ impl Batch {
         requests: Requests<'_>,
         quiet: Quiet,
     ) -> Vec<Item> {
+        // One run: these documents are made in file order, one after the other.
+        let mut run = onec::Run::default();
         sections
             .iter()
             .enumerate()
-            .map(|(i, section)| self.one_c_item(first + i, section, requests, quiet))
+            .map(|(i, section)| self.one_c_item(first + i, section, requests, quiet, &mut run))
             .collect()
     }
 

@@ -163,8 +163,8 @@ impl Quiet {
     }
 
     /// Whether the caller keeps a file's limit per code over every finding a document makes,
-    /// so that those past it within one document may be counted rather than made
-    /// ([`crate::onec::MADE_PER_DOCUMENT`]).
+    /// so that those past it within a run of documents made in order may be counted rather
+    /// than made ([`crate::onec::MADE_PER_RUN`]).
     pub(crate) fn limits(self) -> bool {
         self.limits
     }

@@ -114,9 +114,14 @@ pub(crate) fn payment_of(
     } else {
         NotCarried::None
     };
-    with_view(section, not_carried, Quiet::NONE, |view, findings, _| {
-        (view.to_payment(), findings)
-    })
+    let run = &mut Run::default();
+    with_view(
+        section,
+        not_carried,
+        Quiet::NONE,
+        run,
+        |view, findings, _| (view.to_payment(), findings),
+    )
 }
 
 /// The buffers a document's texts are decoded into and its purpose lines joined in, kept
@@ -143,16 +148,24 @@ pub(crate) enum NotCarried {
     All,
 }
 
-/// How many `not-carried` findings a document makes about its extra keys of one kind (the
-/// format's keys a payment has no place for; keys that are not the format's) before the rest
-/// are only counted: one past what a file shows, so that the first finding past the file's
-/// limit, where its summary stands, is made. A document of a million unknown keys holds a
-/// thousand findings, not a million.
-pub(crate) const MADE_PER_DOCUMENT: usize = clientbank_diagnostic::LIMIT_PER_CODE + 1;
+/// How many `not-carried` findings a run of documents (one, or those a thread makes items of
+/// in file order) makes about extra keys of one kind (the format's keys a payment has no
+/// place for; keys that are not the format's) before the rest are only counted: one past
+/// what a file shows, so that the first finding past the file's limit, where its summary
+/// stands, is made. A document of a million unknown keys holds a thousand findings, not a
+/// million, and so do the first documents of a file of many such keys each, which threads
+/// make ahead before the file's limit is known to be passed.
+pub(crate) const MADE_PER_RUN: usize = clientbank_diagnostic::LIMIT_PER_CODE + 1;
 
-/// A document's `not-carried` findings about its extra keys past [`MADE_PER_DOCUMENT`], or
-/// past the file's limit already (the code quiet): counted, not made. Each kind's come after
-/// its made ones, in file order, so they are past the file's limit whatever came before.
+/// The `not-carried` findings about extra keys a run of documents has made, of each kind,
+/// when its caller [limits](Quiet::limits) it.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Run([usize; 2]);
+
+/// A document's `not-carried` findings about its extra keys past [`MADE_PER_RUN`] of its run,
+/// or past the file's limit already (the code quiet): counted, not made. Each kind's come
+/// after its run's made ones, in file order, so they are past the file's limit whatever came
+/// before.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Unmade {
     /// About the format's keys a payment has no place for.
@@ -166,15 +179,16 @@ pub(crate) struct Unmade {
 /// `not-carried` finding for each key the payment has no place for (as `not_carried` says):
 /// one about an extra key located at its value, the others not located; as a stand-in when
 /// `quiet` has the code; when `quiet` [limits](Quiet::limits) a document, past
-/// [`MADE_PER_DOCUMENT`] only counted ([`Unmade`]).
+/// [`MADE_PER_RUN`] of `run` (the documents before it in its run) only counted ([`Unmade`]).
 pub(crate) fn with_view<R>(
     section: &SectionRef<'_>,
     not_carried: NotCarried,
     quiet: Quiet,
+    run: &mut Run,
     then: impl FnOnce(&PaymentView<'_>, Vec<Diagnostic>, Unmade) -> R,
 ) -> R {
     debug_assert_eq!(section.kind(), SectionKind::Document);
-    let run = |scratch: &mut Scratch| {
+    let with = |scratch: &mut Scratch| {
         let fields = DocumentFields::read(section, &mut scratch.text);
         let mut unmade = Unmade::default();
         let findings = match not_carried {
@@ -189,7 +203,7 @@ pub(crate) fn with_view<R>(
                     let extra = DocumentFields::extra_where(section, move |key| {
                         !format_keys || key.is_some()
                     });
-                    unmade = not_carried_extra(extra, quiet, &mut findings);
+                    unmade = not_carried_extra(extra, quiet, run, &mut findings);
                 }
                 findings
             }
@@ -197,9 +211,9 @@ pub(crate) fn with_view<R>(
         then(&view_of(&fields, &mut scratch.joined), findings, unmade)
     };
     SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
-        Ok(mut scratch) => run(&mut scratch),
+        Ok(mut scratch) => with(&mut scratch),
         // Asked again from inside `then`: buffers of its own.
-        Err(_) => run(&mut Scratch::default()),
+        Err(_) => with(&mut Scratch::default()),
     })
 }
 
@@ -222,6 +236,7 @@ pub fn check_section(
         section,
         NotCarried::FormatKeys,
         quiet,
+        &mut Run::default(),
         |payment, findings, _| {
             let (mut found, counted) = validate_quiet(payment, context, encoding, read_in, quiet);
             // The mapping's findings first, into the rules' vector, which has room.
@@ -448,30 +463,33 @@ fn extra_finding(name: &str, value: &str) -> Diagnostic {
 
 /// The `not-carried` findings about a document section's `extra` keys
 /// ([`DocumentFields::extra_where`]), each located at its value, added to `findings`; when
-/// `quiet` [limits](Quiet::limits) a document, those past [`MADE_PER_DOCUMENT`] of a kind,
-/// and all of them once the code is quiet, only counted (nothing of the key decoded).
+/// `quiet` [limits](Quiet::limits) a document, those past [`MADE_PER_RUN`] of a kind in its
+/// `run`, and all of them once the code is quiet, only counted (nothing of the key decoded).
 fn not_carried_extra<'s>(
     extra: impl Iterator<Item = clientbank_format::ExtraLine<'s>>,
     quiet: Quiet,
+    run: &mut Run,
     findings: &mut Vec<Diagnostic>,
 ) -> Unmade {
     let counted = quiet.has(Code::NotCarried);
-    let (mut made, mut unmade) = ([0usize; 2], Unmade::default());
+    let mut unmade = Unmade::default();
     for extra in extra {
         // Told apart as the batch tells them apart: by the name as written (a key read in
         // another letter case is not the format's name).
         let format = extra.known.is_some_and(|key| extra.name() == key.name());
         let (made, past) = match format {
-            true => (&mut made[0], &mut unmade.format),
-            false => (&mut made[1], &mut unmade.unknown),
+            true => (&mut run.0[0], &mut unmade.format),
+            false => (&mut run.0[1], &mut unmade.unknown),
         };
-        // Past the file's limit already, or past what one document shows: the caller's
-        // limit takes the count, not a finding.
-        if quiet.limits() && (counted || *made >= MADE_PER_DOCUMENT) {
-            *past += 1;
-            continue;
+        if quiet.limits() {
+            // Past the file's limit already, or past what a file shows after the run's
+            // findings made before: the caller's limit takes the count, not a finding.
+            if counted || *made >= MADE_PER_RUN {
+                *past += 1;
+                continue;
+            }
+            *made += 1;
         }
-        *made += 1;
         findings.push(if counted {
             // Named, as the stand-in of a format key is: it is told apart as not the
             // format's. A stand-in has no place (it is only counted).

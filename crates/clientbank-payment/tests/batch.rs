@@ -714,3 +714,43 @@ fn rule_findings_past_the_limit_are_counted_as_when_made_whole() {
         }
     }
 }
+
+/// Documents of many keys each that are not the format's: a thread making items in file order
+/// counts the `not-carried` findings past a thousand of its own instead of making them, so
+/// those made ahead before the file's limit is known hold a thousand, not every one. What is
+/// shown is what every finding made whole shows, in one thread and made ahead.
+#[test]
+fn not_carried_past_the_limit_across_documents_is_counted_as_when_made_whole() {
+    let keys: String = (0..40).map(|i| format!("Своё{i}=значение {i}\n")).collect();
+    let body: String = (1..=3000).map(|n| order(n, &keys)).collect();
+    let batch = Batch::read(file(&body), &today()).unwrap();
+    let mut whole = Vec::new();
+    for item in batch.items() {
+        let mut of_item: Vec<_> = (item.findings().iter())
+            .chain(item.json_route())
+            .filter(|f| f.code == Code::NotCarried)
+            .cloned()
+            .collect();
+        of_item.sort_by_key(|f| (f.line.unwrap_or(u32::MAX), f.column.unwrap_or(u32::MAX)));
+        whole.extend(of_item);
+    }
+    assert_eq!(whole.len(), 3000 * 40);
+    let expected: Vec<_> = whole[..1000].iter().map(shown).collect();
+    for ahead in [false, true] {
+        let conversion = batch.conversion(true, |_| {});
+        let findings: Vec<_> = if ahead {
+            conversion.made_ahead(|f| f.collect())
+        } else {
+            conversion.collect()
+        };
+        let not_carried: Vec<_> = findings
+            .iter()
+            .filter(|f| f.code == Code::NotCarried)
+            .collect();
+        let (summary, shown_here) = not_carried.split_last().unwrap();
+        let shown_here: Vec<_> = shown_here.iter().map(|f| shown(f)).collect();
+        assert!(shown_here == expected, "made ahead: {ahead}");
+        assert_eq!(summary.omitted as usize, whole.len() - 1000);
+        assert_eq!(summary.line, whole[1000].line);
+    }
+}
