@@ -308,6 +308,45 @@ fn shown(f: &clientbank_payment::Diagnostic) -> String {
     )
 }
 
+/// Every `not-carried` finding of `batch` made whole, item by item, each item's in line order:
+/// what a file shows when nothing is counted instead of made.
+fn not_carried_made_whole(batch: &Batch) -> Vec<Diagnostic> {
+    let mut whole = Vec::new();
+    for item in batch.items() {
+        let mut of_item: Vec<_> = (item.findings().iter())
+            .chain(item.json_route())
+            .filter(|f| f.code == Code::NotCarried)
+            .cloned()
+            .collect();
+        of_item.sort_by_key(|f| (f.line.unwrap_or(u32::MAX), f.column.unwrap_or(u32::MAX)));
+        whole.extend(of_item);
+    }
+    whole
+}
+
+/// `convert`'s `not-carried` findings, in one thread and made ahead, are the first 1,000 of
+/// `whole` and one summary of the rest where the first one left out stands.
+fn assert_shown_as_made_whole(batch: &Batch, whole: &[Diagnostic]) {
+    let expected: Vec<_> = whole[..1000].iter().map(shown).collect();
+    for ahead in [false, true] {
+        let conversion = batch.conversion(true, |_| {});
+        let findings: Vec<_> = if ahead {
+            conversion.made_ahead(|f| f.collect())
+        } else {
+            conversion.collect()
+        };
+        let not_carried: Vec<_> = findings
+            .iter()
+            .filter(|f| f.code == Code::NotCarried)
+            .collect();
+        let (summary, shown_here) = not_carried.split_last().unwrap();
+        let shown_here: Vec<_> = shown_here.iter().map(|f| shown(f)).collect();
+        assert!(shown_here == expected, "made ahead: {ahead}");
+        assert_eq!(summary.omitted as usize, whole.len() - 1000);
+        assert_eq!(summary.line, whole[1000].line);
+    }
+}
+
 #[test]
 fn not_carried_past_the_limit_within_one_document_is_counted_not_made() {
     // One document of 1,500 keys that are not the format's (some repeated), a key read in
@@ -323,19 +362,7 @@ fn not_carried_past_the_limit_within_one_document_is_counted_not_made() {
     // Past the limit: documents of a few unknown keys each, only counted.
     body.extend((3..=200).map(|n| order(n, "Z1=1\nZ2=2\nZ3=3\n")));
     let batch = Batch::read(file(&body), &today()).unwrap();
-    // What a file shows when every finding is made whole: each document's findings in
-    // line order, the first 1,000 of the code, and one summary of the rest where the first
-    // one left out stands.
-    let mut whole = Vec::new();
-    for item in batch.items() {
-        let mut of_item: Vec<_> = (item.findings().iter())
-            .chain(item.json_route())
-            .filter(|f| f.code == Code::NotCarried)
-            .cloned()
-            .collect();
-        of_item.sort_by_key(|f| (f.line.unwrap_or(u32::MAX), f.column.unwrap_or(u32::MAX)));
-        whole.extend(of_item);
-    }
+    let whole = not_carried_made_whole(&batch);
     assert_eq!(whole.len(), 1500 + 1 + 1200 + 1 + 2 + 198 * 3);
     // A key that repeats is told at each of its lines, each with its own value.
     let repeated: Vec<_> = (whole.iter())
@@ -344,26 +371,7 @@ fn not_carried_past_the_limit_within_one_document_is_counted_not_made() {
         .collect();
     assert_eq!(repeated.len(), 2);
     assert!(repeated[0].0 < repeated[1].0 && repeated[0].1 != repeated[1].1);
-    let expected: Vec<_> = whole[..1000].iter().map(shown).collect();
-    for ahead in [false, true] {
-        let conversion = batch.conversion(true, |_| {});
-        let findings: Vec<_> = if ahead {
-            conversion.made_ahead(|f| f.collect())
-        } else {
-            conversion.collect()
-        };
-        let not_carried: Vec<_> = findings
-            .iter()
-            .filter(|f| f.code == Code::NotCarried)
-            .collect();
-        let (summary, shown_here) = not_carried.split_last().unwrap();
-        assert_eq!(shown_here.len(), expected.len());
-        for (found, expected) in shown_here.iter().zip(&expected) {
-            assert_eq!(&shown(found), expected);
-        }
-        assert_eq!(summary.omitted as usize, whole.len() - 1000);
-        assert_eq!(summary.line, whole[1000].line);
-    }
+    assert_shown_as_made_whole(&batch, &whole);
     // A document whose keys were only counted is still not carried by the JSON route.
     let mut carried = 0;
     batch
@@ -724,33 +732,7 @@ fn not_carried_past_the_limit_across_documents_is_counted_as_when_made_whole() {
     let keys: String = (0..40).map(|i| format!("Своё{i}=значение {i}\n")).collect();
     let body: String = (1..=3000).map(|n| order(n, &keys)).collect();
     let batch = Batch::read(file(&body), &today()).unwrap();
-    let mut whole = Vec::new();
-    for item in batch.items() {
-        let mut of_item: Vec<_> = (item.findings().iter())
-            .chain(item.json_route())
-            .filter(|f| f.code == Code::NotCarried)
-            .cloned()
-            .collect();
-        of_item.sort_by_key(|f| (f.line.unwrap_or(u32::MAX), f.column.unwrap_or(u32::MAX)));
-        whole.extend(of_item);
-    }
+    let whole = not_carried_made_whole(&batch);
     assert_eq!(whole.len(), 3000 * 40);
-    let expected: Vec<_> = whole[..1000].iter().map(shown).collect();
-    for ahead in [false, true] {
-        let conversion = batch.conversion(true, |_| {});
-        let findings: Vec<_> = if ahead {
-            conversion.made_ahead(|f| f.collect())
-        } else {
-            conversion.collect()
-        };
-        let not_carried: Vec<_> = findings
-            .iter()
-            .filter(|f| f.code == Code::NotCarried)
-            .collect();
-        let (summary, shown_here) = not_carried.split_last().unwrap();
-        let shown_here: Vec<_> = shown_here.iter().map(|f| shown(f)).collect();
-        assert!(shown_here == expected, "made ahead: {ahead}");
-        assert_eq!(summary.omitted as usize, whole.len() - 1000);
-        assert_eq!(summary.line, whole[1000].line);
-    }
+    assert_shown_as_made_whole(&batch, &whole);
 }
