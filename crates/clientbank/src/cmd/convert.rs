@@ -430,18 +430,53 @@ fn exchange_to_exchange(
     {
         return refused(e);
     }
-    match batch.write_exchange(encoding, &mut out) {
+    let mut kept = KeepsError {
+        out: &mut out,
+        error: None,
+    };
+    match batch.write_exchange(encoding, &mut kept) {
         None => Ok(outcome),
         Some(Ok(_)) => {
             out.commit()?;
             Ok(outcome)
         }
-        // The output failed, not a value: as any output that fails.
+        // The output failed, not a value: as any output that fails, with its own error.
         Some(Err(WriteError {
             kind: WriteErrorKind::Io(kind, message),
             ..
-        })) => Err(io::Error::new(kind, message).into()),
+        })) => Err((kept.error)
+            .unwrap_or_else(|| io::Error::new(kind, message))
+            .into()),
         Some(Err(e)) => refused(e),
+    }
+}
+
+/// An output that keeps the first error it fails with: the writer gives back only its text
+/// (in a [`WriteError`]), and the error itself, its cause and path, is what is said.
+struct KeepsError<W> {
+    out: W,
+    error: Option<io::Error>,
+}
+
+impl<W: Write> KeepsError<W> {
+    fn keep(&mut self, e: io::Error) -> io::Error {
+        if e.kind() == io::ErrorKind::Interrupted {
+            // Tried again by the writer: not a failure.
+            return e;
+        }
+        let told = io::Error::new(e.kind(), e.to_string());
+        self.error.get_or_insert(e);
+        told
+    }
+}
+
+impl<W: Write> Write for KeepsError<W> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.out.write(bytes).map_err(|e| self.keep(e))
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush().map_err(|e| self.keep(e))
     }
 }
 
@@ -551,7 +586,7 @@ fn is_unwritable(finding: &Diagnostic) -> bool {
 mod tests {
     use std::io::{self, IoSlice, Write};
 
-    use super::Elements;
+    use super::{Elements, Encoding, KeepsError, WriteError, WriteErrorKind};
 
     /// A writer that takes at most a few bytes a call, is interrupted now and then, and stops
     /// taking anything after `room` bytes: a slow pipe, a signal, a full disk.
@@ -580,6 +615,63 @@ mod tests {
         fn flush(&mut self) -> io::Result<()> {
             Ok(())
         }
+    }
+
+    /// The output's own error, not its text rebuilt: a 1C file written a section at a time
+    /// into an output that fails (after a few interruptions) keeps the error it failed with.
+    #[test]
+    fn a_failing_output_keeps_its_own_error() {
+        #[derive(Debug)]
+        struct Full;
+        impl std::fmt::Display for Full {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("the disk is full")
+            }
+        }
+        impl std::error::Error for Full {}
+        struct Failing(usize);
+        impl Write for Failing {
+            fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+                self.0 += 1;
+                match self.0 {
+                    1 | 2 => Err(io::ErrorKind::Interrupted.into()),
+                    3 => Ok(buf.len()),
+                    _ => Err(io::Error::other(Full)),
+                }
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+        let document =
+            "СекцияДокумент=Платежное поручение\r\nНомер=1\r\nСвой=значение\r\nКонецДокумента\r\n";
+        let text = format!(
+            "1CClientBankExchange\r\nВерсияФормата=1.03\r\nКодировка=Windows\r\n{}КонецФайла\r\n",
+            document.repeat(5000)
+        );
+        let bytes = Encoding::Cp1251.encode(&text).unwrap().into_owned();
+        let scan = clientbank_format::scan(&bytes[..]).unwrap();
+        let mut kept = KeepsError {
+            out: Failing(0),
+            error: None,
+        };
+        let written = scan.write_canonical(&bytes, Encoding::Cp1251, &mut kept);
+        let Some(Err(WriteError {
+            kind: WriteErrorKind::Io(kind, _),
+            ..
+        })) = written
+        else {
+            panic!(
+                "the output's failure is not said: {:?}",
+                written.map(|r| r.map(drop))
+            );
+        };
+        assert_eq!(kind, io::ErrorKind::Other);
+        let error = kept.error.expect("the error is kept");
+        assert!(
+            error.get_ref().is_some_and(|inner| inner.is::<Full>()),
+            "{error:?}"
+        );
     }
 
     /// Short and interrupted vectored writes still give every element once, in order, each
