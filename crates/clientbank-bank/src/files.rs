@@ -69,11 +69,7 @@ pub fn replace_atomically<T>(
             format!("{shown}: папки {folder} нет"),
         ));
     }
-    let temporary = tempfile::Builder::new()
-        .prefix(".clientbank-")
-        .suffix(".tmp")
-        .tempfile_in(folder)
-        .map_err(failed)?;
+    let temporary = temporary_in(folder).map_err(failed)?;
     remove_stale_temporaries(folder, temporary.path());
     let value = {
         let mut out = io::BufWriter::with_capacity(1 << 16, temporary.as_file());
@@ -87,15 +83,29 @@ pub fn replace_atomically<T>(
     Ok(value)
 }
 
-/// Makes the temporary file that is to become `target` as readable as the file it replaces,
-/// or as a new file is (`0644`): a temporary file is readable by its owner only, and 1C (or the
-/// accountant) may read the result as another user. Nothing to do on Windows, where a file
-/// takes its folder's rights.
-pub fn readable_as(target: &Path, temporary: &Path) -> io::Result<()> {
+/// A temporary file in `folder` that is to become a file there: `.clientbank-*.tmp` (what
+/// [`remove_stale_temporaries`] knows as ours), made as any new file is, `0666` less the
+/// process's umask (a temporary file is otherwise readable by its owner only, and 1C or the
+/// accountant may read the result as another user; a umask of `077` keeps it private).
+pub fn temporary_in(folder: &Path) -> io::Result<tempfile::NamedTempFile> {
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".clientbank-").suffix(".tmp");
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        let mode = fs::metadata(target).map_or(0o644, |m| m.permissions().mode() & 0o777);
+        builder.permissions(fs::Permissions::from_mode(0o666));
+    }
+    builder.tempfile_in(folder)
+}
+
+/// Makes the temporary file that is to become `target` as readable as the file it replaces
+/// (a new file keeps the mode [`temporary_in`] made it with). Nothing to do on Windows, where
+/// a file takes its folder's rights.
+pub fn readable_as(target: &Path, temporary: &Path) -> io::Result<()> {
+    #[cfg(unix)]
+    if let Ok(meta) = fs::metadata(target) {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = meta.permissions().mode() & 0o777;
         fs::set_permissions(temporary, fs::Permissions::from_mode(mode))?;
     }
     #[cfg(not(unix))]

@@ -271,10 +271,7 @@ impl Sink {
                     _ => std::path::PathBuf::from("."),
                 };
                 interrupted::listen();
-                let temp = tempfile::Builder::new()
-                    .prefix(".clientbank-")
-                    .suffix(".tmp")
-                    .tempfile_in(&folder)
+                let temp = clientbank_bank::files::temporary_in(&folder)
                     .map_err(|e| AtPath::new(path, e).into_io())?;
                 interrupted::writing(temp.path());
                 Pending::File(Box::new(FileOut {
@@ -760,18 +757,20 @@ mod modes {
 
     use super::*;
 
-    /// `-o FILE` is as readable as the file it replaces, or as a new file is: not the
-    /// owner-only mode of the temporary file it was written in (1C may read it as another
-    /// user), the same for every output (`clientbank_bank::files::readable_as`).
+    /// `-o FILE` is as readable as the file it replaces, or as any new file is (`0666` less
+    /// the umask): not the owner-only mode of the temporary file it was written in (1C may read
+    /// it as another user), the same for every output (`clientbank_bank::files::temporary_in`).
     #[test]
     fn an_output_file_is_as_readable_as_any_file() {
         let dir = tempfile::tempdir().unwrap();
         let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+        let plain = dir.path().join("plain.json");
+        std::fs::File::create(&plain).unwrap();
         let new = dir.path().join("new.json");
         let mut out = Sink::File(new.clone()).open_pending(false).unwrap();
         out.write_all(b"[]").unwrap();
         out.commit().unwrap();
-        assert_eq!(mode(&new), 0o644);
+        assert_eq!(mode(&new), mode(&plain));
         let old = dir.path().join("old.json");
         std::fs::write(&old, b"x").unwrap();
         std::fs::set_permissions(&old, std::fs::Permissions::from_mode(0o640)).unwrap();

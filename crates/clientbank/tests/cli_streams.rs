@@ -920,3 +920,40 @@ fn convert_writes_a_1c_file_a_section_at_a_time_and_all_or_nothing() {
     }
     assert!(!out.exists(), "no file at the path");
 }
+
+/// A new output file is made as any new file is, `0666` less the umask of the process that
+/// writes it (a umask of `077` keeps a payment file private; `022` lets 1C read it as another
+/// user), on the JSON route and on the 1C one; a file replaced keeps its own mode.
+#[cfg(unix)]
+#[test]
+fn a_new_output_takes_the_umask_and_a_replaced_one_keeps_its_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+    let input = testdata("valid/payment-orders-cp1251-crlf.txt");
+    for (umask, expected) in [("077", 0o600), ("027", 0o640), ("022", 0o644)] {
+        for to in ["json", "1c"] {
+            let out = dir.path().join(format!("{umask}.{to}"));
+            let run = Command::new("sh")
+                .arg("-c")
+                .arg(format!("umask {umask}; exec \"$0\" \"$@\""))
+                .arg(env!("CARGO_BIN_EXE_clientbank"))
+                .args(["convert", "--today", TODAY, "--force", &input, "--to", to])
+                .arg("-o")
+                .arg(&out)
+                .env("LANG", "C.UTF-8")
+                .output()
+                .unwrap();
+            assert!(code(&run) < 2, "{}", text(&run.stderr));
+            assert_eq!(mode(&out), expected, "umask {umask}, --to {to}");
+            // Written again under another umask, it keeps the mode it has.
+            std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o604)).unwrap();
+            let again = convert_to(&input, &out)
+                .args(["--force", "--to", to])
+                .output()
+                .unwrap();
+            assert!(code(&again) < 2, "{}", text(&again.stderr));
+            assert_eq!(mode(&out), 0o604, "replaced, --to {to}");
+        }
+    }
+}
