@@ -138,6 +138,36 @@ impl Encoding {
         Cow::Owned(self.decode_table().decode(bytes))
     }
 
+    /// Whether the text of `bytes` in this encoding may hold a control character
+    /// (`char::is_control`: U+0000–U+001F, U+007F–U+009F): `false` only when no byte can be or
+    /// start one. Such a byte is below 0x20, 0x7F, or this encoding's one other: 0x98 in
+    /// Windows-1251 (which defines no character there and is read as U+0098), 0xC2 in UTF-8
+    /// (the lead byte of U+0080–U+009F), none in CP866. Eight bytes at a time, the last eight
+    /// over the ones before them when the length is not a multiple of eight.
+    #[inline]
+    pub fn may_hold_control(self, bytes: &[u8]) -> bool {
+        let other = match self {
+            Encoding::Cp1251 => 0x98,
+            Encoding::Cp866 => 0x7F,
+            Encoding::Utf8 => 0xC2,
+        };
+        const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+        const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
+        // A byte below `n` ≤ 0x80, or a zero byte, shows in the word's high bits.
+        let below = |x: u64, n: u64| x.wrapping_sub(ONES * n) & !x & HIGHS != 0;
+        let zero = |x: u64| below(x, 1);
+        let found = |word: &[u8]| {
+            let mut eight = [0u8; 8];
+            eight.copy_from_slice(word);
+            let x = u64::from_ne_bytes(eight);
+            below(x, 0x20) || zero(x ^ (ONES * 0x7F)) || zero(x ^ (ONES * u64::from(other)))
+        };
+        if bytes.len() < 8 {
+            return bytes.iter().any(|&b| b < 0x20 || b == 0x7F || b == other);
+        }
+        bytes.chunks_exact(8).any(found) || found(&bytes[bytes.len() - 8..])
+    }
+
     /// The text of `bytes` (what [`Encoding::decode`] gives) onto the end of `out`: one
     /// buffer for many values, no `String` per value.
     pub fn decode_into(self, bytes: &[u8], out: &mut String) {
@@ -435,6 +465,37 @@ pub(crate) fn declared(sample: &[u8]) -> Option<(Encoding, bool)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A byte that decodes to a control character is one `may_hold_control` looks for, in
+    /// every encoding; and eight at a time it finds what it finds one by one.
+    #[test]
+    fn control_bytes_are_found_eight_at_a_time_as_one_by_one() {
+        for encoding in Encoding::ALL {
+            let looked_for = |b: u8| encoding.may_hold_control(&[b]);
+            if encoding != Encoding::Utf8 {
+                for b in 0..=255u8 {
+                    let control = encoding.decode(&[b]).chars().any(char::is_control);
+                    assert_eq!(looked_for(b), control, "{encoding:?} {b:#04x}");
+                }
+            }
+            let one_by_one = |bytes: &[u8]| bytes.iter().any(|&b| looked_for(b));
+            let mut base: Vec<u8> = "Оплата по счёту № 12 «ёж» ABCxyz 0123456789 ~!".into();
+            base.extend(0x80..=0xFFu8);
+            for len in 0..=base.len().min(90) {
+                for at in 0..len {
+                    for byte in 0..=255u8 {
+                        let mut value = base[..len].to_vec();
+                        value[at] = byte;
+                        assert_eq!(
+                            encoding.may_hold_control(&value),
+                            one_by_one(&value),
+                            "{encoding:?} {value:?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn table_decoding_agrees_with_encoding_rs() {

@@ -92,6 +92,8 @@ pub struct DocumentFields<'a> {
     /// Whether the section has a key [`Document`] keeps in `extra` (so that
     /// [`DocumentFields::extra`] need not look when it has none).
     has_extra: bool,
+    /// Whether a text may hold a control character ([`DocumentFields::may_hold_control`]).
+    may_hold_control: bool,
 }
 
 impl<'a> DocumentFields<'a> {
@@ -103,18 +105,27 @@ impl<'a> DocumentFields<'a> {
             slots,
             buffer: "",
             has_extra: !document.extra.is_empty(),
+            may_hold_control: true,
         }
     }
 
     /// The values of a document section, as [`Document::from_section`] reads them: the first
     /// readable value of each key the document has a place for. Texts that are not their own
-    /// UTF-8 are decoded into `buffer` (cleared first).
-    pub fn read<'s: 'a>(section: &SectionRef<'s>, buffer: &'a mut String) -> DocumentFields<'a> {
+    /// UTF-8 are decoded into `buffer` (emptied first), or copied from it when their bytes
+    /// were decoded lately.
+    pub fn read<'s: 'a>(
+        section: &SectionRef<'s>,
+        buffer: &'a mut TextBuffer,
+    ) -> DocumentFields<'a> {
+        let TextBuffer {
+            text: buffer,
+            recent,
+        } = buffer;
         buffer.clear();
         let encoding = section.encoding();
         let kinds = &*KINDS;
         let mut slots = [Slot::Absent; Key::COUNT];
-        let mut has_extra = false;
+        let (mut has_extra, mut may_hold_control) = (false, false);
         for (key, raw) in section.values() {
             let Some((key, kind)) = key.and_then(|key| Some((key, kinds[key.index()]?))) else {
                 has_extra = true;
@@ -125,7 +136,7 @@ impl<'a> DocumentFields<'a> {
                 continue;
             }
             *slot = match kind {
-                SlotKind::Text => text(raw, encoding, buffer),
+                SlotKind::Text => text(raw, encoding, (buffer, recent), &mut may_hold_control),
                 SlotKind::Date => value::parse_date(raw).map_or(Slot::Absent, Slot::Date),
                 SlotKind::Time => {
                     value::parse_time(raw).map_or(Slot::Absent, |(t, _)| Slot::Time(t))
@@ -140,6 +151,7 @@ impl<'a> DocumentFields<'a> {
             slots,
             buffer: buffer.as_str(),
             has_extra,
+            may_hold_control,
         }
     }
 
@@ -182,6 +194,13 @@ impl<'a> DocumentFields<'a> {
         self.has_extra
     }
 
+    /// Whether a text of the document may hold a control character (`char::is_control`):
+    /// `false` when the bytes of every text were looked at as they were read and none can be
+    /// one ([`Encoding::may_hold_control`]); `true` for the values of an owned document.
+    pub fn may_hold_control(&self) -> bool {
+        self.may_hold_control
+    }
+
     /// The text of `key` (`None` when absent, empty, or not a text).
     pub fn text(&self, key: Key) -> Option<&'a str> {
         match self.slots[key.index()] {
@@ -204,19 +223,26 @@ impl<'a> DocumentFields<'a> {
 }
 
 /// A text value as `String`'s field reading has it: trimmed, empty as absent; borrowed when
-/// the bytes are their own UTF-8, else decoded onto the end of `buffer`.
-fn text<'a>(raw: &'a [u8], encoding: Encoding, buffer: &mut String) -> Slot<'a> {
+/// the bytes are their own UTF-8, else decoded onto the end of `buffer`. `may_hold_control`
+/// is set when the text may hold a control character.
+fn text<'a>(
+    raw: &'a [u8],
+    encoding: Encoding,
+    (buffer, recent): (&mut String, &mut Recent),
+    may_hold_control: &mut bool,
+) -> Slot<'a> {
     let raw = raw.trim_ascii();
     if raw.is_empty() {
         return Slot::Absent;
     }
+    *may_hold_control = *may_hold_control || encoding.may_hold_control(raw);
     if (encoding == Encoding::Utf8 || raw.is_ascii())
         && let Ok(text) = std::str::from_utf8(raw)
     {
         return Slot::Text(text);
     }
     let start = buffer.len();
-    encoding.decode_into(raw, buffer);
+    recent.decode_into(raw, encoding, buffer);
     match (u32::try_from(start), u32::try_from(buffer.len())) {
         (Ok(start), Ok(end)) => Slot::Buffered(start, end),
         // A buffer past 4 GiB: the text is lost rather than misplaced (no document is so big).
@@ -224,9 +250,130 @@ fn text<'a>(raw: &'a [u8], encoding: Encoding, buffer: &mut String) -> Slot<'a> 
     }
 }
 
+/// The buffer [`DocumentFields::read`] decodes a document's texts into, kept from one
+/// document to the next with the texts it decoded lately.
+#[derive(Debug, Default)]
+pub struct TextBuffer {
+    text: String,
+    recent: Recent,
+}
+
+/// Texts decoded lately, by their bytes: in a file a payer's name, its bank and the bank's
+/// city are the same in document after document, and copying such a text is cheaper than
+/// decoding it again. Direct-mapped: a text takes the place its bytes' hash points at, and
+/// the one there before is forgotten; when the texts kept reach [`Recent::BYTES`], all are.
+#[derive(Debug, Default)]
+struct Recent {
+    places: Vec<Option<Kept>>,
+    raw: Vec<u8>,
+    text: String,
+}
+
+/// A text [`Recent`] keeps: its encoding, and where its bytes and its text are.
+#[derive(Clone, Debug)]
+struct Kept {
+    encoding: Encoding,
+    raw: std::ops::Range<usize>,
+    text: std::ops::Range<usize>,
+}
+
+impl Recent {
+    /// How many texts are kept.
+    const PLACES: usize = 64;
+    /// How many bytes of texts are kept at most (a longer text is decoded, not kept).
+    const BYTES: usize = 1 << 14;
+
+    /// The text of `raw` onto the end of `out`: copied when its bytes were decoded lately in
+    /// `encoding`, else decoded (and kept).
+    fn decode_into(&mut self, raw: &[u8], encoding: Encoding, out: &mut String) {
+        let place = Recent::place(raw);
+        if let Some(kept) = self.places.get(place).and_then(Option::as_ref)
+            && kept.encoding == encoding
+            && self.raw.get(kept.raw.clone()) == Some(raw)
+            && let Some(text) = self.text.get(kept.text.clone())
+        {
+            out.push_str(text);
+            return;
+        }
+        let start = out.len();
+        encoding.decode_into(raw, out);
+        let text = &out[start..];
+        if raw.len() + text.len() > Recent::BYTES / 4 {
+            return;
+        }
+        if self.raw.len() + self.text.len() + raw.len() + text.len() > Recent::BYTES
+            || self.places.is_empty()
+        {
+            self.raw.clear();
+            self.text.clear();
+            self.places.clear();
+            self.places.resize(Recent::PLACES, None);
+        }
+        let kept = Kept {
+            encoding,
+            raw: self.raw.len()..self.raw.len() + raw.len(),
+            text: self.text.len()..self.text.len() + text.len(),
+        };
+        self.raw.extend_from_slice(raw);
+        self.text.push_str(text);
+        self.places[place] = Some(kept);
+    }
+
+    /// Where the text of `raw` is kept: a hash of its length and its first and last eight
+    /// bytes (texts alike there share a place, and the later one is kept).
+    fn place(raw: &[u8]) -> usize {
+        let word = |bytes: &[u8]| {
+            bytes
+                .iter()
+                .take(8)
+                .fold(0u64, |w, &b| w << 8 | u64::from(b))
+        };
+        let last = raw.get(raw.len().saturating_sub(8)..).unwrap_or_default();
+        let hash = (word(raw) ^ word(last).rotate_left(29) ^ raw.len() as u64)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        (hash >> 58) as usize % Recent::PLACES
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// A text copied from those decoded lately is the text decoding gives: whatever the
+        /// order, texts alike at both ends (one place), the same bytes in other encodings,
+        /// texts too long to keep, and the kept ones forgotten when they fill the room.
+        #[test]
+        fn a_text_decoded_lately_is_copied_as_decoded(
+            texts in proptest::collection::vec(
+                (0..3usize, 0..6usize, proptest::collection::vec(0x80..=0xFFu8, 0..3), 0..3usize),
+                1..200,
+            ),
+        ) {
+            let pool: [&[u8]; 6] = [
+                b"\xce\xce\xce \xd0\xee\xec\xe0\xf8\xea\xe0",
+                b"\xce\xce\xce \xd0\xee\xe7\xe0",
+                b"\xcf\xc0\xce \xd1\xc1\xc5\xd0\xc1\xc0\xcd\xca \xe3. \xcc\xee\xf1\xea\xe2\xe0",
+                b"x",
+                b"\x98\x80",
+                b"",
+            ];
+            let mut recent = Recent::default();
+            for (encoding, at, middle, long) in texts {
+                let encoding = Encoding::ALL[encoding];
+                let mut raw = pool[at].to_vec();
+                // The same ends around another middle: the same place, other bytes.
+                raw.splice(raw.len() / 2..raw.len() / 2, middle);
+                raw.extend(std::iter::repeat_n(b'a', [0, 100, Recent::BYTES / 4][long]));
+                let mut copied = String::from("before ");
+                recent.decode_into(&raw, encoding, &mut copied);
+                let mut decoded = String::from("before ");
+                encoding.decode_into(&raw, &mut decoded);
+                proptest::prop_assert_eq!(copied, decoded);
+                proptest::prop_assert!(recent.raw.len() + recent.text.len() <= Recent::BYTES);
+            }
+        }
+    }
 
     /// Every key of a document, read borrowed and owned, gives the same values.
     #[test]
@@ -261,7 +408,7 @@ mod tests {
                 continue;
             };
             let document = Document::from_section(&section);
-            let mut buffer = String::new();
+            let mut buffer = TextBuffer::default();
             let read = DocumentFields::read(&section, &mut buffer);
             let owned = DocumentFields::of(&document);
             for &key in Key::ALL {

@@ -109,7 +109,7 @@ pub use clientbank_diagnostic::{
 /// A [`Message`] made with `format!` in each language: `tr!("{n} keys" ; "ключей: {n}")`.
 pub use clientbank_diagnostic::{say, tr};
 pub use encoding::{Detection, Encoding};
-pub use fields::{DocumentFields, ExtraLine};
+pub use fields::{DocumentFields, ExtraLine, TextBuffer};
 pub use key::{Key, Place, ValueKind};
 pub use model::{
     AccountSection, Budget, Document, Exchange, Extra, Header, Party, Receipt, Terms, WriteError,

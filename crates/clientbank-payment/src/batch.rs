@@ -46,7 +46,7 @@ use crate::identity::Identity;
 use crate::json::{PaymentJson, ReadRequest, Upload, UploadRequest};
 use crate::onec;
 use crate::payment::Payment;
-use crate::validate::{Context, validate_in, validate_quiet};
+use crate::validate::{Context, Read, validate_in, validate_quiet};
 use crate::view::PaymentView;
 
 /// One drop, read: its source, and its payments on demand.
@@ -608,9 +608,9 @@ impl Batch {
                 not_carried,
                 quiet,
                 run,
-                |payment, mapped, unmade| {
+                |payment, read, mapped, unmade| {
                     let mapped = (mapped, unmade);
-                    self.payment_item(index, section, requests, quiet, payment, mapped)
+                    self.payment_item(index, section, requests, quiet, (payment, read), mapped)
                 },
             )
         } else {
@@ -634,13 +634,12 @@ impl Batch {
         section: &SectionRef<'_>,
         requests: Requests<'_>,
         quiet: Quiet,
-        payment: &PaymentView<'_>,
+        (payment, read): (&PaymentView<'_>, Read),
         (mut mapped, unmade): (Vec<Diagnostic>, onec::Unmade),
     ) -> Item {
         let statement = self.form() == Form::Statement;
-        let read_in = self.encoding();
         let (mut found, counted) =
-            validate_quiet(payment, &self.context, self.encoding, read_in, quiet);
+            validate_quiet(payment, &self.context, self.encoding, read, quiet);
         // Where the keys stand is looked up only when a finding is to be placed at one
         // (a stand-in is not).
         let mut lines = Lines::at_section(Some(section.line()).filter(|&l| l > 0));

@@ -11,14 +11,14 @@ use std::cell::RefCell;
 
 use clientbank_format::{
     Document, DocumentFields, Encoding, Exchange, Header, Key, Party, SectionKind, SectionRef,
-    SyntaxTree,
+    SyntaxTree, TextBuffer,
 };
 
 use clientbank_diagnostic::{Code, Diagnostic, Message, short, tr};
 
 use crate::finding::{Field, Lines, Quiet, about, position};
 use crate::payment::{AccountHolder, Budget, Payment};
-use crate::validate::{Context, validate_quiet};
+use crate::validate::{Context, Read, validate_quiet};
 use crate::view::{BankView, BudgetView, HolderView, PaymentView, ThirdPartyView};
 
 /// The document type of a payment order.
@@ -120,7 +120,7 @@ pub(crate) fn payment_of(
         not_carried,
         Quiet::NONE,
         run,
-        |view, findings, _| (view.to_payment(), findings),
+        |view, _, findings, _| (view.to_payment(), findings),
     )
 }
 
@@ -128,7 +128,7 @@ pub(crate) fn payment_of(
 /// for the thread's next document.
 #[derive(Default)]
 struct Scratch {
-    text: String,
+    text: TextBuffer,
     joined: String,
 }
 
@@ -185,7 +185,7 @@ pub(crate) fn with_view<R>(
     not_carried: NotCarried,
     quiet: Quiet,
     run: &mut Run,
-    then: impl FnOnce(&PaymentView<'_>, Vec<Diagnostic>, Unmade) -> R,
+    then: impl FnOnce(&PaymentView<'_>, Read, Vec<Diagnostic>, Unmade) -> R,
 ) -> R {
     debug_assert_eq!(section.kind(), SectionKind::Document);
     let with = |scratch: &mut Scratch| {
@@ -208,7 +208,16 @@ pub(crate) fn with_view<R>(
                 findings
             }
         };
-        then(&view_of(&fields, &mut scratch.joined), findings, unmade)
+        let read = Read {
+            from: Some(section.encoding()),
+            may_hold_control: fields.may_hold_control(),
+        };
+        then(
+            &view_of(&fields, &mut scratch.joined),
+            read,
+            findings,
+            unmade,
+        )
     };
     SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
         Ok(mut scratch) => with(&mut scratch),
@@ -230,15 +239,14 @@ pub fn check_section(
     encoding: Encoding,
     past_limits: bool,
 ) -> (Vec<Diagnostic>, usize) {
-    let read_in = Some(section.encoding());
     let quiet = if past_limits { Quiet::ALL } else { Quiet::NONE };
     with_view(
         section,
         NotCarried::FormatKeys,
         quiet,
         &mut Run::default(),
-        |payment, findings, _| {
-            let (mut found, counted) = validate_quiet(payment, context, encoding, read_in, quiet);
+        |payment, read, findings, _| {
+            let (mut found, counted) = validate_quiet(payment, context, encoding, read, quiet);
             // The mapping's findings first, into the rules' vector, which has room.
             found.splice(0..0, findings);
             (found, counted.len())
@@ -783,6 +791,59 @@ pub fn to_exchange(payments: &[Payment], encoding: Encoding) -> (Exchange, Vec<D
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A control character in any text of a document read from a file is found as in the
+    /// payment made from it, which the rules know nothing about: in a Cyrillic text and an
+    /// ASCII one, in the middle of the value, in every encoding that can hold it (U+0098 is
+    /// byte 0x98 in Windows-1251, where no character is defined).
+    #[test]
+    fn control_characters_read_from_a_file_are_found_as_in_the_payment() {
+        use crate::validate::validate_in;
+        let control_findings = |findings: &[Diagnostic]| -> Vec<String> {
+            let mut found: Vec<String> = findings
+                .iter()
+                .filter(|f| f.code == Code::ControlCharacter)
+                .map(|f| format!("{:?} {:?}", f.key, f.found))
+                .collect();
+            found.sort();
+            found
+        };
+        for encoding in Encoding::ALL {
+            for control in ['\t', '\u{1}', '\u{7f}', '\u{98}', '\u{85}'] {
+                for key in ["Плательщик1", "ПлательщикКПП", "НазначениеПлатежа"]
+                {
+                    let value = |k: &str, v: &str| {
+                        let v = if k == key {
+                            format!("до{control}после")
+                        } else {
+                            v.into()
+                        };
+                        format!("{k}={v}\r\n")
+                    };
+                    let text = format!(
+                        "1CClientBankExchange\r\nВерсияФормата=1.03\r\nКодировка=Windows\r\n\
+                         СекцияДокумент=Платежное поручение\r\nНомер=1\r\nСумма=10.00\r\n\
+                         {}{}{}КонецДокумента\r\nКонецФайла\r\n",
+                        value("Плательщик1", "ООО Ромашка"),
+                        value("ПлательщикКПП", "770701001"),
+                        value("НазначениеПлатежа", "Оплата по счёту 5"),
+                    );
+                    let Ok(bytes) = encoding.encode(&text) else {
+                        continue;
+                    };
+                    let parsed = clientbank_format::parse(&bytes[..]).unwrap();
+                    let section = parsed.tree.documents().next().unwrap();
+                    let (read, _) = check_section(&section, &Context::history(), encoding, false);
+                    let (payment, _) = payment_of(&section, false);
+                    let owned = validate_in(&payment, &Context::history(), encoding);
+                    let (read, owned) = (control_findings(&read), control_findings(&owned));
+                    let at = format!("{encoding:?} {control:?} in {key}");
+                    assert_eq!(read, owned, "{at}");
+                    assert_eq!(read.len(), 1, "{at}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn budget_fields_without_a_value_do_not_make_a_budget_payment() {

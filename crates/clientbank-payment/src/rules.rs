@@ -345,7 +345,9 @@ pub fn account(bik: &str, account: &str) -> Result<(), Defect> {
     } else {
         [b[6], b[7], b[8]]
     };
-    // 7, 1, 3 over the bank's three digits and the account's twenty.
+    // 7, 1, 3 over the bank's three digits and the account's twenty. The rule sums each
+    // product's last digit and asks for a sum ending in 0; the products' own sum ends in the
+    // same digit, so no product is reduced on the way.
     const WEIGHTS: [u32; 23] = [
         7, 1, 3, 7, 1, 3, 7, 1, 3, 7, 1, 3, 7, 1, 3, 7, 1, 3, 7, 1, 3, 7, 1,
     ];
@@ -353,7 +355,7 @@ pub fn account(bik: &str, account: &str) -> Result<(), Defect> {
         digits
             .iter()
             .zip(weights)
-            .map(|(&digit, w)| u32::from(digit - b'0') * w % 10)
+            .map(|(&digit, w)| u32::from(digit - b'0') * w)
             .sum()
     };
     let sum = weighted(&bank_part, &WEIGHTS[..3]) + weighted(a, &WEIGHTS[3..]);
@@ -530,6 +532,30 @@ mod tests {
         ) {
             prop_assert_eq!(trim(&any), any.trim());
             prop_assert_eq!(trim(&near), near.trim());
+        }
+
+        /// The key is CBR No. 515's rule as written: the last digit of each product of a digit
+        /// and its weight, summed, ends in 0 (the bank's part by either rule, any account).
+        #[test]
+        fn account_key_is_the_rule_as_written(
+            bik in "0[0-9]{5}(000|001|002|[0-9]{3})",
+            account in "(30101|40102|40702|[0-9]{5})[0-9]{15}",
+        ) {
+            prop_assume!(!is_treasury_account(&account));
+            let (b, a) = (bik.as_bytes(), account.as_bytes());
+            let bank = if keyed_at_bank_of_russia(&bik, &account) {
+                [b'0', b[4], b[5]]
+            } else {
+                [b[6], b[7], b[8]]
+            };
+            let last_digits: u32 = bank
+                .iter()
+                .chain(a)
+                .zip([7, 1, 3].into_iter().cycle())
+                .map(|(&d, w)| u32::from(d - b'0') * w % 10)
+                .sum();
+            let expected = if last_digits.is_multiple_of(10) { Ok(()) } else { Err(Defect::CheckDigit) };
+            prop_assert_eq!(super::account(&bik, &account), expected);
         }
     }
 

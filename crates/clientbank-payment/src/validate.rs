@@ -1,6 +1,9 @@
 //! Every rule of docs/rules.md applied to one payment, all findings at once.
 
 use std::ops::Deref;
+use std::sync::LazyLock;
+
+use memchr::memmem::Finder;
 
 use chrono::NaiveDate;
 use clientbank_format::Encoding;
@@ -91,18 +94,38 @@ pub fn validate(payment: &Payment, context: &Context) -> Vec<Diagnostic> {
 /// none). Characters come first, then field by field; a field holding a character that cannot
 /// be written gets that finding and none about its format.
 pub fn validate_in(payment: &Payment, context: &Context, encoding: Encoding) -> Vec<Diagnostic> {
-    validate_quiet(payment, context, encoding, None, Quiet::NONE).0
+    validate_quiet(payment, context, encoding, Read::NOTHING, Quiet::NONE).0
 }
 
-/// As [`validate_in`], for a payment whose texts were read from a file in `read_in` (when
-/// that is `encoding`, every character fits it by construction: only control characters are
-/// looked for); a finding of a code in `quiet` is not made, only its code given (in the
-/// second list), for a caller that only counts them.
+/// What is known of a payment's texts before the rules look at them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Read {
+    /// The encoding of the file the texts were read from: every character of a text read in
+    /// an encoding fits it.
+    pub(crate) from: Option<Encoding>,
+    /// Whether a text may hold a control character (`false`: their bytes were looked at as
+    /// they were read, [`clientbank_format::DocumentFields::may_hold_control`]).
+    pub(crate) may_hold_control: bool,
+}
+
+impl Read {
+    /// Nothing known: texts made in memory (a JSON payment, an owned one).
+    pub(crate) const NOTHING: Read = Read {
+        from: None,
+        may_hold_control: true,
+    };
+}
+
+/// As [`validate_in`], for a payment whose texts are known as `read` says (read in
+/// `encoding`, every character fits it by construction, and only control characters are
+/// looked for; none of those either when the reader saw none); a finding of a code in
+/// `quiet` is not made, only its code given (in the second list), for a caller that only
+/// counts them.
 pub(crate) fn validate_quiet<T: Text>(
     payment: &Payment<T>,
     context: &Context,
     encoding: Encoding,
-    read_in: Option<Encoding>,
+    read: Read,
     quiet: Quiet,
 ) -> (Vec<Diagnostic>, Vec<Code>) {
     let mut check = Check {
@@ -116,7 +139,7 @@ pub(crate) fn validate_quiet<T: Text>(
             .and_then(|a| rules::treasury_kind(a.trim())),
         ..Check::default()
     };
-    check.characters(payment, encoding, read_in == Some(encoding));
+    check.characters(payment, encoding, read);
     check.document(payment, context);
     check.payer(payment);
     check.recipient(payment);
@@ -276,35 +299,12 @@ fn texts<T: Text>(p: &Payment<T>) -> impl Iterator<Item = (Field, &str)> {
 }
 
 /// The first control character of `value` (`char::is_control`: U+0000–U+001F,
-/// U+007F–U+009F), found on its bytes: only a byte below 0x20, 0x7F or the lead byte 0xC2 can
-/// start one.
+/// U+007F–U+009F), looked for only when its bytes may hold one.
 fn control_character(value: &str) -> Option<char> {
-    if !may_start_control(value.as_bytes()) {
+    if !Encoding::Utf8.may_hold_control(value.as_bytes()) {
         return None;
     }
     value.chars().find(|c| c.is_control())
-}
-
-/// Whether a byte of `bytes` is below 0x20, 0x7F or 0xC2: eight bytes at a time (a byte below
-/// `n` ≤ 0x80, or a zero byte, shows in the word's high bits), the rest one by one.
-fn may_start_control(bytes: &[u8]) -> bool {
-    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
-    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
-    let below = |x: u64, n: u64| x.wrapping_sub(ONES * n) & !x & HIGHS != 0;
-    let zero = |x: u64| below(x, 1);
-    let mut chunks = bytes.chunks_exact(8);
-    for chunk in chunks.by_ref() {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        let x = u64::from_ne_bytes(word);
-        if below(x, 0x20) || zero(x ^ (ONES * 0x7F)) || zero(x ^ (ONES * 0xC2)) {
-            return true;
-        }
-    }
-    chunks
-        .remainder()
-        .iter()
-        .any(|&b| b < 0x20 || b == 0x7F || b == 0xC2)
 }
 
 /// How people know an encoding of a 1C file.
@@ -336,11 +336,16 @@ impl Check {
         self.date.is_none_or(|date| date >= day)
     }
 
-    /// One rule for every field: a 1C file holds a value on one line, in its encoding.
-    /// `fits`: every character is known to fit `encoding`.
-    fn characters<T: Text>(&mut self, payment: &Payment<T>, encoding: Encoding, fits: bool) {
+    /// One rule for every field: a 1C file holds a value on one line, in its encoding; what
+    /// `read` knows already is not looked for again.
+    fn characters<T: Text>(&mut self, payment: &Payment<T>, encoding: Encoding, read: Read) {
+        let fits = read.from == Some(encoding);
+        if fits && !read.may_hold_control {
+            return;
+        }
         for (field, value) in texts(payment) {
-            if let Some(c) = control_character(value) {
+            let control = read.may_hold_control.then(|| control_character(value));
+            if let Some(c) = control.flatten() {
                 let (what, what_ru) = match c {
                     '\n' => (" (a line feed)", " (перевод строки)"),
                     '\r' => (" (a carriage return)", " (возврат каретки)"),
@@ -1600,7 +1605,17 @@ fn vat_may_apply_to<T: Text>(payment: &Payment<T>) -> bool {
 
 /// The rest of [`vat_may_apply_to`]: the purpose, upper-cased, names none of those.
 fn vat_may_apply_to_text(upper: &str) -> bool {
-    !(names_wages(upper) || ["АЛИМЕНТ", "СТИПЕНД"].iter().any(|w| upper.contains(w)))
+    static NOT_SALES: Words<2> = LazyLock::new(|| ["АЛИМЕНТ", "СТИПЕНД"].map(Finder::new));
+    !(names_wages(upper) || any_in(&NOT_SALES, upper))
+}
+
+/// Words looked for in upper-cased texts, each with its searcher made once: `str::contains`
+/// makes a searcher on every call, which costs more than a search in a purpose does.
+type Words<const N: usize> = LazyLock<[Finder<'static>; N]>;
+
+/// Whether `text` holds one of `words`.
+fn any_in<const N: usize>(words: &Words<N>, text: &str) -> bool {
+    words.iter().any(|w| w.find(text.as_bytes()).is_some())
 }
 
 /// The accounts of persons of 579-П (a bank's public validator lists them): current accounts of
@@ -1624,19 +1639,21 @@ fn has_income_code<T: Text>(payment: &Payment<T>) -> bool {
 /// «оплата труда», `отпускн…`, or the payroll register (`по реестру` with `зачислен…` or
 /// `перечислен…` — a salary project's transfer for the employees' cards).
 fn names_wages(upper: &str) -> bool {
-    [
-        "ЗАРАБОТН",
-        "ЗАРПЛАТ",
-        "З/П",
-        "З/ПЛ",
-        "ОПЛАТА ТРУДА",
-        "ОПЛАТЫ ТРУДА",
-        "ОТПУСКН",
-    ]
-    .iter()
-    .any(|w| upper.contains(w))
-        || (upper.contains("ПО РЕЕСТРУ")
-            && (upper.contains("ЗАЧИСЛЕН") || upper.contains("ПЕРЕЧИСЛЕН")))
+    // `З/П` also finds `З/ПЛ`.
+    static WAGES: Words<6> = LazyLock::new(|| {
+        [
+            "ЗАРАБОТН",
+            "ЗАРПЛАТ",
+            "З/П",
+            "ОПЛАТА ТРУДА",
+            "ОПЛАТЫ ТРУДА",
+            "ОТПУСКН",
+        ]
+        .map(Finder::new)
+    });
+    static REGISTER: Words<1> = LazyLock::new(|| ["ПО РЕЕСТРУ"].map(Finder::new));
+    static CREDITED: Words<2> = LazyLock::new(|| ["ЗАЧИСЛЕН", "ПЕРЕЧИСЛЕН"].map(Finder::new));
+    any_in(&WAGES, upper) || (any_in(&REGISTER, upper) && any_in(&CREDITED, upper))
 }
 
 /// Whether a payment is wages, for the third priority (ГК РФ art. 855 p. 2): the purpose names
@@ -1673,7 +1690,8 @@ fn vat(purpose: &str) -> Option<Vat> {
 
 /// [`vat`] of a purpose upper-cased already.
 fn vat_in_upper(upper: &str) -> Option<Vat> {
-    let at = upper.find("НДС")?;
+    static VAT: Words<1> = LazyLock::new(|| ["НДС"].map(Finder::new));
+    let at = VAT[0].find(upper.as_bytes())?;
     let rest = &upper[at + "НДС".len()..];
     let percent = rest.find('%').filter(|&p| p < 24);
     let Some(percent) = percent else {
@@ -1810,22 +1828,6 @@ mod tests {
                     value.chars().find(|c| c.is_control()),
                     "{value:?}"
                 );
-            }
-        }
-    }
-
-    #[test]
-    fn control_bytes_found_eight_at_a_time_as_one_by_one() {
-        let one_by_one = |bytes: &[u8]| bytes.iter().any(|&b| b < 0x20 || b == 0x7F || b == 0xC2);
-        let mut base: Vec<u8> = "Оплата по счёту № 12 «ёж» ABCxyz 0123456789 ~!".into();
-        base.extend(0x80..=0xFFu8);
-        for len in 0..=base.len().min(90) {
-            for at in 0..len {
-                for byte in 0..=255u8 {
-                    let mut value = base[..len].to_vec();
-                    value[at] = byte;
-                    assert_eq!(may_start_control(&value), one_by_one(&value), "{value:?}");
-                }
             }
         }
     }
