@@ -153,19 +153,23 @@ impl Encoding {
         };
         const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
         const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
-        // A byte below `n` ≤ 0x80, or a zero byte, shows in the word's high bits.
-        let below = |x: u64, n: u64| x.wrapping_sub(ONES * n) & !x & HIGHS != 0;
-        let zero = |x: u64| below(x, 1);
+        // A byte below `n` ≤ 0x80 (a zero byte: below 1) sets a high bit of the word.
+        let below = |x: u64, n: u64| x.wrapping_sub(ONES * n) & !x;
         let found = |word: &[u8]| {
             let mut eight = [0u8; 8];
             eight.copy_from_slice(word);
             let x = u64::from_ne_bytes(eight);
-            below(x, 0x20) || zero(x ^ (ONES * 0x7F)) || zero(x ^ (ONES * u64::from(other)))
+            (below(x, 0x20) | below(x ^ (ONES * 0x7F), 1) | below(x ^ (ONES * u64::from(other)), 1))
+                & HIGHS
         };
         if bytes.len() < 8 {
             return bytes.iter().any(|&b| b < 0x20 || b == 0x7F || b == other);
         }
-        bytes.chunks_exact(8).any(found) || found(&bytes[bytes.len() - 8..])
+        // No branch a word: texts are short, and most hold none.
+        let words = bytes
+            .chunks_exact(8)
+            .fold(0, |seen, word| seen | found(word));
+        words | found(&bytes[bytes.len() - 8..]) != 0
     }
 
     /// The text of `bytes` (what [`Encoding::decode`] gives) onto the end of `out`: one
