@@ -49,6 +49,7 @@ macro_rules! typed {
     ($($(#[$doc:meta])* $name:ident: $variant:ident => $ty:ty;)*) => {
         $(
             $(#[$doc])*
+            #[inline]
             pub fn $name(&self, key: Key) -> Option<$ty> {
                 match self.slots[key.index()] {
                     Slot::$variant(value) => Some(value),
@@ -202,6 +203,7 @@ impl<'a> DocumentFields<'a> {
     }
 
     /// The text of `key` (`None` when absent, empty, or not a text).
+    #[inline]
     pub fn text(&self, key: Key) -> Option<&'a str> {
         match self.slots[key.index()] {
             Slot::Text(text) => Some(text),
@@ -322,11 +324,9 @@ impl Recent {
     /// Where the text of `raw` is kept: a hash of its length and its first and last eight
     /// bytes (texts alike there share a place, and the later one is kept).
     fn place(raw: &[u8]) -> usize {
-        let word = |bytes: &[u8]| {
-            bytes
-                .iter()
-                .take(8)
-                .fold(0u64, |w, &b| w << 8 | u64::from(b))
+        let word = |bytes: &[u8]| match bytes.first_chunk::<8>() {
+            Some(&eight) => u64::from_le_bytes(eight),
+            None => bytes.iter().fold(0u64, |w, &b| w << 8 | u64::from(b)),
         };
         let last = raw.get(raw.len().saturating_sub(8)..).unwrap_or_default();
         let hash = (word(raw) ^ word(last).rotate_left(29) ^ raw.len() as u64)

@@ -233,6 +233,7 @@ pub(crate) fn with_view<R>(
 /// mapping's each a stand-in, as `check` does once every code is past its per-file limit.
 /// For the benches (mapping and validation on one core); not part of the API.
 #[doc(hidden)]
+#[inline(never)] // what the bench's instructions are counted in: never folded into its caller
 pub fn check_section(
     section: &SectionRef<'_>,
     context: &Context,
