@@ -227,13 +227,18 @@ pub(crate) enum Shape {
 /// Classifies one line's content. `hint` is the key the line likely holds, compared before
 /// the table is asked (a pair's key is found the same either way).
 pub(crate) fn shape(content: &[u8], encoding: Encoding, hint: Option<Key>) -> Shape {
+    // The usual line: the hinted key written exactly, then `=`. A key has no `=` and no space
+    // at either end, so that `=` is the first and the key is the trimmed text before it.
+    if let Some(key) = hint {
+        let name = key.bytes(encoding);
+        if content.get(name.len()) == Some(&b'=') && content.starts_with(name) {
+            return Shape::Pair(name.len(), hint);
+        }
+    }
     if let Some(eq) = memchr::memchr(b'=', content) {
         let trimmed = content[..eq].trim_ascii();
         // A known key is no marker: one lookup tells the usual line.
-        let exact = match hint {
-            Some(key) if key.bytes(encoding) == trimmed => hint,
-            _ => Key::lookup_exact(trimmed, encoding),
-        };
+        let exact = Key::lookup_exact(trimmed, encoding);
         if exact.is_some() {
             return Shape::Pair(eq, exact);
         }
@@ -297,6 +302,18 @@ mod tests {
         assert_eq!(next_line(b"a\r", 0, true), Some((1, LineEnding::Cr, 2)));
         assert_eq!(next_line(b"abc", 0, false), None);
         assert_eq!(next_line(b"", 0, true), None);
+    }
+
+    /// What the hinted shortcut of [`super::shape`] rests on.
+    #[test]
+    fn no_key_has_an_equals_sign_or_spaces_at_its_ends() {
+        for encoding in Encoding::ALL {
+            for &key in Key::ALL {
+                let name = key.bytes(encoding);
+                assert!(!name.contains(&b'='), "{key:?}");
+                assert_eq!(name.trim_ascii(), name, "{key:?}");
+            }
+        }
     }
 
     #[test]
