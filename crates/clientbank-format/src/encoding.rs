@@ -172,6 +172,21 @@ impl Encoding {
         words | found(&bytes[bytes.len() - 8..]) != 0
     }
 
+    /// Whether `bytes` decode to `text` ([`Encoding::decode`]), told without decoding them.
+    pub fn decodes_to(self, bytes: &[u8], text: &str) -> bool {
+        if self == Encoding::Utf8 {
+            return bytes == text.as_bytes()
+                || (std::str::from_utf8(bytes).is_err() && String::from_utf8_lossy(bytes) == text);
+        }
+        let table = &self.decode_table().1;
+        // A byte is one character, and a character at least one byte.
+        bytes.len() <= text.len()
+            && bytes
+                .iter()
+                .map(|&b| table[usize::from(b)])
+                .eq(text.chars())
+    }
+
     /// The text of `bytes` (what [`Encoding::decode`] gives) onto the end of `out`: one
     /// buffer for many values, no `String` per value.
     pub fn decode_into(self, bytes: &[u8], out: &mut String) {
@@ -611,6 +626,34 @@ mod tests {
             detect(b"1CClientBankExchange\n", Some(Encoding::Cp866)),
             (Encoding::Cp866, Detection::Ascii)
         );
+    }
+
+    proptest::proptest! {
+        /// Telling whether bytes decode to a text is comparing their decoding with it: for
+        /// any bytes, their own decoding, that decoding changed at one character, and the
+        /// bytes read as the text.
+        #[test]
+        fn bytes_decode_to_a_text_as_their_decoding_is_it(
+            encoding in 0..3usize,
+            bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..40),
+            change in proptest::option::of((0..40usize, proptest::prelude::any::<char>())),
+        ) {
+            let encoding = Encoding::ALL[encoding];
+            let decoded = encoding.decode(&bytes).into_owned();
+            let mut texts = vec![decoded.clone(), String::from_utf8_lossy(&bytes).into_owned()];
+            if let Some((at, c)) = change {
+                let mut chars: Vec<char> = decoded.chars().collect();
+                if let Some(slot) = chars.get_mut(at) {
+                    *slot = c;
+                } else {
+                    chars.push(c);
+                }
+                texts.push(chars.into_iter().collect());
+            }
+            for text in texts {
+                proptest::prop_assert_eq!(encoding.decodes_to(&bytes, &text), decoded == text);
+            }
+        }
     }
 
     #[test]

@@ -1128,6 +1128,14 @@ impl<'a> SectionRef<'a> {
             .then(|| self.encoding.decode(first.value_bytes(self.buf)))
     }
 
+    /// Whether the document type after `СекцияДокумент=` is `text` exactly; nothing decoded.
+    pub fn document_type_is(&self, text: &str) -> bool {
+        self.lines.first().is_some_and(|first| {
+            first.kind == LineKind::Marker(Marker::DocumentStart)
+                && self.encoding.decodes_to(first.value_bytes(self.buf), text)
+        })
+    }
+
     fn pairs(&self) -> impl Iterator<Item = Line> + 'a {
         self.lines.iter().filter(|l| l.is_pair())
     }

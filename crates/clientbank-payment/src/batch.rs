@@ -589,8 +589,7 @@ impl Batch {
         run: &mut onec::Run,
     ) -> Item {
         let statement = self.form() == Form::Statement;
-        let kind = section.document_type().unwrap_or_default();
-        if onec::is_payment_order(&kind) {
+        if onec::section_is_payment_order(section) {
             // A statement's records: what the upload could not carry is no news to `check`.
             // With the upload requests (`convert`), every key that is not carried is told,
             // but for the bank's own marks, which every record has. Without the requests, a

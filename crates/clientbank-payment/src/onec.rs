@@ -39,6 +39,13 @@ pub fn is_payment_order(kind: &str) -> bool {
     normal == "платежное поручение"
 }
 
+/// Whether a document section is a payment order ([`is_payment_order`] of its type); the
+/// spelling 1C writes is told without decoding it.
+pub fn section_is_payment_order(section: &SectionRef<'_>) -> bool {
+    section.document_type_is(PAYMENT_ORDER)
+        || is_payment_order(&section.document_type().unwrap_or_default())
+}
+
 /// A payment order read from a file: the payment, where its keys stood, and what the payment
 /// model could not hold.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -59,8 +66,7 @@ pub fn payment_orders(tree: &SyntaxTree) -> (Vec<FromFile>, Vec<Diagnostic>) {
     let mut orders = Vec::new();
     let mut skipped = Vec::new();
     for (index, section) in tree.documents().enumerate() {
-        let kind = section.document_type().unwrap_or_default();
-        if is_payment_order(&kind) {
+        if section_is_payment_order(&section) {
             orders.push(from_section(index, &section));
         } else {
             skipped.push(not_a_payment_order(index, &section));
