@@ -312,8 +312,9 @@ impl Key {
         tables.folded.get(&folded).map(|&key| (key, true))
     }
 
-    /// The key's bytes in `encoding` (keys are Cyrillic, so they differ per encoding).
-    pub(crate) fn bytes(self, encoding: Encoding) -> &'static [u8] {
+    /// The key's name as bytes of `encoding`, spelled as [`Key::name`] (keys are Cyrillic,
+    /// so the bytes differ per encoding).
+    pub fn bytes(self, encoding: Encoding) -> &'static [u8] {
         TABLES[encoding as usize].names[self as usize]
     }
 

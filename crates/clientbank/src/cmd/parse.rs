@@ -33,11 +33,16 @@ pub(crate) struct Args {
 
 /// `[["Key", "value"], …]`, one field at a time: each key and value turned into the inside of
 /// a JSON string in one reused buffer, escaped as serde_json escapes a string — in one pass
-/// through [`JsonTable`] for a single-byte encoding.
-fn write_fields(out: &mut impl Write, section: &SectionRef<'_>) -> io::Result<()> {
+/// through [`JsonTable`] for a single-byte encoding. `text` is that buffer, lent from one
+/// section to the next (so that it is not grown again for each).
+fn write_fields(
+    out: &mut impl Write,
+    section: &SectionRef<'_>,
+    text: &mut Vec<u8>,
+) -> io::Result<()> {
     let encoding = section.encoding();
     let table = JsonTable::of(encoding);
-    let mut text = Vec::new();
+    text.clear();
     let mut scratch = [0u8; SCRATCH];
     let mut string = |text: &mut Vec<u8>, bytes: &[u8]| match table {
         Some(table) => table.write(bytes, text, &mut scratch),
@@ -48,20 +53,24 @@ fn write_fields(out: &mut impl Write, section: &SectionRef<'_>) -> io::Result<()
         }
     };
     text.push(b'[');
-    for (i, (_, key, value, _)) in section.raw_fields().enumerate() {
+    for (i, (known, key, value, _)) in section.raw_fields().enumerate() {
         text.extend_from_slice(if i > 0 { b", [\"" } else { b"[\"" });
-        string(&mut text, key);
+        match known.filter(|known| known.bytes(encoding) == key) {
+            // A key spelled as the format spells it: its name is its JSON text.
+            Some(known) => text.extend_from_slice(known.name().as_bytes()),
+            None => string(text, key),
+        }
         text.extend_from_slice(b"\",\"");
-        string(&mut text, value);
+        string(text, value);
         text.extend_from_slice(b"\"]");
         // A section of very many fields is written as it goes, not held whole.
         if text.len() >= 1 << 16 {
-            out.write_all(&text)?;
+            out.write_all(text)?;
             text.clear();
         }
     }
     text.push(b']');
-    out.write_all(&text)
+    out.write_all(text)
 }
 
 /// For each byte of a single-byte encoding, the inside of a JSON string that holds its
@@ -96,9 +105,21 @@ impl JsonTable {
         }))
     }
 
-    /// The inside of the JSON string of `bytes` onto the end of `out`, 64 bytes at a time
-    /// through `buf` (eight bytes written per byte, the next written after its length).
+    /// The inside of the JSON string of `bytes` onto the end of `out`: the ASCII it starts
+    /// with that JSON holds as it stands copied eight bytes at a time, the rest 64 bytes at a
+    /// time through `buf` (eight bytes written per byte, the next written after its length).
     fn write(&self, bytes: &[u8], out: &mut Vec<u8>, buf: &mut [u8; SCRATCH]) {
+        let plain = bytes
+            .chunks_exact(8)
+            .take_while(|word| {
+                let mut eight = [0u8; 8];
+                eight.copy_from_slice(word);
+                is_plain(u64::from_le_bytes(eight))
+            })
+            .count()
+            * 8;
+        let (plain, bytes) = bytes.split_at(plain);
+        out.extend_from_slice(plain);
         for chunk in bytes.chunks(64) {
             let mut n = 0;
             for &b in chunk {
@@ -109,6 +130,18 @@ impl JsonTable {
             out.extend_from_slice(&buf[..n]);
         }
     }
+}
+
+/// Whether eight bytes are all ASCII that a JSON string holds as it stands, in every encoding
+/// [`JsonTable`] serves: none at 0x80 or above, below 0x20, `"` or `\`.
+fn is_plain(word: u64) -> bool {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
+    // A byte below `n` ≤ 0x80 (a zero byte: below 1) sets a high bit of the word.
+    let below = |x: u64, n: u64| x.wrapping_sub(ONES * n) & !x;
+    let quote = word ^ (ONES * u64::from(b'"'));
+    let backslash = word ^ (ONES * u64::from(b'\\'));
+    (word | below(word, 0x20) | below(quote, 1) | below(backslash, 1)) & HIGHS == 0
 }
 
 /// The whole `--json` object of a file that was scanned (`bytes` are the bytes scanned).
@@ -123,11 +156,12 @@ fn write_json(out: &mut impl Write, bytes: &[u8], scan: &Scan) -> io::Result<()>
         json!(header.get(Key::FormatVersion))
     )?;
     out.write_all(b"  \"header\": ")?;
-    write_fields(out, &header)?;
+    let mut text = Vec::new();
+    write_fields(out, &header, &mut text)?;
     out.write_all(b",\n  \"accounts\": ")?;
     write_array(out, "    ", scan.accounts(bytes), |out, account| {
         write!(out, "{{\"line\": {}, \"fields\": ", account.line())?;
-        write_fields(out, &account)?;
+        write_fields(out, &account, &mut text)?;
         out.write_all(b"}")
     })?;
     out.write_all(b",\n  \"documents\": ")?;
@@ -270,6 +304,7 @@ fn documents_text(
     first: bool,
     out: &mut impl Write,
 ) -> io::Result<()> {
+    let mut text = Vec::new();
     for (i, document) in documents.iter().enumerate() {
         out.write_all(if first && i == 0 {
             b"[\n    "
@@ -283,7 +318,7 @@ fn documents_text(
             json!(document.document_type()),
             document.line()
         )?;
-        write_fields(out, &document)?;
+        write_fields(out, &document, &mut text)?;
         out.write_all(b"}")?;
     }
     Ok(())
@@ -438,20 +473,70 @@ fn run_json(args: &Args) -> Result<Outcome, Failure> {
 
 #[cfg(test)]
 mod tests {
+    use clientbank_format::{Encoding, Key};
+
+    /// `bytes` as [`super::JsonTable::write`] writes them in `encoding`, and as serde_json does.
+    fn both(encoding: Encoding, bytes: &[u8]) -> (String, String) {
+        let table = super::JsonTable::of(encoding).unwrap();
+        let mut ours = b"\"".to_vec();
+        table.write(bytes, &mut ours, &mut [0; super::SCRATCH]);
+        ours.push(b'"');
+        (
+            String::from_utf8(ours).unwrap(),
+            serde_json::to_string(&encoding.decode(bytes)).unwrap(),
+        )
+    }
+
     #[test]
     fn json_table_writes_what_serde_json_writes() {
-        use clientbank_format::Encoding;
         let bytes: Vec<u8> = (0..=255u8).collect();
         for encoding in [Encoding::Cp1251, Encoding::Cp866] {
-            let table = super::JsonTable::of(encoding).unwrap();
-            let mut ours = b"\"".to_vec();
-            table.write(&bytes, &mut ours, &mut [0; super::SCRATCH]);
-            ours.push(b'"');
-            assert_eq!(
-                String::from_utf8(ours).unwrap(),
-                serde_json::to_string(&encoding.decode(&bytes)).unwrap()
-            );
+            let (ours, serde) = both(encoding, &bytes);
+            assert_eq!(ours, serde);
+            // Each byte as eight: taken as it stands exactly when the table writes it so.
+            for b in 0..=255u8 {
+                let entry = super::JsonTable::of(encoding).unwrap().0[usize::from(b)];
+                let itself = entry.1 == 1 && entry.0[0] == b;
+                assert!(
+                    !super::is_plain(u64::from_ne_bytes([b; 8])) || itself,
+                    "{b:#04x}"
+                );
+                if b.is_ascii() && !b.is_ascii_control() && b != b'"' && b != b'\\' {
+                    assert!(super::is_plain(u64::from_ne_bytes([b; 8])), "{b:#04x}");
+                }
+            }
         }
         assert!(super::JsonTable::of(Encoding::Utf8).is_none());
+    }
+
+    /// A key spelled as the format spells it is written as its name: which JSON holds as it
+    /// stands.
+    #[test]
+    fn a_key_name_is_its_own_json_text() {
+        for &key in Key::ALL {
+            assert_eq!(
+                serde_json::to_string(key.name()).unwrap(),
+                format!("\"{}\"", key.name())
+            );
+        }
+    }
+
+    proptest::proptest! {
+        /// Any bytes, mostly plain ASCII with a byte that is not at any place, are written as
+        /// serde_json writes their text.
+        #[test]
+        fn json_table_writes_any_bytes_as_serde_json(
+            encoding in 0..2usize,
+            plain in proptest::collection::vec(0x20..0x7Fu8, 0..40),
+            other in proptest::option::of((0..40usize, proptest::prelude::any::<u8>())),
+        ) {
+            let encoding = [Encoding::Cp1251, Encoding::Cp866][encoding];
+            let mut bytes = plain;
+            if let Some((at, byte)) = other {
+                bytes.insert(at.min(bytes.len()), byte);
+            }
+            let (ours, serde) = both(encoding, &bytes);
+            proptest::prop_assert_eq!(ours, serde);
+        }
     }
 }
