@@ -38,9 +38,7 @@ fn read_with(
 ) -> io::Result<Vec<u8>> {
     let mut bytes = Vec::new();
     if is_std(path) {
-        progress
-            .wrap_read(io::stdin().lock())
-            .read_to_end(&mut bytes)?;
+        read_counted(io::stdin().lock(), &mut bytes, progress)?;
         return Ok(bytes);
     }
     let mut file = std::fs::File::open(path)?;
@@ -60,8 +58,25 @@ fn read_with(
     progress.set_position(before);
     io::Seek::seek(&mut file, io::SeekFrom::Start(0))?;
     bytes.reserve_exact(usize::try_from(size).unwrap_or(0));
-    progress.wrap_read(file).read_to_end(&mut bytes)?;
+    read_counted(file, &mut bytes, progress)?;
     Ok(bytes)
+}
+
+/// Reads `input` to its end onto `bytes`, telling `progress` a block at a time. Straight into
+/// the vector's room: a reader wrapped to count what it reads (as indicatif's is) would have
+/// that room zeroed first, a pass over every byte of the file.
+fn read_counted(
+    mut input: impl Read,
+    bytes: &mut Vec<u8>,
+    progress: &indicatif::ProgressBar,
+) -> io::Result<()> {
+    const BLOCK: u64 = 4 << 20;
+    loop {
+        match input.by_ref().take(BLOCK).read_to_end(bytes)? {
+            0 => return Ok(()),
+            read => progress.inc(read as u64),
+        }
+    }
 }
 
 /// The first `len` bytes of `file`, its two halves read at once; `None` where the file is
