@@ -14,6 +14,7 @@ use clientbank_format::{
     SectionRef,
 };
 use clientbank_payment::json::write_escaped;
+use clientbank_payment::onec::PAYMENT_ORDER;
 use serde::Serialize;
 use serde_json::json;
 
@@ -312,12 +313,16 @@ fn documents_text(
             b",\n    "
         })?;
         let document = document.view();
-        write!(
-            out,
-            "{{\"type\": {}, \"line\": {}, \"fields\": ",
-            json!(document.document_type()),
-            document.line()
-        )?;
+        out.write_all(b"{\"type\": ")?;
+        if document.document_type_is(PAYMENT_ORDER) {
+            // The type of most documents, told without decoding it (its JSON is its text).
+            out.write_all(b"\"")?;
+            out.write_all(PAYMENT_ORDER.as_bytes())?;
+            out.write_all(b"\"")?;
+        } else {
+            serde_json::to_writer(&mut *out, &document.document_type())?;
+        }
+        write!(out, ", \"line\": {}, \"fields\": ", document.line())?;
         write_fields(out, &document, &mut text)?;
         out.write_all(b"}")?;
     }
@@ -509,10 +514,15 @@ mod tests {
         assert!(super::JsonTable::of(Encoding::Utf8).is_none());
     }
 
-    /// A key spelled as the format spells it is written as its name: which JSON holds as it
-    /// stands.
+    /// A key spelled as the format spells it is written as its name, and a payment order's
+    /// type as its text: which JSON holds as they stand.
     #[test]
     fn a_key_name_is_its_own_json_text() {
+        let order = clientbank_payment::onec::PAYMENT_ORDER;
+        assert_eq!(
+            serde_json::to_string(order).unwrap(),
+            format!("\"{order}\"")
+        );
         for &key in Key::ALL {
             assert_eq!(
                 serde_json::to_string(key.name()).unwrap(),
