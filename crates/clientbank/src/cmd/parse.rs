@@ -343,6 +343,7 @@ fn write_text(out: &mut impl Write, input: &Input, parsed: &Parsed) -> io::Resul
             tree.documents().count()
         )
     )?;
+    let mut text = Vec::new();
     for section in tree.sections() {
         let title = match section.kind() {
             SectionKind::Header => tr("Header", "Заголовок"),
@@ -355,16 +356,61 @@ fn write_text(out: &mut impl Write, input: &Input, parsed: &Parsed) -> io::Resul
         };
         let line = tr("line", "строка");
         writeln!(out, "\n{title} ({line} {})", section.line())?;
-        for field in section.fields() {
-            let mark = if field.known.is_some() { ' ' } else { '?' };
-            writeln!(
-                out,
-                " {mark}{:>5}  {}={}",
-                field.line, field.key, field.value
-            )?;
-        }
+        write_listing(out, &section, &mut text)?;
     }
     Ok(())
+}
+
+/// A section's `Key=Value` lines for `parse`, one a line: ` ?` for a key that is not the
+/// format's, the line number right-aligned in five places, the key and value as written.
+/// Written as UTF-8 straight from the bytes into `text` (lent from section to section), with
+/// no `String` and no formatting of each line.
+fn write_listing(
+    out: &mut impl Write,
+    section: &SectionRef<'_>,
+    text: &mut Vec<u8>,
+) -> io::Result<()> {
+    let encoding = section.encoding();
+    text.clear();
+    for (known, key, value, line) in section.raw_fields() {
+        text.extend_from_slice(if known.is_some() { b"  " } else { b" ?" });
+        push_right_aligned(text, line, 5);
+        text.extend_from_slice(b"  ");
+        match known.filter(|known| known.bytes(encoding) == key) {
+            Some(known) => text.extend_from_slice(known.name().as_bytes()),
+            None => encoding.utf8_into(key, text),
+        }
+        text.push(b'=');
+        encoding.utf8_into(value, text);
+        text.push(b'\n');
+        // A section of very many lines is written as it goes, not held whole.
+        if text.len() >= 1 << 16 {
+            out.write_all(text)?;
+            text.clear();
+        }
+    }
+    out.write_all(text)
+}
+
+/// `number` right-aligned in `width` places (wider when it has more digits), as `{:>width$}`.
+fn push_right_aligned(out: &mut Vec<u8>, number: u32, width: usize) {
+    let mut digits = [0u8; 10];
+    let mut at = digits.len();
+    let mut rest = number;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    let digits = &digits[at..];
+    out.extend(std::iter::repeat_n(
+        b' ',
+        width.saturating_sub(digits.len()),
+    ));
+    out.extend_from_slice(digits);
 }
 
 /// What `parse --json` prints for input the reader refuses: the same object, empty.
@@ -528,6 +574,24 @@ mod tests {
                 serde_json::to_string(key.name()).unwrap(),
                 format!("\"{}\"", key.name())
             );
+        }
+    }
+
+    #[test]
+    fn a_number_is_right_aligned_as_formatting_aligns_it() {
+        let mut numbers = vec![
+            0, 1, 9, 10, 99, 100, 9_999, 10_000, 99_999, 100_000, 1_234_567,
+        ];
+        numbers.extend([u32::MAX - 1, u32::MAX]);
+        for number in numbers {
+            for width in [0, 1, 5, 12] {
+                let mut ours = Vec::new();
+                super::push_right_aligned(&mut ours, number, width);
+                assert_eq!(
+                    String::from_utf8(ours).unwrap(),
+                    format!("{number:>width$}")
+                );
+            }
         }
     }
 
