@@ -56,9 +56,9 @@ fn write_fields(
     text.push(b'[');
     for (i, (known, key, value, _)) in section.raw_fields().enumerate() {
         text.extend_from_slice(if i > 0 { b", [\"" } else { b"[\"" });
-        match known.filter(|known| known.bytes(encoding) == key) {
+        match spelled_name(known, key, encoding) {
             // A key spelled as the format spells it: its name is its JSON text.
-            Some(known) => text.extend_from_slice(known.name().as_bytes()),
+            Some(name) => text.extend_from_slice(name.as_bytes()),
             None => string(text, key),
         }
         text.extend_from_slice(b"\",\"");
@@ -72,6 +72,14 @@ fn write_fields(
     }
     text.push(b']');
     out.write_all(text)
+}
+
+/// The name of the format's key `known` when `key`, its bytes as written in `encoding`, spell
+/// it exactly (then the name is their text, with nothing to decode).
+fn spelled_name(known: Option<Key>, key: &[u8], encoding: Encoding) -> Option<&'static str> {
+    known
+        .filter(|known| known.bytes(encoding) == key)
+        .map(Key::name)
 }
 
 /// For each byte of a single-byte encoding, the inside of a JSON string that holds its
@@ -376,8 +384,8 @@ fn write_listing(
         text.extend_from_slice(if known.is_some() { b"  " } else { b" ?" });
         push_right_aligned(text, line, 5);
         text.extend_from_slice(b"  ");
-        match known.filter(|known| known.bytes(encoding) == key) {
-            Some(known) => text.extend_from_slice(known.name().as_bytes()),
+        match spelled_name(known, key, encoding) {
+            Some(name) => text.extend_from_slice(name.as_bytes()),
             None => encoding.utf8_into(key, text),
         }
         text.push(b'=');
