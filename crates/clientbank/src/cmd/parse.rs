@@ -47,11 +47,9 @@ fn write_fields(
     let mut scratch = [0u8; SCRATCH];
     let mut string = |text: &mut Vec<u8>, bytes: &[u8]| match table {
         Some(table) => table.write(bytes, text, &mut scratch),
-        None => {
-            let mut utf8 = Vec::new();
-            encoding.utf8_into(bytes, &mut utf8);
-            write_escaped(text, &utf8);
-        }
+        // A UTF-8 file: its bytes are their text (borrowed; the reader refuses invalid UTF-8,
+        // and any there would become U+FFFD as in decoding).
+        None => write_escaped(text, String::from_utf8_lossy(bytes).as_bytes()),
     };
     text.push(b'[');
     for (i, (known, key, value, _)) in section.raw_fields().enumerate() {
