@@ -146,6 +146,12 @@ impl Encoding {
     /// over the ones before them when the length is not a multiple of eight.
     #[inline]
     pub fn may_hold_control(self, bytes: &[u8]) -> bool {
+        self.control_and_ascii(bytes).0
+    }
+
+    /// [`Encoding::may_hold_control`], and whether every byte is ASCII, in one pass.
+    #[inline]
+    pub(crate) fn control_and_ascii(self, bytes: &[u8]) -> (bool, bool) {
         let other = match self {
             Encoding::Cp1251 => 0x98,
             Encoding::Cp866 => 0x7F,
@@ -155,21 +161,28 @@ impl Encoding {
         const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
         // A byte below `n` ≤ 0x80 (a zero byte: below 1) sets a high bit of the word.
         let below = |x: u64, n: u64| x.wrapping_sub(ONES * n) & !x;
-        let found = |word: &[u8]| {
+        let word = |bytes: &[u8]| {
             let mut eight = [0u8; 8];
-            eight.copy_from_slice(word);
-            let x = u64::from_ne_bytes(eight);
+            eight.copy_from_slice(bytes);
+            u64::from_ne_bytes(eight)
+        };
+        let found = |x: u64| {
             (below(x, 0x20) | below(x ^ (ONES * 0x7F), 1) | below(x ^ (ONES * u64::from(other)), 1))
                 & HIGHS
         };
         if bytes.len() < 8 {
-            return bytes.iter().any(|&b| b < 0x20 || b == 0x7F || b == other);
+            let control = bytes.iter().any(|&b| b < 0x20 || b == 0x7F || b == other);
+            return (control, bytes.is_ascii());
         }
         // No branch a word: texts are short, and most hold none.
-        let words = bytes
+        let last = word(&bytes[bytes.len() - 8..]);
+        let (control, all) = bytes
             .chunks_exact(8)
-            .fold(0, |seen, word| seen | found(word));
-        words | found(&bytes[bytes.len() - 8..]) != 0
+            .map(word)
+            .fold((found(last), last), |(control, all), x| {
+                (control | found(x), all | x)
+            });
+        (control != 0, all & HIGHS == 0)
     }
 
     /// Whether `bytes` decode to `text` ([`Encoding::decode`]), told without decoding them.
@@ -486,7 +499,8 @@ mod tests {
     use super::*;
 
     /// A byte that decodes to a control character is one `may_hold_control` looks for, in
-    /// every encoding; and eight at a time it finds what it finds one by one.
+    /// every encoding; and eight at a time it finds what it finds one by one, and tells ASCII
+    /// as `is_ascii` does.
     #[test]
     fn control_bytes_are_found_eight_at_a_time_as_one_by_one() {
         for encoding in Encoding::ALL {
@@ -498,18 +512,21 @@ mod tests {
                 }
             }
             let one_by_one = |bytes: &[u8]| bytes.iter().any(|&b| looked_for(b));
-            let mut base: Vec<u8> = "Оплата по счёту № 12 «ёж» ABCxyz 0123456789 ~!".into();
-            base.extend(0x80..=0xFFu8);
-            for len in 0..=base.len().min(90) {
-                for at in 0..len {
-                    for byte in 0..=255u8 {
-                        let mut value = base[..len].to_vec();
-                        value[at] = byte;
-                        assert_eq!(
-                            encoding.may_hold_control(&value),
-                            one_by_one(&value),
-                            "{encoding:?} {value:?}"
-                        );
+            let mut russian: Vec<u8> = "Оплата по счёту № 12 «ёж» ABCxyz 0123456789 ~!".into();
+            russian.extend(0x80..=0xFFu8);
+            let plain: Vec<u8> = "ABCxyz 0123456789 ~! Invoice 12, VAT 20 % - 1 234.56 rub.".into();
+            for base in [russian, plain] {
+                for len in 0..=base.len().min(90) {
+                    for at in 0..len {
+                        for byte in 0..=255u8 {
+                            let mut value = base[..len].to_vec();
+                            value[at] = byte;
+                            assert_eq!(
+                                encoding.control_and_ascii(&value),
+                                (one_by_one(&value), value.is_ascii()),
+                                "{encoding:?} {value:?}"
+                            );
+                        }
                     }
                 }
             }

@@ -237,8 +237,9 @@ fn text<'a>(
     if raw.is_empty() {
         return Slot::Absent;
     }
-    *may_hold_control = *may_hold_control || encoding.may_hold_control(raw);
-    if (encoding == Encoding::Utf8 || raw.is_ascii())
+    let (control, ascii) = encoding.control_and_ascii(raw);
+    *may_hold_control |= control;
+    if (encoding == Encoding::Utf8 || ascii)
         && let Ok(text) = std::str::from_utf8(raw)
     {
         return Slot::Text(text);

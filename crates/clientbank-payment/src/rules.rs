@@ -72,11 +72,9 @@ pub fn kpp(value: &str) -> Result<(), Defect> {
 /// A BIK: nine digits starting with `0` (§3.1). Which BIKs exist only the Bank of Russia's
 /// directory knows.
 pub fn bik(value: &str) -> Result<(), Defect> {
-    let b = value.as_bytes();
-    if b.len() == 9 && b.iter().all(u8::is_ascii_digit) && b[0] == b'0' {
-        Ok(())
-    } else {
-        Err(Defect::Format)
+    match digits_of::<9>(value) {
+        Some(b) if b[0] == b'0' => Ok(()),
+        _ => Err(Defect::Format),
     }
 }
 
@@ -281,18 +279,65 @@ pub(crate) fn trim(text: &str) -> &str {
     }
 }
 
+/// Whether `text` has more than `limit` characters; they are counted only when its bytes are
+/// more (a character is at least a byte), which the names and purposes of payments rarely are.
+pub(crate) fn longer_than(text: &str, limit: usize) -> bool {
+    text.len() > limit && text.chars().count() > limit
+}
+
 /// `text.to_uppercase()`, with the letters of payment texts (ASCII, the Russian alphabet, `ё`)
 /// mapped directly instead of through the Unicode tables.
 pub(crate) fn upper(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            'a'..='z' => out.push(c.to_ascii_uppercase()),
-            '\0'..='\x7f' => out.push(c),
-            'а'..='я' => out.push(char::from_u32(c as u32 - 0x20).unwrap_or(c)),
-            'ё' => out.push('Ё'),
-            'А'..='Я' | 'Ё' => out.push(c),
-            _ => out.extend(c.to_uppercase()),
+    String::from_utf8(upper_utf8(text)).unwrap_or_else(|_| text.to_uppercase())
+}
+
+/// The UTF-8 of [`upper`], for searching: the text's bytes changed where they stand, a Russian
+/// letter by its two bytes (`а`–`п` are `D0 B0`–`D0 BF`, `р`–`я` `D1 80`–`D1 8F`, `ё` `D1 91`;
+/// their capitals `D0 90`–`D0 AF` and `D0 81`), any other character through
+/// `char::to_uppercase`; from a capital of another length on (`ß` is `SS`) the rest is written
+/// anew. Not made into a `String`, which would look at every byte again.
+pub(crate) fn upper_utf8(text: &str) -> Vec<u8> {
+    let mut out = text.as_bytes().to_vec();
+    let mut at = 0;
+    while let Some(&first) = out.get(at) {
+        if first < 0x80 {
+            out[at] = first.to_ascii_uppercase();
+            at += 1;
+            continue;
+        }
+        let second = out.get(at + 1).copied().unwrap_or(0);
+        let capital = match (first, second) {
+            (0xD0, 0xB0..=0xBF) => Some(second - 0x20),
+            (0xD1, 0x80..=0x8F) => Some(second + 0x20),
+            (0xD1, 0x91) => Some(0x81),
+            (0xD0, 0x81 | 0x90..=0xAF) => Some(second),
+            _ => None,
+        };
+        if let Some(capital) = capital {
+            out[at] = 0xD0;
+            out[at + 1] = capital;
+            at += 2;
+            continue;
+        }
+        let Some(rest) = text.get(at..) else {
+            break;
+        };
+        let Some(c) = rest.chars().next() else {
+            break;
+        };
+        let mut capitals = c.to_uppercase();
+        match (capitals.next(), capitals.next()) {
+            (Some(u), None) if u.len_utf8() == c.len_utf8() => {
+                u.encode_utf8(&mut out[at..at + c.len_utf8()]);
+                at += c.len_utf8();
+            }
+            _ => {
+                out.truncate(at);
+                for u in rest.chars().flat_map(char::to_uppercase) {
+                    out.extend_from_slice(u.encode_utf8(&mut [0; 4]).as_bytes());
+                }
+                break;
+            }
         }
     }
     out
@@ -327,43 +372,51 @@ pub fn keyed_at_bank_of_russia(bik: &str, account: &str) -> bool {
 /// (CBR No. 515, §3.2–§3.3), by the rule [`keyed_at_bank_of_russia`] chooses; treasury
 /// accounts (`03…`) have no key and are checked for structure only.
 pub fn account(bik: &str, account: &str) -> Result<(), Defect> {
-    // On the bytes: the same digits and weights, without copying them out first (this runs
-    // for every account of every payment).
-    let a = account.as_bytes();
-    if a.len() != 20 || !a.iter().all(u8::is_ascii_digit) {
-        return Err(Defect::Format);
-    }
+    let a = digits_of::<20>(account).ok_or(Defect::Format)?;
     if is_treasury_account(account) {
         return treasury_account(account);
     }
-    let b = bik.as_bytes();
-    if b.len() != 9 || !b.iter().all(u8::is_ascii_digit) {
-        return Err(Defect::Format);
-    }
-    let bank_part = if keyed_at_bank_of_russia(bik, account) {
-        [b'0', b[4], b[5]]
+    let b = digits_of::<9>(bik).ok_or(Defect::Format)?;
+    if account_key_matches(b, a, keyed_at_bank_of_russia(bik, account)) {
+        Ok(())
     } else {
-        [b[6], b[7], b[8]]
-    };
+        Err(Defect::CheckDigit)
+    }
+}
+
+/// The bytes of `text` when it is exactly `N` ASCII digits: of a known length, so that the
+/// checks on them are unrolled (this runs for every account and BIK of every payment).
+pub(crate) fn digits_of<const N: usize>(text: &str) -> Option<&[u8; N]> {
+    let digits: &[u8; N] = text.as_bytes().try_into().ok()?;
+    digits
+        .iter()
+        .fold(true, |all, b| all & b.is_ascii_digit())
+        .then_some(digits)
+}
+
+/// Whether the control key of account `a` agrees with BIK `b` (both digits), the bank's part
+/// taken by the Bank of Russia's rule or the credit institution's ([`keyed_at_bank_of_russia`]).
+pub(crate) fn account_key_matches(b: &[u8; 9], a: &[u8; 20], at_bank_of_russia: bool) -> bool {
     // 7, 1, 3 over the bank's three digits and the account's twenty. The rule sums each
     // product's last digit and asks for a sum ending in 0; the products' own sum ends in the
     // same digit, so no product is reduced on the way.
     const WEIGHTS: [u32; 23] = [
         7, 1, 3, 7, 1, 3, 7, 1, 3, 7, 1, 3, 7, 1, 3, 7, 1, 3, 7, 1, 3, 7, 1,
     ];
-    let weighted = |digits: &[u8], weights: &[u32]| -> u32 {
-        digits
-            .iter()
-            .zip(weights)
-            .map(|(&digit, w)| u32::from(digit - b'0') * w)
-            .sum()
-    };
-    let sum = weighted(&bank_part, &WEIGHTS[..3]) + weighted(a, &WEIGHTS[3..]);
-    if sum.is_multiple_of(10) {
-        Ok(())
+    let bank = if at_bank_of_russia {
+        [b'0', b[4], b[5]]
     } else {
-        Err(Defect::CheckDigit)
+        [b[6], b[7], b[8]]
+    };
+    let digit = |d: u8| u32::from(d - b'0');
+    let mut sum = 0;
+    for (i, &d) in bank.iter().enumerate() {
+        sum += digit(d) * WEIGHTS[i];
     }
+    for (i, &d) in a.iter().enumerate() {
+        sum += digit(d) * WEIGHTS[i + 3];
+    }
+    sum.is_multiple_of(10)
 }
 
 /// A UIN (field 22): 20 or 25 digits, not all zeros, with its check digit (§4.8). `0` means
@@ -532,6 +585,12 @@ mod tests {
         ) {
             prop_assert_eq!(trim(&any), any.trim());
             prop_assert_eq!(trim(&near), near.trim());
+        }
+
+        /// Counting only texts of more bytes than the limit answers as counting every text.
+        #[test]
+        fn longer_than_is_a_count_of_characters(text in "[a-zА-яЁё№ 😀]{0,40}", limit in 0usize..60) {
+            prop_assert_eq!(longer_than(&text, limit), text.chars().count() > limit);
         }
 
         /// The key is CBR No. 515's rule as written: the last digit of each product of a digit

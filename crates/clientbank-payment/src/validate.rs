@@ -13,7 +13,7 @@ use clientbank_diagnostic::{Code, Diagnostic, Message, tr};
 
 use crate::finding::{Field, Quiet, about};
 use crate::payment::{Budget, Kind, Payment, ThirdParty, enp};
-use crate::rules::{self, Defect, OnEnpAccount, TreasuryKind, since, upper};
+use crate::rules::{self, Defect, OnEnpAccount, TreasuryKind, since, trim, upper_utf8};
 
 /// The text of a payment's fields: `String` (an owned [`Payment`]) or `&str` (a payment
 /// borrowed from a 1C file's document, which the rules read without a `String` per field).
@@ -136,7 +136,7 @@ pub(crate) fn validate_quiet<T: Text>(
             .recipient
             .account
             .as_deref()
-            .and_then(|a| rules::treasury_kind(a.trim())),
+            .and_then(|a| rules::treasury_kind(trim(a))),
         ..Check::default()
     };
     check.characters(payment, encoding, read);
@@ -538,8 +538,7 @@ impl Check {
     /// An account, checked against its bank's BIK when the BIK is known and well-formed.
     fn account(&mut self, field: Field, value: &str, bik: Option<&str>) {
         let value = self.trimmed(field, value);
-        let well_formed = value.len() == 20 && value.bytes().all(|b| b.is_ascii_digit());
-        if !well_formed {
+        let Some(digits) = rules::digits_of::<20>(value) else {
             self.add(Code::AccountFormat, field, Some(value), || {
                 Message::new(
                     "an account number has 20 digits",
@@ -547,7 +546,7 @@ impl Check {
                 )
             });
             return;
-        }
+        };
         if rules::is_treasury_account(value) {
             if rules::treasury_account(value).is_err() {
                 self.add(Code::TreasuryAccount, field, Some(value), || {
@@ -559,10 +558,14 @@ impl Check {
             }
             return;
         }
-        let Some(bik) = bik.map(str::trim).filter(|b| rules::bik(b).is_ok()) else {
+        let Some((bik, bik_digits)) = bik
+            .map(trim)
+            .and_then(|b| Some((b, rules::digits_of::<9>(b).filter(|d| d[0] == b'0')?)))
+        else {
             return;
         };
-        if rules::account(bik, value) == Err(Defect::CheckDigit) {
+        let at_bank_of_russia = rules::keyed_at_bank_of_russia(bik, value);
+        if !rules::account_key_matches(bik_digits, digits, at_bank_of_russia) {
             self.add(Code::AccountKey, field, Some(value), || {
                 tr!(
                     "the account's control key does not match BIK {bik}: check the account and \
@@ -684,7 +687,7 @@ impl Check {
         }
         self.priority(payment);
         if let Some(kind) = payment.operation_kind.as_deref()
-            && kind.trim() != "01"
+            && trim(kind) != "01"
         {
             self.add(
                 Code::OperationKindUnusual,
@@ -788,7 +791,7 @@ impl Check {
         let Some(priority) = payment.priority.as_deref() else {
             return;
         };
-        let priority = priority.trim();
+        let priority = trim(priority);
         let (last, range, range_ru) = if self.since(since::FIVE_PRIORITIES) {
             ("5", "1 to 5", "от 1 до 5")
         } else {
@@ -851,7 +854,7 @@ impl Check {
             self.name(Field::PayerName, name);
         }
         if let Some(inn) = payer.inn.as_deref() {
-            if budget && inn.trim() == "0" {
+            if budget && trim(inn) == "0" {
                 if payment.uin.is_none() {
                     self.add(
                         Code::InnFormat,
@@ -861,12 +864,12 @@ impl Check {
                          only with a UIN)", "в платеже в бюджет без УИН нужен ИНН плательщика (0 допустим только при наличии УИН)"),
                     );
                 }
-            } else if inn.trim() != "0" {
+            } else if trim(inn) != "0" {
                 self.inn(Field::PayerInn, inn, budget);
             }
         }
         match payer.kpp.as_deref() {
-            Some(kpp) if !kpp.trim().is_empty() => self.kpp(Field::PayerKpp, kpp, budget),
+            Some(kpp) if !trim(kpp).is_empty() => self.kpp(Field::PayerKpp, kpp, budget),
             _ => self.payer_kpp_empty(payment),
         }
     }
@@ -905,7 +908,7 @@ impl Check {
     fn name(&mut self, field: Field, name: &str) {
         // Spaces around a name do not survive a 1C file (its readers trim values).
         let name = self.trimmed(field, name);
-        if name.chars().count() > MAX_NAME {
+        if rules::longer_than(name, MAX_NAME) {
             self.add(Code::NameTooLong, field, Some(name), || {
                 tr!(
                     "a name has at most {MAX_NAME} characters" ;
@@ -950,7 +953,7 @@ impl Check {
             Some(corr) => self.corr_account(Field::RecipientCorrAccount, corr, bik),
             // A Bank of Russia division has no correspondent account.
             None if bik_ok
-                && !bik.is_some_and(|b| matches!(&b.trim()[6..], "000" | "001" | "002")) =>
+                && !bik.is_some_and(|b| matches!(&trim(b)[6..], "000" | "001" | "002")) =>
             {
                 self.missing(
                     Field::RecipientCorrAccount,
@@ -964,11 +967,11 @@ impl Check {
             None if budget => {
                 self.missing(Field::RecipientInn, "the recipient's INN", "ИНН получателя")
             }
-            Some(inn) if inn.trim() != "0" || budget => {
+            Some(inn) if trim(inn) != "0" || budget => {
                 let before = self.made;
                 self.inn(Field::RecipientInn, inn, budget);
                 let clean = self.made == before;
-                if clean && budget && inn.trim().len() != 10 {
+                if clean && budget && trim(inn).len() != 10 {
                     self.add(
                         Code::InnFormat,
                         Field::RecipientInn,
@@ -984,7 +987,7 @@ impl Check {
                 self.missing(Field::RecipientKpp, "the recipient's KPP", "КПП получателя")
             }
             Some(kpp) => {
-                if budget && kpp.trim() == "0" {
+                if budget && trim(kpp) == "0" {
                     self.add(Code::KppFormat, Field::RecipientKpp, Some(kpp), || {
                         Message::new(
                             "the recipient of a budget payment has a 9-character KPP",
@@ -1009,8 +1012,8 @@ impl Check {
             return;
         };
         let purpose = self.trimmed(Field::Purpose, purpose);
-        let length = purpose.chars().count();
-        if length > MAX_PURPOSE {
+        if rules::longer_than(purpose, MAX_PURPOSE) {
+            let length = purpose.chars().count();
             self.add(Code::PurposeTooLong, Field::Purpose, Some(purpose), || {
                 tr!(
                     "the purpose has {length} characters; shorten it to {MAX_PURPOSE}" ;
@@ -1024,7 +1027,7 @@ impl Check {
             return;
         }
         // The purpose upper-cased once for both questions.
-        let upper = upper(purpose);
+        let upper = upper_utf8(purpose);
         if !vat_may_apply_to_text(&upper) {
             return;
         }
@@ -1452,7 +1455,7 @@ impl Check {
             ),
             (Field::RecipientAccount, &recipient.account, enp::ACCOUNT),
         ] {
-            let value = value.as_deref().map(str::trim);
+            let value = value.as_deref().map(trim);
             if value.is_some_and(|v| v != expected) {
                 self.add(Code::EnpRequisite, field, value, || {
                     tr!(
@@ -1462,7 +1465,7 @@ impl Check {
                 });
             }
         }
-        match recipient.kpp.as_deref().map(str::trim) {
+        match recipient.kpp.as_deref().map(trim) {
             Some(enp::KPP) | None => {}
             Some(enp::OLD_KPP) if !self.since(since::SINGLE_TAX_PAYMENT_KPP) => {}
             Some(enp::OLD_KPP) => self.add(
@@ -1486,7 +1489,7 @@ impl Check {
         }
         // 01 for every payer, 02 for a tax agent (199н of 30.12.2022); a customs status is
         // refused by the KBK's administrator check (payer-status-kbk), not said twice.
-        if let Some(status) = budget.payer_status.as_deref().map(str::trim)
+        if let Some(status) = budget.payer_status.as_deref().map(trim)
             && !["01", "02", "06", "16", "17"].contains(&status)
         {
             self.add(Code::EnpOutdated, Field::PayerStatus, Some(status), || {
@@ -1504,7 +1507,7 @@ impl Check {
             (Field::BudgetDocNumber, &budget.number),
             (Field::BudgetDocDate, &budget.date),
         ] {
-            if let Some(value) = value.as_deref().map(str::trim)
+            if let Some(value) = value.as_deref().map(trim)
                 && value != "0"
                 && (field != Field::Oktmo || self.since(since::SINGLE_TAX_PAYMENT_NO_OKTMO))
             {
@@ -1520,7 +1523,7 @@ impl Check {
     }
 
     fn third_party<T: Text>(&mut self, payment: &Payment<T>, third: &ThirdParty<T>) {
-        if third.name.trim().is_empty() {
+        if trim(&third.name).is_empty() {
             self.missing(
                 Field::ThirdPartyName,
                 "the name of the third party",
@@ -1530,8 +1533,8 @@ impl Check {
             self.name(Field::ThirdPartyName, &third.name);
         }
         self.inn(Field::ThirdPartyInn, &third.inn, true);
-        let inn = third.inn.trim();
-        let kpp = third.kpp.trim();
+        let inn = trim(&third.inn);
+        let kpp = trim(&third.kpp);
         if inn.len() == 12 && !matches!(kpp, "" | "0") {
             self.add(Code::KppFormat, Field::ThirdPartyKpp, Some(kpp), || {
                 Message::new(
@@ -1555,7 +1558,7 @@ impl Check {
             .budget
             .as_ref()
             .and_then(|b| b.payer_status.as_deref())
-            .map(str::trim);
+            .map(trim);
         if status == Some("02") {
             self.add(
                 Code::ThirdPartyNotAllowed,
@@ -1571,8 +1574,7 @@ impl Check {
         }
         let starts_with_inn = payment.purpose.as_deref().is_some_and(|p| {
             p.split_once("//").is_some_and(|(inn, _)| {
-                matches!(inn.trim().len(), 10 | 12)
-                    && inn.trim().bytes().all(|b| b.is_ascii_digit())
+                matches!(trim(inn).len(), 10 | 12) && trim(inn).bytes().all(|b| b.is_ascii_digit())
             })
         });
         if !starts_with_inn {
@@ -1604,7 +1606,7 @@ fn vat_may_apply_to<T: Text>(payment: &Payment<T>) -> bool {
 }
 
 /// The rest of [`vat_may_apply_to`]: the purpose, upper-cased, names none of those.
-fn vat_may_apply_to_text(upper: &str) -> bool {
+fn vat_may_apply_to_text(upper: &[u8]) -> bool {
     static NOT_SALES: Words<2> = LazyLock::new(|| ["АЛИМЕНТ", "СТИПЕНД"].map(Finder::new));
     !(names_wages(upper) || any_in(&NOT_SALES, upper))
 }
@@ -1614,8 +1616,8 @@ fn vat_may_apply_to_text(upper: &str) -> bool {
 type Words<const N: usize> = LazyLock<[Finder<'static>; N]>;
 
 /// Whether `text` holds one of `words`.
-fn any_in<const N: usize>(words: &Words<N>, text: &str) -> bool {
-    words.iter().any(|w| w.find(text.as_bytes()).is_some())
+fn any_in<const N: usize>(words: &Words<N>, text: &[u8]) -> bool {
+    words.iter().any(|w| w.find(text).is_some())
 }
 
 /// The accounts of persons of 579-П (a bank's public validator lists them): current accounts of
@@ -1638,7 +1640,7 @@ fn has_income_code<T: Text>(payment: &Payment<T>) -> bool {
 /// Whether an upper-cased purpose names wages: `заработн…`, `зарплат…`, `з/п`, `з/пл`,
 /// «оплата труда», `отпускн…`, or the payroll register (`по реестру` with `зачислен…` or
 /// `перечислен…` — a salary project's transfer for the employees' cards).
-fn names_wages(upper: &str) -> bool {
+fn names_wages(upper: &[u8]) -> bool {
     // `З/П` also finds `З/ПЛ`.
     static WAGES: Words<6> = LazyLock::new(|| {
         [
@@ -1660,13 +1662,14 @@ fn names_wages(upper: &str) -> bool {
 /// wages, or it goes to a person's account with an income type code in field 20, or it pays a
 /// person's account an advance (`аванс`: the first half of a month's wages).
 fn is_wages<T: Text>(payment: &Payment<T>) -> bool {
-    let upper = upper(payment.purpose.as_deref().unwrap_or_default());
+    static ADVANCE: Words<1> = LazyLock::new(|| ["АВАНС"].map(Finder::new));
+    let upper = upper_utf8(payment.purpose.as_deref().unwrap_or_default());
     names_wages(&upper)
-        || (to_persons_account(payment) && (has_income_code(payment) || upper.contains("АВАНС")))
+        || (to_persons_account(payment) && (has_income_code(payment) || any_in(&ADVANCE, &upper)))
 }
 
 fn field_text<T: Text>(value: &Option<T>) -> Option<&str> {
-    value.as_deref().map(str::trim)
+    value.as_deref().map(trim)
 }
 
 /// What a purpose says about VAT.
@@ -1685,14 +1688,17 @@ enum Vat {
 /// never turned into a wrong number.
 #[cfg(test)]
 fn vat(purpose: &str) -> Option<Vat> {
-    vat_in_upper(&upper(purpose))
+    vat_in_upper(&upper_utf8(purpose))
 }
 
-/// [`vat`] of a purpose upper-cased already.
-fn vat_in_upper(upper: &str) -> Option<Vat> {
+/// [`vat`] of a purpose upper-cased already ([`upper_utf8`]).
+fn vat_in_upper(upper: &[u8]) -> Option<Vat> {
     static VAT: Words<1> = LazyLock::new(|| ["НДС"].map(Finder::new));
-    let at = VAT[0].find(upper.as_bytes())?;
-    let rest = &upper[at + "НДС".len()..];
+    let at = VAT[0].find(upper)?;
+    // What follows a whole character of UTF-8 is UTF-8.
+    let Ok(rest) = std::str::from_utf8(&upper[at + "НДС".len()..]) else {
+        return Some(Vat::Mentioned);
+    };
     let percent = rest.find('%').filter(|&p| p < 24);
     let Some(percent) = percent else {
         return Some(Vat::Mentioned);
@@ -1834,10 +1840,19 @@ mod tests {
 
     #[test]
     fn upper_is_to_uppercase() {
+        use crate::rules::upper;
         let all: String = (0..0x2200u32).filter_map(char::from_u32).collect();
         assert_eq!(upper(&all), all.to_uppercase());
+        assert_eq!(upper_utf8(&all), all.to_uppercase().as_bytes());
         let text = "Оплата по счёту № 5, в т.ч. НДС 20% — ßǆ ﬁ";
         assert_eq!(upper(text), text.to_uppercase());
+        // Every character, alone and between Russian letters (the two-byte cases look at the
+        // byte after).
+        for c in (0..0x11000u32).filter_map(char::from_u32) {
+            for text in [c.to_string(), format!("я{c}ё"), format!("{c}Ѐ")] {
+                assert_eq!(upper_utf8(&text), text.to_uppercase().as_bytes(), "{c:?}");
+            }
+        }
     }
 
     #[test]
