@@ -343,12 +343,13 @@ fn not_carried_in(fields: &DocumentFields<'_>, quiet: Quiet) -> Vec<Diagnostic> 
             findings.push(Quiet::stand_in(Code::NotCarried).key(key.name()));
         } else if let Some(value) = value {
             let (name, (why, why_ru)) = (key.name(), why);
+            // Joined rather than formatted (`tr!`): a statement's every record has some.
             findings.push(
                 Diagnostic::new(
                     Code::NotCarried,
-                    tr!(
-                        "{name} is not part of a payment: {why}" ;
-                        "{name} не входит в платёж: {why_ru}"
+                    Message::new(
+                        [name, " is not part of a payment: ", why].concat(),
+                        [name, " не входит в платёж: ", why_ru].concat(),
                     ),
                 )
                 .key(name)
