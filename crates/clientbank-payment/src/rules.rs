@@ -72,10 +72,12 @@ pub fn kpp(value: &str) -> Result<(), Defect> {
 /// A BIK: nine digits starting with `0` (§3.1). Which BIKs exist only the Bank of Russia's
 /// directory knows.
 pub fn bik(value: &str) -> Result<(), Defect> {
-    match digits_of::<9>(value) {
-        Some(b) if b[0] == b'0' => Ok(()),
-        _ => Err(Defect::Format),
-    }
+    bik_digits(value).map(|_| ()).ok_or(Defect::Format)
+}
+
+/// The digits of a BIK that is well-formed ([`bik`]).
+pub(crate) fn bik_digits(value: &str) -> Option<&[u8; 9]> {
+    digits_of::<9>(value).filter(|b| b[0] == b'0')
 }
 
 /// Whether a BIK belongs to a territorial body of the Federal Treasury (`0…` but not `04…`).
