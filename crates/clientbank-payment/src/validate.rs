@@ -435,7 +435,7 @@ impl Check {
     /// The value with spaces around it removed, warning when there were any (control
     /// characters are [`Check::characters`]' finding).
     fn trimmed<'v>(&mut self, field: Field, value: &'v str) -> &'v str {
-        let trimmed = rules::trim(value);
+        let trimmed = trim(value);
         if trimmed.len() != value.len() && !value.chars().any(char::is_control) {
             self.add(Code::Whitespace, field, Some(value), || {
                 Message::new(
@@ -586,7 +586,7 @@ impl Check {
     }
 
     fn corr_account(&mut self, field: Field, value: &str, bik: Option<&str>) {
-        let trimmed = rules::trim(value);
+        let trimmed = trim(value);
         if !(trimmed.starts_with("301") || trimmed.starts_with("40102")) {
             self.add(Code::CorrAccountFormat, field, Some(trimmed), || {
                 Message::new(
