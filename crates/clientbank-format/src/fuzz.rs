@@ -47,11 +47,18 @@ pub fn parse_agrees(data: &[u8]) {
     }
 }
 
-/// Any bytes: reading in two threads (the file cut at a `СекцияДокумент=` line near the
-/// middle) gives exactly what one pass gives — the same refusal, sections, lines and findings.
+/// Any bytes: reading in pieces by two threads (the file cut at `СекцияДокумент=` lines, in
+/// two and in seven pieces) gives exactly what one pass gives — the same refusal, sections,
+/// lines and findings.
 pub fn parallel_agrees(data: &[u8]) {
-    let one = crate::tree::SyntaxTree::parse_with(data.to_vec(), false);
-    let two = crate::tree::SyntaxTree::parse_with(data.to_vec(), true);
+    for pieces in [2, 7] {
+        pieces_agree(data, pieces);
+    }
+}
+
+fn pieces_agree(data: &[u8], pieces: usize) {
+    let one = crate::tree::SyntaxTree::parse_with(data.to_vec(), 1);
+    let two = crate::tree::SyntaxTree::parse_with(data.to_vec(), pieces);
     match (one, two) {
         (Ok(one), Ok(two)) => {
             assert_eq!(one.diagnostics, two.diagnostics, "findings differ");
@@ -127,8 +134,8 @@ fn normalized(mut exchange: crate::Exchange) -> crate::Exchange {
 /// it gives the bytes (or the error) of the tree's exchange written whole.
 pub fn scan_agrees(data: &[u8]) {
     let whole = parse(data);
-    for parallel in [false, true] {
-        let scanned = crate::tree::scan_with(data, parallel);
+    for pieces in [1, 2, 7] {
+        let scanned = crate::tree::scan_with(data, pieces);
         match (&whole, scanned) {
             (Ok(parsed), Ok(scanned)) => {
                 let tree = &parsed.tree;

@@ -79,9 +79,8 @@ impl Index {
 /// Reads an exchange file as [`parse`] does, without copying the input, and gives it back
 /// when the reader refuses it (to show where).
 pub fn parse_owned(input: Vec<u8>) -> Result<Parsed, (Refused, Vec<u8>)> {
-    let parallel = input.len() >= PARALLEL_FROM
-        && std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2);
-    SyntaxTree::parse_keeping(input, parallel)
+    let pieces = pieces_for(input.len());
+    SyntaxTree::parse_keeping(input, pieces)
 }
 
 /// Reads an exchange file from bytes in any of the supported encodings.
@@ -90,14 +89,30 @@ pub fn parse_owned(input: Vec<u8>) -> Result<Parsed, (Refused, Vec<u8>)> {
 /// (empty, not an exchange file, two encodings, text destroyed into U+FFFD, over 4 GiB —
 /// the streaming [`Reader`](crate::Reader) has no size limit).
 ///
-/// An input of 4 MiB or more is read by two threads when the machine has two cores; the
-/// result is exactly that of one pass.
+/// An input of 4 MiB or more is read by two threads when the machine has two cores, in
+/// pieces each takes as it is free; the result is exactly that of one pass.
 pub fn parse(input: impl Into<Vec<u8>>) -> Result<Parsed, Refused> {
     SyntaxTree::parse(input.into())
 }
 
 /// Inputs from this size on are read by two threads when the machine has two cores.
 const PARALLEL_FROM: usize = 4 << 20;
+/// About how much of a large input is one piece for the two threads to take; at most
+/// [`MOST_PIECES`] pieces.
+const PIECE: usize = 16 << 20;
+const MOST_PIECES: usize = 64;
+
+/// How many pieces an input of `len` bytes is read in: one (one pass) when small or on one
+/// core; else pieces that two threads take as each is free, so that a thread that runs slower
+/// (a core shared with other work, as beside the accounting software) is not waited for
+/// at the end: with two halves, one thread stood idle for a tenth of a `check` of 1M documents.
+fn pieces_for(len: usize) -> usize {
+    if len >= PARALLEL_FROM && std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2) {
+        (len / PIECE).clamp(2, MOST_PIECES)
+    } else {
+        1
+    }
+}
 
 /// The lines of `buf[from..to]` grouped by one [`Grouper`], not yet finished.
 struct Chunk {
@@ -256,93 +271,188 @@ fn feed(
 
 /// How many lines `buf[from..to]` holds (`to` is a line start): every `\n`, and every `\r`
 /// not followed by one — the endings [`next_line`] splits at.
+///
+/// One pass over byte pairs, counted in bytes a block at a time so that the compiler does it
+/// many bytes an instruction: looking up each `\r` of a CRLF file one by one, as this did
+/// before, took a quarter of a second at 1M documents before the later half could be read.
 fn count_lines(buf: &[u8], from: usize, to: usize) -> u32 {
     let part = &buf[from..to];
-    let newlines = memchr::memchr_iter(b'\n', part).count();
-    let lone_returns = memchr::memchr_iter(b'\r', part)
-        .filter(|&i| part.get(i + 1) != Some(&b'\n'))
-        .count();
-    (newlines + lone_returns) as u32
-}
-
-/// Where a large input can be cut in two: the start of a `СекцияДокумент=` line just past the
-/// middle (a new section, so neither half needs the other's state).
-fn split_point(buf: &[u8], body: usize, encoding: Encoding) -> Option<usize> {
-    let marker = Marker::DocumentStart.bytes(encoding);
-    // A little past the middle: the second thread first counts the first half's lines.
-    let middle = body + (buf.len() - body) / 100 * 53;
-    let mut from = middle;
-    while from < buf.len() {
-        let at = from + memchr::memmem::find(&buf[from..], marker)?;
-        if at > body && buf[at - 1] == b'\n' && buf.get(at + marker.len()) == Some(&b'=') {
-            return Some(at);
-        }
-        from = at + 1;
+    let Some((&last, _)) = part.split_last() else {
+        return 0;
+    };
+    // Up to 255 bytes a block, so that a block's count fits in a byte.
+    const BLOCK: usize = 128;
+    let (bytes, nexts) = (&part[..part.len() - 1], &part[1..]);
+    let mut lines = usize::from(last == b'\n' || last == b'\r');
+    for (bytes, nexts) in bytes.chunks(BLOCK).zip(nexts.chunks(BLOCK)) {
+        let ends = bytes.iter().zip(nexts).fold(0u8, |ends, (&byte, &next)| {
+            let lone_return = u8::from(byte == b'\r') & u8::from(next != b'\n');
+            ends + (u8::from(byte == b'\n') | lone_return)
+        });
+        lines += usize::from(ends);
     }
-    None
+    lines as u32
 }
 
-/// Puts the two halves together as one pass over the whole would have left them: the first
-/// half's open section is closed by the second half's first line; a finding reported once per
-/// file stays with its first occurrence. If the first half saw `КонецФайла`, the second is
-/// read again as the one pass would (everything after the end is "after the end").
+/// Where the pieces of a reading start, each with the number of its first line: the body's
+/// start, then (for `pieces` over 1) the start of a `СекцияДокумент=` line at or past each
+/// `k / pieces` of the body — a new section, so that no piece needs another's state. Fewer
+/// pieces where there are fewer documents.
+fn piece_starts(buf: &[u8], body: usize, encoding: Encoding, pieces: usize) -> Vec<(usize, u32)> {
+    let marker = Marker::DocumentStart.bytes(encoding);
+    let finder = memchr::memmem::Finder::new(marker);
+    let mut starts = vec![body];
+    for k in 1..pieces {
+        let past = starts.last().map_or(body, |&at| at + 1);
+        let mut from = (body + (buf.len() - body) / pieces * k).max(past);
+        let found = loop {
+            let Some(at) = buf.get(from..).and_then(|rest| finder.find(rest)) else {
+                break None;
+            };
+            let at = from + at;
+            if at > body && buf[at - 1] == b'\n' && buf.get(at + marker.len()) == Some(&b'=') {
+                break Some(at);
+            }
+            from = at + 1;
+        };
+        match found {
+            Some(at) => starts.push(at),
+            None => break,
+        }
+    }
+    // Each piece's lines counted (a pass at memory speed, in two threads) to number the next.
+    let counts = in_two_threads(starts.len() - 1, |piece| {
+        count_lines(buf, starts[piece], starts[piece + 1])
+    });
+    let mut number = 1;
+    let mut numbered = vec![(body, number)];
+    for (&start, count) in starts[1..].iter().zip(counts) {
+        number += count;
+        numbered.push((start, number));
+    }
+    numbered
+}
+
+/// `work` of every index below `count`, in the order of the indices: done by two threads,
+/// each taking the next index as it is free (by this thread alone when there is at most one,
+/// or no second thread to be had).
+fn in_two_threads<T: Send>(count: usize, work: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let take = || {
+        let mut done = Vec::new();
+        loop {
+            let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if index >= count {
+                return done;
+            }
+            done.push((index, work(index)));
+        }
+    };
+    let mut done = if count < 2 {
+        take()
+    } else {
+        std::thread::scope(|scope| {
+            let other = clientbank_diagnostic::threads::spawn_scoped(scope, take);
+            let mut done = take();
+            if let Some(other) = other {
+                match other.join() {
+                    Ok(theirs) => done.extend(theirs),
+                    Err(panic) => std::panic::resume_unwind(panic),
+                }
+            }
+            done
+        })
+    };
+    done.sort_unstable_by_key(|&(index, _)| index);
+    done.into_iter().map(|(_, value)| value).collect()
+}
+
+/// Puts the pieces together, in file order, as one pass over the whole would have left them
+/// ([`Joined::follow`]). Once the pieces so far saw `КонецФайла`, the rest is read again as
+/// the one pass would (everything after the end is "after the end"), and a refusal in it is
+/// that reading's.
 fn join(
     buf: &[u8],
-    mut first: Chunk,
-    second: Result<Chunk, Refused>,
-    split: usize,
+    first: Chunk,
+    rest: impl Iterator<Item = Result<Chunk, Refused>>,
+    starts: &[(usize, u32)],
 ) -> Result<Joined, Refused> {
-    if first.grouper.has_ended() {
-        let mut grouper = first.grouper;
-        feed(
-            &mut grouper,
-            &mut first.sections,
-            &mut first.packed,
-            buf,
-            split,
-            buf.len(),
-            first.last_number,
-        )?;
-        return Ok(Joined {
-            sections: first.sections,
-            packed: vec![first.packed],
-            grouper,
-            earlier_lines: Vec::new(),
-            later_from: usize::MAX,
-        });
+    let mut joined = Joined {
+        sections: first.sections,
+        packed: Vec::new(),
+        arenas: Vec::new(),
+        grouper: first.grouper,
+        current: first.packed,
+        current_from: 0,
+        last_number: first.last_number,
+    };
+    for (next, &(start, _)) in rest.zip(starts.iter().skip(1)) {
+        if joined.grouper.has_ended() {
+            joined.last_number = feed(
+                &mut joined.grouper,
+                &mut joined.sections,
+                &mut joined.current,
+                buf,
+                start,
+                buf.len(),
+                joined.last_number,
+            )?;
+            break;
+        }
+        joined.follow(buf, next?, start);
     }
-    let second = second?;
-    let mut sections = first.sections;
-    let (end, ending, _) = next_line(buf, split, true).unwrap_or((split, LineEnding::None, split));
-    let marker = raw_line(split, end, ending, first.last_number + 1);
-    let closing_at = first.grouper.findings();
-    let closed = first.grouper.close_before(buf, &marker);
-    keep_section(closed, &mut sections, &mut first.packed);
-    let earlier_lines = first.grouper.take_arena();
-    first.packed.lines = first.grouper.take_packed();
-    let later_from = sections.len();
-    // The second half's grouper started with an empty header, closed by its first line.
-    sections.extend(second.sections.into_iter().skip(1));
-    let mut grouper = second.grouper;
-    grouper.follow(first.grouper, marker.number, closing_at);
-    Ok(Joined {
-        sections,
-        packed: vec![first.packed, second.packed],
-        grouper,
-        earlier_lines,
-        later_from,
-    })
+    Ok(joined)
 }
 
-/// Two halves put together: the sections so far, the grouper that goes on, and the first
-/// half's lines, which the second half's ranges (from `later_from` on) come after.
+/// The pieces put together so far: their sections, and the grouper that goes on.
 struct Joined {
     sections: Vec<Section>,
-    /// The documents' packed lines, in file order (when not kept as sections).
+    /// The earlier pieces' documents' packed lines, in file order (when not kept as sections).
     packed: Vec<PackedDocuments>,
+    /// The earlier pieces' lines (the tree's): each piece's sections point into its own.
+    arenas: Vec<Vec<StoredLine>>,
+    /// The last piece's grouper, with the earlier ones' findings.
     grouper: Grouper,
-    earlier_lines: Vec<StoredLine>,
-    later_from: usize,
+    /// The last piece's packed documents.
+    current: PackedDocuments,
+    /// Where the last piece's sections start in `sections`.
+    current_from: usize,
+    /// The number of the last piece's last line.
+    last_number: u32,
+}
+
+impl Joined {
+    /// The piece `next`, which starts at `start`, follows: its first line (a
+    /// `СекцияДокумент=`) closes the open section; a finding reported once per file stays
+    /// with its first occurrence.
+    fn follow(&mut self, buf: &[u8], next: Chunk, start: usize) {
+        let (end, ending, _) =
+            next_line(buf, start, true).unwrap_or((start, LineEnding::None, start));
+        let marker = raw_line(start, end, ending, self.last_number + 1);
+        let closing_at = self.grouper.findings();
+        let closed = self.grouper.close_before(buf, &marker);
+        keep_section(closed, &mut self.sections, &mut self.current);
+        let index = self.arenas.len() as u32;
+        for section in &mut self.sections[self.current_from..] {
+            section.in_arena(index);
+        }
+        self.arenas.push(self.grouper.take_arena());
+        self.current.lines = self.grouper.take_packed();
+        let Chunk {
+            grouper,
+            sections,
+            packed,
+            last_number,
+        } = next;
+        self.packed
+            .push(std::mem::replace(&mut self.current, packed));
+        self.current_from = self.sections.len();
+        // The next piece's grouper started with an empty header, closed by its first line.
+        self.sections.extend(sections.into_iter().skip(1));
+        let earlier = std::mem::replace(&mut self.grouper, grouper);
+        self.grouper.follow(earlier, marker.number, closing_at);
+        self.last_number = last_number;
+    }
 }
 
 /// An exchange file read once for what it says of itself — its encoding, header, account
@@ -371,14 +481,12 @@ struct Joined {
 /// assert_eq!(numbers, ["7"]);
 /// ```
 pub fn scan(input: &[u8]) -> Result<Scan, Refused> {
-    let parallel = input.len() >= PARALLEL_FROM
-        && std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2);
-    scan_with(input, parallel)
+    scan_with(input, pieces_for(input.len()))
 }
 
-/// As [`scan`], in one thread or (when `parallel`) two.
-pub(crate) fn scan_with(input: &[u8], parallel: bool) -> Result<Scan, Refused> {
-    let index = SyntaxTree::read_index(input, parallel, Keep::AllButDocuments)?;
+/// As [`scan`], in one pass (`pieces` 1) or in up to `pieces` pieces read by two threads.
+pub(crate) fn scan_with(input: &[u8], pieces: usize) -> Result<Scan, Refused> {
+    let index = SyntaxTree::read_index(input, pieces, Keep::AllButDocuments)?;
     Ok(Scan {
         len: input.len(),
         encoding: index.encoding,
@@ -634,30 +742,25 @@ impl<'a> Iterator for Documents<'a> {
 
 impl SyntaxTree {
     fn parse(buf: Vec<u8>) -> Result<Parsed, Refused> {
-        let parallel = buf.len() >= PARALLEL_FROM
-            && std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2);
-        SyntaxTree::parse_with(buf, parallel)
+        let pieces = pieces_for(buf.len());
+        SyntaxTree::parse_with(buf, pieces)
     }
 
-    /// Reads in one thread, or in two that each take half of the file when `parallel` (the
-    /// result is the same: `fuzz::parallel_agrees` checks it).
-    pub(crate) fn parse_with(buf: Vec<u8>, parallel: bool) -> Result<Parsed, Refused> {
-        SyntaxTree::parse_keeping(buf, parallel).map_err(|(refused, _)| refused)
+    /// Reads in one pass (`pieces` 1), or in up to `pieces` pieces that two threads take as
+    /// each is free (the result is the same: `fuzz::parallel_agrees` checks it).
+    pub(crate) fn parse_with(buf: Vec<u8>, pieces: usize) -> Result<Parsed, Refused> {
+        SyntaxTree::parse_keeping(buf, pieces).map_err(|(refused, _)| refused)
     }
 
     /// As [`SyntaxTree::parse_with`], giving the input back with a refusal.
-    fn parse_keeping(buf: Vec<u8>, parallel: bool) -> Result<Parsed, (Refused, Vec<u8>)> {
-        match SyntaxTree::index(&buf, parallel) {
+    fn parse_keeping(buf: Vec<u8>, pieces: usize) -> Result<Parsed, (Refused, Vec<u8>)> {
+        match SyntaxTree::read_index(&buf, pieces, Keep::All) {
             Ok(index) => Ok(index.with(buf)),
             Err(refused) => Err((refused, buf)),
         }
     }
 
-    fn index(buf: &[u8], parallel: bool) -> Result<Index, Refused> {
-        SyntaxTree::read_index(buf, parallel, Keep::All)
-    }
-
-    fn read_index(buf: &[u8], parallel: bool, keep: Keep) -> Result<Index, Refused> {
+    fn read_index(buf: &[u8], pieces: usize, keep: Keep) -> Result<Index, Refused> {
         if u32::try_from(buf.len()).is_err() {
             return Err(Refused {
                 diagnostic: Box::new(
@@ -683,73 +786,43 @@ impl SyntaxTree {
             let end = buf.len().min(start + crate::encoding::SAMPLE);
             (encoding, detection) = parse::redecide(&buf[start..end]);
         }
-        let split = parallel
-            .then(|| split_point(buf, preamble.body, encoding))
-            .flatten();
-        let joined = match split {
-            None => {
-                let chunk = group(buf, encoding, detection, preamble.body, buf.len(), 1, keep)?;
-                Joined {
-                    sections: chunk.sections,
-                    packed: vec![chunk.packed],
-                    grouper: chunk.grouper,
-                    earlier_lines: Vec::new(),
-                    later_from: usize::MAX,
-                }
-            }
-            Some(split) => {
-                let later = || {
-                    let number = count_lines(buf, preamble.body, split) + 1;
-                    group(buf, encoding, detection, split, buf.len(), number, keep)
-                };
-                let (first, second) = std::thread::scope(|scope| {
-                    // No second thread to be had: this one reads the later half after.
-                    let second = clientbank_diagnostic::threads::spawn_scoped(scope, later);
-                    let first = group(buf, encoding, detection, preamble.body, split, 1, keep);
-                    (first, second.map_or_else(|| Ok(later()), |s| s.join()))
-                });
-                let first = first?;
-                let second = match second {
-                    Ok(second) => second,
-                    Err(panic) => std::panic::resume_unwind(panic),
-                };
-                join(buf, first, second, split)?
-            }
-        };
+        let starts = piece_starts(buf, preamble.body, encoding, pieces);
+        let read = in_two_threads(starts.len(), |piece| {
+            let end = starts.get(piece + 1).map_or(buf.len(), |&(at, _)| at);
+            let (start, number) = starts[piece];
+            group(buf, encoding, detection, start, end, number, keep)
+        });
+        let mut read = read.into_iter();
+        // There is a first piece (the body's start is one); were there none, one pass.
+        let first = read.next().unwrap_or_else(|| {
+            group(buf, encoding, detection, preamble.body, buf.len(), 1, keep)
+        })?;
         let Joined {
             mut sections,
             mut packed,
+            mut arenas,
             grouper,
-            earlier_lines,
-            later_from,
-        } = joined;
+            mut current,
+            current_from,
+            ..
+        } = join(buf, first, read, &starts)?;
         let finished = grouper.finish(buf);
-        match packed.last_mut() {
-            Some(last) => {
-                keep_section(finished.last, &mut sections, last);
-                last.lines = finished.packed;
-            }
-            None => sections.push(finished.last),
+        keep_section(finished.last, &mut sections, &mut current);
+        current.lines = finished.packed;
+        packed.push(current);
+        // The last piece's ranges point into the last vector.
+        for section in &mut sections[current_from..] {
+            section.in_arena(arenas.len() as u32);
         }
-        let diagnostics = finished.diagnostics;
-        let documents = finished.documents;
-        let lines = if later_from == usize::MAX {
-            vec![finished.arena]
-        } else {
-            // The second half's ranges point into the second vector.
-            for section in sections.iter_mut().skip(later_from) {
-                section.in_arena(1);
-            }
-            vec![earlier_lines, finished.arena]
-        };
+        arenas.push(finished.arena);
         Ok(Index {
             encoding,
             detection,
             bom: preamble.body > 0,
             sections,
-            lines,
-            diagnostics,
-            documents,
+            lines: arenas,
+            diagnostics: finished.diagnostics,
+            documents: finished.documents,
             packed: if keep == Keep::All {
                 Vec::new()
             } else {
@@ -1635,17 +1708,40 @@ mod tests {
         }
     }
 
-    #[test]
-    fn counting_lines_agrees_with_splitting_them() {
-        let buf = b"a\r\nb\nc\rd\r\r\ne\n";
-        let mut split = 0;
-        let mut pos = 0;
+    /// How many lines [`next_line`] splits `buf[from..]` into.
+    fn lines_split(buf: &[u8], from: usize) -> u32 {
+        let (mut split, mut pos) = (0, from);
         while let Some((_, _, next)) = next_line(buf, pos, false) {
             split += 1;
             pos = next;
         }
-        assert_eq!(count_lines(buf, 0, buf.len()), split);
-        assert_eq!(split, 6);
+        split
+    }
+
+    #[test]
+    fn counting_lines_agrees_with_splitting_them() {
+        let buf = b"a\r\nb\nc\rd\r\r\ne\n";
+        assert_eq!(count_lines(buf, 0, buf.len()), lines_split(buf, 0));
+        assert_eq!(lines_split(buf, 0), 6);
+        assert_eq!(count_lines(b"", 0, 0), 0);
+        assert_eq!(count_lines(b"a\r", 0, 2), 1);
+    }
+
+    proptest::proptest! {
+        /// Over blocks of any length and endings anywhere, a CR and its LF in two blocks
+        /// included; the part may start in the middle of a CRLF, and ends at a line start.
+        #[test]
+        fn counting_lines_agrees_with_splitting_them_anywhere(
+            mut buf in proptest::collection::vec(
+                proptest::sample::select(vec![b'\r', b'\n', b'a', 0xC0]),
+                0..700,
+            ),
+            from in 0..700usize,
+        ) {
+            buf.push(b'\n');
+            let from = from.min(buf.len());
+            proptest::prop_assert_eq!(count_lines(&buf, from, buf.len()), lines_split(&buf, from));
+        }
     }
 
     #[test]
@@ -1684,12 +1780,46 @@ mod tests {
         ];
         for (i, text) in cases.iter().enumerate() {
             let bytes = Encoding::Cp1251.encode(text).unwrap().into_owned();
-            assert!(
-                split_point(&bytes, 0, Encoding::Cp1251).is_some(),
+            assert_eq!(
+                piece_starts(&bytes, 0, Encoding::Cp1251, 2).len(),
+                2,
                 "case {i} must be cut"
+            );
+            // Seven pieces of ten documents: cut at five places at least.
+            assert!(
+                piece_starts(&bytes, 0, Encoding::Cp1251, 7).len() >= 6,
+                "case {i} must be cut in pieces"
             );
             crate::fuzz::parallel_agrees(&bytes);
         }
+        // Lines in another encoding in two pieces: the first one in the file refuses it.
+        let mut twice = plain.clone();
+        twice[3].push_str("НазначениеПлатежа=раз\r\n");
+        twice[8].push_str("НазначениеПлатежа=два\r\n");
+        let (mut bytes, mut first_utf8) = (Vec::new(), 0);
+        for (n, document) in twice.iter().enumerate() {
+            let text = if n == 0 {
+                file(vec![document.clone()], "")
+            } else {
+                document.clone()
+            };
+            match n {
+                3 | 8 => {
+                    let (cp1251, utf8) = text.split_at(text.find("НазначениеПлатежа").unwrap());
+                    bytes.extend_from_slice(&Encoding::Cp1251.encode(cp1251).unwrap());
+                    if n == 3 {
+                        first_utf8 = bytes.len();
+                    }
+                    bytes.extend_from_slice(utf8.as_bytes());
+                }
+                _ => bytes.extend_from_slice(&Encoding::Cp1251.encode(&text).unwrap()),
+            }
+        }
+        bytes.extend_from_slice(&Encoding::Cp1251.encode("КонецФайла\r\n").unwrap());
+        crate::fuzz::parallel_agrees(&bytes);
+        let line = memchr::memchr_iter(b'\n', &bytes[..first_utf8]).count() as u32 + 1;
+        let refused = SyntaxTree::parse_with(bytes, 7).unwrap_err();
+        assert_eq!(refused.diagnostic.line, Some(line));
         // A UTF-8 line in the second half of a CP1251 file: the same refusal, same line.
         let mut mixed = Encoding::Cp1251
             .encode(&file(plain, ""))
@@ -1697,6 +1827,6 @@ mod tests {
             .into_owned();
         mixed.extend_from_slice("НазначениеПлатежа=по-русски\r\nКонецФайла\r\n".as_bytes());
         crate::fuzz::parallel_agrees(&mixed);
-        assert!(SyntaxTree::parse_with(mixed, true).is_err());
+        assert!(SyntaxTree::parse_with(mixed, 2).is_err());
     }
 }
