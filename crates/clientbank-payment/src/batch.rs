@@ -592,13 +592,14 @@ impl Batch {
         if onec::section_is_payment_order(section) {
             // A statement's records: what the upload could not carry is no news to `check`.
             // With the upload requests (`convert`), every key that is not carried is told,
-            // but for the bank's own marks, which every record has. Without the requests, a
-            // key that is not the format's makes no finding here (only the JSON route loses
-            // it, and it is the reader's `unknown-key` already). The rules run on the payment
-            // borrowed from the document; the owned payment is made only with the upload
-            // request.
+            // but for the bank's own marks, which every record has (only their stand-ins are
+            // made: the record is not carried whole). Without the requests, a key that is not
+            // the format's makes no finding here (only the JSON route loses it, and it is the
+            // reader's `unknown-key` already). The rules run on the payment borrowed from the
+            // document; the owned payment is made only with the upload request.
             let not_carried = match (requests.any(), statement) {
-                (true, _) => onec::NotCarried::All,
+                (true, false) => onec::NotCarried::All,
+                (true, true) => onec::NotCarried::AllButBankMarks,
                 (false, false) => onec::NotCarried::FormatKeys,
                 (false, true) => onec::NotCarried::None,
             };
@@ -639,22 +640,22 @@ impl Batch {
         let statement = self.form() == Form::Statement;
         let (mut found, counted) =
             validate_quiet(payment, &self.context, self.encoding, read, quiet);
+        let carried =
+            unmade == onec::Unmade::default() && mapped.iter().all(|f| f.code != Code::NotCarried);
+        if statement {
+            // The bank's marks on its records are not news; any other key lost is. Dropped
+            // before the rest are placed: a record's keys are not looked up for them.
+            mapped.retain(|f| !onec::is_about_bank_mark(f));
+        }
         // Where the keys stand is looked up only when a finding is to be placed at one
         // (a stand-in is not).
         let mut lines = Lines::at_section(Some(section.line()).filter(|&l| l > 0));
         lines.locate_in(section, &mut mapped, position(index), quiet);
-        let carried =
-            unmade == onec::Unmade::default() && mapped.iter().all(|f| f.code != Code::NotCarried);
         // A key that is not the format's is the reader's `unknown-key` already; the
         // 1C route sends it as written, the JSON route loses it.
-        let (unknown, mapping): (Vec<_>, Vec<_>) = mapped.into_iter().partition(|f| {
+        let (unknown, mut findings): (Vec<_>, Vec<_>) = mapped.into_iter().partition(|f| {
             f.code == Code::NotCarried && f.key.as_deref().is_some_and(|k| !is_format_key(k))
         });
-        let mut findings = mapping;
-        if statement {
-            // The bank's marks on its records are not news; any other key lost is.
-            findings.retain(|f| !onec::is_about_bank_mark(f));
-        }
         lines.locate_in(section, &mut found, position(index), quiet);
         if findings.is_empty() {
             // The rules' own vector, not a copy of it into a new one.

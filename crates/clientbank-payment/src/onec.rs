@@ -152,6 +152,10 @@ pub(crate) enum NotCarried {
     FormatKeys,
     /// Every key, the format's or not: what the JSON route would lose.
     All,
+    /// Every key, but the bank's marks ([`BANK_MARKS`]) only as stand-ins: a statement's
+    /// records with their upload requests (`convert`). Every record has some, and they are
+    /// no news, but the record is not carried whole.
+    AllButBankMarks,
 }
 
 /// How many `not-carried` findings a run of documents (one, or those a thread makes items of
@@ -199,8 +203,9 @@ pub(crate) fn with_view<R>(
         let mut unmade = Unmade::default();
         let findings = match not_carried {
             NotCarried::None => Vec::new(),
-            NotCarried::FormatKeys | NotCarried::All => {
-                let mut findings = not_carried_in(&fields, quiet);
+            NotCarried::FormatKeys | NotCarried::All | NotCarried::AllButBankMarks => {
+                let marks_told = not_carried != NotCarried::AllButBankMarks;
+                let mut findings = not_carried_in(&fields, quiet, marks_told);
                 // The keys the document keeps in `extra`, looked for only when it has any;
                 // `check` wants only the format's (a key that is not is the reader's
                 // `unknown-key`).
@@ -334,12 +339,15 @@ const PURPOSE_LINES: [Key; 6] = [
 
 /// The 1C keys a payment holds no place for, as `not-carried` findings (not located), but
 /// for the document's extra keys ([`not_carried_extra`]). With the code in `quiet`, a finding
-/// is its stand-in, which names the key (no message, no value).
-fn not_carried_in(fields: &DocumentFields<'_>, quiet: Quiet) -> Vec<Diagnostic> {
+/// is its stand-in, which names the key (no message, no value); so is one about a bank's
+/// mark unless `marks_told`.
+fn not_carried_in(fields: &DocumentFields<'_>, quiet: Quiet, marks_told: bool) -> Vec<Diagnostic> {
     let mut findings = Vec::new();
     let counted = quiet.has(Code::NotCarried);
+    // Whether a finding is made as its stand-in: the bank's marks may be, alone.
+    let stand_in = std::cell::Cell::new(counted);
     let mut report = |key: Key, value: Option<&str>, why: (&str, &str)| {
-        if value.is_some() && counted {
+        if value.is_some() && stand_in.get() {
             findings.push(Quiet::stand_in(Code::NotCarried).key(key.name()));
         } else if let Some(value) = value {
             let (name, (why, why_ru)) = (key.name(), why);
@@ -391,17 +399,19 @@ fn not_carried_in(fields: &DocumentFields<'_>, quiet: Quiet) -> Vec<Diagnostic> 
         "it is a statement's record of the bank",
         "это отметка банка в выписке",
     );
+    stand_in.set(counted || !marks_told);
     for key in BANK_MARKS {
         let value: Option<std::borrow::Cow<'_, str>> = match key {
             Key::ReceiptTime => {
                 let time = clientbank_format::value::format_time;
-                shown(whole_value, fields.time(key), time).map(Into::into)
+                shown(!stand_in.get(), fields.time(key), time).map(Into::into)
             }
             Key::ReceiptText => text(key).map(Into::into),
-            _ => date(key).map(Into::into),
+            _ => shown(!stand_in.get(), fields.date(key), format_date).map(Into::into),
         };
         report(key, value.as_deref(), statement);
     }
+    stand_in.set(counted);
     report(
         Key::PaymentMethod,
         text(Key::PaymentMethod),
@@ -521,7 +531,7 @@ fn not_carried_extra<'s>(
 /// The payment a document describes, and a finding for each key it has no place for.
 pub fn from_document(document: &Document) -> (Payment, Vec<Diagnostic>) {
     let fields = DocumentFields::of(document);
-    let mut findings = not_carried_in(&fields, Quiet::NONE);
+    let mut findings = not_carried_in(&fields, Quiet::NONE, true);
     findings.extend((document.extra.iter()).map(|(key, value)| extra_finding(key, value)));
     (view_of(&fields, &mut String::new()).to_payment(), findings)
 }

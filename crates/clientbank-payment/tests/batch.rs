@@ -159,6 +159,32 @@ fn a_statement_is_history() {
     );
     // `check` says none of it: the records are the bank's.
     assert_eq!(codes(&batch), ["line-ending", "unknown-key"]);
+    // Each of the bank's marks alone: not carried whole, and nothing said of it, whether the
+    // findings are made whole or past their limit.
+    let marks = [
+        "ДатаСписано=01.01.2020\n",
+        "ДатаПоступило=01.01.2020\n",
+        "КвитанцияДата=01.01.2020\n",
+        "КвитанцияВремя=10:15:00\n",
+        "КвитанцияСодержание=Принят\n",
+    ];
+    let records: String = (0..1200)
+        .map(|n| order(n + 1, marks[n as usize % marks.len()]))
+        .collect();
+    let batch = Batch::read(
+        file(&format!(
+            "СекцияРасчСчет\nДатаНачала=01.01.2020\nДатаКонца=01.01.2020\n\
+             РасчСчет=40702810938000012345\nНачальныйОстаток=0\nКонецРасчСчет\n{records}"
+        )),
+        &today(),
+    )
+    .unwrap();
+    let (mut carried, mut told) = (0, Vec::new());
+    batch
+        .conversion(true, |item| carried += usize::from(item.carried_by_json()))
+        .for_each(|f| told.push(f.code.as_str()));
+    assert_eq!(carried, 0);
+    assert!(!told.contains(&"not-carried"), "{told:?}");
     // A statement's record lacks no bank detail it did not need: without the recipient's
     // correspondent account and name, only what a statement must carry is `missing`.
     let body = format!(
