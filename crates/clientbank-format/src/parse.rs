@@ -639,7 +639,7 @@ impl Grouper {
         self.diagnostics.extend(after);
         self.reported |= already;
         self.documents += earlier.documents;
-        // The limit per code over both halves, as one pass keeps it: the first ones in order.
+        // The limit per code over both readings, as one pass keeps it: the first ones in order.
         let mut kept = vec![0u32; Code::ALL.len()];
         let mut dropped: Vec<Option<Diagnostic>> = vec![None; Code::ALL.len()];
         let mut dropped_count = vec![0u32; Code::ALL.len()];
@@ -663,7 +663,7 @@ impl Grouper {
             .zip(mine_first)
             .map(|((earlier, dropped), mine)| earlier.or(dropped).or(mine))
             .collect();
-        // Counts: the earlier half's, plus this half's less what `once` filtered out.
+        // Counts: the earlier lines', plus these lines' less what `once` filtered out.
         for (index, count) in self.counts.iter_mut().enumerate() {
             let once_filtered = once(Code::ALL[index]) & already != 0;
             let mine = if once_filtered { 0 } else { *count };
