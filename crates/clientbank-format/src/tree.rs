@@ -124,8 +124,9 @@ struct Chunk {
     last_number: u32,
 }
 
-/// Groups the lines of `buf[from..to]`, numbering them from `first_number`; refuses a line
-/// in another encoding.
+/// Groups the lines of `buf[from..to]`, numbering them from `first_number`, and on to the end
+/// of `buf` once they end with `КонецФайла` (everything after it is "after the end", read as
+/// one pass reads it); refuses a line in another encoding.
 fn group(
     buf: &[u8],
     encoding: Encoding,
@@ -147,7 +148,7 @@ fn group(
     };
     let mut sections = Vec::new();
     let mut packed = PackedDocuments::default();
-    let number = feed(
+    let mut number = feed(
         &mut grouper,
         &mut sections,
         &mut packed,
@@ -156,6 +157,17 @@ fn group(
         to,
         first_number - 1,
     )?;
+    if grouper.has_ended() && to < buf.len() {
+        number = feed(
+            &mut grouper,
+            &mut sections,
+            &mut packed,
+            buf,
+            to,
+            buf.len(),
+            number,
+        )?;
+    }
     Ok(Chunk {
         grouper,
         sections,
@@ -368,13 +380,13 @@ fn in_two_threads<T: Send>(count: usize, work: impl Fn(usize) -> T + Sync) -> Ve
 }
 
 /// Puts the pieces together, in file order, as one pass over the whole would have left them
-/// ([`Joined::follow`]). Once the pieces so far saw `КонецФайла`, the rest is read again as
-/// the one pass would (everything after the end is "after the end"), and a refusal in it is
-/// that reading's.
+/// ([`Joined::follow`]). The piece that saw `КонецФайла` read on to the end of the input
+/// ([`group`]): the pieces after it are not needed (`None`, when they were not read). Were
+/// one not read before the end, the rest would be read here, in one pass.
 fn join(
     buf: &[u8],
     first: Chunk,
-    rest: impl Iterator<Item = Result<Chunk, Refused>>,
+    rest: impl Iterator<Item = Option<Result<Chunk, Refused>>>,
     starts: &[(usize, u32)],
 ) -> Result<Joined, Refused> {
     let mut joined = Joined {
@@ -388,6 +400,9 @@ fn join(
     };
     for (next, &(start, _)) in rest.zip(starts.iter().skip(1)) {
         if joined.grouper.has_ended() {
+            break;
+        }
+        let Some(next) = next else {
             joined.last_number = feed(
                 &mut joined.grouper,
                 &mut joined.sections,
@@ -398,7 +413,7 @@ fn join(
                 joined.last_number,
             )?;
             break;
-        }
+        };
         joined.follow(buf, next?, start);
     }
     Ok(joined)
@@ -787,14 +802,26 @@ impl SyntaxTree {
             (encoding, detection) = parse::redecide(&buf[start..end]);
         }
         let starts = piece_starts(buf, preamble.body, encoding, pieces);
+        // The first piece seen to end with `КонецФайла`: it reads on to the end, and the
+        // pieces after it are not read.
+        let ended = std::sync::atomic::AtomicUsize::new(usize::MAX);
         let read = in_two_threads(starts.len(), |piece| {
+            use std::sync::atomic::Ordering::Relaxed;
+            if piece > ended.load(Relaxed) {
+                return None;
+            }
             let end = starts.get(piece + 1).map_or(buf.len(), |&(at, _)| at);
             let (start, number) = starts[piece];
-            group(buf, encoding, detection, start, end, number, keep)
+            let read = group(buf, encoding, detection, start, end, number, keep);
+            if read.as_ref().is_ok_and(|chunk| chunk.grouper.has_ended()) {
+                ended.fetch_min(piece, Relaxed);
+            }
+            Some(read)
         });
         let mut read = read.into_iter();
-        // There is a first piece (the body's start is one); were there none, one pass.
-        let first = read.next().unwrap_or_else(|| {
+        // There is a first piece (the body's start is one), always read; were there none,
+        // one pass.
+        let first = read.next().flatten().unwrap_or_else(|| {
             group(buf, encoding, detection, preamble.body, buf.len(), 1, keep)
         })?;
         let Joined {
@@ -1790,6 +1817,24 @@ mod tests {
                 piece_starts(&bytes, 0, Encoding::Cp1251, 7).len() >= 6,
                 "case {i} must be cut in pieces"
             );
+            crate::fuzz::parallel_agrees(&bytes);
+        }
+        // `КонецФайла` in a middle piece, then documents and a line in another encoding: the
+        // piece that ends reads on to the end, as one pass does, whatever the pieces after it.
+        let mut after_end = Encoding::Cp1251
+            .encode(&file(plain[..6].to_vec(), "КонецФайла\r\n"))
+            .unwrap()
+            .into_owned();
+        after_end.extend(
+            Encoding::Cp1251
+                .encode(&plain[6..].concat())
+                .unwrap()
+                .iter(),
+        );
+        for tail in ["", "НазначениеПлатежа=по-русски\r\n"] {
+            let mut bytes = after_end.clone();
+            bytes.extend_from_slice(tail.as_bytes());
+            assert!(piece_starts(&bytes, 0, Encoding::Cp1251, 7).len() >= 6);
             crate::fuzz::parallel_agrees(&bytes);
         }
         // Lines in another encoding in two pieces: the first one in the file refuses it.
