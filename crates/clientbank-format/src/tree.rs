@@ -124,9 +124,8 @@ struct Chunk {
     last_number: u32,
 }
 
-/// Groups the lines of `buf[from..to]`, numbering them from `first_number`, and on to the end
-/// of `buf` once they end with `КонецФайла` (everything after it is "after the end", read as
-/// one pass reads it); refuses a line in another encoding.
+/// Groups the lines of `buf[from..to]`, numbering them from `first_number`; refuses a line
+/// in another encoding.
 fn group(
     buf: &[u8],
     encoding: Encoding,
@@ -148,7 +147,7 @@ fn group(
     };
     let mut sections = Vec::new();
     let mut packed = PackedDocuments::default();
-    let mut number = feed(
+    let number = feed(
         &mut grouper,
         &mut sections,
         &mut packed,
@@ -157,23 +156,29 @@ fn group(
         to,
         first_number - 1,
     )?;
-    if grouper.has_ended() && to < buf.len() {
-        number = feed(
-            &mut grouper,
-            &mut sections,
-            &mut packed,
-            buf,
-            to,
-            buf.len(),
-            number,
-        )?;
-    }
     Ok(Chunk {
         grouper,
         sections,
         packed,
         last_number: number,
     })
+}
+
+impl Chunk {
+    /// Reads on from `from` (where the chunk ended) to the end of `buf`: the chunk saw
+    /// `КонецФайла`, and one pass reads everything after it as "after the end".
+    fn read_on(&mut self, buf: &[u8], from: usize) -> Result<(), Refused> {
+        self.last_number = feed(
+            &mut self.grouper,
+            &mut self.sections,
+            &mut self.packed,
+            buf,
+            from,
+            buf.len(),
+            self.last_number,
+        )?;
+        Ok(())
+    }
 }
 
 /// The lines a scan read, kept compactly as [`PackedLines`], with what the reading found of
@@ -382,8 +387,8 @@ fn in_two_threads<T: Send>(count: usize, work: impl Fn(usize) -> T + Sync) -> Ve
 
 /// Puts the pieces together, in file order, as one pass over the whole would have left them
 /// ([`Joined::follow`]). The piece that saw `КонецФайла` read on to the end of the input
-/// ([`group`]): the pieces after it are not needed (`None`, when they were not read). Were
-/// one not read before the end, the rest would be read here, in one pass.
+/// ([`Chunk::read_on`]): the pieces after it are not needed (`None`, when they were not
+/// read). Were one not read before the end, the rest would be read here, in one pass.
 fn join(
     buf: &[u8],
     first: Chunk,
@@ -814,10 +819,14 @@ impl SyntaxTree {
             let end = starts.get(piece + 1).map_or(buf.len(), |&(at, _)| at);
             let (start, number) = starts[piece];
             let read = group(buf, encoding, detection, start, end, number, keep);
-            if read.as_ref().is_ok_and(|chunk| chunk.grouper.has_ended()) {
-                ended.fetch_min(piece, Relaxed);
-            }
-            Some(read)
+            Some(read.and_then(|mut chunk| {
+                if chunk.grouper.has_ended() {
+                    // Told before reading on, so that the other thread takes no more.
+                    ended.fetch_min(piece, Relaxed);
+                    chunk.read_on(buf, end)?;
+                }
+                Ok(chunk)
+            }))
         });
         let mut read = read.into_iter();
         // There is a first piece (the body's start is one), always read; were there none,
