@@ -1829,6 +1829,24 @@ mod tests {
             );
             crate::fuzz::parallel_agrees(&bytes);
         }
+        // No second thread to be had (a system at its limit), for counting the pieces' lines or
+        // for reading them too: this thread does it all, with the same result.
+        let bytes = Encoding::Cp1251
+            .encode(&file(plain.clone(), "КонецФайла\r\n"))
+            .unwrap()
+            .into_owned();
+        let one = SyntaxTree::parse_with(bytes.clone(), 1).unwrap();
+        for refused in [1, 2] {
+            clientbank_diagnostic::threads::refuse_next(refused);
+            let pieces = SyntaxTree::parse_with(bytes.clone(), 7).unwrap();
+            // Both threads were asked for: the refusals are used up.
+            let asked = std::thread::scope(|scope| {
+                clientbank_diagnostic::threads::spawn_scoped(scope, || ()).is_some()
+            });
+            assert!(asked, "{refused} refused");
+            assert_eq!(pieces.diagnostics, one.diagnostics);
+            assert_eq!(pieces.tree.index_debug(), one.tree.index_debug());
+        }
         // `КонецФайла` in a middle piece, then documents and a line in another encoding: the
         // piece that ends reads on to the end, as one pass does, whatever the pieces after it.
         let mut after_end = Encoding::Cp1251
